@@ -1,0 +1,44 @@
+// Bundles every entry point Rung ships: the extension host, the webview, the `rung` CLI and the benchmark.
+// One script so that the CLI, the benchmark and the extension are always built from the same core.
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Node-side bundles share these settings; `vscode` only exists inside the extension host. */
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  external: ['vscode'],
+};
+
+const entries = [
+  { entryPoints: [join(root, 'src/cli/main.ts')], outfile: join(root, 'dist/cli.js'), banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: [join(root, 'src/bench/main.ts')], outfile: join(root, 'dist/bench.js') },
+  { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js') },
+  { entryPoints: [join(root, 'test/integration/index.ts')], outfile: join(root, 'dist/test/integration/index.js') },
+];
+
+export async function buildAll() {
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  // sql.js loads its WebAssembly from beside the bundle.
+  copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
+  const jobs = entries.filter((e) => existsSync(e.entryPoints[0])).map((e) => build({ ...node, ...e }));
+  const webview = join(root, 'webview/main.ts');
+  if (existsSync(webview)) {
+    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: true, logLevel: 'warning' }));
+  }
+  await Promise.all(jobs);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildAll();
+}

@@ -1,0 +1,72 @@
+/**
+ * What the router needs from a ledger: a snapshot to rank from, and places to put what it learns.
+ *
+ * @remarks
+ * Ranking reads a snapshot and never waits on disk or network; observations, aliases and spawn records
+ * are handed over and land later, in batches. The in-memory ledger below is complete for one process;
+ * the workspace ledger (sql.js) implements the same interface for many.
+ */
+import type { Observation, Rating } from '../ratings';
+
+/** Calls still running past this are presumed dead (a crashed window) and no longer make a model busy. */
+export const STALE_SPAWN_MS = 30 * 60 * 1000;
+
+/** One model's rating at one class key, for listing. */
+export interface RatingEntry extends Rating {
+  model: string;
+  classKey: string;
+  /** When the last observation landed, ms since the epoch. */
+  updatedAt: number;
+}
+
+/** One call in flight: a start row, and later an end row with the same id. */
+export interface Spawn {
+  /** Unique per attempt; the end row names it. */
+  spawnId: string;
+  /** The conversation or run the attempt belongs to. */
+  traceId: string;
+  /** The configured slug: concurrency limits are on what the user configured. */
+  model: string;
+  startedAt: number;
+}
+
+/** A consistent, read-only view of the ledger at one instant. */
+export interface LedgerSnapshot {
+  /** The rating of a resolved model at a class key, or undefined when nothing was observed. */
+  rating(model: string, classKey: string): Rating | undefined;
+  /** The snapshot a configured slug last resolved to (itself when unknown). */
+  resolve(slug: string): string;
+  /** Calls in flight for a configured slug, ignoring starts older than {@link STALE_SPAWN_MS}. */
+  inFlight(model: string): number;
+  /** Whether any model has a graded observation at this class key. */
+  hasMeasurements(classKey: string): boolean;
+}
+
+export interface Ledger {
+  /** A view as of `now` (which decides what counts as a stale spawn). */
+  snapshot(now: number): LedgerSnapshot;
+  /** Folds graded observations in; visible to the next snapshot at once, durable after the next flush. */
+  observe(observations: readonly Observation[]): void;
+  /** Records which snapshot a configured slug actually served. */
+  alias(slug: string, resolved: string): void;
+  spawnStarted(spawn: Spawn): void;
+  spawnEnded(spawnId: string, at: number): void;
+  /** Every rating, strongest first within a class, classes alphabetically. */
+  entries(): RatingEntry[];
+  /** Lands everything queued. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Looks a slug up with and without OpenRouter's floating-alias tilde (`~vendor/model-latest`). */
+export function aliasCandidates(slug: string): string[] {
+  return slug.startsWith('~') ? [slug, slug.slice(1)] : [slug, `~${slug}`];
+}
+
+export function ratingKey(model: string, classKey: string): string {
+  return `${model}\u0000${classKey}`;
+}
+
+export function sortEntries(entries: RatingEntry[]): RatingEntry[] {
+  return entries.sort((a, b) => a.classKey.localeCompare(b.classKey) || b.rating - a.rating || a.model.localeCompare(b.model));
+}

@@ -1,0 +1,198 @@
+/**
+ * The panel file: which models one workspace may use, and the knobs of the router.
+ *
+ * @remarks
+ * One format everywhere — the `rung.panel` setting, `.rung/panel.json` and `rung --panel` — so a
+ * panel that works in the terminal works in the editor. Unknown keys are errors that name themselves:
+ * a misspelt `maxOutputPrise` silently ignored would be a price cap the user believes in and does not have.
+ */
+import { z } from 'zod';
+
+export const ROLES = ['base', 'mid', 'top'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A cap: a whole number of calls, or null for "unbounded". Null never becomes 0. */
+const cap = z.number().int().min(1).nullable().optional();
+
+const capsSchema = z.strictObject({
+  maxConsecutivePerProvider: cap,
+  maxTotalPerProvider: cap,
+});
+
+const priceSchema = z.strictObject({
+  /** USD per million input tokens. */
+  input: z.number().min(0),
+  /** USD per million output tokens. */
+  output: z.number().min(0),
+});
+
+const modelSchema = z.strictObject({
+  slug: z.string().min(1),
+  provider: z.string().min(1),
+  role: z.enum(ROLES).optional(),
+  price: priceSchema.optional(),
+  /** Context window, tokens. */
+  context: z.number().int().positive().optional(),
+  tools: z.boolean().optional(),
+  /** Calls in flight at once for this model, across every process sharing the ledger. */
+  maxConcurrent: z.number().int().positive().optional(),
+});
+
+const providerSchema = z.strictObject({
+  kind: z.enum(['ollama', 'openai-compatible', 'vscode-lm', 'replay']),
+  baseUrl: z.string().url().optional(),
+});
+
+const routingSchema = z.strictObject({
+  /** Probability of opening with a non-greedy rung on a verifiable class; 0 turns exploration off. */
+  explore: z.number().min(0).max(1).optional(),
+  requireEvidence: z.boolean().optional(),
+  tradeoff: z.enum(['quality', 'economy']).optional(),
+});
+
+export const panelSchema = z.strictObject({
+  models: z.array(modelSchema).min(1),
+  /** USD per million output tokens; acts only on a known price. */
+  maxOutputPrice: z.number().positive().optional(),
+  diversity: capsSchema.optional(),
+  profiles: z.record(z.string(), capsSchema).optional(),
+  routing: routingSchema.optional(),
+  providers: z.record(z.string(), providerSchema).optional(),
+});
+
+export type PanelFile = z.infer<typeof panelSchema>;
+export type ModelSpec = z.infer<typeof modelSchema>;
+export type Price = z.infer<typeof priceSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type Tradeoff = 'quality' | 'economy';
+
+export interface DiversityCaps {
+  maxConsecutivePerProvider: number | null;
+  maxTotalPerProvider: number | null;
+}
+
+/** A validated panel with every default filled in. */
+export interface Panel {
+  models: ModelSpec[];
+  maxOutputPrice: number | null;
+  diversity: DiversityCaps;
+  profiles: Record<string, Partial<DiversityCaps>>;
+  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff };
+  providers: Record<string, ProviderConfig>;
+}
+
+/** Exploration rate when the panel does not set one: a small price for evidence on rungs the greedy order skips. */
+export const DEFAULT_EXPLORE_RATE = 0.05;
+
+/** A panel that failed validation; `issues` are one line each, every one naming its field. */
+export class PanelError extends Error {
+  constructor(
+    readonly source: string,
+    readonly issues: string[],
+  ) {
+    super(`${source}: invalid panel\n${issues.map((issue) => `  - ${issue}`).join('\n')}`);
+    this.name = 'PanelError';
+  }
+}
+
+/** Parses panel text (JSON) from `source` (a path or a setting name, for the message). */
+export function parsePanelText(text: string, source: string): Panel {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
+  }
+  return parsePanel(json, source);
+}
+
+/** Validates a panel object and fills in its defaults. */
+export function parsePanel(json: unknown, source: string): Panel {
+  const parsed = panelSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new PanelError(source, parsed.error.issues.map(describeIssue));
+  }
+  const file = parsed.data;
+  const issues: string[] = [];
+  const seen = new Set<string>();
+  file.models.forEach((model, index) => {
+    if (seen.has(model.slug)) issues.push(`models[${index}].slug: "${model.slug}" is listed twice`);
+    seen.add(model.slug);
+  });
+  const providers = { ...defaultProviders(), ...(file.providers ?? {}) };
+  file.models.forEach((model, index) => {
+    if (!providers[model.provider]) {
+      issues.push(`models[${index}].provider: unknown provider "${model.provider}" (declare it under "providers")`);
+    }
+  });
+  if (issues.length) throw new PanelError(source, issues);
+  return {
+    models: file.models,
+    maxOutputPrice: file.maxOutputPrice ?? null,
+    diversity: {
+      maxConsecutivePerProvider: file.diversity?.maxConsecutivePerProvider ?? null,
+      maxTotalPerProvider: file.diversity?.maxTotalPerProvider ?? null,
+    },
+    profiles: file.profiles ?? {},
+    routing: {
+      explore: file.routing?.explore ?? DEFAULT_EXPLORE_RATE,
+      requireEvidence: file.routing?.requireEvidence ?? false,
+      tradeoff: file.routing?.tradeoff ?? 'quality',
+    },
+    providers,
+  };
+}
+
+/**
+ * The providers every panel may name without declaring them.
+ *
+ * @remarks
+ * `ollama` honours `OLLAMA_HOST` the way the Ollama CLI does, so a user who moved their server does
+ * not have to say so twice.
+ */
+export function defaultProviders(env: Record<string, string | undefined> = process.env): Record<string, ProviderConfig> {
+  return {
+    ollama: { kind: 'ollama', baseUrl: ollamaBaseUrl(env.OLLAMA_HOST) },
+    openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' },
+    openai: { kind: 'openai-compatible', baseUrl: 'https://api.openai.com/v1' },
+  };
+}
+
+function ollamaBaseUrl(host: string | undefined): string {
+  if (!host) return 'http://127.0.0.1:11434';
+  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  const url = new URL(withScheme);
+  if (!url.port && !/:\d+$/.test(host)) url.port = '11434';
+  return url.toString().replace(/\/$/, '');
+}
+
+/** The environment variable the CLI reads a provider's key from: `RUNG_<PROVIDER>_API_KEY`. */
+export function apiKeyVariable(provider: string): string {
+  return `RUNG_${provider.toUpperCase().replace(/-/g, '_')}_API_KEY`;
+}
+
+/** The caps in force for a class key: a profile value beats the global default; absent means unbounded. */
+export function capsFor(panel: Panel, classKey: string): DiversityCaps {
+  const profile = panel.profiles[classKey] ?? panel.profiles[classKey.split('/')[0] ?? classKey] ?? {};
+  return {
+    maxConsecutivePerProvider:
+      profile.maxConsecutivePerProvider !== undefined ? profile.maxConsecutivePerProvider : panel.diversity.maxConsecutivePerProvider,
+    maxTotalPerProvider:
+      profile.maxTotalPerProvider !== undefined ? profile.maxTotalPerProvider : panel.diversity.maxTotalPerProvider,
+  };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = formatPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+    return `${path || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
+  }
+  return `${path || '(top level)'}: ${issue.message}`;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
+    .join('');
+}

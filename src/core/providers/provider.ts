@@ -1,0 +1,110 @@
+/**
+ * The provider interface: one small contract every model source (Ollama, an OpenAI-compatible cloud,
+ * the editor's own language models, a recorded replay) implements.
+ *
+ * @remarks
+ * Shaped after vercel/ai's LanguageModelV2: a streamed result as one union keyed on `type`, closed
+ * vocabularies with an `other` member, errors as parts of the stream. Every finish reports the model
+ * that actually served the call, because the ledger keys on that and not on the configured slug.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** Tool calls an assistant message made. */
+  toolCalls?: ToolCall[];
+  /** For a `tool` message: the call it answers. */
+  toolCallId?: string;
+}
+
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
+
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | {
+      type: 'finish';
+      finishReason: FinishReason;
+      usage: Usage;
+      /** The response's own model field: the snapshot that served the call. */
+      resolvedModel: string;
+      /** USD, when the provider reported it. */
+      cost?: number;
+    }
+  | { type: 'error'; error: ProviderFailure };
+
+export interface ChatOptions {
+  signal?: AbortSignal;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Ask for a JSON answer where the provider supports it. */
+  json?: boolean;
+}
+
+export interface ProviderAdapter {
+  readonly name: string;
+  /** Whether the provider can take calls now; cheap and cached, never throws. */
+  available(signal?: AbortSignal): Promise<boolean>;
+  /** Streams one answer. Failures arrive as an `error` part or a thrown {@link ProviderFailure}. */
+  chat(model: string, messages: ChatMessage[], tools: ToolSpec[], options: ChatOptions, think?: boolean): AsyncIterable<StreamPart>;
+}
+
+/**
+ * What a provider may know about one of its models, for the capability ladder and the price walk.
+ * Advertised capabilities are recorded, not believed: what a model can do is measured.
+ */
+export interface ModelFacts {
+  slug: string;
+  /** Parameter count in billions (Ollama's `parameter_size`), for the local tiers of the ladder. */
+  parameterBillions?: number;
+  /** USD per million tokens. */
+  price?: { input: number; output: number };
+  context?: number;
+  /** Parameters the provider says the model accepts (`tools`, `logprobs`, …). */
+  advertised?: string[];
+}
+
+/** How the cascade treats a failure: try elsewhere without blame, or stop. */
+export type FailureKind = 'unavailable' | 'provider-error' | 'stopped';
+
+/**
+ * A failure the cascade acts on. `unavailable` (no server, no key, key rejected, model not pulled) and
+ * `provider-error` (timeout, 429, 5xx, a stream cut mid-way) skip to the next rung and grade nobody;
+ * `stopped` (the user cancelled) ends the call.
+ */
+export class ProviderFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly details: { provider?: string; status?: number; retryAfterMs?: number } = {},
+  ) {
+    super(message);
+    this.name = kind === 'unavailable' ? 'ProviderUnavailable' : kind === 'stopped' ? 'Stopped' : 'ProviderError';
+  }
+}
+
+export class ProviderUnavailable extends ProviderFailure {
+  constructor(message: string, details: { provider?: string; status?: number } = {}) {
+    super('unavailable', message, details);
+  }
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.spec.ts'],
+    // Several specs spawn OS processes that share one ledger file; two cores cannot run them all at once.
+    pool: 'forks',
+    testTimeout: 30_000,
+  },
+});
