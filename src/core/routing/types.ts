@@ -1,0 +1,106 @@
+/**
+ * The router's vocabulary: a request to route, the candidates a ranking returns, and what one attempt
+ * reports back to the cascade.
+ */
+import type { ModelSpec } from '../panel';
+import type { Verdict } from '../verdict';
+import type { PrunedCandidate } from '../decisions/decision';
+
+/** One call to route. */
+export interface RouteRequest {
+  /** Ties every row about this call together. */
+  callId: string;
+  /** The conversation or run: the scope of the diversity caps. */
+  runId?: string;
+  /** `shaped(class, shape)`. */
+  classKey: string;
+  needsTools?: boolean;
+  /** Tokens the call needs in context. */
+  contextTokens?: number;
+  /** A model the user picked: the first attempt, the panel's later rungs stay as fallbacks. */
+  pinned?: string;
+  /** A model to move off the opener position without removing it. */
+  avoid?: string;
+  /** A verifier will check the answer; exploration happens only on such calls. */
+  verifiable: boolean;
+  /** For pricing the call: tokens in, tokens expected out. */
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** Capability ladder tier: T0 deterministic, T1 small local, T2 mid local, T3 large local, T4 cloud. */
+export type Tier = 0 | 1 | 2 | 3 | 4;
+
+/** One rung of a ranking. */
+export interface Candidate {
+  slug: string;
+  provider: string;
+  spec: ModelSpec;
+  tier: Tier;
+  local: boolean;
+  /** The snapshot the ledger last saw this slug resolve to. */
+  resolved: string;
+  /** P(success) on this call as the ranking sees it (measured, or the prior below the gate). */
+  ability: number;
+  /** Graded observations behind `ability` for this class key (0 when the prior is used). */
+  graded: number;
+  /** Passes among them. */
+  ok: number;
+  /** Whether `ability` comes from at least MIN_GRADED graded observations. */
+  measured: boolean;
+  /** USD for this call at list price; null when no price is known. */
+  cost: number | null;
+  /** Why the candidate is where it is, naming its evidence. */
+  reason: string;
+}
+
+export interface Ranking {
+  classKey: string;
+  /** The eligible chain after the walk, in order. */
+  candidates: Candidate[];
+  pruned: PrunedCandidate[];
+}
+
+/** What one attempt reports to the cascade. */
+export interface AttemptOutcome<T = unknown> {
+  verdict: Verdict;
+  verdictReason?: string;
+  /** The response's own model field. */
+  resolvedModel?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** USD. */
+  cost?: number;
+  latencyMs?: number;
+  /** Whatever the caller wants back (the answer text, a replay's grade). */
+  value?: T;
+}
+
+export interface AttemptContext {
+  /** 0 for the opener. */
+  attempt: number;
+  /** Models already tried and failed on this call. */
+  escalation: string[];
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one attempt on one candidate: call the model, check the answer. May throw a ProviderFailure,
+ * which the cascade reads as a provider error (skip, grade nobody) or a stop (end the call).
+ */
+export type AttemptFn<T> = (candidate: Candidate, context: AttemptContext) => Promise<AttemptOutcome<T>>;
+
+export interface AttemptRecord<T = unknown> extends AttemptOutcome<T> {
+  model: string;
+  rung: number;
+  explore: boolean;
+  propensity: number;
+  reason: string;
+}
+
+export interface RouteResult<T = unknown> {
+  ranking: Ranking;
+  attempts: AttemptRecord<T>[];
+  /** The attempt whose answer stands: the last one that passed or was not checked; undefined if none. */
+  answer: AttemptRecord<T> | undefined;
+}
