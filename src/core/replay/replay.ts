@@ -87,14 +87,12 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const noise = seededRandom(options.seed ^ 0x5bd1e995);
   const clock = new ReplayClock();
   const ledger = options.ledger ?? new MemoryLedger();
-  const router = new Router({
-    panel,
-    ledger,
-    clock,
-    sink: options.sink ?? { append: () => {} },
-    random,
-    pricer: replayPricer(meanCost, rows, models),
-  });
+  const pricer = replayPricer(meanCost, rows, models);
+  const router = new Router({ panel, ledger, clock, sink: options.sink ?? { append: () => {} }, random, pricer });
+  const priceOrder = panel.models
+    .map((spec, index) => ({ spec, index, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY }))
+    .sort((a, b) => a.price - b.price || a.index - b.index)
+    .map((entry) => entry.spec.slug);
 
   const order = shuffle([...rows], random);
   let correct = 0;
@@ -130,8 +128,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     items: rows.length,
     policy: { accuracy: correct / rows.length, cost, attempts },
     bestSingle: bestSingle(rows, models),
-    oracle: oracle(rows, models),
-    priceOrderCascade: priceOrderCascade(rows, models, meanCost, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
+    oracle: oracle(rows, priceOrder),
+    priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
     ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
@@ -223,22 +221,24 @@ function bestSingle(rows: readonly OutcomeRow[], models: readonly string[]): Pol
   return best;
 }
 
-/** The cheapest model that got each prompt right; a prompt nobody got right costs the oracle nothing. */
-function oracle(rows: readonly OutcomeRow[], models: readonly string[]): PolicyScore {
+/**
+ * For each prompt, the cheapest model by the price list that got it right; a prompt nobody got right
+ * costs the oracle nothing. (With the list prices of the recorded data this is the data README's oracle.)
+ */
+function oracle(rows: readonly OutcomeRow[], priceOrder: readonly string[]): PolicyScore {
   let correct = 0;
   let cost = 0;
   for (const row of rows) {
-    const right = models.map((model) => row.m[model] as ModelOutcome).filter((outcome) => outcome.c === 1);
-    if (right.length === 0) continue;
+    const right = priceOrder.map((model) => row.m[model] as ModelOutcome).find((outcome) => outcome.c === 1);
+    if (!right) continue;
     correct++;
-    cost += Math.min(...right.map((outcome) => outcome.cost));
+    cost += right.cost;
   }
   return { accuracy: correct / rows.length, cost };
 }
 
-/** Every model cheapest-first by mean cost, the run's check after each answer, stopping at the first pass. */
-function priceOrderCascade(rows: readonly OutcomeRow[], models: readonly string[], meanCost: Map<string, number>, verifier: ReplayVerifier, noise: Random): PolicyScore {
-  const order = [...models].sort((a, b) => (meanCost.get(a) ?? 0) - (meanCost.get(b) ?? 0));
+/** Every model cheapest-first by the price list, the run's check after each answer, stopping at the first pass. */
+function priceOrderCascade(rows: readonly OutcomeRow[], order: readonly string[], verifier: ReplayVerifier, noise: Random): PolicyScore {
   let correct = 0;
   let cost = 0;
   for (const row of rows) {
