@@ -23,12 +23,12 @@ import { classPrior, condition, successProbability } from './difficulty';
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
  *
  * @remarks
- * `quality` keeps climbing while the expected cost of the rest of the climb is under 25 dearest-rung
+ * `quality` keeps climbing while the expected cost of the rest of the climb is under 20 dearest-rung
  * prices: on the recorded outcomes it stops only on calls that are almost certainly hopeless.
  * `economy` gives up sooner, trading a little accuracy for a lot of cost. Both were read off the
  * recorded outcomes (BENCHMARKS.md shows the curve), not derived.
  */
-export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 25, economy: 3 };
+export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 20, economy: 3 };
 
 export interface PlannedRung {
   /** Rating (logits) the planner believes: measured, or the prior below the gate. */
