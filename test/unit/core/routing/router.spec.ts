@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import type { DecisionRow } from '../../../../src/core/decisions/decision';
+import { parsePanel, type Panel } from '../../../../src/core/panel';
+import { ProviderFailure, ProviderUnavailable } from '../../../../src/core/providers/provider';
+import type { AttemptOutcome } from '../../../../src/core/routing/types';
+import { alphaBetaPanel } from '../../support/panels';
+import { RouterHarness, request } from '../../support/routerHarness';
+import { FAIL, PASS, ScriptedAttempts, UNVERIFIED } from '../../support/ScriptedAttempts';
+
+const providerError = (): AttemptOutcome => {
+  throw new ProviderFailure('provider-error', 'HTTP 503 from upstream');
+};
+const unavailable = (): AttemptOutcome => {
+  throw new ProviderUnavailable('no key for openai');
+};
+const stopped = (): AttemptOutcome => {
+  throw new ProviderFailure('stopped', 'cancelled by the user');
+};
+
+/** alpha and beta as in the origin examples, plus gamma, whose output price is over the cap. */
+function cascadePanel(): Panel {
+  return parsePanel(
+    {
+      models: [
+        { slug: 'alpha', provider: 'openrouter', price: { input: 0.1, output: 0.1 } },
+        { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        { slug: 'gamma', provider: 'openai', price: { input: 15, output: 75 } },
+      ],
+      maxOutputPrice: 20,
+      routing: { explore: 0 },
+    },
+    'cascade panel',
+  );
+}
+
+describe('Router: verdicts that are not evidence', () => {
+  const cases: [string, ScriptedAttempts][] = [
+    ['unverified', new ScriptedAttempts().on('alpha', UNVERIFIED).on('beta', PASS)],
+    ['a returned provider-error', new ScriptedAttempts().on('alpha', { verdict: 'provider-error' }).on('beta', { verdict: 'provider-error' })],
+    ['a thrown ProviderFailure', new ScriptedAttempts().on('alpha', providerError).on('beta', providerError)],
+    ['a thrown ProviderUnavailable', new ScriptedAttempts().on('alpha', unavailable).on('beta', unavailable)],
+    ['a returned stopped', new ScriptedAttempts().on('alpha', { verdict: 'stopped' }).on('beta', PASS)],
+    ['a thrown stop', new ScriptedAttempts().on('alpha', stopped).on('beta', PASS)],
+  ];
+  for (const [name, attempts] of cases) {
+    it(`moves no rating on ${name}`, async () => {
+      const harness = new RouterHarness(alphaBetaPanel());
+      for (let i = 0; i < 3; i++) await harness.router.route(request(), attempts.fn);
+      expect(attempts.calls.length).toBeGreaterThanOrEqual(3);
+      expect(harness.ledger.entries()).toEqual([]);
+    });
+  }
+});
+
+describe('Router: the cascade', () => {
+  it('escalates a plan call on a verified failure and records both attempts', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const result = await harness.router.route(request({ callId: 'c-esc', runId: 'run-1' }), attempts.fn);
+
+    expect(attempts.calls).toEqual([
+      { model: 'alpha', attempt: 0, escalation: [] },
+      { model: 'beta', attempt: 1, escalation: ['alpha'] },
+    ]);
+    expect(result.answer?.model).toBe('beta');
+    const pruned = [{ model: 'gamma', reason: 'pruned: output price 75.00 > cap 20.00' }];
+    expect(harness.sink.rows).toHaveLength(2);
+    expect(harness.sink.rows[0]).toMatchObject({
+      call: 'c-esc',
+      run: 'run-1',
+      class: 'plan',
+      shape: null,
+      candidates: ['alpha', 'beta'],
+      rung: 0,
+      escalation: [],
+      model: 'alpha',
+      verdict: 'fail',
+      verdictReason: 'check failed',
+      reason: 'no-measured-profiles tier4',
+      pruned,
+      explore: false,
+      propensity: 1,
+      final: false,
+      mode: 'cloud',
+    });
+    expect(harness.sink.rows[1]).toMatchObject({ call: 'c-esc', rung: 1, escalation: ['alpha'], model: 'beta', verdict: 'pass', pruned, candidates: ['alpha', 'beta'] });
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([
+      ['beta', 1, 1],
+      ['alpha', 1, 0],
+    ]);
+  });
+
+  it('records the class and shape of a shaped key', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ classKey: 'edit/typescript' }), new ScriptedAttempts().on('alpha', PASS).fn);
+    expect(harness.sink.rows[0]).toMatchObject({ class: 'edit', shape: 'typescript' });
+    expect(harness.ledger.entries()[0]?.classKey).toBe('edit/typescript');
+  });
+
+  it('skips to the next rung on a provider error without grading the model that erred', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', providerError).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha', 'beta']);
+    expect(harness.sink.rows.map((r) => [r.model, r.verdict, r.verdictReason])).toEqual([
+      ['alpha', 'provider-error', 'provider-error: HTTP 503 from upstream'],
+      ['beta', 'pass', 'check passed'],
+    ]);
+    // A provider error is no failure of the model: the next rung is not an escalation from it.
+    expect(attempts.calls[1]?.escalation).toEqual([]);
+    expect(result.answer?.model).toBe('beta');
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual(['beta']);
+  });
+
+  it('skips past an unavailable provider and ends unanswered when every rung errs, grading nobody', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', unavailable).on('beta', providerError);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha', 'beta']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows.map((r) => r.verdictReason)).toEqual(['unavailable: no key for openai', 'provider-error: HTTP 503 from upstream']);
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('ends the call on a stop', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', stopped).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows.map((r) => r.verdict)).toEqual(['stopped']);
+  });
+
+  it('reads a failure after the signal was aborted as a stop', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const controller = new AbortController();
+    const attempts = new ScriptedAttempts()
+      .on('alpha', () => {
+        controller.abort();
+        return FAIL;
+      })
+      .on('beta', PASS);
+    await harness.router.route(request(), attempts.fn, controller.signal);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(harness.sink.rows.map((r) => r.verdict)).toEqual(['stopped']);
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('routes a leaf once and does not escalate its failure', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const result = await harness.router.route(request({ classKey: 'leaf/oversized' }), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows).toHaveLength(1);
+    expect(harness.ledger.entries().map((e) => [e.model, e.classKey, e.graded, e.ok])).toEqual([['alpha', 'leaf/oversized', 1, 0]]);
+  });
+
+  it('lets an unverified answer stand and grades nobody', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', UNVERIFIED).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer?.model).toBe('alpha');
+    expect(result.answer?.verdict).toBe('unverified');
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('holds a spawn in the ledger while an attempt runs and ends it after', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    let during = -1;
+    const attempts = new ScriptedAttempts().on('alpha', () => {
+      during = harness.ledger.snapshot(harness.clock.now()).inFlight('alpha');
+      return PASS;
+    });
+    await harness.router.route(request(), attempts.fn);
+    expect(during).toBe(1);
+    expect(harness.ledger.snapshot(harness.clock.now()).inFlight('alpha')).toBe(0);
+  });
+});
+
+describe('Router.settle', () => {
+  it('appends a final row and grades an unverified attempt exactly once', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ callId: 'c-settle' }), new ScriptedAttempts().on('alpha', UNVERIFIED).fn);
+    expect(harness.ledger.entries()).toEqual([]);
+
+    harness.clock.advance(5_000);
+    expect(harness.router.settle('c-settle', 'fail', 'thumbs down')).toBe(true);
+    const last = harness.sink.rows.at(-1) as DecisionRow;
+    expect(last).toMatchObject({ call: 'c-settle', model: 'alpha', verdict: 'fail', verdictReason: 'thumbs down', final: true, at: harness.clock.now() });
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 0]]);
+
+    expect(harness.router.settle('c-settle', 'fail', 'thumbs down again')).toBe(true);
+    expect(harness.sink.rows.filter((r) => r.final)).toHaveLength(2);
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 0]]);
+  });
+
+  it('does not grade again an attempt its checker already graded', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ callId: 'c-graded' }), new ScriptedAttempts().on('alpha', PASS).fn);
+    harness.router.settle('c-graded', 'fail', 'thumbs down');
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 1]]);
+  });
+
+  it('answers false for a call it never routed', () => {
+    const harness = new RouterHarness(cascadePanel());
+    expect(harness.router.settle('nope', 'pass', 'ok')).toBe(false);
+    expect(harness.sink.rows).toEqual([]);
+  });
+});
+
+describe('Router: resolved models', () => {
+  it('puts the observation on the model the response named and remembers the alias', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request(), new ScriptedAttempts().on('alpha', { ...PASS, resolvedModel: 'alpha-2026-05-01' }).fn);
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual(['alpha-2026-05-01']);
+    expect(harness.sink.rows[0]).toMatchObject({ model: 'alpha', resolved: 'alpha-2026-05-01' });
+    const next = harness.router.rank(request());
+    expect(next.candidates[0]).toMatchObject({ slug: 'alpha', resolved: 'alpha-2026-05-01', graded: 1 });
+  });
+});
