@@ -220,3 +220,200 @@ describe('Router: resolved models', () => {
     expect(next.candidates[0]).toMatchObject({ slug: 'alpha', resolved: 'alpha-2026-05-01', graded: 1 });
   });
 });
+
+/** Routes `count` plan calls in one run, each answered by whichever model opens, and lists the openers. */
+async function openers(harness: RouterHarness, count: number, runId: string, classKey = 'plan'): Promise<string[]> {
+  const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+  const served: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const result = await harness.router.route(request({ runId, classKey }), attempts.fn);
+    served.push(result.answer?.model ?? '-');
+  }
+  return served;
+}
+
+describe('Router: diversity caps (the origin examples)', () => {
+  it('routes alpha, alpha, beta with maxTotalPerProvider=2', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 2 } }));
+    expect(await openers(harness, 3, 'run-total')).toEqual(['alpha', 'alpha', 'beta']);
+    expect(harness.sink.rows[2]?.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=2 reached for openrouter' }]);
+  });
+
+  it('routes alpha, alpha, beta, alpha, alpha with maxConsecutivePerProvider=2', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxConsecutivePerProvider: 2 } }));
+    expect(await openers(harness, 5, 'run-consecutive')).toEqual(['alpha', 'alpha', 'beta', 'alpha', 'alpha']);
+  });
+
+  it('counts each run apart', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 2 } }));
+    expect(await openers(harness, 2, 'run-a')).toEqual(['alpha', 'alpha']);
+    expect(await openers(harness, 2, 'run-b')).toEqual(['alpha', 'alpha']);
+  });
+
+  it('lets a per-class profile value beat the global default', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: 2 } } }));
+    expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'beta']);
+    expect(await openers(harness, 2, 'run-chat', 'chat')).toEqual(['alpha', 'beta']);
+  });
+
+  it('lets a profile\'s null lift the global cap for its class', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: null } } }));
+    expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'alpha']);
+  });
+
+  it('gives byte-identical decision rows with caps left null and with no diversity or profiles keys at all', async () => {
+    const script = async (panel: Panel): Promise<string> => {
+      const harness = new RouterHarness(panel, { seed: 7 });
+      const attempts = new ScriptedAttempts().on('alpha', FAIL, PASS, PASS, UNVERIFIED, PASS, FAIL, PASS).on('beta', PASS, FAIL, PASS);
+      const calls = [
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'chat' },
+        { runId: 'r2', classKey: 'edit/typescript' },
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'leaf' },
+        { runId: 'r2', classKey: 'plan' },
+        { runId: 'r1', classKey: 'plan' },
+      ];
+      for (const [i, call] of calls.entries()) {
+        harness.clock.advance(1_000);
+        await harness.router.route({ callId: `same-${i}`, verifiable: true, ...call }, attempts.fn);
+      }
+      harness.router.settle('same-3', 'pass', 'accepted');
+      return JSON.stringify(harness.sink.rows);
+    };
+    const routing = { explore: 0.3 };
+    const bare = await script(parsePanel({ models: alphaBetaPanel().models, routing }, 'bare'));
+    const nulls = await script(
+      parsePanel(
+        {
+          models: alphaBetaPanel().models,
+          routing,
+          diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
+          profiles: { plan: { maxConsecutivePerProvider: null, maxTotalPerProvider: null } },
+        },
+        'nulls',
+      ),
+    );
+    expect(nulls).toBe(bare);
+    // The comparison can fail: a real cap changes the rows.
+    const capped = await script(parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 1 } }, 'capped'));
+    expect(capped).not.toBe(bare);
+  });
+});
+
+describe('Router: the gate of 8 graded observations', () => {
+  it('keeps the opener after five verified failures in a class', async () => {
+    const harness = new RouterHarness(alphaBetaPanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    for (let i = 0; i < 5; i++) await harness.router.route(request(), attempts.fn);
+    expect(harness.ledger.entries().find((e) => e.model === 'alpha')).toMatchObject({ graded: 5, ok: 0 });
+    const sixth = await harness.router.route(request(), attempts.fn);
+    expect(sixth.attempts[0]?.model).toBe('alpha');
+  });
+
+  it('keeps the opener through a below-gate streak when the panel gives roles', async () => {
+    // Cold start puts alpha first (same tier, cheaper); a first observation must not reorder the class.
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'alpha', provider: 'openrouter', role: 'base', price: { input: 0.2, output: 0.2 } },
+          { slug: 'beta', provider: 'openai', role: 'top', price: { input: 0.15, output: 0.6 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'roles',
+    );
+    const harness = new RouterHarness(panel);
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const opened: string[] = [];
+    for (let i = 0; i < 6; i++) opened.push((await harness.router.route(request(), attempts.fn)).attempts[0]?.model ?? '-');
+    expect(opened).toEqual(['alpha', 'alpha', 'alpha', 'alpha', 'alpha', 'alpha']);
+  });
+
+  it('excludes the opener after eight graded observations with no success', async () => {
+    const harness = new RouterHarness(alphaBetaPanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    for (let i = 0; i < 8; i++) {
+      const result = await harness.router.route(request(), attempts.fn);
+      expect(result.attempts[0]?.model).toBe('alpha');
+    }
+    const ninth = await harness.router.route(request(), attempts.fn);
+    expect(ninth.attempts.map((a) => a.model)).toEqual(['beta']);
+    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan$/) }]);
+    expect(harness.sink.rows.at(-1)?.pruned[0]?.reason).toMatch(/measured 0\/8 success class=plan/);
+  });
+});
+
+describe('Router: exploration', () => {
+  const threeModels = (explore: number): Panel =>
+    parsePanel(
+      {
+        models: [
+          { slug: 'alpha', provider: 'openrouter', price: { input: 0.1, output: 0.1 } },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+          { slug: 'delta', provider: 'openai', price: { input: 2, output: 8 } },
+        ],
+        routing: { explore },
+      },
+      'explore',
+    );
+  const everyonePasses = () => new ScriptedAttempts().on('alpha', PASS).on('beta', PASS).on('delta', PASS);
+
+  async function run(explore: number, seed: number, count: number, extra: Parameters<typeof request>[0] = {}): Promise<DecisionRow[]> {
+    const harness = new RouterHarness(threeModels(explore), { seed });
+    const attempts = everyonePasses();
+    for (let i = 0; i < count; i++) await harness.router.route({ ...request(extra), callId: `x-${i}` }, attempts.fn);
+    return harness.sink.rows;
+  }
+
+  it('never explores with routing.explore = 0 and records propensity 1', async () => {
+    const rows = await run(0, 3, 40);
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.propensity === 1)).toBe(true);
+  });
+
+  it('explores some calls at a rate, recording rate/k for explored openers and 1 − rate + rate/k for the rest', async () => {
+    const rate = 0.5;
+    const k = 3;
+    const rows = await run(rate, 11, 60);
+    const explored = rows.filter((r) => r.explore);
+    const greedy = rows.filter((r) => !r.explore);
+    expect(explored.length).toBeGreaterThan(0);
+    expect(greedy.length).toBeGreaterThan(0);
+    for (const row of explored) {
+      expect(row.propensity).toBeCloseTo(rate / k, 12);
+      expect(row.model).not.toBe('alpha');
+      expect(row.reason).toMatch(/^explore \(rate 0\.5\); /);
+    }
+    for (const row of greedy) {
+      expect(row.model).toBe('alpha');
+      expect(row.propensity).toBeCloseTo(1 - rate + rate / k, 12);
+    }
+  });
+
+  it('never explores a call no verifier checks', async () => {
+    const rows = await run(1, 5, 20, { verifiable: false });
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.propensity === 1 && r.model === 'alpha')).toBe(true);
+  });
+
+  it('never explores over a pinned model', async () => {
+    const rows = await run(1, 5, 20, { pinned: 'beta' });
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.model === 'beta' && r.propensity === 1)).toBe(true);
+  });
+
+  it('never explores a leaf', async () => {
+    const rows = await run(1, 5, 20, { classKey: 'leaf' });
+    expect(rows.some((r) => r.explore)).toBe(false);
+  });
+
+  it('gives identical rows for the same seed and different ones for another', async () => {
+    const first = JSON.stringify(await run(0.5, 21, 40));
+    const again = JSON.stringify(await run(0.5, 21, 40));
+    const other = JSON.stringify(await run(0.5, 22, 40));
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+  });
+});
