@@ -417,3 +417,29 @@ describe('Router: exploration', () => {
     expect(other).not.toBe(first);
   });
 });
+
+describe('Router: busy-skip by the clock it is given', () => {
+  it('skips a model busy in another window until that spawn is 30 minutes old', async () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', maxConcurrent: 1 },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'busy',
+    );
+    const harness = new RouterHarness(panel);
+    harness.ledger.spawnStarted({ spawnId: 'other-window#0', traceId: 'run-x', model: 'qwen3:14b', startedAt: harness.clock.now() });
+    const attempts = new ScriptedAttempts().on('qwen3:14b', PASS).on('beta', PASS);
+
+    const busy = await harness.router.route(request(), attempts.fn);
+    expect(busy.attempts.map((a) => a.model)).toEqual(['beta']);
+    expect(busy.ranking.pruned).toEqual([{ model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight' }]);
+
+    harness.clock.advance(30 * 60 * 1000 + 1);
+    const stale = await harness.router.route(request(), attempts.fn);
+    expect(stale.attempts.map((a) => a.model)).toEqual(['qwen3:14b']);
+  });
+});
