@@ -373,23 +373,38 @@ describe('Router: exploration', () => {
     expect(rows.every((r) => r.propensity === 1)).toBe(true);
   });
 
-  it('explores some calls at a rate, recording rate/k for explored openers and 1 − rate + rate/k for the rest', async () => {
+  it('explores only rungs below the gate, recording rate/k over those k for explored openers and 1 − rate (+ rate/k) for the rest', async () => {
     const rate = 0.5;
-    const k = 3;
-    const rows = await run(rate, 11, 60);
-    const explored = rows.filter((r) => r.explore);
-    const greedy = rows.filter((r) => !r.explore);
-    expect(explored.length).toBeGreaterThan(0);
-    expect(greedy.length).toBeGreaterThan(0);
-    for (const row of explored) {
-      expect(row.propensity).toBeCloseTo(rate / k, 12);
-      expect(row.model).not.toBe('alpha');
-      expect(row.reason).toMatch(/^explore \(rate 0\.5\); /);
+    const rows = await run(rate, 11, 80);
+    const graded = new Map<string, number>();
+    let explored = 0;
+    let greedy = 0;
+    let afterGate = 0;
+    for (const row of rows) {
+      // Every call passes on its opener, so each row is one call; the pool is the models still below 8 graded.
+      const pool = ['alpha', 'beta', 'delta'].filter((model) => (graded.get(model) ?? 0) < 8);
+      if (row.explore) {
+        explored++;
+        expect(pool).toContain(row.model);
+        expect(row.model).not.toBe('alpha');
+        expect(row.propensity).toBeCloseTo(rate / pool.length, 12);
+        expect(row.reason).toMatch(/^explore \(rate 0\.5\); /);
+      } else {
+        expect(row.model).toBe('alpha');
+        if (pool.length === 0) {
+          afterGate++;
+          expect(row.propensity).toBe(1);
+        } else {
+          greedy++;
+          expect(row.propensity).toBeCloseTo(1 - rate + (pool.includes('alpha') ? rate / pool.length : 0), 12);
+        }
+      }
+      graded.set(row.model, (graded.get(row.model) ?? 0) + 1);
     }
-    for (const row of greedy) {
-      expect(row.model).toBe('alpha');
-      expect(row.propensity).toBeCloseTo(1 - rate + rate / k, 12);
-    }
+    expect(explored).toBeGreaterThan(0);
+    expect(greedy).toBeGreaterThan(0);
+    // Once every rung has passed the gate the evidence is no longer missing, and exploring stops.
+    expect(afterGate).toBeGreaterThan(0);
   });
 
   it('never explores a call no verifier checks', async () => {
