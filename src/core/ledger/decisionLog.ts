@@ -229,6 +229,9 @@ export class DecisionLog implements DecisionSink {
 
   private async flushOnce(): Promise<void> {
     if (this.buffer.length === 0) return;
+    // This flush takes everything queued so far; a timer for it would only find an empty buffer.
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     this.lastFlushAt = this.clock.now();
     mkdirSync(dirname(this.path), { recursive: true });
     const held = await this.lock.acquire();
@@ -239,7 +242,7 @@ export class DecisionLog implements DecisionSink {
     try {
       const rows = this.buffer.slice();
       // Opened after the lock is held, so a compaction that just renamed a new file in is the file we append to.
-      const fd = openSync(this.path, 'a');
+      const fd = openSync(this.path, 'a+');
       try {
         const chunks = chunkRows(rows, needsLeadingNewline(fd));
         for (const chunk of chunks) writeWhole(fd, chunk);
