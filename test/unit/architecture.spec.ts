@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -6,6 +6,8 @@ const root = resolve(__dirname, '../..');
 
 function sources(dir: string): string[] {
   const out: string[] = [];
+  // A layer not written yet (src/protocol on some branches) has no imports to check; the count checks below still fail on none at all.
+  if (!existsSync(join(root, dir))) return out;
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sources(path));
