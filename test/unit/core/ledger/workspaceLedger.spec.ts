@@ -194,6 +194,29 @@ describe('WorkspaceLedger', () => {
     expect(execFileSync('/usr/bin/sqlite3', [path, 'PRAGMA integrity_check'], { encoding: 'utf8' }).trim()).toBe('ok');
   });
 
+  it('repairs a ledger another process left corrupt, on the save after a refresh noticed it', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    writeFileSync(path, 'garbage written in place by something that is not Rung');
+    expect(ledger.refresh()).toBe(true);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await ledger.flush();
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    // The fresh file starts from what this window knew rather than from nothing.
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+  });
+
+  it('reports a corrupt ledger opened read-only without moving it', async () => {
+    const path = ledgerPath();
+    await (await open()).close();
+    writeFileSync(path, 'not a database');
+    const ledger = await open({ readOnly: true });
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable']);
+    expect(readFileSync(path, 'utf8')).toBe('not a database');
+  });
+
   it('moves a truncated ledger aside', async () => {
     const path = ledgerPath();
     const ledger = await open();
