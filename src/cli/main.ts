@@ -8,22 +8,35 @@ import { OutcomesError } from '../core/replay/outcomes';
 import { RoutingError } from '../core/routing/rank';
 import { UsageError, type CliIo } from './io';
 import { rankCommand, RANK_USAGE } from './rankCommand';
-import { REPLAY_USAGE, runReplayCommand } from './replayCommand';
+import { REPLAY_USAGE, runReplayCommand, type LedgerOpener } from './replayCommand';
+import { runLedgerCommand } from './ledgerCommand';
+import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const USAGE = `rung — routes each request to the cheapest model that can do it
 
 ${REPLAY_USAGE}
 ${RANK_USAGE}
+usage: rung ledger show|decisions|export|reset|merge [--ledger FILE] ...   (rung ledger help)
 `;
+
+/** Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a corrupt file moved aside). */
+const openLedger: LedgerOpener = async (path, io) => {
+  mkdirSync(dirname(path), { recursive: true });
+  return WorkspaceLedger.open({ path, clock: io.clock, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+};
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'replay':
-        return await runReplayCommand(rest, io);
+        return await runReplayCommand(rest, io, openLedger);
       case 'rank':
-        return await rankCommand(rest, io);
+        return await rankCommand(rest, io, openLedger);
+      case 'ledger':
+        return await runLedgerCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
