@@ -48,6 +48,11 @@ export interface ReplayOptions {
   sink?: DecisionSink;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
+  /**
+   * Told how long each routed call took, ms, by `now`. The replay's attempts read a table, so this is
+   * the router's own overhead: the benchmark's routing-decision figure.
+   */
+  timing?: { now: () => number; record: (elapsedMs: number, attempts: number) => void };
 }
 
 export interface PolicyScore {
@@ -101,6 +106,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   for (const row of order) {
     clock.tick();
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
+    const started = options.timing?.now();
     const result = await router.route(
       { callId: row.id, runId: row.trace ?? undefined, classKey, verifiable: true },
       async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
@@ -116,6 +122,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
         };
       },
     );
+    if (started !== undefined) options.timing?.record((options.timing.now() - started), result.attempts.length);
     attempts += result.attempts.length;
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
     const last = result.attempts[result.attempts.length - 1];

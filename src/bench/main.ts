@@ -1,0 +1,144 @@
+/**
+ * `npm run bench`: the numbers BENCHMARKS.md reports — a replay of the recorded outcomes, the router's
+ * overhead per decision, that overhead against the size of the decision history, and the workspace
+ * ledger's open, save and memory.
+ *
+ * @remarks
+ * Benchmarks live here and not in tests: a timed assertion fails on a loaded machine and proves
+ * nothing on an idle one. The recorded outcomes are read from `../shared/data` (or the path given as
+ * the first argument, or `RUNG_OUTCOMES`) and never copied into the repository.
+ */
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { systemClock } from '../core/clock';
+import type { DecisionRow } from '../core/decisions/decision';
+import { decisionLogPath } from '../core/ledger/decisionLog';
+import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { parsePanel } from '../core/panel';
+import { seededRandom } from '../core/random';
+import { parseOutcomes } from '../core/replay/outcomes';
+import { runReplay } from '../core/replay/replay';
+import { MemoryDecisionSink } from '../core/decisions/decision';
+import { Router } from '../core/routing/router';
+import { round, summarise, type BenchRow } from './benchRow';
+import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
+
+const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
+const REPLAY_RUNS = 5;
+const RANK_RUNS = 5_000;
+
+async function main(): Promise<void> {
+  const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
+  const rows: BenchRow[] = [];
+  if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
+  else process.stderr.write(`bench: ${outcomesPath} not found; skipping the replay figures\n`);
+  rows.push(...(await historyBench()));
+  rows.push(...(await runLedgerBench()));
+  process.stdout.write(table(rows));
+}
+
+/** One whole replay (wall time), and the router's own time per routed call and per attempt inside it. */
+async function replayBench(path: string): Promise<BenchRow[]> {
+  const { rows, models } = parseOutcomes(readFileSync(path, 'utf8'), path);
+  const wall: number[] = [];
+  const perCall: number[] = [];
+  const perAttempt: number[] = [];
+  for (let run = 0; run < REPLAY_RUNS; run++) {
+    const started = performance.now();
+    await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'perfect' },
+      classKey: 'family',
+      seed: run + 1,
+      timing: {
+        now: () => performance.now(),
+        record: (elapsed, attempts) => {
+          perCall.push(elapsed);
+          if (attempts > 0) perAttempt.push(elapsed / attempts);
+        },
+      },
+    });
+    wall.push(performance.now() - started);
+  }
+  return [
+    { name: `replay of ${rows.length} prompts (whole run, ms)`, n: rows.length, ...summarise(wall) },
+    { name: 'routing overhead per call (µs)', n: perCall.length, ...micro(perCall) },
+    { name: 'routing overhead per attempt (µs)', n: perAttempt.length, ...micro(perAttempt) },
+  ];
+}
+
+/**
+ * One ranking against a workspace ledger holding 1k, 10k and 100k recorded decisions: the decision
+ * reads the in-memory snapshot, so the history's size should not show.
+ */
+async function historyBench(): Promise<BenchRow[]> {
+  const panel = parsePanel(
+    {
+      models: [
+        { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base', maxConcurrent: 1 },
+        { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', tools: true },
+        { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 0.15, output: 0.6 }, tools: true },
+      ],
+    },
+    'bench panel',
+  );
+  const result: BenchRow[] = [];
+  for (const count of DECISION_COUNTS) {
+    const dir = mkdtempSync(join(tmpdir(), 'rung-bench-history-'));
+    try {
+      const path = join(dir, 'ledger.sqlite');
+      const ledger = await WorkspaceLedger.open({ path, clock: systemClock });
+      const lines: string[] = [];
+      for (let i = 0; i < count; i++) lines.push(JSON.stringify(syntheticRow(i)));
+      appendFileSync(decisionLogPath(path), `${lines.join('\n')}\n`);
+      const random = seededRandom(count);
+      for (let i = 0; i < 400; i++) {
+        ledger.observe([{ model: panel.models[i % 3]?.slug ?? 'qwen2.5:3b', classKey: 'plan', success: random() < 0.7, at: i }]);
+      }
+      await ledger.flush();
+      const router = new Router({ panel, ledger, clock: systemClock, sink: new MemoryDecisionSink(), random });
+      const samples: number[] = [];
+      for (let i = 0; i < RANK_RUNS; i++) {
+        const started = performance.now();
+        router.rank({ callId: `b${i}`, classKey: 'plan', verifiable: true });
+        samples.push(performance.now() - started);
+      }
+      await ledger.close();
+      result.push({ name: 'one ranking with N decisions recorded (µs)', n: count, ...micro(samples.slice(RANK_RUNS / 10)) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return result;
+}
+
+function syntheticRow(i: number): DecisionRow {
+  return {
+    v: 1, at: i, call: `c${i}`, run: null, class: 'plan', shape: null, candidates: ['qwen2.5:3b', 'qwen3:14b'], rung: 0,
+    escalation: [], model: 'qwen2.5:3b', resolved: 'qwen2.5:3b', explore: false, propensity: 1, verdict: i % 3 ? 'pass' : 'fail',
+    verdictReason: null, inputTokens: 100, outputTokens: 20, cost: 0, latencyMs: 300, reason: 'bench', mode: 'local', pruned: [], final: false,
+  };
+}
+
+/** Median and p99 in microseconds, reported in the ms fields' place for the table. */
+function micro(samples: number[]): { medianMs: number; p99Ms: number } {
+  const { medianMs, p99Ms } = summarise(samples);
+  return { medianMs: round(medianMs * 1000, 1), p99Ms: round(p99Ms * 1000, 1) };
+}
+
+function table(rows: BenchRow[]): string {
+  const lines = ['| measurement | n | median | p99 | other |', '| --- | ---: | ---: | ---: | --- |'];
+  for (const row of rows) {
+    const extra = row.extra ? Object.entries(row.extra).map(([key, value]) => `${key} ${value}`).join(', ') : '';
+    lines.push(`| ${row.name} | ${row.n} | ${row.medianMs} | ${row.p99Ms} | ${extra} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
