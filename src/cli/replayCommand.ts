@@ -135,7 +135,7 @@ interface Aggregate {
   bestSingle: ReplaySummary['bestSingle'];
   oracle: ReplaySummary['oracle'];
   runs: Omit<ReplaySummary, 'ratings' | 'rankCorrelation'>[];
-  rankCorrelation: { class: string; rho: number }[];
+  rankCorrelation: { class: string; rho: number; naiveRho: number }[];
 }
 
 function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregate {
@@ -167,6 +167,7 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
     rankCorrelation: classes.map((cls) => ({
       class: cls,
       rho: mean(summaries.map((s) => s.rankCorrelation.find((entry) => entry.class === cls)?.rho ?? 0)),
+      naiveRho: mean(summaries.map((s) => s.rankCorrelation.find((entry) => entry.class === cls)?.naiveRho ?? 0)),
     })),
   };
 }
@@ -190,8 +191,8 @@ function formatSummary(summary: ReplaySummary, title: string): string {
     'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
     '',
-    'rank correlation of learned ability with true accuracy, per class:',
-    ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3)} (${entry.models} models)`),
+    'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
+    ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -213,8 +214,8 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
     'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
     '',
-    'mean rank correlation of learned ability with true accuracy, per class:',
-    ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3)}`),
+    'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
+    ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -67,9 +67,12 @@ export interface ReplaySummary {
   bestSingle: PolicyScore & { model: string };
   oracle: PolicyScore;
   priceOrderCascade: PolicyScore;
-  ratings: { model: string; class: string; rating: number; ability: number; graded: number }[];
-  /** Per class: Spearman's rank correlation between learned ability and true accuracy over all its prompts. */
-  rankCorrelation: { class: string; rho: number; models: number }[];
+  ratings: { model: string; class: string; rating: number; ability: number; graded: number; ok: number }[];
+  /**
+   * Per class: Spearman's rank correlation between learned ability and true accuracy over all its
+   * prompts (`rho`), and the same for the naive success rate ok/graded the cascade saw (`naiveRho`).
+   */
+  rankCorrelation: { class: string; rho: number; naiveRho: number; models: number }[];
 }
 
 /** A clock that moves one second per routed call, so decision rows are the same for the same seed. */
@@ -137,7 +140,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     bestSingle: bestSingle(rows, models),
     oracle: oracle(rows, priceOrder),
     priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
-    ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded })),
+    ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
 }
@@ -260,8 +263,8 @@ function priceOrderCascade(rows: readonly OutcomeRow[], order: readonly string[]
   return { accuracy: correct / rows.length, cost };
 }
 
-function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string; classKey: string; rating: number }[], mode: 'family' | 'subfamily'): ReplaySummary['rankCorrelation'] {
-  const byClass = new Map<string, { model: string; rating: number }[]>();
+function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string; classKey: string; rating: number; graded: number; ok: number }[], mode: 'family' | 'subfamily'): ReplaySummary['rankCorrelation'] {
+  const byClass = new Map<string, { model: string; rating: number; graded: number; ok: number }[]>();
   for (const entry of entries) {
     const list = byClass.get(entry.classKey) ?? [];
     list.push(entry);
@@ -273,7 +276,12 @@ function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string;
     const members = rows.filter((row) => (mode === 'subfamily' ? shaped(row.family, row.subfamily) : row.family) === classKey);
     if (members.length === 0) continue;
     const truth = list.map((entry) => members.reduce((sum, row) => sum + (row.m[entry.model]?.c ?? 0), 0) / members.length);
-    result.push({ class: classKey, rho: spearman(list.map((entry) => entry.rating), truth), models: list.length });
+    result.push({
+      class: classKey,
+      rho: spearman(list.map((entry) => entry.rating), truth),
+      naiveRho: spearman(list.map((entry) => entry.ok / Math.max(1, entry.graded)), truth),
+      models: list.length,
+    });
   }
   return result;
 }
