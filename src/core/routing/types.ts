@@ -17,8 +17,11 @@ export interface RouteRequest {
   needsTools?: boolean;
   /** Tokens the call needs in context. */
   contextTokens?: number;
-  /** A model the user picked: the first attempt, the panel's later rungs stay as fallbacks. */
-  pinned?: string;
+  /**
+   * A model the user picked: the first attempt, with the panel's later rungs kept as fallbacks. A slug
+   * names a panel model; a full spec joins the panel for this call when absent.
+   */
+  pinned?: string | ModelSpec;
   /** A model to move off the opener position without removing it. */
   avoid?: string;
   /** A verifier will check the answer; exploration happens only on such calls. */

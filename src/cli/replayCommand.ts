@@ -1,0 +1,220 @@
+/**
+ * `rung replay OUTCOMES.jsonl`: routes recorded prompts through the real router and scores the policy
+ * against the best single model, the oracle and a plain price-order cascade.
+ */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
+import { parsePanelText, type Tradeoff } from '../core/panel';
+import { parseOutcomes } from '../core/replay/outcomes';
+import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { UsageError, type CliIo } from './io';
+import type { Ledger } from '../core/ledger/ledger';
+
+export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
+                   [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
+                   [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
+
+/** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. */
+export type LedgerOpener = (path: string, io: CliIo) => Promise<Ledger>;
+
+export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      panel: { type: 'string' },
+      verifier: { type: 'string', default: 'perfect' },
+      'class-key': { type: 'string', default: 'family' },
+      tradeoff: { type: 'string' },
+      explore: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      seeds: { type: 'string' },
+      decisions: { type: 'string' },
+      ledger: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
+  const path = resolve(io.cwd, positionals[0] as string);
+  const { rows, models } = parseOutcomes(readText(path), path);
+  const panel = values.panel ? parsePanelText(readText(resolve(io.cwd, values.panel)), values.panel) : undefined;
+  const verifier = parseVerifier(values.verifier);
+  const classKey = values['class-key'];
+  if (classKey !== 'family' && classKey !== 'subfamily') throw new UsageError(`--class-key must be family or subfamily, not "${classKey}"`);
+  const tradeoff = values.tradeoff;
+  if (tradeoff !== undefined && tradeoff !== 'quality' && tradeoff !== 'economy') throw new UsageError(`--tradeoff must be quality or economy, not "${tradeoff}"`);
+  const explore = values.explore === undefined ? undefined : parseRate(values.explore, '--explore');
+  const seed = parseWhole(values.seed, '--seed');
+  const seedCount = values.seeds === undefined ? 1 : parseWhole(values.seeds, '--seeds');
+  if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
+  if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
+
+  const sink = values.decisions ? new FileDecisionSink(resolve(io.cwd, values.decisions)) : undefined;
+  const ledger = values.ledger ? await requireOpener(openLedger)(resolve(io.cwd, values.ledger), io) : undefined;
+  const summaries: ReplaySummary[] = [];
+  try {
+    for (let i = 0; i < seedCount; i++) {
+      summaries.push(
+        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, sink, ledger }),
+      );
+    }
+  } finally {
+    sink?.close();
+    await ledger?.close();
+  }
+
+  if (seedCount === 1) {
+    const summary = summaries[0] as ReplaySummary;
+    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+  } else {
+    const aggregate = aggregateSeeds(summaries, seed);
+    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+  }
+  return 0;
+}
+
+function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
+  if (!openLedger) throw new UsageError('--ledger is not available in this build');
+  return openLedger;
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+export function parseVerifier(text: string): ReplayVerifier {
+  if (text === 'perfect') return { kind: 'perfect' };
+  if (text === 'confidence') return { kind: 'confidence', threshold: DEFAULT_CONFIDENCE_THRESHOLD };
+  const confidence = /^confidence:(-?\d+(?:\.\d+)?)$/.exec(text);
+  if (confidence) return { kind: 'confidence', threshold: Number(confidence[1]) };
+  const noisy = /^noisy:([\d.]+),([\d.]+)$/.exec(text);
+  if (noisy) {
+    const falsePass = parseRate(noisy[1] as string, 'noisy false-pass rate');
+    const falseFail = parseRate(noisy[2] as string, 'noisy false-fail rate');
+    return { kind: 'noisy', falsePass, falseFail };
+  }
+  throw new UsageError(`--verifier must be perfect, confidence[:LOGPROB] or noisy:FP,FF (rates 0–1), not "${text}"`);
+}
+
+function parseRate(text: string, name: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new UsageError(`${name} must be a number from 0 to 1, not "${text}"`);
+  return value;
+}
+
+function parseWhole(text: string, name: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${name} must be a whole number, not "${text}"`);
+  return Number(text);
+}
+
+/** Writes decision rows as JSON lines, each row in one write so a reader never sees half of one. */
+class FileDecisionSink implements DecisionSink {
+  private readonly fd: number;
+  constructor(path: string) {
+    this.fd = openSync(path, 'w');
+  }
+  append(row: DecisionRow): void {
+    writeSync(this.fd, `${JSON.stringify(row)}\n`);
+  }
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+interface Aggregate {
+  seeds: number[];
+  items: number;
+  mean: { policy: { accuracy: number; cost: number; attempts: number }; priceOrderCascade: { accuracy: number; cost: number } };
+  sd: { policy: { accuracy: number; cost: number } };
+  bestSingle: ReplaySummary['bestSingle'];
+  oracle: ReplaySummary['oracle'];
+  runs: Omit<ReplaySummary, 'ratings' | 'rankCorrelation'>[];
+  rankCorrelation: { class: string; rho: number }[];
+}
+
+function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregate {
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const sd = (xs: number[]) => {
+    const m = mean(xs);
+    return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1));
+  };
+  const first = summaries[0] as ReplaySummary;
+  const classes = first.rankCorrelation.map((entry) => entry.class);
+  return {
+    seeds: summaries.map((_, i) => firstSeed + i),
+    items: first.items,
+    mean: {
+      policy: {
+        accuracy: mean(summaries.map((s) => s.policy.accuracy)),
+        cost: mean(summaries.map((s) => s.policy.cost)),
+        attempts: mean(summaries.map((s) => s.policy.attempts)),
+      },
+      priceOrderCascade: {
+        accuracy: mean(summaries.map((s) => s.priceOrderCascade.accuracy)),
+        cost: mean(summaries.map((s) => s.priceOrderCascade.cost)),
+      },
+    },
+    sd: { policy: { accuracy: sd(summaries.map((s) => s.policy.accuracy)), cost: sd(summaries.map((s) => s.policy.cost)) } },
+    bestSingle: first.bestSingle,
+    oracle: first.oracle,
+    runs: summaries.map(({ ratings: _r, rankCorrelation: _c, ...rest }) => rest),
+    rankCorrelation: classes.map((cls) => ({
+      class: cls,
+      rho: mean(summaries.map((s) => s.rankCorrelation.find((entry) => entry.class === cls)?.rho ?? 0)),
+    })),
+  };
+}
+
+function describe(verifier: string, tradeoff: string): string {
+  return `verifier ${verifier}, tradeoff ${tradeoff}`;
+}
+
+function share(cost: number, base: number): string {
+  return base > 0 ? `${((100 * cost) / base).toFixed(1)}%` : '-';
+}
+
+function formatSummary(summary: ReplaySummary, title: string): string {
+  const base = summary.bestSingle.cost;
+  const lines = [
+    `rung replay: ${summary.items} prompts, ${title}`,
+    '',
+    'policy                         accuracy    cost $   cost / best single',
+    `rung (${summary.policy.attempts} attempts)`.padEnd(30) + fmtRow(summary.policy, base),
+    `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
+    'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
+    'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
+    '',
+    'rank correlation of learned ability with true accuracy, per class:',
+    ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3)} (${entry.models} models)`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
+  return ` ${score.accuracy.toFixed(4).padStart(8)} ${score.cost.toFixed(3).padStart(9)}   ${share(score.cost, base).padStart(8)}`;
+}
+
+function formatAggregate(aggregate: Aggregate, title: string): string {
+  const base = aggregate.bestSingle.cost;
+  const m = aggregate.mean.policy;
+  const lines = [
+    `rung replay: ${aggregate.items} prompts, ${title}, seeds ${aggregate.seeds.join(',')}`,
+    '',
+    'policy                         accuracy    cost $   cost / best single',
+    `rung (mean of ${aggregate.seeds.length})`.padEnd(30) + fmtRow(m, base),
+    `  spread (sd)`.padEnd(30) + ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
+    `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
+    'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
+    'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
+    '',
+    'mean rank correlation of learned ability with true accuracy, per class:',
+    ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3)}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

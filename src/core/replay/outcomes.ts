@@ -1,0 +1,93 @@
+/**
+ * Recorded outcomes: prompts each answered by several models, each answer graded — the replay's input.
+ *
+ * @remarks
+ * Validated with zod, but only the fields the replay reads, and loosely, so a file with extra columns
+ * (the recorded data carries `cost_src`, `split_src`, the grader's name) is still read.
+ */
+import { z } from 'zod';
+
+const modelOutcomeSchema = z.looseObject({
+  /** Graded correct, 0 or 1. */
+  c: z.union([z.literal(0), z.literal(1)]),
+  /** USD of the answer call. */
+  cost: z.number().min(0),
+  ti: z.number().optional(),
+  to: z.number().optional(),
+  /** The model's own confidence, a log-probability (near 0 = sure). */
+  conf: z.custom<number>((value) => typeof value === 'number' && !Number.isNaN(value), 'expected a number').nullable().optional(),
+  lat_ms: z.number().optional(),
+});
+
+const rowSchema = z.looseObject({
+  id: z.string().min(1),
+  family: z.string().min(1),
+  subfamily: z.string().nullable().optional(),
+  trace: z.string().nullable().optional(),
+  m: z.record(z.string(), modelOutcomeSchema),
+});
+
+export type ModelOutcome = z.infer<typeof modelOutcomeSchema>;
+export type OutcomeRow = z.infer<typeof rowSchema>;
+
+export class OutcomesError extends Error {
+  constructor(
+    readonly source: string,
+    readonly line: number,
+    detail: string,
+  ) {
+    super(`${source}:${line}: ${detail}`);
+    this.name = 'OutcomesError';
+  }
+}
+
+/** Parses JSON-lines outcomes; every row must grade every model the first row names. */
+export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[]; models: string[] } {
+  const rows: OutcomeRow[] = [];
+  let models: string[] | undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (!line.trim()) continue;
+    let json: unknown;
+    try {
+      json = parseLenient(line);
+    } catch (error) {
+      throw new OutcomesError(source, i + 1, `not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = rowSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue?.path.map(String).join('.') || '(row)';
+      throw new OutcomesError(source, i + 1, `${path}: ${issue?.message ?? 'invalid row'}`);
+    }
+    const row = parsed.data;
+    if (!models) {
+      models = Object.keys(row.m);
+      if (models.length === 0) throw new OutcomesError(source, i + 1, 'the row grades no model');
+    } else {
+      const missing = models.filter((model) => !(model in row.m));
+      if (missing.length) throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
+    }
+    rows.push(row);
+  }
+  if (!models) throw new OutcomesError(source, 1, 'no rows');
+  return { rows, models };
+}
+
+/**
+ * JSON.parse, also accepting the bare `Infinity`, `-Infinity` and `NaN` that Python's `json.dumps` writes.
+ *
+ * @remarks
+ * The recorded data has `"conf":-Infinity` where a model put no probability on its own answer; refusing
+ * the row would drop a real outcome over a spelling. Strict parsing is tried first, so ordinary rows pay nothing.
+ */
+function parseLenient(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (error) {
+    const mended = line.replace(/([:,[]\s*)(-?)Infinity(?=\s*[,}\]])/g, '$1$21e999').replace(/([:,[]\s*)NaN(?=\s*[,}\]])/g, '$1null');
+    if (mended === line) throw error;
+    return JSON.parse(mended);
+  }
+}

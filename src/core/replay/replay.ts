@@ -1,0 +1,304 @@
+/**
+ * The replay: recorded prompts routed through the real router, so a routing policy is judged on real
+ * outcomes before anyone trusts it.
+ *
+ * @remarks
+ * The router learns a model's outcome on a prompt only by calling it: the attempt function is the only
+ * code that reads a row's grades, and it reads the one model the router chose. The baselines (best
+ * single model, oracle, price-order cascade) are computed from the whole table, as hindsight is their
+ * point.
+ */
+import { shaped } from '../classKey';
+import type { Clock } from '../clock';
+import type { DecisionSink } from '../decisions/decision';
+import type { Ledger } from '../ledger/ledger';
+import { MemoryLedger } from '../ledger/memoryLedger';
+import type { ModelSpec, Panel, Tradeoff } from '../panel';
+import { ability } from '../ratings';
+import { seededRandom, shuffle, type Random } from '../random';
+import type { CallPricer } from '../routing/pricing';
+import { Router } from '../routing/router';
+import type { AttemptOutcome, Candidate } from '../routing/types';
+import type { ModelOutcome, OutcomeRow } from './outcomes';
+
+export type ReplayVerifier =
+  | { kind: 'perfect' }
+  | { kind: 'confidence'; threshold: number }
+  | { kind: 'noisy'; falsePass: number; falseFail: number };
+
+/**
+ * The confidence a `confidence` verifier asks for by default: a log-probability of −0.1, i.e. the
+ * model put about 90% on its own answer.
+ */
+export const DEFAULT_CONFIDENCE_THRESHOLD = -0.1;
+
+export interface ReplayOptions {
+  rows: readonly OutcomeRow[];
+  models: readonly string[];
+  /** Providers, roles, caps and prices; without it each model is its own provider priced at its mean recorded cost. */
+  panel?: Panel;
+  verifier: ReplayVerifier;
+  classKey: 'family' | 'subfamily';
+  /** Overrides the panel's exploration rate. */
+  explore?: number;
+  /** Overrides the panel's tradeoff. */
+  tradeoff?: Tradeoff;
+  /** Shuffles the prompts and drives exploration and verifier noise. */
+  seed: number;
+  sink?: DecisionSink;
+  /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
+  ledger?: Ledger;
+}
+
+export interface PolicyScore {
+  accuracy: number;
+  /** USD. */
+  cost: number;
+}
+
+export interface ReplaySummary {
+  items: number;
+  policy: PolicyScore & { attempts: number };
+  bestSingle: PolicyScore & { model: string };
+  oracle: PolicyScore;
+  priceOrderCascade: PolicyScore;
+  ratings: { model: string; class: string; rating: number; ability: number; graded: number }[];
+  /** Per class: Spearman's rank correlation between learned ability and true accuracy over all its prompts. */
+  rankCorrelation: { class: string; rho: number; models: number }[];
+}
+
+/** A clock that moves one second per routed call, so decision rows are the same for the same seed. */
+class ReplayClock implements Clock {
+  private time = Date.UTC(2026, 0, 1);
+  now(): number {
+    return this.time;
+  }
+  tick(): void {
+    this.time += 1_000;
+  }
+}
+
+export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> {
+  const { rows, models } = options;
+  const meanCost = meanCosts(rows, models);
+  const panel = withOverrides(options.panel ?? defaultReplayPanel(models), options);
+  checkPanelModels(panel, models);
+  const random = seededRandom(options.seed);
+  const noise = seededRandom(options.seed ^ 0x5bd1e995);
+  const clock = new ReplayClock();
+  const ledger = options.ledger ?? new MemoryLedger();
+  const pricer = replayPricer(meanCost, rows, models);
+  const router = new Router({ panel, ledger, clock, sink: options.sink ?? { append: () => {} }, random, pricer });
+  const priceOrder = panel.models
+    .map((spec, index) => ({ spec, index, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY }))
+    .sort((a, b) => a.price - b.price || a.index - b.index)
+    .map((entry) => entry.spec.slug);
+
+  const order = shuffle([...rows], random);
+  let correct = 0;
+  let cost = 0;
+  let attempts = 0;
+  for (const row of order) {
+    clock.tick();
+    const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
+    const result = await router.route(
+      { callId: row.id, runId: row.trace ?? undefined, classKey, verifiable: true },
+      async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
+        // The one place a grade is read: the model the router chose, at the moment it chose it.
+        const outcome = row.m[candidate.slug] as ModelOutcome;
+        return {
+          verdict: verdictFor(outcome, options.verifier, noise) ? 'pass' : 'fail',
+          cost: attemptCost(candidate.spec, outcome),
+          inputTokens: outcome.ti,
+          outputTokens: outcome.to,
+          latencyMs: outcome.lat_ms,
+          value: outcome,
+        };
+      },
+    );
+    attempts += result.attempts.length;
+    for (const attempt of result.attempts) cost += attempt.cost ?? 0;
+    const last = result.attempts[result.attempts.length - 1];
+    if (last?.value?.c === 1) correct++;
+  }
+  await ledger.flush();
+
+  const entries = ledger.entries();
+  return {
+    items: rows.length,
+    policy: { accuracy: correct / rows.length, cost, attempts },
+    bestSingle: bestSingle(rows, models),
+    oracle: oracle(rows, priceOrder),
+    priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
+    ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded })),
+    rankCorrelation: rankCorrelations(rows, entries, options.classKey),
+  };
+}
+
+/** Each model its own provider, no roles: the cold start is then a plain cheapest-first cascade. */
+function defaultReplayPanel(models: readonly string[]): Panel {
+  return {
+    models: models.map((slug) => ({ slug, provider: slug })),
+    maxOutputPrice: null,
+    diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
+    profiles: {},
+    routing: { explore: 0, requireEvidence: false, tradeoff: 'quality' },
+    providers: Object.fromEntries(models.map((slug) => [slug, { kind: 'replay' as const }])),
+  };
+}
+
+function withOverrides(panel: Panel, options: ReplayOptions): Panel {
+  return {
+    ...panel,
+    routing: {
+      ...panel.routing,
+      explore: options.explore ?? panel.routing.explore,
+      tradeoff: options.tradeoff ?? panel.routing.tradeoff,
+    },
+  };
+}
+
+function checkPanelModels(panel: Panel, models: readonly string[]): void {
+  const unknown = panel.models.map((model) => model.slug).filter((slug) => !models.includes(slug));
+  if (unknown.length) {
+    throw new Error(`the panel names model${unknown.length > 1 ? 's' : ''} the outcomes do not grade: ${unknown.join(', ')} (graded: ${models.join(', ')})`);
+  }
+}
+
+function meanCosts(rows: readonly OutcomeRow[], models: readonly string[]): Map<string, number> {
+  return new Map(models.map((model) => [model, rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0) / rows.length]));
+}
+
+/**
+ * Prices a replayed call before it is made: the panel's $/M prices over the model's mean recorded
+ * tokens, or, with no price, the model's mean recorded cost — a price list, not a peek at this prompt.
+ */
+function replayPricer(meanCost: Map<string, number>, rows: readonly OutcomeRow[], models: readonly string[]): CallPricer {
+  const meanTokens = new Map(
+    models.map((model) => [
+      model,
+      {
+        input: rows.reduce((sum, row) => sum + (row.m[model]?.ti ?? 0), 0) / rows.length,
+        output: rows.reduce((sum, row) => sum + (row.m[model]?.to ?? 0), 0) / rows.length,
+      },
+    ]),
+  );
+  return (spec) => {
+    const tokens = meanTokens.get(spec.slug);
+    if (spec.price && tokens) return (spec.price.input * tokens.input + spec.price.output * tokens.output) / 1_000_000;
+    return meanCost.get(spec.slug) ?? null;
+  };
+}
+
+function attemptCost(spec: ModelSpec, outcome: ModelOutcome): number {
+  if (spec.price && outcome.ti !== undefined && outcome.to !== undefined) {
+    return (spec.price.input * outcome.ti + spec.price.output * outcome.to) / 1_000_000;
+  }
+  return outcome.cost;
+}
+
+function verdictFor(outcome: ModelOutcome, verifier: ReplayVerifier, noise: Random): boolean {
+  switch (verifier.kind) {
+    case 'perfect':
+      return outcome.c === 1;
+    case 'confidence':
+      return (outcome.conf ?? Number.NEGATIVE_INFINITY) >= verifier.threshold;
+    case 'noisy': {
+      const draw = noise();
+      if (outcome.c === 1) return draw >= verifier.falseFail;
+      return draw < verifier.falsePass;
+    }
+  }
+}
+
+function bestSingle(rows: readonly OutcomeRow[], models: readonly string[]): PolicyScore & { model: string } {
+  let best = { model: '', accuracy: -1, cost: 0 };
+  for (const model of models) {
+    const accuracy = rows.reduce((sum, row) => sum + (row.m[model]?.c ?? 0), 0) / rows.length;
+    const cost = rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
+    if (accuracy > best.accuracy || (accuracy === best.accuracy && cost < best.cost)) best = { model, accuracy, cost };
+  }
+  return best;
+}
+
+/**
+ * For each prompt, the cheapest model by the price list that got it right; a prompt nobody got right
+ * costs the oracle nothing. (With the list prices of the recorded data this is the data README's oracle.)
+ */
+function oracle(rows: readonly OutcomeRow[], priceOrder: readonly string[]): PolicyScore {
+  let correct = 0;
+  let cost = 0;
+  for (const row of rows) {
+    const right = priceOrder.map((model) => row.m[model] as ModelOutcome).find((outcome) => outcome.c === 1);
+    if (!right) continue;
+    correct++;
+    cost += right.cost;
+  }
+  return { accuracy: correct / rows.length, cost };
+}
+
+/** Every model cheapest-first by the price list, the run's check after each answer, stopping at the first pass. */
+function priceOrderCascade(rows: readonly OutcomeRow[], order: readonly string[], verifier: ReplayVerifier, noise: Random): PolicyScore {
+  let correct = 0;
+  let cost = 0;
+  for (const row of rows) {
+    let last: ModelOutcome | undefined;
+    for (const model of order) {
+      last = row.m[model] as ModelOutcome;
+      cost += last.cost;
+      if (verdictFor(last, verifier, noise)) break;
+    }
+    if (last?.c === 1) correct++;
+  }
+  return { accuracy: correct / rows.length, cost };
+}
+
+function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string; classKey: string; rating: number }[], mode: 'family' | 'subfamily'): ReplaySummary['rankCorrelation'] {
+  const byClass = new Map<string, { model: string; rating: number }[]>();
+  for (const entry of entries) {
+    const list = byClass.get(entry.classKey) ?? [];
+    list.push(entry);
+    byClass.set(entry.classKey, list);
+  }
+  const result: ReplaySummary['rankCorrelation'] = [];
+  for (const [classKey, list] of [...byClass].sort(([a], [b]) => a.localeCompare(b))) {
+    if (list.length < 3) continue;
+    const members = rows.filter((row) => (mode === 'subfamily' ? shaped(row.family, row.subfamily) : row.family) === classKey);
+    if (members.length === 0) continue;
+    const truth = list.map((entry) => members.reduce((sum, row) => sum + (row.m[entry.model]?.c ?? 0), 0) / members.length);
+    result.push({ class: classKey, rho: spearman(list.map((entry) => entry.rating), truth), models: list.length });
+  }
+  return result;
+}
+
+/** Spearman's rho with average ranks for ties. */
+export function spearman(a: readonly number[], b: readonly number[]): number {
+  const ra = ranks(a);
+  const rb = ranks(b);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const ma = mean(ra);
+  const mb = mean(rb);
+  let num = 0;
+  let da = 0;
+  let db = 0;
+  for (let i = 0; i < ra.length; i++) {
+    const x = (ra[i] as number) - ma;
+    const y = (rb[i] as number) - mb;
+    num += x * y;
+    da += x * x;
+    db += y * y;
+  }
+  return da === 0 || db === 0 ? 0 : num / Math.sqrt(da * db);
+}
+
+function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
+  const result = new Array<number>(values.length);
+  for (let i = 0; i < order.length; ) {
+    let j = i;
+    while (j + 1 < order.length && (order[j + 1] as { value: number }).value === (order[i] as { value: number }).value) j++;
+    for (let k = i; k <= j; k++) result[(order[k] as { index: number }).index] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return result;
+}

@@ -1,0 +1,202 @@
+/**
+ * Ranking: one walk over one eligible chain, with a reason for every candidate kept and every one dropped.
+ *
+ * @remarks
+ * `rank` is pure. It reads a snapshot of the ledger and the panel, changes nothing, calls no model and
+ * never waits on disk or network. The chain is built once and every violator is dropped *in the walk*
+ * — never pre-filtered — so a provider that is capped or down still appears in the decision log with
+ * the reason it was passed over. The origin system's diversity caps broke exactly when an
+ * implementation filtered providers out before ordering: the reasons vanished with them.
+ */
+import { capsFor, type ModelSpec, type Panel } from '../panel';
+import type { ModelFacts } from '../providers/provider';
+import type { ProviderHealth } from '../providers/health';
+import type { LedgerSnapshot } from '../ledger/ledger';
+import { ability, MIN_GRADED, rolePrior } from '../ratings';
+import type { PrunedCandidate } from '../decisions/decision';
+import { isLocal, tierOf } from './ladder';
+import { knownPrice, type CallPricer } from './pricing';
+import type { Candidate, Ranking, RouteRequest } from './types';
+
+export interface RankInput {
+  request: RouteRequest;
+  panel: Panel;
+  snapshot: LedgerSnapshot;
+  health: ProviderHealth;
+  /** ms since the epoch; decides provider cool-downs. */
+  now: number;
+  /** What providers said about their models (parameter sizes, catalog prices, context windows). */
+  facts: ReadonlyMap<string, ModelFacts>;
+  pricer: CallPricer;
+  /** Providers that served the earlier calls of this request's scope (its run id), oldest first. */
+  history: readonly string[];
+}
+
+/** A request that cannot be routed at all, for a reason the user can act on. */
+export class RoutingError extends Error {
+  constructor(
+    message: string,
+    readonly pruned: PrunedCandidate[] = [],
+  ) {
+    super(message);
+    this.name = 'RoutingError';
+  }
+}
+
+interface Scored extends Candidate {
+  index: number;
+  sortCost: number;
+}
+
+export function rank(input: RankInput): Ranking {
+  const { request, panel, snapshot } = input;
+  const classKey = request.classKey;
+  const models = chainModels(panel, request.pinned);
+  const coldStart = !snapshot.hasMeasurements(classKey);
+
+  const scored = models.map((spec, index) => score(spec, index, input, coldStart));
+  scored.sort(coldStart ? byLadder : byExpectedCost);
+  const ordered = placePreferences(scored, request);
+
+  const strict = panel.routing.requireEvidence && ordered.some((candidate) => candidate.measured);
+  const caps = capsFor(panel, classKey);
+  const candidates: Candidate[] = [];
+  const pruned: PrunedCandidate[] = [];
+  for (const candidate of ordered) {
+    const reason = pruneReason(candidate, input, caps, strict);
+    if (reason) pruned.push({ model: candidate.slug, reason });
+    else candidates.push(strip(candidate));
+  }
+  return { classKey, candidates, pruned };
+}
+
+function chainModels(panel: Panel, pinned: RouteRequest['pinned']): ModelSpec[] {
+  if (pinned === undefined) return panel.models;
+  if (typeof pinned === 'string') {
+    if (!panel.models.some((model) => model.slug === pinned)) {
+      throw new RoutingError(`the pinned model "${pinned}" is not on the panel; pick it from a provider's list to add it`);
+    }
+    return panel.models;
+  }
+  // A pinned model joins the panel when absent, so a picker may name any model and keep the panel's
+  // later rungs as fallbacks.
+  return panel.models.some((model) => model.slug === pinned.slug) ? panel.models : [...panel.models, pinned];
+}
+
+function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean): Scored {
+  const { snapshot, panel, request } = input;
+  const config = panel.providers[spec.provider];
+  const facts = input.facts.get(spec.slug);
+  const local = isLocal(config);
+  const tier = tierOf(spec, config, facts);
+  const resolved = snapshot.resolve(spec.slug);
+  const rating = snapshot.rating(resolved, request.classKey);
+  const graded = rating?.graded ?? 0;
+  const ok = rating?.ok ?? 0;
+  const measured = graded >= MIN_GRADED;
+  // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
+  // rerouted a whole panel.
+  const p = ability(measured && rating ? rating.rating : rolePrior(spec.role));
+  const cost = input.pricer(spec, local, request);
+  let reason: string;
+  if (coldStart) reason = `no-measured-profiles tier${tier}`;
+  else if (measured) reason = `measured ${ok}/${graded} success class=${request.classKey}`;
+  else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior tier${tier}`;
+  return {
+    slug: spec.slug,
+    provider: spec.provider,
+    spec,
+    tier,
+    local,
+    resolved,
+    ability: p,
+    graded,
+    ok,
+    measured,
+    cost,
+    reason,
+    index,
+    // An unknown price sorts after every known one; it is not a reason to drop the model.
+    sortCost: cost === null ? Number.POSITIVE_INFINITY : cost / p,
+  };
+}
+
+function byLadder(a: Scored, b: Scored): number {
+  return a.tier - b.tier || compareCost(a.cost, b.cost) || a.index - b.index;
+}
+
+function byExpectedCost(a: Scored, b: Scored): number {
+  return compareNumbers(a.sortCost, b.sortCost) || Number(b.local) - Number(a.local) || a.tier - b.tier || a.index - b.index;
+}
+
+function compareCost(a: number | null, b: number | null): number {
+  return compareNumbers(a ?? Number.POSITIVE_INFINITY, b ?? Number.POSITIVE_INFINITY);
+}
+
+function compareNumbers(a: number, b: number): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+/** A pinned model opens; an avoided model steps off the opener position but stays a fallback. */
+function placePreferences(ordered: Scored[], request: RouteRequest): Scored[] {
+  let result = ordered;
+  const pinned = typeof request.pinned === 'string' ? request.pinned : request.pinned?.slug;
+  if (pinned) {
+    const at = result.findIndex((candidate) => candidate.slug === pinned);
+    const [chosen] = result.splice(at, 1);
+    if (chosen) result = [{ ...chosen, reason: `pinned by the user; ${chosen.reason}` }, ...result];
+  }
+  if (request.avoid && result[0]?.slug === request.avoid && result.length > 1 && !pinned) {
+    const [avoided, next, ...rest] = result;
+    if (avoided && next) result = [next, { ...avoided, reason: `${avoided.reason}; moved off the opener (avoid)` }, ...rest];
+  }
+  return result;
+}
+
+function pruneReason(candidate: Scored, input: RankInput, caps: ReturnType<typeof capsFor>, strict: boolean): string | null {
+  const { request, panel, snapshot } = input;
+  const spec = candidate.spec;
+  if (request.needsTools && spec.tools !== true) return 'pruned: needs tools';
+  const context = spec.context ?? input.facts.get(spec.slug)?.context;
+  if (request.contextTokens !== undefined && context !== undefined && request.contextTokens > context) {
+    return `pruned: needs context ${request.contextTokens} > ${context}`;
+  }
+  const price = knownPrice(spec, candidate.local, input.facts.get(spec.slug));
+  if (panel.maxOutputPrice !== null && price && price.output > panel.maxOutputPrice) {
+    return `pruned: output price ${price.output.toFixed(2)} > cap ${panel.maxOutputPrice.toFixed(2)}`;
+  }
+  const down = input.health.unavailableReason(spec.provider, input.now);
+  if (down) return `pruned: provider ${spec.provider} unavailable: ${down}`;
+  if (spec.maxConcurrent !== undefined) {
+    const inFlight = snapshot.inFlight(spec.slug);
+    if (inFlight >= spec.maxConcurrent) return `pruned: busy ${spec.slug} ${inFlight}/${spec.maxConcurrent} in flight`;
+  }
+  if (caps.maxConsecutivePerProvider !== null && trailingRun(input.history, spec.provider) >= caps.maxConsecutivePerProvider) {
+    return `pruned: maxConsecutivePerProvider=${caps.maxConsecutivePerProvider} reached for ${spec.provider}`;
+  }
+  if (caps.maxTotalPerProvider !== null && count(input.history, spec.provider) >= caps.maxTotalPerProvider) {
+    return `pruned: maxTotalPerProvider=${caps.maxTotalPerProvider} reached for ${spec.provider}`;
+  }
+  if (candidate.measured && candidate.ok === 0) {
+    return `pruned: measured 0/${candidate.graded} success class=${request.classKey}`;
+  }
+  if (strict && !candidate.measured) {
+    return `pruned: requireEvidence and only ${candidate.graded}/${MIN_GRADED} graded class=${request.classKey}`;
+  }
+  return null;
+}
+
+function trailingRun(history: readonly string[], provider: string): number {
+  let run = 0;
+  for (let i = history.length - 1; i >= 0 && history[i] === provider; i--) run++;
+  return run;
+}
+
+function count(history: readonly string[], provider: string): number {
+  return history.reduce((n, entry) => n + (entry === provider ? 1 : 0), 0);
+}
+
+function strip(candidate: Scored): Candidate {
+  const { index: _index, sortCost: _sortCost, ...rest } = candidate;
+  return rest;
+}

@@ -1,0 +1,353 @@
+/**
+ * The router: one routing authority per extension host (or CLI run, or replay), which ranks a call,
+ * runs its cascade, writes every decision down and folds what it learned into the ledger.
+ *
+ * @remarks
+ * The router does not know how a model is called or how an answer is checked: the caller hands it an
+ * {@link AttemptFn} that does both. That is what lets one router serve the chat participant (streaming
+ * from Ollama and the cloud), the `rung chat` CLI and the replay benchmark (reading recorded outcomes),
+ * so the policy that is measured is the policy that ships.
+ */
+import { cascades, splitClassKey } from '../classKey';
+import type { Clock } from '../clock';
+import { DECISION_ROW_VERSION, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
+import type { Ledger } from '../ledger/ledger';
+import type { Panel } from '../panel';
+import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
+import { ProviderFailure, type ModelFacts } from '../providers/provider';
+import { type Observation } from '../ratings';
+import type { Random } from '../random';
+import { isGraded, type Verdict } from '../verdict';
+import { leaveOneOut } from './difficulty';
+import { CascadePlan } from './planner';
+import { tokenPricer, type CallPricer } from './pricing';
+import { rank, RoutingError } from './rank';
+import { rolePrior } from '../ratings';
+import type { AttemptFn, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
+
+export interface RouterOptions {
+  panel: Panel;
+  ledger: Ledger;
+  clock: Clock;
+  sink: DecisionSink;
+  /** Drives exploration; seeded in the replay so a seed gives the same bytes out. */
+  random: Random;
+  health?: ProviderHealth;
+  facts?: ReadonlyMap<string, ModelFacts>;
+  pricer?: CallPricer;
+}
+
+/** How many scopes (runs, conversations) the diversity history remembers before forgetting the oldest. */
+export const MAX_SCOPES = 1_000;
+/** How many recent calls can still be settled by a later verdict (a thumbs-down after the answer). */
+export const MAX_SETTLEABLE_CALLS = 1_000;
+
+interface SettleableCall {
+  classKey: string;
+  row: DecisionRow;
+  /** Every graded outcome of the call, with the rating used, for pairing a late verdict. */
+  graded: { rating: number; success: boolean }[];
+  lastRating: number;
+  lastPrior: number;
+  lastGraded: boolean;
+}
+
+export class Router {
+  private panel: Panel;
+  private readonly ledger: Ledger;
+  private readonly clock: Clock;
+  private readonly sink: DecisionSink;
+  private readonly random: Random;
+  private readonly health: ProviderHealth;
+  private facts: ReadonlyMap<string, ModelFacts>;
+  private pricer: CallPricer;
+  private readonly history = new Map<string, string[]>();
+  private readonly settleable = new Map<string, SettleableCall>();
+
+  constructor(options: RouterOptions) {
+    this.panel = options.panel;
+    this.ledger = options.ledger;
+    this.clock = options.clock;
+    this.sink = options.sink;
+    this.random = options.random;
+    this.health = options.health ?? ALWAYS_HEALTHY;
+    this.facts = options.facts ?? new Map();
+    this.pricer = options.pricer ?? tokenPricer(this.facts);
+  }
+
+  /** Replaces the panel (the user edited it); ratings and history are kept. */
+  setPanel(panel: Panel): void {
+    this.panel = panel;
+  }
+
+  /** Replaces what providers said about their models (a catalog refresh, an Ollama listing). */
+  setFacts(facts: ReadonlyMap<string, ModelFacts>, pricer?: CallPricer): void {
+    this.facts = facts;
+    this.pricer = pricer ?? tokenPricer(facts);
+  }
+
+  getPanel(): Panel {
+    return this.panel;
+  }
+
+  /** What the router would do for this request, and why; changes nothing. */
+  rank(request: RouteRequest): Ranking {
+    const now = this.clock.now();
+    return rank({
+      request,
+      panel: this.panel,
+      snapshot: this.ledger.snapshot(now),
+      health: this.health,
+      now,
+      facts: this.facts,
+      pricer: this.pricer,
+      history: request.runId ? (this.history.get(request.runId) ?? []) : [],
+    });
+  }
+
+  /**
+   * Routes one call: rank, pick an opener (exploring now and then on verifiable calls), and walk the
+   * rungs until an answer stands.
+   *
+   * @remarks
+   * A verified failure escalates to the next rung the planner thinks worth its price; a provider error
+   * skips to the next rung and grades nobody; a stop ends the call. A `leaf` is routed once and pinned:
+   * its failure is the scheduler's to retry, not the router's to escalate.
+   */
+  async route<T>(request: RouteRequest, attempt: AttemptFn<T>, signal?: AbortSignal): Promise<RouteResult<T>> {
+    const ranking = this.rank(request);
+    const { candidates } = ranking;
+    if (candidates.length === 0) {
+      const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
+      throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
+    }
+    const snapshot = this.ledger.snapshot(this.clock.now());
+    const ratingOf = (candidate: Candidate): number => {
+      const rating = snapshot.rating(candidate.resolved, request.classKey);
+      return rating ? rating.rating : rolePrior(candidate.spec.role);
+    };
+    const plan = new CascadePlan(
+      candidates.map((candidate) => ({
+        rating: logit(candidate.ability),
+        cost: candidate.cost,
+        skippable: candidate.measured && request.pinned === undefined,
+      })),
+      this.panel.routing.tradeoff,
+    );
+
+    const order = this.chooseOrder(candidates, request, plan);
+    const escalates = cascades(request.classKey);
+    const attempts: AttemptRecord<T>[] = [];
+    const failed: number[] = [];
+    const skipped: PrunedCandidate[] = [];
+    const graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[] = [];
+    let answer: AttemptRecord<T> | undefined;
+    const { cls, shape } = splitClassKey(request.classKey);
+
+    for (let position = 0; position < order.indices.length; position++) {
+      const index = order.indices[position] as number;
+      const candidate = candidates[index] as Candidate;
+      const opener = attempts.length === 0;
+      if (!(opener && order.explore)) {
+        const step = plan.step(index, failed);
+        if (!step.try) {
+          skipped.push({
+            model: candidate.slug,
+            reason: `skipped: P(success | ${failed.length} failed)=${step.success.toFixed(3)} not worth ${formatUsd(candidate.cost)} (${this.panel.routing.tradeoff})`,
+          });
+          continue;
+        }
+      }
+      const explore = opener && order.explore;
+      const propensity = opener ? order.propensity : 1;
+      const spawnId = `${request.callId}#${attempts.length}`;
+      const started = this.clock.now();
+      this.ledger.spawnStarted({ spawnId, traceId: request.runId ?? request.callId, model: candidate.slug, startedAt: started });
+      let outcome: Awaited<ReturnType<AttemptFn<T>>>;
+      try {
+        outcome = await attempt(candidate, { attempt: attempts.length, escalation: attempts.filter((a) => a.verdict === 'fail').map((a) => a.model), signal });
+      } catch (error) {
+        outcome = failureOutcome(error);
+      } finally {
+        this.ledger.spawnEnded(spawnId, this.clock.now());
+      }
+      if (signal?.aborted && outcome.verdict !== 'pass') outcome = { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
+      const resolved = outcome.resolvedModel ?? candidate.resolved;
+      if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
+      const record: AttemptRecord<T> = {
+        ...outcome,
+        latencyMs: outcome.latencyMs ?? this.clock.now() - started,
+        model: candidate.slug,
+        rung: index,
+        explore,
+        propensity,
+        reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
+      };
+      this.sink.append(this.row(request, ranking, record, attempts, resolved, candidate, [...ranking.pruned, ...skipped], cls, shape));
+      attempts.push(record);
+      if (isGraded(outcome.verdict)) {
+        graded.push({ candidate: { ...candidate, resolved }, rating: ratingOf({ ...candidate, resolved }), success: outcome.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
+      }
+      if (outcome.verdict === 'pass' || outcome.verdict === 'unverified') {
+        answer = record;
+        break;
+      }
+      if (outcome.verdict === 'stopped') break;
+      if (outcome.verdict === 'fail') {
+        failed.push(index);
+        if (!escalates) break;
+      }
+    }
+
+    this.learn(request.classKey, graded);
+    const served = answer ?? attempts[attempts.length - 1];
+    if (served && request.runId) this.remember(request.runId, (candidates[served.rung] as Candidate).provider);
+    const last = attempts[attempts.length - 1];
+    if (last) {
+      const lastGraded = graded.find((g) => g.candidate.slug === last.model);
+      this.rememberCall(request.callId, {
+        classKey: request.classKey,
+        row: this.row(request, ranking, last, attempts.slice(0, -1), last.resolvedModel ?? (candidates[last.rung] as Candidate).resolved, candidates[last.rung] as Candidate, [...ranking.pruned, ...skipped], cls, shape),
+        graded: graded.map((g) => ({ rating: g.rating, success: g.success })),
+        lastRating: lastGraded?.rating ?? ratingOf(candidates[last.rung] as Candidate),
+        lastPrior: rolePrior((candidates[last.rung] as Candidate).spec.role),
+        lastGraded: isGraded(last.verdict),
+      });
+    }
+    return { ranking: { ...ranking, pruned: [...ranking.pruned, ...skipped] }, attempts, answer };
+  }
+
+  /**
+   * Records a verdict that arrived after the answer (a thumbs-down, an accepted edit) as a second,
+   * short row marked final. It becomes evidence only if the attempt was not graded already, so one
+   * answer never counts twice.
+   */
+  settle(callId: string, verdict: Verdict, reason: string): boolean {
+    const call = this.settleable.get(callId);
+    if (!call) return false;
+    const now = this.clock.now();
+    this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
+    if (isGraded(verdict) && !call.lastGraded) {
+      const others = call.graded;
+      const difficulty = leaveOneOut([...others, { rating: call.lastRating, success: verdict === 'pass' }]).at(-1);
+      this.ledger.observe([
+        { model: call.row.resolved ?? call.row.model, classKey: call.classKey, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now },
+      ]);
+      call.lastGraded = true;
+    }
+    return true;
+  }
+
+  /** Folds one call's graded outcomes into the ledger, each against the difficulty the others implied. */
+  private learn(classKey: string, graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[]): void {
+    if (graded.length === 0) return;
+    const difficulties = leaveOneOut(graded.map((g) => ({ rating: g.rating, success: g.success })));
+    const at = this.clock.now();
+    const observations: Observation[] = graded.map((g, i) => ({
+      model: g.candidate.resolved,
+      classKey,
+      success: g.success,
+      difficulty: difficulties[i],
+      prior: g.prior,
+      at,
+    }));
+    this.ledger.observe(observations);
+  }
+
+  /**
+   * The order the cascade walks: the ranking's, or — on an exploring call — a random opener first.
+   *
+   * @remarks
+   * Exploration buys evidence on rungs the greedy order would skip, so it happens only on verifiable
+   * calls of cascading classes, and never over a user's pin. The opener's propensity is recorded so a
+   * later estimator can weight the evidence back out.
+   */
+  private chooseOrder(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { indices: number[]; explore: boolean; propensity: number } {
+    const indices = candidates.map((_, i) => i);
+    const rate = this.panel.routing.explore;
+    const eligible = request.verifiable && cascades(request.classKey) && request.pinned === undefined && rate > 0 && candidates.length > 1;
+    if (!eligible) return { indices, explore: false, propensity: 1 };
+    const greedy = firstTried(plan, candidates.length);
+    const draw = this.random();
+    if (draw >= rate) return { indices, explore: false, propensity: 1 - rate + rate / candidates.length };
+    const pick = Math.min(candidates.length - 1, Math.floor(this.random() * candidates.length));
+    if (pick === greedy) return { indices, explore: false, propensity: 1 - rate + rate / candidates.length };
+    return { indices: [pick, ...indices.filter((i) => i !== pick)], explore: true, propensity: rate / candidates.length };
+  }
+
+  private row(
+    request: RouteRequest,
+    ranking: Ranking,
+    record: AttemptRecord,
+    before: AttemptRecord[],
+    resolved: string,
+    candidate: Candidate,
+    pruned: PrunedCandidate[],
+    cls: string,
+    shape: string | undefined,
+  ): DecisionRow {
+    return {
+      v: DECISION_ROW_VERSION,
+      at: this.clock.now(),
+      call: request.callId,
+      run: request.runId ?? null,
+      class: cls,
+      shape: shape ?? null,
+      candidates: ranking.candidates.map((c) => c.slug),
+      rung: record.rung,
+      escalation: before.filter((a) => a.verdict === 'fail').map((a) => a.model),
+      model: record.model,
+      resolved,
+      explore: record.explore,
+      propensity: record.propensity,
+      verdict: record.verdict,
+      verdictReason: record.verdictReason ?? null,
+      inputTokens: record.inputTokens ?? null,
+      outputTokens: record.outputTokens ?? null,
+      cost: record.cost ?? null,
+      latencyMs: record.latencyMs ?? null,
+      reason: record.reason,
+      mode: candidate.local ? 'local' : 'cloud',
+      pruned,
+      final: false,
+    };
+  }
+
+  private remember(runId: string, provider: string): void {
+    const list = this.history.get(runId) ?? [];
+    list.push(provider);
+    this.history.delete(runId);
+    this.history.set(runId, list);
+    if (this.history.size > MAX_SCOPES) this.history.delete(this.history.keys().next().value as string);
+  }
+
+  private rememberCall(callId: string, call: SettleableCall): void {
+    this.settleable.delete(callId);
+    this.settleable.set(callId, call);
+    if (this.settleable.size > MAX_SETTLEABLE_CALLS) this.settleable.delete(this.settleable.keys().next().value as string);
+  }
+}
+
+/** The index of the first rung the plan would try with no failures yet. */
+function firstTried(plan: CascadePlan, length: number): number {
+  for (let i = 0; i < length; i++) if (plan.step(i, []).try) return i;
+  return 0;
+}
+
+/** Maps a thrown failure to a verdict that grades nobody. */
+function failureOutcome(error: unknown): { verdict: Verdict; verdictReason: string } {
+  if (error instanceof ProviderFailure) {
+    return { verdict: error.kind === 'stopped' ? 'stopped' : 'provider-error', verdictReason: `${error.kind}: ${error.message}` };
+  }
+  if (error instanceof Error && error.name === 'AbortError') return { verdict: 'stopped', verdictReason: 'stopped by the user' };
+  return { verdict: 'provider-error', verdictReason: `provider-error: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+function logit(p: number): number {
+  const clamped = Math.min(1 - 1e-9, Math.max(1e-9, p));
+  return Math.log(clamped / (1 - clamped));
+}
+
+function formatUsd(cost: number | null): string {
+  return cost === null ? 'an unknown price' : `$${cost.toPrecision(3)}`;
+}
