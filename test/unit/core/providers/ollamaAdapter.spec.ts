@@ -143,6 +143,29 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/llama runner process has terminated/);
   });
 
+  it('treats a busy server (503) as a provider error that names its cause', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-503-server-busy.json')));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('ollama: server error (503): server busy, please try again.  maximum pending requests exceeded');
+  });
+
+  it('gives up on a stream that falls silent after it started', async () => {
+    const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
+    const { adapter } = await adapterFor(
+      (s) =>
+        s.on('POST', '/api/chat', (response) => {
+          response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+          response.write(`${first}\n`);
+        }),
+      { idleTimeoutMs: 50 },
+    );
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/silent for 50 ms/);
+    expect(text(parts)).toBe('{"');
+  });
+
   it('assembles a huge answer streamed in many lines', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) =>
       JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: `word${index} ` }, done: false }),

@@ -226,6 +226,16 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(seen).toBe(1);
   });
 
+  it('calls a base URL where nothing listens unavailable', async () => {
+    server = new WireServer();
+    const url = await server.start();
+    await server.close();
+    const adapter = new OpenAiCompatibleAdapter({ name: 'local', baseUrl: `${url}/v1`, clock: new ManualClock(), apiKey: KEY });
+    const { error } = await collect(adapter.chat('llama', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).message).toMatch(/^local: no server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+  });
+
   it('ends with stopped when the signal was aborted before the call', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], { signal: AbortSignal.abort() }));
