@@ -32,6 +32,23 @@ export const PRIOR_VARIANCE = 9;
  */
 export const DIFFICULTY_SD_LOGITS = 1.5;
 
+/**
+ * The prior share of calls in a class that no model can answer.
+ *
+ * @remarks
+ * 3.8% of the recorded prompts were answered by none of nine models; 5% leaves room for classes
+ * harder than those benchmarks. See routing/difficulty.ts for why the mass is there at all.
+ */
+export const UNANSWERABLE_SHARE = 0.05;
+
+/** What a call's other attempts said about its difficulty: a normal over logits, and the chance nobody can answer it. */
+export interface Difficulty {
+  mean: number;
+  sd: number;
+  /** Probability the call is unanswerable; 0 when absent. */
+  unanswerable?: number;
+}
+
 /** What is known about one model at one class key. */
 export interface Rating {
   /** Logits; ability is its logistic. */
@@ -52,7 +69,7 @@ export interface Observation {
    * What the call's other attempts said about its difficulty (logits, mean and spread), excluding this
    * attempt. Absent: the class prior, N(0, {@link DIFFICULTY_SD_LOGITS}²).
    */
-  difficulty?: { mean: number; sd: number };
+  difficulty?: Difficulty;
   /** How much of the outcome was about the model, 0–1; 1 when absent. */
   weight?: number;
   /** The cold-start rating to begin from if the ledger knows nothing of this model and class. */
@@ -97,9 +114,9 @@ export function rolePrior(role: Role | undefined): number {
  * The probit approximation of the logistic-normal integral (MacKay 1992): exact enough for ordering
  * rungs, and a closed form, so an update costs no quadrature.
  */
-export function expectedSuccess(rating: number, difficulty: { mean: number; sd: number } = { mean: 0, sd: DIFFICULTY_SD_LOGITS }): number {
+export function expectedSuccess(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
-  return logistic((rating - difficulty.mean) / scale);
+  return (1 - (difficulty.unanswerable ?? 0)) * logistic((rating - difficulty.mean) / scale);
 }
 
 /**

@@ -9,8 +9,15 @@
  * rating is updated against the difficulty the *other* rungs implied (a leave-one-out posterior), and
  * the cascade asks "how likely is the next rung to succeed, given that these rungs just failed?".
  * Which rungs try a call depends only on outcomes already seen, so this likelihood stays unbiased.
+ *
+ * The difficulty prior is a normal spread plus a small mass of *unanswerable* calls, which every model
+ * fails (3.8% of the recorded prompts were answered by none of nine models; a broken question, a wrong
+ * key). Without that mass the only way the model can explain a call that eight rungs failed is a very
+ * hard call a strong model should still sometimes solve, so the dear rungs — which see little else —
+ * were rated down for failing calls nobody could answer. With it, a long run of failures shifts belief
+ * towards "unanswerable", which is also what lets the planner stop climbing.
  */
-import { DIFFICULTY_SD_LOGITS, logistic } from '../ratings';
+import { DIFFICULTY_SD_LOGITS, logistic, UNANSWERABLE_SHARE, type Difficulty } from '../ratings';
 
 /** Difficulty grid, logits: ±6 covers the ±4 sd of the class prior, and ratings are clamped to ±6. */
 const GRID_LIMIT_LOGITS = 6;
@@ -28,17 +35,27 @@ export interface PairedOutcome {
   success: boolean;
 }
 
-/** The class prior over difficulty, as normalised weights on {@link DIFFICULTY_GRID}. */
-export function priorWeights(sd: number = DIFFICULTY_SD_LOGITS): Float64Array {
-  const weights = new Float64Array(DIFFICULTY_GRID.length);
+/**
+ * The class prior over difficulty: normalised weights on {@link DIFFICULTY_GRID}, then one more weight
+ * for the unanswerable calls.
+ */
+export function priorWeights(sd: number = DIFFICULTY_SD_LOGITS, unanswerable: number = UNANSWERABLE_SHARE): Float64Array {
+  const points = DIFFICULTY_GRID.length;
+  const weights = new Float64Array(points + 1);
   let total = 0;
-  for (let i = 0; i < weights.length; i++) {
+  for (let i = 0; i < points; i++) {
     const z = (DIFFICULTY_GRID[i] as number) / sd;
     weights[i] = Math.exp(-0.5 * z * z);
     total += weights[i] as number;
   }
-  for (let i = 0; i < weights.length; i++) weights[i] = (weights[i] as number) / total;
+  for (let i = 0; i < points; i++) weights[i] = ((weights[i] as number) / total) * (1 - unanswerable);
+  weights[points] = unanswerable;
   return weights;
+}
+
+/** P(success) at grid point `i`; the last point is the unanswerable call, which nobody answers. */
+function successAt(rating: number, i: number): number {
+  return i < DIFFICULTY_GRID.length ? logistic(rating - (DIFFICULTY_GRID[i] as number)) : 0;
 }
 
 const PRIOR = priorWeights();
@@ -48,7 +65,7 @@ export function condition(weights: Float64Array, outcome: PairedOutcome): Float6
   const next = new Float64Array(weights.length);
   let total = 0;
   for (let i = 0; i < weights.length; i++) {
-    const p = logistic(outcome.rating - (DIFFICULTY_GRID[i] as number));
+    const p = successAt(outcome.rating, i);
     next[i] = (weights[i] as number) * (outcome.success ? p : 1 - p);
     total += next[i] as number;
   }
@@ -60,20 +77,26 @@ export function condition(weights: Float64Array, outcome: PairedOutcome): Float6
 /** P(success) of a model rated `rating` on a call whose difficulty has these weights. */
 export function successProbability(weights: Float64Array, rating: number): number {
   let p = 0;
-  for (let i = 0; i < weights.length; i++) p += (weights[i] as number) * logistic(rating - (DIFFICULTY_GRID[i] as number));
+  for (let i = 0; i < weights.length; i++) p += (weights[i] as number) * successAt(rating, i);
   return p;
 }
 
-export function summarise(weights: Float64Array): { mean: number; sd: number } {
+/** Compresses weights to what an observation carries: the answerable part as a normal, and the unanswerable share. */
+export function summarise(weights: Float64Array): Difficulty {
+  const points = DIFFICULTY_GRID.length;
+  const unanswerable = weights[points] ?? 0;
+  const answerable = 1 - unanswerable;
+  if (answerable <= 1e-12) return { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: 1 };
   let mean = 0;
-  for (let i = 0; i < weights.length; i++) mean += (weights[i] as number) * (DIFFICULTY_GRID[i] as number);
+  for (let i = 0; i < points; i++) mean += (weights[i] as number) * (DIFFICULTY_GRID[i] as number);
+  mean /= answerable;
   let variance = 0;
-  for (let i = 0; i < weights.length; i++) variance += (weights[i] as number) * ((DIFFICULTY_GRID[i] as number) - mean) ** 2;
-  return { mean, sd: Math.sqrt(variance) };
+  for (let i = 0; i < points; i++) variance += (weights[i] as number) * ((DIFFICULTY_GRID[i] as number) - mean) ** 2;
+  return { mean, sd: Math.sqrt(variance / answerable), unanswerable };
 }
 
 /** For each outcome, the call's difficulty as every *other* outcome on the call implies it. */
-export function leaveOneOut(outcomes: readonly PairedOutcome[]): { mean: number; sd: number }[] {
+export function leaveOneOut(outcomes: readonly PairedOutcome[]): Difficulty[] {
   return outcomes.map((_, index) => {
     let weights = PRIOR;
     outcomes.forEach((other, j) => {

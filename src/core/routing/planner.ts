@@ -1,17 +1,20 @@
 /**
- * The cascade planner: given the rungs in order and the failures so far on this call, is the next rung
- * worth trying?
+ * The cascade planner: given the failures so far on this call, which rung to try next — or whether to
+ * stop climbing.
  *
  * @remarks
  * A plain cheapest-first cascade reaches the oracle's accuracy on the recorded outcomes but spends 26%
- * of the best single model's cost against the oracle's 7%: the rest is paid for rungs that fail. The
- * planner prices that: each rung costs its price and succeeds with the probability the paired evidence
- * gives it *given the failures already seen on this call*, and an unanswered call costs
- * {@link FAILURE_COST_MULTIPLE} times the dearest rung. A short dynamic programme over the remaining
- * rungs (at most 2^n states for n rungs, each a 49-point sum) says whether trying beats skipping.
+ * of the best single model's cost against the oracle's 7%: the rest is paid for rungs that fail, and
+ * most of it for calls no model can answer, which climb the whole ladder. The planner prices that.
+ * Each rung costs its price and succeeds with the probability the paired evidence gives it *given the
+ * failures already seen on this call* (a call three rungs failed is a hard call, and the next rung's
+ * chance shrinks accordingly). The next rung is the one with the least expected cost of a verified
+ * success, price over that probability — the order that is optimal for independent trials, re-taken
+ * after every failure because the trials are not independent. Climbing stops when the expected cost of
+ * going on exceeds what an unanswered call costs: {@link FAILURE_COST_MULTIPLE} times the dearest rung.
  *
- * Only measured rungs (at least MIN_GRADED graded observations in the class) may be skipped: below the
- * gate the plain cascade runs, because nothing is known yet and one bad streak must not reroute a class.
+ * Below the gate of graded evidence a rung is never given up on: the planner may order it by its prior,
+ * but the call does not stop while an unmeasured rung remains, so one bad streak cannot reroute a class.
  */
 import type { Tradeoff } from '../panel';
 import { classPrior, condition, successProbability } from './difficulty';
@@ -20,39 +23,34 @@ import { classPrior, condition, successProbability } from './difficulty';
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
  *
  * @remarks
- * `quality` keeps climbing while a rung's chance of success, given the failures so far, is above
- * roughly one in {@link FAILURE_COST_MULTIPLE.quality} per unit of its relative price; `economy` gives
- * up sooner. Both were read off the recorded outcomes (BENCHMARKS.md), not derived.
+ * `quality` keeps climbing while the expected cost of the rest of the climb is under 25 dearest-rung
+ * prices: on the recorded outcomes it stops only on calls that are almost certainly hopeless.
+ * `economy` gives up sooner, trading a little accuracy for a lot of cost. Both were read off the
+ * recorded outcomes (BENCHMARKS.md shows the curve), not derived.
  */
-export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 40, economy: 4 };
-
-/** The most rungs the planner looks ahead over; beyond this the remaining rungs are always tried. */
-export const MAX_PLANNED_RUNGS = 12;
+export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 25, economy: 3 };
 
 export interface PlannedRung {
   /** Rating (logits) the planner believes: measured, or the prior below the gate. */
   rating: number;
   /** USD for this call; null when unknown. */
   cost: number | null;
-  /** Whether the rung may be skipped (it has passed the gate of graded evidence). */
-  skippable: boolean;
+  /** Whether the call may stop before this rung is tried (it has passed the gate of graded evidence). */
+  measured: boolean;
 }
 
 export interface PlanStep {
-  try: boolean;
-  /** P(success) of this rung given the failures so far. */
+  /** The rung to try next, or null to stop climbing. */
+  next: number | null;
+  /** P(success) of that rung given the failures so far. */
   success: number;
-  /** Expected cost from here on if tried, and if skipped (USD plus the failure penalty). */
-  valueIfTried: number;
-  valueIfSkipped: number;
+  /** Expected cost of going on (USD plus the failure penalty), and of stopping now. */
+  valueIfContinued: number;
+  valueIfStopped: number;
 }
 
-/**
- * Plans one call's cascade. Create one per call; ask {@link CascadePlan.step} rung by rung, telling it
- * which earlier rungs failed.
- */
+/** Plans one call's cascade over its rungs (indices into the ranking's candidates). */
 export class CascadePlan {
-  private readonly memo = new Map<number, number>();
   private readonly costs: number[];
   private readonly penalty: number;
 
@@ -67,39 +65,43 @@ export class CascadePlan {
     this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearest;
   }
 
-  /** Whether to try rung `index`, given the indices of the earlier rungs that were tried and failed. */
-  step(index: number, failed: readonly number[]): PlanStep {
+  /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */
+  step(tried: readonly number[], failed: readonly number[]): PlanStep {
     let weights = classPrior();
-    let mask = 0;
-    for (const f of failed) {
-      const rung = this.rungs[f];
-      if (!rung || f >= MAX_PLANNED_RUNGS) continue;
-      weights = condition(weights, { rating: rung.rating, success: false });
-      mask |= 1 << f;
+    for (const index of failed) {
+      const rung = this.rungs[index];
+      if (rung) weights = condition(weights, { rating: rung.rating, success: false });
     }
-    const rung = this.rungs[index];
-    if (!rung) return { try: false, success: 0, valueIfTried: Infinity, valueIfSkipped: this.penalty };
-    const success = successProbability(weights, rung.rating);
-    if (!rung.skippable || index >= MAX_PLANNED_RUNGS || this.penalty === 0) {
-      return { try: true, success, valueIfTried: NaN, valueIfSkipped: NaN };
-    }
-    const afterFail = condition(weights, { rating: rung.rating, success: false });
-    const valueIfTried = (this.costs[index] as number) + (1 - success) * this.value(index + 1, mask | (1 << index), afterFail);
-    const valueIfSkipped = this.value(index + 1, mask, weights);
-    return { try: valueIfTried <= valueIfSkipped, success, valueIfTried, valueIfSkipped };
+    const remaining = this.rungs.map((_, index) => index).filter((index) => !tried.includes(index));
+    const { next, success, value } = this.climb(remaining, weights);
+    if (next === null) return { next: null, success: 0, valueIfContinued: this.penalty, valueIfStopped: this.penalty };
+    const mustGoOn = remaining.some((index) => !(this.rungs[index] as PlannedRung).measured);
+    if (!mustGoOn && value > this.penalty) return { next: null, success, valueIfContinued: value, valueIfStopped: this.penalty };
+    return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
   }
 
-  /** Least expected cost from rung `index` on, with difficulty weights after the failures in `mask`. */
-  private value(index: number, mask: number, weights: Float64Array): number {
-    if (index >= this.rungs.length || index >= MAX_PLANNED_RUNGS) return this.penalty;
-    const key = mask * 16 + index;
-    const cached = this.memo.get(key);
-    if (cached !== undefined) return cached;
-    const rung = this.rungs[index] as PlannedRung;
-    const success = successProbability(weights, rung.rating);
-    const tried = (this.costs[index] as number) + (1 - success) * this.value(index + 1, mask | (1 << index), condition(weights, { rating: rung.rating, success: false }));
-    const result = rung.skippable ? Math.min(tried, this.value(index + 1, mask, weights)) : tried;
-    this.memo.set(key, result);
-    return result;
+  /**
+   * The greedy rung from `remaining` and the expected cost of climbing on from here by the same rule
+   * (stopping wherever stopping is cheaper and allowed).
+   */
+  private climb(remaining: number[], weights: Float64Array): { next: number | null; success: number; value: number } {
+    if (remaining.length === 0) return { next: null, success: 0, value: this.penalty };
+    let best = -1;
+    let bestRatio = Number.POSITIVE_INFINITY;
+    let bestSuccess = 0;
+    for (const index of remaining) {
+      const p = successProbability(weights, (this.rungs[index] as PlannedRung).rating);
+      const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
+      if (ratio < bestRatio) {
+        best = index;
+        bestRatio = ratio;
+        bestSuccess = p;
+      }
+    }
+    const rest = remaining.filter((index) => index !== best);
+    const after = this.climb(rest, condition(weights, { rating: (this.rungs[best] as PlannedRung).rating, success: false }));
+    const mustGoOn = rest.some((index) => !(this.rungs[index] as PlannedRung).measured);
+    const continuation = mustGoOn ? after.value : Math.min(after.value, this.penalty);
+    return { next: best, success: bestSuccess, value: (this.costs[best] as number) + (1 - bestSuccess) * continuation };
   }
 }

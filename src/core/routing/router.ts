@@ -23,7 +23,7 @@ import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { rolePrior } from '../ratings';
-import type { AttemptFn, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
+import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
 
 export interface RouterOptions {
   panel: Panel;
@@ -127,43 +127,43 @@ export class Router {
       return rating ? rating.rating : rolePrior(candidate.spec.role);
     };
     const plan = new CascadePlan(
-      candidates.map((candidate) => ({
-        rating: logit(candidate.ability),
-        cost: candidate.cost,
-        skippable: candidate.measured && request.pinned === undefined,
-      })),
+      candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
       this.panel.routing.tradeoff,
     );
 
-    const order = this.chooseOrder(candidates, request, plan);
+    const opener = this.chooseOpener(candidates, request, plan);
     const escalates = cascades(request.classKey);
     const attempts: AttemptRecord<T>[] = [];
+    const tried: number[] = [];
     const failed: number[] = [];
     const skipped: PrunedCandidate[] = [];
     const graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[] = [];
     let answer: AttemptRecord<T> | undefined;
     const { cls, shape } = splitClassKey(request.classKey);
 
-    for (let position = 0; position < order.indices.length; position++) {
-      const index = order.indices[position] as number;
-      const candidate = candidates[index] as Candidate;
-      const opener = attempts.length === 0;
-      if (!(opener && order.explore)) {
-        const step = plan.step(index, failed);
-        if (!step.try) {
-          skipped.push({
-            model: candidate.slug,
-            reason: `skipped: P(success | ${failed.length} failed)=${step.success.toFixed(3)} not worth ${formatUsd(candidate.cost)} (${this.panel.routing.tradeoff})`,
+    while (tried.length < candidates.length) {
+      const first = attempts.length === 0;
+      let index: number;
+      if (first) {
+        index = opener.index;
+      } else {
+        const step = plan.step(tried, failed);
+        if (step.next === null) {
+          const why = `skipped: stopped climbing after ${failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
+          candidates.forEach((candidate, i) => {
+            if (!tried.includes(i)) skipped.push({ model: candidate.slug, reason: why });
           });
-          continue;
+          break;
         }
+        index = step.next;
       }
-      const explore = opener && order.explore;
-      const propensity = opener ? order.propensity : 1;
+      const candidate = candidates[index] as Candidate;
+      const explore = first && opener.explore;
+      const propensity = first ? opener.propensity : 1;
       const spawnId = `${request.callId}#${attempts.length}`;
       const started = this.clock.now();
       this.ledger.spawnStarted({ spawnId, traceId: request.runId ?? request.callId, model: candidate.slug, startedAt: started });
-      let outcome: Awaited<ReturnType<AttemptFn<T>>>;
+      let outcome: AttemptOutcome<T>;
       try {
         outcome = await attempt(candidate, { attempt: attempts.length, escalation: attempts.filter((a) => a.verdict === 'fail').map((a) => a.model), signal });
       } catch (error) {
@@ -185,8 +185,10 @@ export class Router {
       };
       this.sink.append(this.row(request, ranking, record, attempts, resolved, candidate, [...ranking.pruned, ...skipped], cls, shape));
       attempts.push(record);
+      tried.push(index);
       if (isGraded(outcome.verdict)) {
-        graded.push({ candidate: { ...candidate, resolved }, rating: ratingOf({ ...candidate, resolved }), success: outcome.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
+        const servedBy = { ...candidate, resolved };
+        graded.push({ candidate: servedBy, rating: ratingOf(servedBy), success: outcome.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
       }
       if (outcome.verdict === 'pass' || outcome.verdict === 'unverified') {
         answer = record;
@@ -255,24 +257,25 @@ export class Router {
   }
 
   /**
-   * The order the cascade walks: the ranking's, or — on an exploring call — a random opener first.
+   * The first rung: the planner's, or — on an exploring call — one drawn uniformly from the chain.
    *
    * @remarks
-   * Exploration buys evidence on rungs the greedy order would skip, so it happens only on verifiable
-   * calls of cascading classes, and never over a user's pin. The opener's propensity is recorded so a
-   * later estimator can weight the evidence back out.
+   * Exploration buys evidence on rungs the greedy order would not open with, so it happens only on
+   * verifiable calls of cascading classes, and never over a user's pin (a pinned model always opens).
+   * The opener's propensity is recorded so a later estimator can weight the evidence back out.
    */
-  private chooseOrder(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { indices: number[]; explore: boolean; propensity: number } {
-    const indices = candidates.map((_, i) => i);
+  private chooseOpener(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { index: number; explore: boolean; propensity: number } {
+    if (request.pinned !== undefined) return { index: 0, explore: false, propensity: 1 };
+    const greedy = plan.step([], []).next ?? 0;
     const rate = this.panel.routing.explore;
-    const eligible = request.verifiable && cascades(request.classKey) && request.pinned === undefined && rate > 0 && candidates.length > 1;
-    if (!eligible) return { indices, explore: false, propensity: 1 };
-    const greedy = firstTried(plan, candidates.length);
-    const draw = this.random();
-    if (draw >= rate) return { indices, explore: false, propensity: 1 - rate + rate / candidates.length };
-    const pick = Math.min(candidates.length - 1, Math.floor(this.random() * candidates.length));
-    if (pick === greedy) return { indices, explore: false, propensity: 1 - rate + rate / candidates.length };
-    return { indices: [pick, ...indices.filter((i) => i !== pick)], explore: true, propensity: rate / candidates.length };
+    const k = candidates.length;
+    const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && k > 1;
+    if (!eligible) return { index: greedy, explore: false, propensity: 1 };
+    const greedyPropensity = 1 - rate + rate / k;
+    if (this.random() >= rate) return { index: greedy, explore: false, propensity: greedyPropensity };
+    const pick = Math.min(k - 1, Math.floor(this.random() * k));
+    if (pick === greedy) return { index: greedy, explore: false, propensity: greedyPropensity };
+    return { index: pick, explore: true, propensity: rate / k };
   }
 
   private row(
@@ -326,12 +329,6 @@ export class Router {
     this.settleable.set(callId, call);
     if (this.settleable.size > MAX_SETTLEABLE_CALLS) this.settleable.delete(this.settleable.keys().next().value as string);
   }
-}
-
-/** The index of the first rung the plan would try with no failures yet. */
-function firstTried(plan: CascadePlan, length: number): number {
-  for (let i = 0; i < length; i++) if (plan.step(i, []).try) return i;
-  return 0;
 }
 
 /** Maps a thrown failure to a verdict that grades nobody. */
