@@ -236,5 +236,5 @@ function buildVerifier(options: { schema: unknown; command: string | undefined; 
   if (options.schema !== undefined) verifiers.push(new StructuredOutputVerifier({ schema: options.schema }));
   if (options.classKey.startsWith('edit')) verifiers.push(new CodeSyntaxVerifier());
   if (options.command) verifiers.push(new CommandVerifier({ command: options.command, cwd: options.cwd }));
-  return new AllVerifiers(verifiers);
+  return new AllVerifiers({ verifiers });
 }

@@ -10,9 +10,11 @@ import type { Answer, Check, Verifier } from './verifier';
 
 export class AllVerifiers implements Verifier {
   readonly name: string;
+  private readonly verifiers: readonly Verifier[];
 
-  constructor(private readonly verifiers: readonly Verifier[]) {
-    this.name = verifiers.map((verifier) => verifier.name).join('+') || 'none';
+  constructor(options: { verifiers: readonly Verifier[] }) {
+    this.verifiers = options.verifiers;
+    this.name = options.verifiers.map((verifier) => verifier.name).join('+') || 'none';
   }
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {

@@ -36,20 +36,19 @@ describe('userVerdict', () => {
 describe('AllVerifiers', () => {
   it('fails on the first failure and does not run the checks after it', async () => {
     const later = new FixedVerifier('command', { verdict: 'pass', reason: 'exited 0' });
-    const check = await new AllVerifiers([new FixedVerifier('structured-output', { verdict: 'fail', reason: 'no JSON' }), later]).verify(answer);
+    const check = await new AllVerifiers({ verifiers: [new FixedVerifier('structured-output', { verdict: 'fail', reason: 'no JSON' }), later] }).verify(answer);
     expect(check).toEqual({ verdict: 'fail', reason: 'structured-output: no JSON' });
     expect(later.calls).toBe(0);
   });
 
   it('passes when one check passed and the others could not judge', async () => {
-    const check = await new AllVerifiers([
-      new FixedVerifier('structured-output', { verdict: 'pass', reason: 'matches' }),
-      new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' }),
-    ]).verify(answer);
+    const check = await new AllVerifiers({
+      verifiers: [new FixedVerifier('structured-output', { verdict: 'pass', reason: 'matches' }), new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' })],
+    }).verify(answer);
     expect(check).toEqual({ verdict: 'pass', reason: 'structured-output: matches; command: timed out' });
   });
 
   it('calls an answer with no verifier unverified', async () => {
-    expect(await new AllVerifiers([]).verify(answer)).toEqual({ verdict: 'unverified', reason: 'no verifier configured' });
+    expect(await new AllVerifiers({ verifiers: [] }).verify(answer)).toEqual({ verdict: 'unverified', reason: 'no verifier configured' });
   });
 });
