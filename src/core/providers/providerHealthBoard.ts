@@ -46,7 +46,7 @@ export class ProviderHealthBoard implements ProviderHealth {
       this.marks.delete(provider);
       return;
     }
-    this.marks.set(provider, { reason: `unavailable: ${reason ?? 'probe failed'}` });
+    this.marks.set(provider, { reason: reason ?? 'probe failed' });
   }
 
   /** A call went through: whatever was marked is over. */
@@ -66,7 +66,7 @@ export class ProviderHealthBoard implements ProviderHealth {
       const wait = failure.details.retryAfterMs ?? SERVER_ERROR_COOL_DOWN_MS;
       this.marks.set(provider, { reason: `cooling down after ${status} for ${wait} ms`, until: now + wait });
     } else if (failure.kind === 'unavailable' && (status === undefined || status === 401 || status === 403)) {
-      this.marks.set(provider, { reason: `unavailable: ${failure.message}` });
+      this.marks.set(provider, { reason: failure.message });
     }
   }
 }

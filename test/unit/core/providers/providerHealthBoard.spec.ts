@@ -25,7 +25,7 @@ describe('ProviderHealthBoard', () => {
     const clock = new ManualClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordProbe('ollama', false, 'no server at http://127.0.0.1:11434 (ECONNREFUSED)');
-    expect(board.unavailableReason('ollama', clock.now() + 3_600_000)).toBe('unavailable: no server at http://127.0.0.1:11434 (ECONNREFUSED)');
+    expect(board.unavailableReason('ollama', clock.now() + 3_600_000)).toBe('no server at http://127.0.0.1:11434 (ECONNREFUSED)');
     board.recordProbe('ollama', true);
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
   });
@@ -36,7 +36,7 @@ describe('ProviderHealthBoard', () => {
     board.recordFailure('ollama', new ProviderUnavailable('model qwen9:1b is not pulled', { status: 404 }));
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
     board.recordFailure('openai', new ProviderUnavailable('openai: the API key was rejected (401)', { status: 401 }));
-    expect(board.unavailableReason('openai', clock.now())).toBe('unavailable: openai: the API key was rejected (401)');
+    expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
   });
 
   it('learns nothing about a provider from a user stop', () => {
