@@ -13,16 +13,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Catalog, loadCatalog } from '../core/catalog/catalog';
 import { providerAttempt, type ChatAnswer } from '../core/chat/providerAttempt';
 import { shaped } from '../core/classKey';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
 import { apiKeyVariable, defaultProviders, PanelError, parsePanelText, type Panel } from '../core/panel';
-import { OllamaAdapter } from '../core/providers/ollamaAdapter';
-import { OpenAiCompatibleAdapter } from '../core/providers/openAiCompatibleAdapter';
+import { connectProviders } from '../core/providers/connectProviders';
 import { ProviderHealthBoard } from '../core/providers/providerHealthBoard';
-import { ProviderFailure, type ChatMessage, type ModelFacts, type ProviderAdapter } from '../core/providers/provider';
+import { ProviderFailure, type ChatMessage } from '../core/providers/provider';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { Router } from '../core/routing/router';
@@ -75,7 +73,15 @@ export async function runChatCommand(argv: string[], io: ChatIo): Promise<number
   const note = (text: string): void => (json ? io.stderr(`${text}\n`) : io.stdout(`\n\n${text}\n\n`));
 
   const health = new ProviderHealthBoard({ clock: io.clock });
-  const { adapters, facts } = await connect(panel, io, health);
+  const { adapters, facts } = await connectProviders({
+    panel,
+    clock: io.clock,
+    health,
+    keyFor: (provider) => io.env[apiKeyVariable(provider)],
+    keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
+    catalogPath: (provider) => join(io.cwd, '.rung', `catalog-${provider}.json`),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
   const verifier = buildVerifier({ schema, command: parsed.verifyCommand, classKey, cwd: io.cwd });
   const messages: ChatMessage[] = [];
   if (schema !== undefined) {
@@ -185,49 +191,6 @@ function readText(path: string, io: CliIo, flag: string): string {
   } catch (error) {
     throw new UsageError(`cannot read ${flag} ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-}
-
-/**
- * An adapter for every provider the panel's models use, probed once so the ranking sees who is there;
- * what the providers say about their models (Ollama's sizes, a catalog's prices) becomes facts.
- */
-async function connect(panel: Panel, io: ChatIo, health: ProviderHealthBoard): Promise<{ adapters: Map<string, ProviderAdapter>; facts: Map<string, ModelFacts> }> {
-  const adapters = new Map<string, ProviderAdapter>();
-  const facts = new Map<string, ModelFacts>();
-  const used = [...new Set(panel.models.map((model) => model.provider))];
-  await Promise.all(
-    used.map(async (name) => {
-      const config = panel.providers[name];
-      if (!config?.baseUrl) {
-        health.recordProbe(name, false, `provider kind ${config?.kind ?? 'unknown'} is not available in the CLI`);
-        return;
-      }
-      if (config.kind === 'ollama') {
-        const adapter = new OllamaAdapter({ name, baseUrl: config.baseUrl, clock: io.clock });
-        adapters.set(name, adapter);
-        const probe = await adapter.probe(io.signal);
-        health.recordProbe(name, probe.ok, probe.reason);
-        for (const model of probe.models) facts.set(model.slug, model);
-      } else if (config.kind === 'openai-compatible') {
-        const variable = apiKeyVariable(name);
-        const apiKey = io.env[variable] || undefined;
-        const catalog = apiKey
-          ? await loadCatalog({ baseUrl: config.baseUrl, cachePath: join(io.cwd, '.rung', `catalog-${name}.json`), clock: io.clock, apiKey, signal: io.signal })
-          : Catalog.empty();
-        const adapter = new OpenAiCompatibleAdapter({ name, baseUrl: config.baseUrl, clock: io.clock, apiKey, keyHint: `set ${variable}`, catalog });
-        adapters.set(name, adapter);
-        const missing = adapter.missingKey();
-        health.recordProbe(name, missing === null, missing ?? undefined);
-        for (const model of panel.models.filter((spec) => spec.provider === name)) {
-          const known = catalog.facts(model.slug);
-          if (known) facts.set(model.slug, known);
-        }
-      } else {
-        health.recordProbe(name, false, `provider kind ${config.kind} is not available in the CLI`);
-      }
-    }),
-  );
-  return { adapters, facts };
 }
 
 /** The checks a call gets: the schema if one was given, the command if one was given, code syntax for edits. */

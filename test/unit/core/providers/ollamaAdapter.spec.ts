@@ -71,6 +71,21 @@ describe('OllamaAdapter', () => {
     expect(text(parts)).toBe('42');
   });
 
+  it('sends earlier tool calls back with object arguments and answers them by tool name', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))));
+    const history = [
+      ...user,
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_0', name: 'read_file', arguments: '{"path":"a.ts"}' }] },
+      { role: 'tool' as const, content: 'export const a = 1;', toolCallId: 'call_0' },
+    ];
+    await collect(adapter.chat('qwen3:14b', history, [], {}));
+    const sent = JSON.parse(server.requests.find((request) => request.path === '/api/chat')?.body ?? '{}');
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'read_file', arguments: { path: 'a.ts' } } }] },
+      { role: 'tool', content: 'export const a = 1;', tool_name: 'read_file' },
+    ]);
+  });
+
   it('reports tool calls with their arguments as JSON text and finishes with tool-calls', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-tool-calls.ndjson'))));
     const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));

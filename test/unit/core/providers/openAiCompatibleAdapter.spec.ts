@@ -76,6 +76,20 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(JSON.parse(server.requests[0]?.body ?? '{}').reasoning).toBeUndefined();
   });
 
+  it('sends earlier tool calls back and answers them by call id', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    const history = [
+      ...user,
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_Vn3k', name: 'read_file', arguments: '{"path":"a.ts"}' }] },
+      { role: 'tool' as const, content: 'export const a = 1;', toolCallId: 'call_Vn3k' },
+    ];
+    await collect(adapter.chat('openai/gpt-4o-mini', history, [], {}));
+    expect(JSON.parse(server.requests[0]?.body ?? '{}').messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_Vn3k', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      { role: 'tool', content: 'export const a = 1;', tool_call_id: 'call_Vn3k' },
+    ]);
+  });
+
   it('assembles tool calls from incremental argument deltas', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-tool-calls.sse'), sse));
     const tool = { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
