@@ -172,6 +172,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     if (!state.done && data.length) yield* this.event(data.join('\n'), lineNumber, state, scrub);
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
+    // A stream that ends after its finish reason but before [DONE] still carried a whole answer (only
+    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut.
     if (!state.done && state.finishReason === undefined) {
       throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without a finish reason or [DONE]`, { provider: this.name });
     }
