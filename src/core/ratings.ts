@@ -66,8 +66,8 @@ export interface Observation {
   classKey: string;
   success: boolean;
   /**
-   * What the call's other attempts said about its difficulty (logits, mean and spread), excluding this
-   * attempt. Absent: the class prior, N(0, {@link DIFFICULTY_SD_LOGITS}²).
+   * What the call's graded attempts, this one included, said about its difficulty. Absent: the class
+   * prior, N(0, {@link DIFFICULTY_SD_LOGITS}²) with its unanswerable share.
    */
   difficulty?: Difficulty;
   /** How much of the outcome was about the model, 0–1; 1 when absent. */
@@ -124,7 +124,7 @@ export function expectedSuccess(rating: number, difficulty: Difficulty = { mean:
  *
  * @remarks
  * The move is rate(n) × (observed − expected − rating / (9 (n+1))), scaled by the observation's weight.
- * `expected` is taken against the call's difficulty as the other rungs saw it: a cascade hands the dear
+ * `expected` is taken against the call's difficulty as all its rungs saw it: a cascade hands the dear
  * rungs only the calls the cheap ones failed, and scoring those against an average call would punish a
  * strong model for the company it keeps.
  */

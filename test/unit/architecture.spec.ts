@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../..');
 
+/** Every TypeScript file under `dir`; a layer not written yet (no folder) has none. */
 function sources(dir: string): string[] {
   const out: string[] = [];
-  // A layer that does not exist yet (src/protocol before the webview lands) has no files to break a rule.
   if (!existsSync(join(root, dir))) return out;
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);

@@ -6,7 +6,7 @@
  * a strong model that sees nothing but hard calls looks weak: on the recorded outcomes a naive success
  * rate orders models almost at random against their true accuracy (rank correlation about 0.05). Under
  * the Rasch model every rung's outcome on one call is evidence about that call's difficulty, so each
- * rating is updated against the difficulty the *other* rungs implied (a leave-one-out posterior), and
+ * rating is updated against the difficulty all the rungs on the call implied, and
  * the cascade asks "how likely is the next rung to succeed, given that these rungs just failed?".
  * Which rungs try a call depends only on outcomes already seen, so this likelihood stays unbiased.
  *
@@ -95,15 +95,11 @@ export function summarise(weights: Float64Array): Difficulty {
   return { mean, sd: Math.sqrt(variance / answerable), unanswerable };
 }
 
-/** For each outcome, the call's difficulty as every *other* outcome on the call implies it. */
-export function leaveOneOut(outcomes: readonly PairedOutcome[]): Difficulty[] {
-  return outcomes.map((_, index) => {
-    let weights = PRIOR;
-    outcomes.forEach((other, j) => {
-      if (j !== index) weights = condition(weights, other);
-    });
-    return summarise(weights);
-  });
+/** The call's difficulty as all of its graded outcomes imply it. */
+export function posterior(outcomes: readonly PairedOutcome[]): Difficulty {
+  let weights = PRIOR;
+  for (const outcome of outcomes) weights = condition(weights, outcome);
+  return summarise(weights);
 }
 
 export function classPrior(): Float64Array {

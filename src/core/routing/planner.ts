@@ -13,8 +13,9 @@
  * after every failure because the trials are not independent. Climbing stops when the expected cost of
  * going on exceeds what an unanswered call costs: {@link FAILURE_COST_MULTIPLE} times the dearest rung.
  *
- * Below the gate of graded evidence a rung is never given up on: the planner may order it by its prior,
- * but the call does not stop while an unmeasured rung remains, so one bad streak cannot reroute a class.
+ * Below the gate of graded evidence a rung is never given up on and never reordered: unmeasured rungs
+ * are tried in the ranking's order (measured ones may go before them when they are the better bet),
+ * and the call does not stop while one remains, so one bad streak cannot reroute a class.
  */
 import type { Tradeoff } from '../panel';
 import { classPrior, condition, successProbability } from './difficulty';
@@ -23,12 +24,12 @@ import { classPrior, condition, successProbability } from './difficulty';
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
  *
  * @remarks
- * `quality` keeps climbing while the expected cost of the rest of the climb is under 25 dearest-rung
+ * `quality` keeps climbing while the expected cost of the rest of the climb is under 20 dearest-rung
  * prices: on the recorded outcomes it stops only on calls that are almost certainly hopeless.
  * `economy` gives up sooner, trading a little accuracy for a lot of cost. Both were read off the
  * recorded outcomes (BENCHMARKS.md shows the curve), not derived.
  */
-export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 25, economy: 3 };
+export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 20, economy: 3 };
 
 export interface PlannedRung {
   /** Rating (logits) the planner believes: measured, or the prior below the gate. */
@@ -89,7 +90,11 @@ export class CascadePlan {
     let best = -1;
     let bestRatio = Number.POSITIVE_INFINITY;
     let bestSuccess = 0;
+    // Unmeasured rungs keep the ranking's order (the ladder at cold start): only the first of them is
+    // a choice, so a prior can never reorder what the gate says is not yet known.
+    const firstUnmeasured = remaining.find((index) => !(this.rungs[index] as PlannedRung).measured);
     for (const index of remaining) {
+      if (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured) continue;
       const p = successProbability(weights, (this.rungs[index] as PlannedRung).rating);
       const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
       if (ratio < bestRatio) {

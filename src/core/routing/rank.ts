@@ -55,7 +55,9 @@ export function rank(input: RankInput): Ranking {
   const coldStart = !snapshot.hasMeasurements(classKey);
 
   const scored = models.map((spec, index) => score(spec, index, input, coldStart));
-  scored.sort(coldStart ? byLadder : byExpectedCost);
+  // The ladder keeps ordering until some rating has passed the gate: switching to expected cost on the
+  // first graded observation would let one outcome, pass or fail, reorder the whole class.
+  scored.sort(scored.some((candidate) => candidate.measured) ? byExpectedCost : byLadder);
   const ordered = placePreferences(scored, request);
 
   const strict = panel.routing.requireEvidence && ordered.some((candidate) => candidate.measured);

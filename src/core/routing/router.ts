@@ -18,7 +18,7 @@ import { ProviderFailure, type ModelFacts } from '../providers/provider';
 import { type Observation } from '../ratings';
 import type { Random } from '../random';
 import { isGraded, type Verdict } from '../verdict';
-import { leaveOneOut } from './difficulty';
+import { posterior } from './difficulty';
 import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
@@ -230,8 +230,7 @@ export class Router {
     const now = this.clock.now();
     this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
     if (isGraded(verdict) && !call.lastGraded) {
-      const others = call.graded;
-      const difficulty = leaveOneOut([...others, { rating: call.lastRating, success: verdict === 'pass' }]).at(-1);
+      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass' }]);
       this.ledger.observe([
         { model: call.row.resolved ?? call.row.model, classKey: call.classKey, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now },
       ]);
@@ -240,16 +239,25 @@ export class Router {
     return true;
   }
 
-  /** Folds one call's graded outcomes into the ledger, each against the difficulty the others implied. */
+  /**
+   * Folds one call's graded outcomes into the ledger, each scored against the call's difficulty as all
+   * of them imply it.
+   *
+   * @remarks
+   * observed − E[P(success)] under the posterior that has seen every outcome of the call is the exact
+   * gradient of the marginal likelihood (Fisher's identity), so the online update climbs the same hill
+   * a batch fit would. A leave-one-out posterior was tried first: on the recorded outcomes it rated the
+   * dearest rungs lower and ordered models worse (BENCHMARKS.md).
+   */
   private learn(classKey: string, graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[]): void {
     if (graded.length === 0) return;
-    const difficulties = leaveOneOut(graded.map((g) => ({ rating: g.rating, success: g.success })));
+    const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
     const at = this.clock.now();
-    const observations: Observation[] = graded.map((g, i) => ({
+    const observations: Observation[] = graded.map((g) => ({
       model: g.candidate.resolved,
       classKey,
       success: g.success,
-      difficulty: difficulties[i],
+      difficulty,
       prior: g.prior,
       at,
     }));
@@ -262,20 +270,28 @@ export class Router {
    * @remarks
    * Exploration buys evidence on rungs the greedy order would not open with, so it happens only on
    * verifiable calls of cascading classes, and never over a user's pin (a pinned model always opens).
+   * It draws only from rungs below the gate: a dear model a cascade rarely reaches would otherwise stay
+   * unrated in a class for thousands of calls.
    * The opener's propensity is recorded so a later estimator can weight the evidence back out.
    */
   private chooseOpener(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { index: number; explore: boolean; propensity: number } {
     if (request.pinned !== undefined) return { index: 0, explore: false, propensity: 1 };
     const greedy = plan.step([], []).next ?? 0;
     const rate = this.panel.routing.explore;
-    const k = candidates.length;
-    const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && k > 1;
+    const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && candidates.length > 1;
     if (!eligible) return { index: greedy, explore: false, propensity: 1 };
-    const greedyPropensity = 1 - rate + rate / k;
+    // Evidence is bought where it is missing, on rungs below the gate. Past it the planner's own climb
+    // keeps the ratings fed; exploring measured rungs too cost 1–2 points of the best single model's
+    // price on the recorded outcomes and bought no accuracy.
+    const unmeasured = candidates.map((c, i) => (c.measured ? -1 : i)).filter((i) => i >= 0);
+    const pool = unmeasured;
+    if (pool.length === 0) return { index: greedy, explore: false, propensity: 1 };
+    const chance = (index: number) => (pool.includes(index) ? rate / pool.length : 0);
+    const greedyPropensity = 1 - rate + chance(greedy);
     if (this.random() >= rate) return { index: greedy, explore: false, propensity: greedyPropensity };
-    const pick = Math.min(k - 1, Math.floor(this.random() * k));
+    const pick = pool[Math.min(pool.length - 1, Math.floor(this.random() * pool.length))] as number;
     if (pick === greedy) return { index: greedy, explore: false, propensity: greedyPropensity };
-    return { index: pick, explore: true, propensity: rate / k };
+    return { index: pick, explore: true, propensity: chance(pick) };
   }
 
   private row(

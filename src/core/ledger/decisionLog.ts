@@ -1,0 +1,313 @@
+/**
+ * The decision log on disk: `.rung/decisions.jsonl` beside the ledger, one JSON row per line, append-only.
+ *
+ * @remarks
+ * It is a JSON-lines file and not a table in the SQLite ledger because sql.js cannot write part of a
+ * database: every save exports and rewrites the whole file. Measured on this machine (src/bench/
+ * ledgerBench.ts, batches of 20 rows, 2 cores under load from other work), keeping decisions in the
+ * sql.js file made each save cost time in proportion to the whole history — median 3–10 ms at 1k rows,
+ * 12–24 ms at 10k and 236–386 ms at 100k (p99 up to 573 ms, an 82 MB file re-read and re-exported
+ * every second) — while appending the same batch to this file took a median of 0.14–0.42 ms at every
+ * size. The log grows by a row per call for the life of a workspace; the ledger
+ * does not, so only the ledger pays for sql.js's whole-file saves.
+ *
+ * Rows are written whole: each `write` carries complete lines only, through a descriptor opened with
+ * `O_APPEND`, under a short lock shared with compaction. The lock is what makes compaction
+ * (rewrite and rename) safe against an appender that would otherwise write into the file being
+ * replaced; the whole-line writes keep two appenders from interleaving bytes even without it. Before
+ * writing, an appender that finds the file not ending in a newline (a writer killed mid-row) starts a
+ * fresh line, so the torn row stays alone on its line and every reader skips it.
+ */
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Clock } from '../clock';
+import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
+import { writeFileAtomic } from './atomicWrite';
+import { FileLock, isCode } from './fileLock';
+import { FLUSH_INTERVAL_MS, timerScheduler, type Scheduler } from './workspaceLedger';
+
+/** The log's file name, in the ledger's directory. */
+export const DECISION_LOG_FILE = 'decisions.jsonl';
+/**
+ * The most bytes of whole rows one `write` carries.
+ *
+ * @remarks
+ * Linux serialises writes to one file under its inode lock, so any single `write` lands contiguously;
+ * keeping each under 64 KiB also keeps it within what every platform Rung runs on completes in one call.
+ * A row longer than this goes alone, in one write.
+ */
+export const APPEND_CHUNK_BYTES = 64 * 1024;
+/** Bytes read per step when reading the log backwards for its last rows. */
+export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
+/**
+ * What compaction keeps by default: 90 days, and at most 100k rows.
+ *
+ * @remarks
+ * 100k rows is the ledger benchmark's largest case (68 MB of JSON lines), where reading the last 50
+ * rows with the ledger's open still took about 1 ms median; 90 days covers any look back a user does
+ * by hand. Compaction is explicit: the owner calls {@link DecisionLog.compact} (for example at start).
+ */
+export const DEFAULT_RETENTION: Required<DecisionRetention> = { maxAgeMs: 90 * 24 * 60 * 60 * 1000, maxRows: 100_000 };
+
+export interface DecisionRetention {
+  /** Rows older than this (by their `at`) are dropped, ms. */
+  maxAgeMs?: number;
+  /** At most this many rows are kept, the newest. */
+  maxRows?: number;
+}
+
+export interface DecisionLogOptions {
+  path: string;
+  clock: Clock;
+  schedule?: Scheduler;
+  lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
+}
+
+/** The log that sits beside a ledger file. */
+export function decisionLogPath(ledgerPath: string): string {
+  return join(dirname(ledgerPath), DECISION_LOG_FILE);
+}
+
+export class DecisionLog implements DecisionSink {
+  readonly path: string;
+  private readonly clock: Clock;
+  private readonly schedule: Scheduler;
+  private readonly lock: FileLock;
+  /** Serialised rows not yet on disk, each ending in a newline. */
+  private buffer: string[] = [];
+  private cancelTimer: (() => void) | undefined;
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
+  private flushChain: Promise<void> = Promise.resolve();
+
+  constructor(options: DecisionLogOptions) {
+    this.path = options.path;
+    this.clock = options.clock;
+    this.schedule = options.schedule ?? timerScheduler;
+    this.lock = new FileLock({ path: `${options.path}.lock`, clock: options.clock, ...options.lock });
+  }
+
+  /** Rows appended but not yet written. */
+  get queued(): number {
+    return this.buffer.length;
+  }
+
+  /** Queues one row; it lands with the next batch, at most {@link FLUSH_INTERVAL_MS} later. */
+  append(row: DecisionRow): void {
+    this.buffer.push(`${JSON.stringify(row)}\n`);
+    if (!this.cancelTimer) {
+      const delay = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - this.clock.now());
+      this.cancelTimer = this.schedule(() => {
+        this.cancelTimer = undefined;
+        this.flush().catch(() => undefined);
+      }, delay);
+    }
+  }
+
+  /** Writes every queued row, if the lock can be had; otherwise keeps them for the next attempt. */
+  flush(): Promise<void> {
+    const run = this.flushChain.then(() => this.flushOnce());
+    this.flushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes what is queued, waiting through a busy lock until it is written or taken over as stale. */
+  async close(): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    for (let round = 0; this.buffer.length > 0; round++) {
+      if (round > 40) throw new Error(`${this.buffer.length} decision rows could not be written: ${this.lock.path} stayed locked`);
+      await this.flush();
+    }
+  }
+
+  /** Every readable row, oldest first, and how many lines were skipped (torn or not a row). */
+  readAll(): { rows: DecisionRow[]; skipped: number } {
+    const text = readIfExists(this.path);
+    const end = text.lastIndexOf('\n') + 1;
+    const parsed = parseDecisionLines(text.slice(0, end));
+    // A last line without its newline is a row still being written or torn by a killed writer.
+    return { rows: parsed.rows, skipped: parsed.skipped + (end < text.length ? 1 : 0) };
+  }
+
+  /** The last `count` rows, oldest first, read backwards from the end of the file. */
+  last(count: number): DecisionRow[] {
+    if (count <= 0) return [];
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return [];
+      throw error;
+    }
+    const found: DecisionRow[] = [];
+    try {
+      let position = fstatSync(fd).size;
+      let carry: Buffer = Buffer.alloc(0);
+      let atEnd = true;
+      const take = (line: Buffer): void => {
+        const row = parseDecisionLines(line.toString('utf8')).rows[0];
+        if (row) found.push(row);
+      };
+      while (position > 0 && found.length < count) {
+        const length = Math.min(TAIL_READ_CHUNK_BYTES, position);
+        position -= length;
+        const chunk = Buffer.alloc(length);
+        readSync(fd, chunk, 0, length, position);
+        const data = Buffer.concat([chunk, carry]);
+        let end = data.length;
+        if (atEnd) {
+          const lastNewline = data.lastIndexOf(0x0a);
+          if (lastNewline < 0) {
+            carry = data;
+            continue;
+          }
+          end = lastNewline; // whatever follows the last newline is torn or in progress
+          atEnd = false;
+        }
+        while (end > 0 && found.length < count) {
+          const start = data.lastIndexOf(0x0a, end - 1);
+          if (start < 0) break;
+          take(data.subarray(start + 1, end));
+          end = start;
+        }
+        carry = data.subarray(0, end);
+      }
+      if (position === 0 && !atEnd && carry.length > 0 && found.length < count) take(carry);
+    } finally {
+      closeSync(fd);
+    }
+    return found.reverse();
+  }
+
+  /** Every row of one call, and the truth about it: its last row (a later `final` row settles a verdict). */
+  forCall(callId: string): { rows: DecisionRow[]; truth: DecisionRow | undefined } {
+    const needle = JSON.stringify(callId).slice(1, -1);
+    const text = readIfExists(this.path);
+    const end = text.lastIndexOf('\n') + 1;
+    const lines = text.slice(0, end).split('\n').filter((line) => line.includes(needle));
+    const rows = parseDecisionLines(lines.join('\n')).rows.filter((row) => row.call === callId);
+    return { rows, truth: rows[rows.length - 1] };
+  }
+
+  /**
+   * Drops rows past the retention age or count, under the appenders' lock; returns what it kept and dropped.
+   *
+   * @remarks
+   * Rows are kept byte for byte (a row from a newer Rung keeps the fields this one does not know), and
+   * only dropped, never rewritten. The rewrite goes to a temp file renamed over the log while the lock
+   * is held, so no appender can be writing into the file being replaced. Ratings live in the ledger and
+   * are unaffected. Dropping by count may cut a call's first rows and keep its last; the last row is the
+   * truth, so what survives still reads correctly.
+   */
+  async compact(retention: DecisionRetention = DEFAULT_RETENTION): Promise<{ kept: number; dropped: number }> {
+    await this.flush();
+    const held = await this.lock.acquire();
+    if (!held) throw new Error(`cannot compact ${this.path}: ${this.lock.path} is held by another process; try again`);
+    try {
+      const text = readIfExists(this.path);
+      if (!text) return { kept: 0, dropped: 0 };
+      const lines = text.split('\n');
+      // The segment after the last newline is torn (no appender runs while we hold the lock).
+      const complete = lines.slice(0, -1);
+      const oldest = retention.maxAgeMs === undefined ? Number.NEGATIVE_INFINITY : this.clock.now() - retention.maxAgeMs;
+      let kept: string[] = [];
+      for (const line of complete) {
+        let at: unknown;
+        try {
+          at = (JSON.parse(line) as { at?: unknown }).at;
+        } catch {
+          continue; // a torn row
+        }
+        if (typeof at === 'number' && at < oldest) continue;
+        kept.push(line);
+      }
+      if (retention.maxRows !== undefined && kept.length > retention.maxRows) kept = kept.slice(kept.length - retention.maxRows);
+      const dropped = complete.length - kept.length + (lines[lines.length - 1] ? 1 : 0);
+      if (dropped > 0) writeFileAtomic(this.path, Buffer.from(kept.length ? `${kept.join('\n')}\n` : '', 'utf8'));
+      return { kept: kept.length, dropped };
+    } finally {
+      held.release();
+    }
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    // This flush takes everything queued so far; a timer for it would only find an empty buffer.
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.lastFlushAt = this.clock.now();
+    mkdirSync(dirname(this.path), { recursive: true });
+    const held = await this.lock.acquire();
+    if (!held) {
+      this.reschedule();
+      return;
+    }
+    try {
+      const rows = this.buffer.slice();
+      // Opened after the lock is held, so a compaction that just renamed a new file in is the file we append to.
+      const fd = openSync(this.path, 'a+');
+      try {
+        const chunks = chunkRows(rows, needsLeadingNewline(fd));
+        for (const chunk of chunks) writeWhole(fd, chunk);
+      } finally {
+        closeSync(fd);
+      }
+      this.buffer.splice(0, rows.length);
+    } catch (error) {
+      this.reschedule();
+      throw error;
+    } finally {
+      held.release();
+    }
+  }
+
+  private reschedule(): void {
+    if (this.cancelTimer) return;
+    this.cancelTimer = this.schedule(() => {
+      this.cancelTimer = undefined;
+      this.flush().catch(() => undefined);
+    }, FLUSH_INTERVAL_MS);
+  }
+}
+
+/** Whether the file's last byte is something other than a newline (a torn row to close off). */
+function needsLeadingNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
+}
+
+/** Packs whole rows into buffers of at most {@link APPEND_CHUNK_BYTES}; a longer row is a buffer of its own. */
+function chunkRows(rows: string[], leadingNewline: boolean): Buffer[] {
+  const chunks: Buffer[] = [];
+  let current: Buffer[] = leadingNewline ? [Buffer.from('\n')] : [];
+  let size = leadingNewline ? 1 : 0;
+  for (const row of rows) {
+    const bytes = Buffer.from(row, 'utf8');
+    if (size > 0 && size + bytes.length > APPEND_CHUNK_BYTES) {
+      chunks.push(Buffer.concat(current, size));
+      current = [];
+      size = 0;
+    }
+    current.push(bytes);
+    size += bytes.length;
+  }
+  if (size > 0) chunks.push(Buffer.concat(current, size));
+  return chunks;
+}
+
+function writeWhole(fd: number, data: Buffer): void {
+  let offset = 0;
+  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+}
+
+function readIfExists(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return '';
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Writes ratings and decisions out as JSON lines or CSV, for a spreadsheet or another tool.
+ *
+ * @remarks
+ * JSON lines keep every field and tag each record with its kind, so one file can hold both tables.
+ * CSV is for people: one header, scalar cells, and the list-valued decision fields (candidates,
+ * escalation, pruned) as JSON inside their cell rather than spread over a variable number of columns.
+ * When both tables go into one CSV, the header is the union and a `record` column says which is which.
+ */
+import type { DecisionRow } from '../decisions/decision';
+import { ability } from '../ratings';
+import type { RatingEntry } from './ledger';
+
+export type ExportFormat = 'jsonl' | 'csv';
+export type ExportWhat = 'ratings' | 'decisions' | 'all';
+
+const RATING_COLUMNS = ['model', 'class', 'rating', 'ability', 'graded', 'ok', 'updated_at'] as const;
+const DECISION_COLUMNS = [
+  'at', 'call', 'run', 'class', 'shape', 'model', 'resolved', 'rung', 'candidates', 'escalation', 'explore', 'propensity', 'verdict',
+  'verdict_reason', 'input_tokens', 'output_tokens', 'cost', 'latency_ms', 'reason', 'mode', 'pruned', 'final',
+] as const;
+
+type Cell = string | number | boolean | null | undefined;
+
+function ratingRecord(entry: RatingEntry): Record<string, Cell> {
+  return { model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok, updated_at: entry.updatedAt };
+}
+
+function decisionRecord(row: DecisionRow): Record<string, Cell> {
+  return {
+    at: row.at, call: row.call, run: row.run, class: row.class, shape: row.shape, model: row.model, resolved: row.resolved, rung: row.rung,
+    candidates: JSON.stringify(row.candidates), escalation: JSON.stringify(row.escalation), explore: row.explore, propensity: row.propensity,
+    verdict: row.verdict, verdict_reason: row.verdictReason, input_tokens: row.inputTokens, output_tokens: row.outputTokens, cost: row.cost,
+    latency_ms: row.latencyMs, reason: row.reason, mode: row.mode, pruned: JSON.stringify(row.pruned), final: row.final,
+  };
+}
+
+export function exportLedger(format: ExportFormat, what: ExportWhat, ratings: RatingEntry[], decisions: DecisionRow[]): string {
+  const withRatings = what !== 'decisions';
+  const withDecisions = what !== 'ratings';
+  if (format === 'jsonl') {
+    const lines: string[] = [];
+    if (withRatings) for (const entry of ratings) lines.push(JSON.stringify({ type: 'rating', ...entry, ability: ability(entry.rating) }));
+    if (withDecisions) for (const row of decisions) lines.push(JSON.stringify({ type: 'decision', ...row }));
+    return lines.map((line) => `${line}\n`).join('');
+  }
+  const columns: string[] = [];
+  if (what === 'all') columns.push('record');
+  for (const column of [...(withRatings ? RATING_COLUMNS : []), ...(withDecisions ? DECISION_COLUMNS : [])]) if (!columns.includes(column)) columns.push(column);
+  const records: Record<string, Cell>[] = [];
+  if (withRatings) for (const entry of ratings) records.push({ record: 'rating', ...ratingRecord(entry) });
+  if (withDecisions) for (const row of decisions) records.push({ record: 'decision', ...decisionRecord(row) });
+  const lines = [columns.join(','), ...records.map((record) => columns.map((column) => csvCell(record[column])).join(','))];
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+/** RFC 4180: quote a cell holding a comma, quote or line break, doubling its quotes. */
+export function csvCell(value: Cell): string {
+  if (value === null || value === undefined) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

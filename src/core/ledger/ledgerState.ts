@@ -1,0 +1,246 @@
+/**
+ * Everything one ledger file holds, as plain maps, and the operations a writer queues against it.
+ *
+ * @remarks
+ * Writers do not queue resulting ratings, they queue operations (an observation, an alias, a spawn
+ * start): at save time the operations are replayed on top of whatever other processes landed since the
+ * last read. Queuing a rating instead would overwrite another window's work with a value computed
+ * from a state that no longer exists — last writer wins, and observations are silently lost. One
+ * `apply` serves both the in-memory view and the save, so the two can never disagree on what an
+ * operation means.
+ */
+import type { Database } from 'sql.js';
+import { applyObservation, type Observation } from '../ratings';
+import { ratingKey, type RatingEntry, type Spawn } from './ledger';
+
+/** One spawn row: a start, and its end once the call returned. */
+export interface SpawnRecord extends Spawn {
+  endedAt: number | null;
+}
+
+/** A profile's diversity caps; null is unbounded and never becomes 0. */
+export interface ProfileCaps {
+  maxConsecutivePerProvider: number | null;
+  maxTotalPerProvider: number | null;
+}
+
+/** How much of one rating in another ledger has already been folded in. */
+export interface MergedCount {
+  sourceId: string;
+  model: string;
+  classKey: string;
+  graded: number;
+  ok: number;
+  mergedAt: number;
+}
+
+/**
+ * How long spawn rows are kept once they no longer matter, ms.
+ *
+ * @remarks
+ * An ended call stops counting at once and a start with no end stops counting after 30 minutes
+ * (STALE_SPAWN_MS); an hour keeps both visible to someone inspecting the file after an incident without
+ * letting the table grow by a row per call forever.
+ */
+export const SPAWN_RETENTION_MS = 60 * 60 * 1000;
+
+export type LedgerOp =
+  | { kind: 'observe'; observation: Observation }
+  | { kind: 'alias'; slug: string; resolved: string }
+  | { kind: 'spawn-start'; spawn: Spawn }
+  | { kind: 'spawn-end'; spawnId: string; at: number }
+  | { kind: 'caps'; classKey: string; caps: ProfileCaps | null }
+  | { kind: 'reset'; classKey: string | null; at: number }
+  | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number };
+
+/** Whether a class key belongs to `classKey` as given to reset or a filter: the key itself or one of its shapes. */
+export function matchesClass(key: string, classKey: string): boolean {
+  return key === classKey || key.startsWith(`${classKey}/`);
+}
+
+function mergedKey(sourceId: string, model: string, classKey: string): string {
+  return `${sourceId}\u0000${model}\u0000${classKey}`;
+}
+
+export class LedgerState {
+  ledgerId: string;
+  readonly ratings = new Map<string, RatingEntry>();
+  readonly aliases = new Map<string, string>();
+  readonly spawns = new Map<string, SpawnRecord>();
+  readonly caps = new Map<string, ProfileCaps>();
+  readonly merged = new Map<string, MergedCount>();
+  private measured: Set<string> | undefined;
+
+  constructor(ledgerId: string) {
+    this.ledgerId = ledgerId;
+  }
+
+  clone(): LedgerState {
+    const copy = new LedgerState(this.ledgerId);
+    for (const [key, value] of this.ratings) copy.ratings.set(key, { ...value });
+    for (const [key, value] of this.aliases) copy.aliases.set(key, value);
+    for (const [key, value] of this.spawns) copy.spawns.set(key, { ...value });
+    for (const [key, value] of this.caps) copy.caps.set(key, { ...value });
+    for (const [key, value] of this.merged) copy.merged.set(key, { ...value });
+    return copy;
+  }
+
+  /** Class keys with at least one graded observation. */
+  measuredClasses(): Set<string> {
+    if (!this.measured) {
+      this.measured = new Set();
+      for (const entry of this.ratings.values()) if (entry.graded > 0) this.measured.add(entry.classKey);
+    }
+    return this.measured;
+  }
+
+  apply(op: LedgerOp): void {
+    this.measured = undefined;
+    switch (op.kind) {
+      case 'observe': {
+        const { observation } = op;
+        const key = ratingKey(observation.model, observation.classKey);
+        const next = applyObservation(this.ratings.get(key), observation);
+        this.ratings.set(key, { ...next, model: observation.model, classKey: observation.classKey, updatedAt: observation.at });
+        return;
+      }
+      case 'alias':
+        if (op.slug !== op.resolved) this.aliases.set(op.slug, op.resolved);
+        return;
+      case 'spawn-start':
+        this.spawns.set(op.spawn.spawnId, { ...op.spawn, endedAt: null });
+        return;
+      case 'spawn-end': {
+        const spawn = this.spawns.get(op.spawnId);
+        if (spawn) spawn.endedAt = op.at;
+        return;
+      }
+      case 'caps':
+        if (op.caps) this.caps.set(op.classKey, { ...op.caps });
+        else this.caps.delete(op.classKey);
+        return;
+      case 'reset':
+        // A reset ledger has learned nothing, from this workspace or from a teammate: merged counts go too,
+        // so merging the teammate's file again brings their evidence back.
+        for (const [key, entry] of this.ratings) if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
+        for (const [key, count] of this.merged) if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
+        return;
+      case 'merge':
+        this.applyMerge(op);
+        return;
+    }
+  }
+
+  /**
+   * Folds in the part of another ledger's ratings not folded before.
+   *
+   * @remarks
+   * Graded counts add. The rating moves to the count-weighted mean of the local rating and the source's,
+   * the source weighted by the new evidence only: it is the closest a one-number summary of each side
+   * gets to having seen both sets of observations. The counts already folded are recorded per source
+   * ledger id, so merging the same file twice, or a later copy of it, adds only the difference. A source
+   * whose counts went down (it was reset) adds nothing until it passes what was folded before.
+   */
+  private applyMerge(op: Extract<LedgerOp, { kind: 'merge' }>): void {
+    for (const source of op.entries) {
+      const key = mergedKey(op.sourceId, source.model, source.classKey);
+      const folded = this.merged.get(key);
+      const newGraded = source.graded - (folded?.graded ?? 0);
+      if (newGraded > 0) {
+        const newOk = Math.min(newGraded, Math.max(0, source.ok - (folded?.ok ?? 0)));
+        const local = this.ratings.get(ratingKey(source.model, source.classKey));
+        const graded = (local?.graded ?? 0) + newGraded;
+        const rating = local ? (local.rating * local.graded + source.rating * newGraded) / graded : source.rating;
+        this.ratings.set(ratingKey(source.model, source.classKey), {
+          model: source.model,
+          classKey: source.classKey,
+          rating,
+          graded,
+          ok: (local?.ok ?? 0) + newOk,
+          updatedAt: Math.max(local?.updatedAt ?? 0, source.updatedAt),
+        });
+      }
+      this.merged.set(key, {
+        sourceId: op.sourceId,
+        model: source.model,
+        classKey: source.classKey,
+        graded: Math.max(folded?.graded ?? 0, source.graded),
+        ok: Math.max(folded?.ok ?? 0, source.ok),
+        mergedAt: op.at,
+      });
+    }
+    for (const [slug, resolved] of op.aliases) if (!this.aliases.has(slug)) this.aliases.set(slug, resolved);
+  }
+
+  /** Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}). */
+  pruneSpawns(now: number): void {
+    for (const [id, spawn] of this.spawns) {
+      const last = spawn.endedAt ?? spawn.startedAt;
+      if (now - last > SPAWN_RETENTION_MS) this.spawns.delete(id);
+    }
+  }
+
+  /** Reads a database already migrated to the current schema. */
+  static read(db: Database): LedgerState {
+    const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
+    const state = new LedgerState(String(id ?? ''));
+    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at FROM ratings', (row) => {
+      const entry: RatingEntry = { model: String(row[0]), classKey: String(row[1]), rating: Number(row[2]), graded: Number(row[3]), ok: Number(row[4]), updatedAt: Number(row[5]) };
+      state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
+    });
+    forEachRow(db, 'SELECT slug, resolved FROM aliases', (row) => state.aliases.set(String(row[0]), String(row[1])));
+    forEachRow(db, 'SELECT spawn_id, trace_id, model, started_at, ended_at FROM spawns', (row) => {
+      state.spawns.set(String(row[0]), { spawnId: String(row[0]), traceId: String(row[1]), model: String(row[2]), startedAt: Number(row[3]), endedAt: row[4] === null ? null : Number(row[4]) });
+    });
+    forEachRow(db, 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider FROM profile_caps', (row) => {
+      state.caps.set(String(row[0]), { maxConsecutivePerProvider: nullableNumber(row[1]), maxTotalPerProvider: nullableNumber(row[2]) });
+    });
+    forEachRow(db, 'SELECT source_id, model, class_key, graded, ok, merged_at FROM merged_sources', (row) => {
+      const count: MergedCount = { sourceId: String(row[0]), model: String(row[1]), classKey: String(row[2]), graded: Number(row[3]), ok: Number(row[4]), mergedAt: Number(row[5]) };
+      state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
+    });
+    return state;
+  }
+
+  /** Replaces the contents of every table in `db` with this state, in one transaction. */
+  write(db: Database): void {
+    db.run('BEGIN');
+    try {
+      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources']) db.run(`DELETE FROM ${table}`);
+      insertAll(db, 'INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)', [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt]));
+      insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
+      insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
+      insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));
+      insertAll(db, 'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)', [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]));
+      db.run('COMMIT');
+    } catch (error) {
+      db.run('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+type Cell = number | string | Uint8Array | null;
+
+function forEachRow(db: Database, sql: string, each: (row: Cell[]) => void): void {
+  const statement = db.prepare(sql);
+  try {
+    while (statement.step()) each(statement.get());
+  } finally {
+    statement.free();
+  }
+}
+
+function insertAll(db: Database, sql: string, rows: Cell[][]): void {
+  if (rows.length === 0) return;
+  const statement = db.prepare(sql);
+  try {
+    for (const row of rows) statement.run(row);
+  } finally {
+    statement.free();
+  }
+}
+
+function nullableNumber(cell: Cell | undefined): number | null {
+  return cell === null || cell === undefined ? null : Number(cell);
+}

@@ -1,0 +1,594 @@
+/**
+ * The ledger every window and the `rung` CLI share: a plain SQLite file (sql.js) in the workspace.
+ *
+ * @remarks
+ * Its shape comes from three facts. Ranking runs once per rung of every call and may not wait on disk,
+ * so `snapshot()` reads memory only and `observe()` changes memory at once. Several processes write the
+ * one file, so a save takes a lock file, re-reads the file, replays this process's queued *operations*
+ * (never its resulting ratings) on top of what the others landed, and renames a complete new file into
+ * place: a writer killed at any instant leaves the old file or the new one, and two writers never lose
+ * each other's observations. And sql.js holds its database in memory and can only save by exporting
+ * the whole file, so the file stays small: the decision log, which grows by a row per call, lives beside
+ * it in an append-only JSON-lines file (see DecisionLog).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, type BigIntStats } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import type { Clock } from '../clock';
+import type { Observation, Rating } from '../ratings';
+import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
+import { FileLock, isCode, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
+import { aliasCandidates, ratingKey, sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { LedgerState, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { migrate, readSchema, SCHEMA_VERSION } from './schema';
+import { loadSqlJs, type WasmSource } from './sqlJs';
+
+/**
+ * Queued observations land at most this often, ms.
+ *
+ * @remarks
+ * The origin package's figure: a crash costs at most the last second of learning, and a save (lock,
+ * re-read, replay, export, fsync, rename) happens at most once a second however fast calls settle.
+ */
+export const FLUSH_INTERVAL_MS = 1000;
+/**
+ * Spawn rows land this soon after they are queued, ms, ahead of the once-a-second batching.
+ *
+ * @remarks
+ * A busy mark is worth something only while the call runs, and another window must see it within one
+ * second (SPEC section 2). 100 ms gathers a cascade's starts into one save and leaves the rest of the
+ * second to the reader's {@link REFRESH_INTERVAL_MS}.
+ */
+export const SPAWN_FLUSH_DELAY_MS = 100;
+/**
+ * How often an owner should call {@link WorkspaceLedger.refresh}, ms.
+ *
+ * @remarks
+ * With {@link SPAWN_FLUSH_DELAY_MS} plus a save of a few milliseconds, a 500 ms refresh shows another
+ * process's spawn within one second. A refresh that finds the file unchanged costs one `stat`.
+ */
+export const REFRESH_INTERVAL_MS = 500;
+
+/** The ledger's default place, relative to the workspace root. */
+export const DEFAULT_LEDGER_PATH = join('.rung', 'ledger.sqlite');
+
+/** Runs `callback` after `delayMs`; returns a cancel function. A parameter so tests and the bench control time. */
+export type Scheduler = (callback: () => void, delayMs: number) => () => void;
+
+/** The real timer, unref'd so a pending save never keeps the CLI alive (close() saves anyway). */
+export const timerScheduler: Scheduler = (callback, delayMs) => {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+/** Something the user should be told: the extension shows it, the CLI prints it to stderr. */
+export interface LedgerNotice {
+  kind: 'moved-aside' | 'unreadable' | 'newer-schema' | 'migrated' | 'lock-taken-over' | 'save-failed';
+  /** One sentence for a person, naming the files involved. */
+  message: string;
+  path: string;
+  /** For `moved-aside`: where the old file now is. */
+  movedTo?: string;
+}
+
+export interface WorkspaceLedgerOptions {
+  /** The SQLite file, e.g. `<workspace>/.rung/ledger.sqlite`. */
+  path: string;
+  clock: Clock;
+  /** An initialised sql.js; {@link WorkspaceLedger.open} loads one. */
+  sql: SqlJsStatic;
+  /** Never write the file: for inspection (`rung ledger show`) and for files from a newer schema. */
+  readOnly?: boolean;
+  schedule?: Scheduler;
+  onNotice?: (notice: LedgerNotice) => void;
+  lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
+  /** Makes the id of a new ledger; `crypto.randomUUID` unless a test pins it. */
+  newId?: () => string;
+}
+
+export type OpenLedgerOptions = Omit<WorkspaceLedgerOptions, 'sql'> & WasmSource & { sql?: SqlJsStatic };
+
+/** What a merge folded in. */
+export interface MergeReport {
+  sourceId: string;
+  /** Ratings in the source ledger. */
+  sourceRatings: number;
+  /** Graded observations added by this merge (0 when the same file was merged before). */
+  addedGraded: number;
+}
+
+type DiskRead =
+  | { kind: 'missing' }
+  | { kind: 'ok'; db: Database; migratedFrom: number | null; stat: BigIntStats }
+  | { kind: 'newer'; db: Database | undefined; version: number; stat: BigIntStats }
+  | { kind: 'corrupt'; reason: string };
+
+/** Rounds of lock waiting `close()` allows: enough that a stale lock is always reached and taken over. */
+const CLOSE_ROUNDS = Math.ceil(LOCK_STALE_MS / (LOCK_WAIT_ATTEMPTS * LOCK_WAIT_INTERVAL_MS)) + 2;
+
+export class WorkspaceLedger implements Ledger {
+  readonly path: string;
+  /** Everything the user should hear about, oldest first. */
+  readonly notices: LedgerNotice[] = [];
+  private readonly clock: Clock;
+  private readonly sql: SqlJsStatic;
+  private readonly schedule: Scheduler;
+  private readonly onNotice: ((notice: LedgerNotice) => void) | undefined;
+  private readonly newId: () => string;
+  private readonly lock: FileLock;
+  private writable: boolean;
+  /** What the file held when this process last read or wrote it. */
+  private base: LedgerState;
+  /** `base` with every queued operation applied: what snapshots read. */
+  private state: LedgerState;
+  /** Operations applied to `state` but not yet landed in the file, oldest first. */
+  private pending: LedgerOp[] = [];
+  /** The file must be written even with nothing queued (new, migrated, or to be moved aside). */
+  private needsWrite = false;
+  private signature: string | undefined;
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
+  private timer: { dueAt: number; cancel: () => void } | undefined;
+  private flushChain: Promise<void> = Promise.resolve();
+  private tempsCleaned = false;
+  private closed = false;
+
+  constructor(options: WorkspaceLedgerOptions) {
+    this.path = resolve(options.path);
+    this.clock = options.clock;
+    this.sql = options.sql;
+    this.writable = !options.readOnly;
+    this.schedule = options.schedule ?? timerScheduler;
+    this.onNotice = options.onNotice;
+    this.newId = options.newId ?? randomUUID;
+    this.lock = new FileLock({
+      path: `${this.path}.lock`,
+      clock: this.clock,
+      ...options.lock,
+      onTakeover: (info) =>
+        this.notify({ kind: 'lock-taken-over', path: info.path, message: `took over a stale ledger lock ${info.path} (held by ${info.holder}, ${Math.round(info.ageMs / 1000)} s old)` }),
+    });
+    this.base = new LedgerState('');
+    this.state = this.base.clone();
+  }
+
+  /**
+   * Opens (creating, migrating or repairing as needed) the ledger at `options.path`.
+   *
+   * @remarks
+   * The file is read once without the lock, so a window opens at once even while another saves; any
+   * write it needs (a new file, a migration, moving a corrupt file aside) then happens under the lock
+   * before `open` returns, or on the next save if the lock stayed busy.
+   */
+  static async open(options: OpenLedgerOptions): Promise<WorkspaceLedger> {
+    const sql = options.sql ?? (await loadSqlJs(options));
+    const ledger = new WorkspaceLedger({ ...options, sql });
+    ledger.loadFromDisk(true);
+    if (ledger.needsWrite) await ledger.flush();
+    return ledger;
+  }
+
+  /** Whether saves happen; false for inspection and for a file from a newer schema. */
+  get isWritable(): boolean {
+    return this.writable;
+  }
+
+  /** This ledger's id (random, set when the file was created); merges record it. */
+  get id(): string {
+    return this.state.ledgerId;
+  }
+
+  /** Operations applied in memory but not yet in the file. */
+  get queued(): number {
+    return this.pending.length;
+  }
+
+  snapshot(now: number): LedgerSnapshot {
+    // `state` is replaced, never changed, during a rank (observe and refresh run between ranks), so the
+    // captured reference is a consistent view for one synchronous ranking and copies nothing.
+    const state = this.state;
+    const measured = state.measuredClasses();
+    return {
+      rating: (model, classKey) => {
+        const entry = state.ratings.get(ratingKey(model, classKey));
+        return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
+      },
+      resolve: (slug) => {
+        for (const candidate of aliasCandidates(slug)) {
+          const resolved = state.aliases.get(candidate);
+          if (resolved) return resolved;
+        }
+        return slug;
+      },
+      inFlight: (model) => {
+        let count = 0;
+        for (const spawn of state.spawns.values()) {
+          if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
+        }
+        return count;
+      },
+      hasMeasurements: (classKey) => measured.has(classKey),
+    };
+  }
+
+  observe(observations: readonly Observation[]): void {
+    for (const observation of observations) this.enqueue({ kind: 'observe', observation });
+  }
+
+  alias(slug: string, resolved: string): void {
+    if (slug === resolved || this.state.aliases.get(slug) === resolved) return;
+    this.enqueue({ kind: 'alias', slug, resolved });
+  }
+
+  spawnStarted(spawn: Spawn): void {
+    this.enqueue({ kind: 'spawn-start', spawn: { ...spawn } }, SPAWN_FLUSH_DELAY_MS);
+  }
+
+  spawnEnded(spawnId: string, at: number): void {
+    this.enqueue({ kind: 'spawn-end', spawnId, at }, SPAWN_FLUSH_DELAY_MS);
+  }
+
+  /** A profile's diversity caps, or undefined when the ledger holds none for it. */
+  profileCaps(classKey: string): ProfileCaps | undefined {
+    const caps = this.state.caps.get(classKey);
+    return caps ? { ...caps } : undefined;
+  }
+
+  /** Sets (or, with null, removes) a profile's caps. */
+  setProfileCaps(classKey: string, caps: ProfileCaps | null): void {
+    this.enqueue({ kind: 'caps', classKey, caps: caps ? { ...caps } : null });
+  }
+
+  entries(): RatingEntry[] {
+    return sortEntries([...this.state.ratings.values()].map((entry) => ({ ...entry })));
+  }
+
+  /** The rating of one model at one class key, as of now. */
+  rating(model: string, classKey: string): Rating | undefined {
+    return this.snapshot(this.clock.now()).rating(model, classKey);
+  }
+
+  /** Forgets every rating, or those of one class and its shapes; lands before it returns. */
+  async reset(classKey?: string): Promise<number> {
+    this.requireWritable('reset');
+    const before = this.state.ratings.size;
+    this.enqueue({ kind: 'reset', classKey: classKey ?? null, at: this.clock.now() });
+    await this.flush();
+    return before - this.state.ratings.size;
+  }
+
+  /**
+   * Folds a teammate's ledger into this one; merging the same file again adds nothing twice.
+   *
+   * @remarks
+   * The merge is queued as one operation carrying the source's ratings and replayed under the lock like
+   * any other, so the "already folded" counts it compares against are the ones in the file at that
+   * moment, not a copy another window has since moved past.
+   */
+  async merge(otherPath: string): Promise<MergeReport> {
+    this.requireWritable('merge');
+    const source = this.readForeignLedger(otherPath);
+    if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
+    const entries = [...source.ratings.values()];
+    const before = totalGraded(this.state);
+    this.enqueue({ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() });
+    const added = totalGraded(this.state) - before;
+    await this.flush();
+    return { sourceId: source.ledgerId, sourceRatings: entries.length, addedGraded: added };
+  }
+
+  /**
+   * Re-reads the file when another process changed it since this one last looked; true when it had.
+   *
+   * @remarks
+   * Never takes the lock: writers only ever rename a complete file into place, so whatever is read is
+   * some writer's whole save. An unchanged file costs one `stat`.
+   */
+  refresh(): boolean {
+    if (this.closed) return false;
+    const current = statSignature(this.path);
+    if (current === this.signature) return false;
+    this.loadFromDisk(false);
+    if (this.needsWrite) this.scheduleFlush(0);
+    return true;
+  }
+
+  /** Lands everything queued, if the lock can be had within about a second; otherwise retries later. */
+  flush(): Promise<void> {
+    const run = this.flushChain.then(() => this.flushOnce());
+    this.flushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Saves what is queued and stops the timer.
+   *
+   * @remarks
+   * Waits through a busy lock for as many rounds as it takes a stale lock to be taken over, because an
+   * observation queued here is one the user has already paid for. Only if that fails too does it throw.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.cancelTimer();
+    for (let round = 0; this.writable && this.hasWork(); round++) {
+      if (round >= CLOSE_ROUNDS) throw new Error(`${this.pending.length} ledger updates could not be saved: ${this.lock.path} stayed locked`);
+      await this.flush();
+      this.cancelTimer();
+    }
+    this.closed = true;
+  }
+
+  private hasWork(): boolean {
+    return this.pending.length > 0 || this.needsWrite;
+  }
+
+  private enqueue(op: LedgerOp, maxDelayMs?: number): void {
+    this.state.apply(op);
+    if (!this.writable) return;
+    this.pending.push(op);
+    const now = this.clock.now();
+    const batched = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - now);
+    this.scheduleFlush(maxDelayMs === undefined ? batched : Math.min(batched, maxDelayMs));
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.closed || !this.writable) return;
+    const dueAt = this.clock.now() + delayMs;
+    if (this.timer && this.timer.dueAt <= dueAt) return;
+    this.cancelTimer();
+    const cancel = this.schedule(() => {
+      this.timer = undefined;
+      this.flush().catch(() => undefined);
+    }, delayMs);
+    this.timer = { dueAt, cancel };
+  }
+
+  private cancelTimer(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (!this.writable || !this.hasWork()) return;
+    this.lastFlushAt = this.clock.now();
+    mkdirSync(dirname(this.path), { recursive: true });
+    const held = await this.lock.acquire();
+    if (!held) {
+      // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.
+      this.scheduleFlush(FLUSH_INTERVAL_MS);
+      return;
+    }
+    try {
+      this.land();
+    } catch (error) {
+      this.notify({ kind: 'save-failed', path: this.path, message: `could not save the ledger ${this.path}: ${describe(error)}; will retry` });
+      this.scheduleFlush(FLUSH_INTERVAL_MS);
+      throw error;
+    } finally {
+      held.release();
+    }
+  }
+
+  /** The save itself; runs only with the lock held. */
+  private land(): void {
+    if (!this.tempsCleaned) {
+      removeLeftoverTemps(this.path);
+      this.tempsCleaned = true;
+    }
+    const read = this.readDisk();
+    let db: Database;
+    let fresh: LedgerState | undefined;
+    switch (read.kind) {
+      case 'newer':
+        read.db?.close();
+        this.enterReadOnly(read.version);
+        return;
+      case 'corrupt':
+        this.moveAside(read.reason);
+        // Seed the new file with the last state this process read: at open that is nothing; later it is
+        // everything this window knew, which beats losing it to one bad write.
+        fresh = this.base.ledgerId ? this.base.clone() : undefined;
+        db = this.newDatabase();
+        break;
+      case 'missing':
+        db = this.newDatabase();
+        break;
+      case 'ok':
+        db = read.db;
+        break;
+    }
+    try {
+      const state = fresh ?? LedgerState.read(db);
+      if (!state.ledgerId) state.ledgerId = this.newId();
+      const batch = this.pending.slice();
+      for (const op of batch) state.apply(op);
+      state.pruneSpawns(this.clock.now());
+      state.write(db);
+      db.run(`INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [state.ledgerId]);
+      const stat = writeFileAtomic(this.path, db.export());
+      this.pending.splice(0, batch.length);
+      this.needsWrite = false;
+      this.signature = signatureOf(stat);
+      this.setBase(state);
+      if (read.kind === 'ok' && read.migratedFrom) {
+        this.notify({ kind: 'migrated', path: this.path, message: `upgraded the ledger ${this.path} from schema v${read.migratedFrom} to v${SCHEMA_VERSION}` });
+      }
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Reads the file into `base` (migrating in memory); marks what needs writing rather than writing. */
+  private loadFromDisk(atOpen: boolean): void {
+    const read = this.readDisk();
+    switch (read.kind) {
+      case 'missing':
+        this.signature = undefined;
+        this.setBase(new LedgerState(atOpen ? this.newId() : ''));
+        if (atOpen) this.needsWrite = true;
+        return;
+      case 'corrupt':
+        if (!this.writable) {
+          this.notify({ kind: 'unreadable', path: this.path, message: `the ledger ${this.path} cannot be read (${read.reason}); showing nothing` });
+          this.setBase(new LedgerState(''));
+        }
+        // Moving it aside needs the lock; the save does it. Until then this process keeps what it knew.
+        this.needsWrite = true;
+        return;
+      case 'newer': {
+        let state = new LedgerState('');
+        try {
+          if (read.db) state = LedgerState.read(read.db);
+        } catch {
+          // A newer schema may have reshaped a table; routing then starts from the priors.
+        } finally {
+          read.db?.close();
+        }
+        this.signature = signatureOf(read.stat);
+        this.setBase(state);
+        this.enterReadOnly(read.version);
+        return;
+      }
+      case 'ok':
+        try {
+          this.signature = signatureOf(read.stat);
+          this.setBase(LedgerState.read(read.db));
+          if (read.migratedFrom !== null) this.needsWrite = true;
+        } finally {
+          read.db.close();
+        }
+        return;
+    }
+  }
+
+  private setBase(state: LedgerState): void {
+    this.base = state;
+    const next = state.clone();
+    for (const op of this.pending) next.apply(op);
+    this.state = next;
+  }
+
+  /** Opens the file's bytes as a database at the current schema (migrated in memory), or says why not. */
+  private readDisk(): DiskRead {
+    let bytes: Uint8Array;
+    let stat: BigIntStats;
+    try {
+      ({ bytes, stat } = readWithStat(this.path));
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return { kind: 'missing' };
+      return { kind: 'corrupt', reason: describe(error) };
+    }
+    let db: Database | undefined;
+    try {
+      db = new this.sql.Database(bytes);
+      const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
+      if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+      const schema = readSchema(db);
+      if (schema.kind === 'foreign') throw new Error(`not a Rung ledger: ${schema.reason}`);
+      const version = schema.kind === 'empty' ? 0 : schema.version;
+      if (version > SCHEMA_VERSION) return { kind: 'newer', db, version, stat };
+      const steps = migrate(db, version, { now: this.clock.now(), newId: this.newId });
+      return { kind: 'ok', db, migratedFrom: steps.length > 0 ? version : null, stat };
+    } catch (error) {
+      db?.close();
+      return { kind: 'corrupt', reason: describe(error) };
+    }
+  }
+
+  private newDatabase(): Database {
+    const db = new this.sql.Database();
+    migrate(db, 0, { now: this.clock.now(), newId: this.newId });
+    return db;
+  }
+
+  /** Renames an unreadable file aside, never deleting it, and says where it went. */
+  private moveAside(reason: string): void {
+    let target = `${this.path}.corrupt-${this.clock.now()}`;
+    for (let n = 1; existsSync(target); n++) target = `${this.path}.corrupt-${this.clock.now()}-${n}`;
+    renameSync(this.path, target);
+    this.notify({
+      kind: 'moved-aside',
+      path: this.path,
+      movedTo: target,
+      message: `the ledger ${this.path} could not be read (${reason}); it was moved to ${target} and a fresh ledger started`,
+    });
+  }
+
+  private enterReadOnly(version: number): void {
+    if (!this.writable && this.notices.some((notice) => notice.kind === 'newer-schema')) return;
+    this.writable = false;
+    this.cancelTimer();
+    this.notify({
+      kind: 'newer-schema',
+      path: this.path,
+      message: `the ledger ${this.path} was written by a newer Rung (schema v${version}; this one knows up to v${SCHEMA_VERSION}); it is open read-only and nothing learned here will be saved — update Rung`,
+    });
+  }
+
+  private requireWritable(action: string): void {
+    if (!this.writable) throw new Error(`cannot ${action}: the ledger ${this.path} is open read-only`);
+  }
+
+  /** Reads another ledger file for merging, at the current schema, without writing it. */
+  private readForeignLedger(otherPath: string): LedgerState {
+    const bytes = readWithStat(otherPath).bytes;
+    const db = new this.sql.Database(bytes);
+    try {
+      const schema = readSchema(db);
+      if (schema.kind !== 'rung') throw new Error(`${otherPath} is not a Rung ledger`);
+      if (schema.version > SCHEMA_VERSION) throw new Error(`${otherPath} was written by a newer Rung (schema v${schema.version})`);
+      // A v1 file has no id; one derived from its location keeps merging that file idempotent.
+      const stableId = `file:${createHash('sha256').update(resolve(otherPath)).digest('hex').slice(0, 16)}`;
+      migrate(db, schema.version, { now: this.clock.now(), newId: () => stableId });
+      return LedgerState.read(db);
+    } finally {
+      db.close();
+    }
+  }
+
+  private notify(notice: LedgerNotice): void {
+    this.notices.push(notice);
+    this.onNotice?.(notice);
+  }
+}
+
+function totalGraded(state: LedgerState): number {
+  let total = 0;
+  for (const entry of state.ratings.values()) total += entry.graded;
+  return total;
+}
+
+/** Reads a whole file through one descriptor, so the stat describes exactly the bytes read. */
+function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
+  const fd = openSync(path, 'r');
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    const bytes = new Uint8Array(Number(stat.size));
+    let offset = 0;
+    while (offset < bytes.length) {
+      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return { bytes: bytes.subarray(0, offset), stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function signatureOf(stat: BigIntStats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+}
+
+function statSignature(path: string): string | undefined {
+  try {
+    return signatureOf(statSync(path, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,164 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runLedgerCommand } from '../../../src/cli/ledgerCommand';
+import { decisionLogPath } from '../../../src/core/ledger/decisionLog';
+import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
+import { decisionRow } from '../support/decisionRow';
+import { FixedClock } from '../support/doubles';
+import { makeTempDir } from '../support/tempDir';
+
+/** Captures what a command prints. */
+class CapturedIo {
+  out = '';
+  err = '';
+  readonly clock = new FixedClock();
+  constructor(readonly cwd: string) {}
+  readonly stdout = (s: string): void => {
+    this.out += s;
+  };
+  readonly stderr = (s: string): void => {
+    this.err += s;
+  };
+}
+
+let dir: ReturnType<typeof makeTempDir>;
+let io: CapturedIo;
+let ledgerPath: string;
+beforeEach(() => {
+  dir = makeTempDir();
+  io = new CapturedIo(dir.path);
+  ledgerPath = join(dir.path, '.rung', 'ledger.sqlite');
+});
+afterEach(() => dir.remove());
+
+async function seed(path = ledgerPath): Promise<void> {
+  const ledger = await WorkspaceLedger.open({ path, clock: io.clock });
+  const at = io.clock.now();
+  ledger.observe([
+    { model: 'qwen3:14b', classKey: 'plan', success: true, at },
+    { model: 'qwen3:14b', classKey: 'plan', success: false, at },
+    { model: 'qwen2.5:3b', classKey: 'edit/typescript', success: true, at },
+  ]);
+  await ledger.close();
+}
+
+function seedDecisions(): void {
+  mkdirSync(join(dir.path, '.rung'), { recursive: true });
+  const rows = [decisionRow({ call: 'c1', at: 1 }), decisionRow({ call: 'c2', at: 2, reason: 'measured 12/13 success class=plan' }), decisionRow({ call: 'c1', at: 3, verdict: 'fail', final: true })];
+  writeFileSync(decisionLogPath(ledgerPath), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+}
+
+describe('rung ledger', () => {
+  it('shows every rating with its ability and graded count', async () => {
+    await seed();
+    expect(await runLedgerCommand(['show'], io)).toBe(0);
+    const lines = io.out.trim().split('\n');
+    expect(lines[0]).toMatch(/^model\s+class\s+rating\s+ability\s+graded\s+ok$/);
+    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual(['qwen2.5:3b edit/typescript', 'qwen3:14b plan']);
+    expect(lines[2]).toMatch(/\s2\s+1$/);
+  });
+
+  it('shows one class and its shapes as JSON', async () => {
+    await seed();
+    expect(await runLedgerCommand(['show', '--class', 'edit', '--json'], io)).toBe(0);
+    const rows = JSON.parse(io.out) as { model: string; class: string; graded: number; ability: number }[];
+    expect(rows.map((row) => [row.model, row.class, row.graded])).toEqual([['qwen2.5:3b', 'edit/typescript', 1]]);
+    expect(rows[0]?.ability).toBeGreaterThan(0.5);
+  });
+
+  it('reads a ledger named with --ledger and never writes it', async () => {
+    const path = join(dir.path, 'elsewhere.sqlite');
+    await seed(path);
+    expect(await runLedgerCommand(['show', '--ledger', 'elsewhere.sqlite', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.out)).toHaveLength(2);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('says clearly when there is no ledger', async () => {
+    expect(await runLedgerCommand(['show'], io)).toBe(1);
+    expect(io.err).toContain(`no ledger at ${ledgerPath}`);
+  });
+
+  it('lists the last decisions, and every row of one call with its last row as the truth', async () => {
+    seedDecisions();
+    expect(await runLedgerCommand(['decisions', '--last', '2', '--json'], io)).toBe(0);
+    expect((JSON.parse(io.out) as { call: string }[]).map((row) => row.call)).toEqual(['c2', 'c1']);
+    io.out = '';
+    expect(await runLedgerCommand(['decisions', '--call', 'c1'], io)).toBe(0);
+    const lines = io.out.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toContain('fail (final) ← truth');
+  });
+
+  it('refuses a --last that is not a positive whole number', async () => {
+    expect(await runLedgerCommand(['decisions', '--last', 'ten'], io)).toBe(2);
+    expect(io.err).toContain("--last needs a whole number of at least 1, not 'ten'");
+  });
+
+  it('exports ratings and decisions as JSON lines', async () => {
+    await seed();
+    seedDecisions();
+    expect(await runLedgerCommand(['export', '--format', 'jsonl'], io)).toBe(0);
+    const records = io.out.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(records.map((record) => record.type)).toEqual(['rating', 'rating', 'decision', 'decision', 'decision']);
+  });
+
+  it('exports ratings as CSV with a header and quoted cells', async () => {
+    await seed();
+    expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'ratings'], io)).toBe(0);
+    const lines = io.out.trim().split('\n');
+    expect(lines[0]).toBe('model,class,rating,ability,graded,ok,updated_at');
+    expect(lines).toHaveLength(3);
+    io.out = '';
+    seedDecisions();
+    expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'decisions'], io)).toBe(0);
+    expect(io.out).toContain('"[""qwen2.5:3b"",""qwen3:14b""]"');
+  });
+
+  it('rejects an unknown export format with the usage', async () => {
+    expect(await runLedgerCommand(['export', '--format', 'xml'], io)).toBe(2);
+    expect(io.err).toContain("unknown format 'xml'");
+    expect(io.err).toContain('usage: rung ledger');
+  });
+
+  it('refuses to reset without --yes and changes nothing', async () => {
+    await seed();
+    expect(await runLedgerCommand(['reset'], io)).toBe(1);
+    expect(io.err).toContain('pass --yes');
+    io.out = '';
+    await runLedgerCommand(['show', '--json'], io);
+    expect(JSON.parse(io.out)).toHaveLength(2);
+  });
+
+  it('resets one class, then everything', async () => {
+    await seed();
+    expect(await runLedgerCommand(['reset', '--class', 'edit', '--yes'], io)).toBe(0);
+    expect(io.out).toContain('forgot 1 rating (the ratings of class edit)');
+    expect(await runLedgerCommand(['reset', '--yes'], io)).toBe(0);
+    io.out = '';
+    await runLedgerCommand(['show'], io);
+    expect(io.out).toBe('no ratings yet\n');
+  });
+
+  it('merges a teammate\'s ledger once, and says so when asked again', async () => {
+    await seed();
+    await seed(join(dir.path, 'teammate.sqlite'));
+    expect(await runLedgerCommand(['merge', 'teammate.sqlite'], io)).toBe(0);
+    expect(io.out).toContain('merged 3 graded observations over 2 ratings');
+    io.out = '';
+    expect(await runLedgerCommand(['merge', 'teammate.sqlite'], io)).toBe(0);
+    expect(io.out).toContain('already merged');
+    io.out = '';
+    await runLedgerCommand(['show', '--class', 'plan', '--json'], io);
+    expect((JSON.parse(io.out) as { graded: number }[])[0]?.graded).toBe(4);
+  });
+
+  it('names an unknown option or command and exits 2', async () => {
+    expect(await runLedgerCommand(['show', '--colour'], io)).toBe(2);
+    expect(io.err).toContain("'--colour'");
+    expect(await runLedgerCommand(['frobnicate'], io)).toBe(2);
+    expect(io.err).toContain("unknown ledger command 'frobnicate'");
+    expect(await runLedgerCommand(['merge'], io)).toBe(2);
+  });
+});

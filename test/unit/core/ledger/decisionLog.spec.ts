@@ -1,0 +1,148 @@
+import { buildSync } from 'esbuild';
+import { fork } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../../src/core/clock';
+import { DecisionLog, decisionLogPath } from '../../../../src/core/ledger/decisionLog';
+import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/workspaceLedger';
+import { decisionRow } from '../../support/decisionRow';
+import { FixedClock, ManualScheduler } from '../../support/doubles';
+import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+
+let dir: ReturnType<typeof makeTempDir>;
+let clock: FixedClock;
+let scheduler: ManualScheduler;
+beforeEach(() => {
+  dir = makeTempDir();
+  clock = new FixedClock();
+  scheduler = new ManualScheduler(clock);
+});
+afterEach(() => dir.remove());
+
+function openLog(): DecisionLog {
+  return new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule });
+}
+
+describe('DecisionLog', () => {
+  it('lives beside the ledger as .rung/decisions.jsonl', () => {
+    expect(decisionLogPath(join('ws', '.rung', 'ledger.sqlite'))).toBe(join('ws', '.rung', 'decisions.jsonl'));
+  });
+
+  it('batches appended rows and writes them whole, one JSON object per line', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'c1' }));
+    log.append(decisionRow({ call: 'c2' }));
+    expect(existsSync(log.path)).toBe(false);
+    expect(scheduler.pendingDelays()).toEqual([0]);
+    await log.flush();
+    const lines = readFileSync(log.path, 'utf8').split('\n');
+    expect(lines.map((line) => (line ? (JSON.parse(line) as { call: string }).call : ''))).toEqual(['c1', 'c2', '']);
+    log.append(decisionRow({ call: 'c3' }));
+    expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);
+  });
+
+  it('reads the last rows, skipping a torn last line', async () => {
+    const log = openLog();
+    for (let i = 0; i < 5; i++) log.append(decisionRow({ call: `c${i}` }));
+    await log.close();
+    appendFileSync(log.path, '{"call":"torn","model":"qwen');
+    expect(log.last(3).map((row) => row.call)).toEqual(['c2', 'c3', 'c4']);
+    expect(log.last(100).map((row) => row.call)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+    const all = log.readAll();
+    expect(all.rows).toHaveLength(5);
+    expect(all.skipped).toBe(1);
+  });
+
+  it('starts a fresh line after a torn row, so the next row is not lost with it', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'c0' }));
+    await log.flush();
+    appendFileSync(log.path, '{"call":"torn","mod');
+    log.append(decisionRow({ call: 'c1' }));
+    await log.flush();
+    expect(log.readAll()).toMatchObject({ skipped: 1 });
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['c0', 'c1']);
+    expect(log.last(1).map((row) => row.call)).toEqual(['c1']);
+  });
+
+  it('reads the last rows across many read chunks', async () => {
+    const log = openLog();
+    for (let i = 0; i < 600; i++) log.append(decisionRow({ call: `c${i}`, reason: 'é'.repeat(i % 300) }));
+    await log.flush();
+    expect(log.last(450).map((row) => row.call)).toEqual(Array.from({ length: 450 }, (_, i) => `c${i + 150}`));
+  });
+
+  it('takes the last row of a call id as the truth', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', verdict: 'unverified' }));
+    log.append(decisionRow({ call: 'b' }));
+    log.append(decisionRow({ call: 'a', verdict: 'fail', final: true }));
+    await log.flush();
+    // A short final row as an older writer might have left it: only call, model and verdict.
+    appendFileSync(log.path, '{"call":"a","model":"qwen2.5:3b","verdict":"pass","final":true}\n');
+    const found = log.forCall('a');
+    expect(found.rows.map((row) => row.verdict)).toEqual(['unverified', 'fail', 'pass']);
+    expect(found.truth).toMatchObject({ verdict: 'pass', final: true });
+    expect(log.forCall('missing')).toEqual({ rows: [], truth: undefined });
+  });
+
+  it('compacts rows past the retention age or count and keeps the rest byte for byte', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'old', at: clock.now() - 10_000 }));
+    for (let i = 0; i < 4; i++) log.append(decisionRow({ call: `new${i}`, at: clock.now() }));
+    await log.flush();
+    appendFileSync(log.path, '{"future":true,"call":"n","model":"m","verdict":"pass","at":' + clock.now() + '}\n{"torn');
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 5, dropped: 2 });
+    expect(readFileSync(log.path, 'utf8')).toContain('"future":true');
+    expect(await log.compact({ maxRows: 2 })).toEqual({ kept: 2, dropped: 3 });
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['new3', 'n']);
+  });
+
+  it('keeps its rows queued while another process holds the lock', async () => {
+    const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
+    writeFileSync(`${log.path}.lock`, JSON.stringify({ token: 'other', pid: 1, at: clock.now() }));
+    log.append(decisionRow({ call: 'c' }));
+    await log.flush();
+    expect(log.queued).toBe(1);
+    clock.advance(31_000);
+    await log.close();
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['c']);
+  });
+});
+
+describe('DecisionLog across processes', () => {
+  let build: ReturnType<typeof makeTempDir>;
+  let worker: string;
+  beforeAll(() => {
+    build = makeTempDir('rung-worker-');
+    worker = join(build.path, 'worker.js');
+    buildSync({ entryPoints: [join(__dirname, 'fixtures/ledgerWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, logLevel: 'error' });
+  });
+  afterAll(() => build.remove());
+
+  it('keeps every whole row of three appenders while compaction rewrites the file under them', async () => {
+    const ledgerPath = join(dir.path, 'ledger.sqlite');
+    const log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock: systemClock });
+    const count = 60;
+    const children = [0, 1, 2].map((index) => fork(worker, ['decide', ledgerPath, WASM_PATH, String(index), String(count)], { stdio: 'ignore' }));
+    const exits = children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve)));
+    let compactions = 0;
+    let running = true;
+    void Promise.all(exits).then(() => (running = false));
+    while (running) {
+      // An old row each round, so every compaction really rewrites and renames the file.
+      log.append(decisionRow({ call: `old-${compactions}`, at: 1 }));
+      await log.flush();
+      await log.compact({ maxAgeMs: 60_000 });
+      compactions++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await Promise.all(exits)).toEqual([0, 0, 0]);
+    const { rows, skipped } = log.readAll();
+    expect(skipped).toBe(0);
+    expect(compactions).toBeGreaterThan(0);
+    const calls = rows.map((row) => row.call).filter((call) => !call.startsWith('old-'));
+    expect(calls.sort()).toEqual([0, 1, 2].flatMap((index) => Array.from({ length: count }, (_, i) => `w${index}-c${i}`)).sort());
+  });
+});

@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
+import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
+import { FixedClock, ManualScheduler } from '../../support/doubles';
+import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+
+let sql: SqlJsStatic;
+beforeAll(async () => {
+  sql = await initSqlJs({ locateFile: () => WASM_PATH });
+});
+let dir: ReturnType<typeof makeTempDir>;
+beforeEach(() => (dir = makeTempDir()));
+afterEach(() => dir.remove());
+
+/** A v1 file as the first release wrote it, built by hand rather than by the code under test. */
+function writeV1(path: string): void {
+  const db = new sql.Database();
+  db.run(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  db.run(`CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`);
+  db.run(`CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL)`);
+  db.run(`INSERT INTO meta VALUES ('schema_version', '1'), ('created_at', '1')`);
+  db.run(`INSERT INTO ratings VALUES ('qwen3:14b', 'plan', 1.25, 9, 7, 1000)`);
+  db.run(`INSERT INTO aliases VALUES ('~v/m-latest', 'v/m-1')`);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, db.export());
+  db.close();
+}
+
+/** A v2 file: v1 plus spawns and a ledger id. */
+function writeV2(path: string): void {
+  const db = new sql.Database();
+  db.run(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  db.run(`CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`);
+  db.run(`CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL)`);
+  db.run(`CREATE TABLE spawns (spawn_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER)`);
+  db.run(`INSERT INTO meta VALUES ('schema_version', '2'), ('created_at', '1'), ('ledger_id', 'v2-ledger')`);
+  db.run(`INSERT INTO ratings VALUES ('qwen3:14b', 'plan', 1.25, 9, 7, 1000)`);
+  db.run(`INSERT INTO spawns VALUES ('s1', 't1', 'qwen3:14b', ${new FixedClock().now()}, NULL)`);
+  writeFileSync(path, db.export());
+  db.close();
+}
+
+describe('ledger schema', () => {
+  it('numbers its migrations 1, 2, 3 … with no gaps, ending at the version it writes', () => {
+    expect(MIGRATIONS.map((migration) => migration.to)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+  });
+
+  it('migrates a v1 file forward, keeping its ratings and aliases, and says so', async () => {
+    const path = join(dir.path, '.rung', 'ledger.sqlite');
+    writeV1(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule, newId: () => 'fresh-id' });
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['migrated']);
+    expect(ledger.snapshot(clock.now()).rating('qwen3:14b', 'plan')).toEqual({ rating: 1.25, graded: 9, ok: 7 });
+    expect(ledger.snapshot(clock.now()).resolve('v/m-latest')).toBe('v/m-1');
+    expect(ledger.id).toBe('fresh-id');
+    ledger.spawnStarted({ spawnId: 's', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
+    ledger.setProfileCaps('plan', { maxConsecutivePerProvider: null, maxTotalPerProvider: 2 });
+    await ledger.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '1', '2']);
+  });
+
+  it('migrates a v2 file forward, keeping its ledger id and spawns', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV2(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(ledger.id).toBe('v2-ledger');
+    expect(ledger.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(1);
+    expect(ledger.notices[0]?.message).toContain(`from schema v2 to v${SCHEMA_VERSION}`);
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM merged_sources;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '0']);
+  });
+
+  it('migrates an old file in memory only when opened read-only', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV1(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, readOnly: true });
+    expect(ledger.entries().map((entry) => entry.model)).toEqual(['qwen3:14b']);
+    expect(execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'`], { encoding: 'utf8' }).trim()).toBe('1');
+  });
+
+  it('merges a teammate\'s v1 ledger, which has no id, only once', async () => {
+    const teammate = join(dir.path, 'teammate.sqlite');
+    writeV1(teammate);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path: join(dir.path, 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect((await ledger.merge(teammate)).addedGraded).toBe(9);
+    expect((await ledger.merge(teammate)).addedGraded).toBe(0);
+  });
+});

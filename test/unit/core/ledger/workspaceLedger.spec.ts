@@ -1,0 +1,353 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
+import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
+import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
+import { FLUSH_INTERVAL_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
+import { FixedClock, ManualScheduler } from '../../support/doubles';
+import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import type { Observation } from '../../../../src/core/ratings';
+
+let sql: SqlJsStatic;
+beforeAll(async () => {
+  sql = await initSqlJs({ locateFile: () => WASM_PATH });
+});
+
+let dir: ReturnType<typeof makeTempDir>;
+let clock: FixedClock;
+let scheduler: ManualScheduler;
+beforeEach(() => {
+  dir = makeTempDir();
+  clock = new FixedClock();
+  scheduler = new ManualScheduler(clock);
+});
+afterEach(() => dir.remove());
+
+function ledgerPath(): string {
+  return join(dir.path, '.rung', 'ledger.sqlite');
+}
+
+function open(extra: { readOnly?: boolean; path?: string } = {}): Promise<WorkspaceLedger> {
+  return WorkspaceLedger.open({ path: extra.path ?? ledgerPath(), clock, sql, schedule: scheduler.schedule, readOnly: extra.readOnly });
+}
+
+function observation(model: string, success: boolean, classKey = 'plan'): Observation {
+  return { model, classKey, success, at: clock.now() };
+}
+
+describe('WorkspaceLedger', () => {
+  it('creates a plain SQLite file that the sqlite3 command line tool can open and read', async () => {
+    const ledger = await open();
+    ledger.observe([observation('qwen3:14b', true), observation('qwen3:14b', false)]);
+    ledger.alias('~vendor/model-latest', 'vendor/model-2026-01');
+    await ledger.close();
+    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA integrity_check; SELECT model, class_key, graded, ok FROM ratings; SELECT resolved FROM aliases; SELECT value FROM meta WHERE key = \'schema_version\';'], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['ok', 'qwen3:14b|plan|2|1', 'vendor/model-2026-01', String(SCHEMA_VERSION)]);
+  });
+
+  it('shows an observation to the next snapshot at once, before anything is saved', async () => {
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    expect(ledger.queued).toBe(1);
+    const other = await open();
+    expect(other.snapshot(clock.now()).rating('m', 'plan')).toBeUndefined();
+  });
+
+  it('rates exactly as the in-memory ledger does', async () => {
+    const ledger = await open();
+    const memory = new MemoryLedger();
+    const observations = Array.from({ length: 30 }, (_, i) => observation(`m${i % 2}`, i % 3 !== 0));
+    ledger.observe(observations);
+    memory.observe(observations);
+    await ledger.flush();
+    const reopened = await open();
+    expect(reopened.entries()).toEqual(memory.entries());
+  });
+
+  it('saves at most once a second: the first observation after a save waits for the interval', async () => {
+    const ledger = await open();
+    clock.advance(FLUSH_INTERVAL_MS);
+    ledger.observe([observation('m', true)]);
+    expect(scheduler.pendingDelays()).toEqual([0]);
+    scheduler.runDue();
+    await ledger.flush();
+    ledger.observe([observation('m', true)]);
+    expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);
+    clock.advance(FLUSH_INTERVAL_MS);
+    scheduler.runDue();
+    await ledger.flush();
+    expect(ledger.queued).toBe(0);
+  });
+
+  it('keeps both windows\' observations when two ledgers on one file save in turn', async () => {
+    const first = await open();
+    const second = await open();
+    first.observe([observation('m', true), observation('m', true)]);
+    second.observe([observation('m', false)]);
+    await first.flush();
+    await second.flush();
+    const reopened = await open();
+    expect(reopened.snapshot(clock.now()).rating('m', 'plan')).toMatchObject({ graded: 3, ok: 2 });
+    // The second window sees the first's work after its own save, without a refresh.
+    expect(second.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(3);
+  });
+
+  it('replays queued observations rather than their ratings on top of another writer\'s save', async () => {
+    const first = await open();
+    const second = await open();
+    const memory = new MemoryLedger();
+    const a = [observation('m', true), observation('m', false)];
+    const b = [observation('m', true)];
+    first.observe(a);
+    second.observe(b);
+    await first.flush();
+    await second.flush();
+    memory.observe([...a, ...b]);
+    const expected = memory.snapshot(clock.now()).rating('m', 'plan');
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expected?.rating, graded: 3, ok: 2 });
+  });
+
+  it('refreshes from another writer only when the file changed', async () => {
+    const reader = await open();
+    expect(reader.refresh()).toBe(false);
+    const writer = await open();
+    writer.observe([observation('m', true)]);
+    await writer.flush();
+    expect(reader.refresh()).toBe(true);
+    expect(reader.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    expect(reader.refresh()).toBe(false);
+  });
+
+  it('keeps its own unsaved observations across a refresh', async () => {
+    const reader = await open();
+    reader.observe([observation('mine', true)]);
+    const writer = await open();
+    writer.observe([observation('theirs', true)]);
+    await writer.flush();
+    reader.refresh();
+    const snapshot = reader.snapshot(clock.now());
+    expect(snapshot.rating('mine', 'plan')?.graded).toBe(1);
+    expect(snapshot.rating('theirs', 'plan')?.graded).toBe(1);
+  });
+
+  it('counts a call in flight until it ends, and ignores a start with no end after 30 minutes', async () => {
+    const ledger = await open();
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
+    ledger.spawnStarted({ spawnId: 's2', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
+    await ledger.flush();
+    const other = await open();
+    expect(other.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(2);
+    ledger.spawnEnded('s1', clock.now());
+    await ledger.flush();
+    other.refresh();
+    expect(other.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(1);
+    expect(other.snapshot(clock.now() + STALE_SPAWN_MS - 1).inFlight('qwen3:14b')).toBe(1);
+    expect(other.snapshot(clock.now() + STALE_SPAWN_MS).inFlight('qwen3:14b')).toBe(0);
+  });
+
+  it('lands spawn records sooner than the once-a-second batching', async () => {
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    scheduler.runDue();
+    await ledger.flush();
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    expect(Math.max(...scheduler.pendingDelays())).toBeLessThan(FLUSH_INTERVAL_MS);
+  });
+
+  it('resolves a floating alias with or without its tilde', async () => {
+    const ledger = await open();
+    ledger.alias('~vendor/model-latest', 'vendor/model-2026-01');
+    await ledger.close();
+    const snapshot = (await open()).snapshot(clock.now());
+    expect(snapshot.resolve('~vendor/model-latest')).toBe('vendor/model-2026-01');
+    expect(snapshot.resolve('vendor/model-latest')).toBe('vendor/model-2026-01');
+    expect(snapshot.resolve('other')).toBe('other');
+  });
+
+  it('keeps per-profile caps with null meaning unbounded, never 0', async () => {
+    const ledger = await open();
+    ledger.setProfileCaps('plan', { maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
+    await ledger.close();
+    expect((await open()).profileCaps('plan')).toEqual({ maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
+    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider IS NULL FROM profile_caps'], { encoding: 'utf8' });
+    expect(out.trim()).toBe('plan|2|1');
+  });
+
+  it('moves a corrupt ledger aside, never deleting it, starts fresh and says where the old one is', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.close();
+    const garbage = Buffer.from('this is not a database, it is a shopping list: eggs, milk'.repeat(200));
+    writeFileSync(path, garbage);
+    const notices: LedgerNotice[] = [];
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: scheduler.schedule, onNotice: (notice) => notices.push(notice) });
+    expect(notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    const movedTo = notices[0]?.movedTo ?? '';
+    expect(movedTo).toBe(`${path}.corrupt-${clock.now()}`);
+    expect(readFileSync(movedTo)).toEqual(garbage);
+    expect(notices[0]?.message).toContain(movedTo);
+    expect(reopened.entries()).toEqual([]);
+    expect(execFileSync('/usr/bin/sqlite3', [path, 'PRAGMA integrity_check'], { encoding: 'utf8' }).trim()).toBe('ok');
+  });
+
+  it('repairs a ledger another process left corrupt, on the save after a refresh noticed it', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    writeFileSync(path, 'garbage written in place by something that is not Rung');
+    expect(ledger.refresh()).toBe(true);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await ledger.flush();
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    // The fresh file starts from what this window knew rather than from nothing.
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+  });
+
+  it('reports a corrupt ledger opened read-only without moving it', async () => {
+    const path = ledgerPath();
+    await (await open()).close();
+    writeFileSync(path, 'not a database');
+    const ledger = await open({ readOnly: true });
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable']);
+    expect(readFileSync(path, 'utf8')).toBe('not a database');
+  });
+
+  it('moves a truncated ledger aside', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe(Array.from({ length: 50 }, (_, i) => observation(`model-${i}`, true)));
+    await ledger.close();
+    const bytes = readFileSync(path);
+    writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length / 2) + 7));
+    const reopened = await open();
+    expect(reopened.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    expect(readdirSync(join(dir.path, '.rung')).filter((name) => name.includes('.corrupt-'))).toHaveLength(1);
+  });
+
+  it('opens a ledger from a newer schema read-only and never changes its bytes', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.close();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'; CREATE TABLE future (x);`]);
+    const before = readFileSync(path);
+    const newer = await open();
+    expect(newer.isWritable).toBe(false);
+    expect(newer.notices.map((notice) => notice.kind)).toEqual(['newer-schema']);
+    expect(newer.notices[0]?.message).toContain('read-only');
+    expect(newer.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    newer.observe([observation('m', false)]);
+    newer.spawnStarted({ spawnId: 's', traceId: 't', model: 'm', startedAt: clock.now() });
+    await newer.flush();
+    await newer.close();
+    await expect(newer.reset()).rejects.toThrow(/read-only/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('goes read-only when another process upgrades the file to a newer schema while it runs', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.flush();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    const before = readFileSync(path);
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    expect(ledger.isWritable).toBe(false);
+    expect(readFileSync(path)).toEqual(before);
+  });
+
+  it('waits out a busy lock without losing what it queued', async () => {
+    const path = ledgerPath();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
+    writeFileSync(`${path}.lock`, JSON.stringify({ token: 'someone-else', pid: 1, at: clock.now() }));
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    expect(ledger.queued).toBe(1);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    clock.advance(31_000);
+    await ledger.flush();
+    expect(ledger.queued).toBe(0);
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['lock-taken-over']);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+  });
+
+  it('merges a teammate\'s ledger by adding graded counts, and merging the same file again counts nothing twice', async () => {
+    const teammatePath = join(dir.path, 'teammate.sqlite');
+    const teammate = await open({ path: teammatePath });
+    teammate.observe([observation('m', true), observation('m', true), observation('m', false), observation('n', true, 'edit')]);
+    teammate.alias('~v/x-latest', 'v/x-1');
+    await teammate.close();
+    const ledger = await open();
+    ledger.observe([observation('m', false)]);
+    await ledger.flush();
+    const first = await ledger.merge(teammatePath);
+    expect(first.addedGraded).toBe(4);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')).toMatchObject({ graded: 4, ok: 2 });
+    const again = await ledger.merge(teammatePath);
+    expect(again.addedGraded).toBe(0);
+    const reopened = await open();
+    expect(reopened.snapshot(clock.now()).rating('m', 'plan')).toMatchObject({ graded: 4, ok: 2 });
+    expect(reopened.snapshot(clock.now()).rating('n', 'edit')).toMatchObject({ graded: 1, ok: 1 });
+    expect(reopened.snapshot(clock.now()).resolve('~v/x-latest')).toBe('v/x-1');
+  });
+
+  it('folds only the new evidence when a teammate\'s ledger grew since the last merge', async () => {
+    const teammatePath = join(dir.path, 'teammate.sqlite');
+    const teammate = await open({ path: teammatePath });
+    teammate.observe([observation('m', true)]);
+    await teammate.flush();
+    const ledger = await open();
+    await ledger.merge(teammatePath);
+    teammate.observe([observation('m', false), observation('m', true)]);
+    await teammate.close();
+    expect((await ledger.merge(teammatePath)).addedGraded).toBe(2);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')).toMatchObject({ graded: 3, ok: 2 });
+  });
+
+  it('refuses to merge a ledger into itself', async () => {
+    const ledger = await open();
+    await expect(ledger.merge(ledgerPath())).rejects.toThrow(/this ledger/);
+  });
+
+  it('resets one class and its shapes, or everything', async () => {
+    const ledger = await open();
+    ledger.observe([observation('m', true, 'edit'), observation('m', true, 'edit/typescript'), observation('m', true, 'plan'), observation('m', true, 'editor')]);
+    expect(await ledger.reset('edit')).toBe(2);
+    expect(ledger.entries().map((entry) => entry.classKey)).toEqual(['editor', 'plan']);
+    expect(await ledger.reset()).toBe(2);
+    expect((await open()).entries()).toEqual([]);
+  });
+
+  it('keeps the same ledger id across reopening', async () => {
+    const ledger = await open();
+    await ledger.close();
+    const id = ledger.id;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await open()).id).toBe(id);
+  });
+
+  it('removes temp files a killed writer left behind', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.close();
+    writeFileSync(`${path}.tmp-99999-deadbeef`, 'half a save');
+    const again = await open();
+    again.observe([observation('m', true)]);
+    await again.close();
+    expect(readdirSync(join(dir.path, '.rung')).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('reads a missing ledger as empty without creating it when opened read-only', async () => {
+    const ledger = await open({ readOnly: true });
+    expect(ledger.entries()).toEqual([]);
+    await ledger.close();
+    expect(existsSync(ledgerPath())).toBe(false);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { apiKeyVariable, capsFor, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
+
+const minimal = { models: [{ slug: 'qwen3:14b', provider: 'ollama' }] };
+
+function issuesOf(json: unknown): string[] {
+  try {
+    parsePanel(json, 'panel.json');
+  } catch (error) {
+    if (error instanceof PanelError) return error.issues;
+    throw error;
+  }
+  throw new Error('the panel was accepted');
+}
+
+describe('parsePanel', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('names an unknown top-level key', () => {
+    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"']);
+  });
+
+  it('names an unknown key nested in a model with its path', () => {
+    const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama', contxt: 4096 }] });
+    expect(issues).toEqual(['models[0]: unknown key "contxt"']);
+  });
+
+  it('names an unknown key nested in the routing block', () => {
+    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor"']);
+  });
+
+  it('names the field path of a value of the wrong type', () => {
+    const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama' }, { slug: 'b', provider: 'ollama', price: { input: 1, output: 'cheap' } }] });
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatch(/^models\[1\]\.price\.output: /);
+  });
+
+  it('names a diversity cap of the wrong type by its path', () => {
+    const issues = issuesOf({ ...minimal, diversity: { maxTotalPerProvider: 'two' } });
+    expect(issues[0]).toMatch(/^diversity\.maxTotalPerProvider: /);
+  });
+
+  it('rejects a slug listed twice, naming the second listing', () => {
+    const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama' }, { slug: 'a', provider: 'openrouter' }] });
+    expect(issues).toEqual(['models[1].slug: "a" is listed twice']);
+  });
+
+  it('rejects a model whose provider is neither declared nor a default', () => {
+    const issues = issuesOf({ models: [{ slug: 'a', provider: 'acme' }] });
+    expect(issues).toEqual(['models[0].provider: unknown provider "acme" (declare it under "providers")']);
+  });
+
+  it('accepts a provider declared under providers', () => {
+    const panel = parsePanel({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' } } }, 'p');
+    expect(panel.providers.acme).toEqual({ kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' });
+  });
+
+  it('keeps null caps null, never 0, globally and per profile', () => {
+    const panel = parsePanel(
+      { ...minimal, diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null }, profiles: { plan: { maxTotalPerProvider: null } } },
+      'p',
+    );
+    expect(panel.diversity).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
+    expect(panel.profiles.plan?.maxTotalPerProvider).toBeNull();
+    expect(capsFor(panel, 'plan')).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
+  });
+
+  it('rejects a cap of 0 instead of reading it as unbounded', () => {
+    expect(issuesOf({ ...minimal, diversity: { maxTotalPerProvider: 0 } })[0]).toMatch(/^diversity\.maxTotalPerProvider: /);
+  });
+
+  it('fills every default when the panel names only its models', () => {
+    vi.stubEnv('OLLAMA_HOST', '');
+    const panel = parsePanel(minimal, 'p');
+    expect(panel.maxOutputPrice).toBeNull();
+    expect(panel.diversity).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
+    expect(panel.profiles).toEqual({});
+    expect(panel.routing).toEqual({ explore: 0.05, requireEvidence: false, tradeoff: 'quality' });
+    expect(panel.providers).toEqual({
+      ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' },
+      openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' },
+      openai: { kind: 'openai-compatible', baseUrl: 'https://api.openai.com/v1' },
+    });
+  });
+
+  it('lets a per-class profile value beat the global default and a shaped key fall back to its class', () => {
+    const panel = parsePanel({ ...minimal, diversity: { maxTotalPerProvider: 5 }, profiles: { plan: { maxTotalPerProvider: 2 } } }, 'p');
+    expect(capsFor(panel, 'plan').maxTotalPerProvider).toBe(2);
+    expect(capsFor(panel, 'plan/json').maxTotalPerProvider).toBe(2);
+    expect(capsFor(panel, 'chat').maxTotalPerProvider).toBe(5);
+  });
+
+  it('honours OLLAMA_HOST for the default ollama provider', () => {
+    vi.stubEnv('OLLAMA_HOST', 'gpu-box:9999');
+    expect(parsePanel(minimal, 'p').providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://gpu-box:9999' });
+  });
+
+  it('adds the default port to an OLLAMA_HOST without one and keeps an explicit scheme', () => {
+    expect(defaultProviders({ OLLAMA_HOST: 'gpu-box' }).ollama?.baseUrl).toBe('http://gpu-box:11434');
+    expect(defaultProviders({ OLLAMA_HOST: 'https://ollama.example:8443' }).ollama?.baseUrl).toBe('https://ollama.example:8443');
+  });
+
+  it('reports text that is not JSON as one issue', () => {
+    expect(() => parsePanelText('{ "models": [', 'panel.json')).toThrow(/panel\.json: invalid panel\n {2}- not valid JSON/);
+  });
+});
+
+describe('apiKeyVariable', () => {
+  it('upper-cases the provider name and turns dashes into underscores', () => {
+    expect(apiKeyVariable('open-router')).toBe('RUNG_OPEN_ROUTER_API_KEY');
+    expect(apiKeyVariable('openai')).toBe('RUNG_OPENAI_API_KEY');
+  });
+});

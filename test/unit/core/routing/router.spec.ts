@@ -1,0 +1,460 @@
+import { describe, expect, it } from 'vitest';
+import type { DecisionRow } from '../../../../src/core/decisions/decision';
+import { parsePanel, type Panel } from '../../../../src/core/panel';
+import { ProviderFailure, ProviderUnavailable } from '../../../../src/core/providers/provider';
+import type { AttemptOutcome } from '../../../../src/core/routing/types';
+import { alphaBetaPanel } from '../../support/panels';
+import { RouterHarness, request } from '../../support/routerHarness';
+import { FAIL, PASS, ScriptedAttempts, UNVERIFIED } from '../../support/ScriptedAttempts';
+
+const providerError = (): AttemptOutcome => {
+  throw new ProviderFailure('provider-error', 'HTTP 503 from upstream');
+};
+const unavailable = (): AttemptOutcome => {
+  throw new ProviderUnavailable('no key for openai');
+};
+const stopped = (): AttemptOutcome => {
+  throw new ProviderFailure('stopped', 'cancelled by the user');
+};
+
+/** alpha and beta as in the origin examples, plus gamma, whose output price is over the cap. */
+function cascadePanel(): Panel {
+  return parsePanel(
+    {
+      models: [
+        { slug: 'alpha', provider: 'openrouter', price: { input: 0.1, output: 0.1 } },
+        { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        { slug: 'gamma', provider: 'openai', price: { input: 15, output: 75 } },
+      ],
+      maxOutputPrice: 20,
+      routing: { explore: 0 },
+    },
+    'cascade panel',
+  );
+}
+
+describe('Router: verdicts that are not evidence', () => {
+  const cases: [string, ScriptedAttempts][] = [
+    ['unverified', new ScriptedAttempts().on('alpha', UNVERIFIED).on('beta', PASS)],
+    ['a returned provider-error', new ScriptedAttempts().on('alpha', { verdict: 'provider-error' }).on('beta', { verdict: 'provider-error' })],
+    ['a thrown ProviderFailure', new ScriptedAttempts().on('alpha', providerError).on('beta', providerError)],
+    ['a thrown ProviderUnavailable', new ScriptedAttempts().on('alpha', unavailable).on('beta', unavailable)],
+    ['a returned stopped', new ScriptedAttempts().on('alpha', { verdict: 'stopped' }).on('beta', PASS)],
+    ['a thrown stop', new ScriptedAttempts().on('alpha', stopped).on('beta', PASS)],
+  ];
+  for (const [name, attempts] of cases) {
+    it(`moves no rating on ${name}`, async () => {
+      const harness = new RouterHarness(alphaBetaPanel());
+      for (let i = 0; i < 3; i++) await harness.router.route(request(), attempts.fn);
+      expect(attempts.calls.length).toBeGreaterThanOrEqual(3);
+      expect(harness.ledger.entries()).toEqual([]);
+    });
+  }
+});
+
+describe('Router: the cascade', () => {
+  it('escalates a plan call on a verified failure and records both attempts', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const result = await harness.router.route(request({ callId: 'c-esc', runId: 'run-1' }), attempts.fn);
+
+    expect(attempts.calls).toEqual([
+      { model: 'alpha', attempt: 0, escalation: [] },
+      { model: 'beta', attempt: 1, escalation: ['alpha'] },
+    ]);
+    expect(result.answer?.model).toBe('beta');
+    const pruned = [{ model: 'gamma', reason: 'pruned: output price 75.00 > cap 20.00' }];
+    expect(harness.sink.rows).toHaveLength(2);
+    expect(harness.sink.rows[0]).toMatchObject({
+      call: 'c-esc',
+      run: 'run-1',
+      class: 'plan',
+      shape: null,
+      candidates: ['alpha', 'beta'],
+      rung: 0,
+      escalation: [],
+      model: 'alpha',
+      verdict: 'fail',
+      verdictReason: 'check failed',
+      reason: 'no-measured-profiles tier4',
+      pruned,
+      explore: false,
+      propensity: 1,
+      final: false,
+      mode: 'cloud',
+    });
+    expect(harness.sink.rows[1]).toMatchObject({ call: 'c-esc', rung: 1, escalation: ['alpha'], model: 'beta', verdict: 'pass', pruned, candidates: ['alpha', 'beta'] });
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([
+      ['beta', 1, 1],
+      ['alpha', 1, 0],
+    ]);
+  });
+
+  it('records the class and shape of a shaped key', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ classKey: 'edit/typescript' }), new ScriptedAttempts().on('alpha', PASS).fn);
+    expect(harness.sink.rows[0]).toMatchObject({ class: 'edit', shape: 'typescript' });
+    expect(harness.ledger.entries()[0]?.classKey).toBe('edit/typescript');
+  });
+
+  it('skips to the next rung on a provider error without grading the model that erred', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', providerError).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha', 'beta']);
+    expect(harness.sink.rows.map((r) => [r.model, r.verdict, r.verdictReason])).toEqual([
+      ['alpha', 'provider-error', 'provider-error: HTTP 503 from upstream'],
+      ['beta', 'pass', 'check passed'],
+    ]);
+    // A provider error is no failure of the model: the next rung is not an escalation from it.
+    expect(attempts.calls[1]?.escalation).toEqual([]);
+    expect(result.answer?.model).toBe('beta');
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual(['beta']);
+  });
+
+  it('skips past an unavailable provider and ends unanswered when every rung errs, grading nobody', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', unavailable).on('beta', providerError);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha', 'beta']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows.map((r) => r.verdictReason)).toEqual(['unavailable: no key for openai', 'provider-error: HTTP 503 from upstream']);
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('ends the call on a stop', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', stopped).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows.map((r) => r.verdict)).toEqual(['stopped']);
+  });
+
+  it('reads a failure after the signal was aborted as a stop', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const controller = new AbortController();
+    const attempts = new ScriptedAttempts()
+      .on('alpha', () => {
+        controller.abort();
+        return FAIL;
+      })
+      .on('beta', PASS);
+    await harness.router.route(request(), attempts.fn, controller.signal);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(harness.sink.rows.map((r) => r.verdict)).toEqual(['stopped']);
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('routes a leaf once and does not escalate its failure', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const result = await harness.router.route(request({ classKey: 'leaf/oversized' }), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer).toBeUndefined();
+    expect(harness.sink.rows).toHaveLength(1);
+    expect(harness.ledger.entries().map((e) => [e.model, e.classKey, e.graded, e.ok])).toEqual([['alpha', 'leaf/oversized', 1, 0]]);
+  });
+
+  it('lets an unverified answer stand and grades nobody', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', UNVERIFIED).on('beta', PASS);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(attempts.models()).toEqual(['alpha']);
+    expect(result.answer?.model).toBe('alpha');
+    expect(result.answer?.verdict).toBe('unverified');
+    expect(harness.ledger.entries()).toEqual([]);
+  });
+
+  it('holds a spawn in the ledger while an attempt runs and ends it after', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    let during = -1;
+    const attempts = new ScriptedAttempts().on('alpha', () => {
+      during = harness.ledger.snapshot(harness.clock.now()).inFlight('alpha');
+      return PASS;
+    });
+    await harness.router.route(request(), attempts.fn);
+    expect(during).toBe(1);
+    expect(harness.ledger.snapshot(harness.clock.now()).inFlight('alpha')).toBe(0);
+  });
+});
+
+describe('Router.settle', () => {
+  it('appends a final row and grades an unverified attempt exactly once', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ callId: 'c-settle' }), new ScriptedAttempts().on('alpha', UNVERIFIED).fn);
+    expect(harness.ledger.entries()).toEqual([]);
+
+    harness.clock.advance(5_000);
+    expect(harness.router.settle('c-settle', 'fail', 'thumbs down')).toBe(true);
+    const last = harness.sink.rows.at(-1) as DecisionRow;
+    expect(last).toMatchObject({ call: 'c-settle', model: 'alpha', verdict: 'fail', verdictReason: 'thumbs down', final: true, at: harness.clock.now() });
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 0]]);
+
+    expect(harness.router.settle('c-settle', 'fail', 'thumbs down again')).toBe(true);
+    expect(harness.sink.rows.filter((r) => r.final)).toHaveLength(2);
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 0]]);
+  });
+
+  it('does not grade again an attempt its checker already graded', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request({ callId: 'c-graded' }), new ScriptedAttempts().on('alpha', PASS).fn);
+    harness.router.settle('c-graded', 'fail', 'thumbs down');
+    expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 1]]);
+  });
+
+  it('answers false for a call it never routed', () => {
+    const harness = new RouterHarness(cascadePanel());
+    expect(harness.router.settle('nope', 'pass', 'ok')).toBe(false);
+    expect(harness.sink.rows).toEqual([]);
+  });
+});
+
+describe('Router: resolved models', () => {
+  it('puts the observation on the model the response named and remembers the alias', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    await harness.router.route(request(), new ScriptedAttempts().on('alpha', { ...PASS, resolvedModel: 'alpha-2026-05-01' }).fn);
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual(['alpha-2026-05-01']);
+    expect(harness.sink.rows[0]).toMatchObject({ model: 'alpha', resolved: 'alpha-2026-05-01' });
+    const next = harness.router.rank(request());
+    expect(next.candidates[0]).toMatchObject({ slug: 'alpha', resolved: 'alpha-2026-05-01', graded: 1 });
+  });
+});
+
+/** Routes `count` plan calls in one run, each answered by whichever model opens, and lists the openers. */
+async function openers(harness: RouterHarness, count: number, runId: string, classKey = 'plan'): Promise<string[]> {
+  const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+  const served: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const result = await harness.router.route(request({ runId, classKey }), attempts.fn);
+    served.push(result.answer?.model ?? '-');
+  }
+  return served;
+}
+
+describe('Router: diversity caps (the origin examples)', () => {
+  it('routes alpha, alpha, beta with maxTotalPerProvider=2', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 2 } }));
+    expect(await openers(harness, 3, 'run-total')).toEqual(['alpha', 'alpha', 'beta']);
+    expect(harness.sink.rows[2]?.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=2 reached for openrouter' }]);
+  });
+
+  it('routes alpha, alpha, beta, alpha, alpha with maxConsecutivePerProvider=2', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxConsecutivePerProvider: 2 } }));
+    expect(await openers(harness, 5, 'run-consecutive')).toEqual(['alpha', 'alpha', 'beta', 'alpha', 'alpha']);
+  });
+
+  it('counts each run apart', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 2 } }));
+    expect(await openers(harness, 2, 'run-a')).toEqual(['alpha', 'alpha']);
+    expect(await openers(harness, 2, 'run-b')).toEqual(['alpha', 'alpha']);
+  });
+
+  it('lets a per-class profile value beat the global default', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: 2 } } }));
+    expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'beta']);
+    expect(await openers(harness, 2, 'run-chat', 'chat')).toEqual(['alpha', 'beta']);
+  });
+
+  it('lets a profile\'s null lift the global cap for its class', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: null } } }));
+    expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'alpha']);
+  });
+
+  it('gives byte-identical decision rows with caps left null and with no diversity or profiles keys at all', async () => {
+    const script = async (panel: Panel): Promise<string> => {
+      const harness = new RouterHarness(panel, { seed: 7 });
+      const attempts = new ScriptedAttempts().on('alpha', FAIL, PASS, PASS, UNVERIFIED, PASS, FAIL, PASS).on('beta', PASS, FAIL, PASS);
+      const calls = [
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'chat' },
+        { runId: 'r2', classKey: 'edit/typescript' },
+        { runId: 'r1', classKey: 'plan' },
+        { runId: 'r1', classKey: 'leaf' },
+        { runId: 'r2', classKey: 'plan' },
+        { runId: 'r1', classKey: 'plan' },
+      ];
+      for (const [i, call] of calls.entries()) {
+        harness.clock.advance(1_000);
+        await harness.router.route({ callId: `same-${i}`, verifiable: true, ...call }, attempts.fn);
+      }
+      harness.router.settle('same-3', 'pass', 'accepted');
+      return JSON.stringify(harness.sink.rows);
+    };
+    const routing = { explore: 0.3 };
+    const bare = await script(parsePanel({ models: alphaBetaPanel().models, routing }, 'bare'));
+    const nulls = await script(
+      parsePanel(
+        {
+          models: alphaBetaPanel().models,
+          routing,
+          diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
+          profiles: { plan: { maxConsecutivePerProvider: null, maxTotalPerProvider: null } },
+        },
+        'nulls',
+      ),
+    );
+    expect(nulls).toBe(bare);
+    // The comparison can fail: a real cap changes the rows.
+    const capped = await script(parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 1 } }, 'capped'));
+    expect(capped).not.toBe(bare);
+  });
+});
+
+describe('Router: the gate of 8 graded observations', () => {
+  it('keeps the opener after five verified failures in a class', async () => {
+    const harness = new RouterHarness(alphaBetaPanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    for (let i = 0; i < 5; i++) await harness.router.route(request(), attempts.fn);
+    expect(harness.ledger.entries().find((e) => e.model === 'alpha')).toMatchObject({ graded: 5, ok: 0 });
+    const sixth = await harness.router.route(request(), attempts.fn);
+    expect(sixth.attempts[0]?.model).toBe('alpha');
+  });
+
+  it('keeps the opener through a below-gate streak when the panel gives roles', async () => {
+    // Cold start puts alpha first (same tier, cheaper); a first observation must not reorder the class.
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'alpha', provider: 'openrouter', role: 'base', price: { input: 0.2, output: 0.2 } },
+          { slug: 'beta', provider: 'openai', role: 'top', price: { input: 0.15, output: 0.6 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'roles',
+    );
+    const harness = new RouterHarness(panel);
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const opened: string[] = [];
+    for (let i = 0; i < 6; i++) opened.push((await harness.router.route(request(), attempts.fn)).attempts[0]?.model ?? '-');
+    expect(opened).toEqual(['alpha', 'alpha', 'alpha', 'alpha', 'alpha', 'alpha']);
+  });
+
+  it('excludes the opener after eight graded observations with no success', async () => {
+    const harness = new RouterHarness(alphaBetaPanel());
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    for (let i = 0; i < 8; i++) {
+      const result = await harness.router.route(request(), attempts.fn);
+      expect(result.attempts[0]?.model).toBe('alpha');
+    }
+    const ninth = await harness.router.route(request(), attempts.fn);
+    expect(ninth.attempts.map((a) => a.model)).toEqual(['beta']);
+    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan$/) }]);
+    expect(harness.sink.rows.at(-1)?.pruned[0]?.reason).toMatch(/measured 0\/8 success class=plan/);
+  });
+});
+
+describe('Router: exploration', () => {
+  const threeModels = (explore: number): Panel =>
+    parsePanel(
+      {
+        models: [
+          { slug: 'alpha', provider: 'openrouter', price: { input: 0.1, output: 0.1 } },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+          { slug: 'delta', provider: 'openai', price: { input: 2, output: 8 } },
+        ],
+        routing: { explore },
+      },
+      'explore',
+    );
+  const everyonePasses = () => new ScriptedAttempts().on('alpha', PASS).on('beta', PASS).on('delta', PASS);
+
+  async function run(explore: number, seed: number, count: number, extra: Parameters<typeof request>[0] = {}): Promise<DecisionRow[]> {
+    const harness = new RouterHarness(threeModels(explore), { seed });
+    const attempts = everyonePasses();
+    for (let i = 0; i < count; i++) await harness.router.route({ ...request(extra), callId: `x-${i}` }, attempts.fn);
+    return harness.sink.rows;
+  }
+
+  it('never explores with routing.explore = 0 and records propensity 1', async () => {
+    const rows = await run(0, 3, 40);
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.propensity === 1)).toBe(true);
+  });
+
+  it('explores only rungs below the gate, recording rate/k over those k for explored openers and 1 − rate (+ rate/k) for the rest', async () => {
+    const rate = 0.5;
+    const rows = await run(rate, 11, 80);
+    const graded = new Map<string, number>();
+    let explored = 0;
+    let greedy = 0;
+    let afterGate = 0;
+    for (const row of rows) {
+      // Every call passes on its opener, so each row is one call; the pool is the models still below 8 graded.
+      const pool = ['alpha', 'beta', 'delta'].filter((model) => (graded.get(model) ?? 0) < 8);
+      if (row.explore) {
+        explored++;
+        expect(pool).toContain(row.model);
+        expect(row.model).not.toBe('alpha');
+        expect(row.propensity).toBeCloseTo(rate / pool.length, 12);
+        expect(row.reason).toMatch(/^explore \(rate 0\.5\); /);
+      } else {
+        expect(row.model).toBe('alpha');
+        if (pool.length === 0) {
+          afterGate++;
+          expect(row.propensity).toBe(1);
+        } else {
+          greedy++;
+          expect(row.propensity).toBeCloseTo(1 - rate + (pool.includes('alpha') ? rate / pool.length : 0), 12);
+        }
+      }
+      graded.set(row.model, (graded.get(row.model) ?? 0) + 1);
+    }
+    expect(explored).toBeGreaterThan(0);
+    expect(greedy).toBeGreaterThan(0);
+    // Once every rung has passed the gate the evidence is no longer missing, and exploring stops.
+    expect(afterGate).toBeGreaterThan(0);
+  });
+
+  it('never explores a call no verifier checks', async () => {
+    const rows = await run(1, 5, 20, { verifiable: false });
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.propensity === 1 && r.model === 'alpha')).toBe(true);
+  });
+
+  it('never explores over a pinned model', async () => {
+    const rows = await run(1, 5, 20, { pinned: 'beta' });
+    expect(rows.some((r) => r.explore)).toBe(false);
+    expect(rows.every((r) => r.model === 'beta' && r.propensity === 1)).toBe(true);
+  });
+
+  it('never explores a leaf', async () => {
+    const rows = await run(1, 5, 20, { classKey: 'leaf' });
+    expect(rows.some((r) => r.explore)).toBe(false);
+  });
+
+  it('gives identical rows for the same seed and different ones for another', async () => {
+    const first = JSON.stringify(await run(0.5, 21, 40));
+    const again = JSON.stringify(await run(0.5, 21, 40));
+    const other = JSON.stringify(await run(0.5, 22, 40));
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+  });
+});
+
+describe('Router: busy-skip by the clock it is given', () => {
+  it('skips a model busy in another window until that spawn is 30 minutes old', async () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', maxConcurrent: 1 },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'busy',
+    );
+    const harness = new RouterHarness(panel);
+    harness.ledger.spawnStarted({ spawnId: 'other-window#0', traceId: 'run-x', model: 'qwen3:14b', startedAt: harness.clock.now() });
+    const attempts = new ScriptedAttempts().on('qwen3:14b', PASS).on('beta', PASS);
+
+    const busy = await harness.router.route(request(), attempts.fn);
+    expect(busy.attempts.map((a) => a.model)).toEqual(['beta']);
+    expect(busy.ranking.pruned).toEqual([{ model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight' }]);
+
+    harness.clock.advance(30 * 60 * 1000 + 1);
+    const stale = await harness.router.route(request(), attempts.fn);
+    expect(stale.attempts.map((a) => a.model)).toEqual(['qwen3:14b']);
+  });
+});
