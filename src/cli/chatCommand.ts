@@ -15,12 +15,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerAttempt, type ChatAnswer } from '../core/chat/providerAttempt';
 import { shaped } from '../core/classKey';
-import { MemoryDecisionSink } from '../core/decisions/decision';
+import { MemoryDecisionSink, type DecisionSink } from '../core/decisions/decision';
+import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
+import type { Ledger } from '../core/ledger/ledger';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
 import { apiKeyVariable, defaultProviders, PanelError, parsePanelText, type Panel } from '../core/panel';
 import { connectProviders } from '../core/providers/connectProviders';
 import { ProviderHealthBoard } from '../core/providers/providerHealthBoard';
-import { ProviderFailure, type ChatMessage } from '../core/providers/provider';
+import { ProviderFailure, type ChatMessage, type ProviderAdapter } from '../core/providers/provider';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { Router } from '../core/routing/router';
@@ -31,8 +33,9 @@ import { CommandVerifier } from '../core/verifiers/commandVerifier';
 import { StructuredOutputVerifier } from '../core/verifiers/structuredOutputVerifier';
 import type { Verifier } from '../core/verifiers/verifier';
 import { UsageError, type CliIo } from './io';
+import type { LedgerOpener } from './replayCommand';
 
-export const CHAT_USAGE = `usage: rung chat --panel FILE [--class CLASS] [--schema FILE] [--verify-command CMD] [--json] "PROMPT"`;
+export const CHAT_USAGE = `usage: rung chat --panel FILE [--class CLASS] [--schema FILE] [--verify-command CMD] [--ledger FILE] [--json] "PROMPT"`;
 
 /** Exit code when the user stopped the call: 128 + SIGINT, as shells report it. */
 const EXIT_STOPPED = 130;
@@ -51,8 +54,13 @@ interface AttemptLine {
 /**
  * Runs `rung chat` with `argv` (the words after `chat`); returns the exit code: 0 an answer stands,
  * 1 no rung produced one, 2 the command was called wrongly, 130 the user stopped it.
+ *
+ * @remarks
+ * Without `--ledger` the call learns into memory and forgets; with it, ratings land in that ledger
+ * file and the decision rows in the decision log beside it, through the opener main.ts supplies
+ * (as for `rung rank` and `rung replay`).
  */
-export async function runChatCommand(argv: string[], io: ChatIo): Promise<number> {
+export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: LedgerOpener): Promise<number> {
   let parsed: ReturnType<typeof parseChatArgs>;
   let panel: Panel;
   let schema: unknown;
@@ -60,6 +68,7 @@ export async function runChatCommand(argv: string[], io: ChatIo): Promise<number
     parsed = parseChatArgs(argv);
     panel = readPanel(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
+    if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
     if (error instanceof PanelError) {
       io.stderr(`rung chat: ${error.message}\n`);
@@ -70,7 +79,6 @@ export async function runChatCommand(argv: string[], io: ChatIo): Promise<number
   }
   const { json, prompt } = parsed;
   const classKey = shaped(parsed.class ?? (schema !== undefined ? 'plan' : 'chat'));
-  const note = (text: string): void => (json ? io.stderr(`${text}\n`) : io.stdout(`\n\n${text}\n\n`));
 
   const health = new ProviderHealthBoard({ clock: io.clock });
   const { adapters, facts } = await connectProviders({
@@ -89,16 +97,46 @@ export async function runChatCommand(argv: string[], io: ChatIo): Promise<number
   }
   messages.push({ role: 'user', content: prompt });
 
-  const router = new Router({ panel, ledger: new MemoryLedger(), clock: io.clock, sink: new MemoryDecisionSink(), random: seededRandom(io.clock.now()), health, facts });
+  const ledgerPath = parsed.ledger === undefined ? undefined : resolve(io.cwd, parsed.ledger);
+  const ledger: Ledger = ledgerPath && openLedger ? await openLedger(ledgerPath, io) : new MemoryLedger();
+  const sink: DecisionSink & { close?: () => Promise<void> } = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : new MemoryDecisionSink();
+  const router = new Router({ panel, ledger, clock: io.clock, sink, random: seededRandom(io.clock.now()), health, facts });
+  const verifiable = schema !== undefined || parsed.verifyCommand !== undefined || classKey.startsWith('edit');
+  try {
+    return await routeAndPrint({ router, adapters, messages, verifier, health, io, json, classKey, verifiable, askJson: schema !== undefined });
+  } finally {
+    await sink.close?.();
+    await ledger.close();
+  }
+}
+
+interface RouteAndPrintOptions {
+  router: Router;
+  adapters: Map<string, ProviderAdapter>;
+  messages: ChatMessage[];
+  verifier: Verifier;
+  health: ProviderHealthBoard;
+  io: ChatIo;
+  json: boolean;
+  classKey: string;
+  verifiable: boolean;
+  /** Ask the providers for a JSON answer. */
+  askJson: boolean;
+}
+
+/** Routes the one call, streaming and narrating as it goes, and prints the result; returns the exit code. */
+async function routeAndPrint(options: RouteAndPrintOptions): Promise<number> {
+  const { router, io, json } = options;
+  const note = (text: string): void => (json ? io.stderr(`${text}\n`) : io.stdout(`\n\n${text}\n\n`));
   const inner = providerAttempt({
-    adapters,
-    messages,
+    adapters: options.adapters,
+    messages: options.messages,
     tools: [],
-    verifier,
+    verifier: options.verifier,
     clock: io.clock,
     signal: io.signal,
-    health,
-    chatOptions: schema !== undefined ? { json: true } : {},
+    health: options.health,
+    chatOptions: options.askJson ? { json: true } : {},
     onPart: (_model, part) => {
       if (part.type === 'text-delta' && !json) io.stdout(part.text);
       if (part.type === 'warning') io.stderr(`rung chat: ${part.message}\n`);
@@ -121,8 +159,7 @@ export async function runChatCommand(argv: string[], io: ChatIo): Promise<number
     }
   };
 
-  const verifiable = schema !== undefined || parsed.verifyCommand !== undefined || classKey.startsWith('edit');
-  const request = { callId: `chat-${randomUUID()}`, classKey, verifiable };
+  const request = { callId: `chat-${randomUUID()}`, classKey: options.classKey, verifiable: options.verifiable };
   let attempts: AttemptLine[] = [];
   let answer: { text: string; model: string } | undefined;
   let stopped = false;
@@ -158,13 +195,14 @@ function parseChatArgs(argv: string[]) {
       class: { type: 'string' },
       schema: { type: 'string' },
       'verify-command': { type: 'string' },
+      ledger: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
   if (!values.panel) throw new UsageError('rung chat needs --panel FILE');
   const prompt = positionals.join(' ').trim();
   if (!prompt) throw new UsageError('rung chat needs a prompt');
-  return { panel: values.panel, class: values.class, schema: values.schema, verifyCommand: values['verify-command'], json: values.json, prompt };
+  return { panel: values.panel, class: values.class, schema: values.schema, verifyCommand: values['verify-command'], ledger: values.ledger, json: values.json, prompt };
 }
 
 /** Reads the panel; the default providers follow the CLI's environment (`OLLAMA_HOST`), not the process's. */

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChatCommand, type ChatIo } from '../../../src/cli/chatCommand';
+import { parseDecisionLines } from '../../../src/core/decisions/decision';
+import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { ManualClock } from '../support/manualClock';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
 
@@ -136,6 +138,34 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+  });
+
+  it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.model, row.verdict])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'pass'],
+    ]);
+    const ledger = await WorkspaceLedger.open({ path: join(workspace, '.rung', 'ledger.sqlite'), clock: io.clock, readOnly: true });
+    expect(ledger.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual(
+      expect.arrayContaining([
+        ['qwen2.5:3b', 'plan', 1, 0],
+        ['openai/gpt-4o-mini', 'plan', 1, 1],
+      ]),
+    );
+    await ledger.close();
+    expect(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(KEY);
+  });
+
+  it('refuses --ledger when no ledger opener was wired in', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', '--ledger', 'l.sqlite', 'hi'], io)).toBe(2);
+    expect(io.err).toContain('--ledger is not available in this build');
   });
 
   it('exits 2 with the usage when called without a panel or a prompt', async () => {
