@@ -48,9 +48,13 @@ export type StreamPart =
       usage: Usage;
       /** The response's own model field: the snapshot that served the call. */
       resolvedModel: string;
-      /** USD, when the provider reported it. */
+      /** USD, when the provider reported it or the catalog priced it. */
       cost?: number;
+      /** The weights' content digest where the provider exposes one (Ollama's `sha256:…`). */
+      digest?: string;
     }
+  /** An option the provider could not honour (say `think` on a server without reasoning): reported, not fatal. */
+  | { type: 'warning'; message: string }
   | { type: 'error'; error: ProviderFailure };
 
 export interface ChatOptions {
@@ -65,7 +69,10 @@ export interface ProviderAdapter {
   readonly name: string;
   /** Whether the provider can take calls now; cheap and cached, never throws. */
   available(signal?: AbortSignal): Promise<boolean>;
-  /** Streams one answer. Failures arrive as an `error` part or a thrown {@link ProviderFailure}. */
+  /**
+   * Streams one answer. Failures arrive as an `error` part or a thrown {@link ProviderFailure}; the
+   * adapters in this folder throw, and every consumer accepts both.
+   */
   chat(model: string, messages: ChatMessage[], tools: ToolSpec[], options: ChatOptions, think?: boolean): AsyncIterable<StreamPart>;
 }
 
@@ -82,6 +89,8 @@ export interface ModelFacts {
   context?: number;
   /** Parameters the provider says the model accepts (`tools`, `logprobs`, …). */
   advertised?: string[];
+  /** The weights' content digest where the provider lists one (Ollama). */
+  digest?: string;
 }
 
 /** How the cascade treats a failure: try elsewhere without blame, or stop. */
@@ -107,4 +116,22 @@ export class ProviderUnavailable extends ProviderFailure {
   constructor(message: string, details: { provider?: string; status?: number } = {}) {
     super('unavailable', message, details);
   }
+}
+
+/** A transport fault on a provider that is there: timeout, 429, 5xx, a cut or malformed stream. */
+export class ProviderError extends ProviderFailure {
+  constructor(message: string, details: { provider?: string; status?: number; retryAfterMs?: number } = {}) {
+    super('provider-error', message, details);
+  }
+}
+
+/** The user stopped the call through its AbortSignal. */
+export class ProviderStopped extends ProviderFailure {
+  constructor(message = 'stopped by the user', details: { provider?: string } = {}) {
+    super('stopped', message, details);
+  }
+}
+
+export function isProviderFailure(error: unknown): error is ProviderFailure {
+  return error instanceof ProviderFailure;
 }

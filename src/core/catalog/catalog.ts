@@ -1,0 +1,229 @@
+/**
+ * The provider's catalog: what it says about its models' prices, context windows and accepted
+ * parameters, fetched from an OpenAI-style `/models` list and cached in a file.
+ *
+ * @remarks
+ * Used for economics, never as a capability check. Advertised parameters are recorded but not
+ * believed: the origin lab asked three models for logprobs, all three advertised them in
+ * `supported_parameters`, and one returned null on every request. Every failure here is soft —
+ * a stale price orders the cascade slightly wrong, a hard failure would refuse to start because a
+ * metadata endpoint was slow — so the order is: a fresh cache, a fetch, the cache however old, nothing.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import type { Clock } from '../clock';
+import type { ModelFacts } from '../providers/provider';
+import { joinUrl, type FetchLike } from '../providers/transport';
+
+/** A cache younger than this is used without asking the network, ms (a day: list prices change monthly, not hourly). */
+export const CATALOG_FRESH_MS = 24 * 60 * 60 * 1000;
+/** How long a catalog fetch may take before the cache is used instead, ms. */
+export const CATALOG_TIMEOUT_MS = 10_000;
+/** The cache file's format version. */
+const CACHE_VERSION = 1;
+
+/** One model as the catalog describes it. */
+export interface CatalogEntry {
+  slug: string;
+  /** USD per million tokens; absent when the catalog gives none or a variable one. */
+  price?: { input: number; output: number };
+  /** Tokens. */
+  context?: number;
+  /** `supported_parameters` as advertised: recorded, not believed. */
+  advertised: string[];
+}
+
+/** Where the catalog in hand came from. */
+export type CatalogSource = 'network' | 'cache' | 'none';
+
+export class Catalog {
+  private readonly bySlug: Map<string, CatalogEntry>;
+
+  constructor(
+    entries: Iterable<CatalogEntry>,
+    /** When the entries were fetched, ms since the epoch; null for an empty catalog. */
+    readonly fetchedAt: number | null,
+    readonly source: CatalogSource,
+    /** What went wrong on the way, when something did ("fetch failed (503); using the cache from …"). */
+    readonly note?: string,
+  ) {
+    this.bySlug = new Map([...entries].map((entry) => [entry.slug, entry]));
+  }
+
+  static empty(note?: string): Catalog {
+    return new Catalog([], null, 'none', note);
+  }
+
+  get size(): number {
+    return this.bySlug.size;
+  }
+
+  entries(): CatalogEntry[] {
+    return [...this.bySlug.values()];
+  }
+
+  /**
+   * One model, found with or without OpenRouter's floating-alias tilde.
+   *
+   * @remarks
+   * The catalog lists `vendor/model-latest` while a panel may say `~vendor/model-latest`; a lookup that
+   * missed on the tilde would price the model at nothing and the price cap would never see it.
+   */
+  entry(slug: string): CatalogEntry | undefined {
+    const other = slug.startsWith('~') ? slug.slice(1) : `~${slug}`;
+    return this.bySlug.get(slug) ?? this.bySlug.get(other);
+  }
+
+  /** The entry as {@link ModelFacts}, for the ranking's price walk. */
+  facts(slug: string): ModelFacts | undefined {
+    const entry = this.entry(slug);
+    if (!entry) return undefined;
+    return {
+      slug,
+      ...(entry.price ? { price: entry.price } : {}),
+      ...(entry.context !== undefined ? { context: entry.context } : {}),
+      advertised: entry.advertised,
+    };
+  }
+
+  /** USD for a call from its token counts at list price; undefined when the price is unknown. */
+  cost(slug: string, inputTokens: number, outputTokens: number): number | undefined {
+    const price = this.entry(slug)?.price;
+    if (!price) return undefined;
+    return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+  }
+}
+
+const listSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      context_length: z.number().nullable().optional(),
+      pricing: z.looseObject({ prompt: z.union([z.string(), z.number()]).optional(), completion: z.union([z.string(), z.number()]).optional() }).optional(),
+      supported_parameters: z.array(z.string()).nullable().optional(),
+    }),
+  ),
+});
+
+const cacheSchema = z.object({
+  version: z.literal(CACHE_VERSION),
+  fetchedAt: z.number(),
+  models: z.array(
+    z.object({
+      slug: z.string(),
+      price: z.object({ input: z.number(), output: z.number() }).optional(),
+      context: z.number().optional(),
+      advertised: z.array(z.string()).default([]),
+    }),
+  ),
+});
+
+/** Reads an OpenAI-style `/models` list (OpenRouter's carries pricing, context and parameters). */
+export function parseModelList(json: unknown): CatalogEntry[] | undefined {
+  const parsed = listSchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  return parsed.data.data.map((model) => {
+    const input = perMillion(model.pricing?.prompt);
+    const output = perMillion(model.pricing?.completion);
+    return {
+      slug: model.id,
+      ...(input !== undefined && output !== undefined ? { price: { input, output } } : {}),
+      ...(model.context_length ? { context: model.context_length } : {}),
+      advertised: model.supported_parameters ?? [],
+    };
+  });
+}
+
+/**
+ * A per-token price (OpenRouter writes `"0.00000015"`) as USD per million tokens (0.15); undefined for
+ * a missing, unreadable or negative one (`"-1"` is OpenRouter's "variable", as on its auto router).
+ */
+export function perMillion(perToken: string | number | undefined): number | undefined {
+  if (perToken === undefined || perToken === '') return undefined;
+  const value = Number(perToken);
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  // Twelve significant digits drop the binary noise of the multiplication (0.15000000000000002).
+  return Number((value * 1_000_000).toPrecision(12));
+}
+
+export interface LoadCatalogOptions {
+  /** The provider's API base (`https://openrouter.ai/api/v1`); the list is `<baseUrl>/models`. */
+  baseUrl: string;
+  /** Where the cache lives; the caller decides (the workspace's `.rung/`, a temp dir in tests). */
+  cachePath: string;
+  clock: Clock;
+  fetch?: FetchLike;
+  /** Sent as a bearer token when given; never written anywhere. */
+  apiKey?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** A cache younger than this is used without fetching; 0 always fetches. */
+  freshMs?: number;
+}
+
+/** Loads the catalog: a fresh cache, else a fetch (cached on success), else the cache however old, else nothing. Never throws. */
+export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog> {
+  const now = options.clock.now();
+  const cached = await readCache(options.cachePath);
+  if (cached && now - cached.fetchedAt < (options.freshMs ?? CATALOG_FRESH_MS)) return cached.catalog;
+  const fetched = await fetchList(options);
+  if (fetched.entries) {
+    const catalog = new Catalog(fetched.entries, now, 'network');
+    const written = await writeCache(options.cachePath, catalog);
+    return written ? catalog : new Catalog(fetched.entries, now, 'network', `could not write the cache at ${options.cachePath}`);
+  }
+  if (cached) {
+    return new Catalog(cached.catalog.entries(), cached.fetchedAt, 'cache', `fetch failed (${fetched.reason}); using the cache from ${new Date(cached.fetchedAt).toISOString()}`);
+  }
+  return Catalog.empty(`fetch failed (${fetched.reason}) and there is no cache`);
+}
+
+async function fetchList(options: LoadCatalogOptions): Promise<{ entries?: CatalogEntry[]; reason: string }> {
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const controller = new AbortController();
+  const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onStop = (): void => controller.abort();
+  options.signal?.addEventListener('abort', onStop, { once: true });
+  try {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    const response = await doFetch(joinUrl(options.baseUrl, '/models'), { headers, signal: controller.signal });
+    if (!response.ok) return { reason: `HTTP ${response.status}` };
+    const entries = parseModelList(await response.json());
+    return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
+  } catch {
+    if (options.signal?.aborted) return { reason: 'stopped' };
+    if (controller.signal.aborted) return { reason: `no answer within ${timeoutMs} ms` };
+    return { reason: 'network error' };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onStop);
+  }
+}
+
+async function readCache(path: string): Promise<{ catalog: Catalog; fetchedAt: number } | undefined> {
+  try {
+    const parsed = cacheSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    if (!parsed.success) return undefined;
+    const fetchedAt = parsed.data.fetchedAt;
+    return { catalog: new Catalog(parsed.data.models, fetchedAt, 'cache'), fetchedAt };
+  } catch {
+    // Missing or unreadable: the same as no cache.
+    return undefined;
+  }
+}
+
+/** Writes the cache whole (a temporary file, then a rename) so a reader never sees half of one. */
+async function writeCache(path: string, catalog: Catalog): Promise<boolean> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, models: catalog.entries() })}\n`);
+    await rename(temporary, path);
+    return true;
+  } catch {
+    return false;
+  }
+}

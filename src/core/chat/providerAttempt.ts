@@ -1,0 +1,154 @@
+/**
+ * One chat attempt on one rung: stream the answer from the candidate's provider, pass each part on,
+ * assemble the answer, check it, and report what the cascade needs.
+ *
+ * @remarks
+ * Transport faults are thrown as {@link ProviderFailure}s, never turned into verdicts here: the router
+ * reads a throw as "skip this rung, grade nobody" (or "stop" for the user's abort), so a dropped
+ * socket can never count against a model. Only an answer that arrived whole reaches the verifier.
+ */
+import type { Clock } from '../clock';
+import {
+  ProviderError,
+  ProviderFailure,
+  ProviderStopped,
+  ProviderUnavailable,
+  type ChatMessage,
+  type ChatOptions,
+  type FinishReason,
+  type ProviderAdapter,
+  type StreamPart,
+  type ToolCall,
+  type ToolSpec,
+} from '../providers/provider';
+import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
+import type { Verifier } from '../verifiers/verifier';
+
+/** What one attempt produced. */
+export interface ChatAnswer {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  /** The configured slug. */
+  model: string;
+  /** The response's own model field. */
+  resolvedModel: string;
+  finishReason: FinishReason;
+  /** Options the provider could not honour. */
+  warnings: string[];
+}
+
+/** Where an attempt reports what it learned about a provider's health (a {@link ProviderHealthBoard}). */
+export interface HealthRecorder {
+  recordFailure(provider: string, failure: ProviderFailure): void;
+  recordSuccess(provider: string): void;
+}
+
+export interface ProviderAttemptOptions {
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  verifier: Verifier;
+  /** Every part as it arrives, with the configured slug that sent it: the chat view streams from here. */
+  onPart?: (model: string, part: StreamPart) => void;
+  clock: Clock;
+  /** The user's stop, for the whole call. */
+  signal?: AbortSignal;
+  chatOptions?: Omit<ChatOptions, 'signal'>;
+  think?: boolean;
+  health?: HealthRecorder;
+}
+
+/** Builds the {@link AttemptFn} the router runs once per rung. */
+export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<ChatAnswer> {
+  return async (candidate, context) => {
+    const signals = [options.signal, context.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const adapter = options.adapters.get(candidate.provider);
+    if (!adapter) throw new ProviderUnavailable(`no adapter for provider "${candidate.provider}"`, { provider: candidate.provider });
+    const started = options.clock.now();
+    let streamed: Streamed;
+    try {
+      streamed = await stream(adapter, candidate, options, signal);
+    } catch (error) {
+      const failure = asFailure(error, candidate.provider, signal);
+      options.health?.recordFailure(candidate.provider, failure);
+      throw failure;
+    }
+    options.health?.recordSuccess(candidate.provider);
+    const latencyMs = options.clock.now() - started;
+    const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
+    const check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+    const cost = streamed.cost ?? listCost(candidate, streamed.inputTokens, streamed.outputTokens);
+    const outcome: AttemptOutcome<ChatAnswer> = {
+      verdict: check.verdict,
+      verdictReason: check.reason,
+      resolvedModel: answer.resolvedModel,
+      latencyMs,
+      value: answer,
+    };
+    if (streamed.inputTokens !== null) outcome.inputTokens = streamed.inputTokens;
+    if (streamed.outputTokens !== null) outcome.outputTokens = streamed.outputTokens;
+    if (cost !== undefined) outcome.cost = cost;
+    return outcome;
+  };
+}
+
+interface Streamed {
+  answer: Omit<ChatAnswer, 'model'>;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cost?: number;
+}
+
+async function stream(adapter: ProviderAdapter, candidate: Candidate, options: ProviderAttemptOptions, signal: AbortSignal | undefined): Promise<Streamed> {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: ToolCall[] = [];
+  const warnings: string[] = [];
+  const parts = adapter.chat(candidate.slug, options.messages, options.tools, { ...(options.chatOptions ?? {}), signal }, options.think);
+  for await (const part of parts) {
+    if (signal?.aborted) throw new ProviderStopped(undefined, { provider: candidate.provider });
+    options.onPart?.(candidate.slug, part);
+    switch (part.type) {
+      case 'text-delta':
+        text += part.text;
+        break;
+      case 'reasoning-delta':
+        reasoning += part.text;
+        break;
+      case 'tool-call':
+        toolCalls.push(part.call);
+        break;
+      case 'warning':
+        warnings.push(part.message);
+        break;
+      case 'error':
+        throw part.error;
+      case 'finish':
+        return {
+          answer: { text, reasoning, toolCalls, resolvedModel: part.resolvedModel || candidate.slug, finishReason: part.finishReason, warnings },
+          inputTokens: part.usage.inputTokens,
+          outputTokens: part.usage.outputTokens,
+          ...(part.cost !== undefined ? { cost: part.cost } : {}),
+        };
+    }
+  }
+  if (signal?.aborted) throw new ProviderStopped(undefined, { provider: candidate.provider });
+  throw new ProviderError(`${candidate.provider}: the stream ended without a finish`, { provider: candidate.provider });
+}
+
+/** Anything thrown while streaming, as the failure the cascade reads; a user's abort is always `stopped`. */
+function asFailure(error: unknown, provider: string, signal: AbortSignal | undefined): ProviderFailure {
+  if (signal?.aborted) return error instanceof ProviderFailure && error.kind === 'stopped' ? error : new ProviderStopped(undefined, { provider });
+  if (error instanceof ProviderFailure) return error;
+  return new ProviderError(`${provider}: ${error instanceof Error ? error.message : String(error)}`, { provider });
+}
+
+/** USD at the panel's price when the provider reported none; local models cost nothing. */
+function listCost(candidate: Candidate, inputTokens: number | null, outputTokens: number | null): number | undefined {
+  if (candidate.local) return 0;
+  const price = candidate.spec.price;
+  if (!price || inputTokens === null || outputTokens === null) return undefined;
+  return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+}

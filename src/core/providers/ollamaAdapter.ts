@@ -1,0 +1,325 @@
+/**
+ * The adapter for a local Ollama server: an availability probe on `/api/tags`, model discovery with
+ * parameter sizes for the capability ladder, and streamed `/api/chat` with tools and `think`.
+ *
+ * @remarks
+ * Plain `fetch` rather than the `ollama` npm client: the adapter reads six fields of two endpoints,
+ * the client would add a dependency whose errors we would still have to reclassify (its `ResponseError`
+ * carries no kind), and an injected `fetch` already gives tests the seam ollama-js itself offers.
+ * Responses are validated with zod, but only the fields read, loosely, so a new Ollama field never
+ * breaks a call.
+ */
+import { z } from 'zod';
+import type { Clock } from '../clock';
+import {
+  ProviderError,
+  ProviderFailure,
+  ProviderStopped,
+  ProviderUnavailable,
+  type ChatMessage,
+  type ChatOptions,
+  type FinishReason,
+  type ModelFacts,
+  type ProviderAdapter,
+  type StreamPart,
+  type ToolSpec,
+} from './provider';
+import { errorCode, failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestLines, type FetchLike } from './transport';
+
+/** The probe's patience, ms (SPEC §4): a local server that takes longer than this to list its models is not there. */
+export const PROBE_TIMEOUT_MS = 2_000;
+/** How long a probe's answer stands, ms (SPEC §4): the ranking reads availability often and must not wait on it. */
+export const PROBE_CACHE_MS = 30_000;
+/**
+ * How long the first streamed byte may take, ms.
+ *
+ * @remarks
+ * Ollama loads a model on its first call and says nothing until it has; a 27B model read from a cold
+ * disk takes tens of seconds, so two minutes is "something is wrong", not "the model is big".
+ */
+export const OLLAMA_FIRST_BYTE_TIMEOUT_MS = 120_000;
+
+const tagsSchema = z.looseObject({
+  models: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        model: z.string().optional(),
+        digest: z.string().optional(),
+        details: z.looseObject({ parameter_size: z.string().optional() }).optional(),
+      }),
+    )
+    .default([]),
+});
+
+const chunkSchema = z.looseObject({
+  model: z.string().optional(),
+  message: z
+    .looseObject({
+      content: z.string().optional(),
+      thinking: z.string().optional(),
+      tool_calls: z
+        .array(z.looseObject({ id: z.string().optional(), function: z.looseObject({ name: z.string(), arguments: z.unknown() }) }))
+        .optional(),
+    })
+    .optional(),
+  done: z.boolean().optional(),
+  done_reason: z.string().optional(),
+  prompt_eval_count: z.number().optional(),
+  eval_count: z.number().optional(),
+  error: z.string().optional(),
+});
+
+/** What one probe found: whether the server answered, why not, and the models it holds. */
+export interface OllamaProbe {
+  ok: boolean;
+  /** Why not, when not. */
+  reason?: string;
+  models: ModelFacts[];
+  /** ms since the epoch. */
+  at: number;
+}
+
+export interface OllamaAdapterOptions {
+  /** `http://127.0.0.1:11434`; the panel's `defaultProviders` honours `OLLAMA_HOST`. */
+  baseUrl: string;
+  clock: Clock;
+  fetch?: FetchLike;
+  /** The provider's name in the panel. */
+  name?: string;
+  probeTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+export class OllamaAdapter implements ProviderAdapter {
+  readonly name: string;
+  private readonly baseUrl: string;
+  private readonly clock: Clock;
+  private readonly fetch: FetchLike;
+  private readonly options: OllamaAdapterOptions;
+  private lastProbe: OllamaProbe | undefined;
+  private probing: Promise<OllamaProbe> | undefined;
+
+  constructor(options: OllamaAdapterOptions) {
+    this.name = options.name ?? 'ollama';
+    this.baseUrl = options.baseUrl;
+    this.clock = options.clock;
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.options = options;
+  }
+
+  async available(signal?: AbortSignal): Promise<boolean> {
+    return (await this.probe(signal)).ok;
+  }
+
+  /** The models the server holds, with parameter sizes and digests; empty when it is not there. */
+  async models(signal?: AbortSignal): Promise<ModelFacts[]> {
+    return (await this.probe(signal)).models;
+  }
+
+  /**
+   * Lists the server's models on `/api/tags`, at most once per {@link PROBE_CACHE_MS}; never throws.
+   *
+   * @remarks
+   * A failed probe is cached too: a server that is down is asked again in 30 s, not on every ranking.
+   */
+  async probe(signal?: AbortSignal): Promise<OllamaProbe> {
+    const now = this.clock.now();
+    if (this.lastProbe && now - this.lastProbe.at < PROBE_CACHE_MS) return this.lastProbe;
+    this.probing ??= this.runProbe(signal).finally(() => {
+      this.probing = undefined;
+    });
+    return this.probing;
+  }
+
+  async *chat(model: string, messages: ChatMessage[], tools: ToolSpec[], options: ChatOptions, think?: boolean): AsyncIterable<StreamPart> {
+    const body: Record<string, unknown> = {
+      model,
+      messages: toOllamaMessages(messages),
+      stream: true,
+    };
+    if (tools.length) body.tools = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters } }));
+    if (think !== undefined) body.think = think;
+    if (options.json) body.format = 'json';
+    const modelOptions: Record<string, number> = {};
+    if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
+    if (options.maxOutputTokens !== undefined) modelOptions.num_predict = options.maxOutputTokens;
+    if (Object.keys(modelOptions).length) body.options = modelOptions;
+
+    const lines = requestLines(
+      joinUrl(this.baseUrl, '/api/chat'),
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      {
+        provider: this.name,
+        fetch: this.fetch,
+        signal: options.signal,
+        firstByteTimeoutMs: this.options.firstByteTimeoutMs ?? OLLAMA_FIRST_BYTE_TIMEOUT_MS,
+        idleTimeoutMs: this.options.idleTimeoutMs,
+        maxResponseBytes: this.options.maxResponseBytes,
+        now: () => this.clock.now(),
+        failureForStatus: (status, message, headers) => this.failureForStatus(model, status, message, headers),
+      },
+    );
+
+    let resolved = model;
+    let lineNumber = 0;
+    let sawToolCall = false;
+    let toolIndex = 0;
+    for await (const line of lines) {
+      lineNumber++;
+      if (!line.trim()) continue;
+      const chunk = parseChunk(line, lineNumber, this.name);
+      if (chunk.error !== undefined) throw new ProviderError(`${this.name}: the server reported an error mid-stream: ${chunk.error}`, { provider: this.name });
+      if (chunk.model) resolved = chunk.model;
+      const message = chunk.message;
+      if (message?.thinking) yield { type: 'reasoning-delta', text: message.thinking };
+      if (message?.content) yield { type: 'text-delta', text: message.content };
+      for (const call of message?.tool_calls ?? []) {
+        sawToolCall = true;
+        const id = call.id ?? `call_${toolIndex}`;
+        toolIndex++;
+        yield { type: 'tool-call', call: { id, name: call.function.name, arguments: argumentText(call.function.arguments) } };
+      }
+      if (chunk.done) {
+        const digest = await this.digestOf(resolved, options.signal);
+        yield {
+          type: 'finish',
+          finishReason: finishReason(chunk.done_reason, sawToolCall),
+          usage: { inputTokens: chunk.prompt_eval_count ?? null, outputTokens: chunk.eval_count ?? null },
+          resolvedModel: resolved,
+          // A local model costs nothing per token (SPEC §7: local models cost 0).
+          cost: 0,
+          ...(digest ? { digest } : {}),
+        };
+        return;
+      }
+    }
+    if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
+    throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without "done": true`, { provider: this.name });
+  }
+
+  private failureForStatus(model: string, status: number, message: string, headers: Headers): ProviderFailure {
+    if (status === 404) {
+      return new ProviderUnavailable(`${this.name}: model ${model} is not pulled (404)${message ? `: ${message}` : ''}`, { provider: this.name, status });
+    }
+    if (status === 400 && /does not support/i.test(message)) {
+      return new ProviderUnavailable(`${this.name}: ${message} (400)`, { provider: this.name, status });
+    }
+    return failureForStatus(this.name, status, message, parseRetryAfterMs(headers, this.clock.now()));
+  }
+
+  /** The digest the last probe listed for `model`; probes (cached) when there was none. */
+  private async digestOf(model: string, signal?: AbortSignal): Promise<string | undefined> {
+    const probe = await this.probe(signal);
+    const names = model.includes(':') ? [model] : [model, `${model}:latest`];
+    return probe.models.find((facts) => names.includes(facts.slug))?.digest;
+  }
+
+  private async runProbe(signal?: AbortSignal): Promise<OllamaProbe> {
+    const timeoutMs = this.options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const onStop = (): void => controller.abort();
+    signal?.addEventListener('abort', onStop, { once: true });
+    const settle = (ok: boolean, models: ModelFacts[], reason?: string): OllamaProbe => {
+      const probe: OllamaProbe = { ok, models, at: this.clock.now(), ...(reason ? { reason } : {}) };
+      // A probe the user stopped says nothing about the server, so it is not remembered.
+      if (!signal?.aborted) this.lastProbe = probe;
+      return probe;
+    };
+    try {
+      const response = await this.fetch(joinUrl(this.baseUrl, '/api/tags'), { signal: controller.signal });
+      if (!response.ok) return settle(false, [], `GET /api/tags answered ${response.status}`);
+      const parsed = tagsSchema.safeParse(await response.json());
+      if (!parsed.success) return settle(false, [], 'GET /api/tags answered something that is not a model list');
+      return settle(
+        true,
+        parsed.data.models.map((entry) => {
+          const billions = parseParameterSize(entry.details?.parameter_size);
+          return {
+            slug: entry.name,
+            ...(billions !== undefined ? { parameterBillions: billions } : {}),
+            ...(entry.digest ? { digest: entry.digest } : {}),
+          };
+        }),
+      );
+    } catch (error) {
+      if (controller.signal.aborted && !signal?.aborted) return settle(false, [], `no answer from ${this.baseUrl} within ${timeoutMs} ms`);
+      if (signal?.aborted) return settle(false, [], 'probe stopped');
+      const code = errorCode(error);
+      return settle(false, [], `no server at ${this.baseUrl}${code ? ` (${code})` : ''}`);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onStop);
+    }
+  }
+}
+
+/**
+ * Ollama's `details.parameter_size` in billions: "14.8B" → 14.8, "567M" → 0.567; undefined when unreadable.
+ */
+export function parseParameterSize(text: string | undefined): number | undefined {
+  const match = /^\s*([\d.]+)\s*([KMBT])?\s*$/i.exec(text ?? '');
+  if (!match) return undefined;
+  const value = Number(match[1]);
+  if (!Number.isFinite(value)) return undefined;
+  const scale: Record<string, number> = { K: 1e-6, M: 1e-3, B: 1, T: 1e3 };
+  return Number((value * (scale[(match[2] ?? 'B').toUpperCase()] ?? 1)).toPrecision(12));
+}
+
+function toOllamaMessages(messages: ChatMessage[]): Record<string, unknown>[] {
+  const toolNames = new Map<string, string>();
+  return messages.map((message) => {
+    const out: Record<string, unknown> = { role: message.role, content: message.content };
+    if (message.toolCalls?.length) {
+      out.tool_calls = message.toolCalls.map((call) => {
+        toolNames.set(call.id, call.name);
+        return { function: { name: call.name, arguments: parseArguments(call.arguments) } };
+      });
+    }
+    if (message.role === 'tool' && message.toolCallId) {
+      const name = toolNames.get(message.toolCallId);
+      if (name) out.tool_name = name;
+    }
+    return out;
+  });
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+function argumentText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? {});
+}
+
+function parseChunk(line: string, lineNumber: number, provider: string): z.infer<typeof chunkSchema> {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: not JSON`, { provider });
+  }
+  const parsed = chunkSchema.safeParse(json);
+  if (!parsed.success || !isRecord(json)) throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: unexpected shape`, { provider });
+  return parsed.data;
+}
+
+function finishReason(reason: string | undefined, sawToolCall: boolean): FinishReason {
+  if (sawToolCall) return 'tool-calls';
+  switch (reason) {
+    case undefined:
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    default:
+      return 'other';
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * The HTTP plumbing every streaming adapter shares: one request, its timeouts and its cancellation, its
+ * body read as lines, and every way it can go wrong turned into a {@link ProviderFailure} of the right kind.
+ *
+ * @remarks
+ * The cascade's whole contract with a provider is the failure kind: `unavailable` and `provider-error`
+ * skip to the next rung and grade nobody, `stopped` ends the call. Getting that wrong in one adapter
+ * would grade a model for a dropped socket, so the classification lives here once. `fetch` is injected
+ * (ollama-js does the same) so a test can point an adapter at a local server or a recorded stream.
+ * Timers here are real timers: a timeout is about the wall clock of a socket, not about the ledger's
+ * clock, which only ever stamps and measures.
+ */
+import { ProviderError, ProviderFailure, ProviderStopped, ProviderUnavailable } from './provider';
+
+/** The slice of the WHATWG `fetch` the adapters use; Node's global `fetch` is one. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** How long a stream may stay silent between two chunks once it has started, ms. */
+export const STREAM_IDLE_TIMEOUT_MS = 60_000;
+/**
+ * The most a whole response body may hold, bytes (32 MiB).
+ *
+ * @remarks
+ * A chat answer is kilobytes; a runaway generation or a misbehaving proxy can stream without end, and
+ * the adapter keeps the whole answer in memory, so past this it is a provider error, not a longer answer.
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** The longest single line (an NDJSON object or an SSE `data:` field), characters (4 Mi). */
+export const MAX_LINE_CHARS = 4 * 1024 * 1024;
+/** How much of an error body is read to explain a failure, characters. */
+const ERROR_BODY_CHARS = 4_096;
+/** How much of the server's own error message goes into ours, characters. */
+const ERROR_MESSAGE_CHARS = 300;
+
+/** Socket-level error codes that mean "nobody is listening there", as opposed to "it broke". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export interface TransportOptions {
+  /** The provider's name, for messages and failure details. */
+  provider: string;
+  fetch: FetchLike;
+  /** The user's stop. */
+  signal?: AbortSignal;
+  /** Until the first body byte, ms. */
+  firstByteTimeoutMs: number;
+  idleTimeoutMs?: number;
+  maxResponseBytes?: number;
+  maxLineChars?: number;
+  /** Secrets to scrub from any text that came off the wire before it goes into a message. */
+  secrets?: readonly string[];
+  /** Turns a non-2xx response into a failure; {@link failureForStatus} when absent. */
+  failureForStatus?: (status: number, serverMessage: string, headers: Headers) => ProviderFailure;
+  /** For Retry-After dates. */
+  now: () => number;
+}
+
+/**
+ * Sends one request and yields its body line by line (without the line break), enforcing the first-byte
+ * and idle timeouts and the size limits, and throwing a {@link ProviderFailure} for every fault.
+ *
+ * @remarks
+ * Breaking out of the loop cancels the body, which releases the socket: an abandoned stream must not
+ * keep a local model generating for nobody.
+ */
+export async function* requestLines(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<string> {
+  const { provider, signal } = options;
+  if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
+  const controller = new AbortController();
+  let timedOut: string | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number, why: string): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = why;
+      controller.abort();
+    }, ms);
+  };
+  const onStop = (): void => controller.abort();
+  signal?.addEventListener('abort', onStop, { once: true });
+  const idleMs = options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const maxLine = options.maxLineChars ?? MAX_LINE_CHARS;
+  const scrub = redactor(options.secrets ?? []);
+  const explain = (error: unknown, phase: 'connect' | 'read'): ProviderFailure => {
+    if (signal?.aborted) return new ProviderStopped(undefined, { provider });
+    if (timedOut) return new ProviderError(`${provider}: timed out: ${timedOut}`, { provider });
+    if (error instanceof ProviderFailure) return error;
+    const code = errorCode(error);
+    if (phase === 'connect' && code && UNREACHABLE_CODES.has(code)) {
+      return new ProviderUnavailable(`${provider}: no server at ${origin(url)} (${code})`, { provider });
+    }
+    if (phase === 'connect') return new ProviderError(`${provider}: request failed${code ? ` (${code})` : ''}`, { provider });
+    return new ProviderError(`${provider}: stream cut mid-way${code ? ` (${code})` : ''}`, { provider });
+  };
+
+  arm(options.firstByteTimeoutMs, `no first byte within ${options.firstByteTimeoutMs} ms`);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let finished = false;
+  try {
+    let response: Response;
+    try {
+      response = await options.fetch(url, { ...init, signal: controller.signal });
+    } catch (error) {
+      throw explain(error, 'connect');
+    }
+    if (!response.ok) {
+      let body = '';
+      try {
+        body = (await response.text()).slice(0, ERROR_BODY_CHARS);
+      } catch (error) {
+        throw explain(error, 'read');
+      }
+      const message = scrub(serverMessage(body)).slice(0, ERROR_MESSAGE_CHARS);
+      const classify = options.failureForStatus ?? ((status, text, headers) => failureForStatus(provider, status, text, parseRetryAfterMs(headers, options.now())));
+      throw classify(response.status, message, response.headers);
+    }
+    if (!response.body) throw new ProviderError(`${provider}: the response had no body`, { provider });
+    reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let bytes = 0;
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw explain(error, 'read');
+      }
+      if (chunk.done) break;
+      arm(idleMs, `the stream was silent for ${idleMs} ms`);
+      bytes += chunk.value.byteLength;
+      if (bytes > maxBytes) {
+        throw new ProviderError(`${provider}: response exceeded ${maxBytes} bytes`, { provider });
+      }
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline).replace(/\r$/, '');
+        buffer = buffer.slice(newline + 1);
+        // Lines already read must not outrun a stop: the user sees nothing after pressing it.
+        if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
+        yield line;
+        newline = buffer.indexOf('\n');
+      }
+      if (buffer.length > maxLine) {
+        throw new ProviderError(`${provider}: a line exceeded ${maxLine} characters`, { provider });
+      }
+    }
+    buffer += decoder.decode();
+    if (buffer.trim()) yield buffer.replace(/\r$/, '');
+    finished = true;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onStop);
+    if (reader && !finished) {
+      // Cancelling tells the server to stop generating; a failure to cancel changes nothing for us.
+      reader.cancel().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * How a non-2xx status reads to the cascade.
+ *
+ * @remarks
+ * 401 and 403 say nothing of the server's body: an OpenAI 401 echoes part of the key it refused, and
+ * a key must never reach a log, the ledger or the decision log.
+ */
+export function failureForStatus(provider: string, status: number, serverMessage: string, retryAfterMs: number | undefined): ProviderFailure {
+  const said = serverMessage ? `: ${serverMessage}` : '';
+  if (status === 401 || status === 403) {
+    return new ProviderUnavailable(`${provider}: the API key was rejected (${status})`, { provider, status });
+  }
+  if (status === 404) return new ProviderUnavailable(`${provider}: model not found (404)${said}`, { provider, status });
+  if (status === 429) {
+    const wait = retryAfterMs !== undefined ? `, retry after ${retryAfterMs} ms` : '';
+    return new ProviderError(`${provider}: rate limited (429)${wait}`, { provider, status, retryAfterMs });
+  }
+  if (status === 408) return new ProviderError(`${provider}: timed out (408)${said}`, { provider, status });
+  if (status >= 500) return new ProviderError(`${provider}: server error (${status})${said}`, { provider, status, retryAfterMs });
+  return new ProviderError(`${provider}: request rejected (${status})${said}`, { provider, status });
+}
+
+/**
+ * Milliseconds to wait, from `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date);
+ * undefined when neither is there or readable.
+ */
+export function parseRetryAfterMs(headers: Headers, now: number): number | undefined {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Math.round(Number(ms));
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** A function that replaces every secret (of four characters or more) in a text with `[redacted]`. */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  const live = secrets.filter((secret) => secret.length >= 4);
+  return (text) => live.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+}
+
+/** The server's own words from an error body: `{"error":"…"}`, `{"error":{"message":"…"}}` or the text. */
+export function serverMessage(body: string): string {
+  const text = body.trim();
+  try {
+    const json: unknown = JSON.parse(text);
+    if (isRecord(json)) {
+      const error = json.error;
+      if (typeof error === 'string') return error;
+      if (isRecord(error) && typeof error.message === 'string') return error.message;
+      if (typeof json.message === 'string') return json.message;
+    }
+  } catch {
+    // Not JSON: the text itself, on one line.
+  }
+  return text.replace(/\s+/g, ' ');
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Joins a base URL and a path without doubling or dropping the slash. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the configured address';
+  }
+}
+
+/** The first `code` along an error's cause chain (`ECONNREFUSED`, `UND_ERR_SOCKET`). */
+export function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; isObject(current) && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runChatCommand, type ChatIo } from '../../../src/cli/chatCommand';
+import { parseDecisionLines } from '../../../src/core/decisions/decision';
+import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
+import { ManualClock } from '../support/manualClock';
+import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
+
+const KEY = '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';
+const sse = { contentType: 'text/event-stream' };
+const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+
+/** Collects what a command writes. */
+class CapturedIo implements ChatIo {
+  out = '';
+  err = '';
+  readonly clock = new ManualClock();
+  constructor(
+    readonly cwd: string,
+    readonly env: Record<string, string | undefined>,
+  ) {}
+  stdout = (text: string): void => {
+    this.out += text;
+  };
+  stderr = (text: string): void => {
+    this.err += text;
+  };
+}
+
+let workspace: string;
+const servers: WireServer[] = [];
+
+beforeEach(() => {
+  workspace = mkdtempSync(join(tmpdir(), 'rung-chat-'));
+  writeFileSync(join(workspace, 'city.schema.json'), JSON.stringify(schema));
+});
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+/** A local Ollama and a local OpenRouter, and a panel file naming both. */
+async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, string | undefined> = { RUNG_OPENROUTER_API_KEY: KEY }) {
+  const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
+  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  servers.push(ollama, cloud);
+  const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+  writeFileSync(
+    join(workspace, 'panel.json'),
+    JSON.stringify({
+      models: [
+        { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+        { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+      ],
+      routing: { explore: 0 },
+      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+    }),
+  );
+  return { io: new CapturedIo(workspace, env), ollama, cloud };
+}
+
+const prose = () => replay(fixture('ollama/chat-prose-instead-of-json.ndjson'));
+const jsonAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
+
+describe('rung chat', () => {
+  it('streams the answer, escalates visibly when the JSON check fails, and exits 0', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(0);
+    expect(io.out).toContain('Sure! Paris has about 2.1 million people.');
+    expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON found in the answer');
+    expect(io.out).toContain('{"city": "Paris", "population": 2102650}');
+    expect(io.out.indexOf('Sure!')).toBeLessThan(io.out.indexOf('escalated'));
+    expect(io.err).toContain('answered by openai/gpt-4o-mini (pass: JSON matches the schema (bare))');
+  });
+
+  it('prints exactly one JSON object on stdout with --json', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(0);
+    expect(io.out.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(io.out)).toEqual({
+      answer: '{"city": "Paris", "population": 2102650}',
+      model: 'openai/gpt-4o-mini',
+      attempts: [
+        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)' },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)' },
+      ],
+    });
+    expect(io.err).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini');
+  });
+
+  it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
+    const { io, ollama, cloud } = await setUp(prose(), jsonAnswer());
+    await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--json', 'Give me Paris as JSON'], io);
+    const ollamaBody = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}');
+    expect(ollamaBody.format).toBe('json');
+    expect(ollamaBody.messages[0].content).toContain('"required":["city","population"]');
+    expect(ollama.requests.every((request) => request.headers.authorization === undefined)).toBe(true);
+    expect(cloud.requests.find((request) => request.path === '/api/v1/chat/completions')?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('prunes a cloud provider without a key, says which variable to set, and exits 1 when no answer stands', async () => {
+    const { io, cloud } = await setUp(prose(), jsonAnswer(), {});
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(1);
+    expect(JSON.parse(io.out)).toMatchObject({ answer: null, model: null, attempts: [{ model: 'qwen2.5:3b', verdict: 'fail' }] });
+    expect(io.err).toContain('pruned openai/gpt-4o-mini: ');
+    expect(io.err).toContain('set RUNG_OPENROUTER_API_KEY');
+    expect(cloud.requests).toHaveLength(0);
+  });
+
+  it('never prints a key the provider rejected', async () => {
+    const { io } = await setUp(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], io);
+    expect(code).toBe(1);
+    expect(JSON.parse(io.out).attempts).toEqual([
+      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/) },
+      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)' },
+    ]);
+    expect(`${io.out}${io.err}`).not.toContain(KEY);
+  });
+
+  it('passes the first rung when the verify command exits 0 and does not escalate', async () => {
+    const { io, cloud } = await setUp(prose(), jsonAnswer());
+    const command = `${JSON.stringify(process.execPath)} -e "process.exit(0)"`;
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--json', 'Describe Paris'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ model: 'qwen2.5:3b', verdict: 'pass' }] });
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+
+  it('calls an unchecked chat answer unverified and lets it stand', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+  });
+
+  it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.model, row.verdict])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'pass'],
+    ]);
+    const ledger = await WorkspaceLedger.open({ path: join(workspace, '.rung', 'ledger.sqlite'), clock: io.clock, readOnly: true });
+    expect(ledger.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual(
+      expect.arrayContaining([
+        ['qwen2.5:3b', 'plan', 1, 0],
+        ['openai/gpt-4o-mini', 'plan', 1, 1],
+      ]),
+    );
+    await ledger.close();
+    expect(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(KEY);
+  });
+
+  it('refuses --ledger when no ledger opener was wired in', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', '--ledger', 'l.sqlite', 'hi'], io)).toBe(2);
+    expect(io.err).toContain('--ledger is not available in this build');
+  });
+
+  it('exits 2 with the usage when called without a panel or a prompt', async () => {
+    const io = new CapturedIo(workspace, {});
+    expect(await runChatCommand(['hello'], io)).toBe(2);
+    expect(io.err).toContain('needs --panel FILE');
+    expect(await runChatCommand(['--panel', 'panel.json'], io)).toBe(2);
+    expect(io.err).toContain('usage: rung chat');
+    expect(io.out).toBe('');
+  });
+});

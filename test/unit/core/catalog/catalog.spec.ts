@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog, CATALOG_FRESH_MS, loadCatalog, perMillion } from '../../../../src/core/catalog/catalog';
+import { ManualClock } from '../../support/manualClock';
+import { fixture, json, WireServer } from '../../support/wireServer';
+
+const models = () => JSON.parse(fixture('openai/models-openrouter.json')) as unknown;
+let server: WireServer;
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rung-catalog-'));
+  server = new WireServer();
+});
+
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loadCatalog', () => {
+  it('fetches the list, converts per-token prices to $/M and caches it in the given file', async () => {
+    server.on('GET', '/api/v1/models', json(models()));
+    const baseUrl = `${await server.start()}/api/v1`;
+    const clock = new ManualClock();
+    const cachePath = join(dir, 'nested', 'catalog.json');
+    const catalog = await loadCatalog({ baseUrl, cachePath, clock });
+    expect(catalog.source).toBe('network');
+    expect(catalog.entry('openai/gpt-4o-mini')).toEqual({
+      slug: 'openai/gpt-4o-mini',
+      price: { input: 0.15, output: 0.6 },
+      context: 128000,
+      advertised: expect.arrayContaining(['tools', 'logprobs', 'response_format']),
+    });
+    expect(catalog.entry('qwen/qwen3-14b')?.price).toEqual({ input: 0.06, output: 0.24 });
+    expect(JSON.parse(readFileSync(cachePath, 'utf8')).models).toHaveLength(4);
+  });
+
+  it('leaves a variable price unknown rather than negative', async () => {
+    server.on('GET', '/models', json(models()));
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new ManualClock() });
+    expect(catalog.entry('openrouter/auto')?.price).toBeUndefined();
+    expect(catalog.cost('openrouter/auto', 100, 100)).toBeUndefined();
+  });
+
+  it('uses a fresh cache without asking the network', async () => {
+    server.on('GET', '/models', json(models()));
+    const baseUrl = await server.start();
+    const clock = new ManualClock();
+    const cachePath = join(dir, 'c.json');
+    await loadCatalog({ baseUrl, cachePath, clock });
+    clock.advance(CATALOG_FRESH_MS - 1);
+    const again = await loadCatalog({ baseUrl, cachePath, clock });
+    expect(again.source).toBe('cache');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('falls back to the cache however old when the fetch fails', async () => {
+    server.on('GET', '/models', json(models()), json({ error: { message: 'upstream down' } }, 503));
+    const baseUrl = await server.start();
+    const clock = new ManualClock();
+    const cachePath = join(dir, 'c.json');
+    await loadCatalog({ baseUrl, cachePath, clock });
+    clock.advance(400 * 24 * 60 * 60 * 1000);
+    const stale = await loadCatalog({ baseUrl, cachePath, clock });
+    expect(stale.source).toBe('cache');
+    expect(stale.note).toMatch(/fetch failed \(HTTP 503\); using the cache from 2025-06-12/);
+    expect(stale.entry('openai/gpt-4o-mini')?.price?.output).toBe(0.6);
+  });
+
+  it('falls back to nothing when the fetch fails and there is no cache', async () => {
+    server.on('GET', '/models', json({ error: 'nope' }, 500));
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new ManualClock() });
+    expect(catalog.source).toBe('none');
+    expect(catalog.size).toBe(0);
+    expect(catalog.note).toMatch(/no cache/);
+  });
+
+  it('treats a corrupt cache as no cache', async () => {
+    const cachePath = join(dir, 'c.json');
+    writeFileSync(cachePath, '{"version":1,"fetchedAt":');
+    server.on('GET', '/models', json({}, 502));
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new ManualClock() });
+    expect(catalog.source).toBe('none');
+  });
+
+  it('sends the key as a bearer token and never writes it to the cache', async () => {
+    server.on('GET', '/models', json(models()));
+    const cachePath = join(dir, 'c.json');
+    await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new ManualClock(), apiKey: 'sk-or-v1-catalogsecret' });
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-or-v1-catalogsecret');
+    expect(readFileSync(cachePath, 'utf8')).not.toContain('catalogsecret');
+  });
+});
+
+describe('Catalog', () => {
+  const catalog = new Catalog(
+    [
+      { slug: 'deepseek/deepseek-v4-flash-latest', price: { input: 0.27, output: 1.1 }, context: 163840, advertised: ['logprobs'] },
+      { slug: '~vendor/listed-with-tilde', advertised: [] },
+    ],
+    0,
+    'cache',
+  );
+
+  it('finds a floating alias with and without its tilde', () => {
+    expect(catalog.entry('~deepseek/deepseek-v4-flash-latest')?.price).toEqual({ input: 0.27, output: 1.1 });
+    expect(catalog.entry('deepseek/deepseek-v4-flash-latest')?.context).toBe(163840);
+    expect(catalog.entry('vendor/listed-with-tilde')).toBeDefined();
+    expect(catalog.entry('deepseek/other')).toBeUndefined();
+  });
+
+  it('records advertised parameters as facts without turning them into capabilities', () => {
+    expect(catalog.facts('~deepseek/deepseek-v4-flash-latest')).toEqual({
+      slug: '~deepseek/deepseek-v4-flash-latest',
+      price: { input: 0.27, output: 1.1 },
+      context: 163840,
+      advertised: ['logprobs'],
+    });
+  });
+
+  it('prices a call from its token counts', () => {
+    expect(catalog.cost('deepseek/deepseek-v4-flash-latest', 1_000_000, 1_000_000)).toBeCloseTo(1.37, 10);
+  });
+});
+
+describe('perMillion', () => {
+  it('converts per-token strings to dollars per million tokens without float noise', () => {
+    expect(perMillion('0.00000015')).toBe(0.15);
+    expect(perMillion('0.0000006')).toBe(0.6);
+    expect(perMillion('0')).toBe(0);
+    expect(perMillion('-1')).toBeUndefined();
+    expect(perMillion('free')).toBeUndefined();
+    expect(perMillion(undefined)).toBeUndefined();
+  });
+});

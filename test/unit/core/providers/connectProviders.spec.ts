@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePanel } from '../../../../src/core/panel';
+import { connectProviders } from '../../../../src/core/providers/connectProviders';
+import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
+import { ManualClock } from '../../support/manualClock';
+import { fixture, json, WireServer } from '../../support/wireServer';
+
+const servers: WireServer[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('connectProviders', () => {
+  it('probes each provider once, takes Ollama sizes and catalog prices as facts, and marks what cannot be reached', async () => {
+    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))));
+    const cloud = new WireServer().on('GET', '/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    servers.push(ollama, cloud);
+    const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+    const dir = mkdtempSync(join(tmpdir(), 'rung-connect-'));
+    dirs.push(dir);
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen3:14b', provider: 'ollama' },
+          { slug: '~deepseek/deepseek-v4-flash-latest', provider: 'router' },
+          { slug: 'copilot-gpt-4o', provider: 'editor' },
+          { slug: 'openai/gpt-4o-mini', provider: 'keyless' },
+        ],
+        providers: {
+          ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+          router: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/v1` },
+          keyless: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/v1` },
+          editor: { kind: 'vscode-lm' },
+        },
+      },
+      'test panel',
+    );
+    const clock = new ManualClock();
+    const health = new ProviderHealthBoard({ clock });
+    const { adapters, facts } = await connectProviders({
+      panel,
+      clock,
+      health,
+      keyFor: (provider) => (provider === 'router' ? 'sk-test-router' : undefined),
+      keyHint: (provider) => `set RUNG_${provider.toUpperCase()}_API_KEY`,
+      catalogPath: (provider) => join(dir, `catalog-${provider}.json`),
+    });
+    expect([...adapters.keys()].sort()).toEqual(['keyless', 'ollama', 'router']);
+    expect(facts.get('qwen3:14b')?.parameterBillions).toBe(14.8);
+    expect(facts.get('~deepseek/deepseek-v4-flash-latest')?.price).toEqual({ input: 0.27, output: 1.1 });
+    expect(health.unavailableReason('ollama', clock.now())).toBeNull();
+    expect(health.unavailableReason('router', clock.now())).toBeNull();
+    expect(health.unavailableReason('keyless', clock.now())).toBe('keyless: no API key (set RUNG_KEYLESS_API_KEY)');
+    expect(health.unavailableReason('editor', clock.now())).toBe('provider kind vscode-lm has no adapter here');
+    expect(ollama.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
+  });
+});

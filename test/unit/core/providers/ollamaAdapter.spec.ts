@@ -1,0 +1,274 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OllamaAdapter, PROBE_CACHE_MS, parseParameterSize } from '../../../../src/core/providers/ollamaAdapter';
+import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
+import { ManualClock } from '../../support/manualClock';
+import { collect, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
+
+const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
+let server: WireServer;
+
+afterEach(async () => {
+  await server?.close();
+});
+
+async function adapterFor(setup: (server: WireServer) => void, extra: Partial<ConstructorParameters<typeof OllamaAdapter>[0]> = {}) {
+  server = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))));
+  setup(server);
+  const baseUrl = await server.start();
+  const clock = new ManualClock();
+  return { adapter: new OllamaAdapter({ baseUrl, clock, ...extra }), clock };
+}
+
+function text(parts: StreamPart[]): string {
+  return parts.map((part) => (part.type === 'text-delta' ? part.text : '')).join('');
+}
+
+function failure(error: unknown): ProviderFailure {
+  expect(error).toBeInstanceOf(ProviderFailure);
+  return error as ProviderFailure;
+}
+
+/** A port nothing listens on: bound, read, then released. */
+async function deadPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return typeof address === 'object' && address ? address.port : 1;
+}
+
+describe('OllamaAdapter', () => {
+  it('streams a normal answer with usage, the resolved model and its digest', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(error).toBeUndefined();
+    expect(JSON.parse(text(parts))).toEqual({ city: 'Paris', population: 2102650 });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 38, outputTokens: 17 },
+      resolvedModel: 'qwen3:14b',
+      cost: 0,
+      digest: 'bdbd181c33f2ed1b31c972991882db3cf4d192569092138a7d29e973cd9debe8',
+    });
+  });
+
+  it('sends tools, think and options in the shape /api/chat expects', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-think.ndjson'))));
+    const tool = { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+    const { parts } = await collect(adapter.chat('qwen3:14b', user, [tool], { temperature: 0, maxOutputTokens: 64, json: true }, true));
+    const sent = JSON.parse(server.requests.find((request) => request.path === '/api/chat')?.body ?? '{}');
+    expect(sent).toMatchObject({
+      model: 'qwen3:14b',
+      stream: true,
+      think: true,
+      format: 'json',
+      options: { temperature: 0, num_predict: 64 },
+      tools: [{ type: 'function', function: { name: 'read_file', description: 'Reads a file' } }],
+    });
+    expect(parts.filter((part) => part.type === 'reasoning-delta').map((part) => part.text).join('')).toBe('The user wants a number.');
+    expect(text(parts)).toBe('42');
+  });
+
+  it('sends earlier tool calls back with object arguments and answers them by tool name', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))));
+    const history = [
+      ...user,
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_0', name: 'read_file', arguments: '{"path":"a.ts"}' }] },
+      { role: 'tool' as const, content: 'export const a = 1;', toolCallId: 'call_0' },
+    ];
+    await collect(adapter.chat('qwen3:14b', history, [], {}));
+    const sent = JSON.parse(server.requests.find((request) => request.path === '/api/chat')?.body ?? '{}');
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'read_file', arguments: { path: 'a.ts' } } }] },
+      { role: 'tool', content: 'export const a = 1;', tool_name: 'read_file' },
+    ]);
+  });
+
+  it('reports tool calls with their arguments as JSON text and finishes with tool-calls', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-tool-calls.ndjson'))));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(error).toBeUndefined();
+    const calls = parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));
+    expect(calls.map((call) => call.name)).toEqual(['read_file', 'search']);
+    expect(JSON.parse(calls[1]?.arguments ?? '')).toEqual({ query: 'apiKeyVariable', limit: 5 });
+    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
+  });
+
+  it('treats a stream that ends without done as a provider error, not an answer', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-cut-mid-stream.ndjson'))));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/cut mid-way/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('treats a socket destroyed mid-stream as a provider error', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-cut-mid-stream.ndjson'), { ending: 'destroy' })));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+  });
+
+  it('treats a malformed line as a provider error that names the line', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-malformed-line.ndjson'))));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/malformed line 2/);
+    expect(text(parts)).toBe('Sure');
+  });
+
+  it('treats an error line mid-stream as a provider error', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-error-mid-stream.ndjson'))));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/unexpected EOF/);
+  });
+
+  it('gives up on a slow first byte with a provider error', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'), { delayMs: 5_000 })), {
+      firstByteTimeoutMs: 50,
+    });
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/no first byte within 50 ms/);
+  });
+
+  it('calls a model that is not pulled unavailable', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-404-model-not-found.json')));
+    const { error } = await collect(adapter.chat('qwen9:1b', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).details.status).toBe(404);
+    expect(failure(error).message).toMatch(/qwen9:1b is not pulled/);
+  });
+
+  it('calls a model without tool support unavailable for a call with tools', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-400-no-tool-support.json')));
+    const tool = { name: 'search', parameters: { type: 'object' } };
+    const { error } = await collect(adapter.chat('gemma:2b', user, [tool], {}));
+    expect(failure(error).kind).toBe('unavailable');
+  });
+
+  it('treats a 500 as a provider error', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-500-server-error.json')));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).details.status).toBe(500);
+    expect(failure(error).message).toMatch(/llama runner process has terminated/);
+  });
+
+  it('treats a busy server (503) as a provider error that names its cause', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-503-server-busy.json')));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('ollama: server error (503): server busy, please try again.  maximum pending requests exceeded');
+  });
+
+  it('gives up on a stream that falls silent after it started', async () => {
+    const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
+    const { adapter } = await adapterFor(
+      (s) =>
+        s.on('POST', '/api/chat', (response) => {
+          response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+          response.write(`${first}\n`);
+        }),
+      { idleTimeoutMs: 50 },
+    );
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/silent for 50 ms/);
+    expect(text(parts)).toBe('{"');
+  });
+
+  it('assembles a huge answer streamed in many lines', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, index) =>
+      JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: `word${index} ` }, done: false }),
+    );
+    lines.push(JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:09Z', message: { role: 'assistant', content: '' }, done: true, done_reason: 'length', prompt_eval_count: 5, eval_count: 20_000 }));
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${lines.join('\n')}\n`)));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(error).toBeUndefined();
+    expect(text(parts).split(' ').filter(Boolean)).toHaveLength(20_000);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length' });
+  });
+
+  it('stops a response that grows past its byte limit with a provider error', async () => {
+    const line = JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: 'x'.repeat(1_000) }, done: false });
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${line}\n`.repeat(2_000))), { maxResponseBytes: 256 * 1024 });
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/exceeded 262144 bytes/);
+  });
+
+  it('ends with stopped when the user aborts mid-stream', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))));
+    const controller = new AbortController();
+    const parts: StreamPart[] = [];
+    let caught: unknown;
+    try {
+      for await (const part of adapter.chat('qwen3:14b', user, [], { signal: controller.signal })) {
+        parts.push(part);
+        controller.abort();
+      }
+    } catch (error) {
+      caught = error;
+    }
+    expect(failure(caught).kind).toBe('stopped');
+    expect(parts).toHaveLength(1);
+  });
+
+  it('calls a server that is not there unavailable', async () => {
+    server = new WireServer();
+    const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${await deadPort()}`, clock: new ManualClock() });
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).message).toMatch(/no server at .*ECONNREFUSED/);
+    const probe = await adapter.probe();
+    expect(probe.ok).toBe(false);
+    expect(probe.reason).toMatch(/ECONNREFUSED/);
+  });
+
+  it('lists models with parameter sizes in billions and digests', async () => {
+    const { adapter } = await adapterFor(() => undefined);
+    const models = await adapter.models();
+    expect(models.map((model) => [model.slug, model.parameterBillions])).toEqual([
+      ['qwen3:14b', 14.8],
+      ['qwen2.5:3b', 3.1],
+      ['qwen3.6:27b', 27.4],
+      ['nomic-embed-text:latest', 0.137],
+    ]);
+    expect(models[0]?.digest).toMatch(/^bdbd181c/);
+  });
+
+  it('probes /api/tags once per 30 seconds', async () => {
+    const { adapter, clock } = await adapterFor(() => undefined);
+    expect(await adapter.available()).toBe(true);
+    expect(await adapter.available()).toBe(true);
+    clock.advance(PROBE_CACHE_MS - 1);
+    expect(await adapter.available()).toBe(true);
+    expect(server.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
+    clock.advance(1);
+    await adapter.available();
+    expect(server.requests.filter((request) => request.path === '/api/tags')).toHaveLength(2);
+  });
+
+  it('counts a probe that gets no answer within its timeout as unavailable', async () => {
+    server = new WireServer().on('GET', '/api/tags', replay('{"models":[]}\n', { delayMs: 5_000 }));
+    const baseUrl = await server.start();
+    const adapter = new OllamaAdapter({ baseUrl, clock: new ManualClock(), probeTimeoutMs: 50 });
+    const probe = await adapter.probe();
+    expect(probe).toMatchObject({ ok: false, reason: expect.stringMatching(/within 50 ms/) });
+  });
+});
+
+describe('parseParameterSize', () => {
+  it('reads Ollama parameter sizes in billions', () => {
+    expect(parseParameterSize('14.8B')).toBe(14.8);
+    expect(parseParameterSize('567M')).toBe(0.567);
+    expect(parseParameterSize('1.2T')).toBe(1200);
+    expect(parseParameterSize('8')).toBe(8);
+    expect(parseParameterSize('unknown')).toBeUndefined();
+    expect(parseParameterSize(undefined)).toBeUndefined();
+  });
+});

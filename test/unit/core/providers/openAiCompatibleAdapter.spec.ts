@@ -1,0 +1,259 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../../src/core/catalog/catalog';
+import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '../../../../src/core/providers/openAiCompatibleAdapter';
+import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
+import { ManualClock } from '../../support/manualClock';
+import { collect, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
+
+const KEY = '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';
+const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
+const sse = { contentType: 'text/event-stream' };
+let server: WireServer;
+
+afterEach(async () => {
+  await server?.close();
+});
+
+async function adapterFor(route: Parameters<WireServer['on']>[2], extra: Partial<OpenAiCompatibleAdapterOptions> = {}) {
+  server = new WireServer().on('POST', '/api/v1/chat/completions', route);
+  const baseUrl = `${await server.start()}/api/v1`;
+  return new OpenAiCompatibleAdapter({ name: 'openrouter', baseUrl, clock: new ManualClock(), apiKey: KEY, ...extra });
+}
+
+function text(parts: StreamPart[]): string {
+  return parts.map((part) => (part.type === 'text-delta' ? part.text : '')).join('');
+}
+
+function failure(error: unknown): ProviderFailure {
+  expect(error).toBeInstanceOf(ProviderFailure);
+  return error as ProviderFailure;
+}
+
+describe('OpenAiCompatibleAdapter', () => {
+  it('streams a normal answer with the provider-reported cost and the response model', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(error).toBeUndefined();
+    expect(JSON.parse(text(parts))).toEqual({ city: 'Paris', population: 2102650 });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 41, outputTokens: 14 },
+      resolvedModel: 'openai/gpt-4o-mini',
+      cost: 0.00001455,
+    });
+  });
+
+  it('asks for usage in the stream and sends the key only as a bearer header', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    await collect(adapter.chat('openai/gpt-4o-mini', user, [], { json: true, maxOutputTokens: 100 }, true));
+    const request = server.requests[0];
+    expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      stream: true,
+      stream_options: { include_usage: true },
+      response_format: { type: 'json_object' },
+      max_tokens: 100,
+    });
+    expect(request?.body).not.toContain(KEY);
+  });
+
+  it('reports the dated snapshot and prices the call from the catalog when the provider gives no cost', async () => {
+    const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
+    const adapter = await adapterFor(replay(fixture('openai/chat-openai-no-cost.sse'), sse), { name: 'openai', catalog });
+    const { parts } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    expect(text(parts)).toBe('Hello there.');
+    expect(parts.at(-1)).toMatchObject({ resolvedModel: 'gpt-4o-mini-2024-07-18', usage: { inputTokens: 1_000_000, outputTokens: 2_000_000 } });
+    const finish = parts.at(-1);
+    expect(finish?.type === 'finish' ? finish.cost : undefined).toBeCloseTo(1.35, 10);
+  });
+
+  it('warns that think is ignored on an endpoint without a reasoning parameter', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-openai-no-cost.sse'), sse), { reasoningParameter: false });
+    const { parts } = await collect(adapter.chat('gpt-4o-mini', user, [], {}, true));
+    expect(parts[0]).toEqual({ type: 'warning', message: 'openrouter: think is not supported by this endpoint; ignored' });
+    expect(JSON.parse(server.requests[0]?.body ?? '{}').reasoning).toBeUndefined();
+  });
+
+  it('sends earlier tool calls back and answers them by call id', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    const history = [
+      ...user,
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_Vn3k', name: 'read_file', arguments: '{"path":"a.ts"}' }] },
+      { role: 'tool' as const, content: 'export const a = 1;', toolCallId: 'call_Vn3k' },
+    ];
+    await collect(adapter.chat('openai/gpt-4o-mini', history, [], {}));
+    expect(JSON.parse(server.requests[0]?.body ?? '{}').messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_Vn3k', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      { role: 'tool', content: 'export const a = 1;', tool_call_id: 'call_Vn3k' },
+    ]);
+  });
+
+  it('assembles tool calls from incremental argument deltas', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-tool-calls.sse'), sse));
+    const tool = { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+    const { parts, error } = await collect(adapter.chat('gpt-4o-mini', user, [tool], {}));
+    expect(error).toBeUndefined();
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([
+      { type: 'tool-call', call: { id: 'call_Vn3kQ8xT1mLp0sRz', name: 'read_file', arguments: '{"path": "src/core/panel.ts"}' } },
+      { type: 'tool-call', call: { id: 'call_Hq7rW2yN5cJk9dFb', name: 'search', arguments: '{"query": "apiKeyVariable", "limit": 5}' } },
+    ]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 188, outputTokens: 39 } });
+    expect(JSON.parse(server.requests[0]?.body ?? '{}').tools[0]).toEqual({
+      type: 'function',
+      function: { name: 'read_file', description: '', parameters: tool.parameters },
+    });
+  });
+
+  it('treats a stream that ends before a finish reason as a provider error', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-cut-mid-stream.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/cut mid-way/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('treats a socket destroyed mid-stream as a provider error', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-cut-mid-stream.sse'), { ...sse, ending: 'destroy' }));
+    const { error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+  });
+
+  it('treats a malformed data line as a provider error', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-malformed-line.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('meta-llama/llama-3.3-70b-instruct', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/malformed line 3/);
+    expect(text(parts)).toBe('Sure');
+  });
+
+  it('treats an error chunk mid-stream as a provider error', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-error-mid-stream.sse'), sse));
+    const { error } = await collect(adapter.chat('deepseek/deepseek-chat-v3-0324', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/Provider disconnected/);
+    expect(failure(error).details.status).toBe(502);
+  });
+
+  it('gives up on a slow first byte with a provider error', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), { ...sse, delayMs: 5_000 }), { firstByteTimeoutMs: 50 });
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/no first byte within 50 ms/);
+  });
+
+  it('calls a rejected key unavailable without repeating the key anywhere', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).details.status).toBe(401);
+    expect(failure(error).message).toBe('openrouter: the API key was rejected (401)');
+    const everything = `${failure(error).message} ${failure(error).stack ?? ''} ${JSON.stringify(failure(error))} ${JSON.stringify(failure(error).details)}`;
+    expect(everything).not.toContain(KEY);
+    expect(everything).not.toContain(KEY.slice(0, 20));
+  });
+
+  it('scrubs the key from a server message that echoes it on other statuses', async () => {
+    const adapter = await adapterFor((response) => {
+      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad request for key ${KEY}` } }));
+    });
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).message).toContain('[redacted]');
+    expect(failure(error).message).not.toContain(KEY);
+  });
+
+  it('calls a provider without a key unavailable and sends nothing', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse), { apiKey: undefined, keyHint: 'set RUNG_OPENROUTER_API_KEY' });
+    expect(await adapter.available()).toBe(false);
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).message).toBe('openrouter: no API key (set RUNG_OPENROUTER_API_KEY)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('calls a model the provider does not have unavailable', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/404-model-not-found.json'), { name: 'openai' });
+    const { error } = await collect(adapter.chat('gpt-9-turbo', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).message).toMatch(/model not found \(404\): The model `gpt-9-turbo` does not exist/);
+  });
+
+  it('reads a 429 as a provider error with its retry-after in milliseconds', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/429-rate-limited.json'));
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).details).toMatchObject({ status: 429, retryAfterMs: 7_000 });
+  });
+
+  it('reads a 500 as a provider error', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/500-server-error.json'));
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).details.status).toBe(500);
+  });
+
+  it('assembles a huge answer from many events', async () => {
+    const event = (content: string) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const body = [
+      ...Array.from({ length: 20_000 }, (_, index) => event(`w${index} `)),
+      `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta: {}, finish_reason: 'length' }] })}\n\n`,
+      'data: [DONE]\n\n',
+    ].join('');
+    const adapter = await adapterFor(replay(body, sse));
+    const { parts, error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    expect(error).toBeUndefined();
+    expect(text(parts).split(' ').filter(Boolean)).toHaveLength(20_000);
+    expect(parts.at(-1)).toMatchObject({ finishReason: 'length', usage: { inputTokens: null, outputTokens: null } });
+  });
+
+  it('stops a single line that never ends with a provider error', async () => {
+    const adapter = await adapterFor(
+      (response) => {
+        response.writeHead(200, sse.contentType ? { 'content-type': sse.contentType } : {});
+        response.end(`data: {"choices":[{"delta":{"content":"${'x'.repeat(2 * 1024 * 1024)}`);
+      },
+      { maxResponseBytes: 1024 * 1024 },
+    );
+    const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/exceeded 1048576 bytes/);
+  });
+
+  it('ends with stopped when the user aborts mid-stream', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    const controller = new AbortController();
+    let caught: unknown;
+    let seen = 0;
+    try {
+      for await (const part of adapter.chat('openai/gpt-4o-mini', user, [], { signal: controller.signal })) {
+        if (part.type === 'text-delta') {
+          seen++;
+          controller.abort();
+        }
+      }
+    } catch (error) {
+      caught = error;
+    }
+    expect(failure(caught).kind).toBe('stopped');
+    expect(seen).toBe(1);
+  });
+
+  it('calls a base URL where nothing listens unavailable', async () => {
+    server = new WireServer();
+    const url = await server.start();
+    await server.close();
+    const adapter = new OpenAiCompatibleAdapter({ name: 'local', baseUrl: `${url}/v1`, clock: new ManualClock(), apiKey: KEY });
+    const { error } = await collect(adapter.chat('llama', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).message).toMatch(/^local: no server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);
+  });
+
+  it('ends with stopped when the signal was aborted before the call', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], { signal: AbortSignal.abort() }));
+    expect(failure(error).kind).toBe('stopped');
+    expect(server.requests).toHaveLength(0);
+  });
+});

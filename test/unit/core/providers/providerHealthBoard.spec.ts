@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderHealthBoard, SERVER_ERROR_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
+import { ProviderError, ProviderStopped, ProviderUnavailable } from '../../../../src/core/providers/provider';
+import { ManualClock } from '../../support/manualClock';
+
+describe('ProviderHealthBoard', () => {
+  it('cools a provider down for the retry-after a 429 named, then lets it back', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
+    expect(board.unavailableReason('openrouter', clock.now())).toBe('cooling down after 429 for 7000 ms');
+    expect(board.unavailableReason('openrouter', clock.now() + 6_999)).not.toBeNull();
+    expect(board.unavailableReason('openrouter', clock.now() + 7_000)).toBeNull();
+  });
+
+  it('cools a provider down after a 5xx', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
+    expect(board.unavailableReason('ollama', clock.now())).toBe(`cooling down after 503 for ${SERVER_ERROR_COOL_DOWN_MS} ms`);
+    expect(board.unavailableReason('ollama', clock.now() + SERVER_ERROR_COOL_DOWN_MS)).toBeNull();
+  });
+
+  it('marks a provider unavailable after a failed probe until a good one', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordProbe('ollama', false, 'no server at http://127.0.0.1:11434 (ECONNREFUSED)');
+    expect(board.unavailableReason('ollama', clock.now() + 3_600_000)).toBe('no server at http://127.0.0.1:11434 (ECONNREFUSED)');
+    board.recordProbe('ollama', true);
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+  });
+
+  it('marks a provider whose key was rejected, but not one that lacks a single model', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderUnavailable('model qwen9:1b is not pulled', { status: 404 }));
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+    board.recordFailure('openai', new ProviderUnavailable('openai: the API key was rejected (401)', { status: 401 }));
+    expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
+  });
+
+  it('learns nothing about a provider from a user stop', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderStopped());
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { extractJson, StructuredOutputVerifier } from '../../../../src/core/verifiers/structuredOutputVerifier';
+import { validateJsonSchema } from '../../../../src/core/verifiers/jsonSchema';
+
+const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen2.5:3b' });
+const planSchema = {
+  type: 'object',
+  required: ['title', 'steps'],
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string' },
+    priority: { enum: ['low', 'high'] },
+    steps: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, done: { type: 'boolean' } } } },
+  },
+};
+
+describe('StructuredOutputVerifier', () => {
+  it('passes bare JSON that matches the schema', async () => {
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(answer('{"title":"ship","steps":[{"id":1},{"id":2,"done":true}]}'));
+    expect(check).toEqual({ verdict: 'pass', reason: 'JSON matches the schema (bare)' });
+  });
+
+  it('passes JSON in a ```json fence surrounded by prose', async () => {
+    const text = 'Here is the plan:\n\n```json\n{"title": "ship", "steps": []}\n```\n\nLet me know.';
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(answer(text));
+    expect(check).toEqual({ verdict: 'pass', reason: 'JSON matches the schema (fence 1)' });
+  });
+
+  it('fails an answer with no JSON in it', async () => {
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(answer('Sure! The plan is to ship it.'));
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toMatch(/no JSON found/);
+  });
+
+  it('fails JSON that does not parse, saying why', async () => {
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(answer('```json\n{"title": "ship", "steps": [}\n```'));
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toMatch(/^JSON parse error \(fence 1\): /);
+  });
+
+  it('fails JSON that breaks the schema and names every path that broke', async () => {
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(
+      answer('{"title": 7, "priority": "urgent", "steps": [{"id": 1.5}, {}], "extra": true}'),
+    );
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toBe(
+      'schema mismatch (bare): $.title: expected string, got integer; $.priority: expected one of "low", "high", got "urgent"; $.steps[0].id: expected integer, got number; $.steps[1]: missing required property "id"; $: unexpected property "extra"',
+    );
+  });
+
+  it('passes any JSON when no schema is given', async () => {
+    expect((await new StructuredOutputVerifier().verify(answer('[1, 2, 3]'))).verdict).toBe('pass');
+  });
+
+  it('says which schema keywords it did not check', async () => {
+    const check = await new StructuredOutputVerifier({ schema: { type: 'string', pattern: '^a', minLength: 2 } }).verify(answer('```json\n"abc"\n```'));
+    expect(check).toEqual({ verdict: 'pass', reason: 'JSON matches the schema (fence 1) (not checked: minLength, pattern)' });
+  });
+});
+
+describe('extractJson', () => {
+  it('prefers a json-tagged fence over an earlier fence of another language', () => {
+    const text = '```bash\nnpm test\n```\n\n```json\n{"ok": true}\n```';
+    expect(extractJson(text)).toEqual({ source: 'fence 2', text: '{"ok": true}' });
+  });
+
+  it('takes an untagged fence that holds JSON when no fence is tagged', () => {
+    expect(extractJson('Result:\n```\n[1]\n```')).toEqual({ source: 'fence 1', text: '[1]' });
+  });
+});
+
+describe('validateJsonSchema', () => {
+  it('checks additionalProperties given as a schema, const and union types', () => {
+    const schema = { type: 'object', additionalProperties: { type: 'number' }, properties: { kind: { const: 'point' }, label: { type: ['string', 'null'] } } };
+    expect(validateJsonSchema({ kind: 'point', label: null, x: 1, y: 2 }, schema).errors).toEqual([]);
+    expect(validateJsonSchema({ kind: 'line', label: 3, x: 'a' }, schema).errors).toEqual([
+      '$.kind: expected "point", got "line"',
+      '$.label: expected string or null, got integer',
+      '$.x: expected number, got string',
+    ]);
+  });
+});

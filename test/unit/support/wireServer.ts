@@ -1,0 +1,146 @@
+/**
+ * A local HTTP server on 127.0.0.1 that speaks a provider's wire protocol from recorded fixtures.
+ *
+ * @remarks
+ * Adapters are tested through real sockets, not a stubbed `fetch`, because the faults that matter
+ * (a cut stream, a slow first byte, a refused connection) live in the socket.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+export const WIRE_FIXTURES = join(__dirname, '../../fixtures/wire');
+
+/** One request the server saw. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export type Route = (response: ServerResponse, request: SeenRequest) => void | Promise<void>;
+
+export class WireServer {
+  readonly requests: SeenRequest[] = [];
+  private readonly routes = new Map<string, Route[]>();
+  private server: Server | undefined;
+  private readonly open = new Set<ServerResponse>();
+
+  /** Answers `method path` with `route`; several routes for one path answer successive requests, the last repeating. */
+  on(method: string, path: string, ...routes: Route[]): this {
+    this.routes.set(`${method} ${path}`, routes);
+    return this;
+  }
+
+  /** Starts listening on a free port; returns the base URL. */
+  async start(): Promise<string> {
+    const server = createServer((request, response) => void this.handle(request, response));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    for (const response of this.open) response.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.open.add(response);
+    response.on('close', () => this.open.delete(response));
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const seen: SeenRequest = {
+      method: request.method ?? 'GET',
+      path: (request.url ?? '/').split('?')[0] ?? '/',
+      headers: request.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+    const count = this.requests.filter((earlier) => earlier.method === seen.method && earlier.path === seen.path).length;
+    this.requests.push(seen);
+    const routes = this.routes.get(`${seen.method} ${seen.path}`);
+    const route = routes?.[Math.min(count, routes.length - 1)];
+    if (!route) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+      return;
+    }
+    await route(response, seen);
+  }
+}
+
+/** A fixture's text. */
+export function fixture(name: string): string {
+  return readFileSync(join(WIRE_FIXTURES, name), 'utf8');
+}
+
+/** Waits, or gives up early when the client has gone. */
+function pause(response: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    response.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export interface ReplayOptions {
+  contentType?: string;
+  /** Wait this long before sending anything (a slow first byte). */
+  delayMs?: number;
+  /** How the stream ends: cleanly, or by destroying the socket mid-response. */
+  ending?: 'end' | 'destroy';
+  /** Replace `{{NAME}}` placeholders. */
+  values?: Record<string, string>;
+}
+
+/** Replays a recorded stream, one line per write, as Ollama and OpenAI send them. */
+export function replay(text: string, options: ReplayOptions = {}): Route {
+  return async (response) => {
+    if (options.delayMs) await pause(response, options.delayMs);
+    if (response.destroyed) return;
+    response.writeHead(200, { 'content-type': options.contentType ?? 'application/x-ndjson' });
+    for (const line of fill(text, options.values).split(/(?<=\n)/)) {
+      response.write(line);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (options.ending === 'destroy') response.socket?.destroy();
+    else response.end();
+  };
+}
+
+/** Replays a recorded error response (`{status, headers, body}`). */
+export function recordedStatus(name: string, values: Record<string, string> = {}): Route {
+  const recorded = JSON.parse(fill(fixture(name), values)) as { status: number; headers: Record<string, string>; body: unknown };
+  return (response) => {
+    response.writeHead(recorded.status, recorded.headers).end(JSON.stringify(recorded.body));
+  };
+}
+
+/** Answers with a JSON document. */
+export function json(value: unknown, status = 200): Route {
+  return (response) => {
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  };
+}
+
+function fill(text: string, values: Record<string, string> = {}): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** Collects every part of a stream, or the failure that ended it. */
+export async function collect<T>(stream: AsyncIterable<T>): Promise<{ parts: T[]; error: unknown }> {
+  const parts: T[] = [];
+  try {
+    for await (const part of stream) parts.push(part);
+    return { parts, error: undefined };
+  } catch (error) {
+    return { parts, error };
+  }
+}
