@@ -10,6 +10,7 @@ import { UsageError, type CliIo } from './io';
 import { rankCommand, RANK_USAGE } from './rankCommand';
 import { REPLAY_USAGE, runReplayCommand, type LedgerOpener } from './replayCommand';
 import { runLedgerCommand } from './ledgerCommand';
+import { CHAT_USAGE, runChatCommand } from './chatCommand';
 import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,6 +19,7 @@ const USAGE = `rung — routes each request to the cheapest model that can do it
 
 ${REPLAY_USAGE}
 ${RANK_USAGE}
+${CHAT_USAGE}
 usage: rung ledger show|decisions|export|reset|merge [--ledger FILE] ...   (rung ledger help)
 `;
 
@@ -27,7 +29,7 @@ const openLedger: LedgerOpener = async (path, io) => {
   return WorkspaceLedger.open({ path, clock: io.clock, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
 };
 
-export async function main(argv: string[], io: CliIo): Promise<number> {
+export async function main(argv: string[], io: CliIo & { signal?: AbortSignal }): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -37,6 +39,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await rankCommand(rest, io, openLedger);
       case 'ledger':
         return await runLedgerCommand(rest, io);
+      case 'chat':
+        return await runChatCommand(rest, io, openLedger);
       case undefined:
       case 'help':
       case '--help':
@@ -65,12 +69,19 @@ function isParseArgsError(error: unknown): boolean {
 }
 
 if (require.main === module) {
-  const io: CliIo = {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+  // Ctrl-C stops the call in flight (graded as nobody's fault); a second Ctrl-C exits at once.
+  const stop = new AbortController();
+  process.once('SIGINT', () => {
+    stop.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  const io = {
+    stdout: (text: string) => process.stdout.write(text),
+    stderr: (text: string) => process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
     clock: systemClock,
+    signal: stop.signal,
   };
   main(process.argv.slice(2), io).then(
     (code) => {
