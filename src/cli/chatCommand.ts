@@ -10,7 +10,6 @@
  * a script can parse stdout whole.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerAttempt, type ChatAnswer } from '../core/chat/providerAttempt';
@@ -19,7 +18,7 @@ import { MemoryDecisionSink, type DecisionSink } from '../core/decisions/decisio
 import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import type { Ledger } from '../core/ledger/ledger';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
-import { apiKeyVariable, defaultProviders, PanelError, parsePanelText, type Panel } from '../core/panel';
+import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { connectProviders } from '../core/providers/connectProviders';
 import { ProviderHealthBoard } from '../core/providers/providerHealthBoard';
 import { ProviderFailure, type ChatMessage, type ProviderAdapter } from '../core/providers/provider';
@@ -32,7 +31,7 @@ import { CodeSyntaxVerifier } from '../core/verifiers/codeSyntaxVerifier';
 import { CommandVerifier } from '../core/verifiers/commandVerifier';
 import { StructuredOutputVerifier } from '../core/verifiers/structuredOutputVerifier';
 import type { Verifier } from '../core/verifiers/verifier';
-import { UsageError, type CliIo } from './io';
+import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
 
 export const CHAT_USAGE = `usage: rung chat --panel FILE [--class CLASS] [--schema FILE] [--verify-command CMD] [--ledger FILE] [--json] "PROMPT"`;
@@ -66,7 +65,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   let schema: unknown;
   try {
     parsed = parseChatArgs(argv);
-    panel = readPanel(parsed.panel, io);
+    panel = readPanelFile(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
@@ -205,29 +204,12 @@ function parseChatArgs(argv: string[]) {
   return { panel: values.panel, class: values.class, schema: values.schema, verifyCommand: values['verify-command'], ledger: values.ledger, json: values.json, prompt };
 }
 
-/** Reads the panel; the default providers follow the CLI's environment (`OLLAMA_HOST`), not the process's. */
-function readPanel(path: string, io: CliIo): Panel {
-  const text = readText(path, io, '--panel');
-  const panel = parsePanelText(text, path);
-  const declared = (JSON.parse(text) as { providers?: Panel['providers'] }).providers ?? {};
-  return { ...panel, providers: { ...defaultProviders(io.env), ...declared } };
-}
-
 function readJson(path: string, io: CliIo, flag: string): unknown {
   try {
-    return JSON.parse(readText(path, io, flag));
+    return JSON.parse(readUserFile(path, io, flag));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function readText(path: string, io: CliIo, flag: string): string {
-  const full = resolve(io.cwd, path);
-  try {
-    return readFileSync(full, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 

@@ -17,6 +17,7 @@ import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger
 import { matchesClass } from '../core/ledger/ledgerState';
 import { DEFAULT_LEDGER_PATH, WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import type { DecisionRow } from '../core/decisions/decision';
+import { isParseArgsError, UsageError } from './io';
 
 export interface LedgerCommandIo {
   stdout: (s: string) => void;
@@ -35,8 +36,6 @@ const USAGE = `usage: rung ledger <command> [--ledger FILE]
 --ledger defaults to ${DEFAULT_LEDGER_PATH} under the current directory.
 `;
 
-/** Arguments the user got wrong: printed with the usage, exit code 2. */
-class UsageError extends Error {}
 
 /** Runs one `rung ledger` subcommand; resolves to the process exit code. */
 export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
@@ -71,9 +70,6 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
   }
 }
 
-function isParseArgsError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS');
-}
 
 const LEDGER_OPTION = { ledger: { type: 'string' } } as const;
 

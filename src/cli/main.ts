@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
 import { OutcomesError } from '../core/replay/outcomes';
 import { RoutingError } from '../core/routing/rank';
-import { UsageError, type CliIo } from './io';
+import { isParseArgsError, UsageError, type CliIo } from './io';
 import { rankCommand, RANK_USAGE } from './rankCommand';
 import { REPLAY_USAGE, runReplayCommand, type LedgerOpener } from './replayCommand';
 import { runLedgerCommand } from './ledgerCommand';
@@ -64,9 +64,6 @@ export async function main(argv: string[], io: CliIo & { signal?: AbortSignal })
   }
 }
 
-function isParseArgsError(error: unknown): boolean {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).code!.startsWith('ERR_PARSE_ARGS');
-}
 
 if (require.main === module) {
   // Ctrl-C stops the call in flight (graded as nobody's fault); a second Ctrl-C exits at once.

@@ -2,17 +2,15 @@
  * `rung rank`: what the router would do for one request against a panel, and why — from a terminal,
  * without calling any model.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { shaped } from '../core/classKey';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
 import type { Ledger } from '../core/ledger/ledger';
-import { parsePanelText } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
-import { UsageError, type CliIo } from './io';
+import { readPanelFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
 
 export const RANK_USAGE = `usage: rung rank --panel FILE --class CLASS [--shape SHAPE] [--tools] [--context TOKENS]
@@ -37,14 +35,7 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   if (positionals.length) throw new UsageError(`rung rank takes no positional arguments (got ${positionals.join(' ')})`);
   if (!values.panel) throw new UsageError('rung rank needs --panel FILE');
   if (!values.class) throw new UsageError('rung rank needs --class (plan, chat, edit, leaf or your own)');
-  const panelPath = resolve(io.cwd, values.panel);
-  let text: string;
-  try {
-    text = readFileSync(panelPath, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${panelPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const panel = parsePanelText(text, values.panel);
+  const panel = readPanelFile(values.panel, io);
   if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
 
   let ledger: Ledger = new MemoryLedger();

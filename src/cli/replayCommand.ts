@@ -2,14 +2,14 @@
  * `rung replay OUTCOMES.jsonl`: routes recorded prompts through the real router and scores the policy
  * against the best single model, the oracle and a plain price-order cascade.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import { parsePanelText, type Tradeoff } from '../core/panel';
+import type { Tradeoff } from '../core/panel';
 import { parseOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
-import { UsageError, type CliIo } from './io';
+import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 
 export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
@@ -38,8 +38,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   });
   if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
   const path = resolve(io.cwd, positionals[0] as string);
-  const { rows, models } = parseOutcomes(readText(path), path);
-  const panel = values.panel ? parsePanelText(readText(resolve(io.cwd, values.panel)), values.panel) : undefined;
+  const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const verifier = parseVerifier(values.verifier);
   const classKey = values['class-key'];
   if (classKey !== 'family' && classKey !== 'subfamily') throw new UsageError(`--class-key must be family or subfamily, not "${classKey}"`);
@@ -78,14 +78,6 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
 function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
   if (!openLedger) throw new UsageError('--ledger is not available in this build');
   return openLedger;
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
 }
 
 export function parseVerifier(text: string): ReplayVerifier {

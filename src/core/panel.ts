@@ -95,19 +95,22 @@ export class PanelError extends Error {
   }
 }
 
-/** Parses panel text (JSON) from `source` (a path or a setting name, for the message). */
-export function parsePanelText(text: string, source: string): Panel {
+/**
+ * Parses panel text (JSON) from `source` (a path or a setting name, for the message). `env` decides the
+ * default providers' addresses (`OLLAMA_HOST`): the caller's environment, not necessarily this process's.
+ */
+export function parsePanelText(text: string, source: string, env: Record<string, string | undefined> = process.env): Panel {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
   }
-  return parsePanel(json, source);
+  return parsePanel(json, source, env);
 }
 
 /** Validates a panel object and fills in its defaults. */
-export function parsePanel(json: unknown, source: string): Panel {
+export function parsePanel(json: unknown, source: string, env: Record<string, string | undefined> = process.env): Panel {
   const parsed = panelSchema.safeParse(json);
   if (!parsed.success) {
     throw new PanelError(source, parsed.error.issues.map(describeIssue));
@@ -119,7 +122,7 @@ export function parsePanel(json: unknown, source: string): Panel {
     if (seen.has(model.slug)) issues.push(`models[${index}].slug: "${model.slug}" is listed twice`);
     seen.add(model.slug);
   });
-  const providers = { ...defaultProviders(), ...(file.providers ?? {}) };
+  const providers = { ...defaultProviders(env), ...(file.providers ?? {}) };
   file.models.forEach((model, index) => {
     if (!providers[model.provider]) {
       issues.push(`models[${index}].provider: unknown provider "${model.provider}" (declare it under "providers")`);
