@@ -12,7 +12,7 @@ import { isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
-import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
+import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
 import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger/ledgerExport';
 import { matchesClass } from '../core/ledger/ledgerState';
 import { DEFAULT_LEDGER_PATH, WorkspaceLedger } from '../core/ledger/workspaceLedger';
@@ -33,6 +33,8 @@ const USAGE = `usage: rung ledger <command> [--ledger FILE]
   export --format jsonl|csv [--what ratings|decisions|all]
   reset [--class C] --yes              forget every rating, or one class and its shapes
   merge OTHER.sqlite                   fold a teammate's ledger in; merging it again adds nothing twice
+  compact [--max-age-days D] [--max-rows N]
+                                       drop old decision rows (with neither: 90 days and 100000 rows); ratings stay
 --ledger defaults to ${DEFAULT_LEDGER_PATH} under the current directory.
 `;
 
@@ -52,6 +54,8 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
         return await reset(rest, io);
       case 'merge':
         return await merge(rest, io);
+      case 'compact':
+        return await compact(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -180,6 +184,22 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER.sqlite');
   const other = isAbsolute(positionals[0] as string) ? (positionals[0] as string) : join(io.cwd, positionals[0] as string);
   if (!existsSync(other)) throw new Error(`no ledger at ${other}`);
+  // Check the other file before creating ours, so a merge that cannot happen leaves nothing behind.
+  let unreadable: string | undefined;
+  try {
+    const source = await WorkspaceLedger.open({
+      path: other,
+      clock: io.clock,
+      readOnly: true,
+      onNotice: (notice) => {
+        if (notice.kind === 'unreadable' || notice.kind === 'moved-aside') unreadable = notice.message;
+      },
+    });
+    await source.close();
+  } catch (error) {
+    unreadable = error instanceof Error ? error.message : String(error);
+  }
+  if (unreadable !== undefined) throw new Error(`cannot merge ${other}: ${unreadable}`);
   const ledger = await openLedger(ledgerFile(values.ledger, io), io, false);
   try {
     const report = await ledger.merge(other);
@@ -193,6 +213,30 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   }
   return 0;
 }
+
+/** Applies the decision log's retention now; the ledger's ratings are not touched. */
+async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...LEDGER_OPTION, 'max-age-days': { type: 'string' }, 'max-rows': { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  // The limits named on the command line are the ones applied; with none, the defaults.
+  const named = values['max-age-days'] !== undefined || values['max-rows'] !== undefined;
+  const retention = named
+    ? {
+        maxAgeMs: values['max-age-days'] === undefined ? undefined : positiveInteger(values['max-age-days'], '--max-age-days') * DAY_MS,
+        maxRows: values['max-rows'] === undefined ? undefined : positiveInteger(values['max-rows'], '--max-rows'),
+      }
+    : DEFAULT_RETENTION;
+  const log = new DecisionLog({ path: decisionLogPath(ledgerFile(values.ledger, io)), clock: io.clock });
+  const { kept, dropped } = await log.compact(retention);
+  io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
+  return 0;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function positiveInteger(text: string, flag: string): number {
   const value = Number(text);

@@ -154,6 +154,30 @@ describe('rung ledger', () => {
     expect((JSON.parse(io.out) as { graded: number }[])[0]?.graded).toBe(4);
   });
 
+  it('compacts the decision log by row count and by age, and leaves the ratings alone', async () => {
+    await seed();
+    seedDecisions();
+    expect(await runLedgerCommand(['compact', '--max-rows', '2'], io)).toBe(0);
+    expect(io.out).toContain('kept 2 decision rows, dropped 1');
+    io.out = '';
+    await runLedgerCommand(['decisions', '--json'], io);
+    expect((JSON.parse(io.out) as { at: number }[]).map((row) => row.at)).toEqual([2, 3]);
+    io.out = '';
+    // The FixedClock stands in 2023, so rows written at the epoch are decades past a day old.
+    expect(await runLedgerCommand(['compact', '--max-age-days', '1'], io)).toBe(0);
+    expect(io.out).toContain('kept 0 decision rows, dropped 2');
+    io.out = '';
+    await runLedgerCommand(['show', '--json'], io);
+    expect((JSON.parse(io.out) as unknown[]).length).toBe(2);
+  });
+
+  it('refuses a merge from a file that is not a ledger without creating one of its own', async () => {
+    writeFileSync(join(dir.path, 'notes.sqlite'), 'these are not the ratings you are looking for');
+    expect(await runLedgerCommand(['merge', 'notes.sqlite'], io)).toBe(1);
+    expect(io.err).toMatch(/notes\.sqlite/);
+    expect(existsSync(ledgerPath)).toBe(false);
+  });
+
   it('names an unknown option or command and exits 2', async () => {
     expect(await runLedgerCommand(['show', '--colour'], io)).toBe(2);
     expect(io.err).toContain("'--colour'");
