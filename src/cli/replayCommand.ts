@@ -6,9 +6,9 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import type { Tradeoff } from '../core/panel';
+import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes } from '../core/replay/outcomes';
-import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 
@@ -40,6 +40,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const path = resolve(io.cwd, positionals[0] as string);
   const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
+  const ungraded = panel ? ungradedPanelModels(panel, models) : [];
+  if (values.panel && ungraded.length) throw new PanelError(values.panel, ungraded);
   const verifier = parseVerifier(values.verifier);
   const classKey = values['class-key'];
   if (classKey !== 'family' && classKey !== 'subfamily') throw new UsageError(`--class-key must be family or subfamily, not "${classKey}"`);

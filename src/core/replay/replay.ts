@@ -13,7 +13,7 @@ import type { Clock } from '../clock';
 import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
 import { MemoryLedger } from '../ledger/memoryLedger';
-import type { ModelSpec, Panel, Tradeoff } from '../panel';
+import { PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
@@ -168,11 +168,16 @@ function withOverrides(panel: Panel, options: ReplayOptions): Panel {
   };
 }
 
+/** One line per panel model the outcomes do not grade, naming its position in the panel file. */
+export function ungradedPanelModels(panel: Panel, models: readonly string[]): string[] {
+  return panel.models.flatMap((model, index) =>
+    models.includes(model.slug) ? [] : [`models[${index}].slug: "${model.slug}" is not graded by the outcomes (graded: ${models.join(', ')})`],
+  );
+}
+
 function checkPanelModels(panel: Panel, models: readonly string[]): void {
-  const unknown = panel.models.map((model) => model.slug).filter((slug) => !models.includes(slug));
-  if (unknown.length) {
-    throw new Error(`the panel names model${unknown.length > 1 ? 's' : ''} the outcomes do not grade: ${unknown.join(', ')} (graded: ${models.join(', ')})`);
-  }
+  const issues = ungradedPanelModels(panel, models);
+  if (issues.length) throw new PanelError('the replay panel', issues);
 }
 
 function meanCosts(rows: readonly OutcomeRow[], models: readonly string[]): Map<string, number> {

@@ -96,7 +96,8 @@ describe('rung replay', () => {
   it('refuses a panel that names a model the outcomes do not grade, naming it', async () => {
     write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }, { slug: 'ghost', provider: 'openrouter' }] }));
     expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(1);
-    expect(io.err).toMatch(/ghost/);
+    expect(io.err).toContain('panel.json: invalid panel');
+    expect(io.err).toMatch(/models\[1\]\.slug: "ghost" is not graded by the outcomes/);
     expect(io.out).toBe('');
   });
 
