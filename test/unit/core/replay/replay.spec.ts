@@ -144,7 +144,7 @@ describe('runReplay honesty', () => {
       routing: { explore: 0, requireEvidence: false, tradeoff: 'quality' as const },
       providers: { p: { kind: 'replay' as const } },
     };
-    await expect(replay({ panel })).rejects.toThrow(/the panel names model the outcomes do not grade: ghost/);
+    await expect(replay({ panel })).rejects.toThrow(/models\[\d+\]\.slug: "ghost" is not graded by the outcomes/);
   });
 });
 
