@@ -13,6 +13,7 @@ import type { ModelFacts } from '../providers/provider';
 import type { ProviderHealth } from '../providers/health';
 import type { LedgerSnapshot } from '../ledger/ledger';
 import { ability, MIN_GRADED, rolePrior } from '../ratings';
+import { hasEvidence, standing } from './standing';
 import type { PrunedCandidate } from '../decisions/decision';
 import { isLocal, tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
@@ -52,7 +53,7 @@ export function rank(input: RankInput): Ranking {
   const { request, panel, snapshot } = input;
   const classKey = request.classKey;
   const models = chainModels(panel, request.pinned);
-  const coldStart = !snapshot.hasMeasurements(classKey);
+  const coldStart = !hasEvidence(snapshot, classKey);
 
   const scored = models.map((spec, index) => score(spec, index, input, coldStart));
   // The ladder keeps ordering until some rating has passed the gate: switching to expected cost on the
@@ -92,17 +93,15 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   const local = isLocal(config);
   const tier = tierOf(spec, config, facts);
   const resolved = snapshot.resolve(spec.slug);
-  const rating = snapshot.rating(resolved, request.classKey);
-  const graded = rating?.graded ?? 0;
-  const ok = rating?.ok ?? 0;
-  const measured = graded >= MIN_GRADED;
+  const { rating, graded, ok, measured, key, ownGraded } = standing(snapshot, resolved, request.classKey);
   // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
   // rerouted a whole panel.
-  const p = ability(measured && rating ? rating.rating : rolePrior(spec.role));
+  const p = ability(measured && rating !== undefined ? rating : rolePrior(spec.role));
   const cost = input.pricer(spec, local, request);
   let reason: string;
   if (coldStart) reason = `no-measured-profiles tier${tier}`;
-  else if (measured) reason = `measured ${ok}/${graded} success class=${request.classKey}`;
+  else if (measured && key === request.classKey) reason = `measured ${ok}/${graded} success class=${key}`;
+  else if (measured) reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)`;
   else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior tier${tier}`;
   return {
     slug: spec.slug,
@@ -180,7 +179,7 @@ function pruneReason(candidate: Scored, input: RankInput, caps: ReturnType<typeo
     return `pruned: maxTotalPerProvider=${caps.maxTotalPerProvider} reached for ${spec.provider}`;
   }
   if (candidate.measured && candidate.ok === 0) {
-    return `pruned: measured 0/${candidate.graded} success class=${request.classKey}`;
+    return `pruned: measured 0/${candidate.graded} success class=${standing(snapshot, candidate.resolved, request.classKey).key}`;
   }
   if (strict && !candidate.measured) {
     return `pruned: requireEvidence and only ${candidate.graded}/${MIN_GRADED} graded class=${request.classKey}`;

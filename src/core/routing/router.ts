@@ -22,6 +22,7 @@ import { posterior } from './difficulty';
 import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
+import { learningKeys, standing } from './standing';
 import { rolePrior } from '../ratings';
 import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
 
@@ -122,10 +123,7 @@ export class Router {
       throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
     }
     const snapshot = this.ledger.snapshot(this.clock.now());
-    const ratingOf = (candidate: Candidate): number => {
-      const rating = snapshot.rating(candidate.resolved, request.classKey);
-      return rating ? rating.rating : rolePrior(candidate.spec.role);
-    };
+    const ratingOf = (candidate: Candidate): number => standing(snapshot, candidate.resolved, request.classKey).rating ?? rolePrior(candidate.spec.role);
     const plan = new CascadePlan(
       candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
       this.panel.routing.tradeoff,
@@ -231,9 +229,9 @@ export class Router {
     this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
     if (isGraded(verdict) && !call.lastGraded) {
       const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass' }]);
-      this.ledger.observe([
-        { model: call.row.resolved ?? call.row.model, classKey: call.classKey, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now },
-      ]);
+      this.ledger.observe(
+        learningKeys(call.classKey).map((key) => ({ model: call.row.resolved ?? call.row.model, classKey: key, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now })),
+      );
       call.lastGraded = true;
     }
     return true;
@@ -253,14 +251,9 @@ export class Router {
     if (graded.length === 0) return;
     const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
     const at = this.clock.now();
-    const observations: Observation[] = graded.map((g) => ({
-      model: g.candidate.resolved,
-      classKey,
-      success: g.success,
-      difficulty,
-      prior: g.prior,
-      at,
-    }));
+    const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
+      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at })),
+    );
     this.ledger.observe(observations);
   }
 

@@ -90,11 +90,23 @@ describe('Router: the cascade', () => {
     ]);
   });
 
-  it('records the class and shape of a shaped key', async () => {
+  it('records the class and shape of a shaped key, and learns under the shape and its class', async () => {
     const harness = new RouterHarness(cascadePanel());
     await harness.router.route(request({ classKey: 'edit/typescript' }), new ScriptedAttempts().on('alpha', PASS).fn);
     expect(harness.sink.rows[0]).toMatchObject({ class: 'edit', shape: 'typescript' });
-    expect(harness.ledger.entries()[0]?.classKey).toBe('edit/typescript');
+    expect(harness.ledger.entries().map((e) => [e.model, e.classKey, e.graded, e.ok])).toEqual([
+      ['alpha', 'edit', 1, 1],
+      ['alpha', 'edit/typescript', 1, 1],
+    ]);
+  });
+
+  it('lets a measured class stand in for a shape below the gate, and says so', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+    for (let i = 0; i < 8; i++) await harness.router.route({ ...request({ classKey: 'edit/go' }), callId: `go-${i}` }, attempts.fn);
+    const ranking = harness.router.rank(request({ classKey: 'edit/typescript' }));
+    expect(ranking.candidates[0]).toMatchObject({ slug: 'alpha', measured: true, graded: 8, ok: 8 });
+    expect(ranking.candidates[0]?.reason).toBe('measured 8/8 success class=edit (edit/typescript: 0/8 graded)');
   });
 
   it('skips to the next rung on a provider error without grading the model that erred', async () => {
@@ -153,7 +165,10 @@ describe('Router: the cascade', () => {
     expect(attempts.models()).toEqual(['alpha']);
     expect(result.answer).toBeUndefined();
     expect(harness.sink.rows).toHaveLength(1);
-    expect(harness.ledger.entries().map((e) => [e.model, e.classKey, e.graded, e.ok])).toEqual([['alpha', 'leaf/oversized', 1, 0]]);
+    expect(harness.ledger.entries().map((e) => [e.model, e.classKey, e.graded, e.ok])).toEqual([
+      ['alpha', 'leaf', 1, 0],
+      ['alpha', 'leaf/oversized', 1, 0],
+    ]);
   });
 
   it('lets an unverified answer stand and grades nobody', async () => {
