@@ -269,7 +269,10 @@ export class Router {
    */
   private chooseOpener(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { index: number; explore: boolean; propensity: number } {
     if (request.pinned !== undefined) return { index: 0, explore: false, propensity: 1 };
-    const greedy = plan.step([], []).next ?? 0;
+    // The planner reorders measured rungs by conditional cost, so the ranking's "avoid" placement alone
+    // would not keep an avoided model from opening: ask for the best opener among the others.
+    const avoided = request.avoid === undefined ? -1 : candidates.findIndex((c) => c.slug === request.avoid);
+    const greedy = (avoided >= 0 && candidates.length > 1 ? plan.step([avoided], []).next : plan.step([], []).next) ?? 0;
     const rate = this.panel.routing.explore;
     const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && candidates.length > 1;
     if (!eligible) return { index: greedy, explore: false, propensity: 1 };

@@ -100,6 +100,21 @@ describe('Router: the cascade', () => {
     ]);
   });
 
+  it('keeps an avoided model off the opener even when its measured rating would make it the best bet', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+    for (let i = 0; i < 8; i++) await harness.router.route({ ...request(), callId: `warm-${i}` }, attempts.fn);
+    const before = attempts.models().length;
+    const result = await harness.router.route({ ...request({ avoid: 'alpha' }), callId: 'avoiding' }, attempts.fn);
+    expect(attempts.models().slice(before)).toEqual(['beta']);
+    expect(result.answer?.model).toBe('beta');
+    const fallback = new ScriptedAttempts().on('alpha', PASS).on('beta', FAIL);
+    const second = await harness.router.route({ ...request({ avoid: 'alpha' }), callId: 'avoiding-2' }, fallback.fn);
+    // The avoided model stays a fallback.
+    expect(fallback.models()).toEqual(['beta', 'alpha']);
+    expect(second.answer?.model).toBe('alpha');
+  });
+
   it('lets a measured class stand in for a shape below the gate, and says so', async () => {
     const harness = new RouterHarness(cascadePanel());
     const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
