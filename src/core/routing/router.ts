@@ -279,7 +279,7 @@ export class Router {
     // Evidence is bought where it is missing, on rungs below the gate. Past it the planner's own climb
     // keeps the ratings fed; exploring measured rungs too cost 1–2 points of the best single model's
     // price on the recorded outcomes and bought no accuracy.
-    const unmeasured = candidates.map((c, i) => (c.measured ? -1 : i)).filter((i) => i >= 0);
+    const unmeasured = candidates.map((c, i) => (c.measured || i === avoided ? -1 : i)).filter((i) => i >= 0);
     const pool = unmeasured;
     if (pool.length === 0) return { index: greedy, explore: false, propensity: 1 };
     const chance = (index: number) => (pool.includes(index) ? rate / pool.length : 0);
