@@ -139,22 +139,13 @@ export class Router {
     let answer: AttemptRecord<T> | undefined;
     const { cls, shape } = splitClassKey(request.classKey);
 
-    while (tried.length < candidates.length) {
+    // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
+    // a decision to stop climbing lands in the decision log with the attempt that prompted it.
+    let next: number | null = opener.index;
+    while (next !== null) {
+      const index: number = next;
+      next = null;
       const first = attempts.length === 0;
-      let index: number;
-      if (first) {
-        index = opener.index;
-      } else {
-        const step = plan.step(tried, failed);
-        if (step.next === null) {
-          const why = `skipped: stopped climbing after ${failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
-          candidates.forEach((candidate, i) => {
-            if (!tried.includes(i)) skipped.push({ model: candidate.slug, reason: why });
-          });
-          break;
-        }
-        index = step.next;
-      }
       const candidate = candidates[index] as Candidate;
       const explore = first && opener.explore;
       const propensity = first ? opener.propensity : 1;
@@ -181,27 +172,31 @@ export class Router {
         propensity,
         reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
       };
-      this.sink.append(this.row(request, ranking, record, attempts, resolved, candidate, [...ranking.pruned, ...skipped], cls, shape));
-      attempts.push(record);
       tried.push(index);
       if (isGraded(outcome.verdict)) {
         const servedBy = { ...candidate, resolved };
         graded.push({ candidate: servedBy, rating: ratingOf(servedBy), success: outcome.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
       }
-      if (outcome.verdict === 'pass' || outcome.verdict === 'unverified') {
-        answer = record;
-        break;
+      if (outcome.verdict === 'fail') failed.push(index);
+      const goesOn = outcome.verdict === 'provider-error' || (outcome.verdict === 'fail' && escalates);
+      if (goesOn && tried.length < candidates.length) {
+        const step = plan.step(tried, failed);
+        next = step.next;
+        if (step.next === null) {
+          const why = `skipped: stopped climbing after ${failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
+          candidates.forEach((other, i) => {
+            if (!tried.includes(i)) skipped.push({ model: other.slug, reason: why });
+          });
+        }
       }
-      if (outcome.verdict === 'stopped') break;
-      if (outcome.verdict === 'fail') {
-        failed.push(index);
-        if (!escalates) break;
-      }
+      this.sink.append(this.row(request, ranking, record, attempts, resolved, candidate, [...ranking.pruned, ...skipped], cls, shape));
+      attempts.push(record);
+      if (outcome.verdict === 'pass' || outcome.verdict === 'unverified') answer = record;
     }
 
     this.learn(request.classKey, graded);
-    const served = answer ?? attempts[attempts.length - 1];
-    if (served && request.runId) this.remember(request.runId, (candidates[served.rung] as Candidate).provider);
+    // Only a call that was answered used its provider; one that only met errors or a stop did not.
+    if (answer && request.runId) this.remember(request.runId, (candidates[answer.rung] as Candidate).provider);
     const last = attempts[attempts.length - 1];
     if (last) {
       const lastGraded = graded.find((g) => g.candidate.slug === last.model);

@@ -286,6 +286,14 @@ describe('Router: diversity caps (the origin examples)', () => {
     expect(await openers(harness, 2, 'run-chat', 'chat')).toEqual(['alpha', 'beta']);
   });
 
+  it('does not count a call that only met provider errors against its provider', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 } }));
+    const erring = new ScriptedAttempts().on('alpha', providerError).on('beta', providerError);
+    await harness.router.route(request({ runId: 'run-err' }), erring.fn);
+    await harness.router.route(request({ runId: 'run-err' }), erring.fn);
+    expect(await openers(harness, 1, 'run-err')).toEqual(['alpha']);
+  });
+
   it('lets a profile\'s null lift the global cap for its class', async () => {
     const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: null } } }));
     expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'alpha']);
@@ -326,9 +334,29 @@ describe('Router: diversity caps (the origin examples)', () => {
       ),
     );
     expect(nulls).toBe(bare);
+    // The walk with caps that never bind decides exactly as the walk without them.
+    const loose = await script(
+      parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 100, maxTotalPerProvider: 100 } }, 'loose'),
+    );
+    expect(loose).toBe(bare);
     // The comparison can fail: a real cap changes the rows.
     const capped = await script(parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 1 } }, 'capped'));
     expect(capped).not.toBe(bare);
+  });
+});
+
+describe('Router: stopping the climb', () => {
+  it('writes the decision to stop climbing into the row of the attempt that prompted it', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ routing: { explore: 0, tradeoff: 'economy' } }));
+    // alpha passes half the time; beta, tried only after alpha fails, passes once in twenty.
+    const training = new ScriptedAttempts().on('alpha', ...Array.from({ length: 40 }, (_, i) => (i % 2 ? FAIL : PASS))).on('beta', PASS, ...Array.from({ length: 19 }, () => FAIL));
+    for (let i = 0; i < 40; i++) await harness.router.route(request(), training.fn);
+    const rowsBefore = harness.sink.rows.length;
+    const result = await harness.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
+    expect(result.attempts.map((a) => a.model)).toEqual(['alpha']);
+    const row = harness.sink.rows[rowsBefore];
+    expect(harness.sink.rows).toHaveLength(rowsBefore + 1);
+    expect(row?.pruned).toEqual([{ model: 'beta', reason: expect.stringMatching(/^skipped: stopped climbing after 1 failed; expected cost of going on \$[\d.e-]+ > unanswered \$[\d.e-]+ \(economy\)$/) }]);
   });
 });
 
