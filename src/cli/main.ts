@@ -20,7 +20,7 @@ const USAGE = `rung — routes each request to the cheapest model that can do it
 ${REPLAY_USAGE}
 ${RANK_USAGE}
 ${CHAT_USAGE}
-usage: rung ledger show|decisions|export|reset|merge [--ledger FILE] ...   (rung ledger help)
+usage: rung ledger show|decisions|export|reset|merge|compact [--ledger FILE] ...   (rung ledger help)
 `;
 
 /** Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a corrupt file moved aside). */

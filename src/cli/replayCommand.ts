@@ -180,7 +180,7 @@ function formatSummary(summary: ReplaySummary, title: string): string {
     `rung replay: ${summary.items} prompts, ${title}`,
     '',
     'policy                         accuracy    cost $   cost / best single',
-    `rung (${summary.policy.attempts} attempts)`.padEnd(30) + fmtRow(summary.policy, base),
+    `rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`.padEnd(30) + fmtRow(summary.policy, base),
     `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(summary.oracle, base),

@@ -71,6 +71,12 @@ export interface DiversityCaps {
   maxTotalPerProvider: number | null;
 }
 
+/**
+ * Environment variables, given by the caller: the core never reads `process.env`, so a test, the CLI
+ * and the extension each say which environment a panel is read in.
+ */
+export type Environment = Record<string, string | undefined>;
+
 /** A validated panel with every default filled in. */
 export interface Panel {
   models: ModelSpec[];
@@ -99,7 +105,7 @@ export class PanelError extends Error {
  * Parses panel text (JSON) from `source` (a path or a setting name, for the message). `env` decides the
  * default providers' addresses (`OLLAMA_HOST`): the caller's environment, not necessarily this process's.
  */
-export function parsePanelText(text: string, source: string, env: Record<string, string | undefined> = process.env): Panel {
+export function parsePanelText(text: string, source: string, env: Environment = {}): Panel {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -110,7 +116,7 @@ export function parsePanelText(text: string, source: string, env: Record<string,
 }
 
 /** Validates a panel object and fills in its defaults. */
-export function parsePanel(json: unknown, source: string, env: Record<string, string | undefined> = process.env): Panel {
+export function parsePanel(json: unknown, source: string, env: Environment = {}): Panel {
   const parsed = panelSchema.safeParse(json);
   if (!parsed.success) {
     throw new PanelError(source, parsed.error.issues.map(describeIssue));
@@ -153,7 +159,7 @@ export function parsePanel(json: unknown, source: string, env: Record<string, st
  * `ollama` honours `OLLAMA_HOST` the way the Ollama CLI does, so a user who moved their server does
  * not have to say so twice.
  */
-export function defaultProviders(env: Record<string, string | undefined> = process.env): Record<string, ProviderConfig> {
+export function defaultProviders(env: Environment = {}): Record<string, ProviderConfig> {
   return {
     ollama: { kind: 'ollama', baseUrl: ollamaBaseUrl(env.OLLAMA_HOST) },
     openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' },
@@ -164,7 +170,12 @@ export function defaultProviders(env: Record<string, string | undefined> = proce
 function ollamaBaseUrl(host: string | undefined): string {
   if (!host) return 'http://127.0.0.1:11434';
   const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
-  const url = new URL(withScheme);
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new PanelError('OLLAMA_HOST', [`"${host}" is not a host, host:port or URL`]);
+  }
   if (!url.port && !/:\d+$/.test(host)) url.port = '11434';
   return url.toString().replace(/\/$/, '');
 }

@@ -18,6 +18,7 @@ import { ability } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
 import { Router } from '../routing/router';
+import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, Candidate } from '../routing/types';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 
@@ -63,7 +64,8 @@ export interface PolicyScore {
 
 export interface ReplaySummary {
   items: number;
-  policy: PolicyScore & { attempts: number };
+  /** `unroutable`: prompts no candidate could take (all pruned), counted unanswered. */
+  policy: PolicyScore & { attempts: number; unroutable: number };
   bestSingle: PolicyScore & { model: string };
   oracle: PolicyScore;
   priceOrderCascade: PolicyScore;
@@ -106,25 +108,34 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   let correct = 0;
   let cost = 0;
   let attempts = 0;
+  let unroutable = 0;
   for (const row of order) {
     clock.tick();
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
     const started = options.timing?.now();
-    const result = await router.route(
-      { callId: row.id, runId: row.trace ?? undefined, classKey, verifiable: true },
-      async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
-        // The one place a grade is read: the model the router chose, at the moment it chose it.
-        const outcome = row.m[candidate.slug] as ModelOutcome;
-        return {
-          verdict: verdictFor(outcome, options.verifier, noise) ? 'pass' : 'fail',
-          cost: attemptCost(candidate.spec, outcome),
-          inputTokens: outcome.ti,
-          outputTokens: outcome.to,
-          latencyMs: outcome.lat_ms,
-          value: outcome,
-        };
-      },
-    );
+    let result;
+    try {
+      result = await router.route(
+        { callId: row.id, runId: row.trace ?? undefined, classKey, verifiable: true },
+        async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
+          // The one place a grade is read: the model the router chose, at the moment it chose it.
+          const outcome = row.m[candidate.slug] as ModelOutcome;
+          return {
+            verdict: verdictFor(outcome, options.verifier, noise) ? 'pass' : 'fail',
+            cost: attemptCost(candidate.spec, outcome),
+            inputTokens: outcome.ti,
+            outputTokens: outcome.to,
+            latencyMs: outcome.lat_ms,
+            value: outcome,
+          };
+        },
+      );
+    } catch (error) {
+      // A prompt no rung may take (every candidate capped or busy) is unanswered, not the end of the run.
+      if (!(error instanceof RoutingError)) throw error;
+      unroutable++;
+      continue;
+    }
     if (started !== undefined) options.timing?.record((options.timing.now() - started), result.attempts.length);
     attempts += result.attempts.length;
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
@@ -136,7 +147,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const entries = ledger.entries();
   return {
     items: rows.length,
-    policy: { accuracy: correct / rows.length, cost, attempts },
+    policy: { accuracy: correct / rows.length, cost, attempts, unroutable },
     bestSingle: bestSingle(rows, models),
     oracle: oracle(rows, priceOrder),
     priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),

@@ -92,9 +92,14 @@ describe('parsePanel', () => {
     expect(capsFor(panel, 'chat').maxTotalPerProvider).toBe(5);
   });
 
-  it('honours OLLAMA_HOST for the default ollama provider', () => {
-    vi.stubEnv('OLLAMA_HOST', 'gpu-box:9999');
-    expect(parsePanel(minimal, 'p').providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://gpu-box:9999' });
+  it('honours OLLAMA_HOST for the default ollama provider, from the environment the caller gives', () => {
+    expect(parsePanel(minimal, 'p', { OLLAMA_HOST: 'gpu-box:9999' }).providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://gpu-box:9999' });
+    vi.stubEnv('OLLAMA_HOST', 'elsewhere:1');
+    expect(parsePanel(minimal, 'p').providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' });
+  });
+
+  it('names OLLAMA_HOST when it is not a host', () => {
+    expect(() => parsePanel(minimal, 'p', { OLLAMA_HOST: 'http://[not a host' })).toThrow(/OLLAMA_HOST: invalid panel\n {2}- "http:\/\/\[not a host" is not a host/);
   });
 
   it('adds the default port to an OLLAMA_HOST without one and keeps an explicit scheme', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import type { ModelOutcome, OutcomeRow } from '../../../../src/core/replay/outcomes';
 import { runReplay, type ReplayOptions } from '../../../../src/core/replay/replay';
+import { parsePanel } from '../../../../src/core/panel';
 import { makeOutcomes, type FixtureModel } from '../../support/outcomesFixture';
 
 const rows = makeOutcomes();
@@ -13,6 +14,21 @@ function replay(extra: Partial<ReplayOptions> = {}): ReturnType<typeof runReplay
 
 const outcome = (row: OutcomeRow, model: string): ModelOutcome => row.m[model] as ModelOutcome;
 const meanCost = (model: string): number => rows.reduce((sum, row) => sum + outcome(row, model).cost, 0) / rows.length;
+
+describe('runReplay with caps', () => {
+  it('counts a prompt no candidate may take as unanswered and goes on with the run', async () => {
+    const traced = rows.slice(0, 6).map((row) => ({ ...row, trace: 'one-run' }));
+    const panel = parsePanel(
+      { models: models.map((slug) => ({ slug, provider: 'shared' })), providers: { shared: { kind: 'replay' } }, diversity: { maxTotalPerProvider: 2 }, routing: { explore: 0 } },
+      'capped',
+    );
+    const summary = await runReplay({ rows: traced, models, panel, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1 });
+    // Two calls of the run may use the one provider; the other four find every candidate capped.
+    expect(summary.policy.unroutable).toBe(4);
+    expect(summary.items).toBe(6);
+    expect(summary.policy.accuracy).toBeLessThanOrEqual(2 / 6);
+  });
+});
 
 describe('runReplay baselines', () => {
   it('uses a fixture of about 200 rows over three families and four models', () => {
