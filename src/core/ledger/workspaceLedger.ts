@@ -12,16 +12,17 @@
  * it in an append-only JSON-lines file (see DecisionLog).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, type BigIntStats } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, type BigIntStats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
+import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
 import { aliasCandidates, ratingKey, sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, type LedgerOp, type ProfileCaps } from './ledgerState';
-import { migrate, readSchema, SCHEMA_VERSION } from './schema';
+import { migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
 /**
@@ -101,9 +102,12 @@ export interface MergeReport {
 
 type DiskRead =
   | { kind: 'missing' }
-  | { kind: 'ok'; db: Database; migratedFrom: number | null; stat: BigIntStats }
-  | { kind: 'newer'; db: Database | undefined; version: number; stat: BigIntStats }
-  | { kind: 'corrupt'; reason: string };
+  | { kind: 'ok'; db: Database; state: LedgerState; migratedFrom: number | null; stat: BigIntStats }
+  | { kind: 'newer'; db: Database; version: number; stat: BigIntStats }
+  /** A damaged file, to be moved aside; `problem` reads after its path. */
+  | { kind: 'damaged'; problem: string }
+  /** Something at the path that is not ours to move or replace; `message` says what, naming the path. */
+  | { kind: 'refused'; message: string };
 
 /** Rounds of lock waiting `close()` allows: enough that a stale lock is always reached and taken over. */
 const CLOSE_ROUNDS = Math.ceil(LOCK_STALE_MS / (LOCK_WAIT_ATTEMPTS * LOCK_WAIT_INTERVAL_MS)) + 2;
@@ -158,8 +162,10 @@ export class WorkspaceLedger implements Ledger {
    *
    * @remarks
    * The file is read once without the lock, so a window opens at once even while another saves; any
-   * write it needs (a new file, a migration, moving a corrupt file aside) then happens under the lock
-   * before `open` returns, or on the next save if the lock stayed busy.
+   * write it needs (a new file, a migration, moving a damaged file aside) then happens under the lock
+   * before `open` returns, or on the next save if the lock stayed busy. A path that holds something
+   * other than a ledger (a directory, an unreadable file, another application's database; see
+   * {@link inspectLedgerFile}) makes `open` throw, naming it, with nothing touched.
    */
   static async open(options: OpenLedgerOptions): Promise<WorkspaceLedger> {
     const sql = options.sql ?? (await loadSqlJs(options));
@@ -268,7 +274,7 @@ export class WorkspaceLedger implements Ledger {
    */
   async merge(otherPath: string): Promise<MergeReport> {
     this.requireWritable('merge');
-    const source = this.readForeignLedger(otherPath);
+    const source = readMergeSource(otherPath, this.sql, this.clock.now());
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
     const entries = [...source.ratings.values()];
     const before = totalGraded(this.state);
@@ -380,12 +386,14 @@ export class WorkspaceLedger implements Ledger {
     let db: Database;
     let fresh: LedgerState | undefined;
     switch (read.kind) {
+      case 'refused':
+        throw new Error(read.message);
       case 'newer':
-        read.db?.close();
+        read.db.close();
         this.enterReadOnly(read.version);
         return;
-      case 'corrupt':
-        this.moveAside(read.reason);
+      case 'damaged':
+        this.moveAside(read.problem);
         // Seed the new file with the last state this process read: at open that is nothing; later it is
         // everything this window knew, which beats losing it to one bad write.
         fresh = this.base.ledgerId ? this.base.clone() : undefined;
@@ -396,6 +404,7 @@ export class WorkspaceLedger implements Ledger {
         break;
       case 'ok':
         db = read.db;
+        fresh = read.state;
         break;
     }
     try {
@@ -428,9 +437,18 @@ export class WorkspaceLedger implements Ledger {
         this.setBase(new LedgerState(atOpen ? this.newId() : ''));
         if (atOpen) this.needsWrite = true;
         return;
-      case 'corrupt':
+      case 'refused':
+        if (atOpen) throw new Error(read.message);
+        // Another process put it there while this one ran: keep what this process knew, and save nothing
+        // over it (each save fails, naming it, until the path holds a ledger again).
+        this.signature = statSignature(this.path);
+        this.notify({ kind: 'unreadable', path: this.path, message: `${read.message}; keeping what this window knew` });
+        return;
+      case 'damaged':
+        // Remembered so a refresh does not report the same damage again every interval.
+        this.signature = statSignature(this.path);
         if (!this.writable) {
-          this.notify({ kind: 'unreadable', path: this.path, message: `the ledger ${this.path} cannot be read (${read.reason}); showing nothing` });
+          this.notify({ kind: 'unreadable', path: this.path, message: `the ledger ${this.path} ${read.problem}; showing nothing` });
           this.setBase(new LedgerState(''));
         }
         // Moving it aside needs the lock; the save does it. Until then this process keeps what it knew.
@@ -439,11 +457,11 @@ export class WorkspaceLedger implements Ledger {
       case 'newer': {
         let state = new LedgerState('');
         try {
-          if (read.db) state = LedgerState.read(read.db);
+          state = LedgerState.read(read.db);
         } catch {
           // A newer schema may have reshaped a table; routing then starts from the priors.
         } finally {
-          read.db?.close();
+          read.db.close();
         }
         this.signature = signatureOf(read.stat);
         this.setBase(state);
@@ -451,13 +469,10 @@ export class WorkspaceLedger implements Ledger {
         return;
       }
       case 'ok':
-        try {
-          this.signature = signatureOf(read.stat);
-          this.setBase(LedgerState.read(read.db));
-          if (read.migratedFrom !== null) this.needsWrite = true;
-        } finally {
-          read.db.close();
-        }
+        read.db.close();
+        this.signature = signatureOf(read.stat);
+        this.setBase(read.state);
+        if (read.migratedFrom !== null) this.needsWrite = true;
         return;
     }
   }
@@ -469,30 +484,33 @@ export class WorkspaceLedger implements Ledger {
     this.state = next;
   }
 
-  /** Opens the file's bytes as a database at the current schema (migrated in memory), or says why not. */
+  /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */
   private readDisk(): DiskRead {
-    let bytes: Uint8Array;
-    let stat: BigIntStats;
-    try {
-      ({ bytes, stat } = readWithStat(this.path));
-    } catch (error) {
-      if (isCode(error, 'ENOENT')) return { kind: 'missing' };
-      return { kind: 'corrupt', reason: describe(error) };
+    const file = inspectLedgerFile(this.path, this.sql);
+    switch (file.kind) {
+      case 'missing':
+        return file;
+      case 'damaged':
+        return { kind: 'damaged', problem: file.problem };
+      case 'not-a-file':
+      case 'unreadable':
+      case 'foreign':
+        return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
+      case 'empty':
+      case 'ledger':
+        break;
     }
-    let db: Database | undefined;
+    // An empty file is a ledger that was never written: version 0, created in place.
+    const db = file.kind === 'ledger' ? file.db : new this.sql.Database();
+    const version = file.kind === 'ledger' ? file.version : 0;
+    if (version > SCHEMA_VERSION) return { kind: 'newer', db, version, stat: file.stat };
     try {
-      db = new this.sql.Database(bytes);
-      const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
-      if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
-      const schema = readSchema(db);
-      if (schema.kind === 'foreign') throw new Error(`not a Rung ledger: ${schema.reason}`);
-      const version = schema.kind === 'empty' ? 0 : schema.version;
-      if (version > SCHEMA_VERSION) return { kind: 'newer', db, version, stat };
       const steps = migrate(db, version, { now: this.clock.now(), newId: this.newId });
-      return { kind: 'ok', db, migratedFrom: steps.length > 0 ? version : null, stat };
+      const state = LedgerState.read(db);
+      return { kind: 'ok', db, state, migratedFrom: steps.length > 0 ? version : null, stat: file.stat };
     } catch (error) {
-      db?.close();
-      return { kind: 'corrupt', reason: describe(error) };
+      db.close();
+      return { kind: 'damaged', problem: `is a Rung ledger whose tables cannot be read (${describe(error)})` };
     }
   }
 
@@ -502,8 +520,8 @@ export class WorkspaceLedger implements Ledger {
     return db;
   }
 
-  /** Renames an unreadable file aside, never deleting it, and says where it went. */
-  private moveAside(reason: string): void {
+  /** Renames a damaged file aside, never deleting it, and says where it went; `problem` reads after its path. */
+  private moveAside(problem: string): void {
     let target = `${this.path}.corrupt-${this.clock.now()}`;
     for (let n = 1; existsSync(target); n++) target = `${this.path}.corrupt-${this.clock.now()}-${n}`;
     renameSync(this.path, target);
@@ -511,7 +529,7 @@ export class WorkspaceLedger implements Ledger {
       kind: 'moved-aside',
       path: this.path,
       movedTo: target,
-      message: `the ledger ${this.path} could not be read (${reason}); it was moved to ${target} and a fresh ledger started`,
+      message: `the ledger ${this.path} ${problem}; it was moved to ${target} and a fresh ledger started`,
     });
   }
 
@@ -530,26 +548,39 @@ export class WorkspaceLedger implements Ledger {
     if (!this.writable) throw new Error(`cannot ${action}: the ledger ${this.path} is open read-only`);
   }
 
-  /** Reads another ledger file for merging, at the current schema, without writing it. */
-  private readForeignLedger(otherPath: string): LedgerState {
-    const bytes = readWithStat(otherPath).bytes;
-    const db = new this.sql.Database(bytes);
-    try {
-      const schema = readSchema(db);
-      if (schema.kind !== 'rung') throw new Error(`${otherPath} is not a Rung ledger`);
-      if (schema.version > SCHEMA_VERSION) throw new Error(`${otherPath} was written by a newer Rung (schema v${schema.version})`);
-      // A v1 file has no id; one derived from its location keeps merging that file idempotent.
-      const stableId = `file:${createHash('sha256').update(resolve(otherPath)).digest('hex').slice(0, 16)}`;
-      migrate(db, schema.version, { now: this.clock.now(), newId: () => stableId });
-      return LedgerState.read(db);
-    } finally {
-      db.close();
-    }
-  }
-
   private notify(notice: LedgerNotice): void {
     this.notices.push(notice);
     this.onNotice?.(notice);
+  }
+}
+
+/**
+ * Reads another ledger file for merging, at the current schema, without writing it; throws, naming the
+ * file and what it is, when it cannot be merged.
+ *
+ * @remarks
+ * Exported so `rung ledger merge` can check its source with this very rule before it opens (and perhaps
+ * creates) the workspace's own ledger: a merge that cannot happen leaves nothing behind.
+ */
+export function readMergeSource(path: string, sql: SqlJsStatic, now: number): LedgerState {
+  const file = inspectLedgerFile(path, sql);
+  if (file.kind === 'missing') throw new Error(`no ledger at ${path}`);
+  if (file.kind !== 'ledger') {
+    const problem = file.kind === 'empty' ? 'is empty: no ledger was ever written to it' : file.problem;
+    throw new Error(`cannot merge ${path}: it ${problem}`);
+  }
+  try {
+    if (file.version > SCHEMA_VERSION) throw new Error(`cannot merge ${path}: it was written by a newer Rung (schema v${file.version}); update Rung`);
+    // A v1 file has no id; one derived from its location keeps merging that file idempotent.
+    const stableId = `file:${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 16)}`;
+    try {
+      migrate(file.db, file.version, { now, newId: () => stableId });
+      return LedgerState.read(file.db);
+    } catch (error) {
+      throw new Error(`cannot merge ${path}: it is a Rung ledger whose tables cannot be read (${describe(error)})`, { cause: error });
+    }
+  } finally {
+    file.db.close();
   }
 }
 
@@ -557,24 +588,6 @@ function totalGraded(state: LedgerState): number {
   let total = 0;
   for (const entry of state.ratings.values()) total += entry.graded;
   return total;
-}
-
-/** Reads a whole file through one descriptor, so the stat describes exactly the bytes read. */
-function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
-  const fd = openSync(path, 'r');
-  try {
-    const stat = fstatSync(fd, { bigint: true });
-    const bytes = new Uint8Array(Number(stat.size));
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return { bytes: bytes.subarray(0, offset), stat };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function signatureOf(stat: BigIntStats): string {
@@ -587,8 +600,4 @@ function statSignature(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

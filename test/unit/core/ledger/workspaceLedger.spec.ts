@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -215,6 +215,51 @@ describe('WorkspaceLedger', () => {
     const ledger = await open({ readOnly: true });
     expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable']);
     expect(readFileSync(path, 'utf8')).toBe('not a database');
+  });
+
+  it('refuses a directory at the ledger path, naming it, and leaves it as it is', async () => {
+    const path = ledgerPath();
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'keep.txt'), 'mine');
+    for (const readOnly of [false, true]) {
+      await expect(open({ readOnly })).rejects.toThrow(`cannot use ${path} as the ledger: it is a directory, not a ledger file`);
+    }
+    expect(readFileSync(join(path, 'keep.txt'), 'utf8')).toBe('mine');
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('refuses another application\'s SQLite database passed as the ledger and never changes its bytes', async () => {
+    const path = join(dir.path, 'app.db');
+    execFileSync('/usr/bin/sqlite3', [path, 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, \'ada\');']);
+    const before = readFileSync(path);
+    await expect(open({ path })).rejects.toThrow(/app\.db as the ledger: it is an SQLite database but not a Rung ledger \(no meta table \(tables: users\)\)/);
+    await expect(open({ path, readOnly: true })).rejects.toThrow(/not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(dir.path)).toEqual(['app.db']);
+  });
+
+  it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    execFileSync('/usr/bin/sqlite3', [`${path}.other`, 'CREATE TABLE users (id INTEGER PRIMARY KEY);']);
+    renameSync(`${path}.other`, path);
+    const before = readFileSync(path);
+    expect(ledger.refresh()).toBe(true);
+    ledger.observe([observation('m', true)]);
+    await expect(ledger.flush()).rejects.toThrow(/not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable', 'save-failed']);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+  });
+
+  it('moves aside a Rung ledger whose tables are broken', async () => {
+    const path = ledgerPath();
+    await (await open()).close();
+    execFileSync('/usr/bin/sqlite3', [path, 'DROP TABLE ratings;']);
+    const reopened = await open();
+    expect(reopened.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    expect(reopened.notices[0]?.message).toContain('whose tables cannot be read');
+    expect(execFileSync('/usr/bin/sqlite3', [path, "SELECT count(*) FROM ratings"], { encoding: 'utf8' }).trim()).toBe('0');
   });
 
   it('moves a truncated ledger aside', async () => {
