@@ -191,8 +191,9 @@ export class WorkspaceLedger implements Ledger {
   }
 
   snapshot(now: number): LedgerSnapshot {
-    // `state` is replaced, never changed, during a rank (observe and refresh run between ranks), so the
-    // captured reference is a consistent view for one synchronous ranking and copies nothing.
+    // `state` is replaced, never changed: every update (observe, a spawn, a refresh, a save) builds a new
+    // LedgerState sharing what it did not touch. So the captured reference stays the view as of this
+    // call for as long as the caller keeps it, across awaits too, and taking it copies nothing.
     const state = this.state;
     const measured = state.measuredClasses();
     return {
@@ -219,20 +220,21 @@ export class WorkspaceLedger implements Ledger {
   }
 
   observe(observations: readonly Observation[]): void {
-    for (const observation of observations) this.enqueue({ kind: 'observe', observation });
+    if (observations.length === 0) return;
+    this.enqueue(observations.map((observation) => ({ kind: 'observe', observation })));
   }
 
   alias(slug: string, resolved: string): void {
     if (slug === resolved || this.state.aliases.get(slug) === resolved) return;
-    this.enqueue({ kind: 'alias', slug, resolved });
+    this.enqueue([{ kind: 'alias', slug, resolved }]);
   }
 
   spawnStarted(spawn: Spawn): void {
-    this.enqueue({ kind: 'spawn-start', spawn: { ...spawn } }, SPAWN_FLUSH_DELAY_MS);
+    this.enqueue([{ kind: 'spawn-start', spawn: { ...spawn } }], SPAWN_FLUSH_DELAY_MS);
   }
 
   spawnEnded(spawnId: string, at: number): void {
-    this.enqueue({ kind: 'spawn-end', spawnId, at }, SPAWN_FLUSH_DELAY_MS);
+    this.enqueue([{ kind: 'spawn-end', spawnId, at }], SPAWN_FLUSH_DELAY_MS);
   }
 
   /** A profile's diversity caps, or undefined when the ledger holds none for it. */
@@ -243,7 +245,7 @@ export class WorkspaceLedger implements Ledger {
 
   /** Sets (or, with null, removes) a profile's caps. */
   setProfileCaps(classKey: string, caps: ProfileCaps | null): void {
-    this.enqueue({ kind: 'caps', classKey, caps: caps ? { ...caps } : null });
+    this.enqueue([{ kind: 'caps', classKey, caps: caps ? { ...caps } : null }]);
   }
 
   entries(): RatingEntry[] {
@@ -259,7 +261,7 @@ export class WorkspaceLedger implements Ledger {
   async reset(classKey?: string): Promise<number> {
     this.requireWritable('reset');
     const before = this.state.ratings.size;
-    this.enqueue({ kind: 'reset', classKey: classKey ?? null, at: this.clock.now() });
+    this.enqueue([{ kind: 'reset', classKey: classKey ?? null, at: this.clock.now() }]);
     await this.flush();
     return before - this.state.ratings.size;
   }
@@ -278,7 +280,7 @@ export class WorkspaceLedger implements Ledger {
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
     const entries = [...source.ratings.values()];
     const before = totalGraded(this.state);
-    this.enqueue({ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() });
+    this.enqueue([{ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() }]);
     const added = totalGraded(this.state) - before;
     await this.flush();
     return { sourceId: source.ledgerId, sourceRatings: entries.length, addedGraded: added };
@@ -329,10 +331,10 @@ export class WorkspaceLedger implements Ledger {
     return this.pending.length > 0 || this.needsWrite;
   }
 
-  private enqueue(op: LedgerOp, maxDelayMs?: number): void {
-    this.state.apply(op);
+  private enqueue(ops: LedgerOp[], maxDelayMs?: number): void {
+    this.state = this.state.applied(ops);
     if (!this.writable) return;
-    this.pending.push(op);
+    this.pending.push(...ops);
     const now = this.clock.now();
     const batched = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - now);
     this.scheduleFlush(maxDelayMs === undefined ? batched : Math.min(batched, maxDelayMs));
@@ -479,9 +481,7 @@ export class WorkspaceLedger implements Ledger {
 
   private setBase(state: LedgerState): void {
     this.base = state;
-    const next = state.clone();
-    for (const op of this.pending) next.apply(op);
-    this.state = next;
+    this.state = state.applied(this.pending);
   }
 
   /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */

@@ -57,6 +57,26 @@ describe('WorkspaceLedger', () => {
     expect(other.snapshot(clock.now()).rating('m', 'plan')).toBeUndefined();
   });
 
+  it('keeps a snapshot as it was when taken, whatever the ledger learns or starts afterwards', async () => {
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    const before = ledger.snapshot(clock.now());
+    ledger.observe([observation('m', false), observation('n', true, 'edit')]);
+    ledger.spawnStarted({ spawnId: 's2', traceId: 't', model: 'm', startedAt: clock.now() });
+    ledger.spawnEnded('s1', clock.now());
+    ledger.alias('m', 'm-2026');
+    expect(before.rating('m', 'plan')).toMatchObject({ graded: 1, ok: 1 });
+    expect(before.hasMeasurements('edit')).toBe(false);
+    expect(before.inFlight('m')).toBe(1);
+    expect(before.resolve('m')).toBe('m');
+    const after = ledger.snapshot(clock.now());
+    expect(after.rating('m', 'plan')).toMatchObject({ graded: 2, ok: 1 });
+    expect(after.hasMeasurements('edit')).toBe(true);
+    expect(after.inFlight('m')).toBe(1);
+    expect(after.resolve('m')).toBe('m-2026');
+  });
+
   it('rates exactly as the in-memory ledger does', async () => {
     const ledger = await open();
     const memory = new MemoryLedger();
