@@ -43,7 +43,7 @@ export const FLUSH_INTERVAL_MS = 1000;
  */
 export const SPAWN_FLUSH_DELAY_MS = 100;
 /**
- * How often an owner should call {@link WorkspaceLedger.refresh}, ms.
+ * How often the ledger re-reads the file for other processes' work ({@link WorkspaceLedger.refresh}), ms.
  *
  * @remarks
  * With {@link SPAWN_FLUSH_DELAY_MS} plus a save of a few milliseconds, a 500 ms refresh shows another
@@ -134,6 +134,7 @@ export class WorkspaceLedger implements Ledger {
   private signature: string | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private timer: { dueAt: number; cancel: () => void } | undefined;
+  private cancelRefresh: (() => void) | undefined;
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
   private closed = false;
@@ -166,12 +167,17 @@ export class WorkspaceLedger implements Ledger {
    * before `open` returns, or on the next save if the lock stayed busy. A path that holds something
    * other than a ledger (a directory, an unreadable file, another application's database; see
    * {@link inspectLedgerFile}) makes `open` throw, naming it, with nothing touched.
+   *
+   * From then on the ledger re-reads the file every {@link REFRESH_INTERVAL_MS} on the scheduler's
+   * (unref'd) timer until `close()`: whether another window's call makes a model busy here must not
+   * depend on the owner remembering to call `refresh`.
    */
   static async open(options: OpenLedgerOptions): Promise<WorkspaceLedger> {
     const sql = options.sql ?? (await loadSqlJs(options));
     const ledger = new WorkspaceLedger({ ...options, sql });
     ledger.loadFromDisk(true);
     if (ledger.needsWrite) await ledger.flush();
+    ledger.scheduleRefresh();
     return ledger;
   }
 
@@ -318,6 +324,8 @@ export class WorkspaceLedger implements Ledger {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.cancelRefresh?.();
+    this.cancelRefresh = undefined;
     this.cancelTimer();
     for (let round = 0; this.writable && this.hasWork(); round++) {
       if (round >= CLOSE_ROUNDS) throw new Error(`${this.pending.length} ledger updates could not be saved: ${this.lock.path} stayed locked`);
@@ -325,6 +333,20 @@ export class WorkspaceLedger implements Ledger {
       this.cancelTimer();
     }
     this.closed = true;
+  }
+
+  private scheduleRefresh(): void {
+    if (this.closed) return;
+    this.cancelRefresh = this.schedule(() => {
+      this.cancelRefresh = undefined;
+      try {
+        this.refresh();
+      } catch (error) {
+        // A timer's throw would end the process; the next tick tries again.
+        this.notify({ kind: 'unreadable', path: this.path, message: `could not re-read the ledger ${this.path}: ${describe(error)}` });
+      }
+      this.scheduleRefresh();
+    }, REFRESH_INTERVAL_MS);
   }
 
   private hasWork(): boolean {

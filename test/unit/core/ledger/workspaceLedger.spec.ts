@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
-import { FLUSH_INTERVAL_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
+import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, SPAWN_FLUSH_DELAY_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 import type { Observation } from '../../../../src/core/ratings';
@@ -92,11 +92,12 @@ describe('WorkspaceLedger', () => {
     const ledger = await open();
     clock.advance(FLUSH_INTERVAL_MS);
     ledger.observe([observation('m', true)]);
-    expect(scheduler.pendingDelays()).toEqual([0]);
+    // The refresh timer, overdue since open, and the save, due at once.
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS - FLUSH_INTERVAL_MS, 0]);
     scheduler.runDue();
     await ledger.flush();
     ledger.observe([observation('m', true)]);
-    expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS, FLUSH_INTERVAL_MS]);
     clock.advance(FLUSH_INTERVAL_MS);
     scheduler.runDue();
     await ledger.flush();
@@ -140,6 +141,33 @@ describe('WorkspaceLedger', () => {
     expect(reader.refresh()).toBe(true);
     expect(reader.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
     expect(reader.refresh()).toBe(false);
+  });
+
+  it('shows a call started in another window within one refresh interval, with nobody calling refresh', async () => {
+    const starter = await open();
+    const watcher = await open();
+    starter.spawnStarted({ spawnId: 's1', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
+    clock.advance(SPAWN_FLUSH_DELAY_MS);
+    scheduler.runDue();
+    await starter.flush(); // waits for the save the timer began
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(0);
+    clock.advance(REFRESH_INTERVAL_MS - SPAWN_FLUSH_DELAY_MS);
+    scheduler.runDue();
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(1);
+    starter.spawnEnded('s1', clock.now());
+    clock.advance(REFRESH_INTERVAL_MS);
+    scheduler.runDue();
+    await starter.flush();
+    clock.advance(REFRESH_INTERVAL_MS);
+    scheduler.runDue();
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(0);
+  });
+
+  it('stops re-reading the file once closed', async () => {
+    const ledger = await open();
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS]);
+    await ledger.close();
+    expect(scheduler.pendingDelays()).toEqual([]);
   });
 
   it('keeps its own unsaved observations across a refresh', async () => {
