@@ -15,7 +15,7 @@
  */
 import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
-import { ratingKey, type RatingEntry, type Spawn } from './ledger';
+import { aliasCandidates, ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
 export interface SpawnRecord extends Spawn {
@@ -278,6 +278,35 @@ export class LedgerState {
       throw error;
     }
   }
+}
+
+/**
+ * The router's view of `state` as of `now`; it reads `state` live, so `state` must not change while the
+ * view is in use (every ledger here replaces its state rather than changing it; see {@link LedgerState.applied}).
+ */
+export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
+  const measured = state.measuredClasses();
+  return {
+    rating: (model, classKey) => {
+      const entry = state.ratings.get(ratingKey(model, classKey));
+      return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
+    },
+    resolve: (slug) => {
+      for (const candidate of aliasCandidates(slug)) {
+        const resolved = state.aliases.get(candidate);
+        if (resolved) return resolved;
+      }
+      return slug;
+    },
+    inFlight: (model) => {
+      let count = 0;
+      for (const spawn of state.spawns.values()) {
+        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
+      }
+      return count;
+    },
+    hasMeasurements: (classKey) => measured.has(classKey),
+  };
 }
 
 type Cell = number | string | Uint8Array | null;

@@ -19,9 +19,9 @@ import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
-import { aliasCandidates, ratingKey, sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
-import { LedgerState, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
@@ -198,31 +198,9 @@ export class WorkspaceLedger implements Ledger {
 
   snapshot(now: number): LedgerSnapshot {
     // `state` is replaced, never changed: every update (observe, a spawn, a refresh, a save) builds a new
-    // LedgerState sharing what it did not touch. So the captured reference stays the view as of this
-    // call for as long as the caller keeps it, across awaits too, and taking it copies nothing.
-    const state = this.state;
-    const measured = state.measuredClasses();
-    return {
-      rating: (model, classKey) => {
-        const entry = state.ratings.get(ratingKey(model, classKey));
-        return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
-      },
-      resolve: (slug) => {
-        for (const candidate of aliasCandidates(slug)) {
-          const resolved = state.aliases.get(candidate);
-          if (resolved) return resolved;
-        }
-        return slug;
-      },
-      inFlight: (model) => {
-        let count = 0;
-        for (const spawn of state.spawns.values()) {
-          if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
-        }
-        return count;
-      },
-      hasMeasurements: (classKey) => measured.has(classKey),
-    };
+    // LedgerState sharing what it did not touch. So the view stays as of this call for as long as the
+    // caller keeps it, across awaits too, and taking it copies nothing.
+    return snapshotOf(this.state, now);
   }
 
   observe(observations: readonly Observation[]): void {

@@ -77,6 +77,18 @@ describe('WorkspaceLedger', () => {
     expect(after.resolve('m')).toBe('m-2026');
   });
 
+  it('keeps an in-memory ledger\'s snapshot as it was too, and frees a model once its call ends', () => {
+    const memory = new MemoryLedger();
+    memory.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    const before = memory.snapshot(clock.now());
+    memory.observe([observation('m', true)]);
+    memory.spawnEnded('s1');
+    expect(before.rating('m', 'plan')).toBeUndefined();
+    expect(before.inFlight('m')).toBe(1);
+    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expect.any(Number), graded: 1, ok: 1 });
+    expect(memory.snapshot(clock.now()).inFlight('m')).toBe(0);
+  });
+
   it('rates exactly as the in-memory ledger does', async () => {
     const ledger = await open();
     const memory = new MemoryLedger();
@@ -435,6 +447,18 @@ describe('WorkspaceLedger', () => {
     again.observe([observation('m', true)]);
     await again.close();
     expect(readdirSync(join(dir.path, '.rung')).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('opens a missing ledger read-only the way the CLI does, creating neither file, folder nor lock', async () => {
+    const path = join(dir.path, 'not-yet', 'ledger.sqlite');
+    const ledger = await WorkspaceLedger.open({ path, clock, readOnly: true });
+    expect(ledger.isWritable).toBe(false);
+    expect(ledger.entries()).toEqual([]);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    await ledger.close();
+    expect(readdirSync(dir.path)).toEqual([]);
   });
 
   it('reads a missing ledger as empty without creating it when opened read-only', async () => {
