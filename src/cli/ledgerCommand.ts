@@ -14,8 +14,10 @@ import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
 import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
 import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger/ledgerExport';
+import type { RatingEntry } from '../core/ledger/ledger';
 import { matchesClass } from '../core/ledger/ledgerState';
-import { DEFAULT_LEDGER_PATH, WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { loadSqlJs } from '../core/ledger/sqlJs';
+import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import type { DecisionRow } from '../core/decisions/decision';
 import { isParseArgsError, UsageError } from './io';
 
@@ -82,17 +84,58 @@ function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
   return isAbsolute(path) ? path : join(io.cwd, path);
 }
 
+/**
+ * Opens the ledger, printing what it had to say; a ledger that could not be read fails the command.
+ *
+ * @remarks
+ * Read-only, a damaged file yields an empty ledger and an `unreadable` notice. Printing "no ratings yet"
+ * and exiting 0 over it would tell a script the workspace has learned nothing, so the notice's message
+ * becomes the command's error instead.
+ */
 async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean): Promise<WorkspaceLedger> {
   if (readOnly && !existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
-  return WorkspaceLedger.open({ path, clock: io.clock, readOnly, onNotice: (notice) => io.stderr(`rung ledger: ${notice.message}\n`) });
+  const ledger = await WorkspaceLedger.open({
+    path,
+    clock: io.clock,
+    readOnly,
+    onNotice: (notice) => {
+      if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${notice.message}\n`);
+    },
+  });
+  const unreadable = ledger.notices.find((notice) => notice.kind === 'unreadable');
+  if (unreadable) {
+    await ledger.close();
+    throw new Error(unreadable.message);
+  }
+  return ledger;
+}
+
+/** Reads the ratings; throws when there is no ledger or it could not be read. */
+async function readEntries(path: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  const ledger = await openLedger(path, io, true);
+  try {
+    return ledger.entries();
+  } finally {
+    await ledger.close();
+  }
+}
+
+/**
+ * Fails when something is at the ledger path that is not a readable ledger.
+ *
+ * @remarks
+ * The decision log is found beside the ledger, so a `--ledger` naming a directory or a damaged file
+ * would otherwise print "no decisions" from a log nobody meant; no ledger at all is fine, since the log
+ * may outlive it.
+ */
+async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Promise<void> {
+  if (existsSync(path)) await readEntries(path, io);
 }
 
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, class: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
-  const ledger = await openLedger(ledgerFile(values.ledger, io), io, true);
   const classKey = values.class;
-  const rows = ledger
-    .entries()
+  const rows = (await readEntries(ledgerFile(values.ledger, io), io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
@@ -110,7 +153,9 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
 async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, last: { type: 'string' }, call: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
   if (values.last !== undefined && values.call !== undefined) throw new UsageError('pass --last or --call, not both');
-  const log = new DecisionLog({ path: decisionLogPath(ledgerFile(values.ledger, io)), clock: io.clock });
+  const path = ledgerFile(values.ledger, io);
+  await requireReadableIfPresent(path, io);
+  const log = new DecisionLog({ path: decisionLogPath(path), clock: io.clock });
   let rows: DecisionRow[];
   if (values.call !== undefined) {
     rows = log.forCall(values.call).rows;
@@ -154,7 +199,8 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
   const what = values.what ?? 'all';
   if (what !== 'ratings' && what !== 'decisions' && what !== 'all') throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
   const path = ledgerFile(values.ledger, io);
-  const ratings = what === 'decisions' ? [] : (await openLedger(path, io, true)).entries();
+  if (what === 'decisions') await requireReadableIfPresent(path, io);
+  const ratings = what === 'decisions' ? [] : await readEntries(path, io);
   const rows = what === 'ratings' ? [] : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll().rows;
   io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
   return 0;
@@ -183,23 +229,9 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: LEDGER_OPTION, strict: true, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER.sqlite');
   const other = isAbsolute(positionals[0] as string) ? (positionals[0] as string) : join(io.cwd, positionals[0] as string);
-  if (!existsSync(other)) throw new Error(`no ledger at ${other}`);
-  // Check the other file before creating ours, so a merge that cannot happen leaves nothing behind.
-  let unreadable: string | undefined;
-  try {
-    const source = await WorkspaceLedger.open({
-      path: other,
-      clock: io.clock,
-      readOnly: true,
-      onNotice: (notice) => {
-        if (notice.kind === 'unreadable' || notice.kind === 'moved-aside') unreadable = notice.message;
-      },
-    });
-    await source.close();
-  } catch (error) {
-    unreadable = error instanceof Error ? error.message : String(error);
-  }
-  if (unreadable !== undefined) throw new Error(`cannot merge ${other}: ${unreadable}`);
+  // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
+  // so a merge that cannot happen leaves nothing behind.
+  readMergeSource(other, await loadSqlJs(), io.clock.now());
   const ledger = await openLedger(ledgerFile(values.ledger, io), io, false);
   try {
     const report = await ledger.merge(other);

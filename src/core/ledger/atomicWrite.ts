@@ -9,8 +9,9 @@
  * so a writer killed mid-save leaves one behind that the next lock holder can remove.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { unlinkQuietly } from './fileLock';
 
 /** Writes `data` to `path` atomically; returns the new file's stat (its inode survives the rename). */
 export function writeFileAtomic(path: string, data: Uint8Array): BigIntStats {
@@ -67,13 +68,5 @@ function fsyncDirectory(dir: string): void {
     // Windows cannot fsync a directory; the rename is still atomic there.
   } finally {
     if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
   }
 }

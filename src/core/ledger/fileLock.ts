@@ -180,7 +180,8 @@ function readAll(fd: number): string {
   return buffer.subarray(0, length).toString('utf8');
 }
 
-function unlinkQuietly(path: string): void {
+/** Removes a file that may already be gone; gone is the outcome wanted either way. */
+export function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {

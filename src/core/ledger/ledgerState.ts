@@ -8,10 +8,14 @@
  * from a state that no longer exists — last writer wins, and observations are silently lost. One
  * `apply` serves both the in-memory view and the save, so the two can never disagree on what an
  * operation means.
+ *
+ * `apply` never changes an entry object, only replaces it in its map. That is what lets
+ * {@link LedgerState.applied} make a new state cheaply, copying only the maps an operation touches and
+ * sharing the rest, so a state that snapshots read is never changed under them.
  */
 import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
-import { ratingKey, type RatingEntry, type Spawn } from './ledger';
+import { aliasCandidates, ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
 export interface SpawnRecord extends Spawn {
@@ -62,27 +66,82 @@ function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
 
+type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged';
+
+/** The maps each operation changes: what {@link LedgerState.applied} must copy before applying it. */
+const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
+  observe: ['ratings'],
+  alias: ['aliases'],
+  'spawn-start': ['spawns'],
+  'spawn-end': ['spawns'],
+  caps: ['caps'],
+  reset: ['ratings', 'merged'],
+  merge: ['ratings', 'merged', 'aliases'],
+};
+
 export class LedgerState {
   ledgerId: string;
-  readonly ratings = new Map<string, RatingEntry>();
-  readonly aliases = new Map<string, string>();
-  readonly spawns = new Map<string, SpawnRecord>();
-  readonly caps = new Map<string, ProfileCaps>();
-  readonly merged = new Map<string, MergedCount>();
+  // Reassigned only by `applied`, on a state nobody else holds yet.
+  ratings = new Map<string, RatingEntry>();
+  aliases = new Map<string, string>();
+  spawns = new Map<string, SpawnRecord>();
+  caps = new Map<string, ProfileCaps>();
+  merged = new Map<string, MergedCount>();
   private measured: Set<string> | undefined;
 
   constructor(ledgerId: string) {
     this.ledgerId = ledgerId;
   }
 
+  /** A copy that can be changed in place without touching this state. */
   clone(): LedgerState {
-    const copy = new LedgerState(this.ledgerId);
-    for (const [key, value] of this.ratings) copy.ratings.set(key, { ...value });
-    for (const [key, value] of this.aliases) copy.aliases.set(key, value);
-    for (const [key, value] of this.spawns) copy.spawns.set(key, { ...value });
-    for (const [key, value] of this.caps) copy.caps.set(key, { ...value });
-    for (const [key, value] of this.merged) copy.merged.set(key, { ...value });
-    return copy;
+    return this.applied([], ['ratings', 'aliases', 'spawns', 'caps', 'merged']);
+  }
+
+  /**
+   * A new state with `ops` applied; this one is left as it was.
+   *
+   * @remarks
+   * Only the maps the operations touch are copied (once, however many operations touch them), and the
+   * entries are shared, since `apply` replaces entries rather than changing them. An observation thus
+   * costs one copy of the ratings map, a few hundred entries in a large workspace, not a copy of the ledger.
+   */
+  applied(ops: readonly LedgerOp[], copy: readonly Table[] = []): LedgerState {
+    const next = new LedgerState(this.ledgerId);
+    next.ratings = this.ratings;
+    next.aliases = this.aliases;
+    next.spawns = this.spawns;
+    next.caps = this.caps;
+    next.merged = this.merged;
+    next.measured = this.measured;
+    const copied = new Set<Table>();
+    const own = (table: Table): void => {
+      if (copied.has(table)) return;
+      copied.add(table);
+      switch (table) {
+        case 'ratings':
+          next.ratings = new Map(next.ratings);
+          return;
+        case 'aliases':
+          next.aliases = new Map(next.aliases);
+          return;
+        case 'spawns':
+          next.spawns = new Map(next.spawns);
+          return;
+        case 'caps':
+          next.caps = new Map(next.caps);
+          return;
+        case 'merged':
+          next.merged = new Map(next.merged);
+          return;
+      }
+    };
+    for (const table of copy) own(table);
+    for (const op of ops) {
+      for (const table of TOUCHES[op.kind]) own(table);
+      next.apply(op);
+    }
+    return next;
   }
 
   /** Class keys with at least one graded observation. */
@@ -94,8 +153,9 @@ export class LedgerState {
     return this.measured;
   }
 
+  /** Applies one operation in place; for a state nobody else reads (see {@link LedgerState.applied}). */
   apply(op: LedgerOp): void {
-    this.measured = undefined;
+    if (TOUCHES[op.kind].includes('ratings')) this.measured = undefined;
     switch (op.kind) {
       case 'observe': {
         const { observation } = op;
@@ -112,7 +172,7 @@ export class LedgerState {
         return;
       case 'spawn-end': {
         const spawn = this.spawns.get(op.spawnId);
-        if (spawn) spawn.endedAt = op.at;
+        if (spawn) this.spawns.set(op.spawnId, { ...spawn, endedAt: op.at });
         return;
       }
       case 'caps':
@@ -218,6 +278,35 @@ export class LedgerState {
       throw error;
     }
   }
+}
+
+/**
+ * The router's view of `state` as of `now`; it reads `state` live, so `state` must not change while the
+ * view is in use (every ledger here replaces its state rather than changing it; see {@link LedgerState.applied}).
+ */
+export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
+  const measured = state.measuredClasses();
+  return {
+    rating: (model, classKey) => {
+      const entry = state.ratings.get(ratingKey(model, classKey));
+      return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
+    },
+    resolve: (slug) => {
+      for (const candidate of aliasCandidates(slug)) {
+        const resolved = state.aliases.get(candidate);
+        if (resolved) return resolved;
+      }
+      return slug;
+    },
+    inFlight: (model) => {
+      let count = 0;
+      for (const spawn of state.spawns.values()) {
+        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
+      }
+      return count;
+    },
+    hasMeasurements: (classKey) => measured.has(classKey),
+  };
 }
 
 type Cell = number | string | Uint8Array | null;

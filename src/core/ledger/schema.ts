@@ -4,9 +4,12 @@
  * @remarks
  * A workspace ledger outlives the extension version that wrote it, and a teammate's older copy may be
  * merged in years later, so a file from any earlier version must open. Migrations are a list, one step
- * per version, each run in the transaction that writes the new `schema_version`: a file is either fully
- * at version n or fully at n + 1. A file from a newer version is never migrated backwards or rewritten
- * (see the workspace ledger); the numbers only grow.
+ * per version, and `migrate` runs every step a file needs in one transaction together with the write of
+ * the new `schema_version`: a file is either at its old version or at the current one, never at some
+ * step between. One transaction for all is enough because the steps only ever run in memory on a copy
+ * of the file (sql.js) and the result lands by one atomic rename, so no reader could see an
+ * intermediate version anyway, and a step that fails leaves the old file untouched. A file from a newer
+ * version is never migrated backwards or rewritten (see the workspace ledger); the numbers only grow.
  *
  * - v1: ratings, aliases and meta (the first release: one window, no merging).
  * - v2: spawns, so two windows see each other's calls in flight, and a ledger id in meta.

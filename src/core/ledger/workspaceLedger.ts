@@ -12,16 +12,17 @@
  * it in an append-only JSON-lines file (see DecisionLog).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, type BigIntStats } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, type BigIntStats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
-import { aliasCandidates, ratingKey, sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
-import { LedgerState, type LedgerOp, type ProfileCaps } from './ledgerState';
-import { migrate, readSchema, SCHEMA_VERSION } from './schema';
+import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
+import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { describe, inspectLedgerFile } from './ledgerFile';
+import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
 /**
@@ -42,7 +43,7 @@ export const FLUSH_INTERVAL_MS = 1000;
  */
 export const SPAWN_FLUSH_DELAY_MS = 100;
 /**
- * How often an owner should call {@link WorkspaceLedger.refresh}, ms.
+ * How often the ledger re-reads the file for other processes' work ({@link WorkspaceLedger.refresh}), ms.
  *
  * @remarks
  * With {@link SPAWN_FLUSH_DELAY_MS} plus a save of a few milliseconds, a 500 ms refresh shows another
@@ -101,9 +102,12 @@ export interface MergeReport {
 
 type DiskRead =
   | { kind: 'missing' }
-  | { kind: 'ok'; db: Database; migratedFrom: number | null; stat: BigIntStats }
-  | { kind: 'newer'; db: Database | undefined; version: number; stat: BigIntStats }
-  | { kind: 'corrupt'; reason: string };
+  | { kind: 'ok'; db: Database; state: LedgerState; migratedFrom: number | null; stat: BigIntStats }
+  | { kind: 'newer'; db: Database; version: number; stat: BigIntStats }
+  /** A damaged file, to be moved aside; `problem` reads after its path. */
+  | { kind: 'damaged'; problem: string }
+  /** Something at the path that is not ours to move or replace; `message` says what, naming the path. */
+  | { kind: 'refused'; message: string };
 
 /** Rounds of lock waiting `close()` allows: enough that a stale lock is always reached and taken over. */
 const CLOSE_ROUNDS = Math.ceil(LOCK_STALE_MS / (LOCK_WAIT_ATTEMPTS * LOCK_WAIT_INTERVAL_MS)) + 2;
@@ -130,6 +134,7 @@ export class WorkspaceLedger implements Ledger {
   private signature: string | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private timer: { dueAt: number; cancel: () => void } | undefined;
+  private cancelRefresh: (() => void) | undefined;
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
   private closed = false;
@@ -158,14 +163,21 @@ export class WorkspaceLedger implements Ledger {
    *
    * @remarks
    * The file is read once without the lock, so a window opens at once even while another saves; any
-   * write it needs (a new file, a migration, moving a corrupt file aside) then happens under the lock
-   * before `open` returns, or on the next save if the lock stayed busy.
+   * write it needs (a new file, a migration, moving a damaged file aside) then happens under the lock
+   * before `open` returns, or on the next save if the lock stayed busy. A path that holds something
+   * other than a ledger (a directory, an unreadable file, another application's database; see
+   * {@link inspectLedgerFile}) makes `open` throw, naming it, with nothing touched.
+   *
+   * From then on the ledger re-reads the file every {@link REFRESH_INTERVAL_MS} on the scheduler's
+   * (unref'd) timer until `close()`: whether another window's call makes a model busy here must not
+   * depend on the owner remembering to call `refresh`.
    */
   static async open(options: OpenLedgerOptions): Promise<WorkspaceLedger> {
     const sql = options.sql ?? (await loadSqlJs(options));
     const ledger = new WorkspaceLedger({ ...options, sql });
     ledger.loadFromDisk(true);
     if (ledger.needsWrite) await ledger.flush();
+    ledger.scheduleRefresh();
     return ledger;
   }
 
@@ -185,48 +197,28 @@ export class WorkspaceLedger implements Ledger {
   }
 
   snapshot(now: number): LedgerSnapshot {
-    // `state` is replaced, never changed, during a rank (observe and refresh run between ranks), so the
-    // captured reference is a consistent view for one synchronous ranking and copies nothing.
-    const state = this.state;
-    const measured = state.measuredClasses();
-    return {
-      rating: (model, classKey) => {
-        const entry = state.ratings.get(ratingKey(model, classKey));
-        return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
-      },
-      resolve: (slug) => {
-        for (const candidate of aliasCandidates(slug)) {
-          const resolved = state.aliases.get(candidate);
-          if (resolved) return resolved;
-        }
-        return slug;
-      },
-      inFlight: (model) => {
-        let count = 0;
-        for (const spawn of state.spawns.values()) {
-          if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
-        }
-        return count;
-      },
-      hasMeasurements: (classKey) => measured.has(classKey),
-    };
+    // `state` is replaced, never changed: every update (observe, a spawn, a refresh, a save) builds a new
+    // LedgerState sharing what it did not touch. So the view stays as of this call for as long as the
+    // caller keeps it, across awaits too, and taking it copies nothing.
+    return snapshotOf(this.state, now);
   }
 
   observe(observations: readonly Observation[]): void {
-    for (const observation of observations) this.enqueue({ kind: 'observe', observation });
+    if (observations.length === 0) return;
+    this.enqueue(observations.map((observation) => ({ kind: 'observe', observation })));
   }
 
   alias(slug: string, resolved: string): void {
     if (slug === resolved || this.state.aliases.get(slug) === resolved) return;
-    this.enqueue({ kind: 'alias', slug, resolved });
+    this.enqueue([{ kind: 'alias', slug, resolved }]);
   }
 
   spawnStarted(spawn: Spawn): void {
-    this.enqueue({ kind: 'spawn-start', spawn: { ...spawn } }, SPAWN_FLUSH_DELAY_MS);
+    this.enqueue([{ kind: 'spawn-start', spawn: { ...spawn } }], SPAWN_FLUSH_DELAY_MS);
   }
 
   spawnEnded(spawnId: string, at: number): void {
-    this.enqueue({ kind: 'spawn-end', spawnId, at }, SPAWN_FLUSH_DELAY_MS);
+    this.enqueue([{ kind: 'spawn-end', spawnId, at }], SPAWN_FLUSH_DELAY_MS);
   }
 
   /** A profile's diversity caps, or undefined when the ledger holds none for it. */
@@ -237,7 +229,7 @@ export class WorkspaceLedger implements Ledger {
 
   /** Sets (or, with null, removes) a profile's caps. */
   setProfileCaps(classKey: string, caps: ProfileCaps | null): void {
-    this.enqueue({ kind: 'caps', classKey, caps: caps ? { ...caps } : null });
+    this.enqueue([{ kind: 'caps', classKey, caps: caps ? { ...caps } : null }]);
   }
 
   entries(): RatingEntry[] {
@@ -253,7 +245,7 @@ export class WorkspaceLedger implements Ledger {
   async reset(classKey?: string): Promise<number> {
     this.requireWritable('reset');
     const before = this.state.ratings.size;
-    this.enqueue({ kind: 'reset', classKey: classKey ?? null, at: this.clock.now() });
+    this.enqueue([{ kind: 'reset', classKey: classKey ?? null, at: this.clock.now() }]);
     await this.flush();
     return before - this.state.ratings.size;
   }
@@ -268,11 +260,11 @@ export class WorkspaceLedger implements Ledger {
    */
   async merge(otherPath: string): Promise<MergeReport> {
     this.requireWritable('merge');
-    const source = this.readForeignLedger(otherPath);
+    const source = readMergeSource(otherPath, this.sql, this.clock.now());
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
     const entries = [...source.ratings.values()];
     const before = totalGraded(this.state);
-    this.enqueue({ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() });
+    this.enqueue([{ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() }]);
     const added = totalGraded(this.state) - before;
     await this.flush();
     return { sourceId: source.ledgerId, sourceRatings: entries.length, addedGraded: added };
@@ -310,6 +302,8 @@ export class WorkspaceLedger implements Ledger {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.cancelRefresh?.();
+    this.cancelRefresh = undefined;
     this.cancelTimer();
     for (let round = 0; this.writable && this.hasWork(); round++) {
       if (round >= CLOSE_ROUNDS) throw new Error(`${this.pending.length} ledger updates could not be saved: ${this.lock.path} stayed locked`);
@@ -319,14 +313,28 @@ export class WorkspaceLedger implements Ledger {
     this.closed = true;
   }
 
+  private scheduleRefresh(): void {
+    if (this.closed) return;
+    this.cancelRefresh = this.schedule(() => {
+      this.cancelRefresh = undefined;
+      try {
+        this.refresh();
+      } catch (error) {
+        // A timer's throw would end the process; the next tick tries again.
+        this.notify({ kind: 'unreadable', path: this.path, message: `could not re-read the ledger ${this.path}: ${describe(error)}` });
+      }
+      this.scheduleRefresh();
+    }, REFRESH_INTERVAL_MS);
+  }
+
   private hasWork(): boolean {
     return this.pending.length > 0 || this.needsWrite;
   }
 
-  private enqueue(op: LedgerOp, maxDelayMs?: number): void {
-    this.state.apply(op);
+  private enqueue(ops: LedgerOp[], maxDelayMs?: number): void {
+    this.state = this.state.applied(ops);
     if (!this.writable) return;
-    this.pending.push(op);
+    this.pending.push(...ops);
     const now = this.clock.now();
     const batched = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - now);
     this.scheduleFlush(maxDelayMs === undefined ? batched : Math.min(batched, maxDelayMs));
@@ -380,12 +388,14 @@ export class WorkspaceLedger implements Ledger {
     let db: Database;
     let fresh: LedgerState | undefined;
     switch (read.kind) {
+      case 'refused':
+        throw new Error(read.message);
       case 'newer':
-        read.db?.close();
+        read.db.close();
         this.enterReadOnly(read.version);
         return;
-      case 'corrupt':
-        this.moveAside(read.reason);
+      case 'damaged':
+        this.moveAside(read.problem);
         // Seed the new file with the last state this process read: at open that is nothing; later it is
         // everything this window knew, which beats losing it to one bad write.
         fresh = this.base.ledgerId ? this.base.clone() : undefined;
@@ -396,6 +406,7 @@ export class WorkspaceLedger implements Ledger {
         break;
       case 'ok':
         db = read.db;
+        fresh = read.state;
         break;
     }
     try {
@@ -428,9 +439,18 @@ export class WorkspaceLedger implements Ledger {
         this.setBase(new LedgerState(atOpen ? this.newId() : ''));
         if (atOpen) this.needsWrite = true;
         return;
-      case 'corrupt':
+      case 'refused':
+        if (atOpen) throw new Error(read.message);
+        // Another process put it there while this one ran: keep what this process knew, and save nothing
+        // over it (each save fails, naming it, until the path holds a ledger again).
+        this.signature = statSignature(this.path);
+        this.notify({ kind: 'unreadable', path: this.path, message: `${read.message}; keeping what this window knew` });
+        return;
+      case 'damaged':
+        // Remembered so a refresh does not report the same damage again every interval.
+        this.signature = statSignature(this.path);
         if (!this.writable) {
-          this.notify({ kind: 'unreadable', path: this.path, message: `the ledger ${this.path} cannot be read (${read.reason}); showing nothing` });
+          this.notify({ kind: 'unreadable', path: this.path, message: `the ledger ${this.path} ${read.problem}; showing nothing` });
           this.setBase(new LedgerState(''));
         }
         // Moving it aside needs the lock; the save does it. Until then this process keeps what it knew.
@@ -439,11 +459,11 @@ export class WorkspaceLedger implements Ledger {
       case 'newer': {
         let state = new LedgerState('');
         try {
-          if (read.db) state = LedgerState.read(read.db);
+          state = LedgerState.read(read.db);
         } catch {
           // A newer schema may have reshaped a table; routing then starts from the priors.
         } finally {
-          read.db?.close();
+          read.db.close();
         }
         this.signature = signatureOf(read.stat);
         this.setBase(state);
@@ -451,48 +471,46 @@ export class WorkspaceLedger implements Ledger {
         return;
       }
       case 'ok':
-        try {
-          this.signature = signatureOf(read.stat);
-          this.setBase(LedgerState.read(read.db));
-          if (read.migratedFrom !== null) this.needsWrite = true;
-        } finally {
-          read.db.close();
-        }
+        read.db.close();
+        this.signature = signatureOf(read.stat);
+        this.setBase(read.state);
+        if (read.migratedFrom !== null) this.needsWrite = true;
         return;
     }
   }
 
   private setBase(state: LedgerState): void {
     this.base = state;
-    const next = state.clone();
-    for (const op of this.pending) next.apply(op);
-    this.state = next;
+    this.state = state.applied(this.pending);
   }
 
-  /** Opens the file's bytes as a database at the current schema (migrated in memory), or says why not. */
+  /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */
   private readDisk(): DiskRead {
-    let bytes: Uint8Array;
-    let stat: BigIntStats;
-    try {
-      ({ bytes, stat } = readWithStat(this.path));
-    } catch (error) {
-      if (isCode(error, 'ENOENT')) return { kind: 'missing' };
-      return { kind: 'corrupt', reason: describe(error) };
+    const file = inspectLedgerFile(this.path, this.sql);
+    switch (file.kind) {
+      case 'missing':
+        return file;
+      case 'damaged':
+        return { kind: 'damaged', problem: file.problem };
+      case 'not-a-file':
+      case 'unreadable':
+      case 'foreign':
+        return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
+      case 'empty':
+      case 'ledger':
+        break;
     }
-    let db: Database | undefined;
+    // An empty file is a ledger that was never written: version 0, created in place.
+    const db = file.kind === 'ledger' ? file.db : new this.sql.Database();
+    const version = file.kind === 'ledger' ? file.version : 0;
+    if (version > SCHEMA_VERSION) return { kind: 'newer', db, version, stat: file.stat };
     try {
-      db = new this.sql.Database(bytes);
-      const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
-      if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
-      const schema = readSchema(db);
-      if (schema.kind === 'foreign') throw new Error(`not a Rung ledger: ${schema.reason}`);
-      const version = schema.kind === 'empty' ? 0 : schema.version;
-      if (version > SCHEMA_VERSION) return { kind: 'newer', db, version, stat };
       const steps = migrate(db, version, { now: this.clock.now(), newId: this.newId });
-      return { kind: 'ok', db, migratedFrom: steps.length > 0 ? version : null, stat };
+      const state = LedgerState.read(db);
+      return { kind: 'ok', db, state, migratedFrom: steps.length > 0 ? version : null, stat: file.stat };
     } catch (error) {
-      db?.close();
-      return { kind: 'corrupt', reason: describe(error) };
+      db.close();
+      return { kind: 'damaged', problem: `is a Rung ledger whose tables cannot be read (${describe(error)})` };
     }
   }
 
@@ -502,8 +520,8 @@ export class WorkspaceLedger implements Ledger {
     return db;
   }
 
-  /** Renames an unreadable file aside, never deleting it, and says where it went. */
-  private moveAside(reason: string): void {
+  /** Renames a damaged file aside, never deleting it, and says where it went; `problem` reads after its path. */
+  private moveAside(problem: string): void {
     let target = `${this.path}.corrupt-${this.clock.now()}`;
     for (let n = 1; existsSync(target); n++) target = `${this.path}.corrupt-${this.clock.now()}-${n}`;
     renameSync(this.path, target);
@@ -511,7 +529,7 @@ export class WorkspaceLedger implements Ledger {
       kind: 'moved-aside',
       path: this.path,
       movedTo: target,
-      message: `the ledger ${this.path} could not be read (${reason}); it was moved to ${target} and a fresh ledger started`,
+      message: `the ledger ${this.path} ${problem}; it was moved to ${target} and a fresh ledger started`,
     });
   }
 
@@ -530,26 +548,39 @@ export class WorkspaceLedger implements Ledger {
     if (!this.writable) throw new Error(`cannot ${action}: the ledger ${this.path} is open read-only`);
   }
 
-  /** Reads another ledger file for merging, at the current schema, without writing it. */
-  private readForeignLedger(otherPath: string): LedgerState {
-    const bytes = readWithStat(otherPath).bytes;
-    const db = new this.sql.Database(bytes);
-    try {
-      const schema = readSchema(db);
-      if (schema.kind !== 'rung') throw new Error(`${otherPath} is not a Rung ledger`);
-      if (schema.version > SCHEMA_VERSION) throw new Error(`${otherPath} was written by a newer Rung (schema v${schema.version})`);
-      // A v1 file has no id; one derived from its location keeps merging that file idempotent.
-      const stableId = `file:${createHash('sha256').update(resolve(otherPath)).digest('hex').slice(0, 16)}`;
-      migrate(db, schema.version, { now: this.clock.now(), newId: () => stableId });
-      return LedgerState.read(db);
-    } finally {
-      db.close();
-    }
-  }
-
   private notify(notice: LedgerNotice): void {
     this.notices.push(notice);
     this.onNotice?.(notice);
+  }
+}
+
+/**
+ * Reads another ledger file for merging, at the current schema, without writing it; throws, naming the
+ * file and what it is, when it cannot be merged.
+ *
+ * @remarks
+ * Exported so `rung ledger merge` can check its source with this very rule before it opens (and perhaps
+ * creates) the workspace's own ledger: a merge that cannot happen leaves nothing behind.
+ */
+export function readMergeSource(path: string, sql: SqlJsStatic, now: number): LedgerState {
+  const file = inspectLedgerFile(path, sql);
+  if (file.kind === 'missing') throw new Error(`no ledger at ${path}`);
+  if (file.kind !== 'ledger') {
+    const problem = file.kind === 'empty' ? 'is empty: no ledger was ever written to it' : file.problem;
+    throw new Error(`cannot merge ${path}: it ${problem}`);
+  }
+  try {
+    if (file.version > SCHEMA_VERSION) throw new Error(`cannot merge ${path}: it was written by a newer Rung (schema v${file.version}); update Rung`);
+    // A v1 file has no id; one derived from its location keeps merging that file idempotent.
+    const stableId = `file:${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 16)}`;
+    try {
+      migrate(file.db, file.version, { now, newId: () => stableId });
+      return LedgerState.read(file.db);
+    } catch (error) {
+      throw new Error(`cannot merge ${path}: it is a Rung ledger whose tables cannot be read (${describe(error)})`, { cause: error });
+    }
+  } finally {
+    file.db.close();
   }
 }
 
@@ -557,24 +588,6 @@ function totalGraded(state: LedgerState): number {
   let total = 0;
   for (const entry of state.ratings.values()) total += entry.graded;
   return total;
-}
-
-/** Reads a whole file through one descriptor, so the stat describes exactly the bytes read. */
-function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
-  const fd = openSync(path, 'r');
-  try {
-    const stat = fstatSync(fd, { bigint: true });
-    const bytes = new Uint8Array(Number(stat.size));
-    let offset = 0;
-    while (offset < bytes.length) {
-      const read = readSync(fd, bytes, offset, bytes.length - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return { bytes: bytes.subarray(0, offset), stat };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function signatureOf(stat: BigIntStats): string {
@@ -587,8 +600,4 @@ function statSignature(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runLedgerCommand } from '../../../src/cli/ledgerCommand';
@@ -176,6 +176,33 @@ describe('rung ledger', () => {
     expect(await runLedgerCommand(['merge', 'notes.sqlite'], io)).toBe(1);
     expect(io.err).toMatch(/notes\.sqlite/);
     expect(existsSync(ledgerPath)).toBe(false);
+  });
+
+  it('refuses to merge an empty file without creating a ledger of its own', async () => {
+    writeFileSync(join(dir.path, 'empty.sqlite'), '');
+    expect(await runLedgerCommand(['merge', 'empty.sqlite'], io)).toBe(1);
+    expect(io.err).toContain(`cannot merge ${join(dir.path, 'empty.sqlite')}: it is empty`);
+    expect(existsSync(join(dir.path, '.rung'))).toBe(false);
+  });
+
+  it('fails show, decisions and export on a damaged ledger with what was wrong, and leaves it alone', async () => {
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    writeFileSync(ledgerPath, 'not a database');
+    for (const argv of [['show'], ['show', '--json'], ['decisions'], ['export', '--format', 'jsonl'], ['export', '--format', 'csv', '--what', 'decisions']]) {
+      io.out = '';
+      io.err = '';
+      expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
+      expect(io.err).toBe(`rung ledger: the ledger ${ledgerPath} is not a readable SQLite database (file is not a database); showing nothing\n`);
+      expect(io.out).toBe('');
+    }
+    expect(readFileSync(ledgerPath, 'utf8')).toBe('not a database');
+  });
+
+  it('fails show on a directory named as the ledger, naming it', async () => {
+    mkdirSync(join(dir.path, 'somewhere'));
+    expect(await runLedgerCommand(['show', '--ledger', 'somewhere'], io)).toBe(1);
+    expect(io.err).toContain(`${join(dir.path, 'somewhere')} as the ledger: it is a directory, not a ledger file`);
+    expect(io.out).toBe('');
   });
 
   it('names an unknown option or command and exits 2', async () => {

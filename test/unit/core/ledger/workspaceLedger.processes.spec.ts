@@ -132,15 +132,10 @@ describe('WorkspaceLedger across processes', () => {
       const child = start(['spawn', path, WASM_PATH, 'qwen3:14b']);
       const done = exited(child);
       await printed(child, 'started');
-      await until(() => {
-        watcher.refresh();
-        return watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 1;
-      }, 'the other process\'s call to show as in flight');
+      // Nobody calls refresh here: the watcher's own timer must pick the other process's saves up.
+      await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 1, 'the other process\'s call to show as in flight');
       child.send('end');
-      await until(() => {
-        watcher.refresh();
-        return watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 0;
-      }, 'the call to end');
+      await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 0, 'the call to end');
       expect((await done).code).toBe(0);
       await watcher.close();
     } finally {

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
-import { FLUSH_INTERVAL_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
+import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, SPAWN_FLUSH_DELAY_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 import type { Observation } from '../../../../src/core/ratings';
@@ -57,6 +57,38 @@ describe('WorkspaceLedger', () => {
     expect(other.snapshot(clock.now()).rating('m', 'plan')).toBeUndefined();
   });
 
+  it('keeps a snapshot as it was when taken, whatever the ledger learns or starts afterwards', async () => {
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    const before = ledger.snapshot(clock.now());
+    ledger.observe([observation('m', false), observation('n', true, 'edit')]);
+    ledger.spawnStarted({ spawnId: 's2', traceId: 't', model: 'm', startedAt: clock.now() });
+    ledger.spawnEnded('s1', clock.now());
+    ledger.alias('m', 'm-2026');
+    expect(before.rating('m', 'plan')).toMatchObject({ graded: 1, ok: 1 });
+    expect(before.hasMeasurements('edit')).toBe(false);
+    expect(before.inFlight('m')).toBe(1);
+    expect(before.resolve('m')).toBe('m');
+    const after = ledger.snapshot(clock.now());
+    expect(after.rating('m', 'plan')).toMatchObject({ graded: 2, ok: 1 });
+    expect(after.hasMeasurements('edit')).toBe(true);
+    expect(after.inFlight('m')).toBe(1);
+    expect(after.resolve('m')).toBe('m-2026');
+  });
+
+  it('keeps an in-memory ledger\'s snapshot as it was too, and frees a model once its call ends', () => {
+    const memory = new MemoryLedger();
+    memory.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    const before = memory.snapshot(clock.now());
+    memory.observe([observation('m', true)]);
+    memory.spawnEnded('s1');
+    expect(before.rating('m', 'plan')).toBeUndefined();
+    expect(before.inFlight('m')).toBe(1);
+    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expect.any(Number), graded: 1, ok: 1 });
+    expect(memory.snapshot(clock.now()).inFlight('m')).toBe(0);
+  });
+
   it('rates exactly as the in-memory ledger does', async () => {
     const ledger = await open();
     const memory = new MemoryLedger();
@@ -72,11 +104,12 @@ describe('WorkspaceLedger', () => {
     const ledger = await open();
     clock.advance(FLUSH_INTERVAL_MS);
     ledger.observe([observation('m', true)]);
-    expect(scheduler.pendingDelays()).toEqual([0]);
+    // The refresh timer, overdue since open, and the save, due at once.
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS - FLUSH_INTERVAL_MS, 0]);
     scheduler.runDue();
     await ledger.flush();
     ledger.observe([observation('m', true)]);
-    expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS, FLUSH_INTERVAL_MS]);
     clock.advance(FLUSH_INTERVAL_MS);
     scheduler.runDue();
     await ledger.flush();
@@ -120,6 +153,33 @@ describe('WorkspaceLedger', () => {
     expect(reader.refresh()).toBe(true);
     expect(reader.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
     expect(reader.refresh()).toBe(false);
+  });
+
+  it('shows a call started in another window within one refresh interval, with nobody calling refresh', async () => {
+    const starter = await open();
+    const watcher = await open();
+    starter.spawnStarted({ spawnId: 's1', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
+    clock.advance(SPAWN_FLUSH_DELAY_MS);
+    scheduler.runDue();
+    await starter.flush(); // waits for the save the timer began
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(0);
+    clock.advance(REFRESH_INTERVAL_MS - SPAWN_FLUSH_DELAY_MS);
+    scheduler.runDue();
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(1);
+    starter.spawnEnded('s1', clock.now());
+    clock.advance(REFRESH_INTERVAL_MS);
+    scheduler.runDue();
+    await starter.flush();
+    clock.advance(REFRESH_INTERVAL_MS);
+    scheduler.runDue();
+    expect(watcher.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(0);
+  });
+
+  it('stops re-reading the file once closed', async () => {
+    const ledger = await open();
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS]);
+    await ledger.close();
+    expect(scheduler.pendingDelays()).toEqual([]);
   });
 
   it('keeps its own unsaved observations across a refresh', async () => {
@@ -215,6 +275,51 @@ describe('WorkspaceLedger', () => {
     const ledger = await open({ readOnly: true });
     expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable']);
     expect(readFileSync(path, 'utf8')).toBe('not a database');
+  });
+
+  it('refuses a directory at the ledger path, naming it, and leaves it as it is', async () => {
+    const path = ledgerPath();
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'keep.txt'), 'mine');
+    for (const readOnly of [false, true]) {
+      await expect(open({ readOnly })).rejects.toThrow(`cannot use ${path} as the ledger: it is a directory, not a ledger file`);
+    }
+    expect(readFileSync(join(path, 'keep.txt'), 'utf8')).toBe('mine');
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('refuses another application\'s SQLite database passed as the ledger and never changes its bytes', async () => {
+    const path = join(dir.path, 'app.db');
+    execFileSync('/usr/bin/sqlite3', [path, 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, \'ada\');']);
+    const before = readFileSync(path);
+    await expect(open({ path })).rejects.toThrow(/app\.db as the ledger: it is an SQLite database but not a Rung ledger \(no meta table \(tables: users\)\)/);
+    await expect(open({ path, readOnly: true })).rejects.toThrow(/not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(dir.path)).toEqual(['app.db']);
+  });
+
+  it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    execFileSync('/usr/bin/sqlite3', [`${path}.other`, 'CREATE TABLE users (id INTEGER PRIMARY KEY);']);
+    renameSync(`${path}.other`, path);
+    const before = readFileSync(path);
+    expect(ledger.refresh()).toBe(true);
+    ledger.observe([observation('m', true)]);
+    await expect(ledger.flush()).rejects.toThrow(/not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['unreadable', 'save-failed']);
+    expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+  });
+
+  it('moves aside a Rung ledger whose tables are broken', async () => {
+    const path = ledgerPath();
+    await (await open()).close();
+    execFileSync('/usr/bin/sqlite3', [path, 'DROP TABLE ratings;']);
+    const reopened = await open();
+    expect(reopened.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
+    expect(reopened.notices[0]?.message).toContain('whose tables cannot be read');
+    expect(execFileSync('/usr/bin/sqlite3', [path, "SELECT count(*) FROM ratings"], { encoding: 'utf8' }).trim()).toBe('0');
   });
 
   it('moves a truncated ledger aside', async () => {
@@ -342,6 +447,18 @@ describe('WorkspaceLedger', () => {
     again.observe([observation('m', true)]);
     await again.close();
     expect(readdirSync(join(dir.path, '.rung')).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('opens a missing ledger read-only the way the CLI does, creating neither file, folder nor lock', async () => {
+    const path = join(dir.path, 'not-yet', 'ledger.sqlite');
+    const ledger = await WorkspaceLedger.open({ path, clock, readOnly: true });
+    expect(ledger.isWritable).toBe(false);
+    expect(ledger.entries()).toEqual([]);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
+    ledger.observe([observation('m', true)]);
+    await ledger.flush();
+    await ledger.close();
+    expect(readdirSync(dir.path)).toEqual([]);
   });
 
   it('reads a missing ledger as empty without creating it when opened read-only', async () => {

@@ -1,0 +1,97 @@
+/**
+ * What a path offered as a ledger turns out to be: one rule for the workspace ledger's load and save and
+ * for `rung ledger merge`'s check of its source.
+ *
+ * @remarks
+ * The ledger repairs a damaged file by renaming it aside and starting afresh, so this rule decides what
+ * may be renamed. Only a regular file that SQLite cannot open or whose integrity check fails is
+ * `damaged` (and a Rung ledger whose tables turn out broken, which the reader of its tables decides).
+ * A directory, a file this process may not or cannot read (EACCES, EIO), and another application's
+ * SQLite database passed as `--ledger` all belong to something else: renaming them once broke that
+ * something, so they are refused by name and left exactly as they are.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { isCode } from './fileLock';
+import { readSchema } from './schema';
+
+export type LedgerFile =
+  | { kind: 'missing' }
+  /** Zero bytes, or an SQLite database with no tables: a ledger that was never written. */
+  | { kind: 'empty'; stat: BigIntStats }
+  /** A Rung ledger at `version`; the caller owns `db` and must close it. */
+  | { kind: 'ledger'; db: Database; version: number; stat: BigIntStats }
+  /** A regular file that is not a whole SQLite database: the only kind that may be moved aside. */
+  | { kind: 'damaged'; problem: string }
+  /** Something that is not a ledger and is not ours to move: a directory, an unreadable file, another application's database. */
+  | { kind: 'not-a-file' | 'unreadable' | 'foreign'; problem: string };
+
+/** Reads a file's bytes and the stat that describes exactly those bytes; a seam for tests of read errors. */
+export type FileReader = (path: string) => { bytes: Uint8Array; stat: BigIntStats };
+
+/**
+ * Classifies `path`. Every `problem` reads after "the file …", e.g. "is a directory, not a ledger file".
+ */
+export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileReader = readWithStat): LedgerFile {
+  let bytes: Uint8Array;
+  let stat: BigIntStats;
+  try {
+    ({ bytes, stat } = read(path));
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return { kind: 'missing' };
+    return { kind: 'unreadable', problem: `cannot be read (${describe(error)})` };
+  }
+  if (!stat.isFile()) return { kind: 'not-a-file', problem: `is ${whatIs(stat)}, not a ledger file` };
+  if (bytes.length === 0) return { kind: 'empty', stat };
+  let db: Database | undefined;
+  try {
+    db = new sql.Database(bytes);
+    const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
+    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+    const schema = readSchema(db);
+    if (schema.kind === 'rung') return { kind: 'ledger', db, version: schema.version, stat };
+    db.close();
+    if (schema.kind === 'empty') return { kind: 'empty', stat };
+    return { kind: 'foreign', problem: `is an SQLite database but not a Rung ledger (${schema.reason})` };
+  } catch (error) {
+    db?.close();
+    return { kind: 'damaged', problem: `is not a readable SQLite database (${describe(error)})` };
+  }
+}
+
+/**
+ * Reads a whole file through one descriptor, so the stat describes exactly the bytes read.
+ *
+ * @remarks
+ * Opened non-blocking so a named pipe at the path cannot hang the open; anything but a regular file is
+ * returned unread, for the caller to refuse by what it is.
+ */
+export function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) return { bytes: new Uint8Array(0), stat };
+    const bytes = new Uint8Array(Number(stat.size));
+    let offset = 0;
+    while (offset < bytes.length) {
+      const count = readSync(fd, bytes, offset, bytes.length - offset, offset);
+      if (count === 0) break;
+      offset += count;
+    }
+    return { bytes: bytes.subarray(0, offset), stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function whatIs(stat: BigIntStats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
