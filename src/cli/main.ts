@@ -24,9 +24,9 @@ usage: rung ledger show|decisions|export|reset|merge|compact [--ledger FILE] ...
 `;
 
 /** Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a corrupt file moved aside). */
-const openLedger: LedgerOpener = async (path, io) => {
-  mkdirSync(dirname(path), { recursive: true });
-  return WorkspaceLedger.open({ path, clock: io.clock, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+const openLedger: LedgerOpener = async (path, io, options = {}) => {
+  if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
+  return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
 };
 
 export async function main(argv: string[], io: CliIo & { signal?: AbortSignal }): Promise<number> {

@@ -41,7 +41,8 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   let ledger: Ledger = new MemoryLedger();
   if (values.ledger) {
     if (!openLedger) throw new UsageError('--ledger is not available in this build');
-    ledger = await openLedger(resolve(io.cwd, values.ledger), io);
+    // rank changes nothing, on disk included.
+    ledger = await openLedger(resolve(io.cwd, values.ledger), io, { readOnly: true });
   }
   try {
     const router = new Router({ panel, ledger, clock: io.clock, sink: new MemoryDecisionSink(), random: seededRandom(0) });

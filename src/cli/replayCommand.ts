@@ -16,8 +16,8 @@ export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [-
                    [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
                    [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
 
-/** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. */
-export type LedgerOpener = (path: string, io: CliIo) => Promise<Ledger>;
+/** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
+export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean }) => Promise<Ledger>;
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -157,6 +157,19 @@ describe('rung rank', () => {
     expect(ranking.candidates.map((c) => c.model)).toEqual(['qwen2.5:3b', 'qwen3:14b']);
     expect(ranking.candidates[0]?.reason).toBe('no-measured-profiles tier1');
     expect(ranking.pruned).toEqual([{ model: 'opus', reason: 'pruned: output price 75.00 > cap 20.00' }]);
+  });
+
+  it('ranks from a workspace ledger without writing to it, and creates none where there is none', async () => {
+    write('panel.json', JSON.stringify(panel));
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--ledger', 'missing/.rung/ledger.sqlite'], io)).toBe(0);
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+    const learned = new CapturedIo(dir);
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], learned)).toBe(0);
+    const before = readFileSync(join(dir, '.rung/ledger.sqlite'));
+    const ranked = new CapturedIo(dir);
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--ledger', '.rung/ledger.sqlite'], ranked)).toBe(0);
+    expect(readFileSync(join(dir, '.rung/ledger.sqlite')).equals(before)).toBe(true);
+    expect(readdirSync(join(dir, '.rung')).sort()).toEqual(['ledger.sqlite']);
   });
 
   it('exits 2 with the usage when --panel or --class is missing', async () => {
