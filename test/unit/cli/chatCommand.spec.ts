@@ -2,32 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runChatCommand, type ChatIo } from '../../../src/cli/chatCommand';
+import { runChatCommand } from '../../../src/cli/chatCommand';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
-import { ManualClock } from '../support/manualClock';
+import { CapturedIo } from '../support/CapturedIo';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
 const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
-
-/** Collects what a command writes. */
-class CapturedIo implements ChatIo {
-  out = '';
-  err = '';
-  readonly clock = new ManualClock();
-  constructor(
-    readonly cwd: string,
-    readonly env: Record<string, string | undefined>,
-  ) {}
-  stdout = (text: string): void => {
-    this.out += text;
-  };
-  stderr = (text: string): void => {
-    this.err += text;
-  };
-}
 
 let workspace: string;
 const servers: WireServer[] = [];
@@ -138,6 +121,15 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+  });
+
+  it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
+    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    const again = new CapturedIo(workspace, io.env);
+    await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
+    expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
   });
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
