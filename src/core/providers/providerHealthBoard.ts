@@ -1,10 +1,12 @@
 /**
- * The providers' health as the ranking reads it: who is cooling down after a 429 or a 5xx, and who
- * failed their last probe, each with the reason the decision log will show.
+ * The providers' health as the ranking reads it: who is cooling down after a 429, a 5xx or a fault
+ * without a status (a timeout, a stream cut mid-way), and who failed their last probe, each with the
+ * reason the decision log will show.
  *
  * @remarks
  * The ranking is pure and never waits on the network, so this board is written by whoever saw the
- * evidence (a probe, a failed call) and read by the walk. A 404 (model not pulled) or a 400 (model
+ * evidence (a probe, a failed call) and read by the walk; reading never changes it, and expired
+ * cool-downs are pruned when something is written. A 404 (model not pulled) or a 400 (model
  * without tools) names one model, not the provider, and marks nothing here: its other models are fine.
  */
 import type { Clock } from '../clock';
@@ -15,6 +17,18 @@ import type { ProviderFailure } from './provider';
 export const RATE_LIMIT_COOL_DOWN_MS = 30_000;
 /** How long a provider rests after a 5xx, ms: long enough for a restarting server, short enough not to lose it. */
 export const SERVER_ERROR_COOL_DOWN_MS = 30_000;
+/**
+ * How long a provider rests after a provider error with no HTTP status (a timeout, a stream cut
+ * mid-way, a malformed stream), ms.
+ *
+ * @remarks
+ * A third of the 5xx rest, because a fault without a status is weaker evidence: one dropped
+ * connection may be the network in between, not the server. But a provider that has just timed out
+ * only did so after its first-byte timeout (60 s cloud, 120 s Ollama), and the next call should not
+ * wait that out again straight away. A judgement, not a measurement; issue 5 asks only that such a
+ * fault cool the provider down.
+ */
+export const TRANSPORT_FAULT_COOL_DOWN_MS = 10_000;
 
 interface Mark {
   reason: string;
@@ -30,13 +44,11 @@ export class ProviderHealthBoard implements ProviderHealth {
     this.clock = options.clock;
   }
 
+  /** A pure read: an expired cool-down reads as over but stays until the next write prunes it. */
   unavailableReason(provider: string, now: number): string | null {
     const mark = this.marks.get(provider);
     if (!mark) return null;
-    if (mark.until !== undefined && now >= mark.until) {
-      this.marks.delete(provider);
-      return null;
-    }
+    if (mark.until !== undefined && now >= mark.until) return null;
     return mark.reason;
   }
 
@@ -46,7 +58,7 @@ export class ProviderHealthBoard implements ProviderHealth {
       this.marks.delete(provider);
       return;
     }
-    this.marks.set(provider, { reason: reason ?? 'probe failed' });
+    this.mark(provider, { reason: reason ?? 'probe failed' });
   }
 
   /** A call went through: whatever was marked is over. */
@@ -54,19 +66,32 @@ export class ProviderHealthBoard implements ProviderHealth {
     this.marks.delete(provider);
   }
 
-  /** Reads a failed call: 429 and 5xx cool the provider down; no server or a rejected key mark it down. */
+  /**
+   * Reads a failed call: 429, 5xx and a provider error without a status (a timeout, a cut stream) cool
+   * the provider down; no server or a rejected key mark it down.
+   */
   recordFailure(provider: string, failure: ProviderFailure): void {
     const now = this.clock.now();
     const status = failure.details.status;
     if (failure.kind === 'stopped') return;
     if (status === 429) {
       const wait = failure.details.retryAfterMs ?? RATE_LIMIT_COOL_DOWN_MS;
-      this.marks.set(provider, { reason: `cooling down after 429 for ${wait} ms`, until: now + wait });
+      this.mark(provider, { reason: `cooling down after 429 for ${wait} ms`, until: now + wait });
     } else if (status !== undefined && status >= 500) {
       const wait = failure.details.retryAfterMs ?? SERVER_ERROR_COOL_DOWN_MS;
-      this.marks.set(provider, { reason: `cooling down after ${status} for ${wait} ms`, until: now + wait });
+      this.mark(provider, { reason: `cooling down after ${status} for ${wait} ms`, until: now + wait });
+    } else if (failure.kind === 'provider-error' && status === undefined) {
+      const wait = TRANSPORT_FAULT_COOL_DOWN_MS;
+      this.mark(provider, { reason: `cooling down after a provider error for ${wait} ms: ${failure.message}`, until: now + wait });
     } else if (failure.kind === 'unavailable' && (status === undefined || status === 401 || status === 403)) {
-      this.marks.set(provider, { reason: failure.message });
+      this.mark(provider, { reason: failure.message });
     }
+  }
+
+  /** Sets a mark, pruning the cool-downs that are over so the board does not grow with old ones. */
+  private mark(provider: string, mark: Mark): void {
+    const now = this.clock.now();
+    for (const [name, old] of this.marks) if (old.until !== undefined && now >= old.until) this.marks.delete(name);
+    this.marks.set(provider, mark);
   }
 }
