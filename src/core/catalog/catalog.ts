@@ -13,6 +13,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
+import { aliasCandidates } from '../ledger/ledger';
 import { Deadline } from '../providers/deadline';
 import type { ModelFacts } from '../providers/provider';
 import { joinUrl, type FetchLike } from '../providers/transport';
@@ -72,8 +73,11 @@ export class Catalog {
    * missed on the tilde would price the model at nothing and the price cap would never see it.
    */
   entry(slug: string): CatalogEntry | undefined {
-    const other = slug.startsWith('~') ? slug.slice(1) : `~${slug}`;
-    return this.bySlug.get(slug) ?? this.bySlug.get(other);
+    for (const candidate of aliasCandidates(slug)) {
+      const entry = this.bySlug.get(candidate);
+      if (entry) return entry;
+    }
+    return undefined;
   }
 
   /** The entry as {@link ModelFacts}, for the ranking's price walk. */
