@@ -91,7 +91,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     catalogPath: (provider) => join(io.cwd, '.rung', `catalog-${provider}.json`),
     ...(io.signal ? { signal: io.signal } : {}),
   });
-  const verifier = buildVerifier({ schema, command: parsed.verifyCommand, isEdit, cwd: io.cwd });
+  const verifier = buildVerifier({ schema, command: parsed.verifyCommand, isEdit, cwd: io.cwd, env: io.env });
   const messages: ChatMessage[] = [];
   if (schema !== undefined) {
     messages.push({ role: 'system', content: `Answer with JSON only, matching this JSON Schema:\n${JSON.stringify(schema)}` });
@@ -215,11 +215,14 @@ function readJson(path: string, io: CliIo, flag: string): unknown {
   }
 }
 
-/** The checks a call gets: the schema if one was given, the command if one was given, code syntax for edits. */
-function buildVerifier(options: { schema: unknown; command: string | undefined; isEdit: boolean; cwd: string }): Verifier {
+/**
+ * The checks a call gets: the schema if one was given, the command if one was given, code syntax for
+ * edits. The command gets the command's own environment (`io.env`), which it strips of keys.
+ */
+function buildVerifier(options: { schema: unknown; command: string | undefined; isEdit: boolean; cwd: string; env: Record<string, string | undefined> }): Verifier {
   const verifiers: Verifier[] = [];
   if (options.schema !== undefined) verifiers.push(new StructuredOutputVerifier({ schema: options.schema }));
   if (options.isEdit) verifiers.push(new CodeSyntaxVerifier());
-  if (options.command) verifiers.push(new CommandVerifier({ command: options.command, cwd: options.cwd }));
+  if (options.command) verifiers.push(new CommandVerifier({ command: options.command, cwd: options.cwd, env: options.env }));
   return new AllVerifiers({ verifiers });
 }
