@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderHealthBoard, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
+import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
 import { ProviderError, ProviderStopped, ProviderUnavailable } from '../../../../src/core/providers/provider';
 import { ManualClock } from '../../support/manualClock';
 
@@ -82,5 +82,28 @@ describe('ProviderHealthBoard', () => {
     board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
     expect(board.unavailableReason('openrouter', clock.now() - 1)).toBeNull();
     expect(board.unavailableReason('openai', clock.now())).toBe('cooling down after 429 for 60000 ms');
+  });
+
+  it('rechecks a provider with no server through its probe, but not a rejected key, which a probe cannot see', async () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    const asked: string[] = [];
+    board.watch('ollama', async () => (asked.push('ollama'), { ok: true }));
+    board.watch('openai', async () => (asked.push('openai'), { ok: true }));
+    board.recordFailure('ollama', new ProviderUnavailable('ollama: no server at http://127.0.0.1:11434 (ECONNREFUSED)'));
+    board.recordFailure('openai', new ProviderUnavailable('openai: the API key was rejected (401)', { status: 401 }));
+    clock.advance(RECHECK_AFTER_MS);
+    await board.recheck();
+    expect(asked).toEqual(['ollama']);
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+    expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
+  });
+
+  it('does not end a cool-down on a good probe', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
+    board.recordProbe('ollama', true);
+    expect(board.unavailableReason('ollama', clock.now())).toBe(`cooling down after 503 for ${SERVER_ERROR_COOL_DOWN_MS} ms`);
   });
 });
