@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerAttempt, type ChatAnswer } from '../core/chat/providerAttempt';
-import { shaped } from '../core/classKey';
+import { shaped, splitClassKey } from '../core/classKey';
 import { MemoryDecisionSink, type DecisionSink } from '../core/decisions/decision';
 import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import type { Ledger } from '../core/ledger/ledger';
@@ -78,6 +78,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   }
   const { json, prompt } = parsed;
   const classKey = shaped(parsed.class ?? (schema !== undefined ? 'plan' : 'chat'));
+  // By class, not by prefix: `editor` is a class of its own, `edit/typescript` is an edit.
+  const isEdit = splitClassKey(classKey).cls === 'edit';
 
   const health = new ProviderHealthBoard({ clock: io.clock });
   const { adapters, facts } = await connectProviders({
@@ -89,7 +91,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     catalogPath: (provider) => join(io.cwd, '.rung', `catalog-${provider}.json`),
     ...(io.signal ? { signal: io.signal } : {}),
   });
-  const verifier = buildVerifier({ schema, command: parsed.verifyCommand, classKey, cwd: io.cwd });
+  const verifier = buildVerifier({ schema, command: parsed.verifyCommand, isEdit, cwd: io.cwd, env: io.env });
   const messages: ChatMessage[] = [];
   if (schema !== undefined) {
     messages.push({ role: 'system', content: `Answer with JSON only, matching this JSON Schema:\n${JSON.stringify(schema)}` });
@@ -100,7 +102,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   const ledger: Ledger = ledgerPath && openLedger ? await openLedger(ledgerPath, io) : new MemoryLedger();
   const sink: DecisionSink & { close?: () => Promise<void> } = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : new MemoryDecisionSink();
   const router = new Router({ panel, ledger, clock: io.clock, sink, random: seededRandom(io.clock.now()), health, facts });
-  const verifiable = schema !== undefined || parsed.verifyCommand !== undefined || classKey.startsWith('edit');
+  const verifiable = schema !== undefined || parsed.verifyCommand !== undefined || isEdit;
   try {
     return await routeAndPrint({ router, adapters, messages, verifier, health, io, json, classKey, verifiable, askJson: schema !== undefined });
   } finally {
@@ -213,11 +215,14 @@ function readJson(path: string, io: CliIo, flag: string): unknown {
   }
 }
 
-/** The checks a call gets: the schema if one was given, the command if one was given, code syntax for edits. */
-function buildVerifier(options: { schema: unknown; command: string | undefined; classKey: string; cwd: string }): Verifier {
+/**
+ * The checks a call gets: the schema if one was given, the command if one was given, code syntax for
+ * edits. The command gets the command's own environment (`io.env`), which it strips of keys.
+ */
+function buildVerifier(options: { schema: unknown; command: string | undefined; isEdit: boolean; cwd: string; env: Record<string, string | undefined> }): Verifier {
   const verifiers: Verifier[] = [];
   if (options.schema !== undefined) verifiers.push(new StructuredOutputVerifier({ schema: options.schema }));
-  if (options.classKey.startsWith('edit')) verifiers.push(new CodeSyntaxVerifier());
-  if (options.command) verifiers.push(new CommandVerifier({ command: options.command, cwd: options.cwd }));
+  if (options.isEdit) verifiers.push(new CodeSyntaxVerifier());
+  if (options.command) verifiers.push(new CommandVerifier({ command: options.command, cwd: options.cwd, env: options.env }));
   return new AllVerifiers({ verifiers });
 }

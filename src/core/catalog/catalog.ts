@@ -13,6 +13,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
+import { aliasCandidates } from '../ledger/ledger';
+import { Deadline } from '../providers/deadline';
 import type { ModelFacts } from '../providers/provider';
 import { joinUrl, type FetchLike } from '../providers/transport';
 
@@ -71,8 +73,11 @@ export class Catalog {
    * missed on the tilde would price the model at nothing and the price cap would never see it.
    */
   entry(slug: string): CatalogEntry | undefined {
-    const other = slug.startsWith('~') ? slug.slice(1) : `~${slug}`;
-    return this.bySlug.get(slug) ?? this.bySlug.get(other);
+    for (const candidate of aliasCandidates(slug)) {
+      const entry = this.bySlug.get(candidate);
+      if (entry) return entry;
+    }
+    return undefined;
   }
 
   /** The entry as {@link ModelFacts}, for the ranking's price walk. */
@@ -181,25 +186,22 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
 
 async function fetchList(options: LoadCatalogOptions): Promise<{ entries?: CatalogEntry[]; reason: string }> {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const onStop = (): void => controller.abort();
-  options.signal?.addEventListener('abort', onStop, { once: true });
+  const deadline = new Deadline(options.signal);
+  deadline.arm(timeoutMs);
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    const response = await doFetch(joinUrl(options.baseUrl, '/models'), { headers, signal: controller.signal });
+    const response = await doFetch(joinUrl(options.baseUrl, '/models'), { headers, signal: deadline.signal });
     if (!response.ok) return { reason: `HTTP ${response.status}` };
     const entries = parseModelList(await response.json());
     return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
   } catch {
-    if (options.signal?.aborted) return { reason: 'stopped' };
-    if (controller.signal.aborted) return { reason: `no answer within ${timeoutMs} ms` };
+    if (deadline.stopped) return { reason: 'stopped' };
+    if (deadline.timedOut) return { reason: `no answer within ${timeoutMs} ms` };
     return { reason: 'network error' };
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onStop);
+    deadline.clear();
   }
 }
 

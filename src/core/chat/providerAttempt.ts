@@ -79,7 +79,9 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     const latencyMs = options.clock.now() - started;
     const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
     const check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
-    const cost = streamed.cost ?? listCost(candidate, streamed.inputTokens, streamed.outputTokens);
+    // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
+    // price: a panel price is an override, and an override the recorded cost ignored would be none.
+    const cost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
     const outcome: AttemptOutcome<ChatAnswer> = {
       verdict: check.verdict,
       verdictReason: check.reason,
@@ -98,7 +100,10 @@ interface Streamed {
   answer: Omit<ChatAnswer, 'model'>;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** USD as the provider reported it. */
   cost?: number;
+  /** USD at the catalog's list price. */
+  catalogCost?: number;
 }
 
 async function stream(adapter: ProviderAdapter, candidate: Candidate, options: ProviderAttemptOptions, signal: AbortSignal | undefined): Promise<Streamed> {
@@ -131,6 +136,7 @@ async function stream(adapter: ProviderAdapter, candidate: Candidate, options: P
           inputTokens: part.usage.inputTokens,
           outputTokens: part.usage.outputTokens,
           ...(part.cost !== undefined ? { cost: part.cost } : {}),
+          ...(part.catalogCost !== undefined ? { catalogCost: part.catalogCost } : {}),
         };
     }
   }
@@ -145,8 +151,8 @@ function asFailure(error: unknown, provider: string, signal: AbortSignal | undef
   return new ProviderError(`${provider}: ${error instanceof Error ? error.message : String(error)}`, { provider });
 }
 
-/** USD at the panel's price when the provider reported none; local models cost nothing. */
-function listCost(candidate: Candidate, inputTokens: number | null, outputTokens: number | null): number | undefined {
+/** USD at the panel's price; local models cost nothing; undefined when the panel gives no price. */
+function panelCost(candidate: Candidate, inputTokens: number | null, outputTokens: number | null): number | undefined {
   if (candidate.local) return 0;
   const price = candidate.spec.price;
   if (!price || inputTokens === null || outputTokens === null) return undefined;

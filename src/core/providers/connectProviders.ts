@@ -6,7 +6,8 @@
  * One function for the extension and the CLI, which differ only in where keys live (SecretStorage,
  * `RUNG_<PROVIDER>_API_KEY`) and where the catalog is cached — so both are asked for, never read here.
  * A provider kind that needs the editor (`vscode-lm`) or has no address gets no adapter and a probe
- * failure with the reason, so the ranking drops its models in the walk and says why.
+ * failure with the reason, so the ranking drops its models in the walk and says why. An Ollama
+ * provider is watched by the board, so `health.recheck()` can find it again once it is back.
  */
 import { loadCatalog, Catalog } from '../catalog/catalog';
 import type { Clock } from '../clock';
@@ -54,6 +55,8 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
       if (config.kind === 'ollama') {
         const adapter = new OllamaAdapter({ name, baseUrl: config.baseUrl, clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
         adapters.set(name, adapter);
+        // The board probes again through the adapter's cache when asked to recheck.
+        health.watch(name, (signal) => adapter.probe(signal));
         const probe = await adapter.probe(options.signal);
         health.recordProbe(name, probe.ok, probe.reason);
         for (const model of probe.models) facts.set(model.slug, model);

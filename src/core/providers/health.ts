@@ -2,9 +2,10 @@
  * Whether a provider may take calls now, as the ranking sees it.
  *
  * @remarks
- * The ranking is pure and never waits on the network, so availability is a cached answer that
- * adapters keep current (a probe every 30 s, a cool-down after a 429 or a 5xx). A provider that is
- * down stays in the chain and is dropped in the walk with this reason, so the decision log says why.
+ * The ranking is pure and never waits on the network, so availability is a cached answer that the
+ * health board keeps current (a cool-down after a failed call, a recheck through the probe at most
+ * every 30 s). A provider that is down stays in the chain and is dropped in the walk with this
+ * reason, so the decision log says why.
  */
 export interface ProviderHealth {
   /** null when the provider may take calls; otherwise the reason it may not. */

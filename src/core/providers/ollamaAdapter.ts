@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { Clock } from '../clock';
+import { Deadline } from './deadline';
 import {
   ProviderError,
   ProviderFailure,
@@ -219,10 +220,8 @@ export class OllamaAdapter implements ProviderAdapter {
 
   private async runProbe(signal?: AbortSignal): Promise<OllamaProbe> {
     const timeoutMs = this.options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const onStop = (): void => controller.abort();
-    signal?.addEventListener('abort', onStop, { once: true });
+    const deadline = new Deadline(signal);
+    deadline.arm(timeoutMs);
     const settle = (ok: boolean, models: ModelFacts[], reason?: string): OllamaProbe => {
       const probe: OllamaProbe = { ok, models, at: this.clock.now(), ...(reason ? { reason } : {}) };
       // A probe the user stopped says nothing about the server, so it is not remembered.
@@ -230,7 +229,7 @@ export class OllamaAdapter implements ProviderAdapter {
       return probe;
     };
     try {
-      const response = await this.fetch(joinUrl(this.baseUrl, '/api/tags'), { signal: controller.signal });
+      const response = await this.fetch(joinUrl(this.baseUrl, '/api/tags'), { signal: deadline.signal });
       if (!response.ok) return settle(false, [], `GET /api/tags answered ${response.status}`);
       const parsed = tagsSchema.safeParse(await response.json());
       if (!parsed.success) return settle(false, [], 'GET /api/tags answered something that is not a model list');
@@ -246,13 +245,12 @@ export class OllamaAdapter implements ProviderAdapter {
         }),
       );
     } catch (error) {
-      if (controller.signal.aborted && !signal?.aborted) return settle(false, [], `no answer from ${this.baseUrl} within ${timeoutMs} ms`);
-      if (signal?.aborted) return settle(false, [], 'probe stopped');
+      if (deadline.stopped) return settle(false, [], 'probe stopped');
+      if (deadline.timedOut) return settle(false, [], `no answer from ${this.baseUrl} within ${timeoutMs} ms`);
       const code = errorCode(error);
       return settle(false, [], `no server at ${this.baseUrl}${code ? ` (${code})` : ''}`);
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onStop);
+      deadline.clear();
     }
   }
 }

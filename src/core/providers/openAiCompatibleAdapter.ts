@@ -6,8 +6,8 @@
  * The key is the caller's (SecretStorage in the editor, `RUNG_<PROVIDER>_API_KEY` in the CLI) and
  * goes into one header and nowhere else: every text that came off the wire is scrubbed of it before
  * it can reach a message, and a 401/403 says nothing of its body, because OpenAI's echoes the key it
- * refused. Cost is the provider's own figure where it gives one (OpenRouter's `usage.cost`),
- * otherwise the catalog's list price times the reported tokens.
+ * refused. Cost is the provider's own figure where it gives one (OpenRouter's `usage.cost`); the
+ * catalog's list price times the reported tokens is reported beside it as `catalogCost`.
  */
 import { z } from 'zod';
 import type { Catalog } from '../catalog/catalog';
@@ -179,18 +179,19 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     yield* state.flushToolCalls();
     const usage = state.usage;
-    const cost =
-      usage.cost ??
-      (usage.inputTokens !== null && usage.outputTokens !== null
-        ? (this.options.catalog?.cost(model, usage.inputTokens, usage.outputTokens) ??
-          this.options.catalog?.cost(state.resolved, usage.inputTokens, usage.outputTokens))
-        : undefined);
+    // The catalog's price is reported beside the provider's own cost, not in its place: a panel price
+    // outranks the catalog, and only the caller knows the panel.
+    const catalogCost =
+      usage.cost === undefined && usage.inputTokens !== null && usage.outputTokens !== null
+        ? (this.options.catalog?.cost(model, usage.inputTokens, usage.outputTokens) ?? this.options.catalog?.cost(state.resolved, usage.inputTokens, usage.outputTokens))
+        : undefined;
     yield {
       type: 'finish',
       finishReason: state.finishReason ?? 'other',
       usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
       resolvedModel: state.resolved,
-      ...(cost !== undefined ? { cost } : {}),
+      ...(usage.cost !== undefined ? { cost: usage.cost } : {}),
+      ...(catalogCost !== undefined ? { catalogCost } : {}),
     };
   }
 

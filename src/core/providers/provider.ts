@@ -48,8 +48,16 @@ export type StreamPart =
       usage: Usage;
       /** The response's own model field: the snapshot that served the call. */
       resolvedModel: string;
-      /** USD, when the provider reported it or the catalog priced it. */
+      /** USD as the provider itself reported it (OpenRouter's `usage.cost`; 0 for a local model). */
       cost?: number;
+      /**
+       * USD at the provider catalog's list price, when the provider reported no cost.
+       *
+       * @remarks
+       * Kept apart from `cost` because it ranks below a price the user wrote into the panel: the
+       * recorded cost is the provider's figure, else the panel's price, else the catalog's.
+       */
+      catalogCost?: number;
       /** The weights' content digest where the provider exposes one (Ollama's `sha256:…`). */
       digest?: string;
     }

@@ -10,6 +10,7 @@
  * Timers here are real timers: a timeout is about the wall clock of a socket, not about the ledger's
  * clock, which only ever stamps and measures.
  */
+import { Deadline } from './deadline';
 import { ProviderError, ProviderFailure, ProviderStopped, ProviderUnavailable } from './provider';
 
 /** The slice of the WHATWG `fetch` the adapters use; Node's global `fetch` is one. */
@@ -65,25 +66,14 @@ export interface TransportOptions {
 export async function* requestLines(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<string> {
   const { provider, signal } = options;
   if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
-  const controller = new AbortController();
-  let timedOut: string | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (ms: number, why: string): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timedOut = why;
-      controller.abort();
-    }, ms);
-  };
-  const onStop = (): void => controller.abort();
-  signal?.addEventListener('abort', onStop, { once: true });
+  const deadline = new Deadline(signal);
   const idleMs = options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const maxLine = options.maxLineChars ?? MAX_LINE_CHARS;
   const scrub = redactor(options.secrets ?? []);
   const explain = (error: unknown, phase: 'connect' | 'read'): ProviderFailure => {
     if (signal?.aborted) return new ProviderStopped(undefined, { provider });
-    if (timedOut) return new ProviderError(`${provider}: timed out: ${timedOut}`, { provider });
+    if (deadline.timedOut) return new ProviderError(`${provider}: timed out: ${deadline.timedOut}`, { provider });
     if (error instanceof ProviderFailure) return error;
     const code = errorCode(error);
     if (phase === 'connect' && code && UNREACHABLE_CODES.has(code)) {
@@ -93,13 +83,13 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     return new ProviderError(`${provider}: stream cut mid-way${code ? ` (${code})` : ''}`, { provider });
   };
 
-  arm(options.firstByteTimeoutMs, `no first byte within ${options.firstByteTimeoutMs} ms`);
+  deadline.arm(options.firstByteTimeoutMs, `no first byte within ${options.firstByteTimeoutMs} ms`);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let finished = false;
   try {
     let response: Response;
     try {
-      response = await options.fetch(url, { ...init, signal: controller.signal });
+      response = await options.fetch(url, { ...init, signal: deadline.signal });
     } catch (error) {
       throw explain(error, 'connect');
     }
@@ -127,7 +117,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
         throw explain(error, 'read');
       }
       if (chunk.done) break;
-      arm(idleMs, `the stream was silent for ${idleMs} ms`);
+      deadline.arm(idleMs, `the stream was silent for ${idleMs} ms`);
       bytes += chunk.value.byteLength;
       if (bytes > maxBytes) {
         throw new ProviderError(`${provider}: response exceeded ${maxBytes} bytes`, { provider });
@@ -150,8 +140,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     if (buffer.trim()) yield buffer.replace(/\r$/, '');
     finished = true;
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onStop);
+    deadline.clear();
     if (reader && !finished) {
       // Cancelling tells the server to stop generating; a failure to cancel changes nothing for us.
       reader.cancel().catch(() => undefined);

@@ -53,15 +53,17 @@ function visit(value: unknown, schema: unknown, path: string, errors: string[], 
     errors.push(`${path}: expected ${JSON.stringify(schema.const)}, got ${JSON.stringify(value)}`);
   }
   if (isObject(value)) {
+    // Own properties only: `in` also sees Object.prototype, so `required: ["toString"]` would pass on
+    // `{}` and a `"constructor"` key would count as declared and slip past `additionalProperties: false`.
     const properties = isObject(schema.properties) ? schema.properties : {};
     if (Array.isArray(schema.required)) {
       for (const name of schema.required) {
-        if (typeof name === 'string' && !(name in value)) errors.push(`${path}: missing required property "${name}"`);
+        if (typeof name === 'string' && !Object.hasOwn(value, name)) errors.push(`${path}: missing required property "${name}"`);
       }
     }
     for (const [name, child] of Object.entries(value)) {
       const childPath = /^[A-Za-z_$][\w$]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
-      if (name in properties) visit(child, properties[name], childPath, errors, unsupported);
+      if (Object.hasOwn(properties, name)) visit(child, properties[name], childPath, errors, unsupported);
       else if (schema.additionalProperties === false) errors.push(`${path}: unexpected property "${name}"`);
       else if (isObject(schema.additionalProperties)) visit(child, schema.additionalProperties, childPath, errors, unsupported);
     }

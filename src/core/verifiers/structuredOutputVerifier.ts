@@ -16,13 +16,13 @@ export interface ExtractedJson {
   text: string;
 }
 
-/** Fenced blocks: ```lang\n…``` (also ~~~), with the language tag. */
-export function fencedBlocks(text: string): { language: string; body: string; startLine: number }[] {
-  const blocks: { language: string; body: string; startLine: number }[] = [];
-  const pattern = /^([ \t]*)(```+|~~~+)[ \t]*([\w+.#-]*)[^\n]*\n([\s\S]*?)^\1?\2[ \t]*$/gm;
+/** Fenced blocks: ```lang\n…``` (also ~~~), with the language tag and the rest of the info string. */
+export function fencedBlocks(text: string): { language: string; info: string; body: string; startLine: number }[] {
+  const blocks: { language: string; info: string; body: string; startLine: number }[] = [];
+  const pattern = /^([ \t]*)(```+|~~~+)[ \t]*([\w+.#-]*)([^\n]*)\n([\s\S]*?)^\1?\2[ \t]*$/gm;
   for (const match of text.matchAll(pattern)) {
     const startLine = text.slice(0, match.index).split('\n').length + 1;
-    blocks.push({ language: (match[3] ?? '').toLowerCase(), body: match[4] ?? '', startLine });
+    blocks.push({ language: (match[3] ?? '').toLowerCase(), info: (match[4] ?? '').trim(), body: match[5] ?? '', startLine });
   }
   return blocks;
 }

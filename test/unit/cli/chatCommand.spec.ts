@@ -2,32 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runChatCommand, type ChatIo } from '../../../src/cli/chatCommand';
+import { runChatCommand } from '../../../src/cli/chatCommand';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
-import { ManualClock } from '../support/manualClock';
+import { CapturedIo } from '../support/CapturedIo';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
 const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
-
-/** Collects what a command writes. */
-class CapturedIo implements ChatIo {
-  out = '';
-  err = '';
-  readonly clock = new ManualClock();
-  constructor(
-    readonly cwd: string,
-    readonly env: Record<string, string | undefined>,
-  ) {}
-  stdout = (text: string): void => {
-    this.out += text;
-  };
-  stderr = (text: string): void => {
-    this.err += text;
-  };
-}
 
 let workspace: string;
 const servers: WireServer[] = [];
@@ -63,6 +46,19 @@ async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, st
 }
 
 const prose = () => replay(fixture('ollama/chat-prose-instead-of-json.ndjson'));
+/** An Ollama stream whose answer is `text`, in two chunks and a done line. */
+const ollamaSays = (text: string) =>
+  replay(
+    [
+      { model: 'qwen2.5:3b', message: { role: 'assistant', content: text.slice(0, 10) }, done: false },
+      { model: 'qwen2.5:3b', message: { role: 'assistant', content: text.slice(10) }, done: false },
+      { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 20, eval_count: 30 },
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join(''),
+  );
+/** An answer that edits one file, named in its fence. */
+const FIX = 'Here is the fix:\n\n```ts title="src/add.ts"\nexport const add = (a: number, b: number) => a + b;\n```\n';
 const jsonAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
 
 describe('rung chat', () => {
@@ -124,13 +120,43 @@ describe('rung chat', () => {
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
 
-  it('passes the first rung when the verify command exits 0 and does not escalate', async () => {
+  it('does not pass a prose answer on a workspace the answer never touched: the command check is unverified', async () => {
     const { io, cloud } = await setUp(prose(), jsonAnswer());
     const command = `${JSON.stringify(process.execPath)} -e "process.exit(0)"`;
     const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ model: 'qwen2.5:3b', verdict: 'pass' }] });
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'qwen2.5:3b',
+      attempts: [{ model: 'qwen2.5:3b', verdict: 'unverified', reason: expect.stringContaining('not run: the answer was not applied') }],
+    });
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+
+  it('passes the first rung when the verify command exits 0 with the answer\'s file applied', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer());
+    const command = `${JSON.stringify(process.execPath)} -e "if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--json', 'Fix add'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ model: 'qwen2.5:3b', verdict: 'pass', reason: expect.stringContaining('with the answer applied (src/add.ts)') }] });
+  });
+
+  it('keeps the API key out of a verify command\'s environment, its verdict reason, the decision rows and --json', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, COPIED_KEY: KEY });
+    // Prints its whole environment and fails, so whatever it was given lands in the verdict reason.
+    const command = `${JSON.stringify(process.execPath)} -e "console.log(JSON.stringify(process.env)); process.exit(1)"`;
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
+    expect(printed.attempts[0]).toMatchObject({ model: 'qwen2.5:3b', verdict: 'fail' });
+    const rows = readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8');
+    expect(parseDecisionLines(rows).rows[0]?.verdictReason).toContain('exited 1');
+    for (const text of [printed.attempts[0]?.reason ?? '', rows, io.out, io.err]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain('RUNG_OPENROUTER_API_KEY');
+      expect(text).not.toContain('COPIED_KEY');
+    }
   });
 
   it('calls an unchecked chat answer unverified and lets it stand', async () => {
@@ -138,6 +164,15 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+  });
+
+  it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
+    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    const again = new CapturedIo(workspace, io.env);
+    await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
+    expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
   });
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {

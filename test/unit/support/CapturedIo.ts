@@ -6,9 +6,11 @@ export class CapturedIo implements CliIo {
   out = '';
   err = '';
   readonly clock = new FixedClock();
-  readonly env: Record<string, string | undefined> = {};
 
-  constructor(readonly cwd: string) {}
+  constructor(
+    readonly cwd: string,
+    readonly env: Record<string, string | undefined> = {},
+  ) {}
 
   stdout = (text: string): void => {
     this.out += text;

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../../src/core/catalog/catalog';
 import { providerAttempt } from '../../../../src/core/chat/providerAttempt';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
-import { parsePanel } from '../../../../src/core/panel';
+import { parsePanel, type Price } from '../../../../src/core/panel';
 import { OllamaAdapter } from '../../../../src/core/providers/ollamaAdapter';
 import { OpenAiCompatibleAdapter } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
@@ -181,5 +182,22 @@ describe('providerAttempt', () => {
     const outcome = await attempt(candidate('ollama'), { attempt: 0, escalation: [] });
     expect(outcome).toMatchObject({ verdict: 'pass', resolvedModel: 'qwen3:14b', inputTokens: 38, outputTokens: 17, cost: 0, latencyMs: 0 });
     expect(outcome.value?.finishReason).toBe('stop');
+  });
+
+  it('records the provider\'s reported cost first, then the panel\'s price, then the catalog\'s', async () => {
+    const clock = new ManualClock();
+    // The no-cost stream reports 1M input and 2M output tokens and no cost; the normal one reports its cost.
+    const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
+    const costOf = async (stream: string, price?: Price): Promise<number | undefined> => {
+      const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture(stream), { contentType: 'text/event-stream' }));
+      servers.push(server);
+      const adapter = new OpenAiCompatibleAdapter({ name: 'openai', baseUrl: `${await server.start()}/v1`, clock, apiKey: KEY, catalog });
+      const attempt = providerAttempt({ adapters: new Map([['openai', adapter]]), messages, tools: [], verifier: new StructuredOutputVerifier(), clock });
+      const spec = { slug: 'gpt-4o-mini', provider: 'openai', ...(price ? { price } : {}) };
+      return (await attempt({ ...candidate('openai'), slug: 'gpt-4o-mini', spec, tier: 4, local: false, resolved: 'gpt-4o-mini' }, { attempt: 0, escalation: [] })).cost;
+    };
+    expect(await costOf('openai/chat-normal.sse', { input: 1, output: 2 })).toBe(0.00001455);
+    expect(await costOf('openai/chat-openai-no-cost.sse', { input: 1, output: 2 })).toBeCloseTo(5, 10);
+    expect(await costOf('openai/chat-openai-no-cost.sse')).toBeCloseTo(1.35, 10);
   });
 });

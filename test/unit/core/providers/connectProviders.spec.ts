@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
 import { connectProviders } from '../../../../src/core/providers/connectProviders';
+import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
+import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
+import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
+import { seededRandom } from '../../../../src/core/random';
+import { Router } from '../../../../src/core/routing/router';
 import { ManualClock } from '../../support/manualClock';
-import { fixture, json, WireServer } from '../../support/wireServer';
+import { fixture, json, recordedStatus, WireServer } from '../../support/wireServer';
 
 const servers: WireServer[] = [];
 const dirs: string[] = [];
@@ -59,5 +64,28 @@ describe('connectProviders', () => {
     expect(health.unavailableReason('keyless', clock.now())).toBe('keyless: no API key (set RUNG_KEYLESS_API_KEY)');
     expect(health.unavailableReason('editor', clock.now())).toBe('provider kind vscode-lm has no adapter here');
     expect(ollama.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
+  });
+
+  it('finds an Ollama that was down at connect time usable again once a recheck sees it back', async () => {
+    const ollama = new WireServer().on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))));
+    servers.push(ollama);
+    const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
+    const clock = new ManualClock();
+    const health = new ProviderHealthBoard({ clock });
+    await connectProviders({ panel, clock, health, keyFor: () => undefined });
+    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health });
+    const request = { callId: 'call-1', classKey: 'chat', verifiable: false };
+    expect(router.rank(request).candidates).toEqual([]);
+    expect(health.unavailableReason('ollama', clock.now())).toBe('GET /api/tags answered 503');
+
+    // Too soon: the mark is younger than the probe cache, and the server is not asked again.
+    await health.recheck();
+    expect(ollama.requests.filter((seen) => seen.path === '/api/tags')).toHaveLength(1);
+
+    clock.advance(PROBE_CACHE_MS);
+    await health.recheck();
+    expect(ollama.requests.filter((seen) => seen.path === '/api/tags')).toHaveLength(2);
+    expect(health.unavailableReason('ollama', clock.now())).toBeNull();
+    expect(router.rank(request).candidates.map((candidate) => candidate.slug)).toEqual(['qwen3:14b']);
   });
 });

@@ -59,14 +59,15 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(request?.body).not.toContain(KEY);
   });
 
-  it('reports the dated snapshot and prices the call from the catalog when the provider gives no cost', async () => {
+  it('reports the dated snapshot and the catalog price, apart from a provider cost, when the provider gives no cost', async () => {
     const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
     const adapter = await adapterFor(replay(fixture('openai/chat-openai-no-cost.sse'), sse), { name: 'openai', catalog });
     const { parts } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(text(parts)).toBe('Hello there.');
     expect(parts.at(-1)).toMatchObject({ resolvedModel: 'gpt-4o-mini-2024-07-18', usage: { inputTokens: 1_000_000, outputTokens: 2_000_000 } });
     const finish = parts.at(-1);
-    expect(finish?.type === 'finish' ? finish.cost : undefined).toBeCloseTo(1.35, 10);
+    expect(finish?.type === 'finish' ? finish.catalogCost : undefined).toBeCloseTo(1.35, 10);
+    expect(finish).not.toHaveProperty('cost');
   });
 
   it('warns that think is ignored on an endpoint without a reasoning parameter', async () => {

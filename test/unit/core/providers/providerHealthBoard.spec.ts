@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderHealthBoard, SERVER_ERROR_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
+import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
 import { ProviderError, ProviderStopped, ProviderUnavailable } from '../../../../src/core/providers/provider';
 import { ManualClock } from '../../support/manualClock';
 
@@ -44,5 +44,66 @@ describe('ProviderHealthBoard', () => {
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderStopped());
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+  });
+
+  it('cools a provider down briefly after a timeout or a stream cut mid-way, which carry no status', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderError('ollama: timed out: no first byte within 120000 ms', { provider: 'ollama' }));
+    board.recordFailure('openrouter', new ProviderError('openrouter: stream cut mid-way (UND_ERR_SOCKET)', { provider: 'openrouter' }));
+    expect(board.unavailableReason('ollama', clock.now())).toBe(
+      `cooling down after a provider error for ${TRANSPORT_FAULT_COOL_DOWN_MS} ms: ollama: timed out: no first byte within 120000 ms`,
+    );
+    expect(board.unavailableReason('openrouter', clock.now() + TRANSPORT_FAULT_COOL_DOWN_MS - 1)).toMatch(/stream cut mid-way/);
+    expect(board.unavailableReason('openrouter', clock.now() + TRANSPORT_FAULT_COOL_DOWN_MS)).toBeNull();
+  });
+
+  it('does not cool a provider down for a request it rejected with a 4xx', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('openrouter', new ProviderError('openrouter: request rejected (400)', { status: 400 }));
+    expect(board.unavailableReason('openrouter', clock.now())).toBeNull();
+  });
+
+  it('reads without changing anything: a read past a cool-down does not end it for an earlier instant', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
+    expect(board.unavailableReason('openrouter', clock.now() + 7_000)).toBeNull();
+    expect(board.unavailableReason('openrouter', clock.now())).toBe('cooling down after 429 for 7000 ms');
+  });
+
+  it('prunes a cool-down that is over when it records something new, and keeps one that is not', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
+    board.recordFailure('openai', new ProviderError('rate limited', { status: 429, retryAfterMs: 60_000 }));
+    clock.advance(7_000);
+    board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
+    expect(board.unavailableReason('openrouter', clock.now() - 1)).toBeNull();
+    expect(board.unavailableReason('openai', clock.now())).toBe('cooling down after 429 for 60000 ms');
+  });
+
+  it('rechecks a provider with no server through its probe, but not a rejected key, which a probe cannot see', async () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    const asked: string[] = [];
+    board.watch('ollama', async () => (asked.push('ollama'), { ok: true }));
+    board.watch('openai', async () => (asked.push('openai'), { ok: true }));
+    board.recordFailure('ollama', new ProviderUnavailable('ollama: no server at http://127.0.0.1:11434 (ECONNREFUSED)'));
+    board.recordFailure('openai', new ProviderUnavailable('openai: the API key was rejected (401)', { status: 401 }));
+    clock.advance(RECHECK_AFTER_MS);
+    await board.recheck();
+    expect(asked).toEqual(['ollama']);
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+    expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
+  });
+
+  it('does not end a cool-down on a good probe', () => {
+    const clock = new ManualClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
+    board.recordProbe('ollama', true);
+    expect(board.unavailableReason('ollama', clock.now())).toBe(`cooling down after 503 for ${SERVER_ERROR_COOL_DOWN_MS} ms`);
   });
 });

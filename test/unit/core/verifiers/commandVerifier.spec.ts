@@ -1,49 +1,137 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandVerifier } from '../../../../src/core/verifiers/commandVerifier';
+import { answerFiles } from '../../../../src/core/verifiers/answerFiles';
+import { CommandVerifier, commandEnvironment } from '../../../../src/core/verifiers/commandVerifier';
 
-const answer = { text: 'done', toolCalls: [], model: 'qwen3:14b' };
+const KEY = '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';
 const node = JSON.stringify(process.execPath);
+/** An answer that writes one file, as a model writes an edit. */
+const edit = (path: string, content: string) => ({ text: `Here is the fix:\n\n\`\`\`ts title="${path}"\n${content}\n\`\`\`\n`, toolCalls: [], model: 'qwen3:14b' });
+const answer = edit('src/add.ts', 'export const add = (a: number, b: number) => a + b;');
 let workspace: string;
+let scratchRoot: string;
 
 beforeEach(() => {
   workspace = mkdtempSync(join(tmpdir(), 'rung-verify-'));
+  scratchRoot = mkdtempSync(join(tmpdir(), 'rung-scratch-'));
 });
 
 afterEach(() => {
   rmSync(workspace, { recursive: true, force: true });
+  rmSync(scratchRoot, { recursive: true, force: true });
 });
 
+function verifier(command: string, extra: { timeoutMs?: number; env?: Record<string, string | undefined> } = {}): CommandVerifier {
+  return new CommandVerifier({ command, cwd: workspace, env: extra.env ?? {}, scratchRoot, ...(extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {}) });
+}
+
 describe('CommandVerifier', () => {
-  it('passes when the command exits 0, run in the workspace', async () => {
+  it('passes when the command exits 0 on a copy of the workspace with the answer written in', async () => {
     writeFileSync(join(workspace, 'marker.txt'), 'here');
-    const command = `${node} -e "require('fs').accessSync('marker.txt')"`;
-    expect(await new CommandVerifier({ command, cwd: workspace }).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0` });
+    const command = `${node} -e "require('fs').accessSync('marker.txt'); if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
+    expect(await verifier(command).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+    expect(existsSync(join(workspace, 'src'))).toBe(false);
   });
 
-  it('fails with the tail of the output when the command exits nonzero', async () => {
+  it('calls an answer it could not apply unverified and does not run the command', async () => {
+    const command = `${node} -e "require('fs').writeFileSync('ran.txt', '')"`;
+    const check = await verifier(command).verify({ text: 'The tests already pass, nothing to change.', toolCalls: [], model: 'qwen3:14b' });
+    expect(check).toEqual({ verdict: 'unverified', reason: `\`${command}\` not run: the answer was not applied (no fenced code block names a file to write)` });
+    expect(existsSync(join(workspace, 'ran.txt'))).toBe(false);
+  });
+
+  it('fails an answer that breaks the command, with the tail of the output', async () => {
     const script = "for (let i = 0; i < 500; i++) console.log('line ' + i); console.error('FAIL test/add.spec.ts'); process.exit(3)";
     const command = `${node} -e "${script}"`;
-    const check = await new CommandVerifier({ command, cwd: workspace }).verify(answer);
+    const check = await verifier(command).verify(answer);
     expect(check.verdict).toBe('fail');
-    expect(check.reason).toMatch(/exited 3:\n/);
+    expect(check.reason).toMatch(/exited 3 with the answer applied \(src\/add\.ts\):\n/);
     expect(check.reason).toMatch(/FAIL test\/add\.spec\.ts$/);
     expect(check.reason).not.toContain('line 0\n');
   });
 
+  it('refuses to write a file outside the copy, and does not run the command', async () => {
+    const outside = join(scratchRoot, 'escaped.txt');
+    const check = await verifier(`${node} -e ""`).verify(edit('../escaped.txt', 'x'));
+    expect(check.verdict).toBe('unverified');
+    expect(check.reason).toContain('leaves the workspace');
+    expect(existsSync(outside)).toBe(false);
+  });
+
+  it('refuses to write through a symlinked folder that points out of the workspace', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'rung-elsewhere-'));
+    symlinkSync(elsewhere, join(workspace, 'linked'));
+    const check = await verifier(`${node} -e ""`).verify(edit('linked/evil.txt', 'x'));
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('leaves the workspace through a symlink') });
+    expect(existsSync(join(elsewhere, 'evil.txt'))).toBe(false);
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it('links node_modules into the copy rather than copying it, and never writes into it', async () => {
+    mkdirSync(join(workspace, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;');
+    const command = `${node} -e "if (require('dep') !== 42) process.exit(1)"`;
+    expect((await verifier(command).verify(answer)).verdict).toBe('pass');
+    const check = await verifier(command).verify(edit('node_modules/dep/index.js', 'module.exports = 0;'));
+    expect(check.verdict).toBe('unverified');
+    expect(readFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('module.exports = 42;');
+  });
+
   it('calls a command that runs out of time unverified', async () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
-    const check = await new CommandVerifier({ command, cwd: workspace, timeoutMs: 100 }).verify(answer);
+    const check = await verifier(command, { timeoutMs: 100 }).verify(answer);
     expect(check).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 100 ms` });
   });
 
   it('calls a command the user stopped unverified', async () => {
     const controller = new AbortController();
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
-    const pending = new CommandVerifier({ command, cwd: workspace }).verify(answer, controller.signal);
+    const pending = verifier(command).verify(answer, controller.signal);
     setTimeout(() => controller.abort(), 50);
     expect((await pending).verdict).toBe('unverified');
+  });
+
+  it('runs the command without any RUNG_*_API_KEY or a variable holding a key, and keeps the key out of its reason', async () => {
+    writeFileSync(join(workspace, '.env'), `OPENROUTER=${KEY}\n`);
+    const command = `${node} -e "console.log(JSON.stringify(process.env)); console.log(require('fs').readFileSync('.env', 'utf8')); process.exit(1)"`;
+    const env = { RUNG_OPENROUTER_API_KEY: KEY, OPENAI_API_KEY: KEY, KEEP_ME: 'visible' };
+    const check = await verifier(command, { env }).verify(answer);
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toContain('"KEEP_ME":"visible"');
+    expect(check.reason).not.toContain('RUNG_OPENROUTER_API_KEY');
+    expect(check.reason).not.toContain('OPENAI_API_KEY');
+    expect(check.reason).toContain('OPENROUTER=[redacted]');
+    expect(check.reason).not.toContain(KEY);
+  });
+});
+
+describe('commandEnvironment', () => {
+  it('drops every RUNG_*_API_KEY and any variable whose value is a key, and keeps the rest', () => {
+    const { env, keys } = commandEnvironment({ RUNG_OPENAI_API_KEY: 'sk-one', RUNG_MY_LAB_API_KEY: 'sk-two', COPY: 'sk-two', PATH: '/usr/bin', EMPTY: undefined }, ['sk-three']);
+    expect(env).toEqual({ PATH: '/usr/bin' });
+    expect(keys.sort()).toEqual(['sk-one', 'sk-three', 'sk-two']);
+  });
+});
+
+describe('answerFiles', () => {
+  it('reads a path from the fence title or a first-line file comment, and skips blocks without one', () => {
+    const text = [
+      '```ts title="src/a.ts"',
+      'export const a = 1;',
+      '```',
+      '```json',
+      '// file: config/b.json',
+      '{"b": 2}',
+      '```',
+      '```ts',
+      'const nowhere = 3;',
+      '```',
+    ].join('\n');
+    expect(answerFiles(text)).toEqual([
+      { path: 'src/a.ts', content: 'export const a = 1;\n' },
+      { path: 'config/b.json', content: '{"b": 2}\n' },
+    ]);
   });
 });

@@ -79,4 +79,14 @@ describe('validateJsonSchema', () => {
       '$.x: expected number, got string',
     ]);
   });
+
+  it('does not count inherited properties as present: a required "toString" is missing', () => {
+    const schema = { type: 'object', required: ['toString'] };
+    expect(validateJsonSchema({}, schema).errors).toEqual(['$: missing required property "toString"']);
+  });
+
+  it('rejects a "constructor" key under additionalProperties: false', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false };
+    expect(validateJsonSchema(JSON.parse('{"city": "Paris", "constructor": 1}'), schema).errors).toEqual(['$: unexpected property "constructor"']);
+  });
 });

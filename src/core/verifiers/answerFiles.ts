@@ -1,0 +1,129 @@
+/**
+ * An answer's files, and a scratch copy of the workspace with them written in, so a test or build
+ * command can judge the answer rather than the workspace as it already was.
+ *
+ * @remarks
+ * A command run on an unchanged workspace says nothing about the answer: a prose answer "passed"
+ * whenever the tests already passed. So a command check needs the answer applied somewhere, and the
+ * honest minimum is a throwaway copy: the user's files are never touched, and two checks never see
+ * each other's edits. Only a fenced block that names its file is applied, because a block without a
+ * path could go anywhere and guessing would grade the guess.
+ */
+import { lstat, mkdir, mkdtemp, readdir, readlink, realpath, copyFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { fencedBlocks } from './structuredOutputVerifier';
+
+/** One file an answer asks to write, its path relative to the workspace. */
+export interface AnswerFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * Folders never copied: dependencies and metadata, large and not the answer's business. The
+ * top-level `node_modules` is linked instead, so `npm test` in the copy finds its dependencies.
+ */
+const SKIPPED = new Set(['node_modules', '.git', '.rung']);
+/** The most a scratch copy may hold, bytes (64 MiB): a source tree is megabytes; past this the copy is not worth its time. */
+export const MAX_SCRATCH_BYTES = 64 * 1024 * 1024;
+/** The most files a scratch copy may hold: the same judgement, counted in files. */
+export const MAX_SCRATCH_FILES = 10_000;
+
+/** `title="src/a.ts"`, `file=src/a.ts` or `filename='src/a.ts'` in a fence's info string. */
+const INFO_PATH = /\b(?:title|file|filename|path)=(?:"([^"]+)"|'([^']+)'|(\S+))/;
+/** A first line `// file: src/a.ts` or `# file: src/a.ts`; the line is a note to us, not file content. */
+const FIRST_LINE_PATH = /^[ \t]*(?:\/\/|#)[ \t]*file(?:name)?:[ \t]*(\S+)[ \t]*\r?\n/i;
+
+/** The fenced blocks of an answer that name their file, in order; a later block for a path wins. */
+export function answerFiles(text: string): AnswerFile[] {
+  const files = new Map<string, AnswerFile>();
+  for (const block of fencedBlocks(text)) {
+    const info = INFO_PATH.exec(block.info);
+    const named = info ? (info[1] ?? info[2] ?? info[3]) : undefined;
+    const firstLine = named === undefined ? FIRST_LINE_PATH.exec(block.body) : null;
+    const path = named ?? firstLine?.[1];
+    if (path === undefined) continue;
+    const content = firstLine ? block.body.slice(firstLine[0].length) : block.body;
+    files.set(path, { path, content });
+  }
+  return [...files.values()];
+}
+
+/** Why a path may not be written into the copy, or null: it must stay inside and off the skipped folders. */
+export function unsafePath(path: string): string | null {
+  const clean = normalize(path);
+  if (isAbsolute(path) || isAbsolute(clean) || /^[A-Za-z]:/.test(path)) return `${path} is absolute`;
+  const parts = clean.split(/[\\/]/);
+  if (parts.includes('..')) return `${path} leaves the workspace`;
+  if (parts.some((part) => SKIPPED.has(part))) return `${path} is inside ${parts.find((part) => SKIPPED.has(part))}`;
+  return null;
+}
+
+/** A scratch copy of a workspace; `remove()` deletes it (the linked node_modules is unlinked, not followed). */
+export interface Scratch {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/** Thrown when a workspace is past the copy limits; the message says which. */
+export class ScratchTooLarge extends Error {}
+
+/**
+ * Copies `workspace` to a fresh temporary folder (skipping {@link SKIPPED}, linking the top-level
+ * `node_modules`) and writes `files` into it. Throws {@link ScratchTooLarge} past the limits, and an
+ * Error for a file that would land outside the copy (through `..` or a symlink in the workspace).
+ */
+export async function scratchWithFiles(workspace: string, files: readonly AnswerFile[], root: string = tmpdir()): Promise<Scratch> {
+  const dir = await mkdtemp(join(root, 'rung-verify-'));
+  const scratch: Scratch = { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  try {
+    await copyTree(workspace, dir, { bytes: 0, files: 0 });
+    const modules = join(workspace, 'node_modules');
+    if (await exists(modules)) await symlink(modules, join(dir, 'node_modules'), 'junction');
+    const inside = await realpath(dir);
+    for (const file of files) {
+      const unsafe = unsafePath(file.path);
+      if (unsafe) throw new Error(unsafe);
+      const target = join(dir, normalize(file.path));
+      await mkdir(dirname(target), { recursive: true });
+      // A symlinked folder copied from the workspace could point anywhere: the real parent must be ours.
+      const parent = await realpath(dirname(target));
+      if (parent !== inside && !parent.startsWith(inside + sep)) throw new Error(`${file.path} leaves the workspace through a symlink`);
+      await rm(target, { force: true });
+      await writeFile(target, file.content);
+    }
+    return scratch;
+  } catch (error) {
+    await scratch.remove();
+    throw error;
+  }
+}
+
+async function copyTree(from: string, to: string, count: { bytes: number; files: number }): Promise<void> {
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    if (SKIPPED.has(entry.name)) continue;
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (++count.files > MAX_SCRATCH_FILES) throw new ScratchTooLarge(`the workspace has more than ${MAX_SCRATCH_FILES} files to copy`);
+    if (entry.isDirectory()) {
+      await mkdir(target);
+      await copyTree(source, target, count);
+    } else if (entry.isSymbolicLink()) {
+      await symlink(await readlink(source), target);
+    } else if (entry.isFile()) {
+      count.bytes += (await lstat(source)).size;
+      if (count.bytes > MAX_SCRATCH_BYTES) throw new ScratchTooLarge(`the workspace holds more than ${MAX_SCRATCH_BYTES} bytes to copy`);
+      await copyFile(source, target);
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
