@@ -63,6 +63,11 @@ export const panelSchema = z.strictObject({
 export type PanelFile = z.infer<typeof panelSchema>;
 export type ModelSpec = z.infer<typeof modelSchema>;
 export type Price = z.infer<typeof priceSchema>;
+
+/** USD for a call of these token counts at a price given per million tokens — the one place that sum is written. */
+export function callCost(price: Price, inputTokens: number, outputTokens: number): number {
+  return (price.input * inputTokens + price.output * outputTokens) / 1_000_000;
+}
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type Tradeoff = 'quality' | 'economy';
 

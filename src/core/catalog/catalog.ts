@@ -17,6 +17,7 @@ import { aliasCandidates } from '../ledger/ledger';
 import { Deadline } from '../providers/deadline';
 import type { ModelFacts } from '../providers/provider';
 import { joinUrl, type FetchLike } from '../providers/transport';
+import { callCost } from '../panel';
 
 /** A cache younger than this is used without asking the network, ms (a day: list prices change monthly, not hourly). */
 export const CATALOG_FRESH_MS = 24 * 60 * 60 * 1000;
@@ -96,7 +97,7 @@ export class Catalog {
   cost(slug: string, inputTokens: number, outputTokens: number): number | undefined {
     const price = this.entry(slug)?.price;
     if (!price) return undefined;
-    return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+    return callCost(price, inputTokens, outputTokens);
   }
 }
 

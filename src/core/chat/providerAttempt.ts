@@ -23,6 +23,7 @@ import {
 } from '../providers/provider';
 import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
 import type { Verifier } from '../verifiers/verifier';
+import { callCost } from '../panel';
 
 /** What one attempt produced. */
 export interface ChatAnswer {
@@ -156,5 +157,5 @@ function panelCost(candidate: Candidate, inputTokens: number | null, outputToken
   if (candidate.local) return 0;
   const price = candidate.spec.price;
   if (!price || inputTokens === null || outputTokens === null) return undefined;
-  return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+  return callCost(price, inputTokens, outputTokens);
 }

@@ -13,7 +13,7 @@ import type { Clock } from '../clock';
 import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
 import { MemoryLedger } from '../ledger/memoryLedger';
-import { PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
+import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
@@ -211,14 +211,14 @@ function replayPricer(meanCost: Map<string, number>, rows: readonly OutcomeRow[]
   );
   return (spec) => {
     const tokens = meanTokens.get(spec.slug);
-    if (spec.price && tokens) return (spec.price.input * tokens.input + spec.price.output * tokens.output) / 1_000_000;
+    if (spec.price && tokens) return callCost(spec.price, tokens.input, tokens.output);
     return meanCost.get(spec.slug) ?? null;
   };
 }
 
 function attemptCost(spec: ModelSpec, outcome: ModelOutcome): number {
   if (spec.price && outcome.ti !== undefined && outcome.to !== undefined) {
-    return (spec.price.input * outcome.ti + spec.price.output * outcome.to) / 1_000_000;
+    return callCost(spec.price, outcome.ti, outcome.to);
   }
   return outcome.cost;
 }

@@ -1,7 +1,7 @@
 /**
  * What one call to a model costs, for ordering the chain and for the price cap.
  */
-import type { ModelSpec } from '../panel';
+import { callCost, type ModelSpec } from '../panel';
 import type { ModelFacts } from '../providers/provider';
 import type { RouteRequest } from './types';
 
@@ -25,6 +25,6 @@ export function tokenPricer(facts: ReadonlyMap<string, ModelFacts> = new Map()):
     if (!price) return null;
     const input = request.inputTokens ?? DEFAULT_INPUT_TOKENS;
     const output = request.outputTokens ?? DEFAULT_OUTPUT_TOKENS;
-    return (price.input * input + price.output * output) / 1_000_000;
+    return callCost(price, input, output);
   };
 }
