@@ -95,7 +95,7 @@ export class MemoryDecisionSink implements DecisionSink {
   }
 }
 
-/** Parses JSON-lines decision text, skipping a torn last line (a writer killed mid-append). */
+/** Parses JSON-lines decision text, skipping any line that is not a whole row (a torn last line from a writer killed mid-append, or damage elsewhere). */
 export function parseDecisionLines(text: string): { rows: DecisionRow[]; skipped: number } {
   const rows: DecisionRow[] = [];
   let skipped = 0;

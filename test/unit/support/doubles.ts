@@ -2,16 +2,7 @@
 import type { Clock } from '../../../src/core/clock';
 import type { Scheduler } from '../../../src/core/ledger/workspaceLedger';
 
-/** A clock that only moves when the test moves it. */
-export class FixedClock implements Clock {
-  constructor(private current = 1_700_000_000_000) {}
-  now(): number {
-    return this.current;
-  }
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
+export { FixedClock } from './FixedClock';
 
 /** A scheduler that never fires on its own: the test calls flush() or runDue() when it wants a save. */
 export class ManualScheduler {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog, CATALOG_FRESH_MS, loadCatalog, perMillion } from '../../../../src/core/catalog/catalog';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 import { fixture, json, WireServer } from '../../support/wireServer';
 
 const models = () => JSON.parse(fixture('openai/models-openrouter.json')) as unknown;
@@ -24,7 +24,7 @@ describe('loadCatalog', () => {
   it('fetches the list, converts per-token prices to $/M and caches it in the given file', async () => {
     server.on('GET', '/api/v1/models', json(models()));
     const baseUrl = `${await server.start()}/api/v1`;
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const cachePath = join(dir, 'nested', 'catalog.json');
     const catalog = await loadCatalog({ baseUrl, cachePath, clock });
     expect(catalog.source).toBe('network');
@@ -40,7 +40,7 @@ describe('loadCatalog', () => {
 
   it('leaves a variable price unknown rather than negative', async () => {
     server.on('GET', '/models', json(models()));
-    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new ManualClock() });
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new FixedClock() });
     expect(catalog.entry('openrouter/auto')?.price).toBeUndefined();
     expect(catalog.cost('openrouter/auto', 100, 100)).toBeUndefined();
   });
@@ -48,7 +48,7 @@ describe('loadCatalog', () => {
   it('uses a fresh cache without asking the network', async () => {
     server.on('GET', '/models', json(models()));
     const baseUrl = await server.start();
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const cachePath = join(dir, 'c.json');
     await loadCatalog({ baseUrl, cachePath, clock });
     clock.advance(CATALOG_FRESH_MS - 1);
@@ -60,19 +60,19 @@ describe('loadCatalog', () => {
   it('falls back to the cache however old when the fetch fails', async () => {
     server.on('GET', '/models', json(models()), json({ error: { message: 'upstream down' } }, 503));
     const baseUrl = await server.start();
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const cachePath = join(dir, 'c.json');
     await loadCatalog({ baseUrl, cachePath, clock });
     clock.advance(400 * 24 * 60 * 60 * 1000);
     const stale = await loadCatalog({ baseUrl, cachePath, clock });
     expect(stale.source).toBe('cache');
-    expect(stale.note).toMatch(/fetch failed \(HTTP 503\); using the cache from 2025-06-12/);
+    expect(stale.note).toMatch(/fetch failed \(HTTP 503\); using the cache from 2026-01-01/);
     expect(stale.entry('openai/gpt-4o-mini')?.price?.output).toBe(0.6);
   });
 
   it('falls back to nothing when the fetch fails and there is no cache', async () => {
     server.on('GET', '/models', json({ error: 'nope' }, 500));
-    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new ManualClock() });
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new FixedClock() });
     expect(catalog.source).toBe('none');
     expect(catalog.size).toBe(0);
     expect(catalog.note).toMatch(/no cache/);
@@ -82,14 +82,14 @@ describe('loadCatalog', () => {
     const cachePath = join(dir, 'c.json');
     writeFileSync(cachePath, '{"version":1,"fetchedAt":');
     server.on('GET', '/models', json({}, 502));
-    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new ManualClock() });
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new FixedClock() });
     expect(catalog.source).toBe('none');
   });
 
   it('sends the key as a bearer token and never writes it to the cache', async () => {
     server.on('GET', '/models', json(models()));
     const cachePath = join(dir, 'c.json');
-    await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new ManualClock(), apiKey: 'sk-or-v1-catalogsecret' });
+    await loadCatalog({ baseUrl: await server.start(), cachePath, clock: new FixedClock(), apiKey: 'sk-or-v1-catalogsecret' });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-or-v1-catalogsecret');
     expect(readFileSync(cachePath, 'utf8')).not.toContain('catalogsecret');
   });

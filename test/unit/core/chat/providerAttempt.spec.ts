@@ -12,7 +12,7 @@ import { seededRandom } from '../../../../src/core/random';
 import { Router } from '../../../../src/core/routing/router';
 import type { Candidate } from '../../../../src/core/routing/types';
 import { StructuredOutputVerifier } from '../../../../src/core/verifiers/structuredOutputVerifier';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
@@ -30,7 +30,7 @@ async function cascade(ollamaChat: Route, cloudChat: Route) {
   const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat);
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
-  const clock = new ManualClock();
+  const clock = new FixedClock();
   const panel = parsePanel(
     {
       models: [
@@ -167,7 +167,7 @@ describe('providerAttempt', () => {
   });
 
   it('throws unavailable for a provider it has no adapter for', async () => {
-    const attempt = providerAttempt({ adapters: new Map(), messages, tools: [], verifier: new StructuredOutputVerifier(), clock: new ManualClock() });
+    const attempt = providerAttempt({ adapters: new Map(), messages, tools: [], verifier: new StructuredOutputVerifier(), clock: new FixedClock() });
     const error = await attempt(candidate('vscode-lm'), { attempt: 0, escalation: [] }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderFailure);
     expect((error as ProviderFailure).kind).toBe('unavailable');
@@ -176,7 +176,7 @@ describe('providerAttempt', () => {
   it('reports the verdict, tokens, cost and resolved model of a whole answer', async () => {
     const server = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')));
     servers.push(server);
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const adapters = new Map<string, ProviderAdapter>([['ollama', new OllamaAdapter({ baseUrl: await server.start(), clock })]]);
     const attempt = providerAttempt({ adapters, messages, tools: [], verifier: new StructuredOutputVerifier({ schema }), clock });
     const outcome = await attempt(candidate('ollama'), { attempt: 0, escalation: [] });
@@ -185,7 +185,7 @@ describe('providerAttempt', () => {
   });
 
   it('records the provider\'s reported cost first, then the panel\'s price, then the catalog\'s', async () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     // The no-cost stream reports 1M input and 2M output tokens and no cost; the normal one reports its cost.
     const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
     const costOf = async (stream: string, price?: Price): Promise<number | undefined> => {

@@ -10,7 +10,7 @@ import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { seededRandom } from '../../../../src/core/random';
 import { Router } from '../../../../src/core/routing/router';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 import { fixture, json, recordedStatus, WireServer } from '../../support/wireServer';
 
 const servers: WireServer[] = [];
@@ -46,7 +46,7 @@ describe('connectProviders', () => {
       },
       'test panel',
     );
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
     const { adapters, facts } = await connectProviders({
       panel,
@@ -70,7 +70,7 @@ describe('connectProviders', () => {
     const ollama = new WireServer().on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))));
     servers.push(ollama);
     const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
     await connectProviders({ panel, clock, health, keyFor: () => undefined });
     const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health });

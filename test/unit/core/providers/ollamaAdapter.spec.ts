@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OllamaAdapter, PROBE_CACHE_MS, parseParameterSize } from '../../../../src/core/providers/ollamaAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 import { collect, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
 
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
@@ -16,7 +16,7 @@ async function adapterFor(setup: (server: WireServer) => void, extra: Partial<Co
   server = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))));
   setup(server);
   const baseUrl = await server.start();
-  const clock = new ManualClock();
+  const clock = new FixedClock();
   return { adapter: new OllamaAdapter({ baseUrl, clock, ...extra }), clock };
 }
 
@@ -220,7 +220,7 @@ describe('OllamaAdapter', () => {
 
   it('calls a server that is not there unavailable', async () => {
     server = new WireServer();
-    const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${await deadPort()}`, clock: new ManualClock() });
+    const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${await deadPort()}`, clock: new FixedClock() });
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
     expect(failure(error).message).toMatch(/no server at .*ECONNREFUSED/);
@@ -256,7 +256,7 @@ describe('OllamaAdapter', () => {
   it('counts a probe that gets no answer within its timeout as unavailable', async () => {
     server = new WireServer().on('GET', '/api/tags', replay('{"models":[]}\n', { delayMs: 5_000 }));
     const baseUrl = await server.start();
-    const adapter = new OllamaAdapter({ baseUrl, clock: new ManualClock(), probeTimeoutMs: 50 });
+    const adapter = new OllamaAdapter({ baseUrl, clock: new FixedClock(), probeTimeoutMs: 50 });
     const probe = await adapter.probe();
     expect(probe).toMatchObject({ ok: false, reason: expect.stringMatching(/within 50 ms/) });
   });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../../src/core/catalog/catalog';
 import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 import { collect, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
 
 const KEY = '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';
@@ -17,7 +17,7 @@ afterEach(async () => {
 async function adapterFor(route: Parameters<WireServer['on']>[2], extra: Partial<OpenAiCompatibleAdapterOptions> = {}) {
   server = new WireServer().on('POST', '/api/v1/chat/completions', route);
   const baseUrl = `${await server.start()}/api/v1`;
-  return new OpenAiCompatibleAdapter({ name: 'openrouter', baseUrl, clock: new ManualClock(), apiKey: KEY, ...extra });
+  return new OpenAiCompatibleAdapter({ name: 'openrouter', baseUrl, clock: new FixedClock(), apiKey: KEY, ...extra });
 }
 
 function text(parts: StreamPart[]): string {
@@ -245,7 +245,7 @@ describe('OpenAiCompatibleAdapter', () => {
     server = new WireServer();
     const url = await server.start();
     await server.close();
-    const adapter = new OpenAiCompatibleAdapter({ name: 'local', baseUrl: `${url}/v1`, clock: new ManualClock(), apiKey: KEY });
+    const adapter = new OpenAiCompatibleAdapter({ name: 'local', baseUrl: `${url}/v1`, clock: new FixedClock(), apiKey: KEY });
     const { error } = await collect(adapter.chat('llama', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
     expect(failure(error).message).toMatch(/^local: no server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/);

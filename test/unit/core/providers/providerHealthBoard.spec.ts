@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
 import { ProviderError, ProviderStopped, ProviderUnavailable } from '../../../../src/core/providers/provider';
-import { ManualClock } from '../../support/manualClock';
+import { FixedClock } from '../../support/FixedClock';
 
 describe('ProviderHealthBoard', () => {
   it('cools a provider down for the retry-after a 429 named, then lets it back', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
     expect(board.unavailableReason('openrouter', clock.now())).toBe('cooling down after 429 for 7000 ms');
@@ -14,7 +14,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('cools a provider down after a 5xx', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
     expect(board.unavailableReason('ollama', clock.now())).toBe(`cooling down after 503 for ${SERVER_ERROR_COOL_DOWN_MS} ms`);
@@ -22,7 +22,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('marks a provider unavailable after a failed probe until a good one', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordProbe('ollama', false, 'no server at http://127.0.0.1:11434 (ECONNREFUSED)');
     expect(board.unavailableReason('ollama', clock.now() + 3_600_000)).toBe('no server at http://127.0.0.1:11434 (ECONNREFUSED)');
@@ -31,7 +31,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('marks a provider whose key was rejected, but not one that lacks a single model', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderUnavailable('model qwen9:1b is not pulled', { status: 404 }));
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
@@ -40,14 +40,14 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('learns nothing about a provider from a user stop', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderStopped());
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
   });
 
   it('cools a provider down briefly after a timeout or a stream cut mid-way, which carry no status', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderError('ollama: timed out: no first byte within 120000 ms', { provider: 'ollama' }));
     board.recordFailure('openrouter', new ProviderError('openrouter: stream cut mid-way (UND_ERR_SOCKET)', { provider: 'openrouter' }));
@@ -59,14 +59,14 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('does not cool a provider down for a request it rejected with a 4xx', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('openrouter', new ProviderError('openrouter: request rejected (400)', { status: 400 }));
     expect(board.unavailableReason('openrouter', clock.now())).toBeNull();
   });
 
   it('reads without changing anything: a read past a cool-down does not end it for an earlier instant', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
     expect(board.unavailableReason('openrouter', clock.now() + 7_000)).toBeNull();
@@ -74,7 +74,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('prunes a cool-down that is over when it records something new, and keeps one that is not', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('openrouter', new ProviderError('rate limited', { status: 429, retryAfterMs: 7_000 }));
     board.recordFailure('openai', new ProviderError('rate limited', { status: 429, retryAfterMs: 60_000 }));
@@ -85,7 +85,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('rechecks a provider with no server through its probe, but not a rejected key, which a probe cannot see', async () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     const asked: string[] = [];
     board.watch('ollama', async () => (asked.push('ollama'), { ok: true }));
@@ -100,7 +100,7 @@ describe('ProviderHealthBoard', () => {
   });
 
   it('does not end a cool-down on a good probe', () => {
-    const clock = new ManualClock();
+    const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
     board.recordFailure('ollama', new ProviderError('server error', { status: 503 }));
     board.recordProbe('ollama', true);
