@@ -15,7 +15,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
-import { type Observation } from '../ratings';
+import { rolePrior, type Observation } from '../ratings';
 import type { Random } from '../random';
 import { isGraded, type Verdict } from '../verdict';
 import { posterior } from './difficulty';
@@ -23,7 +23,6 @@ import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing } from './standing';
-import { rolePrior } from '../ratings';
 import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
 
 export interface RouterOptions {
