@@ -3,6 +3,7 @@
  * without calling any model.
  */
 import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { shaped } from '../core/classKey';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
@@ -41,8 +42,10 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   let ledger: Ledger = new MemoryLedger();
   if (values.ledger) {
     if (!openLedger) throw new UsageError('--ledger is not available in this build');
-    // rank changes nothing, on disk included.
-    ledger = await openLedger(resolve(io.cwd, values.ledger), io, { readOnly: true });
+    // rank changes nothing, on disk included; a ledger that is not there is a mistyped path, not a cold start.
+    const path = resolve(io.cwd, values.ledger);
+    if (!existsSync(path)) throw new UsageError(`no ledger at ${path}`);
+    ledger = await openLedger(path, io, { readOnly: true });
   }
   try {
     const router = new Router({ panel, ledger, clock: io.clock, sink: new MemoryDecisionSink(), random: seededRandom(0) });

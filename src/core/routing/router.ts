@@ -194,8 +194,10 @@ export class Router {
     }
 
     this.learn(request.classKey, graded);
-    // Only a call that was answered used its provider; one that only met errors or a stop did not.
-    if (answer && request.runId) this.remember(request.runId, (candidates[answer.rung] as Candidate).provider);
+    // A call used the provider that answered it, or whose answer last failed its check; one that met
+    // only provider errors or a stop used none.
+    const served = answer ?? [...attempts].reverse().find((a) => a.verdict === 'fail');
+    if (served && request.runId) this.remember(request.runId, (candidates[served.rung] as Candidate).provider);
     const last = attempts[attempts.length - 1];
     if (last) {
       const lastGraded = graded.find((g) => g.candidate.slug === last.model);

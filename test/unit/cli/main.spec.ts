@@ -159,9 +159,10 @@ describe('rung rank', () => {
     expect(ranking.pruned).toEqual([{ model: 'opus', reason: 'pruned: output price 75.00 > cap 20.00' }]);
   });
 
-  it('ranks from a workspace ledger without writing to it, and creates none where there is none', async () => {
+  it('ranks from a workspace ledger without writing to it, and refuses a path with no ledger', async () => {
     write('panel.json', JSON.stringify(panel));
-    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--ledger', 'missing/.rung/ledger.sqlite'], io)).toBe(0);
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--ledger', 'missing/.rung/ledger.sqlite'], io)).toBe(2);
+    expect(io.err).toContain(`no ledger at ${join(dir, 'missing/.rung/ledger.sqlite')}`);
     expect(existsSync(join(dir, 'missing'))).toBe(false);
     const learned = new CapturedIo(dir);
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], learned)).toBe(0);

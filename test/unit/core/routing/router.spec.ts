@@ -286,6 +286,15 @@ describe('Router: diversity caps (the origin examples)', () => {
     expect(await openers(harness, 2, 'run-chat', 'chat')).toEqual(['alpha', 'beta']);
   });
 
+  it('counts a call whose answer failed its check against the provider that gave it', async () => {
+    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { leaf: { maxTotalPerProvider: 1 } } }));
+    const failing = new ScriptedAttempts().on('alpha', FAIL).on('beta', FAIL);
+    // A leaf is routed once: alpha answers, the check fails, and alpha's provider has served the run.
+    await harness.router.route(request({ runId: 'run-fail', classKey: 'leaf' }), failing.fn);
+    const next = harness.router.rank(request({ runId: 'run-fail', classKey: 'leaf' }));
+    expect(next.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=1 reached for openrouter' }]);
+  });
+
   it('does not count a call that only met provider errors against its provider', async () => {
     const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 } }));
     const erring = new ScriptedAttempts().on('alpha', providerError).on('beta', providerError);
