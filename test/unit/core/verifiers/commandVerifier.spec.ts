@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -33,6 +33,7 @@ describe('CommandVerifier', () => {
     const command = `${node} -e "require('fs').accessSync('marker.txt'); if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
     expect(await verifier(command).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
     expect(existsSync(join(workspace, 'src'))).toBe(false);
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('calls an answer it could not apply unverified and does not run the command', async () => {
@@ -50,6 +51,7 @@ describe('CommandVerifier', () => {
     expect(check.reason).toMatch(/exited 3 with the answer applied \(src\/add\.ts\):\n/);
     expect(check.reason).toMatch(/FAIL test\/add\.spec\.ts$/);
     expect(check.reason).not.toContain('line 0\n');
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('refuses to write a file outside the copy, and does not run the command', async () => {
@@ -83,6 +85,7 @@ describe('CommandVerifier', () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
     const check = await verifier(command, { timeoutMs: 100 }).verify(answer);
     expect(check).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 100 ms` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('calls a command the user stopped unverified', async () => {
@@ -90,7 +93,8 @@ describe('CommandVerifier', () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
     const pending = verifier(command).verify(answer, controller.signal);
     setTimeout(() => controller.abort(), 50);
-    expect((await pending).verdict).toBe('unverified');
+    expect(await pending).toEqual({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('runs the command without any RUNG_*_API_KEY or a variable holding a key, and keeps the key out of its reason', async () => {
@@ -104,6 +108,52 @@ describe('CommandVerifier', () => {
     expect(check.reason).not.toContain('OPENAI_API_KEY');
     expect(check.reason).toContain('OPENROUTER=[redacted]');
     expect(check.reason).not.toContain(KEY);
+  });
+});
+
+describe('CommandVerifier with a process left holding its output', () => {
+  /**
+   * A command that starts a straggler sharing its stdout and writes the straggler's pid to a file:
+   * `stay` exits 0 at once and leaves the straggler in its process group (`sleep 5 & exit 0`);
+   * `escape` puts the straggler in a session of its own and then hangs (`setsid sleep 8 & sleep 60`).
+   */
+  const HOLD = [
+    "const { spawn } = require('node:child_process');",
+    'const [, , pidFile, mode] = process.argv;',
+    "const straggler = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: mode === 'escape', stdio: ['ignore', 'inherit', 'inherit'] });",
+    "require('node:fs').writeFileSync(pidFile, String(straggler.pid));",
+    "if (mode === 'escape') setInterval(() => {}, 1000); else process.exit(0);",
+  ].join('\n');
+  let tools: string;
+
+  beforeEach(() => {
+    tools = mkdtempSync(join(tmpdir(), 'rung-tools-'));
+    writeFileSync(join(tools, 'hold.js'), HOLD);
+  });
+
+  afterEach(() => {
+    for (const name of readdirSync(tools).filter((file) => file.endsWith('.pid'))) {
+      try {
+        process.kill(Number(readFileSync(join(tools, name), 'utf8')), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(tools, { recursive: true, force: true });
+  });
+
+  const hold = (mode: 'stay' | 'escape') => `${node} ${JSON.stringify(join(tools, 'hold.js'))} ${JSON.stringify(join(tools, `${mode}.pid`))} ${mode}`;
+
+  it('passes a command that exits 0 though something it started still holds its output', async () => {
+    const command = hold('stay');
+    expect(await verifier(command, { timeoutMs: 60_000 }).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+
+  it('times out on time and removes the copy though a process outside its group still holds its output', async () => {
+    const command = hold('escape');
+    expect(await verifier(command, { timeoutMs: 300 }).verify(answer)).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 300 ms` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 });
 
