@@ -91,6 +91,13 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     catalogPath: (provider) => join(io.cwd, '.rung', `catalog-${provider}.json`),
     ...(io.signal ? { signal: io.signal } : {}),
   });
+  // Stopped while probing or fetching a catalog: no call was made, and routing now would only report
+  // the providers the stop cut short as unavailable.
+  if (io.signal?.aborted) {
+    if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, attempts: [] })}\n`);
+    io.stderr('rung chat: stopped by the user\n');
+    return EXIT_STOPPED;
+  }
   const verifier = buildVerifier({ schema, command: parsed.verifyCommand, isEdit, cwd: io.cwd, env: io.env });
   const messages: ChatMessage[] = [];
   if (schema !== undefined) {

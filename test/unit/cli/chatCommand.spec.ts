@@ -203,6 +203,20 @@ describe('rung chat', () => {
     expect(io.err).toContain('--ledger is not available in this build');
   });
 
+  it('exits 130 and blames no provider when the user stops it while the providers are being probed', async () => {
+    // Both servers accept the connection and never answer: the Ollama probe and the catalog fetch hang.
+    const silent: Route = () => undefined;
+    const { io } = await setUp(prose(), jsonAnswer());
+    servers[0]?.on('GET', '/api/tags', silent);
+    servers[1]?.on('GET', '/api/v1/models', silent);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], { ...io, signal: stop.signal });
+    expect(code).toBe(130);
+    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, attempts: [] });
+    expect(io.err).toBe('rung chat: stopped by the user\n');
+  });
+
   it('exits 2 with the usage when called without a panel or a prompt', async () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['hello'], io)).toBe(2);
