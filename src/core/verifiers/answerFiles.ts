@@ -11,7 +11,7 @@
  */
 import { lstat, mkdir, mkdtemp, readdir, readlink, realpath, copyFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { fencedBlocks } from './structuredOutputVerifier';
 
 /** One file an answer asks to write, its path relative to the workspace. */
@@ -85,17 +85,52 @@ export async function scratchWithFiles(workspace: string, files: readonly Answer
     for (const file of files) {
       const unsafe = unsafePath(file.path);
       if (unsafe) throw new Error(unsafe);
-      const target = join(dir, normalize(file.path));
-      await mkdir(dirname(target), { recursive: true });
-      // A symlinked folder copied from the workspace could point anywhere: the real parent must be ours.
-      const parent = await realpath(dirname(target));
-      if (parent !== inside && !parent.startsWith(inside + sep)) throw new Error(`${file.path} leaves the workspace through a symlink`);
+      const planned = join(dir, normalize(file.path));
+      const target = join(await folderInside(dirname(planned), inside, file.path), basename(planned));
       await rm(target, { force: true });
       await writeFile(target, file.content);
     }
     return scratch;
   } catch (error) {
     await scratch.remove();
+    throw error;
+  }
+}
+
+/**
+ * Makes `folder` (a path in the copy) and returns its real path, refusing a path whose real location
+ * is not under `inside`.
+ *
+ * @remarks
+ * A symlinked folder copied from the workspace could point anywhere, so the check comes before anything
+ * is created: `mkdir -p` first would build `link/deep/er` in the folder the link points to and only
+ * then find it outside. The real path of the deepest folder that exists is checked, and the missing
+ * levels are made one at a time under it; a level that exists as something else (a dangling link) stops
+ * the write with EEXIST.
+ */
+async function folderInside(folder: string, inside: string, path: string): Promise<string> {
+  const missing: string[] = [];
+  let existing = folder;
+  let real = await realIfExists(existing);
+  while (real === undefined) {
+    missing.unshift(basename(existing));
+    existing = dirname(existing);
+    real = await realIfExists(existing);
+  }
+  if (real !== inside && !real.startsWith(inside + sep)) throw new Error(`${path} leaves the workspace through a symlink`);
+  for (const name of missing) {
+    real = join(real, name);
+    await mkdir(real);
+  }
+  return real;
+}
+
+/** The real path of `path`, or undefined when it (or what it links to) does not exist. */
+async function realIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return undefined;
     throw error;
   }
 }

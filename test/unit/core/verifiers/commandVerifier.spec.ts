@@ -71,6 +71,22 @@ describe('CommandVerifier', () => {
     rmSync(elsewhere, { recursive: true, force: true });
   });
 
+  it('creates no folder outside the copy when a write through a symlinked folder is refused', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'rung-elsewhere-'));
+    symlinkSync(elsewhere, join(workspace, 'link'));
+    const check = await verifier(`${node} -e ""`).verify(edit('link/deep/er/a.ts', 'x'));
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('leaves the workspace through a symlink') });
+    expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it('writes a file into new folders under a symlinked folder that stays inside the workspace', async () => {
+    mkdirSync(join(workspace, 'src'));
+    symlinkSync('src', join(workspace, 'alias'));
+    const command = `${node} -e "process.exit(require('fs').readFileSync('src/deep/a.ts', 'utf8') === 'x\\n' ? 0 : 1)"`;
+    expect((await verifier(command).verify(edit('alias/deep/a.ts', 'x'))).verdict).toBe('pass');
+  });
+
   it('links node_modules into the copy rather than copying it, and never writes into it', async () => {
     mkdirSync(join(workspace, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;');
