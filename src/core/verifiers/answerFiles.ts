@@ -11,7 +11,7 @@
  */
 import { lstat, mkdir, mkdtemp, readdir, readlink, realpath, copyFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { fencedBlocks } from './structuredOutputVerifier';
 
 /** One file an answer asks to write, its path relative to the workspace. */
@@ -78,7 +78,8 @@ export async function scratchWithFiles(workspace: string, files: readonly Answer
   const dir = await mkdtemp(join(root, 'rung-verify-'));
   const scratch: Scratch = { dir, remove: () => rm(dir, { recursive: true, force: true }) };
   try {
-    await copyTree(workspace, dir, { bytes: 0, files: 0 });
+    const real = await realpath(workspace);
+    await copyTree(real, dir, { workspace: real, bytes: 0, files: 0 });
     const modules = join(workspace, 'node_modules');
     if (await exists(modules)) await symlink(modules, join(dir, 'node_modules'), 'junction');
     const inside = await realpath(dir);
@@ -135,23 +136,52 @@ async function realIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-async function copyTree(from: string, to: string, count: { bytes: number; files: number }): Promise<void> {
+/** What a copy walk carries: the workspace's real path (links are resolved against it) and the running totals. */
+interface CopyWalk {
+  workspace: string;
+  bytes: number;
+  files: number;
+}
+
+/** Copies the folder `from` (a real folder under `walk.workspace`) to `to`. */
+async function copyTree(from: string, to: string, walk: CopyWalk): Promise<void> {
   for (const entry of await readdir(from, { withFileTypes: true })) {
     if (SKIPPED.has(entry.name)) continue;
     const source = join(from, entry.name);
     const target = join(to, entry.name);
-    if (++count.files > MAX_SCRATCH_FILES) throw new ScratchTooLarge(`the workspace has more than ${MAX_SCRATCH_FILES} files to copy`);
+    if (++walk.files > MAX_SCRATCH_FILES) throw new ScratchTooLarge(`the workspace has more than ${MAX_SCRATCH_FILES} files to copy`);
     if (entry.isDirectory()) {
       await mkdir(target);
-      await copyTree(source, target, count);
+      await copyTree(source, target, walk);
     } else if (entry.isSymbolicLink()) {
-      await symlink(await readlink(source), target);
+      await symlink(linkInCopy(await readlink(source), from, walk.workspace), target);
     } else if (entry.isFile()) {
-      count.bytes += (await lstat(source)).size;
-      if (count.bytes > MAX_SCRATCH_BYTES) throw new ScratchTooLarge(`the workspace holds more than ${MAX_SCRATCH_BYTES} bytes to copy`);
+      walk.bytes += (await lstat(source)).size;
+      if (walk.bytes > MAX_SCRATCH_BYTES) throw new ScratchTooLarge(`the workspace holds more than ${MAX_SCRATCH_BYTES} bytes to copy`);
       await copyFile(source, target);
     }
   }
+}
+
+/**
+ * What a link found in `folder` should say in the copy so that it points where it pointed in the workspace.
+ *
+ * @remarks
+ * Copied unchanged, a relative link that climbs out of the workspace (`pkg/shared -> ../../shared3` in
+ * a monorepo) points somewhere else from the scratch folder — usually nowhere — and the tests that fail
+ * for it blame the model. So a link is resolved against its own folder: a target inside the workspace
+ * is written relative to that folder (it resolves the same inside the copy, to the copy's file, which
+ * may be one the answer wrote), and a target outside it, or in a folder the copy leaves out (`.git`),
+ * is written as an absolute path. `folder` and `workspace` are real paths, so `..` is resolved as the
+ * system resolves it.
+ */
+function linkInCopy(link: string, folder: string, workspace: string): string {
+  const resolved = resolve(folder, link);
+  const fromRoot = relative(workspace, resolved);
+  const outside = fromRoot === '..' || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot);
+  const leftOut = fromRoot.split(sep).some((part) => part !== 'node_modules' && SKIPPED.has(part));
+  if (outside || leftOut) return resolved;
+  return isAbsolute(link) ? relative(folder, resolved) || '.' : link;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -87,6 +87,21 @@ describe('CommandVerifier', () => {
     expect((await verifier(command).verify(edit('alias/deep/a.ts', 'x'))).verdict).toBe('pass');
   });
 
+  it('keeps a relative link pointing where it pointed: out of the workspace to the same folder, inside it to the copy', async () => {
+    // A monorepo package linking a sibling outside the workspace, and a link within the workspace.
+    const repo = join(workspace, 'repo');
+    mkdirSync(join(workspace, 'shared3'));
+    writeFileSync(join(workspace, 'shared3', 'index.js'), 'module.exports = 3;');
+    mkdirSync(join(repo, 'pkg'), { recursive: true });
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'add.ts'), 'export const add = (a: number, b: number) => a - b;');
+    symlinkSync('../../shared3', join(repo, 'pkg', 'shared'));
+    symlinkSync('../src', join(repo, 'pkg', 'lib'));
+    const command = `${node} -e "process.exit(require('./pkg/shared/index.js') === 3 && require('fs').readFileSync('pkg/lib/add.ts', 'utf8').includes('a + b') ? 0 : 1)"`;
+    const check = await new CommandVerifier({ command, cwd: repo, env: {}, scratchRoot }).verify(answer);
+    expect(check).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+  });
+
   it('links node_modules into the copy rather than copying it, and never writes into it', async () => {
     mkdirSync(join(workspace, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;');
