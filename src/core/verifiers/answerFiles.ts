@@ -21,10 +21,13 @@ export interface AnswerFile {
 }
 
 /**
- * Folders never copied: dependencies and metadata, large and not the answer's business. The
- * top-level `node_modules` is linked instead, so `npm test` in the copy finds its dependencies.
+ * Folders never copied: dependencies and metadata, large and not the answer's business. Every
+ * `node_modules` is linked instead, at any depth, so `npm test` in the copy finds its dependencies —
+ * in a monorepo a package's own `node_modules` holds what the top-level one does not.
  */
 const SKIPPED = new Set(['node_modules', '.git', '.rung']);
+/** The skipped folder that is linked into the copy rather than left out. */
+const LINKED = 'node_modules';
 /** The most a scratch copy may hold, bytes (64 MiB): a source tree is megabytes; past this the copy is not worth its time. */
 export const MAX_SCRATCH_BYTES = 64 * 1024 * 1024;
 /** The most files a scratch copy may hold: the same judgement, counted in files. */
@@ -60,7 +63,7 @@ export function unsafePath(path: string): string | null {
   return null;
 }
 
-/** A scratch copy of a workspace; `remove()` deletes it (the linked node_modules is unlinked, not followed). */
+/** A scratch copy of a workspace; `remove()` deletes it (a linked node_modules is unlinked, not followed). */
 export interface Scratch {
   dir: string;
   remove(): Promise<void>;
@@ -70,7 +73,7 @@ export interface Scratch {
 export class ScratchTooLarge extends Error {}
 
 /**
- * Copies `workspace` to a fresh temporary folder (skipping {@link SKIPPED}, linking the top-level
+ * Copies `workspace` to a fresh temporary folder (skipping {@link SKIPPED}, linking every
  * `node_modules`) and writes `files` into it. Throws {@link ScratchTooLarge} past the limits, and an
  * Error for a file that would land outside the copy (through `..` or a symlink in the workspace).
  */
@@ -80,8 +83,6 @@ export async function scratchWithFiles(workspace: string, files: readonly Answer
   try {
     const real = await realpath(workspace);
     await copyTree(real, dir, { workspace: real, bytes: 0, files: 0 });
-    const modules = join(workspace, 'node_modules');
-    if (await exists(modules)) await symlink(modules, join(dir, 'node_modules'), 'junction');
     const inside = await realpath(dir);
     for (const file of files) {
       const unsafe = unsafePath(file.path);
@@ -146,9 +147,13 @@ interface CopyWalk {
 /** Copies the folder `from` (a real folder under `walk.workspace`) to `to`. */
 async function copyTree(from: string, to: string, walk: CopyWalk): Promise<void> {
   for (const entry of await readdir(from, { withFileTypes: true })) {
-    if (SKIPPED.has(entry.name)) continue;
     const source = join(from, entry.name);
     const target = join(to, entry.name);
+    if (entry.name === LINKED) {
+      await symlink(source, target, 'junction');
+      continue;
+    }
+    if (SKIPPED.has(entry.name)) continue;
     if (++walk.files > MAX_SCRATCH_FILES) throw new ScratchTooLarge(`the workspace has more than ${MAX_SCRATCH_FILES} files to copy`);
     if (entry.isDirectory()) {
       await mkdir(target);
@@ -179,16 +184,7 @@ function linkInCopy(link: string, folder: string, workspace: string): string {
   const resolved = resolve(folder, link);
   const fromRoot = relative(workspace, resolved);
   const outside = fromRoot === '..' || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot);
-  const leftOut = fromRoot.split(sep).some((part) => part !== 'node_modules' && SKIPPED.has(part));
+  const leftOut = fromRoot.split(sep).some((part) => part !== LINKED && SKIPPED.has(part));
   if (outside || leftOut) return resolved;
   return isAbsolute(link) ? relative(folder, resolved) || '.' : link;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -112,6 +112,16 @@ describe('CommandVerifier', () => {
     expect(readFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('module.exports = 42;');
   });
 
+  it('links a nested node_modules too, so a package in a monorepo finds its own dependencies', async () => {
+    mkdirSync(join(workspace, 'packages', 'app', 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(workspace, 'packages', 'app', 'node_modules', 'dep', 'index.js'), 'module.exports = 7;');
+    const command = `cd packages/app && ${node} -e "if (require('dep') !== 7) process.exit(1)"`;
+    expect((await verifier(command).verify(answer)).verdict).toBe('pass');
+    const check = await verifier(command).verify(edit('packages/app/node_modules/dep/index.js', 'module.exports = 0;'));
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('is inside node_modules') });
+    expect(readFileSync(join(workspace, 'packages', 'app', 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('module.exports = 7;');
+  });
+
   it('calls a command that runs out of time unverified', async () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
     const check = await verifier(command, { timeoutMs: 100 }).verify(answer);
