@@ -18,7 +18,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { redactor } from '../providers/transport';
-import { answerFiles, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
+import { answerFiles, ScratchStopped, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
 import type { Answer, Check, Verifier } from './verifier';
 
 /** How long a verify command may run when the caller sets no limit, ms (a typical unit-test suite). */
@@ -83,9 +83,9 @@ export class CommandVerifier implements Verifier {
     }
     let scratch: Scratch;
     try {
-      scratch = await scratchWithFiles(this.options.cwd, files, this.options.scratchRoot);
+      scratch = await scratchWithFiles(this.options.cwd, files, { root: this.options.scratchRoot, signal });
     } catch (error) {
-      const why = error instanceof ScratchTooLarge ? error.message : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
+      const why = error instanceof ScratchTooLarge || error instanceof ScratchStopped ? error.message : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
       return { verdict: 'unverified', reason: scrub(`\`${command}\` not run: ${why}`) };
     }
     try {

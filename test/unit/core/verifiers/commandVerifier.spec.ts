@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { answerFiles } from '../../../../src/core/verifiers/answerFiles';
+import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
 import { CommandVerifier, commandEnvironment } from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
@@ -203,6 +203,21 @@ describe('commandEnvironment', () => {
     const { env, keys } = commandEnvironment({ RUNG_OPENAI_API_KEY: 'sk-one', RUNG_MY_LAB_API_KEY: 'sk-two', COPY: 'sk-two', PATH: '/usr/bin', EMPTY: undefined }, ['sk-three']);
     expect(env).toEqual({ PATH: '/usr/bin' });
     expect(keys.sort()).toEqual(['sk-one', 'sk-three', 'sk-two']);
+  });
+});
+
+describe('scratchWithFiles', () => {
+  it('stops copying as soon as the signal fires, and leaves no partial copy', async () => {
+    for (let folder = 0; folder < 20; folder++) {
+      mkdirSync(join(workspace, `f${folder}`));
+      for (let file = 0; file < 20; file++) writeFileSync(join(workspace, `f${folder}`, `${file}.ts`), 'export {};');
+    }
+    const stop = new AbortController();
+    const copying = scratchWithFiles(workspace, [], { root: scratchRoot, signal: stop.signal });
+    // The copy takes hundreds of turns of the event loop; the stop lands in one of the first.
+    setImmediate(() => stop.abort());
+    await expect(copying).rejects.toBeInstanceOf(ScratchStopped);
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 });
 
