@@ -138,6 +138,13 @@ describe('CommandVerifier', () => {
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
+  it('calls a command that cannot be started unverified, and removes the copy', async () => {
+    // Node refuses a command line with a NUL byte before any process exists.
+    const check = await verifier('true\0false').verify(answer);
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('could not start') });
+    expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+
   it('runs the command without any RUNG_*_API_KEY or a variable holding a key, and keeps the key out of its reason', async () => {
     writeFileSync(join(workspace, '.env'), `OPENROUTER=${KEY}\n`);
     const command = `${node} -e "console.log(JSON.stringify(process.env)); console.log(require('fs').readFileSync('.env', 'utf8')); process.exit(1)"`;
