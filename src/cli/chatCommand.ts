@@ -91,6 +91,13 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     catalogPath: (provider) => join(io.cwd, '.rung', `catalog-${provider}.json`),
     ...(io.signal ? { signal: io.signal } : {}),
   });
+  // Stopped while probing or fetching a catalog: no call was made, and routing now would only report
+  // the providers the stop cut short as unavailable.
+  if (io.signal?.aborted) {
+    if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, attempts: [] })}\n`);
+    io.stderr('rung chat: stopped by the user\n');
+    return EXIT_STOPPED;
+  }
   const verifier = buildVerifier({ schema, command: parsed.verifyCommand, isEdit, cwd: io.cwd, env: io.env });
   const messages: ChatMessage[] = [];
   if (schema !== undefined) {
@@ -148,7 +155,7 @@ async function routeAndPrint(options: RouteAndPrintOptions): Promise<number> {
   const attempt: AttemptFn<ChatAnswer> = async (candidate, context) => {
     const previous = lines.at(-1);
     if (previous?.verdict === 'fail') note(`escalated from ${previous.model} to ${candidate.slug}: ${previous.reason}`);
-    else if (previous) io.stderr(`rung chat: skipped ${previous.model} (${previous.verdict}: ${previous.reason}); trying ${candidate.slug}\n`);
+    else if (previous) io.stderr(`rung chat: skipped ${previous.model} (${verdictWithReason(previous)}); trying ${candidate.slug}\n`);
     try {
       const outcome = await inner(candidate, context);
       lines.push({ model: candidate.slug, verdict: outcome.verdict, reason: outcome.verdictReason ?? '' });
@@ -180,11 +187,23 @@ async function routeAndPrint(options: RouteAndPrintOptions): Promise<number> {
   } else {
     io.stdout('\n');
     const last = attempts.at(-1);
-    if (answer && last) io.stderr(`rung chat: answered by ${answer.model} (${last.verdict}: ${last.reason})\n`);
-    else if (last) io.stderr(`rung chat: no answer stands; last attempt ${last.model} (${last.verdict}: ${last.reason})\n`);
+    if (answer && last) io.stderr(`rung chat: answered by ${answer.model} (${verdictWithReason(last)})\n`);
+    else if (last) io.stderr(`rung chat: no answer stands; last attempt ${last.model} (${verdictWithReason(last)})\n`);
   }
   if (stopped) return EXIT_STOPPED;
   return answer ? 0 : 1;
+}
+
+/**
+ * An attempt's verdict and reason as one phrase: `fail: no JSON found`.
+ *
+ * @remarks
+ * A failed call's reason already opens with the failure's kind (`provider-error: ollama: server error
+ * (500)`, `stopped: stopped by the user`), as the decision rows record it; prefixing the verdict again
+ * printed `stopped: stopped: stopped by the user`.
+ */
+function verdictWithReason(attempt: AttemptLine): string {
+  return attempt.reason.startsWith(`${attempt.verdict}: `) ? attempt.reason : `${attempt.verdict}: ${attempt.reason}`;
 }
 
 function parseChatArgs(argv: string[]) {

@@ -58,6 +58,9 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
         // The board probes again through the adapter's cache when asked to recheck.
         health.watch(name, (signal) => adapter.probe(signal));
         const probe = await adapter.probe(options.signal);
+        // A probe the caller stopped says nothing about the server: marking it down would blame the
+        // provider for the user's Ctrl-C ("provider ollama unavailable: probe stopped").
+        if (options.signal?.aborted) return;
         health.recordProbe(name, probe.ok, probe.reason);
         for (const model of probe.models) facts.set(model.slug, model);
         return;

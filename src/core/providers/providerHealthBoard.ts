@@ -38,6 +38,18 @@ export const TRANSPORT_FAULT_COOL_DOWN_MS = 10_000;
  */
 export const RECHECK_AFTER_MS = PROBE_CACHE_MS;
 
+/**
+ * How long a provider that nothing can probe stays down after "no server" (ECONNREFUSED, ENOTFOUND,
+ * EAI_AGAIN), ms: the probe cache's 30 s, so it is tried again as often as a watched one is asked again.
+ *
+ * @remarks
+ * A watched provider (Ollama) is down until {@link ProviderHealthBoard.recheck} finds it back. A cloud
+ * provider has no prober, and the ranking drops a provider that is marked, so no call could ever clear
+ * the mark either: one network blip took it out for the life of the board. Trying again after the
+ * same rest a watched provider gets costs at most one failed call per 30 s while it is really gone.
+ */
+export const UNWATCHED_NO_SERVER_MS = PROBE_CACHE_MS;
+
 /** Asks a provider whether it is there (Ollama's cached `/api/tags` probe); never throws. */
 export type Prober = (signal?: AbortSignal) => Promise<{ ok: boolean; reason?: string }>;
 
@@ -118,7 +130,8 @@ export class ProviderHealthBoard implements ProviderHealth {
 
   /**
    * Reads a failed call: 429, 5xx and a provider error without a status (a timeout, a cut stream) cool
-   * the provider down; no server or a rejected key mark it down.
+   * the provider down; no server or a rejected key mark it down — no server for
+   * {@link UNWATCHED_NO_SERVER_MS} when no prober watches the provider.
    */
   recordFailure(provider: string, failure: ProviderFailure): void {
     const now = this.clock.now();
@@ -133,9 +146,13 @@ export class ProviderHealthBoard implements ProviderHealth {
     } else if (failure.kind === 'provider-error' && status === undefined) {
       const wait = TRANSPORT_FAULT_COOL_DOWN_MS;
       this.mark(provider, { reason: `cooling down after a provider error for ${wait} ms: ${failure.message}`, until: now + wait, probeClears: false });
-    } else if (failure.kind === 'unavailable' && (status === undefined || status === 401 || status === 403)) {
-      // No server: a good probe says it is back. A rejected key: only a call that goes through says so.
-      this.mark(provider, { reason: failure.message, probeClears: status === undefined });
+    } else if (failure.kind === 'unavailable' && status === undefined) {
+      // No server: a good probe says it is back, or, with nothing to probe it, time to try again.
+      const until = this.probers.has(provider) ? undefined : now + UNWATCHED_NO_SERVER_MS;
+      this.mark(provider, { reason: failure.message, probeClears: true, ...(until !== undefined ? { until } : {}) });
+    } else if (failure.kind === 'unavailable' && (status === 401 || status === 403)) {
+      // A rejected key: only a call that goes through says it is accepted again.
+      this.mark(provider, { reason: failure.message, probeClears: false });
     }
   }
 

@@ -15,9 +15,10 @@
  * becomes the verdict's reason, which the decision log and `rung chat --json` print. The reason is
  * scrubbed of the keys as well, for a command that finds one some other way (a `.env` file).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { redactor } from '../providers/transport';
-import { answerFiles, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
+import { answerFiles, ScratchStopped, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
 import type { Answer, Check, Verifier } from './verifier';
 
 /** How long a verify command may run when the caller sets no limit, ms (a typical unit-test suite). */
@@ -26,6 +27,12 @@ export const COMMAND_TIMEOUT_MS = 120_000;
 export const OUTPUT_TAIL_CHARS = 1_500;
 /** How much output is kept while the command runs, characters: the tail is all a verdict needs. */
 const KEEP_CHARS = 64 * 1024;
+/**
+ * How long, after the command exits, its output is still read, ms: enough for what it wrote before
+ * exiting (already in the pipe, read within a turn of the event loop), and a bound on a pipe a
+ * straggler outside the process group keeps open.
+ */
+const OUTPUT_DRAIN_MS = 250;
 /** The variables `rung` reads keys from (`RUNG_OPENROUTER_API_KEY`; see `apiKeyVariable` in panel.ts). */
 const API_KEY_VARIABLE = /^RUNG_.+_API_KEY$/i;
 
@@ -76,9 +83,9 @@ export class CommandVerifier implements Verifier {
     }
     let scratch: Scratch;
     try {
-      scratch = await scratchWithFiles(this.options.cwd, files, this.options.scratchRoot);
+      scratch = await scratchWithFiles(this.options.cwd, files, { root: this.options.scratchRoot, signal });
     } catch (error) {
-      const why = error instanceof ScratchTooLarge ? error.message : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
+      const why = error instanceof ScratchTooLarge || error instanceof ScratchStopped ? error.message : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
       return { verdict: 'unverified', reason: scrub(`\`${command}\` not run: ${why}`) };
     }
     try {
@@ -89,7 +96,17 @@ export class CommandVerifier implements Verifier {
     }
   }
 
-  /** Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`. */
+  /**
+   * Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`.
+   *
+   * @remarks
+   * The verdict is decided on the shell's `'exit'`, not on `'close'`: `'close'` waits for every holder
+   * of the output pipes, and a test runner that leaves a watcher or a `setsid` daemon behind would hold
+   * the verdict (and the scratch copy) for as long as that straggler lives — past the timeout, which
+   * only kills the process group. So on exit the rest of the group is killed, the output still in the
+   * pipes is read for at most {@link OUTPUT_DRAIN_MS}, and the pipes are destroyed; on the timer or the
+   * user's stop the group is killed and the check settles at once.
+   */
   private run(cwd: string, env: Record<string, string>, applied: string, signal?: AbortSignal): Promise<Check> {
     const { command } = this.options;
     const timeoutMs = this.options.timeoutMs ?? COMMAND_TIMEOUT_MS;
@@ -99,14 +116,20 @@ export class CommandVerifier implements Verifier {
         return;
       }
       let output = '';
-      let ended: 'timeout' | 'stopped' | undefined;
-      const child = spawn(command, { cwd, shell: true, detached: process.platform !== 'win32', env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let settled = false;
+      let child: ChildProcess;
+      try {
+        child = spawn(command, { cwd, shell: true, detached: process.platform !== 'win32', env, stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (error) {
+        resolve({ verdict: 'unverified', reason: `\`${command}\` could not start: ${error instanceof Error ? error.message : String(error)}` });
+        return;
+      }
       const keep = (chunk: Buffer): void => {
         output = (output + chunk.toString('utf8')).slice(-KEEP_CHARS);
       };
       child.stdout?.on('data', keep);
       child.stderr?.on('data', keep);
-      const kill = (): void => {
+      const killGroup = (): void => {
         try {
           if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
           else child.kill('SIGKILL');
@@ -114,29 +137,57 @@ export class CommandVerifier implements Verifier {
           // Already gone.
         }
       };
-      const timer = setTimeout(() => {
-        ended = 'timeout';
-        kill();
-      }, timeoutMs);
-      const onStop = (): void => {
-        ended = 'stopped';
-        kill();
-      };
-      signal?.addEventListener('abort', onStop, { once: true });
       const finish = (check: Check): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onStop);
+        // A straggler outside the group (`setsid`) may still hold the pipes; we are done reading them.
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         resolve(check);
       };
+      const timer = setTimeout(() => {
+        killGroup();
+        finish({ verdict: 'unverified', reason: `\`${command}\` timed out after ${timeoutMs} ms` });
+      }, timeoutMs);
+      const onStop = (): void => {
+        killGroup();
+        finish({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
+      };
+      signal?.addEventListener('abort', onStop, { once: true });
       child.on('error', (error) => finish({ verdict: 'unverified', reason: `\`${command}\` could not start: ${error.message}` }));
-      child.on('close', (code, killedBy) => {
-        if (ended === 'timeout') return finish({ verdict: 'unverified', reason: `\`${command}\` timed out after ${timeoutMs} ms` });
-        if (ended === 'stopped') return finish({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
-        if (code === 0) return finish({ verdict: 'pass', reason: `\`${command}\` exited 0 ${applied}` });
-        const tail = output.trimEnd().slice(-OUTPUT_TAIL_CHARS);
-        const how = code === null ? `was killed by ${killedBy ?? 'a signal'}` : `exited ${code}`;
-        return finish({ verdict: 'fail', reason: `\`${command}\` ${how} ${applied}${tail ? `:\n${tail}` : ''}` });
+      child.on('exit', (code, killedBy) => {
+        if (settled) return;
+        // The command is over; what it left running in its group has no verdict to wait for.
+        killGroup();
+        void drained(child, OUTPUT_DRAIN_MS).then(() => {
+          if (code === 0) return finish({ verdict: 'pass', reason: `\`${command}\` exited 0 ${applied}` });
+          const tail = output.trimEnd().slice(-OUTPUT_TAIL_CHARS);
+          const how = code === null ? `was killed by ${killedBy ?? 'a signal'}` : `exited ${code}`;
+          return finish({ verdict: 'fail', reason: `\`${command}\` ${how} ${applied}${tail ? `:\n${tail}` : ''}` });
+        });
       });
     });
   }
+}
+
+/**
+ * Resolves when both of the child's output pipes have ended, or after `graceMs`, whichever is first.
+ *
+ * @remarks
+ * What the shell wrote before it exited is already in the pipes and is read within a turn of the event
+ * loop; the grace is only for a pipe that a process outside the group still holds open, which would
+ * never end.
+ */
+function drained(child: ChildProcess, graceMs: number): Promise<void> {
+  const ended = (stream: Readable | null): Promise<void> =>
+    stream === null || stream.readableEnded || stream.destroyed ? Promise.resolve() : new Promise((resolve) => stream.once('close', () => resolve()).once('end', () => resolve()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, graceMs);
+    void Promise.all([ended(child.stdout), ended(child.stderr)]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -120,6 +120,23 @@ describe('rung chat', () => {
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
 
+  it('says each verdict once in the lines it prints for failed attempts', async () => {
+    const { io } = await setUp(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    expect(await runChatCommand(['--panel', 'panel.json', 'hello'], io)).toBe(1);
+    expect(io.err).toMatch(/rung chat: skipped qwen2\.5:3b \(provider-error: ollama: server error \(500\).*\); trying openai\/gpt-4o-mini\n/);
+    expect(io.err).toContain('rung chat: no answer stands; last attempt openai/gpt-4o-mini (provider-error: unavailable: openrouter: the API key was rejected (401))\n');
+    expect(io.err).not.toContain('provider-error: provider-error');
+  });
+
+  it('says "stopped" once when the user stops the call mid-answer, and exits 130', async () => {
+    const stop = new AbortController();
+    // The stop comes as the model is asked, and the answer never does.
+    const { io } = await setUp(() => stop.abort(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', 'hello'], { ...io, signal: stop.signal })).toBe(130);
+    expect(io.err).toContain('rung chat: no answer stands; last attempt qwen2.5:3b (stopped: stopped by the user)\n');
+    expect(io.err).not.toContain('stopped: stopped: ');
+  });
+
   it('does not pass a prose answer on a workspace the answer never touched: the command check is unverified', async () => {
     const { io, cloud } = await setUp(prose(), jsonAnswer());
     const command = `${JSON.stringify(process.execPath)} -e "process.exit(0)"`;
@@ -201,6 +218,20 @@ describe('rung chat', () => {
     const { io } = await setUp(prose(), jsonAnswer());
     expect(await runChatCommand(['--panel', 'panel.json', '--ledger', 'l.sqlite', 'hi'], io)).toBe(2);
     expect(io.err).toContain('--ledger is not available in this build');
+  });
+
+  it('exits 130 and blames no provider when the user stops it while the providers are being probed', async () => {
+    // Both servers accept the connection and never answer: the Ollama probe and the catalog fetch hang.
+    const silent: Route = () => undefined;
+    const { io } = await setUp(prose(), jsonAnswer());
+    servers[0]?.on('GET', '/api/tags', silent);
+    servers[1]?.on('GET', '/api/v1/models', silent);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], { ...io, signal: stop.signal });
+    expect(code).toBe(130);
+    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, attempts: [] });
+    expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
   it('exits 2 with the usage when called without a panel or a prompt', async () => {

@@ -66,6 +66,19 @@ describe('connectProviders', () => {
     expect(ollama.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
   });
 
+  it('does not mark Ollama down for a probe the caller stopped', async () => {
+    const ollama = new WireServer().on('GET', '/api/tags', () => undefined);
+    servers.push(ollama);
+    const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
+    const clock = new FixedClock();
+    const health = new ProviderHealthBoard({ clock });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    await connectProviders({ panel, clock, health, keyFor: () => undefined, signal: stop.signal });
+    expect(ollama.requests.map((seen) => seen.path)).toEqual(['/api/tags']);
+    expect(health.unavailableReason('ollama', clock.now())).toBeNull();
+  });
+
   it('finds an Ollama that was down at connect time usable again once a recheck sees it back', async () => {
     const ollama = new WireServer().on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))));
     servers.push(ollama);

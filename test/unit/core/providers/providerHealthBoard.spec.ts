@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS } from '../../../../src/core/providers/providerHealthBoard';
+import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS, UNWATCHED_NO_SERVER_MS } from '../../../../src/core/providers/providerHealthBoard';
+import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
+import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
+import { parsePanel } from '../../../../src/core/panel';
+import { seededRandom } from '../../../../src/core/random';
+import { Router } from '../../../../src/core/routing/router';
 import { ProviderError, ProviderStopped, ProviderUnavailable } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
 
@@ -97,6 +102,29 @@ describe('ProviderHealthBoard', () => {
     expect(asked).toEqual(['ollama']);
     expect(board.unavailableReason('ollama', clock.now())).toBeNull();
     expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
+  });
+
+  it('lets a cloud provider with no prober back in after a "no server" blip', () => {
+    const clock = new FixedClock();
+    const board = new ProviderHealthBoard({ clock });
+    const panel = parsePanel({ models: [{ slug: 'openai/gpt-4o-mini', provider: 'openrouter' }], providers: { openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' } } }, 'test panel');
+    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health: board });
+    const request = { callId: 'call-1', classKey: 'chat', verifiable: false };
+    board.recordFailure('openrouter', new ProviderUnavailable('openrouter: no server at https://openrouter.ai (EAI_AGAIN)'));
+    expect(router.rank(request).candidates).toEqual([]);
+    clock.advance(UNWATCHED_NO_SERVER_MS - 1);
+    expect(board.unavailableReason('openrouter', clock.now())).toBe('openrouter: no server at https://openrouter.ai (EAI_AGAIN)');
+    clock.advance(1);
+    expect(board.unavailableReason('openrouter', clock.now())).toBeNull();
+    expect(router.rank(request).candidates.map((candidate) => candidate.slug)).toEqual(['openai/gpt-4o-mini']);
+  });
+
+  it('keeps a watched provider with no server down until its probe finds it, however long that takes', () => {
+    const clock = new FixedClock();
+    const board = new ProviderHealthBoard({ clock });
+    board.watch('ollama', async () => ({ ok: false }));
+    board.recordFailure('ollama', new ProviderUnavailable('ollama: no server at http://127.0.0.1:11434 (ECONNREFUSED)'));
+    expect(board.unavailableReason('ollama', clock.now() + 3_600_000)).toBe('ollama: no server at http://127.0.0.1:11434 (ECONNREFUSED)');
   });
 
   it('does not end a cool-down on a good probe', () => {

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { answerFiles } from '../../../../src/core/verifiers/answerFiles';
+import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
 import { CommandVerifier, commandEnvironment } from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
@@ -33,6 +33,7 @@ describe('CommandVerifier', () => {
     const command = `${node} -e "require('fs').accessSync('marker.txt'); if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
     expect(await verifier(command).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
     expect(existsSync(join(workspace, 'src'))).toBe(false);
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('calls an answer it could not apply unverified and does not run the command', async () => {
@@ -50,6 +51,7 @@ describe('CommandVerifier', () => {
     expect(check.reason).toMatch(/exited 3 with the answer applied \(src\/add\.ts\):\n/);
     expect(check.reason).toMatch(/FAIL test\/add\.spec\.ts$/);
     expect(check.reason).not.toContain('line 0\n');
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('refuses to write a file outside the copy, and does not run the command', async () => {
@@ -69,6 +71,37 @@ describe('CommandVerifier', () => {
     rmSync(elsewhere, { recursive: true, force: true });
   });
 
+  it('creates no folder outside the copy when a write through a symlinked folder is refused', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'rung-elsewhere-'));
+    symlinkSync(elsewhere, join(workspace, 'link'));
+    const check = await verifier(`${node} -e ""`).verify(edit('link/deep/er/a.ts', 'x'));
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('leaves the workspace through a symlink') });
+    expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  it('writes a file into new folders under a symlinked folder that stays inside the workspace', async () => {
+    mkdirSync(join(workspace, 'src'));
+    symlinkSync('src', join(workspace, 'alias'));
+    const command = `${node} -e "process.exit(require('fs').readFileSync('src/deep/a.ts', 'utf8') === 'x\\n' ? 0 : 1)"`;
+    expect((await verifier(command).verify(edit('alias/deep/a.ts', 'x'))).verdict).toBe('pass');
+  });
+
+  it('keeps a relative link pointing where it pointed: out of the workspace to the same folder, inside it to the copy', async () => {
+    // A monorepo package linking a sibling outside the workspace, and a link within the workspace.
+    const repo = join(workspace, 'repo');
+    mkdirSync(join(workspace, 'shared3'));
+    writeFileSync(join(workspace, 'shared3', 'index.js'), 'module.exports = 3;');
+    mkdirSync(join(repo, 'pkg'), { recursive: true });
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'add.ts'), 'export const add = (a: number, b: number) => a - b;');
+    symlinkSync('../../shared3', join(repo, 'pkg', 'shared'));
+    symlinkSync('../src', join(repo, 'pkg', 'lib'));
+    const command = `${node} -e "process.exit(require('./pkg/shared/index.js') === 3 && require('fs').readFileSync('pkg/lib/add.ts', 'utf8').includes('a + b') ? 0 : 1)"`;
+    const check = await new CommandVerifier({ command, cwd: repo, env: {}, scratchRoot }).verify(answer);
+    expect(check).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+  });
+
   it('links node_modules into the copy rather than copying it, and never writes into it', async () => {
     mkdirSync(join(workspace, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'module.exports = 42;');
@@ -79,10 +112,21 @@ describe('CommandVerifier', () => {
     expect(readFileSync(join(workspace, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('module.exports = 42;');
   });
 
+  it('links a nested node_modules too, so a package in a monorepo finds its own dependencies', async () => {
+    mkdirSync(join(workspace, 'packages', 'app', 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(workspace, 'packages', 'app', 'node_modules', 'dep', 'index.js'), 'module.exports = 7;');
+    const command = `cd packages/app && ${node} -e "if (require('dep') !== 7) process.exit(1)"`;
+    expect((await verifier(command).verify(answer)).verdict).toBe('pass');
+    const check = await verifier(command).verify(edit('packages/app/node_modules/dep/index.js', 'module.exports = 0;'));
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('is inside node_modules') });
+    expect(readFileSync(join(workspace, 'packages', 'app', 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('module.exports = 7;');
+  });
+
   it('calls a command that runs out of time unverified', async () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
     const check = await verifier(command, { timeoutMs: 100 }).verify(answer);
     expect(check).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 100 ms` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('calls a command the user stopped unverified', async () => {
@@ -90,7 +134,15 @@ describe('CommandVerifier', () => {
     const command = `${node} -e "setTimeout(() => {}, 60000)"`;
     const pending = verifier(command).verify(answer, controller.signal);
     setTimeout(() => controller.abort(), 50);
-    expect((await pending).verdict).toBe('unverified');
+    expect(await pending).toEqual({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+
+  it('calls a command that cannot be started unverified, and removes the copy', async () => {
+    // Node refuses a command line with a NUL byte before any process exists.
+    const check = await verifier('true\0false').verify(answer);
+    expect(check).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('could not start') });
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('runs the command without any RUNG_*_API_KEY or a variable holding a key, and keeps the key out of its reason', async () => {
@@ -107,11 +159,72 @@ describe('CommandVerifier', () => {
   });
 });
 
+describe('CommandVerifier with a process left holding its output', () => {
+  /**
+   * A command that starts a straggler sharing its stdout and writes the straggler's pid to a file:
+   * `stay` exits 0 at once and leaves the straggler in its process group (`sleep 5 & exit 0`);
+   * `escape` puts the straggler in a session of its own and then hangs (`setsid sleep 8 & sleep 60`).
+   */
+  const HOLD = [
+    "const { spawn } = require('node:child_process');",
+    'const [, , pidFile, mode] = process.argv;',
+    "const straggler = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: mode === 'escape', stdio: ['ignore', 'inherit', 'inherit'] });",
+    "require('node:fs').writeFileSync(pidFile, String(straggler.pid));",
+    "if (mode === 'escape') setInterval(() => {}, 1000); else process.exit(0);",
+  ].join('\n');
+  let tools: string;
+
+  beforeEach(() => {
+    tools = mkdtempSync(join(tmpdir(), 'rung-tools-'));
+    writeFileSync(join(tools, 'hold.js'), HOLD);
+  });
+
+  afterEach(() => {
+    for (const name of readdirSync(tools).filter((file) => file.endsWith('.pid'))) {
+      try {
+        process.kill(Number(readFileSync(join(tools, name), 'utf8')), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(tools, { recursive: true, force: true });
+  });
+
+  const hold = (mode: 'stay' | 'escape') => `${node} ${JSON.stringify(join(tools, 'hold.js'))} ${JSON.stringify(join(tools, `${mode}.pid`))} ${mode}`;
+
+  it('passes a command that exits 0 though something it started still holds its output', async () => {
+    const command = hold('stay');
+    expect(await verifier(command, { timeoutMs: 60_000 }).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+
+  it('times out on time and removes the copy though a process outside its group still holds its output', async () => {
+    const command = hold('escape');
+    expect(await verifier(command, { timeoutMs: 300 }).verify(answer)).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 300 ms` });
+    expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+});
+
 describe('commandEnvironment', () => {
   it('drops every RUNG_*_API_KEY and any variable whose value is a key, and keeps the rest', () => {
     const { env, keys } = commandEnvironment({ RUNG_OPENAI_API_KEY: 'sk-one', RUNG_MY_LAB_API_KEY: 'sk-two', COPY: 'sk-two', PATH: '/usr/bin', EMPTY: undefined }, ['sk-three']);
     expect(env).toEqual({ PATH: '/usr/bin' });
     expect(keys.sort()).toEqual(['sk-one', 'sk-three', 'sk-two']);
+  });
+});
+
+describe('scratchWithFiles', () => {
+  it('stops copying as soon as the signal fires, and leaves no partial copy', async () => {
+    for (let folder = 0; folder < 20; folder++) {
+      mkdirSync(join(workspace, `f${folder}`));
+      for (let file = 0; file < 20; file++) writeFileSync(join(workspace, `f${folder}`, `${file}.ts`), 'export {};');
+    }
+    const stop = new AbortController();
+    const copying = scratchWithFiles(workspace, [], { root: scratchRoot, signal: stop.signal });
+    // The copy takes hundreds of turns of the event loop; the stop lands in one of the first.
+    setImmediate(() => stop.abort());
+    await expect(copying).rejects.toBeInstanceOf(ScratchStopped);
+    expect(readdirSync(scratchRoot)).toEqual([]);
   });
 });
 
