@@ -125,7 +125,7 @@ export class WorkspaceLedger implements Ledger {
   private writable: boolean;
   /** What the file held when this process last read or wrote it. */
   private base: LedgerState;
-  /** `base` with every queued operation applied: what snapshots read. */
+  /** `base` with every queued operation applied and only the spawns still in flight: what snapshots read. */
   private state: LedgerState;
   /** Operations applied to `state` but not yet landed in the file, oldest first. */
   private pending: LedgerOp[] = [];
@@ -194,6 +194,11 @@ export class WorkspaceLedger implements Ledger {
   /** Operations applied in memory but not yet in the file. */
   get queued(): number {
     return this.pending.length;
+  }
+
+  /** Spawn rows held in memory: the calls in flight here and in the other windows this one has read. */
+  get spawnsHeld(): number {
+    return this.state.spawns.size;
   }
 
   snapshot(now: number): LedgerSnapshot {
@@ -481,7 +486,7 @@ export class WorkspaceLedger implements Ledger {
 
   private setBase(state: LedgerState): void {
     this.base = state;
-    this.state = state.applied(this.pending);
+    this.state = state.live().applied(this.pending);
   }
 
   /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */

@@ -209,6 +209,25 @@ describe('WorkspaceLedger', () => {
     expect(other.snapshot(clock.now() + STALE_SPAWN_MS).inFlight('qwen3:14b')).toBe(0);
   });
 
+  it('holds only the calls still in flight in memory, however many ended since the last save, and still saves every end', async () => {
+    const ledger = await open();
+    const calls = 1000;
+    for (let i = 0; i < calls; i++) {
+      ledger.spawnStarted({ spawnId: `s${i}`, traceId: 't', model: 'm', startedAt: clock.now() });
+      ledger.spawnEnded(`s${i}`, clock.now());
+    }
+    ledger.spawnStarted({ spawnId: 'running', traceId: 't', model: 'm', startedAt: clock.now() });
+    expect(ledger.spawnsHeld).toBe(1);
+    expect(ledger.queued).toBe(2 * calls + 1);
+    await ledger.flush();
+    expect(ledger.spawnsHeld).toBe(1);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(1);
+    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;'], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(calls), '1']);
+    const other = await open();
+    expect(other.spawnsHeld).toBe(1);
+  });
+
   it('lands spawn records sooner than the once-a-second batching', async () => {
     const ledger = await open();
     ledger.observe([observation('m', true)]);
