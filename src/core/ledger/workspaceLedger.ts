@@ -129,6 +129,17 @@ export class WorkspaceLedger implements Ledger {
   private state: LedgerState;
   /** Operations applied to `state` but not yet landed in the file, oldest first. */
   private pending: LedgerOp[] = [];
+  /**
+   * Updates made while read-only, oldest first: applied in memory, never written, and re-applied over
+   * every state read from the file, or a refresh would drop this window's own observations.
+   */
+  private unsaved: LedgerOp[] = [];
+  /**
+   * Calls started while read-only and not yet ended, re-applied like {@link unsaved}, or a refresh would
+   * free a model this window is still calling. Kept apart so an ended call leaves no op behind: a
+   * read-only window that runs for days must not replay every call it ever made on each refresh.
+   */
+  private unsavedSpawns = new Map<string, LedgerOp>();
   /** The file must be written even with nothing queued (new, migrated, or to be moved aside). */
   private needsWrite = false;
   private signature: string | undefined;
@@ -338,11 +349,23 @@ export class WorkspaceLedger implements Ledger {
 
   private enqueue(ops: LedgerOp[], maxDelayMs?: number): void {
     this.state = this.state.applied(ops);
-    if (!this.writable) return;
+    if (!this.writable) {
+      this.keepUnsaved(ops);
+      return;
+    }
     this.pending.push(...ops);
     const now = this.clock.now();
     const batched = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - now);
     this.scheduleFlush(maxDelayMs === undefined ? batched : Math.min(batched, maxDelayMs));
+  }
+
+  private keepUnsaved(ops: readonly LedgerOp[]): void {
+    // An end takes its start away; the end of a call started while the ledger was still writable is
+    // kept, since its start is still queued in `pending` and re-applied with it.
+    for (const op of ops) {
+      if (op.kind === 'spawn-start') this.unsavedSpawns.set(op.spawn.spawnId, op);
+      else if (op.kind !== 'spawn-end' || !this.unsavedSpawns.delete(op.spawnId)) this.unsaved.push(op);
+    }
   }
 
   private scheduleFlush(delayMs: number): void {
@@ -486,7 +509,7 @@ export class WorkspaceLedger implements Ledger {
 
   private setBase(state: LedgerState): void {
     this.base = state;
-    this.state = state.live().applied(this.pending);
+    this.state = state.live().applied([...this.pending, ...this.unsaved, ...this.unsavedSpawns.values()]);
   }
 
   /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */

@@ -374,6 +374,31 @@ describe('WorkspaceLedger', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
+  it('keeps its own observations and calls in flight across a refresh while read-only, and writes none of them', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.close();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    const newer = await open();
+    expect(newer.isWritable).toBe(false);
+    newer.observe([observation('m', false)]);
+    newer.spawnStarted({ spawnId: 'running', traceId: 't', model: 'm', startedAt: clock.now() });
+    newer.spawnStarted({ spawnId: 'done', traceId: 't', model: 'm', startedAt: clock.now() });
+    newer.spawnEnded('done', clock.now());
+    // A newer Rung in another window lands its own work.
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    const before = readFileSync(path);
+    expect(newer.refresh()).toBe(true);
+    const snapshot = newer.snapshot(clock.now());
+    expect(snapshot.inFlight('m')).toBe(1);
+    expect(snapshot.rating('m', 'plan')).toMatchObject({ graded: 2, ok: 1 });
+    expect(snapshot.rating('theirs', 'plan')?.graded).toBe(1);
+    expect(newer.spawnsHeld).toBe(1);
+    await newer.close();
+    expect(readFileSync(path)).toEqual(before);
+  });
+
   it('goes read-only when another process upgrades the file to a newer schema while it runs', async () => {
     const path = ledgerPath();
     const ledger = await open();
@@ -384,6 +409,20 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.isWritable).toBe(false);
     expect(readFileSync(path)).toEqual(before);
+  });
+
+  it('frees a model after a refresh when its call, started while writable, ends after the file went read-only', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.flush();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    await ledger.flush();
+    expect(ledger.isWritable).toBe(false);
+    ledger.spawnEnded('s1', clock.now());
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    expect(ledger.refresh()).toBe(true);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
   });
 
   it('waits out a busy lock without losing what it queued', async () => {
