@@ -22,7 +22,7 @@ import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } fr
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
-import { migrate, SCHEMA_VERSION } from './schema';
+import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
 /**
@@ -445,6 +445,7 @@ export class WorkspaceLedger implements Ledger {
       state.pruneSpawns(this.clock.now());
       state.write(db);
       db.run(`INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [state.ledgerId]);
+      markAsRung(db);
       const stat = writeFileAtomic(this.path, db.export());
       this.pending.splice(0, batch.length);
       this.needsWrite = false;

@@ -317,6 +317,31 @@ describe('WorkspaceLedger', () => {
     expect(readdirSync(dir.path)).toEqual(['app.db']);
   });
 
+  it('leaves alone another application\'s database whose meta table has other columns', async () => {
+    const path = ledgerPath();
+    mkdirSync(join(dir.path, '.rung'));
+    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (name TEXT, val TEXT); INSERT INTO meta VALUES ('schema_version', '4');`]);
+    const before = readFileSync(path);
+    await expect(open()).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('leaves alone another application\'s database with a key-value meta and a schema_version but none of Rung\'s tables', async () => {
+    const path = ledgerPath();
+    mkdirSync(join(dir.path, '.rung'));
+    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`]);
+    const before = readFileSync(path);
+    for (const readOnly of [false, true]) await expect(open({ readOnly })).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('marks the file it writes as Rung\'s with SQLite\'s application id', async () => {
+    await (await open()).close();
+    expect(execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA application_id'], { encoding: 'utf8' }).trim()).toBe(String(0x52554e47));
+  });
+
   it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
     const path = ledgerPath();
     const ledger = await open();
