@@ -5,10 +5,11 @@
  * @remarks
  * The ledger repairs a damaged file by renaming it aside and starting afresh, so this rule decides what
  * may be renamed. Only a regular file that SQLite cannot open or whose integrity check fails is
- * `damaged` (and a Rung ledger whose tables turn out broken, which the reader of its tables decides).
+ * `damaged`, and a file that carries Rung's mark (see `readSchema`) but whose tables turn out broken.
  * A directory, a file this process may not or cannot read (EACCES, EIO), and another application's
  * SQLite database passed as `--ledger` all belong to something else: renaming them once broke that
- * something, so they are refused by name and left exactly as they are.
+ * something, so they are refused by name and left exactly as they are. An SQL error while telling
+ * whose a whole database is counts for that: such a file is foreign, never damaged.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -21,7 +22,7 @@ export type LedgerFile =
   | { kind: 'empty'; stat: BigIntStats }
   /** A Rung ledger at `version`; the caller owns `db` and must close it. */
   | { kind: 'ledger'; db: Database; version: number; stat: BigIntStats }
-  /** A regular file that is not a whole SQLite database: the only kind that may be moved aside. */
+  /** A regular file that is not a whole SQLite database, or a marked Rung ledger that cannot be read: the only kind that may be moved aside. */
   | { kind: 'damaged'; problem: string }
   /** Something that is not a ledger and is not ours to move: a directory, an unreadable file, another application's database. */
   | { kind: 'not-a-file' | 'unreadable' | 'foreign'; problem: string };
@@ -43,19 +44,34 @@ export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileRead
   }
   if (!stat.isFile()) return { kind: 'not-a-file', problem: `is ${whatIs(stat)}, not a ledger file` };
   if (bytes.length === 0) return { kind: 'empty', stat };
+  const opened = openWhole(bytes, sql);
+  if ('problem' in opened) return { kind: 'damaged', problem: `is not a readable SQLite database (${opened.problem})` };
+  // A whole SQLite database: from here an error says nothing about damage, and readSchema decides whose it is.
+  const { db } = opened;
+  const schema = readSchema(db);
+  if (schema.kind === 'rung') return { kind: 'ledger', db, version: schema.version, stat };
+  db.close();
+  switch (schema.kind) {
+    case 'empty':
+      return { kind: 'empty', stat };
+    case 'broken':
+      return { kind: 'damaged', problem: `is a Rung ledger whose tables cannot be read (${schema.reason})` };
+    case 'foreign':
+      return { kind: 'foreign', problem: `is an SQLite database but not a Rung ledger (${schema.reason})` };
+  }
+}
+
+/** Opens `bytes` as a database that passes SQLite's quick integrity check, or says why they are not one. */
+function openWhole(bytes: Uint8Array, sql: SqlJsStatic): { db: Database } | { problem: string } {
   let db: Database | undefined;
   try {
     db = new sql.Database(bytes);
     const check = db.exec('PRAGMA quick_check')[0]?.values[0]?.[0];
     if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
-    const schema = readSchema(db);
-    if (schema.kind === 'rung') return { kind: 'ledger', db, version: schema.version, stat };
-    db.close();
-    if (schema.kind === 'empty') return { kind: 'empty', stat };
-    return { kind: 'foreign', problem: `is an SQLite database but not a Rung ledger (${schema.reason})` };
+    return { db };
   } catch (error) {
     db?.close();
-    return { kind: 'damaged', problem: `is not a readable SQLite database (${describe(error)})` };
+    return { problem: describe(error) };
   }
 }
 

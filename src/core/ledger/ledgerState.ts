@@ -12,6 +12,11 @@
  * `apply` never changes an entry object, only replaces it in its map. That is what lets
  * {@link LedgerState.applied} make a new state cheaply, copying only the maps an operation touches and
  * sharing the rest, so a state that snapshots read is never changed under them.
+ *
+ * The states snapshots read hold only the spawns still in flight ({@link LedgerState.live}): an ended
+ * call's row matters to the file (someone inspecting it after an incident), never to a snapshot, and
+ * keeping it made every spawn start and end copy a map of every call made since the last save — a
+ * `rung replay --ledger` of 5,533 prompts, which saves only at close, went from 1.1 s to 12.2 s.
  */
 import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
@@ -99,12 +104,14 @@ export class LedgerState {
   }
 
   /**
-   * A new state with `ops` applied; this one is left as it was.
+   * A new state for snapshots to read: `ops` applied, and the spawns they end dropped. This one is left as it was.
    *
    * @remarks
    * Only the maps the operations touch are copied (once, however many operations touch them), and the
    * entries are shared, since `apply` replaces entries rather than changing them. An observation thus
    * costs one copy of the ratings map, a few hundred entries in a large workspace, not a copy of the ledger.
+   * A spawn start or end copies the spawns map, which stays as small as the calls in flight because an
+   * ended spawn leaves it here (see {@link LedgerState.live}); the file keeps the end through `apply`.
    */
   applied(ops: readonly LedgerOp[], copy: readonly Table[] = []): LedgerState {
     const next = new LedgerState(this.ledgerId);
@@ -140,7 +147,22 @@ export class LedgerState {
     for (const op of ops) {
       for (const table of TOUCHES[op.kind]) own(table);
       next.apply(op);
+      if (op.kind === 'spawn-end') next.spawns.delete(op.spawnId);
     }
+    return next;
+  }
+
+  /**
+   * This state as snapshots need it: the same, less the spawn rows that have ended.
+   *
+   * @remarks
+   * A snapshot counts only spawns with no end, so the view is the same, and the map every spawn start
+   * and end copies stays as small as the calls in flight rather than an hour of the file's history.
+   */
+  live(): LedgerState {
+    const next = this.applied([]);
+    const inFlight = [...this.spawns].filter(([, spawn]) => spawn.endedAt === null);
+    if (inFlight.length < this.spawns.size) next.spawns = new Map(inFlight);
     return next;
   }
 

@@ -5,8 +5,8 @@
  * @remarks
  * It is a {@link LedgerState} that is never saved, so it rates, resolves and counts calls in flight
  * exactly as the workspace ledger does, and its snapshots are as stable (each update replaces the
- * state). One difference: an ended call's record is dropped at once rather than kept for inspection,
- * since nobody else reads this ledger and a long replay would otherwise rank over every call it made.
+ * state). As in the workspace ledger's memory, an ended call's record is dropped at once: a long replay
+ * would otherwise rank over, and copy on every start, every call it made.
  */
 import type { Observation } from '../ratings';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
@@ -33,9 +33,8 @@ export class MemoryLedger implements Ledger {
   }
 
   spawnEnded(spawnId: string): void {
-    const next = this.state.applied([], ['spawns']);
-    next.spawns.delete(spawnId);
-    this.state = next;
+    // The end time only matters to a saved row, and this ledger drops the record with it.
+    this.state = this.state.applied([{ kind: 'spawn-end', spawnId, at: 0 }]);
   }
 
   entries(): RatingEntry[] {

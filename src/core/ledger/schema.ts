@@ -89,21 +89,88 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.to ?? 0;
 
-/** What a database file turned out to be. */
+/**
+ * SQLite's application id for a Rung ledger (`PRAGMA application_id`): the four bytes "RUNG".
+ *
+ * @remarks
+ * Every save writes it, so a ledger is known as Rung's by its header whatever became of its tables.
+ * Files saved before it existed carry 0 and are known by their tables instead (see {@link readSchema}).
+ */
+export const RUNG_APPLICATION_ID = 0x52554e47;
+
+/** The columns Rung's ratings table has had since v1: with a key-value meta, the mark of a ledger saved before {@link RUNG_APPLICATION_ID}. */
+const V1_RATINGS_COLUMNS = ['model', 'class_key', 'rating', 'graded', 'ok', 'updated_at'];
+
+/** Marks `db` as a Rung ledger in its header; see {@link RUNG_APPLICATION_ID}. */
+export function markAsRung(db: Database): void {
+  db.run(`PRAGMA application_id = ${RUNG_APPLICATION_ID}`);
+}
+
+/** What a whole SQLite database turned out to be. */
 export type SchemaReading =
   | { kind: 'empty' }
   | { kind: 'rung'; version: number }
+  /** Carries Rung's application id but its version cannot be read: a damaged ledger. */
+  | { kind: 'broken'; reason: string }
   | { kind: 'foreign'; reason: string };
 
-/** Reads the schema version; an empty database is version 0, a database without Rung's meta is foreign. */
+/**
+ * Reads what a whole SQLite database is: empty, a Rung ledger at some version, or someone else's. Never throws.
+ *
+ * @remarks
+ * A file is a Rung ledger only if it carries Rung's mark: {@link RUNG_APPLICATION_ID}, or, for a file
+ * saved before the id, a key-value `meta` together with a `ratings` table with Rung's columns, which
+ * every version since v1 has (the ledger id came only with v2). A `meta` table with a schema_version is
+ * no mark: other applications keep one too, and two of their databases were once moved aside as
+ * damaged ledgers ("no such column: value", and "a Rung ledger whose tables cannot be read"). So an SQL
+ * error while looking at an unmarked file means someone else's file, to be left alone; only a file
+ * with the id whose version cannot be read is `broken`.
+ */
 export function readSchema(db: Database): SchemaReading {
-  const tables = db.exec(`SELECT name FROM sqlite_master WHERE type = 'table'`)[0]?.values.map((row) => String(row[0])) ?? [];
+  let applicationId: number;
+  let tables: string[];
+  try {
+    applicationId = Number(db.exec('PRAGMA application_id')[0]?.values[0]?.[0] ?? 0);
+    tables = db.exec(`SELECT name FROM sqlite_master WHERE type = 'table'`)[0]?.values.map((row) => String(row[0])) ?? [];
+  } catch (error) {
+    return { kind: 'foreign', reason: `its schema cannot be read (${messageOf(error)})` };
+  }
+  if (applicationId !== 0 && applicationId !== RUNG_APPLICATION_ID) return { kind: 'foreign', reason: `application_id is 0x${(applicationId >>> 0).toString(16)}` };
   if (tables.length === 0) return { kind: 'empty' };
-  if (!tables.includes('meta')) return { kind: 'foreign', reason: `no meta table (tables: ${tables.slice(0, 5).join(', ')})` };
-  const value = db.exec(`SELECT value FROM meta WHERE key = 'schema_version'`)[0]?.values[0]?.[0];
-  const version = Number(value);
-  if (value === undefined || !Number.isInteger(version) || version < 1) return { kind: 'foreign', reason: `schema_version is ${String(value)}` };
-  return { kind: 'rung', version };
+  const marked = applicationId === RUNG_APPLICATION_ID;
+  const unrecognised = (reason: string): SchemaReading => (marked ? { kind: 'broken', reason } : { kind: 'foreign', reason });
+  try {
+    if (!marked) {
+      const missing = missingTableMark(db, tables);
+      if (missing) return { kind: 'foreign', reason: missing };
+    }
+    const value = db.exec(`SELECT value FROM meta WHERE key = 'schema_version'`)[0]?.values[0]?.[0];
+    const version = Number(value);
+    if (value === undefined || !Number.isInteger(version) || version < 1) return unrecognised(`schema_version is ${String(value)}`);
+    return { kind: 'rung', version };
+  } catch (error) {
+    return unrecognised(`its meta table cannot be read (${messageOf(error)})`);
+  }
+}
+
+/** Why an unmarked database lacks the tables of a Rung ledger, or undefined when it has them. */
+function missingTableMark(db: Database, tables: string[]): string | undefined {
+  const listed = `tables: ${tables.slice(0, 5).join(', ')}`;
+  if (!tables.includes('meta')) return `no meta table (${listed})`;
+  const meta = columnsOf(db, 'meta');
+  if (!meta.includes('key') || !meta.includes('value')) return `its meta table has no key and value columns (columns: ${meta.join(', ')})`;
+  const ratings = columnsOf(db, 'ratings');
+  if (!V1_RATINGS_COLUMNS.every((column) => ratings.includes(column))) return `no ratings table with Rung's columns (${listed})`;
+  return undefined;
+}
+
+/** A table's column names; none for a table that does not exist (PRAGMA table_info does not throw for one). */
+function columnsOf(db: Database, table: string): string[] {
+  return db.exec(`PRAGMA table_info("${table}")`)[0]?.values.map((row) => String(row[1])) ?? [];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -22,7 +22,7 @@ import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } fr
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
-import { migrate, SCHEMA_VERSION } from './schema';
+import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
 /**
@@ -125,10 +125,21 @@ export class WorkspaceLedger implements Ledger {
   private writable: boolean;
   /** What the file held when this process last read or wrote it. */
   private base: LedgerState;
-  /** `base` with every queued operation applied: what snapshots read. */
+  /** `base` with every queued operation applied and only the spawns still in flight: what snapshots read. */
   private state: LedgerState;
   /** Operations applied to `state` but not yet landed in the file, oldest first. */
   private pending: LedgerOp[] = [];
+  /**
+   * Updates made while read-only, oldest first: applied in memory, never written, and re-applied over
+   * every state read from the file, or a refresh would drop this window's own observations.
+   */
+  private unsaved: LedgerOp[] = [];
+  /**
+   * Calls started while read-only and not yet ended, re-applied like {@link unsaved}, or a refresh would
+   * free a model this window is still calling. Kept apart so an ended call leaves no op behind: a
+   * read-only window that runs for days must not replay every call it ever made on each refresh.
+   */
+  private unsavedSpawns = new Map<string, LedgerOp>();
   /** The file must be written even with nothing queued (new, migrated, or to be moved aside). */
   private needsWrite = false;
   private signature: string | undefined;
@@ -194,6 +205,11 @@ export class WorkspaceLedger implements Ledger {
   /** Operations applied in memory but not yet in the file. */
   get queued(): number {
     return this.pending.length;
+  }
+
+  /** Spawn rows held in memory: the calls in flight here and in the other windows this one has read. */
+  get spawnsHeld(): number {
+    return this.state.spawns.size;
   }
 
   snapshot(now: number): LedgerSnapshot {
@@ -333,11 +349,23 @@ export class WorkspaceLedger implements Ledger {
 
   private enqueue(ops: LedgerOp[], maxDelayMs?: number): void {
     this.state = this.state.applied(ops);
-    if (!this.writable) return;
+    if (!this.writable) {
+      this.keepUnsaved(ops);
+      return;
+    }
     this.pending.push(...ops);
     const now = this.clock.now();
     const batched = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - now);
     this.scheduleFlush(maxDelayMs === undefined ? batched : Math.min(batched, maxDelayMs));
+  }
+
+  private keepUnsaved(ops: readonly LedgerOp[]): void {
+    // An end takes its start away; the end of a call started while the ledger was still writable is
+    // kept, since its start is still queued in `pending` and re-applied with it.
+    for (const op of ops) {
+      if (op.kind === 'spawn-start') this.unsavedSpawns.set(op.spawn.spawnId, op);
+      else if (op.kind !== 'spawn-end' || !this.unsavedSpawns.delete(op.spawnId)) this.unsaved.push(op);
+    }
   }
 
   private scheduleFlush(delayMs: number): void {
@@ -417,6 +445,7 @@ export class WorkspaceLedger implements Ledger {
       state.pruneSpawns(this.clock.now());
       state.write(db);
       db.run(`INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [state.ledgerId]);
+      markAsRung(db);
       const stat = writeFileAtomic(this.path, db.export());
       this.pending.splice(0, batch.length);
       this.needsWrite = false;
@@ -481,7 +510,7 @@ export class WorkspaceLedger implements Ledger {
 
   private setBase(state: LedgerState): void {
     this.base = state;
-    this.state = state.applied(this.pending);
+    this.state = state.live().applied([...this.pending, ...this.unsaved, ...this.unsavedSpawns.values()]);
   }
 
   /** Opens the file as a database at the current schema (migrated in memory) and reads it, or says why not. */

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
+import { MIGRATIONS, RUNG_APPLICATION_ID, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
@@ -50,7 +50,7 @@ describe('ledger schema', () => {
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
   });
 
-  it('migrates a v1 file forward, keeping its ratings and aliases, and says so', async () => {
+  it('recognises a v1 file, which has neither application id nor ledger id, and migrates it forward, keeping its ratings and aliases, and says so', async () => {
     const path = join(dir.path, '.rung', 'ledger.sqlite');
     writeV1(path);
     const clock = new FixedClock();
@@ -62,8 +62,8 @@ describe('ledger schema', () => {
     ledger.spawnStarted({ spawnId: 's', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
     ledger.setProfileCaps('plan', { maxConsecutivePerProvider: null, maxTotalPerProvider: 2 });
     await ledger.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps;`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '1', '2']);
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps; PRAGMA application_id;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '1', '2', String(RUNG_APPLICATION_ID)]);
   });
 
   it('migrates a v2 file forward, keeping its ledger id and spawns', async () => {

@@ -209,6 +209,25 @@ describe('WorkspaceLedger', () => {
     expect(other.snapshot(clock.now() + STALE_SPAWN_MS).inFlight('qwen3:14b')).toBe(0);
   });
 
+  it('holds only the calls still in flight in memory, however many ended since the last save, and still saves every end', async () => {
+    const ledger = await open();
+    const calls = 1000;
+    for (let i = 0; i < calls; i++) {
+      ledger.spawnStarted({ spawnId: `s${i}`, traceId: 't', model: 'm', startedAt: clock.now() });
+      ledger.spawnEnded(`s${i}`, clock.now());
+    }
+    ledger.spawnStarted({ spawnId: 'running', traceId: 't', model: 'm', startedAt: clock.now() });
+    expect(ledger.spawnsHeld).toBe(1);
+    expect(ledger.queued).toBe(2 * calls + 1);
+    await ledger.flush();
+    expect(ledger.spawnsHeld).toBe(1);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(1);
+    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;'], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(calls), '1']);
+    const other = await open();
+    expect(other.spawnsHeld).toBe(1);
+  });
+
   it('lands spawn records sooner than the once-a-second batching', async () => {
     const ledger = await open();
     ledger.observe([observation('m', true)]);
@@ -298,6 +317,31 @@ describe('WorkspaceLedger', () => {
     expect(readdirSync(dir.path)).toEqual(['app.db']);
   });
 
+  it('leaves alone another application\'s database whose meta table has other columns', async () => {
+    const path = ledgerPath();
+    mkdirSync(join(dir.path, '.rung'));
+    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (name TEXT, val TEXT); INSERT INTO meta VALUES ('schema_version', '4');`]);
+    const before = readFileSync(path);
+    await expect(open()).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('leaves alone another application\'s database with a key-value meta and a schema_version but none of Rung\'s tables', async () => {
+    const path = ledgerPath();
+    mkdirSync(join(dir.path, '.rung'));
+    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`]);
+    const before = readFileSync(path);
+    for (const readOnly of [false, true]) await expect(open({ readOnly })).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
+  });
+
+  it('marks the file it writes as Rung\'s with SQLite\'s application id', async () => {
+    await (await open()).close();
+    expect(execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA application_id'], { encoding: 'utf8' }).trim()).toBe(String(0x52554e47));
+  });
+
   it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
     const path = ledgerPath();
     const ledger = await open();
@@ -355,6 +399,31 @@ describe('WorkspaceLedger', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
+  it('keeps its own observations and calls in flight across a refresh while read-only, and writes none of them', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.close();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    const newer = await open();
+    expect(newer.isWritable).toBe(false);
+    newer.observe([observation('m', false)]);
+    newer.spawnStarted({ spawnId: 'running', traceId: 't', model: 'm', startedAt: clock.now() });
+    newer.spawnStarted({ spawnId: 'done', traceId: 't', model: 'm', startedAt: clock.now() });
+    newer.spawnEnded('done', clock.now());
+    // A newer Rung in another window lands its own work.
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    const before = readFileSync(path);
+    expect(newer.refresh()).toBe(true);
+    const snapshot = newer.snapshot(clock.now());
+    expect(snapshot.inFlight('m')).toBe(1);
+    expect(snapshot.rating('m', 'plan')).toMatchObject({ graded: 2, ok: 1 });
+    expect(snapshot.rating('theirs', 'plan')?.graded).toBe(1);
+    expect(newer.spawnsHeld).toBe(1);
+    await newer.close();
+    expect(readFileSync(path)).toEqual(before);
+  });
+
   it('goes read-only when another process upgrades the file to a newer schema while it runs', async () => {
     const path = ledgerPath();
     const ledger = await open();
@@ -365,6 +434,20 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.isWritable).toBe(false);
     expect(readFileSync(path)).toEqual(before);
+  });
+
+  it('frees a model after a refresh when its call, started while writable, ends after the file went read-only', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.flush();
+    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
+    await ledger.flush();
+    expect(ledger.isWritable).toBe(false);
+    ledger.spawnEnded('s1', clock.now());
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    expect(ledger.refresh()).toBe(true);
+    expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
   });
 
   it('waits out a busy lock without losing what it queued', async () => {
