@@ -1,0 +1,198 @@
+/**
+ * The session's contract: the one way every front end (the `rung` CLI, the chat participant, the
+ * model provider, the ledger panel) reaches the router.
+ *
+ * @remarks
+ * Before the session, the only place a chat request was put together was the CLI's chat command: the
+ * default class, what counts as verifiable, which verifiers run, the escalation message. An extension
+ * writing all of that again would drift from it, and had already: `rung chat` sent a 100 KB prompt to
+ * a 4,000-token model that `rung rank --context` pruned. So the rules live behind this interface, and
+ * a front end only renders {@link SessionEvent}s. The types are declared apart from the implementation
+ * so front ends and their tests can be written against the contract alone.
+ */
+import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
+import type { Panel } from '../panel';
+import type { ChatMessage, ChatOptions, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
+import type { Candidate, Ranking } from '../routing/types';
+import type { Verdict } from '../verdict';
+import type { Verifier } from '../verifiers/verifier';
+import type { Clock } from '../clock';
+
+/** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
+export interface VerdictWithReason {
+  kind: Verdict;
+  reason: string;
+}
+
+/** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */
+export interface CallChecks {
+  /** A JSON Schema the answer must match; asks the provider for JSON too. */
+  schema?: unknown;
+  /** A workspace command run on a scratch copy with the answer's files written in. */
+  command?: { command: string; cwd: string; timeoutMs?: number };
+  /** Further checks a front end brings (the extension's diagnostics, a test double). */
+  extra?: Verifier[];
+}
+
+/** One routed chat call, as a front end asks for it. */
+export interface SessionChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /**
+   * The class key (`plan`, `edit/typescript`); `'infer'` or absent lets the session decide (a schema
+   * makes it `plan`, otherwise `chat`).
+   */
+  classKey?: string | 'infer';
+  checks?: CallChecks;
+  /** A model the user picked: it opens, the panel's later rungs stay as fallbacks. */
+  pinned?: string;
+  /** A model to keep off the opener. */
+  avoid?: string;
+  /** The conversation: the scope of the diversity caps. */
+  conversationId?: string;
+  /** Overrides the call id (tests, a retry that must settle the same call). */
+  callId?: string;
+  chatOptions?: Omit<ChatOptions, 'signal'>;
+  think?: boolean;
+  signal?: AbortSignal;
+}
+
+/** One attempt as a front end shows it. */
+export interface SessionAttempt {
+  model: string;
+  provider: string;
+  rung: number;
+  verdict: VerdictWithReason;
+  resolvedModel: string | null;
+  cost: number | null;
+  latencyMs: number | null;
+  explore: boolean;
+}
+
+/** What a routed call came to. */
+export interface SessionChatResult {
+  callId: string;
+  classKey: string;
+  /** The standing answer, or undefined when no rung produced one. */
+  answer: { text: string; reasoning: string; toolCalls: ToolCall[]; model: string; resolvedModel: string } | undefined;
+  attempts: SessionAttempt[];
+  /** The ranking with every pruned rung and its reason (including rungs the climb skipped). */
+  ranking: Ranking;
+  /** The user stopped the call. */
+  stopped: boolean;
+  /** USD summed over every attempt that reported a cost. */
+  cost: number;
+}
+
+/**
+ * What happens during a call, in order. A front end renders these and nothing else: the CLI prints
+ * them, the chat participant streams them, the panel counts them.
+ */
+export type SessionEvent =
+  | { type: 'routed'; callId: string; classKey: string; ranking: Ranking }
+  | { type: 'rung-started'; callId: string; candidate: Candidate; attempt: number }
+  | { type: 'part'; callId: string; model: string; part: StreamPart }
+  | { type: 'verdict'; callId: string; model: string; verdict: VerdictWithReason }
+  | { type: 'escalated'; callId: string; from: string; to: string; reason: string }
+  | { type: 'skipped'; callId: string; model: string; verdict: VerdictWithReason; next: string }
+  | { type: 'done'; callId: string; result: SessionChatResult };
+
+/** A model's standing in one class, for a picker or the panel. */
+export interface RatingView {
+  model: string;
+  classKey: string;
+  /** Logits. */
+  rating: number;
+  /** P(success) on an average call of the class. */
+  ability: number;
+  /** Standard error in logits (an estimate from the graded count); null when nothing was graded. */
+  uncertainty: number | null;
+  graded: number;
+  ok: number;
+  /** Whether the rating has passed the gate of MIN_GRADED and overrides the prior. */
+  measured: boolean;
+  updatedAt: number;
+}
+
+export interface SpendView {
+  /** USD per day (UTC date `YYYY-MM-DD`), model and provider. */
+  byDay: { day: string; model: string; provider: string; cost: number; calls: number }[];
+  total: number;
+  today: number;
+  /** What the same calls would have cost on the panel's strongest (dearest) model: an estimate. */
+  strongestModel: string | null;
+  strongestEstimate: number | null;
+}
+
+export interface DecisionPage {
+  /** Newest first. */
+  rows: DecisionRow[];
+  /** Rows in the whole log (after filters). */
+  total: number;
+  offset: number;
+}
+
+export interface DecisionFilter {
+  classKey?: string;
+  model?: string;
+  verdict?: Verdict;
+}
+
+export interface SessionSnapshot {
+  panel: Panel;
+  /** Per class key, strongest first. */
+  ratings: RatingView[];
+  decisions: DecisionPage;
+  spend: SpendView;
+  providers: { name: string; healthy: boolean; reason?: string }[];
+  /** Where the ledger lives; null for a memory ledger. */
+  ledgerPath: string | null;
+}
+
+export type SessionChange =
+  | { type: 'ledger-changed' }
+  | { type: 'decision-written'; row: DecisionRow }
+  | { type: 'panel-changed'; panel: Panel }
+  | { type: 'provider-health'; provider: string; healthy: boolean; reason?: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
+
+/** Builds the adapter for one provider of a panel; one factory per provider `kind`. */
+export type ProviderFactory = (input: {
+  name: string;
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  clock: Clock;
+}) => ProviderAdapter | Promise<ProviderAdapter>;
+
+/** Where keys come from: SecretStorage in the extension, the environment in the CLI. */
+export type KeyLookup = (provider: string) => Promise<string | undefined>;
+
+/** A context-window refusal: no rung can hold the call. */
+export interface ContextRefusal {
+  neededTokens: number;
+  largestContext: number;
+  largestModel: string;
+}
+
+export type { PrunedCandidate, ProviderFailure };
+
+/**
+ * The session's methods. The implementation (`RungSession` in session.ts) owns the panel, the ledger
+ * and its decision log, the providers with their health board, the catalog and the router.
+ */
+export interface Session {
+  /** Routes one call through the cascade, reporting each event as it happens. */
+  chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult>;
+  /** What the router would do for a request, and why; calls no model, changes nothing. */
+  rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; conversationId?: string }): Ranking;
+  /** A verdict that arrived after the answer (thumbs up/down, an accepted or discarded edit). */
+  settle(callId: string, verdict: VerdictWithReason): boolean;
+  /** Ratings, a page of recent decisions, spend: everything a panel shows. */
+  snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter }): SessionSnapshot;
+  /** Replaces the panel (the user edited the setting or the file); ratings and history stay. */
+  setPanel(panel: Panel): Promise<void>;
+  /** Change events; returns the unsubscribe function. */
+  onChange(listener: (change: SessionChange) => void): () => void;
+  /** Flushes the ledger and the decision log, and releases every resource. */
+  dispose(): Promise<void>;
+}
