@@ -189,6 +189,14 @@ export interface Session {
   settle(callId: string, verdict: VerdictWithReason): boolean;
   /** Ratings, a page of recent decisions, spend: everything a panel shows. */
   snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter }): SessionSnapshot;
+  /** Every decision row written for one call, oldest first (the last is the truth): "explain this answer". */
+  explain(callId: string): DecisionRow[];
+  /** Forgets every rating at a class key (and its shapes), as `rung ledger reset --class` does. */
+  resetClass(classKey: string): Promise<void>;
+  /** Forgets every rating, alias and spawn; the decision log is kept. */
+  resetLedger(): Promise<void>;
+  /** The ledger as JSON text, as `rung ledger export` writes it. */
+  exportLedger(): Promise<string>;
   /** Replaces the panel (the user edited the setting or the file); ratings and history stay. */
   setPanel(panel: Panel): Promise<void>;
   /** Change events; returns the unsubscribe function. */
