@@ -234,6 +234,41 @@ describe('rung chat', () => {
     expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
+  it('starts a notice that follows streamed text on its own line', async () => {
+    const { io } = await setUp(replay(fixture('ollama/chat-error-mid-stream.ndjson')), jsonAnswer());
+    // Both streams in the order a terminal shows them.
+    let transcript = '';
+    const both = { ...io, stdout: (text: string) => void (transcript += text), stderr: (text: string) => void (transcript += text) };
+    expect(await runChatCommand(['--panel', 'panel.json', 'hello'], both)).toBe(0);
+    expect(transcript).toContain('Let me\nrung chat: skipped qwen2.5:3b (provider-error: ');
+    expect(transcript).not.toMatch(/[^\n]rung chat: /);
+  });
+
+  it('names each pruned model once, without repeating "pruned"', async () => {
+    const { io } = await setUp(prose(), jsonAnswer(), {});
+    await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io);
+    expect(io.err).toContain('rung chat: pruned openai/gpt-4o-mini: provider openrouter unavailable: openrouter: no API key (set RUNG_OPENROUTER_API_KEY)\n');
+    expect(io.err).not.toContain('pruned: ');
+  });
+
+  it('refuses a prompt no model on the panel can hold, naming the tokens it needs and the largest context', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const panel = JSON.parse(readFileSync(join(workspace, 'panel.json'), 'utf8')) as { models: { context?: number }[] };
+    for (const model of panel.models) model.context = 4000;
+    writeFileSync(join(workspace, 'panel.json'), JSON.stringify(panel));
+    expect(await runChatCommand(['--panel', 'panel.json', 'x'.repeat(100 * 1024)], io)).toBe(1);
+    expect(io.err).toContain('needs about 25601 tokens of context');
+    expect(io.err).toContain('the largest context is 4000 (qwen2.5:3b)');
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(0);
+  });
+
+  it('keeps no routing rule of its own: it reaches the router, the verifiers and the providers only through the session', () => {
+    const source = readFileSync(join(__dirname, '../../../src/cli/chatCommand.ts'), 'utf8');
+    const imported = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]);
+    expect(imported.filter((path) => /core\/(routing\/router|verifiers|chat|providers|ledger|classKey)/.test(path ?? ''))).toEqual([]);
+    expect(imported).toContain('../core/session/session');
+  });
+
   it('exits 2 with the usage when called without a panel or a prompt', async () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['hello'], io)).toBe(2);
