@@ -16,6 +16,7 @@ import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import type { PrunedCandidate } from '../core/decisions/decision';
 import { RungSession } from '../core/session/session';
+import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
 import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
@@ -163,7 +164,11 @@ class ChatPrinter {
 
   /** Prints the outcome; returns the exit code. */
   finish(result: SessionChatResult | undefined): number {
-    const attempts: AttemptLine[] = (result?.attempts ?? []).map((attempt) => ({ model: attempt.model, verdict: attempt.verdict.kind, reason: attempt.verdict.reason }));
+    const attempts: AttemptLine[] = (result?.attempts ?? []).map((attempt) => ({
+      model: attempt.model,
+      verdict: attempt.verdict.kind,
+      reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
+    }));
     const answer = result?.answer;
     if (this.json) {
       this.io.stdout(`${JSON.stringify({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
@@ -198,15 +203,16 @@ class ChatPrinter {
 }
 
 /**
- * A verdict and its reason as one phrase: `fail: no JSON found`.
+ * A verdict and its reason as one phrase: `fail: no JSON found`, `provider-error: unavailable: openrouter:
+ * the API key was rejected (401)`, `stopped: stopped by the user`.
  *
  * @remarks
- * A failed call's reason already opens with the failure's kind (`provider-error: ollama: server error
- * (500)`, `stopped: stopped by the user`), as the decision rows record it; prefixing the verdict again
- * printed `stopped: stopped: stopped by the user`.
+ * Built from the verdict's parts, the failure's kind said only when it adds to the verdict: a reason
+ * once carried its kind as a prefix, and adding the verdict again printed `stopped: stopped: …`.
  */
 function phrase(verdict: VerdictWithReason): string {
-  return verdict.reason.startsWith(`${verdict.kind}: `) ? verdict.reason : `${verdict.kind}: ${verdict.reason}`;
+  const failure = verdict.failure !== undefined && verdict.failure !== verdict.kind ? `${verdict.failure}: ` : '';
+  return `${verdict.kind}: ${failure}${verdict.reason}`;
 }
 
 function parseChatArgs(argv: string[]) {

@@ -569,7 +569,7 @@ function connect(options: RungSessionOptions, panel: Panel, clock: Clock, health
 }
 
 function verdictOf(record: AttemptRecord): VerdictWithReason {
-  return { kind: record.verdict, reason: record.verdictReason ?? '' };
+  return { kind: record.verdict, reason: record.verdictReason ?? '', ...(record.failure !== undefined ? { failure: record.failure } : {}) };
 }
 
 function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): SessionAttempt {

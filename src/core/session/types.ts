@@ -12,7 +12,7 @@
  */
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
 import type { Panel } from '../panel';
-import type { ChatMessage, ChatOptions, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
+import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
 import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
@@ -24,6 +24,8 @@ import type { FetchLike } from '../providers/transport';
 export interface VerdictWithReason {
   kind: Verdict;
   reason: string;
+  /** The kind of provider failure behind a `provider-error` or `stopped` verdict (`unavailable` for a rejected key). */
+  failure?: FailureKind;
 }
 
 /** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */

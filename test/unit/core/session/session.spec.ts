@@ -9,7 +9,7 @@ import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../s
 import { decisionRow } from '../../support/decisionRow';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
-import { fixture, json, replay, WireServer, type Route } from '../../support/wireServer';
+import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -179,6 +179,21 @@ describe('RungSession.chat', () => {
     const session = await open({ panel });
     expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
+  });
+});
+
+describe('RungSession: verdicts', () => {
+  it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    const result = await session.chat({ messages: user('hello') }, (event) => events.push(event));
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([
+      { kind: 'provider-error', failure: 'provider-error', reason: expect.stringMatching(/^ollama: server error \(500\)/) },
+      { kind: 'provider-error', failure: 'unavailable', reason: 'openrouter: the API key was rejected (401)' },
+    ]);
+    expect(collapsed(events)).toEqual(['routed', 'rung-started qwen2.5:3b', 'verdict qwen2.5:3b provider-error', 'skipped qwen2.5:3b -> openai/gpt-4o-mini', 'rung-started openai/gpt-4o-mini', 'verdict openai/gpt-4o-mini provider-error', 'done']);
+    expect(result.answer).toBeUndefined();
   });
 });
 
