@@ -10,7 +10,6 @@
  * a script can parse stdout whole.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
@@ -18,18 +17,17 @@ import type { PrunedCandidate } from '../core/decisions/decision';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
-import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { CHAT_COMMAND, checkProgressLine, parseVerifyTimeout } from './chatOptions';
+import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { readPrompt } from './prompt';
 import type { LedgerOpener } from './replayCommand';
+import { asksForHelp, formatHelp, parseCommandArgs, usageLine } from './usage';
 
-export const CHAT_USAGE = `usage: rung chat --panel FILE [--class CLASS] [--schema FILE] [--verify-command CMD] [--ledger FILE] [--json] "PROMPT"`;
+/** The usage line, as `rung --help` and a usage error print it. */
+export const CHAT_USAGE = usageLine(CHAT_COMMAND);
 
-/** Exit code when the user stopped the call: 128 + SIGINT, as shells report it. */
-const EXIT_STOPPED = 130;
-
-export interface ChatIo extends CliIo {
-  /** The user's stop (Ctrl-C), when the caller wires one. */
-  signal?: AbortSignal;
-}
+/** What chat is given: the CLI's io, with the user's stop (Ctrl-C) when the caller wires one. */
+export type ChatIo = CliIo;
 
 interface AttemptLine {
   model: string;
@@ -48,21 +46,26 @@ interface AttemptLine {
  * it, through the opener main.ts supplies (as for `rung rank` and `rung replay`).
  */
 export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: LedgerOpener): Promise<number> {
-  let parsed: ReturnType<typeof parseChatArgs>;
+  if (asksForHelp(argv, CHAT_COMMAND.flags)) {
+    io.stdout(formatHelp(CHAT_COMMAND));
+    return EXIT_OK;
+  }
+  let parsed: Awaited<ReturnType<typeof parseChatArgs>>;
   let panel: Panel;
   let schema: unknown;
   try {
-    parsed = parseChatArgs(argv);
+    parsed = await parseChatArgs(argv, io);
     panel = readPanelFile(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
     if (error instanceof PanelError) {
       io.stderr(`rung chat: ${error.message}\n`);
-      return 2;
+      return EXIT_USAGE;
     }
-    io.stderr(`rung chat: ${error instanceof Error ? error.message : String(error)}\n${CHAT_USAGE}\n`);
-    return 2;
+    if (!(error instanceof UsageError) && !isParseArgsError(error)) throw error;
+    io.stderr(`rung chat: ${(error as Error).message}\n${CHAT_USAGE}\n(rung chat --help describes every flag)\n`);
+    return EXIT_USAGE;
   }
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
@@ -96,7 +99,16 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
           ...(parsed.class !== undefined ? { classKey: parsed.class } : {}),
           checks: {
             ...(schema !== undefined ? { schema } : {}),
-            ...(parsed.verifyCommand !== undefined ? { command: { command: parsed.verifyCommand, cwd: io.cwd } } : {}),
+            ...(parsed.verifyCommand !== undefined
+              ? {
+                  command: {
+                    command: parsed.verifyCommand,
+                    cwd: io.cwd,
+                    ...(parsed.verifyTimeoutMs !== undefined ? { timeoutMs: parsed.verifyTimeoutMs } : {}),
+                    onProgress: (progress) => printer.notice(checkProgressLine(progress)),
+                  },
+                }
+              : {}),
           },
           ...(io.signal ? { signal: io.signal } : {}),
         },
@@ -179,7 +191,7 @@ class ChatPrinter {
       else if (last) this.notice(`no answer stands; last attempt ${last.model} (${phrase(last.verdict)})`);
     }
     if (result?.stopped) return EXIT_STOPPED;
-    return answer ? 0 : 1;
+    return answer ? EXIT_OK : EXIT_FAILED;
   }
 
   /** Prints the pruned rungs not printed yet, each once: `pruned qwen2.5:3b: needs context 25601 > 4000`. */
@@ -215,23 +227,23 @@ function phrase(verdict: VerdictWithReason): string {
   return `${verdict.kind}: ${failure}${verdict.reason}`;
 }
 
-function parseChatArgs(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      panel: { type: 'string' },
-      class: { type: 'string' },
-      schema: { type: 'string' },
-      'verify-command': { type: 'string' },
-      ledger: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  if (!values.panel) throw new UsageError('rung chat needs --panel FILE');
-  const prompt = positionals.join(' ').trim();
-  if (!prompt) throw new UsageError('rung chat needs a prompt');
-  return { panel: values.panel, class: values.class, schema: values.schema, verifyCommand: values['verify-command'], ledger: values.ledger, json: values.json, prompt };
+/** Reads the flags and the prompt (words, `-` or a pipe for standard input, or `--prompt-file`). */
+async function parseChatArgs(argv: string[], io: ChatIo) {
+  const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
+  if (!values.panel) throw new UsageError('needs --panel FILE');
+  const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
+  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout needs --verify-command');
+  const prompt = await readPrompt({ positionals, ...(values['prompt-file'] !== undefined ? { promptFile: values['prompt-file'] } : {}) }, io);
+  return {
+    panel: values.panel,
+    class: values.class,
+    schema: values.schema,
+    verifyCommand: values['verify-command'],
+    verifyTimeoutMs,
+    ledger: values.ledger,
+    json: values.json === true,
+    prompt,
+  };
 }
 
 function readJson(path: string, io: CliIo, flag: string): unknown {

@@ -16,6 +16,7 @@ import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFa
 import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
+import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
 import type { ProviderConnection } from '../providers/connectProviders';
 import type { FetchLike } from '../providers/transport';
@@ -39,6 +40,8 @@ export interface CallChecks {
     timeoutMs?: number;
     /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
     env?: Record<string, string | undefined>;
+    /** Told now and then while the command runs, so a front end can say it is still checking. */
+    onProgress?: (progress: CheckProgress) => void;
   };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];
