@@ -325,11 +325,33 @@ describe('RungSession.snapshot', () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     expect(session.snapshot().decisions.total).toBe(0);
+    expect(session.snapshot().spend.byDay).toEqual([]);
     await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(session.snapshot().decisions.total).toBe(2);
+    expect(session.snapshot().spend.today).toBeCloseTo(0.00001455, 12);
     await session.chat({ messages: user('Describe Paris') });
     expect(session.snapshot({ filter: { classKey: 'chat' } }).decisions.total).toBe(1);
     expect(session.snapshot().decisions.total).toBe(3);
+    expect(session.snapshot().spend.byDay.map((group) => [group.model, group.calls])).toEqual([
+      ['openai/gpt-4o-mini', 1],
+      ['qwen2.5:3b', 2],
+    ]);
+  });
+
+  it('counts and sums again from the start when the log shrank under it (compacted)', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 12));
+    const logPath = join(dir.path, '.rung', 'decisions.jsonl');
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const write = (count: number) =>
+      writeFileSync(logPath, Array.from({ length: count }, (_, i) => `${JSON.stringify(decisionRow({ call: `k-${i}`, at: Date.UTC(2026, 0, 2, 9), cost: 0.1 }))}\n`).join(''));
+    write(10);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock });
+    expect(session.snapshot().decisions.total).toBe(10);
+    expect(session.snapshot().spend.today).toBeCloseTo(1, 9);
+    write(3);
+    expect(session.snapshot().decisions.total).toBe(3);
+    expect(session.snapshot().spend.today).toBeCloseTo(0.3, 9);
   });
 
   it('reports the ratings a call taught, with their graded counts and an uncertainty', async () => {
