@@ -68,7 +68,9 @@ const chunkSchema = z.looseObject({
                 z.looseObject({
                   index: z.number().optional(),
                   id: z.string().nullable().optional(),
-                  function: z.looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional() }).optional(),
+                  function: z
+                    .looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional(), id: z.string().nullable().optional() })
+                    .optional(),
                 }),
               )
               .nullable()
@@ -353,24 +355,27 @@ class StreamState {
    * endpoint and Mistral send no `index` (each call arrives whole, under its own `id`), and llama.cpp
    * builds before ggml-org/llama.cpp PR #13800 repeat the whole name in every delta. So a delta without
    * an index continues the last call unless it names a different call (another id, or another name
-   * after that call's arguments began), and a name that repeats the name so far adds nothing.
+   * after that call's arguments began), and a name that repeats the name so far adds nothing. Those
+   * llama.cpp builds also put the call's id inside `function`; it is read from there when the call
+   * itself has none, so an answer to the call can name it.
    */
   private addToolDelta(piece: ToolDelta): void {
     const name = piece.function?.name ?? '';
+    const id = piece.id || piece.function?.id || '';
     const last = this.calls.at(-1);
     let call: OpenCall | undefined;
     if (piece.index !== undefined) {
       call = this.calls.find((open) => open.index === piece.index);
     } else if (last) {
-      const otherId = Boolean(piece.id && last.id && piece.id !== last.id);
-      const otherName = Boolean(!piece.id && name && last.name && name !== last.name && last.arguments);
+      const otherId = Boolean(id && last.id && id !== last.id);
+      const otherName = Boolean(!id && name && last.name && name !== last.name && last.arguments);
       if (!otherId && !otherName) call = last;
     }
     if (!call) {
       call = { index: piece.index, id: '', name: '', arguments: '' };
       this.calls.push(call);
     }
-    if (piece.id) call.id = piece.id;
+    if (id) call.id = id;
     if (name && name !== call.name) call.name += name;
     if (piece.function?.arguments) call.arguments += piece.function.arguments;
   }

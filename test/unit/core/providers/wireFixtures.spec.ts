@@ -142,7 +142,7 @@ const openAiCases: WireCase[] = [
   {
     fixture: 'openai/chat-llamacpp-repeated-tool-name.sse',
     heard: {
-      toolCalls: [{ id: 'call_0', name: 'get_current_weather', arguments: '{"location": "Istanbul, Turkey"}' }],
+      toolCalls: [{ id: 'call_k2Rb8QwzJv1sXnYp', name: 'get_current_weather', arguments: '{"location": "Istanbul, Turkey"}' }],
       finish: { finishReason: 'tool-calls', inputTokens: 312, outputTokens: 24, resolvedModel: 'gpt-4o' },
     },
   },
