@@ -162,7 +162,7 @@ function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
  */
 async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean): Promise<WorkspaceLedger> {
   if (readOnly && !existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
-  const ledger = await explainingRefusal(`cannot use the ledger ${path}`, () => {
+  const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
     if (!readOnly) mkdirSync(dirname(path), { recursive: true });
     return WorkspaceLedger.open({

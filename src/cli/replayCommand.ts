@@ -12,6 +12,7 @@ import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type Repl
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
+import { explainingRefusal } from './writeRefusal';
 
 export const REPLAY_COMMAND = {
   name: 'rung replay',
@@ -55,7 +56,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
-  const file = values.decisions ? new FileDecisionSink(resolve(io.cwd, values.decisions)) : undefined;
+  const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
+  const file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
   const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
   const ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
   // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
@@ -66,6 +68,9 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const summaries: ReplaySummary[] = [];
   try {
     for (let i = 0; i < seedCount; i++) {
+      // A run never waits on anything outside the process, so without this turn of the event loop the
+      // Ctrl-C handler would not run until every seed was done.
+      if (i > 0) await new Promise((next) => setImmediate(next));
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
