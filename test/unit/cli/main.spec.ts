@@ -231,6 +231,16 @@ describe('rung --help', () => {
     expect(io.out).toContain('exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C');
   });
 
+  it('lists the ledger subcommands for rung ledger --help and exits 0, and exits 2 with none named', async () => {
+    expect(await main(['ledger', '--help'], io)).toBe(EXIT_OK);
+    for (const name of Object.keys(LEDGER_COMMANDS)) expect(io.out).toMatch(new RegExp(`\\n {2}${name} +\\S`));
+    expect(io.out).toContain('rung ledger COMMAND --help describes every flag');
+    const none = new CapturedIo(dir);
+    expect(await main(['ledger'], none)).toBe(EXIT_USAGE);
+    expect(none.out).toBe('');
+    expect(none.err).toContain('usage: rung ledger COMMAND');
+  });
+
   it('prints the usage on stderr and exits 2 with no command at all', async () => {
     expect(await main([], io)).toBe(2);
     expect(io.out).toBe('');
