@@ -100,20 +100,13 @@ type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
 export const LEDGER_USAGE = [
   'usage: rung ledger COMMAND [--ledger FILE] ...   (rung ledger COMMAND --help describes every flag)',
   '',
-  ...Object.entries(LEDGER_COMMANDS).flatMap(([name, usage]) => [`  ${name.padEnd(10)}${usage.summary}`]),
+  ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
   '',
   `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
   '',
 ].join('\n');
 
-const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = {
-  show: (argv, io) => show(argv, io),
-  decisions: (argv, io) => decisions(argv, io),
-  export: (argv, io) => exportCommand(argv, io),
-  reset: (argv, io) => reset(argv, io),
-  merge: (argv, io) => merge(argv, io),
-  compact: (argv, io) => compact(argv, io),
-};
+const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = { show, decisions, export: exportCommand, reset, merge, compact };
 
 /** Runs one `rung ledger` subcommand; resolves to the process exit code. */
 export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Promise<number> {

@@ -57,16 +57,20 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
-  const file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
   const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
-  const ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
-  // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-  const log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
-  const sinks = [file, log].filter((sink) => sink !== undefined);
-  const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
   const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
+  // Opened inside the try, so whatever opened before a later open fails is still closed.
+  let file: FileDecisionSink | undefined;
+  let ledger: Ledger | undefined;
+  let log: DecisionLog | undefined;
   try {
+    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
+    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+    // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
+    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
+    const sinks = [file, log].filter((each) => each !== undefined);
+    const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
       // A run never waits on anything outside the process, so without this turn of the event loop the
       // Ctrl-C handler would not run until every seed was done.
