@@ -17,11 +17,10 @@ import type { PrunedCandidate } from '../core/decisions/decision';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
-import { CHAT_COMMAND, checkProgressLine, parseVerifyTimeout } from './chatOptions';
+import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
-import { readPrompt } from './prompt';
 import type { LedgerOpener } from './replayCommand';
-import { asksForHelp, formatHelp, parseCommandArgs, usageLine } from './usage';
+import { asksForHelp, formatHelp, usageLine } from './usage';
 
 /** The usage line, as `rung --help` and a usage error print it. */
 export const CHAT_USAGE = usageLine(CHAT_COMMAND);
@@ -50,11 +49,11 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     io.stdout(formatHelp(CHAT_COMMAND));
     return EXIT_OK;
   }
-  let parsed: Awaited<ReturnType<typeof parseChatArgs>>;
+  let parsed: ChatCommandLine;
   let panel: Panel;
   let schema: unknown;
   try {
-    parsed = await parseChatArgs(argv, io);
+    parsed = await readChatCommandLine(argv, io);
     panel = readPanelFile(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
@@ -96,7 +95,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
       result = await session.chat(
         {
           messages: [{ role: 'user', content: parsed.prompt }],
-          ...(parsed.class !== undefined ? { classKey: parsed.class } : {}),
+          ...(parsed.classKey !== undefined ? { classKey: parsed.classKey } : {}),
           checks: {
             ...(schema !== undefined ? { schema } : {}),
             ...(parsed.verifyCommand !== undefined
@@ -225,25 +224,6 @@ class ChatPrinter {
 function phrase(verdict: VerdictWithReason): string {
   const failure = verdict.failure !== undefined && verdict.failure !== verdict.kind ? `${verdict.failure}: ` : '';
   return `${verdict.kind}: ${failure}${verdict.reason}`;
-}
-
-/** Reads the flags and the prompt (words, `-` or a pipe for standard input, or `--prompt-file`). */
-async function parseChatArgs(argv: string[], io: ChatIo) {
-  const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
-  if (!values.panel) throw new UsageError('needs --panel FILE');
-  const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
-  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout needs --verify-command');
-  const prompt = await readPrompt({ positionals, ...(values['prompt-file'] !== undefined ? { promptFile: values['prompt-file'] } : {}) }, io);
-  return {
-    panel: values.panel,
-    class: values.class,
-    schema: values.schema,
-    verifyCommand: values['verify-command'],
-    verifyTimeoutMs,
-    ledger: values.ledger,
-    json: values.json === true,
-    prompt,
-  };
 }
 
 function readJson(path: string, io: CliIo, flag: string): unknown {

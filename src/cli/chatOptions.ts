@@ -7,9 +7,9 @@
  * declaration, whoever shapes the command itself.
  */
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
-import { UsageError } from './io';
-import { STDIN_OPERAND } from './prompt';
-import type { CommandUsage } from './usage';
+import { UsageError, type CliIo } from './io';
+import { readPrompt, STDIN_OPERAND } from './prompt';
+import { parseCommandArgs, type CommandUsage } from './usage';
 
 export const CHAT_COMMAND = {
   name: 'rung chat',
@@ -33,6 +33,45 @@ export const CHAT_COMMAND = {
   notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],
 } as const satisfies CommandUsage;
 
+/** `rung chat`'s command line, read and checked: the flags' values and the prompt from wherever it came. */
+export interface ChatCommandLine {
+  panel: string;
+  classKey: string | undefined;
+  schema: string | undefined;
+  verifyCommand: string | undefined;
+  /** `--verify-timeout`, ms; undefined keeps the verifier's default ({@link COMMAND_TIMEOUT_MS}). */
+  verifyTimeoutMs: number | undefined;
+  ledger: string | undefined;
+  json: boolean;
+  prompt: string;
+}
+
+/**
+ * Reads `rung chat`'s arguments (the words after `chat`) and its prompt; throws a {@link UsageError}
+ * (or parseArgs' own error) for anything the user must fix.
+ *
+ * @remarks
+ * The flags are checked before the prompt is read, so a typo is reported at once rather than after
+ * a megabyte of standard input has been taken in.
+ */
+export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
+  const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
+  if (!values.panel) throw new UsageError('missing --panel FILE');
+  const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
+  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
+  return {
+    panel: values.panel,
+    classKey: values.class,
+    schema: values.schema,
+    verifyCommand: values['verify-command'],
+    verifyTimeoutMs,
+    ledger: values.ledger,
+    json: values.json,
+    prompt,
+  };
+}
+
 /** Reads `--verify-timeout MS`: a whole number of milliseconds, at least 1; undefined keeps the default. */
 export function parseVerifyTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -43,6 +82,11 @@ export function parseVerifyTimeout(text: string | undefined): number | undefined
 /** The stderr line while a check runs long: `still checking \`npm test\` after 10 s (gives up at 120 s)`. */
 export function checkProgressLine(progress: CheckProgress): string {
   return `still checking \`${progress.command}\` after ${seconds(progress.elapsedMs)} (gives up at ${seconds(progress.timeoutMs)})`;
+}
+
+/** The `onProgress` for a command check that writes {@link checkProgressLine} on stderr, as its own line. */
+export function printCheckProgress(io: Pick<CliIo, 'stderr'>, prefix = 'rung chat'): (progress: CheckProgress) => void {
+  return (progress) => io.stderr(`${prefix}: ${checkProgressLine(progress)}\n`);
 }
 
 function seconds(ms: number): string {

@@ -100,20 +100,13 @@ type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
 export const LEDGER_USAGE = [
   'usage: rung ledger COMMAND [--ledger FILE] ...   (rung ledger COMMAND --help describes every flag)',
   '',
-  ...Object.entries(LEDGER_COMMANDS).flatMap(([name, usage]) => [`  ${name.padEnd(10)}${usage.summary}`]),
+  ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
   '',
   `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
   '',
 ].join('\n');
 
-const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = {
-  show: (argv, io) => show(argv, io),
-  decisions: (argv, io) => decisions(argv, io),
-  export: (argv, io) => exportCommand(argv, io),
-  reset: (argv, io) => reset(argv, io),
-  merge: (argv, io) => merge(argv, io),
-  compact: (argv, io) => compact(argv, io),
-};
+const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = { show, decisions, export: exportCommand, reset, merge, compact };
 
 /** Runs one `rung ledger` subcommand; resolves to the process exit code. */
 export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
@@ -162,7 +155,7 @@ function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
  */
 async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean): Promise<WorkspaceLedger> {
   if (readOnly && !existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
-  const ledger = await explainingRefusal(`cannot use the ledger ${path}`, () => {
+  const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
     if (!readOnly) mkdirSync(dirname(path), { recursive: true });
     return WorkspaceLedger.open({

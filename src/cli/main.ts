@@ -26,7 +26,7 @@ import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
  * corrupt file moved aside); a folder it cannot write becomes a `WriteRefusedError` naming it.
  */
 export const openLedger: LedgerOpener = (path, io, options = {}) =>
-  explainingRefusal(`cannot use the ledger ${path}`, () => {
+  explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
     return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
   });

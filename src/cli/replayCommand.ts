@@ -12,6 +12,7 @@ import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type Repl
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
+import { explainingRefusal } from './writeRefusal';
 
 export const REPLAY_COMMAND = {
   name: 'rung replay',
@@ -55,17 +56,25 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
-  const file = values.decisions ? new FileDecisionSink(resolve(io.cwd, values.decisions)) : undefined;
+  const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
   const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
-  const ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
-  // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-  const log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
-  const sinks = [file, log].filter((sink) => sink !== undefined);
-  const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
   const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
+  // Opened inside the try, so whatever opened before a later open fails is still closed.
+  let file: FileDecisionSink | undefined;
+  let ledger: Ledger | undefined;
+  let log: DecisionLog | undefined;
   try {
+    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
+    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+    // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
+    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
+    const sinks = [file, log].filter((each) => each !== undefined);
+    const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
+      // A run never waits on anything outside the process, so without this turn of the event loop the
+      // Ctrl-C handler would not run until every seed was done.
+      if (i > 0) await new Promise((next) => setImmediate(next));
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(

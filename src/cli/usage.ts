@@ -18,6 +18,8 @@ export interface FlagSpec {
   description: string;
   default?: string | boolean;
   short?: string;
+  /** The flag may be given more than once; its values are collected in order. */
+  multiple?: boolean;
 }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
@@ -56,7 +58,7 @@ function flagWords(name: string, flag: FlagSpec): string {
 export function usageLine(usage: CommandUsage): string {
   const lead = `usage: ${usage.name}`;
   const words = [
-    ...Object.entries(usage.flags).map(([name, flag]) => (usage.required?.includes(name) ? flagWords(name, flag) : `[${flagWords(name, flag)}]`)),
+    ...Object.entries(usage.flags).map(([name, flag]) => `${usage.required?.includes(name) ? flagWords(name, flag) : `[${flagWords(name, flag)}]`}${flag.multiple ? '...' : ''}`),
     ...(usage.operands ? [usage.operands] : []),
   ];
   const lines: string[] = [];
@@ -102,7 +104,7 @@ export function formatHelp(usage: CommandUsage): string {
   }
   lines.push('', 'flags:');
   for (const [name, flag] of Object.entries(usage.flags)) {
-    const left = `  ${flag.short ? `-${flag.short}, ` : ''}${flagWords(name, flag)}`;
+    const left = `  ${flag.short ? `-${flag.short}, ` : ''}${flagWords(name, flag)}${flag.multiple ? '...' : ''}`;
     const fallback = flag.type === 'string' && typeof flag.default === 'string' ? ` (default: ${flag.default})` : '';
     lines.push(row(left, `${flag.description}${fallback}`));
   }

@@ -19,14 +19,17 @@ const DENIALS: Readonly<Record<string, string>> = {
 /** The error codes that mean a file stands where a folder was needed (`mkdir` through or onto a file). */
 const FILE_IN_THE_WAY = new Set(['ENOTDIR', 'EEXIST']);
 
-/** The way past a refused write that always works; `--ledger` is the flag every command that writes takes. */
-const ELSEWHERE = 'or pass --ledger FILE with a path in a folder you can write';
+/** The way past a refused write that always works, when the caller knows no flag to name. */
+const ELSEWHERE = 'or choose a path in a folder you can write';
 
 /**
  * A sentence naming the folder (or file) that refused a write, why, and what to do; undefined when
  * `error` is not a refused write (the caller reports it as it is).
+ *
+ * @param flag - the flag that chose the path (`--ledger FILE`), so the advice can name it.
  */
-export function explainWriteRefusal(error: unknown): string | undefined {
+export function explainWriteRefusal(error: unknown, flag?: string): string | undefined {
+  const elsewhere = flag === undefined ? ELSEWHERE : `or pass ${flag} with a path in a folder you can write`;
   if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return undefined;
   const path = 'path' in error && typeof error.path === 'string' ? error.path : undefined;
   const blocker = path === undefined ? undefined : nearestExisting(path);
@@ -34,13 +37,13 @@ export function explainWriteRefusal(error: unknown): string | undefined {
   if (FILE_IN_THE_WAY.has(error.code)) {
     if (!blocker.isFile) return undefined;
     const what = blocker.path === path ? `${path} is a file, not a folder` : `cannot create ${path}: ${blocker.path} is a file, not a folder`;
-    return `${what}; move that file, ${ELSEWHERE}`;
+    return `${what}; move that file, ${elsewhere}`;
   }
   const why = DENIALS[error.code];
   if (why === undefined) return undefined;
   const what = blocker.isFile ? `cannot write ${blocker.path}` : `cannot write in the folder ${blocker.path}`;
   // Permissions can be changed by their owner; a read-only file system cannot, from here.
-  const fix = error.code === 'EROFS' ? ELSEWHERE.replace(/^or /, '') : `give yourself write access to it (chmod u+w ${blocker.path}), ${ELSEWHERE}`;
+  const fix = error.code === 'EROFS' ? elsewhere.replace(/^or /, '') : `give yourself write access to it (chmod u+w ${blocker.path}), ${elsewhere}`;
   return `${what} (${why}); ${fix}`;
 }
 
@@ -65,13 +68,13 @@ export class WriteRefusedError extends Error {
 
 /**
  * Runs `action`; a write it had refused becomes a {@link WriteRefusedError} that opens with `what` and
- * names the folder. Any other failure passes through untouched.
+ * names the folder and the `flag` that chose the path. Any other failure passes through untouched.
  */
-export async function explainingRefusal<T>(what: string, action: () => Promise<T>): Promise<T> {
+export async function explainingRefusal<T>(what: string, flag: string, action: () => T | Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    const explanation = explainWriteRefusal(error);
+    const explanation = explainWriteRefusal(error, flag);
     if (explanation !== undefined) throw new WriteRefusedError(`${what}: ${explanation}`, { cause: error });
     throw error;
   }

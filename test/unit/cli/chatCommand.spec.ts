@@ -319,7 +319,7 @@ describe('rung chat', () => {
   it('refuses --verify-timeout without a command, and one that is not a number of milliseconds', async () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['--panel', 'panel.json', '--verify-timeout', '300', 'hi'], io)).toBe(EXIT_USAGE);
-    expect(io.err).toContain('--verify-timeout needs --verify-command');
+    expect(io.err).toContain('--verify-timeout limits --verify-command, which is missing');
     expect(await runChatCommand(['--panel', 'panel.json', '--verify-command', 'true', '--verify-timeout', 'soon', 'hi'], io)).toBe(EXIT_USAGE);
     expect(io.err).toContain('--verify-timeout must be a whole number of milliseconds');
   });
@@ -327,7 +327,7 @@ describe('rung chat', () => {
   it('exits 2 with the usage when called without a panel or a prompt', async () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['hello'], io)).toBe(2);
-    expect(io.err).toContain('needs --panel FILE');
+    expect(io.err).toContain('missing --panel FILE');
     expect(await runChatCommand(['--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('usage: rung chat');
     expect(io.out).toBe('');

@@ -231,6 +231,16 @@ describe('rung --help', () => {
     expect(io.out).toContain('exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C');
   });
 
+  it('lists the ledger subcommands for rung ledger --help and exits 0, and exits 2 with none named', async () => {
+    expect(await main(['ledger', '--help'], io)).toBe(EXIT_OK);
+    for (const name of Object.keys(LEDGER_COMMANDS)) expect(io.out).toMatch(new RegExp(`\\n {2}${name} +\\S`));
+    expect(io.out).toContain('rung ledger COMMAND --help describes every flag');
+    const none = new CapturedIo(dir);
+    expect(await main(['ledger'], none)).toBe(EXIT_USAGE);
+    expect(none.out).toBe('');
+    expect(none.err).toContain('usage: rung ledger COMMAND');
+  });
+
   it('prints the usage on stderr and exits 2 with no command at all', async () => {
     expect(await main([], io)).toBe(2);
     expect(io.out).toBe('');
@@ -263,6 +273,20 @@ describe('rung exit codes', () => {
     expect(io.out).toBe('');
   });
 
+  it('stops between seeds when the user stops a run under way, and exits 130', async () => {
+    const stop = new AbortController();
+    // The stop arrives as a Ctrl-C does: from the event loop, while the first seed runs.
+    const stderr = (text: string): void => {
+      io.stderr(text);
+      if (text.includes('(1 of 3)')) setImmediate(() => stop.abort());
+    };
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, stderr, stderrIsTTY: true, signal: stop.signal })).toBe(EXIT_STOPPED);
+    expect(io.err).toContain('(1 of 3)');
+    expect(io.err).not.toContain('(2 of 3)');
+    expect(io.err.endsWith('rung replay: stopped by the user\n')).toBe(true);
+    expect(io.out).toBe('');
+  });
+
   it('says the command once in a usage error, not "rung: rung rank"', async () => {
     write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }] }));
     expect(await main(['rank', '--panel', 'panel.json'], io)).toBe(EXIT_USAGE);
@@ -279,6 +303,15 @@ describe('rung and a folder it cannot write', () => {
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'notes/.rung/ledger.sqlite'], io)).toBe(EXIT_FAILED);
     expect(io.err).toBe(
       `rung replay: cannot use the ledger ${notes}/.rung/ledger.sqlite: cannot create ${notes}/.rung: ${notes} is a file, not a folder; move that file, or pass --ledger FILE with a path in a folder you can write\n`,
+    );
+  });
+
+  it('names the file in the way of --decisions, and that flag as the way out', async () => {
+    write('notes', '');
+    const notes = join(dir, 'notes');
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'notes/decisions.jsonl'], io)).toBe(EXIT_FAILED);
+    expect(io.err).toBe(
+      `rung replay: cannot write --decisions ${notes}/decisions.jsonl: cannot create ${notes}/decisions.jsonl: ${notes} is a file, not a folder; move that file, or pass --decisions FILE with a path in a folder you can write\n`,
     );
   });
 

@@ -75,6 +75,15 @@ describe('usage', () => {
     expect(() => parseCommandArgs(SAMPLE, ['--bogus'])).toThrow(/Unknown option '--bogus'/);
   });
 
+  it('marks a flag that may be repeated, and collects its values in order', () => {
+    const repeated = { name: 'rung sample', summary: 'S.', flags: { family: { type: 'string', value: 'F', multiple: true, description: 'only this family' } } } as const satisfies CommandUsage;
+    expect(usageLine(repeated)).toBe('usage: rung sample [--family F]...');
+    expect(formatHelp(repeated)).toMatch(/\n {2}--family F\.\.\.\s+only this family\n/);
+    const { values } = parseCommandArgs(repeated, ['--family', 'a', '--family', 'b']);
+    const families: string[] | undefined = values.family;
+    expect(families).toEqual(['a', 'b']);
+  });
+
   it('refuses an argument to a command that declares none', () => {
     const { operands: _operands, operandHelp: _help, ...noOperands } = SAMPLE;
     expect(() => parseCommandArgs(noOperands, ['stray'])).toThrow(/Unexpected argument 'stray'/);

@@ -31,20 +31,20 @@ describe('explainWriteRefusal', () => {
     writeFileSync(file, '');
     const error = thrownBy(() => mkdirSync(join(file, '.rung', 'deeper'), { recursive: true })) as NodeJS.ErrnoException;
     expect(error.code).toBe('ENOTDIR');
-    expect(explainWriteRefusal(error)).toBe(`cannot create ${error.path}: ${file} is a file, not a folder; move that file, or pass --ledger FILE with a path in a folder you can write`);
+    expect(explainWriteRefusal(error)).toBe(`cannot create ${error.path}: ${file} is a file, not a folder; move that file, or choose a path in a folder you can write`);
   });
 
   it('names a file where the folder itself should be, from a real mkdir onto it', () => {
     const file = join(dir.path, '.rung');
     writeFileSync(file, '');
     const error = thrownBy(() => mkdirSync(file, { recursive: true }));
-    expect(explainWriteRefusal(error)).toBe(`${file} is a file, not a folder; move that file, or pass --ledger FILE with a path in a folder you can write`);
+    expect(explainWriteRefusal(error)).toBe(`${file} is a file, not a folder; move that file, or choose a path in a folder you can write`);
   });
 
-  it('names the folder that refused a new file, not the file Rung tried to make, and how to fix it', () => {
+  it('names the folder that refused a new file, not the file Rung tried to make, and how to fix it with the flag that chose it', () => {
     mkdirSync(join(dir.path, '.rung'));
     const folder = join(dir.path, '.rung');
-    expect(explainWriteRefusal(refusal('EACCES', join(folder, 'ledger.sqlite.lock')))).toBe(
+    expect(explainWriteRefusal(refusal('EACCES', join(folder, 'ledger.sqlite.lock')), '--ledger FILE')).toBe(
       `cannot write in the folder ${folder} (permission denied); give yourself write access to it (chmod u+w ${folder}), or pass --ledger FILE with a path in a folder you can write`,
     );
   });
@@ -60,7 +60,7 @@ describe('explainWriteRefusal', () => {
   });
 
   it('does not suggest chmod on a read-only file system', () => {
-    expect(explainWriteRefusal(refusal('EROFS', join(dir.path, 'x')))).toBe(`cannot write in the folder ${dir.path} (the file system is read-only); pass --ledger FILE with a path in a folder you can write`);
+    expect(explainWriteRefusal(refusal('EROFS', join(dir.path, 'x')))).toBe(`cannot write in the folder ${dir.path} (the file system is read-only); choose a path in a folder you can write`);
   });
 
   it('leaves any other error to be reported as it is', () => {
