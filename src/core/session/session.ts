@@ -196,6 +196,16 @@ export class RungSession implements Session {
     });
   }
 
+  /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
+  get currentPanel(): Panel {
+    return this.panel;
+  }
+
+  /** Where the ledger lives; null for a memory ledger. */
+  get ledgerFile(): string | null {
+    return this.ledgerPath;
+  }
+
   async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
     this.requireOpen();
     const emit = (event: SessionEvent): void => onEvent?.(event);

@@ -187,7 +187,13 @@ describe('RungSession: verdicts', () => {
     const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const events: SessionEvent[] = [];
+    const changes: SessionChange[] = [];
+    session.onChange((change) => changes.push(change));
     const result = await session.chat({ messages: user('hello') }, (event) => events.push(event));
+    expect(changes.filter((change) => change.type === 'provider-health')).toEqual([
+      { type: 'provider-health', provider: 'ollama', healthy: false, reason: 'cooling down after 500 for 30000 ms' },
+      { type: 'provider-health', provider: 'openrouter', healthy: false, reason: 'openrouter: the API key was rejected (401)' },
+    ]);
     expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([
       { kind: 'provider-error', failure: 'provider-error', reason: expect.stringMatching(/^ollama: server error \(500\)/) },
       { kind: 'provider-error', failure: 'unavailable', reason: 'openrouter: the API key was rejected (401)' },
@@ -386,6 +392,8 @@ describe('RungSession: the ledger and the panel', () => {
     const narrower = parsePanel({ ...JSON.parse(JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }] })), providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } } }, 'narrower');
     await session.setPanel(narrower);
     expect(changes.map((change) => change.type)).toEqual(['ledger-changed', 'panel-changed']);
+    expect(session.currentPanel).toBe(narrower);
+    expect(session.ledgerFile).toBe(join(dir.path, '.rung', 'ledger.sqlite'));
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
   });
 
