@@ -12,16 +12,21 @@
  */
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
 import type { Panel } from '../panel';
-import type { ChatMessage, ChatOptions, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
+import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
 import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
+import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
+import type { ProviderConnection } from '../providers/connectProviders';
+import type { FetchLike } from '../providers/transport';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
 export interface VerdictWithReason {
   kind: Verdict;
   reason: string;
+  /** The kind of provider failure behind a `provider-error` or `stopped` verdict (`unavailable` for a rejected key). */
+  failure?: FailureKind;
 }
 
 /** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */
@@ -29,7 +34,15 @@ export interface CallChecks {
   /** A JSON Schema the answer must match; asks the provider for JSON too. */
   schema?: unknown;
   /** A workspace command run on a scratch copy with the answer's files written in. */
-  command?: { command: string; cwd: string; timeoutMs?: number };
+  command?: {
+    command: string;
+    cwd: string;
+    timeoutMs?: number;
+    /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
+    env?: Record<string, string | undefined>;
+    /** Told now and then while the command runs, so a front end can say it is still checking. */
+    onProgress?: (progress: CheckProgress) => void;
+  };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];
 }
@@ -156,13 +169,29 @@ export type SessionChange =
   | { type: 'provider-health'; provider: string; healthy: boolean; reason?: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
 
-/** Builds the adapter for one provider of a panel; one factory per provider `kind`. */
+/**
+ * Builds the adapter for one provider of a panel; one factory per provider `kind`.
+ *
+ * @remarks
+ * A factory may return the adapter alone, or a {@link ProviderConnection} that also says how to probe
+ * the provider and what it knows of its models. Throwing a `ProviderSetupError` (connectProviders.ts)
+ * prunes the provider's models with its message instead of failing the session.
+ */
 export type ProviderFactory = (input: {
   name: string;
   baseUrl: string | undefined;
   apiKey: string | undefined;
   clock: Clock;
-}) => ProviderAdapter | Promise<ProviderAdapter>;
+  /** The panel's slugs on this provider. */
+  models?: readonly string[];
+  /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
+  keyHint?: string;
+  /** Where this provider's catalog is cached; absent: no catalog is fetched. */
+  catalogPath?: string;
+  fetch?: FetchLike;
+  /** Stops a slow connect (a catalog fetch) when the user does. */
+  signal?: AbortSignal;
+}) => ProviderAdapter | ProviderConnection | Promise<ProviderAdapter | ProviderConnection>;
 
 /** Where keys come from: SecretStorage in the extension, the environment in the CLI. */
 export type KeyLookup = (provider: string) => Promise<string | undefined>;
