@@ -10,6 +10,12 @@
  * keeps its own rules for *when* it needs a flush (the ledger's spawn rows go sooner); the timer keeps
  * only the earliest wake-up anyone asked for. Each member reports its own failures as notices and asks
  * again; the timer adds nothing to that.
+ *
+ * A timer cannot fire while a long batch keeps the event loop busy: a pass whose awaits all resolve
+ * at once (the replay's attempts read a table) runs on microtasks and never reaches the timers, and a
+ * kill then loses everything since the batch began (issue 12: 0 observations kept). So a request that
+ * finds the wake-up already overdue fires it then and there: whatever batch is still queueing writes
+ * gets them saved on the interval, whether or not it ever yields.
  */
 import type { Clock } from '../clock';
 
@@ -57,7 +63,14 @@ export class FlushTimer {
   /** Asks for `member` to be flushed within `delayMs`; a wake-up already due sooner serves it too. */
   request(member: Flushable, delayMs: number): void {
     this.waiting.add(member);
-    const dueAt = this.clock.now() + delayMs;
+    const now = this.clock.now();
+    if (this.timer && this.timer.dueAt < now) {
+      // Overdue: the event loop has not had a turn since it fell due (see the remarks above).
+      this.timer.cancel();
+      this.fire();
+      return;
+    }
+    const dueAt = now + delayMs;
     if (this.timer && this.timer.dueAt <= dueAt) return;
     this.timer?.cancel();
     this.timer = { dueAt, cancel: this.schedule(() => this.fire(), delayMs) };
