@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FlushTimer, type Flushable } from '../../../../src/core/ledger/flushTimer';
+import { FLUSH_INTERVAL_MS, FlushTimer, type Flushable } from '../../../../src/core/ledger/flushTimer';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 
 /** A member that counts its flushes. */
@@ -64,5 +64,21 @@ describe('FlushTimer', () => {
     timer.request(ledger, 0);
     expect(ledger.flushes).toBe(0);
     expect(scheduler.pendingDelays()).toEqual([0]);
+  });
+
+  it('fires overdue wake-ups in a busy batch at most once a second, however soon a member asked', () => {
+    const { clock, timer } = setup();
+    const ledger = new CountingMember();
+    timer.request(ledger, 100);
+    clock.advance(101);
+    timer.request(ledger, 100);
+    expect(ledger.flushes).toBe(1);
+    timer.request(ledger, 100);
+    clock.advance(FLUSH_INTERVAL_MS - 1);
+    timer.request(ledger, 100);
+    expect(ledger.flushes).toBe(1);
+    clock.advance(1);
+    timer.request(ledger, 100);
+    expect(ledger.flushes).toBe(2);
   });
 });
