@@ -29,8 +29,9 @@ export const LOCK_WAIT_INTERVAL_MS = 25;
  *
  * @remarks
  * A save holds the lock for milliseconds (see the ledger benchmark), so 30 s is four orders of magnitude
- * of margin against taking over a live holder, and short enough that a crashed window delays the
- * others' saves by at most half a minute.
+ * of margin against taking over a live holder. A holder on this machine that died is taken over at
+ * once instead; this rule is for the locks whose holder cannot be checked (another machine, an older
+ * Rung), which then delay the others' saves by at most half a minute.
  */
 export const LOCK_STALE_MS = 30_000;
 
@@ -165,7 +166,9 @@ export class FileLock {
    * `kill(pid, 0)` sends nothing; it fails with ESRCH when no such process exists and EPERM when one
    * exists that we may not signal (alive, another user's). Any other answer counts as alive, leaving the
    * age rule to decide. A pid reused by an unrelated process also counts as alive: a wait, never a
-   * wrong takeover.
+   * wrong takeover. The host name is what makes a pid comparable, so two containers that share a
+   * folder *and* a host name (each has its own pids) would each judge the other's live lock dead;
+   * containers get distinct host names by default.
    */
   private holderIsDead(content: LockContent | undefined): boolean {
     if (!content || content.host !== this.host || content.pid === process.pid) return false;
