@@ -9,9 +9,10 @@
  * point.
  */
 import { shaped } from '../classKey';
-import type { Clock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
+import { FLUSH_INTERVAL_MS } from '../ledger/flushTimer';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability } from '../ratings';
@@ -32,6 +33,17 @@ export type ReplayVerifier =
  * model put about 90% on its own answer.
  */
 export const DEFAULT_CONFIDENCE_THRESHOLD = -0.1;
+
+/**
+ * How much wall time a replay runs between saves of what it learned, ms: the ledger's own batching
+ * interval, so a killed replay loses at most the last second, like any other writer.
+ *
+ * @remarks
+ * The ledger's timer cannot do this for a replay. Every attempt reads a table, so `route` resolves
+ * through microtasks only, the event loop never reaches its timers, and a replay of the recorded
+ * outcomes (about 2 s) killed at any point before its end kept nothing (issue 12).
+ */
+export const REPLAY_SAVE_INTERVAL_MS = FLUSH_INTERVAL_MS;
 
 export interface ReplayOptions {
   rows: readonly OutcomeRow[];
@@ -54,6 +66,12 @@ export interface ReplayOptions {
    * the router's own overhead: the benchmark's routing-decision figure.
    */
   timing?: { now: () => number; record: (elapsedMs: number, attempts: number) => void };
+  /**
+   * The wall clock the periodic save goes by ({@link REPLAY_SAVE_INTERVAL_MS}); the system's unless a
+   * test drives it. Apart from the replay's own clock, which moves a second per call so decision rows
+   * are the same for the same seed.
+   */
+  wallClock?: Clock;
 }
 
 export interface PolicyScore {
@@ -109,7 +127,13 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   let cost = 0;
   let attempts = 0;
   let unroutable = 0;
+  const wall = options.wallClock ?? systemClock;
+  let savedAt = wall.now();
   for (const row of order) {
+    if (wall.now() - savedAt >= REPLAY_SAVE_INTERVAL_MS) {
+      await saveProgress(ledger, options.sink);
+      savedAt = wall.now();
+    }
     clock.tick();
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
     const started = options.timing?.now();
@@ -154,6 +178,20 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
+}
+
+/**
+ * Lands what the replay has learned so far and lets the event loop turn once.
+ *
+ * @remarks
+ * The turn lets timers due meanwhile run: the ledger's refresh, a lock retry, a signal handler. A
+ * failed save does not end the run: the ledger has reported it (`save-failed`) and kept the queue,
+ * and the save at the end tries again.
+ */
+async function saveProgress(ledger: Ledger, sink: DecisionSink | undefined): Promise<void> {
+  await ledger.flush().catch(() => undefined);
+  await sink?.flush?.().catch(() => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** Each model its own provider, no roles: the cold start is then a plain cheapest-first cascade. */
