@@ -124,7 +124,11 @@ class FileDecisionSink implements DecisionSink {
 interface Aggregate {
   seeds: number[];
   items: number;
-  mean: { policy: { accuracy: number; cost: number; attempts: number }; priceOrderCascade: { accuracy: number; cost: number } };
+  mean: {
+    policy: { accuracy: number; cost: number; attempts: number };
+    priceOrderCascade: { accuracy: number; cost: number };
+    onlineLearner: { accuracy: number; cost: number; attempts: number };
+  };
   sd: { policy: { accuracy: number; cost: number } };
   bestSingle: ReplaySummary['bestSingle'];
   oracle: ReplaySummary['oracle'];
@@ -152,6 +156,11 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
       priceOrderCascade: {
         accuracy: mean(summaries.map((s) => s.priceOrderCascade.accuracy)),
         cost: mean(summaries.map((s) => s.priceOrderCascade.cost)),
+      },
+      onlineLearner: {
+        accuracy: mean(summaries.map((s) => s.onlineLearner.accuracy)),
+        cost: mean(summaries.map((s) => s.onlineLearner.cost)),
+        attempts: mean(summaries.map((s) => s.onlineLearner.attempts)),
       },
     },
     sd: { policy: { accuracy: sd(summaries.map((s) => s.policy.accuracy)), cost: sd(summaries.map((s) => s.policy.cost)) } },
@@ -184,11 +193,22 @@ function formatSummary(summary: ReplaySummary, title: string): string {
     `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
+    `simple online learner (${summary.onlineLearner.attempts} attempts)`.padEnd(30) + fmtRow(summary.onlineLearner, base),
+    verdictAgainstLearner(summary.policy, summary.onlineLearner),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** One line saying whether the policy beat the simple learner: as accurate or more, and no dearer. */
+export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }): string {
+  const accuracy = policy.accuracy - learner.accuracy;
+  const cost = learner.cost > 0 ? (100 * (policy.cost - learner.cost)) / learner.cost : 0;
+  const beats = accuracy >= 0 && policy.cost <= learner.cost;
+  const detail = `accuracy ${accuracy >= 0 ? '+' : ''}${accuracy.toFixed(4)}, cost ${cost >= 0 ? '+' : ''}${cost.toFixed(1)}%`;
+  return `rung against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
 }
 
 function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
@@ -207,6 +227,8 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
     `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
+    'simple online learner (mean)'.padEnd(30) + fmtRow(aggregate.mean.onlineLearner, base),
+    verdictAgainstLearner(m, aggregate.mean.onlineLearner),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),
