@@ -7,13 +7,14 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
 import { PanelError, type Tradeoff } from '../core/panel';
-import { parseOutcomes } from '../core/replay/outcomes';
+import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 
 export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
                    [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
+                   [--split train|test] [--family F]... [--exclude-family F]...
                    [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
@@ -34,11 +35,21 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
       decisions: { type: 'string' },
       ledger: { type: 'string' },
       json: { type: 'boolean', default: false },
+      split: { type: 'string' },
+      family: { type: 'string', multiple: true },
+      'exclude-family': { type: 'string', multiple: true },
     },
   });
   if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
   const path = resolve(io.cwd, positionals[0] as string);
-  const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const parsed = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const { models } = parsed;
+  const rows = selectOutcomes(parsed.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const selected = [
+    values.split ? `, split ${values.split}` : '',
+    values.family ? `, families ${values.family.join(',')}` : '',
+    values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
+  ].join('');
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
   if (values.panel && ungraded.length) throw new PanelError(values.panel, ungraded);
@@ -69,10 +80,10 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
 
   if (seedCount === 1) {
     const summary = summaries[0] as ReplaySummary;
-    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   } else {
     const aggregate = aggregateSeeds(summaries, seed);
-    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   }
   return 0;
 }
@@ -175,8 +186,8 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
   };
 }
 
-function describe(verifier: string, tradeoff: string): string {
-  return `verifier ${verifier}, tradeoff ${tradeoff}`;
+function describe(verifier: string, tradeoff: string, selection: string): string {
+  return `verifier ${verifier}, tradeoff ${tradeoff}${selection}`;
 }
 
 function share(cost: number, base: number): string {
