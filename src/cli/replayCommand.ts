@@ -14,7 +14,7 @@ import type { Ledger } from '../core/ledger/ledger';
 
 export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
                    [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
-                   [--split train|test] [--family F]... [--exclude-family F]...
+                   [--split train|test] [--family F]... [--exclude-family F]... [--in-order]
                    [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
@@ -38,6 +38,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
       split: { type: 'string' },
       family: { type: 'string', multiple: true },
       'exclude-family': { type: 'string', multiple: true },
+      'in-order': { type: 'boolean', default: false },
     },
   });
   if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
@@ -70,7 +71,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   try {
     for (let i = 0; i < seedCount; i++) {
       summaries.push(
-        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, sink, ledger }),
+        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, inOrder: values['in-order'], sink, ledger }),
       );
     }
   } finally {

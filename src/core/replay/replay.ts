@@ -47,6 +47,8 @@ export interface ReplayOptions {
   tradeoff?: Tradeoff;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
+  /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
+  inOrder?: boolean;
   sink?: DecisionSink;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
@@ -107,7 +109,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     .sort((a, b) => a.price - b.price || a.index - b.index)
     .map((entry) => entry.spec.slug);
 
-  const order = shuffle([...rows], random);
+  const order = options.inOrder ? [...rows] : shuffle([...rows], random);
   let correct = 0;
   let cost = 0;
   let attempts = 0;
