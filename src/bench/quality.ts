@@ -38,6 +38,22 @@ async function main(): Promise<void> {
   const tradeoff = (args.includes('--economy') ? 'economy' : 'quality') as Tradeoff;
   const path = args.find((arg) => !arg.startsWith('--')) ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const lines: Line[] = [];
+  // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
+  const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
+  if (only !== 'worlds') lines.push(...(await measureRecorded(path, tradeoff)));
+  if (only !== 'recorded') {
+    const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
+    try {
+      for (const world of WORLDS) lines.push(await measureWorld(world, dir, tradeoff));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(`${table(lines, tradeoff)}\n`);
+}
+
+async function measureRecorded(path: string, tradeoff: Tradeoff): Promise<Line[]> {
+  const lines: Line[] = [];
   const recorded = parseOutcomes(readFileSync(path, 'utf8'), path);
   const familiesIn = (split: string) => [...new Set(recorded.rows.filter((row) => row['split_src'] === split).map((row) => row.family))].sort();
   const selections: [string, OutcomeSelection][] = [
@@ -50,14 +66,7 @@ async function main(): Promise<void> {
     const rows = selectOutcomes(recorded.rows, selection, path);
     lines.push(await measure(name, rows, recorded.models, tradeoff, false));
   }
-
-  const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
-  try {
-    for (const world of WORLDS) lines.push(await measureWorld(world, dir, tradeoff));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  process.stdout.write(`${table(lines, tradeoff)}\n`);
+  return lines;
 }
 
 async function measureWorld(world: World, dir: string, tradeoff: Tradeoff): Promise<Line> {
