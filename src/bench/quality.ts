@@ -16,7 +16,7 @@ import { MemoryDecisionSink } from '../core/decisions/decision';
 import type { Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection } from '../core/replay/outcomes';
 import { runReplay, type ReplaySummary } from '../core/replay/replay';
-import { callsToStopOpening } from './qualityMeasures';
+import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
 import { generateWorld, WORLDS, type World } from './worlds';
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -29,6 +29,8 @@ interface Line {
   learner: { accuracy: number[]; share: number[] };
   cascade: { accuracy: number; share: number };
   oracle: { accuracy: number; share: number };
+  /** The cheapest fixed chains per class, in hindsight, that answer as many prompts as Rung did (mean over seeds). */
+  hindsight: number;
   /** Drift worlds: per seed, calls at the drifted class after the swap until Rung last opened with the swapped model. */
   detection?: number[];
 }
@@ -71,6 +73,7 @@ async function measureRecorded(path: string, tradeoff: Tradeoff): Promise<Line[]
 
 async function measureWorld(world: World, dir: string, tradeoff: Tradeoff): Promise<Line> {
   const runs: ReplaySummary[] = [];
+  const hindsight: number[] = [];
   const detection: number[] = [];
   for (const seed of SEEDS) {
     // Written and read back as any outcomes file is, so the world is replayed like the recorded data.
@@ -78,23 +81,26 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff): Prom
     writeFileSync(file, generateWorld(world, seed).map((row) => JSON.stringify(row)).join('\n') + '\n');
     const { rows, models } = parseOutcomes(readFileSync(file, 'utf8'), file);
     const sink = new MemoryDecisionSink();
-    runs.push(await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', tradeoff, seed, inOrder: true, sink }));
+    const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', tradeoff, seed, inOrder: true, sink });
+    runs.push(run);
+    hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
     const drifting = world.models.find((model) => model.drift);
     if (drifting?.drift) {
       const cls = Object.keys(drifting.drift.accuracy)[0] as string;
       detection.push(callsToStopOpening(rows, sink.rows, drifting.slug, cls, Math.ceil(drifting.drift.from * rows.length)));
     }
   }
-  return { ...summarise(world.name, runs), ...(detection.length ? { detection } : {}) };
+  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}) };
 }
 
 async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, inOrder: boolean): Promise<Line> {
   const runs: ReplaySummary[] = [];
   for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', tradeoff, seed, inOrder }));
-  return summarise(name, runs);
+  const accuracy = mean(runs.map((run) => run.policy.accuracy));
+  return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / (runs[0] as ReplaySummary).bestSingle.cost };
 }
 
-function summarise(name: string, runs: ReplaySummary[]): Line {
+function summarise(name: string, runs: ReplaySummary[]): Omit<Line, 'hindsight'> {
   const first = runs[0] as ReplaySummary;
   const base = first.bestSingle.cost;
   return {
@@ -124,8 +130,8 @@ function table(lines: Line[], tradeoff: Tradeoff): string {
   const out = [
     `Mean over seeds ${SEEDS.join(', ')} (± sd), perfect check, ${tradeoff}; cost as a share of the best single model on the same prompts.`,
     '',
-    '| data | prompts | Rung accuracy | Rung cost | simple learner accuracy | simple learner cost | Rung beats the learner | price-order cascade | oracle | drift: calls to stop opening with the swapped model |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |',
+    '| data | prompts | Rung accuracy | Rung cost | simple learner accuracy | simple learner cost | Rung beats the learner | price-order cascade | oracle | best fixed chains per class in hindsight, at the accuracy Rung reached | drift: calls to stop opening with the swapped model |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
   ];
   for (const line of lines) {
     const accuracy = mean(line.rung.accuracy) - mean(line.learner.accuracy);
@@ -133,7 +139,7 @@ function table(lines: Line[], tradeoff: Tradeoff): string {
     out.push(
       `| ${line.name} | ${line.items} | ${mean(line.rung.accuracy).toFixed(4)} ± ${sd(line.rung.accuracy).toFixed(4)} | ${pct(mean(line.rung.share))} ± ${pct(sd(line.rung.share))} | ` +
         `${mean(line.learner.accuracy).toFixed(4)} | ${pct(mean(line.learner.share))} | ${beats ? 'yes' : 'no'} | ` +
-        `${line.cascade.accuracy.toFixed(4)} at ${pct(line.cascade.share)} | ${line.oracle.accuracy.toFixed(4)} at ${pct(line.oracle.share)} | ` +
+        `${line.cascade.accuracy.toFixed(4)} at ${pct(line.cascade.share)} | ${line.oracle.accuracy.toFixed(4)} at ${pct(line.oracle.share)} | ${pct(line.hindsight)} | ` +
         `${line.detection ? `${line.detection.join(', ')} (max ${Math.max(...line.detection)})` : ''} |`,
     );
   }

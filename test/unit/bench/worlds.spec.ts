@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callsToStopOpening } from '../../../src/bench/qualityMeasures';
+import { callsToStopOpening, hindsightChainCost } from '../../../src/bench/qualityMeasures';
 import { abilityForAccuracy, generateWorld, worldNamed, WORLD_PROMPTS_PER_CLASS, WORLDS } from '../../../src/bench/worlds';
 import type { OutcomeRow } from '../../../src/core/replay/outcomes';
 
@@ -67,5 +67,28 @@ describe('calls to stop opening with a swapped model', () => {
 
   it('is 0 when the model never opened after the swap', () => {
     expect(callsToStopOpening(rows, [{ call: 'c0', model: 'swapped' }], 'swapped', 'a', 2)).toBe(0);
+  });
+});
+
+describe('the cheapest fixed chains in hindsight', () => {
+  // One class, four prompts: `a` (1 per call) is right on the first two, `b` (10 per call) on all four.
+  const rows: OutcomeRow[] = [0, 1, 2, 3].map((index) => ({
+    id: `p${index}`,
+    family: 'x',
+    m: { a: { c: index < 2 ? 1 : 0, cost: 1 }, b: { c: 1, cost: 10 } },
+  }));
+  const cost = (accuracy: number) => hindsightChainCost(rows, ['a', 'b'], (row) => row.family, accuracy);
+
+  it('finds the cheapest order of the cheapest subset for the accuracy asked', () => {
+    // All four: a then b costs 4 × 1 + 2 × 10 = 24, less than b alone (40) or b then a (40).
+    expect(cost(1)).toBe(24);
+    // Half: a alone, 4.
+    expect(cost(0.5)).toBe(4);
+    expect(cost(0)).toBe(0);
+  });
+
+  it('is infinite when no chain reaches the accuracy', () => {
+    const none = rows.map((row) => ({ ...row, m: { a: { c: 0 as const, cost: 1 }, b: { c: 0 as const, cost: 10 } } }));
+    expect(hindsightChainCost(none, ['a', 'b'], (row) => row.family, 0.5)).toBe(Number.POSITIVE_INFINITY);
   });
 });
