@@ -21,6 +21,7 @@ import type { CallPricer } from '../routing/pricing';
 import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, Candidate } from '../routing/types';
+import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 
 export type ReplayVerifier =
@@ -58,6 +59,8 @@ export interface ReplayOptions {
   tradeoff?: Tradeoff;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
+  /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
+  inOrder?: boolean;
   sink?: DecisionSink;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
@@ -87,6 +90,8 @@ export interface ReplaySummary {
   bestSingle: PolicyScore & { model: string };
   oracle: PolicyScore;
   priceOrderCascade: PolicyScore;
+  /** The simple online learner of issue 13 over the same prompts in the same order, under the same check. */
+  onlineLearner: OnlineLearnerScore;
   ratings: { model: string; class: string; rating: number; ability: number; graded: number; ok: number }[];
   /**
    * Per class: Spearman's rank correlation between learned ability and true accuracy over all its
@@ -122,7 +127,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     .sort((a, b) => a.price - b.price || a.index - b.index)
     .map((entry) => entry.spec.slug);
 
-  const order = shuffle([...rows], random);
+  const order = options.inOrder ? [...rows] : shuffle([...rows], random);
   let correct = 0;
   let cost = 0;
   let attempts = 0;
@@ -175,6 +180,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     bestSingle: bestSingle(rows, models),
     oracle: oracle(rows, priceOrder),
     priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
+    onlineLearner: onlineLearner(order, panel, pricer, options),
     ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
@@ -192,6 +198,19 @@ async function saveProgress(ledger: Ledger, sink: DecisionSink | undefined): Pro
   await ledger.flush().catch(() => undefined);
   await sink?.flush?.().catch(() => undefined);
   await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** The simple learner over the prompts in the order the router met them, priced by the router's price list. */
+function onlineLearner(order: readonly OutcomeRow[], panel: Panel, pricer: CallPricer, options: ReplayOptions): OnlineLearnerScore {
+  const noise = seededRandom(options.seed ^ 0x27d4eb2f);
+  const specs = new Map(panel.models.map((spec) => [spec.slug, spec]));
+  return runOnlineLearner({
+    rows: order,
+    models: panel.models.map((spec) => ({ slug: spec.slug, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY })),
+    classOf: (row) => (options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family),
+    verdict: (outcome) => verdictFor(outcome, options.verifier, noise),
+    costOf: (slug, outcome) => attemptCost(specs.get(slug) as ModelSpec, outcome),
+  });
 }
 
 /** Each model its own provider, no roles: the cold start is then a plain cheapest-first cascade. */

@@ -230,7 +230,7 @@ describe('runReplay robustness (a cheap model always wrong in one family)', () =
     const after = inAlpha.slice(eighth + 1).filter((row) => row.rung === 0 || row.escalation.length === 0);
     expect(after.length).toBeGreaterThan(40);
     expect(after.every((row) => row.model !== 'cheap')).toBe(true);
-    expect(after.every((row) => row.pruned.some((p) => p.model === 'cheap' && /^pruned: measured 0\/8 success class=alpha$/.test(p.reason)))).toBe(true);
+    expect(after.every((row) => row.pruned.some((p) => p.model === 'cheap' && /^pruned: measured 0\/8 success class=alpha, rated 0\.\d\d < 0\.25 against the calls' difficulty$/.test(p.reason)))).toBe(true);
 
     const betaCalls = new Set(sink.rows.filter((row) => row.class === 'beta').map((row) => row.call));
     const cheapInBeta = new Set(sink.rows.filter((row) => row.class === 'beta' && row.model === 'cheap').map((row) => row.call));
