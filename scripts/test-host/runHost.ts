@@ -85,6 +85,8 @@ async function main(): Promise<number> {
     }
     rmSync(scratch, { recursive: true, force: true });
   }
+  // .ci/run adds these to the unit tests' counts for its closing line.
+  writeFileSync(join(logs, 'summary.json'), `${JSON.stringify(tally)}\n`);
   console.log(`${tally.passed} passed, ${tally.failed} failed`);
   return tally.failed > 0 || tally.passed === 0 ? 1 : 0;
 }
@@ -108,6 +110,8 @@ async function runSuite(browser: Browser, server: CodeServer, scratch: string, n
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   const console = recordConsole(page, name);
+  // Whatever `run()` printed before a crash, the host suite's log is the place to look.
+  page.on('crash', () => process.stdout.write(`${name}: the browser page crashed; see ${console.file}\n`));
   try {
     const exited = new Promise<number>((done) => void page.exposeFunction('codeAutomationExit', (code: number) => done(code)));
     await page.goto(server.workbenchUrl({ folder, extensionDevelopmentPath: root, extensionTestsPath: testsPath }));
@@ -117,6 +121,9 @@ async function runSuite(browser: Browser, server: CodeServer, scratch: string, n
     if (exitCode === undefined) process.stdout.write(`${name}: no exit code within ${SUITE_TIMEOUT_MS} ms\n`);
     if (!written) process.stdout.write(`${name}: no results file at ${file}; see ${console.file}\n`);
     return { exitCode, results: written };
+  } catch (error) {
+    process.stdout.write(`${name}: ${error instanceof Error ? error.message : String(error)}; see ${console.file}\n`);
+    return { exitCode: undefined, results: undefined };
   } finally {
     await context.close();
     console.save();

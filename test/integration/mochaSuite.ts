@@ -54,6 +54,8 @@ export function resultsPath(suite: string): string {
  * pass as an empty green run.
  */
 export async function runMochaSuite(suite: string, files: BundledTestFile[]): Promise<void> {
+  // Stack traces then name the test files and lines rather than the bundle's.
+  process.setSourceMapsEnabled(true);
   const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false });
   for (const { file, load } of files) {
     mocha.suite.emit('pre-require', globalThis, file, mocha);
@@ -88,7 +90,15 @@ function outcome(test: Mocha.Runnable, state: TestOutcome['state'], error?: unkn
   const result: TestOutcome = { title: test.fullTitle(), file: test.file, state, durationMs: test.duration };
   if (error !== undefined) {
     const message = error instanceof Error ? error.message : String(error);
-    result.error = { message, stack: error instanceof Error ? error.stack : undefined };
+    result.error = { message, stack: error instanceof Error ? ownFrames(error.stack) : undefined };
   }
   return result;
+}
+
+/** A stack without mocha's and Node's own frames, which say nothing about the test. */
+function ownFrames(stack: string | undefined): string | undefined {
+  return stack
+    ?.split('\n')
+    .filter((line) => !/^\s+at .*(node_modules[/\\]mocha[/\\]|node:internal)/.test(line) && !/^\s+at (process\.processImmediate|Immediate\._onImmediate|next) /.test(line))
+    .join('\n');
 }
