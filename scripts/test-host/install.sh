@@ -18,6 +18,13 @@ APT_PACKAGES=(chromium ripgrep libkrb5-dev fonts-dejavu-core make g++ python3)
 
 say() { printf 'test-host: %s\n' "$*" >&2; }
 
+# Called from `npm test`, this script inherits the outer npm's lifecycle variables, which name Node 20
+# (npm_node_execpath, NODE): the npm below would then run code-server's postinstall on Node 20, which it
+# refuses. Its configuration comes from the npmrc files again, so nothing is lost by dropping them.
+for variable in $(compgen -e); do
+  case "$variable" in npm_* | NODE | INIT_CWD) unset "$variable" ;; esac
+done
+
 install_apt_packages() {
   local missing=()
   for package in "${APT_PACKAGES[@]}"; do
@@ -64,6 +71,10 @@ install_host() {
   echo "$WANTED" > "$MARKER"
 }
 
+# Two test runs starting at once (two worktrees, say) must not install into the same folder together.
+mkdir -p "$(dirname "$HOST")"
+exec 9>"$HOST.lock"
+flock 9
 install_apt_packages
 install_host
 say "ready: $HOST"
