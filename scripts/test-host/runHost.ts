@@ -113,6 +113,7 @@ async function runSuite(browser: Browser, server: CodeServer, scratch: string, n
   // Whatever `run()` printed before a crash, the host suite's log is the place to look.
   page.on('crash', () => process.stdout.write(`${name}: the browser page crashed; see ${console.file}\n`));
   try {
+    const started = performance.now();
     const exited = new Promise<number>((done) => void page.exposeFunction('codeAutomationExit', (code: number) => done(code)));
     await page.goto(server.workbenchUrl({ folder, extensionDevelopmentPath: root, extensionTestsPath: testsPath }));
     const exitCode = await Promise.race([exited, new Promise<undefined>((done) => setTimeout(() => done(undefined), SUITE_TIMEOUT_MS))]);
@@ -120,6 +121,7 @@ async function runSuite(browser: Browser, server: CodeServer, scratch: string, n
     const written = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SuiteResults) : undefined;
     if (exitCode === undefined) process.stdout.write(`${name}: no exit code within ${SUITE_TIMEOUT_MS} ms\n`);
     if (!written) process.stdout.write(`${name}: no results file at ${file}; see ${console.file}\n`);
+    process.stdout.write(`${name}: the window ran its suite in ${seconds(started)}\n`);
     return { exitCode, results: written };
   } catch (error) {
     process.stdout.write(`${name}: ${error instanceof Error ? error.message : String(error)}; see ${console.file}\n`);
@@ -165,6 +167,7 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string):
     const page = await context.newPage();
     const console = recordConsole(page, `check-${index}`);
     const workbench = new Workbench(page, folder, screenshots);
+    const started = performance.now();
     try {
       await within(
         (async () => {
@@ -177,10 +180,10 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string):
         `the check did not finish within ${CHECK_TIMEOUT_MS} ms`,
       );
       tally.passed++;
-      process.stdout.write(`  ok   ${check.name}  (${file})\n`);
+      process.stdout.write(`  ok   ${check.name}  (${file}, ${seconds(started)})\n`);
     } catch (error) {
       tally.failed++;
-      process.stdout.write(`  FAIL ${check.name}  (${file})\n${indent(error instanceof Error ? (error.stack ?? error.message) : String(error), 8)}\n`);
+      process.stdout.write(`  FAIL ${check.name}  (${file}, ${seconds(started)})\n${indent(error instanceof Error ? (error.stack ?? error.message) : String(error), 8)}\n`);
       const shot = await workbench.screenshot(`FAILED-check-${index}`).catch(() => undefined);
       if (shot) process.stdout.write(`        screenshot: ${shot}; console: ${console.file}\n`);
     } finally {
@@ -213,6 +216,11 @@ async function within<T>(work: Promise<T>, timeoutMs: number, message: string): 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Time since `started`, for the log: which suite or check makes the run long. */
+function seconds(started: number): string {
+  return `${((performance.now() - started) / 1000).toFixed(1)} s`;
 }
 
 function add(into: Tally, more: Tally): void {
