@@ -54,15 +54,18 @@ export function resultsPath(suite: string): string {
  * pass as an empty green run.
  */
 export async function runMochaSuite(suite: string, files: BundledTestFile[]): Promise<void> {
-  // Stack traces then name the test files and lines rather than the bundle's.
-  process.setSourceMapsEnabled(true);
   const mocha = new Mocha({ ui: 'bdd', timeout: TEST_TIMEOUT_MS, color: false });
+  const tests: TestOutcome[] = [];
   for (const { file, load } of files) {
     mocha.suite.emit('pre-require', globalThis, file, mocha);
-    mocha.suite.emit('require', load(), file, mocha);
+    try {
+      mocha.suite.emit('require', load(), file, mocha);
+    } catch (error) {
+      // A file that throws while loading declares none of its tests: say so, and run the other files.
+      tests.push({ title: `loading ${file}`, file, state: 'failed', durationMs: undefined, error: describeError(error) });
+    }
     mocha.suite.emit('post-require', globalThis, file, mocha);
   }
-  const tests: TestOutcome[] = [];
   const runner = await new Promise<Mocha.Runner>((resolve) => {
     const started = mocha.run(() => resolve(started));
     started.on('pass', (test) => tests.push(outcome(test, 'passed')));
@@ -88,17 +91,26 @@ export async function runMochaSuite(suite: string, files: BundledTestFile[]): Pr
 
 function outcome(test: Mocha.Runnable, state: TestOutcome['state'], error?: unknown): TestOutcome {
   const result: TestOutcome = { title: test.fullTitle(), file: test.file, state, durationMs: test.duration };
-  if (error !== undefined) {
-    const message = error instanceof Error ? error.message : String(error);
-    result.error = { message, stack: error instanceof Error ? ownFrames(error.stack) : undefined };
-  }
+  if (error !== undefined) result.error = describeError(error);
   return result;
 }
 
-/** A stack without mocha's and Node's own frames, which say nothing about the test. */
+function describeError(error: unknown): NonNullable<TestOutcome['error']> {
+  const message = error instanceof Error ? error.message : String(error);
+  return { message, stack: error instanceof Error ? ownFrames(error.stack) : undefined };
+}
+
+/**
+ * A stack cut where mocha's own frames begin, without Node's internals: they say nothing about the test.
+ *
+ * @remarks
+ * Mocha is bundled into the suite, so its frames cannot be told apart by path; they are told apart by
+ * the name of the frame that calls a test or hook. The frames above it are the test's own (in the
+ * bundle: the extension host installs its own stack formatter, so Node's source maps do not apply).
+ */
 function ownFrames(stack: string | undefined): string | undefined {
-  return stack
-    ?.split('\n')
-    .filter((line) => !/^\s+at .*(node_modules[/\\]mocha[/\\]|node:internal)/.test(line) && !/^\s+at (process\.processImmediate|Immediate\._onImmediate|next) /.test(line))
-    .join('\n');
+  if (stack === undefined) return undefined;
+  const lines = stack.split('\n');
+  const mochaStarts = lines.findIndex((line) => /^\s+at (callFn|callFnAsync|_?(Test|Hook|Runnable)\.run|Runner\.)/.test(line));
+  return (mochaStarts === -1 ? lines : lines.slice(0, mochaStarts)).filter((line) => !/^\s+at .*node:internal/.test(line)).join('\n');
 }
