@@ -66,7 +66,13 @@ export interface PolicyEstimate {
   refused?: string;
 }
 
-export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy): PolicyEstimate {
+export interface EstimateOptions {
+  /** Refuse below this effective sample size; {@link MIN_EFFECTIVE_SAMPLE_SIZE} when absent. */
+  minEffectiveSampleSize?: number;
+}
+
+export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options: EstimateOptions = {}): PolicyEstimate {
+  const minimum = options.minEffectiveSampleSize ?? MIN_EFFECTIVE_SAMPLE_SIZE;
   const base = { policy: formatPolicy(policy), calls: log.calls.length, leftOut: log.withoutPropensity };
   const unsupportedPolicy = unsupportedPart(policy);
   if (unsupportedPolicy) return { ...base, unsupported: 0, effectiveSampleSize: 0, matching: 0, refused: unsupportedPolicy };
@@ -88,10 +94,10 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy): PolicyE
     };
   }
   if (matching === 0) return { ...result, refused: `the log never opened a call with ${target}, so it says nothing about opening with it` };
-  if (effectiveSampleSize < MIN_EFFECTIVE_SAMPLE_SIZE) {
+  if (effectiveSampleSize < minimum) {
     return {
       ...result,
-      refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${MIN_EFFECTIVE_SAMPLE_SIZE}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
+      refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
     };
   }
   const model = OutcomeModel.fit(log.calls);
@@ -174,10 +180,16 @@ interface Tally {
 
 const emptyTally = (): Tally => ({ graded: 0, passed: 0, attempts: 0, cost: 0, notPassed: 0, costAfter: 0 });
 
+/** Calls of a class that opened with a model, and what they cost in all. */
+interface Opened {
+  calls: number;
+  cost: number;
+}
+
 /**
  * Per (class, model): the pass rate of a model's attempts, what an attempt costs, and what a call
  * spends after it when it does not pass — so the cost of opening with X is X's attempt plus, when X
- * fails, the climb that follows.
+ * fails, the climb that follows — and, where calls did open with X, what they cost.
  *
  * @remarks
  * A class the model was never seen in borrows the model's rate over all classes (and a model seen
@@ -187,12 +199,17 @@ export class OutcomeModel {
   private constructor(
     private readonly byClass: Map<string, Tally>,
     private readonly byModel: Map<string, Tally>,
+    private readonly opened: Map<string, Opened>,
   ) {}
 
   static fit(calls: readonly LoggedCall[]): OutcomeModel {
     const byClass = new Map<string, Tally>();
     const byModel = new Map<string, Tally>();
+    const opened = new Map<string, Opened>();
     for (const call of calls) {
+      const key = `${call.classKey}\u0000${call.opener}`;
+      const entry = opened.get(key) ?? { calls: 0, cost: 0 };
+      opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
       call.attempts.forEach((attempt, index) => {
         const after = call.attempts.slice(index + 1).reduce((s, a) => s + a.cost, 0);
         for (const [map, key] of [
@@ -214,7 +231,7 @@ export class OutcomeModel {
         }
       });
     }
-    return new OutcomeModel(byClass, byModel);
+    return new OutcomeModel(byClass, byModel, opened);
   }
 
   /** P(the model's answer passes) on a call of this class. */
@@ -225,8 +242,17 @@ export class OutcomeModel {
     return (local.passed + CLASS_PRIOR_WEIGHT * prior) / (local.graded + CLASS_PRIOR_WEIGHT);
   }
 
-  /** USD a call of this class spends when it opens with the model: its attempt, and the climb after a miss. */
+  /**
+   * USD a call of this class spends when it opens with the model: the mean of the calls that did, pulled
+   * towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
+   */
   cost(classKey: string, model: string): number {
+    const opened = this.opened.get(`${classKey}\u0000${model}`) ?? { calls: 0, cost: 0 };
+    return (opened.cost + CLASS_PRIOR_WEIGHT * this.composedCost(classKey, model)) / (opened.calls + CLASS_PRIOR_WEIGHT);
+  }
+
+  /** The model's attempt, and the climb after a miss, from every attempt of it in the class (or, unseen there, anywhere). */
+  composedCost(classKey: string, model: string): number {
     const local = this.byClass.get(`${classKey}\u0000${model}`);
     const overall = this.byModel.get(model) ?? emptyTally();
     const source = local && local.attempts > 0 ? local : overall;

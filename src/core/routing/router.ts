@@ -183,7 +183,7 @@ export class Router {
       rung: index,
       explore,
       propensity: opening ? climb.opener.propensity : 1,
-      reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
+      reason: explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason,
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
