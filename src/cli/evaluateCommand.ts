@@ -59,11 +59,22 @@ function formatEstimate(estimate: PolicyEstimate): string {
       (estimate.unsupported ? `; ${estimate.unsupported} more left out: the opener was not a candidate` : ''),
     `${estimate.matching} opened as the policy would; worth ${estimate.effectiveSampleSize.toFixed(1)} calls once weighed`,
     '',
-    'method                      cost per call (95%)                 first-try success (95%)',
+    'method                      cost per call (95%)                   first-try success (95%)',
     ...(Object.keys(METHOD_NAMES) as EstimateMethod[]).map((method) => {
       const m = methods[method];
-      return `${METHOD_NAMES[method].padEnd(28)}${`${usd(m.cost)} (${usd(m.costLow)} – ${usd(m.costHigh)})`.padEnd(36)}${pct(m.success)} (${pct(m.successLow)} – ${pct(m.successHigh)})`;
+      return `${METHOD_NAMES[method].padEnd(28)}${`${usd(m.cost)} (${usd(m.costLow)} – ${usd(m.costHigh)})`.padEnd(38)}${pct(m.success)} (${pct(m.successLow)} – ${pct(m.successHigh)})`;
     }),
   ];
+  const versus = estimate.versusLog;
+  if (versus) {
+    const signed = (x: number, unit: string) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}${unit}`;
+    const plusMinus = (low: number, high: number, unit: string) => `±${((100 * (high - low)) / 2).toFixed(1)}${unit}`;
+    lines.push(
+      '',
+      `against the calls as they were routed (${usd(versus.loggedCost)} a call, ${pct(versus.loggedSuccess)} first-try), by DR: ` +
+        `cost ${signed(versus.costChange, '%')} (${plusMinus(versus.costChangeLow, versus.costChangeHigh, '%')}), ` +
+        `first-try success ${signed(versus.successChange, ' points')} (${plusMinus(versus.successChangeLow, versus.successChangeHigh, ' points')})`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -55,6 +55,9 @@ describe('rung evaluate', () => {
     expect(await main(['evaluate', '--log', writeLog(), '--policy', 'open=cheap'], io)).toBe(EXIT_OK);
     expect(io.out).toMatch(/open=cheap, from 80 logged calls; 1 more left out: no propensity/);
     expect(io.out).toMatch(/doubly robust \(DR\) +\$1\.00 /);
+    // As routed, half the calls cost $1 and half $10 ($5.50 a call); always opening with cheap is $1: 1/5.5 − 1,
+    // ± 1.96 × the spread of 1 − y/5.5 over 80 calls (±0.818) / √80 / $5.50.
+    expect(io.out).toMatch(/against the calls as they were routed \(\$5\.50 a call, 100\.0% first-try\), by DR: cost −81\.8% \(±3\.3%\), first-try success \+0\.0 points/);
   });
 
   it('prints no number and exits 1 when the log cannot support the policy', async () => {

@@ -90,6 +90,22 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(dr.costHigh - dr.costLow).toBeCloseTo(0, 12);
   });
 
+  it('compares the doubly robust estimate with the calls as they were routed, paired call by call', () => {
+    const { versusLog } = estimatePolicy(readLoggedCalls(fourCalls), parsePolicy('open=dear'), small);
+    // As routed: $1, $11, $10, $1 (mean $5.75) and first answers pass, fail, pass, pass (0.75).
+    expect(versusLog?.loggedCost).toBeCloseTo(5.75, 12);
+    expect(versusLog?.loggedSuccess).toBeCloseTo(0.75, 12);
+    // DR says $10 a call: 10 / 5.75 − 1 more; and 1.03125 − 0.75 on first-try success.
+    expect(versusLog?.costChange).toBeCloseTo(10 / 5.75 - 1, 12);
+    expect(versusLog?.successChange).toBeCloseTo(1.03125 - 0.75, 12);
+    // Cost: terms t − R·y with R = 10/5.75 are 10 − R·(1, 11, 10, 1); their spread sets the bounds.
+    const ratio = 10 / 5.75;
+    const linear = [1, 11, 10, 1].map((y) => 10 - ratio * y);
+    const mean = linear.reduce((a, b) => a + b, 0) / 4;
+    const variance = linear.reduce((a, b) => a + (b - mean) ** 2, 0) / 3;
+    expect(versusLog?.costChangeHigh).toBeCloseTo(ratio - 1 + (Z * Math.sqrt(variance / 4)) / 5.75, 12);
+  });
+
   it('refuses a policy opening with a model the log never opened with, and prints no number', () => {
     const estimate = estimatePolicy(readLoggedCalls(lines(call('c1', 1, [['cheap', 'pass', 1]]))), parsePolicy('open=dear'), small);
     expect(estimate.methods).toBeUndefined();
