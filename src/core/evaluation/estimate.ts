@@ -129,7 +129,6 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
   const predictedCost = supported.map((call) => model.cost(call.classKey, target));
   const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
-  const drTerms = (outcomes: number[], predicted: number[]) => weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)));
   return {
     ...result,
     methods: {
@@ -137,7 +136,7 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
       snips: join(snips(weights, cost), snips(weights, success)),
       dr: join(doublyRobust(weights, cost, predictedCost), doublyRobust(weights, success, predictedSuccess)),
     },
-    versusLog: versusLog(drTerms(cost, predictedCost), cost, drTerms(success, predictedSuccess), success),
+    versusLog: versusLog(doublyRobustTerms(weights, cost, predictedCost), cost, doublyRobustTerms(weights, success, predictedSuccess), success),
   };
 }
 
@@ -218,7 +217,11 @@ export function snips(weights: readonly number[], outcomes: readonly number[]): 
 
 /** The model's prediction for every call, corrected by the weighed residual where the call opened as the target would. */
 export function doublyRobust(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): Interval {
-  return meanInterval(weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number))));
+  return meanInterval(doublyRobustTerms(weights, outcomes, predicted));
+}
+
+function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): number[] {
+  return weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)));
 }
 
 interface Tally {
