@@ -263,7 +263,13 @@ export interface RatingClassView {
   rows: RatingRowView[];
 }
 
-/** Ratings grouped by class key, classes in name order, models in the order the session gave (strongest first). */
+/**
+ * Ratings grouped by class key, classes in name order, each class strongest first.
+ *
+ * @remarks
+ * Sorted here although the session's contract promises strongest first: the place a row shows is a
+ * claim, and it must not depend on the order a ledger happens to store entries in.
+ */
 export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[] {
   const byClass = new Map<string, RatingWire[]>();
   for (const rating of ratings) {
@@ -273,7 +279,7 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
   }
   return [...byClass.keys()].sort().map((classKey) => ({
     classKey,
-    rows: (byClass.get(classKey) as RatingWire[]).map((rating, index) => ({
+    rows: [...(byClass.get(classKey) as RatingWire[])].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
       model: rating.model,
       place: index + 1,
       ability: rating.ability,

@@ -76,7 +76,8 @@ function verdictBadge(verdict: string, label = verdict): HTMLElement {
 /** The whole page. */
 export function renderApp(root: HTMLElement, state: LedgerState, handlers: ViewHandlers, memory: RenderMemory): void {
   if (!state.loaded) {
-    root.replaceChildren(h('p', { class: 'loading' }, 'Loading the ledger…'));
+    // Before the first snapshot the only thing to show is why it has not come (the session is not open).
+    root.replaceChildren(state.notice ? h('p', { class: `notice notice-${state.notice.level}`, role: 'alert' }, state.notice.message) : h('p', { class: 'loading' }, 'Loading the ledger…'));
     return;
   }
   root.removeAttribute('aria-busy');

@@ -12,6 +12,7 @@ import type { DecisionRow } from '../core/decisions/decision';
 import type { Panel } from '../core/panel';
 import type { DecisionFilter, Session, SessionChange, SessionSnapshot } from '../core/session/types';
 import {
+  DEFAULT_PAGE_ROWS,
   type DecisionFilterWire,
   type DecisionPageWire,
   type DecisionWire,
@@ -57,7 +58,8 @@ export const timerDefer: Defer = (task, delayMs) => {
 };
 
 export interface LedgerControllerOptions {
-  session: Session;
+  /** The session, when it is open already; otherwise {@link LedgerController.attach} it when it opens. */
+  session?: Session;
   post: (message: HostMessage) => void;
   actions: LedgerActions;
   log: LedgerLog;
@@ -65,25 +67,53 @@ export interface LedgerControllerOptions {
 }
 
 export class LedgerController {
-  private readonly session: Session;
+  private session: Session | undefined;
   private readonly post: (message: HostMessage) => void;
   private readonly actions: LedgerActions;
   private readonly log: LedgerLog;
   private readonly defer: Defer;
-  private readonly unsubscribe: () => void;
+  private unsubscribe: (() => void) | undefined;
   private ready = false;
+  /** The page the webview shows, so a session that opens or reopens later can answer with it. */
+  private view: { filter: DecisionFilterWire; offset: number; limit: number } = { filter: {}, offset: 0, limit: DEFAULT_PAGE_ROWS };
   private cancelRefresh: (() => void) | undefined;
   private panelStale = false;
+  private pendingNotice: HostMessage | undefined;
   /** Models the webview was shown, the only ones a pin or avoid from it may name. */
   private knownModels = new Set<string>();
 
   constructor(options: LedgerControllerOptions) {
-    this.session = options.session;
     this.post = options.post;
     this.actions = options.actions;
     this.log = options.log;
     this.defer = options.defer ?? timerDefer;
-    this.unsubscribe = this.session.onChange((change) => this.onSessionChange(change));
+    if (options.session) this.attach(options.session);
+  }
+
+  /**
+   * Serves the panel from `session` (one that opened after the panel, or a reopened one), or from
+   * none while the session is closed.
+   *
+   * @remarks
+   * The extension opens the session after activation and reopens it when a key or the ledger path
+   * changes; a panel bound to the first session would go on showing a closed one.
+   */
+  attach(session: Session | undefined): void {
+    if (session === this.session) return;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session = session;
+    if (!session) return;
+    this.unsubscribe = session.onChange((change) => this.onSessionChange(change));
+    if (this.ready) this.send(this.snapshotMessage(session, this.view.filter, this.view.offset, this.view.limit));
+  }
+
+  /** Tells the webview something it cannot learn from the session (why the session did not open). */
+  notice(level: 'info' | 'warning' | 'error', message: string): void {
+    const notice: HostMessage = { type: 'notice', level, message };
+    if (this.ready) this.send(notice);
+    // Said before the page listens: kept for its `ready`, or the page would wait for a snapshot forever.
+    else this.pendingNotice = notice;
   }
 
   /** Handles one message from the webview; a message of the wrong shape is logged and dropped. */
@@ -103,7 +133,9 @@ export class LedgerController {
   }
 
   dispose(): void {
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session = undefined;
     this.cancelRefresh?.();
     this.cancelRefresh = undefined;
     this.ready = false;
@@ -111,12 +143,18 @@ export class LedgerController {
 
   private async handle(message: ViewMessage): Promise<void> {
     switch (message.type) {
-      case 'ready':
+      case 'ready': {
         this.ready = true;
-        this.send(this.snapshotMessage(message.filter, message.offset, message.limit));
+        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
+        // Without a session yet, the snapshot follows when one is attached.
+        if (this.session) this.send(this.snapshotMessage(this.session, message.filter, message.offset, message.limit));
+        else if (this.pendingNotice) this.send(this.pendingNotice);
+        this.pendingNotice = undefined;
         return;
+      }
       case 'page': {
-        const snapshot = this.session.snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
+        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
+        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
         this.send({ type: 'page', decisions: pageWire(snapshot, message.filter) });
         return;
       }
@@ -128,7 +166,7 @@ export class LedgerController {
         return;
       case 'reset-class':
         if (!(await this.actions.confirmResetClass(message.classKey))) return;
-        await this.session.resetClass(message.classKey);
+        await this.openSession().resetClass(message.classKey);
         this.log.info(`ledger panel: forgot every rating at ${message.classKey}`);
         this.send({ type: 'notice', level: 'info', message: `Forgot every rating at ${message.classKey}; the decision log is kept.` });
         this.scheduleRefresh();
@@ -139,6 +177,11 @@ export class LedgerController {
       default:
         unhandled(message);
     }
+  }
+
+  private openSession(): Session {
+    if (!this.session) throw new Error('the Rung session is not open yet');
+    return this.session;
   }
 
   private isKnownModel(model: string, action: string): boolean {
@@ -158,7 +201,7 @@ export class LedgerController {
         this.scheduleRefresh();
         return;
       case 'panel-changed':
-        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel)), providers: providersWire(this.session.snapshot({ limit: 1 })) });
+        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel)), providers: providersWire(this.openSession().snapshot({ limit: 1 })) });
         return;
       case 'provider-health':
         this.panelStale = true;
@@ -177,10 +220,10 @@ export class LedgerController {
     if (this.cancelRefresh) return;
     this.cancelRefresh = this.defer(() => {
       this.cancelRefresh = undefined;
-      if (!this.ready) return;
+      if (!this.ready || !this.session) return;
       try {
-        // One row, not none: the page is thrown away, and a limit of 0 may read as "the default".
-        const snapshot = this.session.snapshot({ offset: 0, limit: 1 });
+        // No rows: only ratings and spend are wanted, and the session skips reading the log for a page of 0.
+        const snapshot = this.session.snapshot({ offset: 0, limit: 0 });
         for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
         this.send({ type: 'ratings-changed', ratings: snapshot.ratings });
         this.send({ type: 'spend-changed', spend: snapshot.spend });
@@ -192,8 +235,8 @@ export class LedgerController {
     }, REFRESH_COALESCE_MS);
   }
 
-  private snapshotMessage(filter: DecisionFilterWire, offset: number, limit: number): HostMessage {
-    const snapshot = this.session.snapshot({ offset, limit, filter: toFilter(filter) });
+  private snapshotMessage(session: Session, filter: DecisionFilterWire, offset: number, limit: number): HostMessage {
+    const snapshot = session.snapshot({ offset, limit, filter: toFilter(filter) });
     for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
     return {
       type: 'snapshot',

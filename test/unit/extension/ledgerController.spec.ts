@@ -187,3 +187,37 @@ describe('the ledger panel controller', () => {
     expect(posted.at(-1)).toBe(changed);
   });
 });
+
+describe('the ledger panel controller before and after the session opens', () => {
+  it('answers a ready that came before the session with a snapshot once the session is attached', async () => {
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: new ManualDefer().defer });
+    await controller.receive({ type: 'ready', filter: { verdict: 'fail' }, offset: 0, limit: 5 });
+    expect(posted).toEqual([]);
+    const session = new MemorySession();
+    session.rows.push(decisionRow({ call: 'f', verdict: 'fail' }), decisionRow({ call: 'p', verdict: 'pass' }));
+    controller.attach(session);
+    expect(posted.map((message) => message.type)).toEqual(['snapshot']);
+    expect(session.snapshots).toEqual([{ offset: 0, limit: 5, filter: { verdict: 'fail' } }]);
+  });
+
+  it('shows why the session did not open even when that was known before the page was ready', async () => {
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog() });
+    controller.notice('warning', 'The Rung session is not open: no panel');
+    await controller.receive(ready);
+    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: 'The Rung session is not open: no panel' }]);
+  });
+
+  it('follows a reopened session and stops listening to the closed one', async () => {
+    const { session, posted, controller } = harness();
+    await controller.receive(ready);
+    await controller.receive({ type: 'page', filter: { model: 'qwen3:14b' }, offset: 0, limit: 10 });
+    const reopened = new MemorySession();
+    controller.attach(reopened);
+    expect(session.listenerCount).toBe(0);
+    expect(reopened.snapshots).toEqual([{ offset: 0, limit: 10, filter: { model: 'qwen3:14b' } }]);
+    reopened.write(decisionRow({ call: 'after-reopen' }));
+    expect(posted.at(-1)).toMatchObject({ type: 'decision-added', row: { call: 'after-reopen' } });
+  });
+});

@@ -74,10 +74,10 @@ describe('prices', () => {
 });
 
 describe('ratings per class', () => {
-  it('places models in the order given, shows the gate, and an interval only when something was graded', () => {
+  it('places models strongest first, shows the gate, and an interval only when something was graded', () => {
     const classes = ratingClasses([
-      wireRating({ model: 'b', classKey: 'plan', rating: 1, uncertainty: 0.5, graded: 12, measured: true }),
-      wireRating({ model: 'a', classKey: 'plan', graded: 3, ok: 1, measured: false, uncertainty: 1.2 }),
+      wireRating({ model: 'a', classKey: 'plan', ability: 0.4, graded: 3, ok: 1, measured: false, uncertainty: 1.2 }),
+      wireRating({ model: 'b', classKey: 'plan', rating: 1, ability: 0.73, uncertainty: 0.5, graded: 12, measured: true }),
       wireRating({ model: 'c', classKey: 'chat', graded: 0, ok: 0, measured: false, uncertainty: null }),
     ]);
     expect(classes.map((group) => group.classKey)).toEqual(['chat', 'plan']);
