@@ -88,10 +88,13 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
   }
 }
 
-/** Whether a row belongs on a page with this filter (the same test the session applies to the log). */
+/**
+ * Whether a row belongs on a page with this filter: the test the session applies to the log (a class
+ * takes in its shapes, a model matches the slug or the snapshot that served it).
+ */
 export function matchesFilter(row: DecisionWire, filter: DecisionFilterWire): boolean {
-  if (filter.classKey !== undefined && row.class !== filter.classKey) return false;
-  if (filter.model !== undefined && row.model !== filter.model) return false;
+  if (filter.classKey !== undefined && row.classKey !== filter.classKey && !row.classKey.startsWith(`${filter.classKey}/`)) return false;
+  if (filter.model !== undefined && row.model !== filter.model && row.resolved !== filter.model) return false;
   if (filter.verdict !== undefined && row.verdict !== filter.verdict) return false;
   return true;
 }
@@ -200,7 +203,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   // A pinned model outside the ranked list still opens the call: show it on the ladder where it ran.
   for (const attempt of attempts) if (!candidates.includes(attempt.model)) candidates.splice(Math.min(attempt.rung, candidates.length), 0, attempt.model);
   const ladder = candidates.map((model, index) => {
-    const rating = ratingOf.get(`${opener.class}\u0000${model}`);
+    const rating = ratingOf.get(`${opener.classKey}\u0000${model}`);
     return {
       model,
       place: index + 1,
@@ -220,7 +223,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   const latencies = attempts.map((attempt) => attempt.latencyMs).filter((ms): ms is number => ms !== null);
   return {
     call,
-    classKey: opener.class,
+    classKey: opener.classKey,
     at: opener.at,
     ladder,
     pruned: opener.pruned,
@@ -395,7 +398,7 @@ export function filterOptions(state: LedgerState): { classes: string[]; models: 
   for (const rating of state.ratings) classes.add(rating.classKey);
   for (const model of state.models) models.add(model.slug);
   for (const row of state.page.rows) {
-    if (row.class) classes.add(row.class);
+    if (row.classKey) classes.add(row.classKey);
     models.add(row.model);
   }
   if (state.page.filter.classKey) classes.add(state.page.filter.classKey);

@@ -34,6 +34,18 @@ import {
  */
 export const REFRESH_COALESCE_MS = 250;
 
+/**
+ * How many times its own duration a refresh waits before the next one may run.
+ *
+ * @remarks
+ * `Session.snapshot` runs on the extension host's thread and reads the last 30 days of the decision
+ * log for spend: on a log of 100k rows spread over those days it took 0.5–1.5 s here (BENCHMARKS.md,
+ * "Ledger panel"). Spacing refreshes by ten times what the last one took keeps the panel to about a
+ * tenth of the host's time however busy routing is, where a fixed delay would let a busy cascade
+ * keep the host snapshotting.
+ */
+export const REFRESH_SPACING_FACTOR = 10;
+
 /** What the panel asks the rest of the extension to do; the editor's commands and dialogs in the real host. */
 export interface LedgerActions {
   pin(model: string): Promise<void>;
@@ -64,6 +76,8 @@ export interface LedgerControllerOptions {
   actions: LedgerActions;
   log: LedgerLog;
   defer?: Defer;
+  /** A monotonic clock for how long a refresh took, ms; `performance.now` by default. */
+  now?: () => number;
 }
 
 export class LedgerController {
@@ -72,6 +86,9 @@ export class LedgerController {
   private readonly actions: LedgerActions;
   private readonly log: LedgerLog;
   private readonly defer: Defer;
+  private readonly now: () => number;
+  /** How long the last refresh took, ms: the next waits {@link REFRESH_SPACING_FACTOR} times this. */
+  private lastRefreshMs = 0;
   private unsubscribe: (() => void) | undefined;
   private ready = false;
   /** The page the webview shows, so a session that opens or reopens later can answer with it. */
@@ -87,6 +104,7 @@ export class LedgerController {
     this.actions = options.actions;
     this.log = options.log;
     this.defer = options.defer ?? timerDefer;
+    this.now = options.now ?? (() => performance.now());
     if (options.session) this.attach(options.session);
   }
 
@@ -215,12 +233,13 @@ export class LedgerController {
     }
   }
 
-  /** Re-reads ratings and spend once, however many changes arrive within {@link REFRESH_COALESCE_MS}. */
+  /** Re-reads ratings and spend once for every burst of changes, spaced by what the last re-read cost. */
   private scheduleRefresh(): void {
     if (this.cancelRefresh) return;
     this.cancelRefresh = this.defer(() => {
       this.cancelRefresh = undefined;
       if (!this.ready || !this.session) return;
+      const started = this.now();
       try {
         // No rows: only ratings and spend are wanted, and the session skips reading the log for a page of 0.
         const snapshot = this.session.snapshot({ offset: 0, limit: 0 });
@@ -232,7 +251,8 @@ export class LedgerController {
       } catch (error) {
         this.log.error(`ledger panel: could not refresh ratings and spend: ${error instanceof Error ? error.message : String(error)}`);
       }
-    }, REFRESH_COALESCE_MS);
+      this.lastRefreshMs = this.now() - started;
+    }, Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR));
   }
 
   private snapshotMessage(session: Session, filter: DecisionFilterWire, offset: number, limit: number): HostMessage {
@@ -276,7 +296,7 @@ export function decisionWire(row: DecisionRow): DecisionWire {
   return {
     at: row.at,
     call: row.call,
-    class: row.class,
+    classKey: row.shape ? `${row.class}/${row.shape}` : row.class,
     candidates: row.candidates,
     rung: row.rung,
     escalation: row.escalation,

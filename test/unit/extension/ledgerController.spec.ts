@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, REFRESH_COALESCE_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import { LedgerController, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import type { DecisionFilter, SessionSnapshot } from '../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../src/protocol/ledgerProtocol';
 import { decisionRow } from '../support/decisionRow';
 import { MemorySession } from '../support/MemorySession';
@@ -74,7 +75,8 @@ const ready = { type: 'ready', filter: {}, offset: 0, limit: 50 };
 describe('the ledger panel controller', () => {
   it('answers ready with one snapshot holding a page of decisions, never the whole log', async () => {
     const { session, posted, controller } = harness();
-    for (let index = 0; index < 120; index++) session.rows.push(decisionRow({ call: `c${index}`, at: index }));
+    for (let index = 0; index < 119; index++) session.rows.push(decisionRow({ call: `c${index}`, at: index }));
+    session.rows.push(decisionRow({ call: 'c119', at: 119, class: 'edit', shape: 'typescript' }));
     await controller.receive({ ...ready, limit: 20 });
     expect(posted).toHaveLength(1);
     const snapshot = posted[0];
@@ -82,7 +84,7 @@ describe('the ledger panel controller', () => {
     if (snapshot?.type !== 'snapshot') return;
     expect(snapshot.decisions.rows).toHaveLength(20);
     expect(snapshot.decisions.total).toBe(120);
-    expect(snapshot.decisions.rows[0]?.call).toBe('c119');
+    expect(snapshot.decisions.rows[0]).toMatchObject({ call: 'c119', classKey: 'edit/typescript' });
     expect(snapshot.models.map((model) => [model.slug, model.local])).toEqual([
       ['qwen2.5:3b', true],
       ['qwen3:14b', true],
@@ -219,5 +221,31 @@ describe('the ledger panel controller before and after the session opens', () =>
     expect(reopened.snapshots).toEqual([{ offset: 0, limit: 10, filter: { model: 'qwen3:14b' } }]);
     reopened.write(decisionRow({ call: 'after-reopen' }));
     expect(posted.at(-1)).toMatchObject({ type: 'decision-added', row: { call: 'after-reopen' } });
+  });
+});
+
+/** A session whose every snapshot costs `costMs` on a clock the controller reads. */
+class SlowSession extends MemorySession {
+  time = 0;
+  constructor(private readonly costMs: number) {
+    super();
+  }
+  override snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+    this.time += this.costMs;
+    return super.snapshot(options);
+  }
+}
+
+describe('the ledger panel controller on a large log', () => {
+  it('spaces refreshes by ten times what the last one cost, so a slow snapshot cannot keep the host busy', async () => {
+    const session = new SlowSession(400);
+    const timers = new ManualDefer();
+    const controller = new LedgerController({ session, post: () => undefined, actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer, now: () => session.time });
+    await controller.receive(ready);
+    session.write(decisionRow({ call: 'a' }));
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([REFRESH_COALESCE_MS]);
+    timers.runAll();
+    session.write(decisionRow({ call: 'b' }));
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([400 * REFRESH_SPACING_FACTOR]);
   });
 });

@@ -136,7 +136,10 @@ describe('the panel state', () => {
   it('ignores a new decision the filter excludes', () => {
     const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
     expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }) }, 50)).toBe(filtered);
-    expect(matchesFilter(wireDecision({ call: 'x', class: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'editor' }), { classKey: 'edit' })).toBe(false);
+    expect(matchesFilter(wireDecision({ call: 'x', model: 'alias/latest', resolved: 'alias/2026-01' }), { model: 'alias/2026-01' })).toBe(true);
   });
 
   it('replaces ratings, spend, models and the notice from their deltas', () => {
