@@ -11,6 +11,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Rung');
   context.subscriptions.push(output);
   output.appendLine('Rung is installed. Describe a panel in .rung/panel.json to start routing.');
+  context.subscriptions.push(vscode.commands.registerCommand('rung.showLog', () => output.show(true)));
 }
 
 export function deactivate(): void {}
