@@ -48,6 +48,12 @@ const routingSchema = z.strictObject({
   explore: z.number().min(0).max(1).optional(),
   requireEvidence: z.boolean().optional(),
   tradeoff: z.enum(['quality', 'economy']).optional(),
+  /**
+   * Whether exploration may open with a paid (non-local) model the plan would not have opened with.
+   * Off by default: a fresh workspace would otherwise send about one call in twenty (the default
+   * rate) straight to the cloud.
+   */
+  explorePaid: z.boolean().optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -88,7 +94,8 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff };
+  /** `explorePaid` absent reads as false. */
+  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean };
   providers: Record<string, ProviderConfig>;
 }
 
@@ -152,6 +159,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
       explore: file.routing?.explore ?? DEFAULT_EXPLORE_RATE,
       requireEvidence: file.routing?.requireEvidence ?? false,
       tradeoff: file.routing?.tradeoff ?? 'quality',
+      explorePaid: file.routing?.explorePaid ?? false,
     },
     providers,
   };

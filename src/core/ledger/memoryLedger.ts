@@ -37,6 +37,13 @@ export class MemoryLedger implements Ledger {
     this.state = this.state.applied([{ kind: 'spawn-end', spawnId, at: 0 }]);
   }
 
+  /** Forgets every rating, or those of one class and its shapes; returns how many went. */
+  async reset(classKey?: string): Promise<number> {
+    const before = this.state.ratings.size;
+    this.state = this.state.applied([{ kind: 'reset', classKey: classKey ?? null, at: 0 }]);
+    return before - this.state.ratings.size;
+  }
+
   entries(): RatingEntry[] {
     return sortEntries([...this.state.ratings.values()].map((entry) => ({ ...entry })));
   }

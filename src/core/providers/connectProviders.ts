@@ -1,33 +1,90 @@
 /**
- * Builds an adapter for every provider a panel's models use, probes each once into the health board,
- * and gathers what the providers say about their models as facts for the ranking.
+ * Builds an adapter for every provider a panel's models use, through one factory per provider `kind`,
+ * probes each once into the health board, and gathers what the providers say about their models as
+ * facts for the ranking.
  *
  * @remarks
  * One function for the extension and the CLI, which differ only in where keys live (SecretStorage,
  * `RUNG_<PROVIDER>_API_KEY`) and where the catalog is cached — so both are asked for, never read here.
- * A provider kind that needs the editor (`vscode-lm`) or has no address gets no adapter and a probe
- * failure with the reason, so the ranking drops its models in the walk and says why. An Ollama
- * provider is watched by the board, so `health.recheck()` can find it again once it is back.
+ * The kinds the core can build on its own (`ollama`, `openai-compatible`) are
+ * {@link DEFAULT_PROVIDER_FACTORIES}; a kind that needs the editor (`vscode-lm`) is a factory the
+ * extension passes in, so adding one never touches the core. A kind no factory builds, or a provider
+ * without an address where its factory needs one, gets no adapter and a probe failure with the reason,
+ * so the ranking drops its models in the walk and says why. A provider whose factory gives a probe
+ * (Ollama) is watched by the board, so `health.recheck()` can find it again once it is back.
  */
 import { loadCatalog, Catalog } from '../catalog/catalog';
 import type { Clock } from '../clock';
 import type { Panel } from '../panel';
+import type { ProviderFactory } from '../session/types';
 import { OllamaAdapter } from './ollamaAdapter';
 import { OpenAiCompatibleAdapter } from './openAiCompatibleAdapter';
 import type { ModelFacts, ProviderAdapter } from './provider';
 import type { ProviderHealthBoard } from './providerHealthBoard';
 import type { FetchLike } from './transport';
 
+/**
+ * What a factory may return beside the adapter: how to ask whether the provider is there, what it
+ * knows about its models, and whether it can take calls at all right now (a missing key).
+ */
+export interface ProviderConnection {
+  adapter: ProviderAdapter;
+  /** Asks the provider whether it is there and what it holds; cached by the adapter, never throws. */
+  probe?: (signal?: AbortSignal) => Promise<{ ok: boolean; reason?: string; models?: ModelFacts[] }>;
+  /** Known without asking the provider: a missing key makes it `{ ok: false, reason }`. */
+  ready?: { ok: boolean; reason?: string };
+  /** Facts about the panel's models (a catalog's prices and context windows). */
+  facts?: ModelFacts[];
+  /** The provider's catalog, when it has one. */
+  catalog?: Catalog;
+}
+
+/** Builds the local Ollama adapter; its probe lists the models and their sizes. */
+export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) => {
+  if (!baseUrl) throw new ProviderSetupError(`provider ${name} (ollama) has no baseUrl`);
+  const adapter = new OllamaAdapter({ name, baseUrl, clock, ...(fetch ? { fetch } : {}) });
+  return { adapter, probe: async (signal) => adapter.probe(signal) };
+};
+
+/** Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given. */
+export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, clock, catalogPath, keyHint, fetch, signal, models }) => {
+  if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
+  const catalog =
+    apiKey && catalogPath
+      ? await loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
+      : Catalog.empty();
+  const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
+  const missing = adapter.missingKey();
+  const facts = (models ?? []).flatMap((slug) => {
+    const known = catalog.facts(slug);
+    return known ? [known] : [];
+  });
+  return { adapter, ready: missing === null ? { ok: true } : { ok: false, reason: missing }, facts, catalog };
+};
+
+/** The kinds the core builds by itself. */
+export const DEFAULT_PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
+  ollama: ollamaFactory,
+  'openai-compatible': openAiCompatibleFactory,
+};
+
+/** A provider its factory cannot build as configured (no address): its models are pruned with this reason. */
+export class ProviderSetupError extends Error {
+  override name = 'ProviderSetupError';
+}
+
 export interface ConnectProvidersOptions {
   panel: Panel;
   clock: Clock;
   health: ProviderHealthBoard;
-  /** A provider's key, or undefined; it goes to the adapter and nowhere else. */
-  keyFor: (provider: string) => string | undefined;
+  /** A provider's key, or undefined; it goes to the adapter and nowhere else. May be asynchronous (SecretStorage). */
+  keyFor: (provider: string) => string | undefined | Promise<string | undefined>;
   /** How the user sets a missing key, for the message (`set RUNG_OPENROUTER_API_KEY`). */
   keyHint?: (provider: string) => string;
   /** Where a provider's catalog is cached; without it no catalog is fetched. */
   catalogPath?: (provider: string) => string;
+  /** Factories by provider kind, over {@link DEFAULT_PROVIDER_FACTORIES}. */
+  factories?: Readonly<Record<string, ProviderFactory>> | ReadonlyMap<string, ProviderFactory>;
   fetch?: FetchLike;
   signal?: AbortSignal;
 }
@@ -41,6 +98,7 @@ export interface ConnectedProviders {
 
 export async function connectProviders(options: ConnectProvidersOptions): Promise<ConnectedProviders> {
   const { panel, clock, health } = options;
+  const factories = factoryRegistry(options.factories);
   const adapters = new Map<string, ProviderAdapter>();
   const facts = new Map<string, ModelFacts>();
   const catalogs = new Map<string, Catalog>();
@@ -48,47 +106,53 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
   await Promise.all(
     used.map(async (name) => {
       const config = panel.providers[name];
-      if (!config || !config.baseUrl || (config.kind !== 'ollama' && config.kind !== 'openai-compatible')) {
+      const factory = config ? factories.get(config.kind) : undefined;
+      if (!config || !factory) {
         health.recordProbe(name, false, `provider kind ${config?.kind ?? 'unknown'} has no adapter here`);
         return;
       }
-      if (config.kind === 'ollama') {
-        const adapter = new OllamaAdapter({ name, baseUrl: config.baseUrl, clock, ...(options.fetch ? { fetch: options.fetch } : {}) });
-        adapters.set(name, adapter);
-        // The board probes again through the adapter's cache when asked to recheck.
-        health.watch(name, (signal) => adapter.probe(signal));
-        const probe = await adapter.probe(options.signal);
-        // A probe the caller stopped says nothing about the server: marking it down would blame the
-        // provider for the user's Ctrl-C ("provider ollama unavailable: probe stopped").
-        if (options.signal?.aborted) return;
-        health.recordProbe(name, probe.ok, probe.reason);
-        for (const model of probe.models) facts.set(model.slug, model);
+      let connection: ProviderConnection;
+      try {
+        const apiKey = (await options.keyFor(name)) || undefined;
+        const built = await factory({
+          name,
+          baseUrl: config.baseUrl,
+          apiKey,
+          clock,
+          models: panel.models.filter((spec) => spec.provider === name).map((spec) => spec.slug),
+          ...(options.keyHint ? { keyHint: options.keyHint(name) } : {}),
+          ...(options.catalogPath ? { catalogPath: options.catalogPath(name) } : {}),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        connection = 'adapter' in built ? built : { adapter: built };
+      } catch (error) {
+        if (!(error instanceof ProviderSetupError)) throw error;
+        health.recordProbe(name, false, `provider kind ${config.kind} has no adapter here: ${error.message}`);
         return;
       }
-      const apiKey = options.keyFor(name) || undefined;
-      const cachePath = options.catalogPath?.(name);
-      const catalog =
-        apiKey && cachePath
-          ? await loadCatalog({ baseUrl: config.baseUrl, cachePath, clock, apiKey, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.signal ? { signal: options.signal } : {}) })
-          : Catalog.empty();
-      catalogs.set(name, catalog);
-      const adapter = new OpenAiCompatibleAdapter({
-        name,
-        baseUrl: config.baseUrl,
-        clock,
-        apiKey,
-        catalog,
-        ...(options.keyHint ? { keyHint: options.keyHint(name) } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      });
-      adapters.set(name, adapter);
-      const missing = adapter.missingKey();
-      health.recordProbe(name, missing === null, missing ?? undefined);
-      for (const model of panel.models.filter((spec) => spec.provider === name)) {
-        const known = catalog.facts(model.slug);
-        if (known) facts.set(model.slug, known);
-      }
+      adapters.set(name, connection.adapter);
+      if (connection.catalog) catalogs.set(name, connection.catalog);
+      for (const known of connection.facts ?? []) facts.set(known.slug, known);
+      if (connection.ready) health.recordProbe(name, connection.ready.ok, connection.ready.reason);
+      const probe = connection.probe;
+      if (!probe) return;
+      // The board probes again through the adapter's cache when asked to recheck.
+      health.watch(name, probe);
+      const found = await probe(options.signal);
+      // A probe the caller stopped says nothing about the server: marking it down would blame the
+      // provider for the user's Ctrl-C ("provider ollama unavailable: probe stopped").
+      if (options.signal?.aborted) return;
+      health.recordProbe(name, found.ok, found.reason);
+      for (const model of found.models ?? []) facts.set(model.slug, model);
     }),
   );
   return { adapters, facts, catalogs };
+}
+
+function factoryRegistry(given: ConnectProvidersOptions['factories']): Map<string, ProviderFactory> {
+  const registry = new Map<string, ProviderFactory>(Object.entries(DEFAULT_PROVIDER_FACTORIES));
+  const entries = given === undefined ? [] : given instanceof Map ? [...given] : Object.entries(given as Record<string, ProviderFactory>);
+  for (const [kind, factory] of entries) registry.set(kind, factory);
+  return registry;
 }

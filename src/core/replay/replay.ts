@@ -163,7 +163,8 @@ function defaultReplayPanel(models: readonly string[]): Panel {
     maxOutputPrice: null,
     diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
     profiles: {},
-    routing: { explore: 0, requireEvidence: false, tradeoff: 'quality' },
+    // Every recorded model counts as paid; the replay measures exploration over all of them.
+    routing: { explore: 0, requireEvidence: false, tradeoff: 'quality', explorePaid: true },
     providers: Object.fromEntries(models.map((slug) => [slug, { kind: 'replay' as const }])),
   };
 }

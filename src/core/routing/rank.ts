@@ -166,6 +166,9 @@ function pruneReason(candidate: Scored, input: RankInput, caps: ReturnType<typeo
   if (panel.maxOutputPrice !== null && price && price.output > panel.maxOutputPrice) {
     return `pruned: output price ${price.output.toFixed(2)} > cap ${panel.maxOutputPrice.toFixed(2)}`;
   }
+  if (request.budget && !candidate.local && request.budget.spentTodayUsd >= request.budget.dailyUsd) {
+    return `pruned: daily budget $${request.budget.dailyUsd.toFixed(2)} reached ($${request.budget.spentTodayUsd.toFixed(2)} spent today)`;
+  }
   const down = input.health.unavailableReason(spec.provider, input.now);
   if (down) return `pruned: provider ${spec.provider} unavailable: ${down}`;
   if (spec.maxConcurrent !== undefined) {

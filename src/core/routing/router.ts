@@ -23,7 +23,7 @@ import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing } from './standing';
-import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteRequest, RouteResult } from './types';
+import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteObserver, RouteRequest, RouteResult } from './types';
 
 export interface RouterOptions {
   panel: Panel;
@@ -114,13 +114,14 @@ export class Router {
    * skips to the next rung and grades nobody; a stop ends the call. A `leaf` is routed once and pinned:
    * its failure is the scheduler's to retry, not the router's to escalate.
    */
-  async route<T>(request: RouteRequest, attempt: AttemptFn<T>, signal?: AbortSignal): Promise<RouteResult<T>> {
+  async route<T>(request: RouteRequest, attempt: AttemptFn<T>, signal?: AbortSignal, observer?: RouteObserver<T>): Promise<RouteResult<T>> {
     const ranking = this.rank(request);
     const { candidates } = ranking;
     if (candidates.length === 0) {
       const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
       throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
     }
+    observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
     const ratingOf = (candidate: Candidate): number => standing(snapshot, candidate.resolved, request.classKey).rating ?? rolePrior(candidate.spec.role);
     const plan = new CascadePlan(
@@ -148,6 +149,7 @@ export class Router {
       const candidate = candidates[index] as Candidate;
       const explore = first && opener.explore;
       const propensity = first ? opener.propensity : 1;
+      observer?.attemptStarted?.(candidate, attempts.length, attempts.at(-1));
       const spawnId = `${request.callId}#${attempts.length}`;
       const started = this.clock.now();
       this.ledger.spawnStarted({ spawnId, traceId: request.runId ?? request.callId, model: candidate.slug, startedAt: started });
@@ -171,6 +173,7 @@ export class Router {
         propensity,
         reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
       };
+      observer?.attemptEnded?.(record);
       tried.push(index);
       if (isGraded(outcome.verdict)) {
         const servedBy = { ...candidate, resolved };
@@ -275,8 +278,10 @@ export class Router {
     // Evidence is bought where it is missing, on rungs below the gate. Past it the planner's own climb
     // keeps the ratings fed; exploring measured rungs too cost 1–2 points of the best single model's
     // price on the recorded outcomes and bought no accuracy.
-    const unmeasured = candidates.map((c, i) => (c.measured || i === avoided ? -1 : i)).filter((i) => i >= 0);
-    const pool = unmeasured;
+    // A paid rung opens only where the plan would open it anyway, unless the panel allows paying for
+    // evidence (`routing.explorePaid`): exploring is the router's curiosity, not the user's request.
+    const explorable = (c: Candidate): boolean => c.local || this.panel.routing.explorePaid === true;
+    const pool = candidates.map((c, i) => (c.measured || i === avoided || !explorable(c) ? -1 : i)).filter((i) => i >= 0);
     if (pool.length === 0) return { index: greedy, explore: false, propensity: 1 };
     const chance = (index: number) => (pool.includes(index) ? rate / pool.length : 0);
     const greedyPropensity = 1 - rate + chance(greedy);

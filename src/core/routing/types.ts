@@ -29,6 +29,11 @@ export interface RouteRequest {
   /** For pricing the call: tokens in, tokens expected out. */
   inputTokens?: number;
   outputTokens?: number;
+  /**
+   * The daily spending limit and what today has spent, both USD: once spent reaches the limit, paid
+   * (non-local) rungs are pruned and local ones still run.
+   */
+  budget?: { dailyUsd: number; spentTodayUsd: number };
 }
 
 /** Capability ladder tier: T0 deterministic, T1 small local, T2 mid local, T3 large local, T4 cloud. */
@@ -99,6 +104,22 @@ export interface AttemptRecord<T = unknown> extends AttemptOutcome<T> {
   explore: boolean;
   propensity: number;
   reason: string;
+}
+
+/**
+ * Watches one routed call as it happens, for a front end that narrates it (the session's events).
+ *
+ * @remarks
+ * Called synchronously by the router at each step; an observer that throws breaks the call, so it
+ * must not.
+ */
+export interface RouteObserver<T = unknown> {
+  /** The ranking is known and the climb is about to start. */
+  routed?(ranking: Ranking): void;
+  /** A rung is about to be asked; `previous` is the attempt that led here (undefined for the opener). */
+  attemptStarted?(candidate: Candidate, attempt: number, previous: AttemptRecord<T> | undefined): void;
+  /** An attempt's verdict is known (a stop already read as `stopped`). */
+  attemptEnded?(record: AttemptRecord<T>): void;
 }
 
 export interface RouteResult<T = unknown> {

@@ -17,6 +17,8 @@ import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
 import type { Clock } from '../clock';
+import type { ProviderConnection } from '../providers/connectProviders';
+import type { FetchLike } from '../providers/transport';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
 export interface VerdictWithReason {
@@ -29,7 +31,13 @@ export interface CallChecks {
   /** A JSON Schema the answer must match; asks the provider for JSON too. */
   schema?: unknown;
   /** A workspace command run on a scratch copy with the answer's files written in. */
-  command?: { command: string; cwd: string; timeoutMs?: number };
+  command?: {
+    command: string;
+    cwd: string;
+    timeoutMs?: number;
+    /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
+    env?: Record<string, string | undefined>;
+  };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];
 }
@@ -156,13 +164,29 @@ export type SessionChange =
   | { type: 'provider-health'; provider: string; healthy: boolean; reason?: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
 
-/** Builds the adapter for one provider of a panel; one factory per provider `kind`. */
+/**
+ * Builds the adapter for one provider of a panel; one factory per provider `kind`.
+ *
+ * @remarks
+ * A factory may return the adapter alone, or a {@link ProviderConnection} that also says how to probe
+ * the provider and what it knows of its models. Throwing a `ProviderSetupError` (connectProviders.ts)
+ * prunes the provider's models with its message instead of failing the session.
+ */
 export type ProviderFactory = (input: {
   name: string;
   baseUrl: string | undefined;
   apiKey: string | undefined;
   clock: Clock;
-}) => ProviderAdapter | Promise<ProviderAdapter>;
+  /** The panel's slugs on this provider. */
+  models?: readonly string[];
+  /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
+  keyHint?: string;
+  /** Where this provider's catalog is cached; absent: no catalog is fetched. */
+  catalogPath?: string;
+  fetch?: FetchLike;
+  /** Stops a slow connect (a catalog fetch) when the user does. */
+  signal?: AbortSignal;
+}) => ProviderAdapter | ProviderConnection | Promise<ProviderAdapter | ProviderConnection>;
 
 /** Where keys come from: SecretStorage in the extension, the environment in the CLI. */
 export type KeyLookup = (provider: string) => Promise<string | undefined>;

@@ -77,7 +77,7 @@ describe('parsePanel', () => {
     expect(panel.maxOutputPrice).toBeNull();
     expect(panel.diversity).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
     expect(panel.profiles).toEqual({});
-    expect(panel.routing).toEqual({ explore: 0.05, requireEvidence: false, tradeoff: 'quality' });
+    expect(panel.routing).toEqual({ explore: 0.05, requireEvidence: false, tradeoff: 'quality', explorePaid: false });
     expect(panel.providers).toEqual({
       ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' },
       openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' },

@@ -421,7 +421,7 @@ describe('Router: exploration', () => {
           { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
           { slug: 'delta', provider: 'openai', price: { input: 2, output: 8 } },
         ],
-        routing: { explore },
+        routing: { explore, explorePaid: true },
       },
       'explore',
     );
@@ -497,6 +497,69 @@ describe('Router: exploration', () => {
     const other = JSON.stringify(await run(0.5, 22, 40));
     expect(again).toBe(first);
     expect(other).not.toBe(first);
+  });
+});
+
+describe('Router: exploration and paid models', () => {
+  /** A local model the plan opens with, and two paid ones below the gate that exploration could pick. */
+  const localFirst = (routing: Record<string, unknown>): Panel =>
+    parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'qwen3:14b', provider: 'ollama', role: 'mid' },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+          { slug: 'delta', provider: 'openai', price: { input: 2, output: 8 } },
+        ],
+        routing,
+      },
+      'local first',
+    );
+
+  async function openers(routing: Record<string, unknown>): Promise<DecisionRow[]> {
+    const harness = new RouterHarness(localFirst(routing), { seed: 7 });
+    const attempts = new ScriptedAttempts().on('qwen2.5:3b', PASS).on('qwen3:14b', PASS).on('beta', PASS).on('delta', PASS);
+    for (let i = 0; i < 60; i++) await harness.router.route({ ...request(), callId: `p-${i}` }, attempts.fn);
+    return harness.sink.rows.filter((row) => row.rung === row.candidates.indexOf(row.model) && row.escalation.length === 0);
+  }
+
+  it('never opens with a paid model by exploring on a fresh workspace unless routing.explorePaid is true', async () => {
+    const rows = await openers({ explore: 1 });
+    expect(rows.some((row) => row.explore)).toBe(true);
+    expect(rows.filter((row) => row.explore).map((row) => row.model)).toEqual(rows.filter((row) => row.explore).map(() => 'qwen3:14b'));
+    expect(rows.some((row) => row.mode === 'cloud')).toBe(false);
+  });
+
+  it('explores paid models too when routing.explorePaid is true', async () => {
+    const rows = await openers({ explore: 1, explorePaid: true });
+    expect(rows.some((row) => row.explore && row.mode === 'cloud')).toBe(true);
+  });
+});
+
+describe('Router: a daily budget', () => {
+  const mixed = (): Panel =>
+    parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'mixed',
+    );
+
+  it('prunes paid models with a reason naming the budget once today has spent it, and keeps local ones', () => {
+    const harness = new RouterHarness(mixed());
+    const ranking = harness.router.rank(request({ budget: { dailyUsd: 1, spentTodayUsd: 1.02 } }));
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+    expect(ranking.pruned).toEqual([{ model: 'beta', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' }]);
+  });
+
+  it('keeps paid models while today has spent less than the budget', () => {
+    const harness = new RouterHarness(mixed());
+    const ranking = harness.router.rank(request({ budget: { dailyUsd: 1, spentTodayUsd: 0.99 } }));
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b', 'beta']);
   });
 });
 

@@ -1,0 +1,132 @@
+/**
+ * Reads the decision log from its end, a line at a time, and counts its rows without parsing them:
+ * what a page of recent decisions and a day's spend need from a log that may hold 100k rows.
+ *
+ * @remarks
+ * A panel shows the last fifty decisions; parsing a 68 MB log to find them would take the better part
+ * of a second. Reading backwards in {@link TAIL_READ_CHUNK_BYTES} steps touches only the bytes of the
+ * rows returned. The line after the last newline is a row still being written (or torn by a killed
+ * writer) and is never returned. Counting rows for a filter reads the file forwards, but only the
+ * bytes added since the last count, and parses only lines a cheap text test cannot rule out.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { parseDecisionLines, type DecisionRow } from '../decisions/decision';
+import { TAIL_READ_CHUNK_BYTES } from './decisionLog';
+import { isCode } from './fileLock';
+
+/**
+ * Calls `visit` with each complete line of the file at `path`, newest first, until it returns false
+ * or the file's start is reached. A missing file has no lines.
+ */
+export function visitLinesBackwards(path: string, visit: (line: string) => boolean): void {
+  const fd = openIfExists(path);
+  if (fd === undefined) return;
+  try {
+    let position = fstatSync(fd).size;
+    let carry: Buffer = Buffer.alloc(0);
+    let atEnd = true;
+    while (position > 0) {
+      const length = Math.min(TAIL_READ_CHUNK_BYTES, position);
+      position -= length;
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, position);
+      const data = carry.length ? Buffer.concat([chunk, carry]) : chunk;
+      let end = data.length;
+      if (atEnd) {
+        const lastNewline = data.lastIndexOf(0x0a);
+        if (lastNewline < 0) {
+          carry = data;
+          continue;
+        }
+        end = lastNewline; // whatever follows the last newline is torn or in progress
+        atEnd = false;
+      }
+      while (end > 0) {
+        const start = data.lastIndexOf(0x0a, end - 1);
+        if (start < 0) break;
+        if (end > start + 1 && !visit(data.subarray(start + 1, end).toString('utf8'))) return;
+        end = start;
+      }
+      carry = data.subarray(0, end);
+    }
+    if (!atEnd && carry.length > 0) visit(carry.toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Parses one line as a decision row; undefined for a line that is not one. */
+export function parseRow(line: string): DecisionRow | undefined {
+  return parseDecisionLines(line).rows[0];
+}
+
+/** A row test with a text test that may only rule lines out, never in: it spares parsing most lines. */
+export interface RowMatcher {
+  mayMatch(line: string): boolean;
+  matches(row: DecisionRow): boolean;
+}
+
+/**
+ * Counts the rows of a log that match, remembering where it stopped so the next count reads only what
+ * was appended since; a file that shrank (compacted) is counted again from its start.
+ */
+export class RowCounter {
+  private offset = 0;
+  private count = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly matcher: RowMatcher,
+  ) {}
+
+  total(): number {
+    const fd = openIfExists(this.path);
+    if (fd === undefined) {
+      this.offset = 0;
+      this.count = 0;
+      return 0;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) {
+        this.offset = 0;
+        this.count = 0;
+      }
+      let carry: Buffer = Buffer.alloc(0);
+      let position = this.offset;
+      while (position < size) {
+        const length = Math.min(TAIL_READ_CHUNK_BYTES, size - position);
+        const chunk = Buffer.alloc(length);
+        readSync(fd, chunk, 0, length, position);
+        position += length;
+        const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+        let start = 0;
+        for (let newline = data.indexOf(0x0a, start); newline >= 0; newline = data.indexOf(0x0a, start)) {
+          if (newline > start) {
+            const line = data.subarray(start, newline).toString('utf8');
+            if (this.matcher.mayMatch(line)) {
+              const row = parseRow(line);
+              if (row && this.matcher.matches(row)) this.count++;
+            }
+          }
+          start = newline + 1;
+        }
+        carry = data.subarray(start);
+      }
+      // A line without its newline is still being written: counted next time, from its start.
+      this.offset = size - carry.length;
+      return this.count;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function openIfExists(path: string): number | undefined {
+  try {
+    return openSync(path, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}

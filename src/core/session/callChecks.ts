@@ -1,0 +1,61 @@
+/**
+ * What a routed chat call is checked by, and what it is routed as: the rules every front end used to
+ * restate for itself.
+ *
+ * @remarks
+ * A schema makes a call a `plan` (it asks for structured output) and asks the provider for JSON;
+ * otherwise a call is `chat`. Code syntax is checked for the `edit` class and its shapes, by class and
+ * not by prefix (`editor` is a class of its own). A call is verifiable, and so may explore, when any
+ * check applies.
+ */
+import { shaped, splitClassKey } from '../classKey';
+import type { ChatMessage } from '../providers/provider';
+import { AllVerifiers } from '../verifiers/allVerifiers';
+import { CodeSyntaxVerifier } from '../verifiers/codeSyntaxVerifier';
+import { CommandVerifier } from '../verifiers/commandVerifier';
+import { StructuredOutputVerifier } from '../verifiers/structuredOutputVerifier';
+import type { Verifier } from '../verifiers/verifier';
+import type { CallChecks } from './types';
+
+/** The class key a call is routed as: the one asked for, or `plan` with a schema and `chat` without. */
+export function inferClassKey(classKey: string | undefined, checks: CallChecks | undefined): string {
+  if (classKey !== undefined && classKey !== 'infer') return shaped(classKey);
+  return checks?.schema !== undefined ? 'plan' : 'chat';
+}
+
+export interface CallVerification {
+  verifier: Verifier;
+  /** Whether any check applies: exploration happens only on such calls. */
+  verifiable: boolean;
+}
+
+/**
+ * The checks a call gets: the schema, code syntax for edits, the workspace command, and any a front
+ * end brings. The command gets `environment` less every key (`secrets` too), which it also scrubs
+ * from what it prints.
+ */
+export function callVerification(classKey: string, checks: CallChecks | undefined, environment: Record<string, string | undefined>, secrets: readonly string[]): CallVerification {
+  const verifiers: Verifier[] = [];
+  if (checks?.schema !== undefined) verifiers.push(new StructuredOutputVerifier({ schema: checks.schema }));
+  if (splitClassKey(classKey).cls === 'edit') verifiers.push(new CodeSyntaxVerifier());
+  const command = checks?.command;
+  if (command) {
+    verifiers.push(
+      new CommandVerifier({
+        command: command.command,
+        cwd: command.cwd,
+        env: command.env ?? environment,
+        secrets,
+        ...(command.timeoutMs !== undefined ? { timeoutMs: command.timeoutMs } : {}),
+      }),
+    );
+  }
+  verifiers.push(...(checks?.extra ?? []));
+  return { verifier: new AllVerifiers({ verifiers }), verifiable: verifiers.length > 0 };
+}
+
+/** The messages a model is sent: with a schema, a system message asking for JSON that matches it comes first. */
+export function messagesWithSchema(messages: readonly ChatMessage[], schema: unknown): ChatMessage[] {
+  if (schema === undefined) return [...messages];
+  return [{ role: 'system', content: `Answer with JSON only, matching this JSON Schema:\n${JSON.stringify(schema)}` }, ...messages];
+}

@@ -1,0 +1,623 @@
+/**
+ * The session: the one object every front end (the `rung` CLI, the chat participant, the language
+ * model provider, the ledger panel) routes through.
+ *
+ * @remarks
+ * It owns the panel, the ledger and the decision log beside it, the providers with their health board,
+ * the catalogs and the router, and keeps every rule of putting a chat call together: the class a call
+ * is routed as, what checks it, how many tokens it needs in context, which models today's budget still
+ * allows. A front end renders the {@link SessionEvent}s of a call and nothing else, so the terminal and
+ * the editor cannot drift apart. The contract is in types.ts; this is its one implementation.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
+import { shaped } from '../classKey';
+import { systemClock, type Clock } from '../clock';
+import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
+import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
+import { parseRow, RowCounter, visitLinesBackwards, type RowMatcher } from '../ledger/decisionTail';
+import type { Ledger } from '../ledger/ledger';
+import { exportLedger } from '../ledger/ledgerExport';
+import { matchesClass } from '../ledger/ledgerState';
+import { MemoryLedger } from '../ledger/memoryLedger';
+import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
+import { callCost, type Panel, type Price } from '../panel';
+import { connectProviders } from '../providers/connectProviders';
+import type { ModelFacts, ProviderAdapter } from '../providers/provider';
+import { ProviderHealthBoard } from '../providers/providerHealthBoard';
+import { seededRandom, type Random } from '../random';
+import { ability, MIN_GRADED, PRIOR_VARIANCE } from '../ratings';
+import { RoutingError } from '../routing/rank';
+import { Router } from '../routing/router';
+import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
+import type { Ranking } from '../routing/types';
+import { callVerification, inferClassKey, messagesWithSchema } from './callChecks';
+import { estimateTokens } from './tokens';
+import type {
+  ContextRefusal,
+  DecisionFilter,
+  DecisionPage,
+  KeyLookup,
+  ProviderFactory,
+  RatingView,
+  Session,
+  SessionAttempt,
+  SessionChange,
+  SessionChatRequest,
+  SessionChatResult,
+  SessionEvent,
+  SessionSnapshot,
+  SpendView,
+  VerdictWithReason,
+} from './types';
+
+/** Decisions a snapshot returns when the caller names no page size. */
+export const DEFAULT_PAGE_ROWS = 50;
+/** How far back a snapshot's spend looks, days: the log is read backwards only this far. */
+export const SPEND_WINDOW_DAYS = 30;
+/**
+ * How far past the start of a window the log is still read backwards, ms.
+ *
+ * @remarks
+ * Rows are appended in batches up to a second late and several windows append to one log, so the log
+ * is in time order only roughly; an hour's slack finds every row of the window without reading further.
+ */
+const WINDOW_SLACK_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type SessionLogLevel = 'info' | 'warning' | 'error';
+
+export interface RungSessionOptions {
+  panel: Panel;
+  /** The workspace ledger file (its decision log goes beside it); absent or null: a memory ledger. */
+  ledgerPath?: string | null;
+  /** Opens the ledger at `ledgerPath`; a `WorkspaceLedger` whose notices become `notice` changes by default. */
+  openLedger?: (path: string) => Promise<Ledger>;
+  clock?: Clock;
+  /** Exploration's draws; seeded from the clock when absent. */
+  random?: Random;
+  /** Where keys come from: SecretStorage in the extension, the environment in the CLI. */
+  keys: KeyLookup;
+  /** How the user sets a missing key, for the message (`set RUNG_OPENROUTER_API_KEY`). */
+  keyHint?: (provider: string) => string;
+  /** Factories by provider kind, over the core's `ollama` and `openai-compatible`. */
+  providerFactories?: Readonly<Record<string, ProviderFactory>> | ReadonlyMap<string, ProviderFactory>;
+  /** Where provider catalogs are cached (`catalog-<provider>.json`); absent: no catalog is fetched. */
+  catalogDir?: string;
+  /** Everything the user should hear about that is not an event of a call. */
+  log?: (level: SessionLogLevel, message: string) => void;
+  /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
+  dailyBudgetUsd?: number;
+  /** The environment a workspace command runs in (less every key); empty when absent. */
+  environment?: Record<string, string | undefined>;
+  /** Stops connecting to the providers (a probe, a catalog fetch). */
+  signal?: AbortSignal;
+}
+
+/** A request no rung can hold: the tokens it needs and the largest context on the panel. */
+export class ContextRefusalError extends RoutingError {
+  constructor(readonly refusal: ContextRefusal) {
+    super(
+      `this call needs about ${refusal.neededTokens} tokens of context (estimated at 4 characters a token), ` +
+        `more than any model on the panel holds; the largest context is ${refusal.largestContext} (${refusal.largestModel})`,
+    );
+    this.name = 'ContextRefusalError';
+  }
+}
+
+/** A ledger the session can reset (the workspace ledger, the memory ledger). */
+interface ResettableLedger extends Ledger {
+  reset(classKey?: string): Promise<number>;
+}
+
+interface Connected {
+  adapters: Map<string, ProviderAdapter>;
+  facts: Map<string, ModelFacts>;
+}
+
+export class RungSession implements Session {
+  private panel: Panel;
+  private readonly clock: Clock;
+  private readonly ledger: Ledger;
+  private readonly ledgerPath: string | null;
+  private readonly log: DecisionLog | undefined;
+  private readonly memoryRows: MemoryDecisionSink | undefined;
+  private readonly health: ProviderHealthBoard;
+  private readonly router: Router;
+  private readonly options: RungSessionOptions;
+  private adapters: Map<string, ProviderAdapter>;
+  private facts: Map<string, ModelFacts>;
+  private readonly secrets = new Set<string>();
+  private readonly listeners = new Set<(change: SessionChange) => void>();
+  private readonly healthSeen = new Map<string, string | null>();
+  private readonly counters = new Map<string, RowCounter>();
+  private disposed: Promise<void> | undefined;
+
+  /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
+  static async open(options: RungSessionOptions): Promise<RungSession> {
+    const clock = options.clock ?? systemClock;
+    const notices: LedgerNotice[] = [];
+    // Notices that arrive while opening wait for the session; later ones go straight to its listeners.
+    const opened: { session?: RungSession } = {};
+    const onNotice = (notice: LedgerNotice): void => {
+      if (opened.session) opened.session.notify('warning', notice.message);
+      else notices.push(notice);
+    };
+    const ledgerPath = options.ledgerPath ?? null;
+    let ledger: Ledger;
+    if (ledgerPath === null) ledger = new MemoryLedger();
+    else if (options.openLedger) ledger = await options.openLedger(ledgerPath);
+    else {
+      mkdirSync(dirname(ledgerPath), { recursive: true });
+      ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, onNotice });
+    }
+    const health = new ProviderHealthBoard({ clock });
+    const secrets = new Set<string>();
+    let connected: Connected;
+    try {
+      connected = await connect(options, options.panel, clock, health, secrets);
+    } catch (error) {
+      await ledger.close();
+      throw error;
+    }
+    const session = new RungSession(options, clock, ledger, ledgerPath, health, connected, secrets);
+    opened.session = session;
+    for (const notice of notices) session.notify('warning', notice.message);
+    session.noticeHealth();
+    return session;
+  }
+
+  private constructor(options: RungSessionOptions, clock: Clock, ledger: Ledger, ledgerPath: string | null, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
+    this.options = options;
+    this.panel = options.panel;
+    this.clock = clock;
+    this.ledger = ledger;
+    this.ledgerPath = ledgerPath;
+    this.health = health;
+    this.adapters = connected.adapters;
+    this.facts = connected.facts;
+    for (const secret of secrets) this.secrets.add(secret);
+    if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
+    else this.log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock });
+    const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
+    // Every row the router writes is a change a panel shows as it happens.
+    const sink: DecisionSink = {
+      append: (row) => {
+        inner.append(row);
+        this.emit({ type: 'decision-written', row });
+      },
+    };
+    this.router = new Router({
+      panel: this.panel,
+      ledger,
+      clock,
+      sink,
+      random: options.random ?? seededRandom(clock.now()),
+      health,
+      facts: this.facts,
+    });
+  }
+
+  async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
+    this.requireOpen();
+    const emit = (event: SessionEvent): void => onEvent?.(event);
+    const callId = request.callId ?? `chat-${randomUUID()}`;
+    const classKey = inferClassKey(request.classKey, request.checks);
+    const schema = request.checks?.schema;
+    // A provider that was down when the session opened may be back; the ranking reads the board only.
+    await this.health.recheck(request.signal);
+    this.noticeHealth();
+    const messages = messagesWithSchema(request.messages, schema);
+    const tools = request.tools ?? [];
+    const contextTokens = estimateTokens(messages, tools);
+    this.refuseOversized(contextTokens);
+    const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
+    const routeRequest: RouteRequest = {
+      callId,
+      classKey,
+      verifiable,
+      contextTokens,
+      ...(tools.length > 0 ? { needsTools: true } : {}),
+      ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
+      ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
+      ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
+      ...this.budgetFor(),
+    };
+    const attempt = providerAttempt({
+      adapters: this.adapters,
+      messages,
+      tools,
+      verifier,
+      clock: this.clock,
+      signal: request.signal,
+      health: this.health,
+      chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
+      ...(request.think !== undefined ? { think: request.think } : {}),
+      onPart: (model, part) => emit({ type: 'part', callId, model, part }),
+    });
+    const observer: RouteObserver<ChatAnswer> = {
+      routed: (ranking) => emit({ type: 'routed', callId, classKey, ranking }),
+      attemptStarted: (candidate, index, previous) => {
+        if (previous?.verdict === 'fail') {
+          const reason = `escalated from ${previous.model} to ${candidate.slug}: ${previous.verdictReason ?? 'the check failed'}`;
+          emit({ type: 'escalated', callId, from: previous.model, to: candidate.slug, reason });
+        } else if (previous) {
+          emit({ type: 'skipped', callId, model: previous.model, verdict: verdictOf(previous), next: candidate.slug });
+        }
+        emit({ type: 'rung-started', callId, candidate, attempt: index });
+      },
+      attemptEnded: (record) => emit({ type: 'verdict', callId, model: record.model, verdict: verdictOf(record) }),
+    };
+    let routed;
+    try {
+      routed = await this.router.route(routeRequest, attempt, request.signal, observer);
+    } finally {
+      await this.flushDecisions();
+      this.noticeHealth();
+    }
+    this.emit({ type: 'ledger-changed' });
+    const value = routed.answer?.value;
+    const result: SessionChatResult = {
+      callId,
+      classKey,
+      answer: value && routed.answer ? { text: value.text, reasoning: value.reasoning, toolCalls: value.toolCalls, model: routed.answer.model, resolvedModel: value.resolvedModel } : undefined,
+      attempts: routed.attempts.map((record) => sessionAttempt(record, routed.ranking)),
+      ranking: routed.ranking,
+      stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
+      cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
+    };
+    emit({ type: 'done', callId, result });
+    return result;
+  }
+
+  rank(request: Parameters<Session['rank']>[0]): Ranking {
+    this.requireOpen();
+    const contextTokens = request.messages || request.tools ? estimateTokens(request.messages ?? [], request.tools ?? []) : undefined;
+    return this.router.rank({
+      callId: 'rank',
+      classKey: shaped(request.classKey),
+      verifiable: true,
+      ...(contextTokens !== undefined ? { contextTokens } : {}),
+      ...(request.tools && request.tools.length > 0 ? { needsTools: true } : {}),
+      ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
+      ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
+      ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
+      ...this.budgetFor(),
+    });
+  }
+
+  settle(callId: string, verdict: VerdictWithReason): boolean {
+    this.requireOpen();
+    const settled = this.router.settle(callId, verdict.kind, verdict.reason);
+    if (settled) {
+      this.emit({ type: 'ledger-changed' });
+      void this.flushDecisions();
+    }
+    return settled;
+  }
+
+  snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+    this.requireOpen();
+    const now = this.clock.now();
+    return {
+      panel: this.panel,
+      ratings: this.ledger.entries().map((entry): RatingView => {
+        const p = ability(entry.rating);
+        return {
+          model: entry.model,
+          classKey: entry.classKey,
+          rating: entry.rating,
+          ability: p,
+          uncertainty: entry.graded === 0 ? null : ratingStandardError(p, entry.graded),
+          graded: entry.graded,
+          ok: entry.ok,
+          measured: entry.graded >= MIN_GRADED,
+          updatedAt: entry.updatedAt,
+        };
+      }),
+      decisions: this.decisionPage(Math.max(0, options.offset ?? 0), Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}),
+      spend: this.spend(now),
+      providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
+        const reason = this.health.unavailableReason(name, now);
+        return reason === null ? { name, healthy: true } : { name, healthy: false, reason };
+      }),
+      ledgerPath: this.ledgerPath,
+    };
+  }
+
+  explain(callId: string): DecisionRow[] {
+    this.requireOpen();
+    if (this.log) return this.log.forCall(callId).rows;
+    return (this.memoryRows as MemoryDecisionSink).rows.filter((row) => row.call === callId);
+  }
+
+  async resetClass(classKey: string): Promise<void> {
+    await this.resettable().reset(shaped(classKey));
+    this.emit({ type: 'ledger-changed' });
+  }
+
+  async resetLedger(): Promise<void> {
+    await this.resettable().reset();
+    this.emit({ type: 'ledger-changed' });
+  }
+
+  async exportLedger(): Promise<string> {
+    this.requireOpen();
+    await this.flushDecisions();
+    const rows = this.log ? this.log.readAll().rows : (this.memoryRows as MemoryDecisionSink).rows;
+    return exportLedger('jsonl', 'all', this.ledger.entries(), rows);
+  }
+
+  async setPanel(panel: Panel): Promise<void> {
+    this.requireOpen();
+    const connected = await connect(this.options, panel, this.clock, this.health, this.secrets);
+    this.panel = panel;
+    this.adapters = connected.adapters;
+    this.facts = connected.facts;
+    this.router.setPanel(panel);
+    this.router.setFacts(connected.facts);
+    this.emit({ type: 'panel-changed', panel });
+    this.noticeHealth();
+  }
+
+  onChange(listener: (change: SessionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      try {
+        await this.log?.close();
+      } finally {
+        await this.ledger.close();
+        this.listeners.clear();
+      }
+    })();
+    return this.disposed;
+  }
+
+  /** Refuses a call no model on the panel can hold, naming what it needs and the largest context there is. */
+  private refuseOversized(neededTokens: number): void {
+    let largest: { context: number; model: string } | undefined;
+    for (const spec of this.panel.models) {
+      const context = spec.context ?? this.facts.get(spec.slug)?.context;
+      // A model whose context nobody knows might hold the call: the ranking keeps it.
+      if (context === undefined) return;
+      if (!largest || context > largest.context) largest = { context, model: spec.slug };
+    }
+    if (largest && neededTokens > largest.context) {
+      throw new ContextRefusalError({ neededTokens, largestContext: largest.context, largestModel: largest.model });
+    }
+  }
+
+  /** The budget part of a route request: the limit and today's spend, when a limit is set. */
+  private budgetFor(): Pick<RouteRequest, 'budget'> {
+    const dailyUsd = this.options.dailyBudgetUsd;
+    if (dailyUsd === undefined) return {};
+    const dayStart = startOfUtcDay(this.clock.now());
+    let spentTodayUsd = 0;
+    this.visitRecentRows(dayStart, (row) => {
+      if (row.at >= dayStart) spentTodayUsd += row.cost ?? 0;
+    });
+    return { budget: { dailyUsd, spentTodayUsd } };
+  }
+
+  /**
+   * Calls `visit` with every attempt row (never a settling `final` row, which repeats its attempt's
+   * cost) from newest back to about `since`, reading the log backwards.
+   */
+  private visitRecentRows(since: number, visit: (row: DecisionRow) => void): void {
+    const keep = (row: DecisionRow): boolean => {
+      if (row.at < since - WINDOW_SLACK_MS) return false;
+      if (!row.final) visit(row);
+      return true;
+    };
+    if (this.log) {
+      visitLinesBackwards(this.log.path, (line) => {
+        const row = parseRow(line);
+        return row ? keep(row) : true;
+      });
+      return;
+    }
+    const rows = (this.memoryRows as MemoryDecisionSink).rows;
+    for (let i = rows.length - 1; i >= 0; i--) if (!keep(rows[i] as DecisionRow)) break;
+  }
+
+  private decisionPage(offset: number, limit: number, filter: DecisionFilter): DecisionPage {
+    const matcher = rowMatcher(filter);
+    const rows: DecisionRow[] = [];
+    let skipped = 0;
+    const take = (row: DecisionRow): boolean => {
+      if (!matcher.matches(row)) return true;
+      if (skipped < offset) skipped++;
+      else rows.push(row);
+      return rows.length < limit;
+    };
+    if (this.log) {
+      if (limit > 0) {
+        visitLinesBackwards(this.log.path, (line) => {
+          if (!matcher.mayMatch(line)) return true;
+          const row = parseRow(line);
+          return row ? take(row) : true;
+        });
+      }
+      const key = JSON.stringify([filter.classKey ?? null, filter.model ?? null, filter.verdict ?? null]);
+      let counter = this.counters.get(key);
+      if (!counter) {
+        counter = new RowCounter(this.log.path, matcher);
+        this.counters.set(key, counter);
+      }
+      return { rows, total: counter.total(), offset };
+    }
+    const all = (this.memoryRows as MemoryDecisionSink).rows;
+    let total = 0;
+    for (let i = all.length - 1; i >= 0; i--) {
+      const row = all[i] as DecisionRow;
+      if (!matcher.matches(row)) continue;
+      total++;
+      if (rows.length < limit) take(row);
+    }
+    return { rows, total, offset };
+  }
+
+  private spend(now: number): SpendView {
+    const today = utcDay(now);
+    const since = startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS;
+    const providerOf = new Map(this.panel.models.map((model) => [model.slug, model.provider]));
+    const dearest = this.dearestModel();
+    const groups = new Map<string, SpendView['byDay'][number]>();
+    let total = 0;
+    let todayTotal = 0;
+    let estimate: number | null = dearest ? 0 : null;
+    this.visitRecentRows(since, (row) => {
+      if (row.at < since) return;
+      if (dearest && estimate !== null && row.inputTokens !== null && row.outputTokens !== null) {
+        estimate += callCost(dearest.price, row.inputTokens, row.outputTokens);
+      }
+      if (row.cost === null) return;
+      const day = utcDay(row.at);
+      const provider = providerOf.get(row.model) ?? 'unknown';
+      const key = JSON.stringify([day, row.model, provider]);
+      const group = groups.get(key) ?? { day, model: row.model, provider, cost: 0, calls: 0 };
+      group.cost += row.cost;
+      group.calls += 1;
+      groups.set(key, group);
+      total += row.cost;
+      if (day === today) todayTotal += row.cost;
+    });
+    const byDay = [...groups.values()].sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
+    return { byDay, total, today: todayTotal, strongestModel: dearest?.slug ?? null, strongestEstimate: estimate };
+  }
+
+  /** The panel's dearest model with a known price (by output, then input price, per million tokens). */
+  private dearestModel(): { slug: string; price: Price } | undefined {
+    let dearest: { slug: string; price: Price } | undefined;
+    for (const spec of this.panel.models) {
+      const price = spec.price ?? this.facts.get(spec.slug)?.price;
+      if (!price) continue;
+      if (!dearest || price.output > dearest.price.output || (price.output === dearest.price.output && price.input > dearest.price.input)) {
+        dearest = { slug: spec.slug, price };
+      }
+    }
+    return dearest;
+  }
+
+  private async flushDecisions(): Promise<void> {
+    try {
+      await this.log?.flush();
+    } catch (error) {
+      this.notify('error', `decision rows could not be written to ${this.log?.path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Tells the listeners about every provider whose health changed since they last heard. */
+  private noticeHealth(): void {
+    const now = this.clock.now();
+    for (const provider of new Set(this.panel.models.map((model) => model.provider))) {
+      const reason = this.health.unavailableReason(provider, now);
+      const seen = this.healthSeen.get(provider);
+      if (seen === reason) continue;
+      this.healthSeen.set(provider, reason);
+      // The first look at a healthy provider is no change worth telling.
+      if (seen === undefined && reason === null) continue;
+      this.emit(reason === null ? { type: 'provider-health', provider, healthy: true } : { type: 'provider-health', provider, healthy: false, reason });
+    }
+  }
+
+  private notify(level: SessionLogLevel, message: string): void {
+    this.options.log?.(level, message);
+    this.emit({ type: 'notice', level, message });
+  }
+
+  private emit(change: SessionChange): void {
+    for (const listener of [...this.listeners]) listener(change);
+  }
+
+  private resettable(): ResettableLedger {
+    this.requireOpen();
+    const ledger = this.ledger as Partial<ResettableLedger>;
+    if (typeof ledger.reset !== 'function') throw new Error('this ledger cannot be reset');
+    return this.ledger as ResettableLedger;
+  }
+
+  private requireOpen(): void {
+    if (this.disposed) throw new Error('the session was disposed');
+  }
+}
+
+/** Connects the panel's providers, asking the key lookup for each and remembering the keys it gave. */
+function connect(options: RungSessionOptions, panel: Panel, clock: Clock, health: ProviderHealthBoard, secrets: Set<string>): Promise<Connected> {
+  const catalogDir = options.catalogDir;
+  return connectProviders({
+    panel,
+    clock,
+    health,
+    keyFor: async (provider) => {
+      const key = await options.keys(provider);
+      // Kept only to keep them out of a workspace command's environment and what it prints.
+      if (key) secrets.add(key);
+      return key;
+    },
+    ...(options.keyHint ? { keyHint: options.keyHint } : {}),
+    ...(catalogDir !== undefined ? { catalogPath: (provider: string) => join(catalogDir, `catalog-${provider}.json`) } : {}),
+    ...(options.providerFactories ? { factories: options.providerFactories } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+function verdictOf(record: AttemptRecord): VerdictWithReason {
+  return { kind: record.verdict, reason: record.verdictReason ?? '' };
+}
+
+function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): SessionAttempt {
+  const candidate = ranking.candidates[record.rung];
+  return {
+    model: record.model,
+    provider: candidate?.provider ?? '',
+    rung: record.rung,
+    verdict: verdictOf(record),
+    resolvedModel: record.resolvedModel ?? null,
+    cost: record.cost ?? null,
+    latencyMs: record.latencyMs ?? null,
+    explore: record.explore,
+  };
+}
+
+/**
+ * A rating's standard error in logits, from the graded count: the Bernoulli information n·p·(1−p) at
+ * the rating's own ability, plus the N(0, 3²) prior's. An estimate, not the online update's own figure.
+ */
+function ratingStandardError(p: number, graded: number): number {
+  return 1 / Math.sqrt(1 / PRIOR_VARIANCE + graded * p * (1 - p));
+}
+
+/**
+ * A filter as a text test and a row test. The text test looks for the JSON of each wanted value in the
+ * line; it may let a line through that the row test then rejects (a model named only in `pruned`), but
+ * never drops a matching row.
+ */
+function rowMatcher(filter: DecisionFilter): RowMatcher {
+  const needles: string[] = [];
+  const cls = filter.classKey === undefined ? undefined : shaped(filter.classKey).split('/')[0];
+  if (cls !== undefined) needles.push(JSON.stringify(cls));
+  if (filter.model !== undefined) needles.push(JSON.stringify(filter.model));
+  if (filter.verdict !== undefined) needles.push(JSON.stringify(filter.verdict));
+  return {
+    mayMatch: (line) => needles.every((needle) => line.includes(needle)),
+    matches: (row) =>
+      (filter.classKey === undefined || matchesClass(row.shape ? `${row.class}/${row.shape}` : row.class, shaped(filter.classKey))) &&
+      (filter.model === undefined || row.model === filter.model || row.resolved === filter.model) &&
+      (filter.verdict === undefined || row.verdict === filter.verdict),
+  };
+}
+
+function startOfUtcDay(at: number): number {
+  return Math.floor(at / DAY_MS) * DAY_MS;
+}
+
+function utcDay(at: number): string {
+  return new Date(startOfUtcDay(at)).toISOString().slice(0, 10);
+}

@@ -1,0 +1,379 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDecisionLines } from '../../../../src/core/decisions/decision';
+import { parsePanel, type Panel } from '../../../../src/core/panel';
+import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
+import { ContextRefusalError, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
+import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
+import { decisionRow } from '../../support/decisionRow';
+import { FixedClock } from '../../support/FixedClock';
+import { makeTempDir } from '../../support/tempDir';
+import { fixture, json, replay, WireServer, type Route } from '../../support/wireServer';
+
+const KEY = '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';
+const sse = { contentType: 'text/event-stream' };
+const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+
+let dir: ReturnType<typeof makeTempDir>;
+const servers: WireServer[] = [];
+const sessions: RungSession[] = [];
+
+beforeEach(() => {
+  dir = makeTempDir('rung-session-');
+});
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((session) => session.dispose()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  dir.remove();
+});
+
+/** A local Ollama and a local OpenRouter on 127.0.0.1, and their addresses. */
+async function providers(ollamaChat: Route, cloudChat: Route) {
+  const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
+  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  servers.push(ollama, cloud);
+  const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+  return { ollama, cloud, ollamaUrl: ollamaUrl as string, cloudUrl: `${cloudUrl}/api/v1` };
+}
+
+function twoRungPanel(ollamaUrl: string, cloudUrl: string, models: Record<string, unknown>[] = []): Panel {
+  return parsePanel(
+    {
+      models: models.length
+        ? models
+        : [
+            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+          ],
+      routing: { explore: 0 },
+      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl } },
+    },
+    'session panel',
+  );
+}
+
+async function open(options: Partial<RungSessionOptions> & { panel: Panel }): Promise<RungSession> {
+  const session = await RungSession.open({
+    clock: new FixedClock(),
+    keys: async (provider) => {
+      // Answers after a turn, as SecretStorage does.
+      await new Promise((resolve) => setImmediate(resolve));
+      return provider === 'openrouter' ? KEY : undefined;
+    },
+    ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'),
+    ...options,
+  });
+  sessions.push(session);
+  return session;
+}
+
+const prose = () => replay(fixture('ollama/chat-prose-instead-of-json.ndjson'));
+const jsonAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
+const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
+
+/** An event's type and the model or rung it is about, for comparing sequences. */
+function outline(event: SessionEvent): string {
+  switch (event.type) {
+    case 'rung-started':
+      return `rung-started ${event.candidate.slug}`;
+    case 'part':
+      return `part ${event.model}`;
+    case 'verdict':
+      return `verdict ${event.model} ${event.verdict.kind}`;
+    case 'escalated':
+      return `escalated ${event.from} -> ${event.to}`;
+    case 'skipped':
+      return `skipped ${event.model} -> ${event.next}`;
+    default:
+      return event.type;
+  }
+}
+
+/** Drops repeated outlines, so a stream's many parts read as one. */
+function collapsed(events: SessionEvent[]): string[] {
+  return events.map(outline).filter((line, index, all) => line !== all[index - 1]);
+}
+
+describe('RungSession.chat', () => {
+  it('escalates an Ollama rung that fails its check to an OpenAI-compatible rung, reporting each event in order', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } }, (event) => events.push(event));
+
+    expect(collapsed(events)).toEqual([
+      'routed',
+      'rung-started qwen2.5:3b',
+      'part qwen2.5:3b',
+      'verdict qwen2.5:3b fail',
+      'escalated qwen2.5:3b -> openai/gpt-4o-mini',
+      'rung-started openai/gpt-4o-mini',
+      'part openai/gpt-4o-mini',
+      'verdict openai/gpt-4o-mini pass',
+      'done',
+    ]);
+    const escalated = events.find((event) => event.type === 'escalated');
+    expect(escalated).toMatchObject({
+      reason: 'escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON found in the answer (neither bare nor in a ```json fence)',
+    });
+    expect(result.classKey).toBe('plan');
+    expect(result.answer).toMatchObject({ text: '{"city": "Paris", "population": 2102650}', model: 'openai/gpt-4o-mini' });
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.provider, attempt.verdict.kind])).toEqual([
+      ['qwen2.5:3b', 'ollama', 'fail'],
+      ['openai/gpt-4o-mini', 'openrouter', 'pass'],
+    ]);
+    expect(result.cost).toBeCloseTo(0.00001455, 12);
+    expect(events.at(-1)).toEqual({ type: 'done', callId: result.callId, result });
+
+    const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.call, row.model, row.verdict])).toEqual([
+      [result.callId, 'qwen2.5:3b', 'fail'],
+      [result.callId, 'openai/gpt-4o-mini', 'pass'],
+    ]);
+    expect(session.explain(result.callId).map((row) => row.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
+  });
+
+  it('infers chat without a schema, and never explores or checks an unchecked chat answer', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const result = await session.chat({ messages: user('Describe Paris') });
+    expect(result.classKey).toBe('chat');
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no verifier configured' }]);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+
+  it('takes keys from the async lookup, sends them only to their provider, and keeps them out of every event and row', async () => {
+    const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    const changes: SessionChange[] = [];
+    session.onChange((change) => changes.push(change));
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } }, (event) => events.push(event));
+    expect(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(ollama.requests.every((request) => request.headers.authorization === undefined)).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(KEY);
+    expect(JSON.stringify(changes)).not.toContain(KEY);
+    expect(JSON.stringify(session.snapshot())).not.toContain(KEY);
+    expect(JSON.stringify(session.explain(result.callId))).not.toContain(KEY);
+    expect(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(KEY);
+    expect(changes.filter((change) => change.type === 'decision-written')).toHaveLength(2);
+  });
+
+  it('builds a provider of a kind the core does not know through the factory it was given', async () => {
+    const seen: { name: string; baseUrl: string | undefined; apiKey: string | undefined }[] = [];
+    const factory: ProviderFactory = ({ name, baseUrl, apiKey }) => {
+      seen.push({ name, baseUrl, apiKey });
+      return new EditorModels(name, 'Bonjour from the editor.');
+    };
+    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const session = await open({ panel, providerFactories: { 'vscode-lm': factory }, keys: async () => 'editor-key' });
+    const result = await session.chat({ messages: user('Say hello') });
+    expect(seen).toEqual([{ name: 'editor', baseUrl: undefined, apiKey: 'editor-key' }]);
+    expect(result.answer).toMatchObject({ text: 'Bonjour from the editor.', model: 'copilot-gpt-4o' });
+  });
+
+  it('prunes the models of a kind no factory builds, with the reason', async () => {
+    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const session = await open({ panel });
+    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
+    await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
+  });
+});
+
+describe('RungSession.settle', () => {
+  it('grades a late verdict once, writes a final row, and refuses a call it does not know', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const result = await session.chat({ messages: user('Describe Paris') });
+    const graded = () => session.snapshot().ratings.find((rating) => rating.model === 'qwen2.5:3b' && rating.classKey === 'chat');
+    expect(graded()).toBeUndefined();
+
+    expect(session.settle(result.callId, { kind: 'fail', reason: 'thumbs down' })).toBe(true);
+    expect(graded()).toMatchObject({ graded: 1, ok: 0, measured: false });
+    expect(session.settle(result.callId, { kind: 'pass', reason: 'thumbs up after all' })).toBe(true);
+    expect(graded()).toMatchObject({ graded: 1, ok: 0 });
+    expect(session.settle('no-such-call', { kind: 'pass', reason: 'x' })).toBe(false);
+
+    await session.dispose();
+    const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.verdict, row.verdictReason, row.final])).toEqual([
+      ['unverified', 'no verifier configured', false],
+      ['fail', 'thumbs down', true],
+      ['pass', 'thumbs up after all', true],
+    ]);
+  });
+});
+
+describe('RungSession: context', () => {
+  const smallModels = [
+    { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base', context: 4000 },
+    { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', context: 4000 },
+  ];
+  const prompt = 'x'.repeat(100 * 1024);
+
+  it('refuses a 100 KB prompt on a panel of 4,000-token models, naming the tokens needed and the largest context', async () => {
+    const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, smallModels) });
+    const refusal = session.chat({ messages: user(prompt) });
+    await expect(refusal).rejects.toBeInstanceOf(ContextRefusalError);
+    await expect(refusal).rejects.toThrow(/needs about 25601 tokens of context .*the largest context is 4000 \(qwen2\.5:3b\)/);
+    expect([...ollama.requests, ...cloud.requests].filter((request) => request.method === 'POST')).toHaveLength(0);
+    expect(session.rank({ classKey: 'chat', messages: user(prompt) }).pruned.map((pruned) => pruned.reason)).toEqual([
+      'pruned: needs context 25601 > 4000',
+      'pruned: needs context 25601 > 4000',
+    ]);
+  });
+
+  it('sends a 100 KB prompt to the one model that can hold it, with the others pruned by the reason rank gives', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const models = [smallModels[0] as Record<string, unknown>, { ...smallModels[1], context: 128000 }];
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, models) });
+    const result = await session.chat({ messages: user(prompt) });
+    expect(result.attempts.map((attempt) => attempt.model)).toEqual(['openai/gpt-4o-mini']);
+    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000' }]);
+    const sent = JSON.parse(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.body ?? '{}') as { messages: ChatMessage[] };
+    expect(sent.messages.at(-1)?.content).toBe(prompt);
+  });
+});
+
+describe('RungSession: a daily budget', () => {
+  it('keeps paid models off once today has spent the budget, names the budget, and still runs local ones', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 15));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const earlier = [
+      // Yesterday's spend does not count; a settling final row repeats its attempt's cost and does not either.
+      decisionRow({ call: 'y', at: Date.UTC(2026, 0, 1, 23), model: 'openai/gpt-4o-mini', cost: 5 }),
+      decisionRow({ call: 'a', at: Date.UTC(2026, 0, 2, 9), model: 'openai/gpt-4o-mini', cost: 0.6 }),
+      decisionRow({ call: 'a', at: Date.UTC(2026, 0, 2, 9, 5), model: 'openai/gpt-4o-mini', cost: 0.6, final: true }),
+      decisionRow({ call: 'b', at: Date.UTC(2026, 0, 2, 10), model: 'openai/gpt-4o-mini', cost: 0.42 }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), earlier.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock, dailyBudgetUsd: 1 });
+
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
+    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+
+  it('lets paid models run while today has spent less than the budget', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), dailyBudgetUsd: 1 });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
+  });
+});
+
+describe('RungSession.snapshot', () => {
+  it('pages recent decisions newest first with a filter, and sums spend by day and model with the dearest model as an estimate', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 3, 12));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      decisionRow({
+        call: `c-${i}`,
+        at: Date.UTC(2026, 0, 2) + i * 60_000,
+        model: i % 3 === 0 ? 'openai/gpt-4o-mini' : 'qwen2.5:3b',
+        verdict: i % 2 === 0 ? 'pass' : 'fail',
+        cost: i % 3 === 0 ? 0.01 : 0,
+        inputTokens: 1000,
+        outputTokens: 1000,
+      }),
+    );
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 1, output: 3 } },
+    ]);
+    const session = await open({ panel, clock });
+
+    const page = session.snapshot({ limit: 5, offset: 2 }).decisions;
+    expect(page.rows.map((row) => row.call)).toEqual(['c-297', 'c-296', 'c-295', 'c-294', 'c-293']);
+    expect(page.total).toBe(300);
+    const failedCloud = session.snapshot({ limit: 3, filter: { model: 'openai/gpt-4o-mini', verdict: 'fail' } }).decisions;
+    expect(failedCloud.rows.map((row) => row.call)).toEqual(['c-297', 'c-291', 'c-285']);
+    expect(failedCloud.total).toBe(50);
+
+    const spend = session.snapshot().spend;
+    expect(spend.byDay).toEqual([{ day: '2026-01-02', model: 'openai/gpt-4o-mini', provider: 'openrouter', cost: expect.closeTo(1, 9), calls: 100 }, { day: '2026-01-02', model: 'qwen2.5:3b', provider: 'ollama', cost: 0, calls: 200 }]);
+    expect(spend.total).toBeCloseTo(1, 9);
+    expect(spend.today).toBe(0);
+    expect(spend.strongestModel).toBe('openai/gpt-4o-mini');
+    // 300 calls of 1,000 tokens in and out at $1 and $3 per million.
+    expect(spend.strongestEstimate).toBeCloseTo(1.2, 9);
+  });
+
+  it('counts rows appended after an earlier count without losing the ones before', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    expect(session.snapshot().decisions.total).toBe(0);
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(session.snapshot().decisions.total).toBe(2);
+    await session.chat({ messages: user('Describe Paris') });
+    expect(session.snapshot({ filter: { classKey: 'chat' } }).decisions.total).toBe(1);
+    expect(session.snapshot().decisions.total).toBe(3);
+  });
+
+  it('reports the ratings a call taught, with their graded counts and an uncertainty', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: null });
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    const ratings = session.snapshot().ratings.filter((rating) => rating.classKey === 'plan');
+    expect(ratings.map((rating) => [rating.model, rating.graded, rating.ok])).toEqual([
+      ['openai/gpt-4o-mini', 1, 1],
+      ['qwen2.5:3b', 1, 0],
+    ]);
+    for (const rating of ratings) expect(rating.uncertainty).toBeGreaterThan(0);
+    expect(session.snapshot().ledgerPath).toBeNull();
+    expect(session.snapshot().decisions.rows.map((row) => row.verdict)).toEqual(['pass', 'fail']);
+  });
+});
+
+describe('RungSession: the ledger and the panel', () => {
+  it('resets one class, exports the ledger as JSON lines, and tells listeners of a new panel', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const panel = twoRungPanel(ollamaUrl, cloudUrl);
+    const session = await open({ panel });
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    const exported = (await session.exportLedger()).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(exported.filter((record) => record.type === 'rating').length).toBeGreaterThan(0);
+    expect(exported.filter((record) => record.type === 'decision')).toHaveLength(2);
+
+    const changes: SessionChange[] = [];
+    session.onChange((change) => changes.push(change));
+    await session.resetClass('plan');
+    expect(session.snapshot().ratings.filter((rating) => rating.classKey.startsWith('plan'))).toEqual([]);
+    const narrower = parsePanel({ ...JSON.parse(JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }] })), providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } } }, 'narrower');
+    await session.setPanel(narrower);
+    expect(changes.map((change) => change.type)).toEqual(['ledger-changed', 'panel-changed']);
+    expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+  });
+
+  it('refuses every call after dispose', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    await session.dispose();
+    expect(() => session.snapshot()).toThrow('the session was disposed');
+  });
+});
+
+/** The editor's language models as a test double: one scripted answer, streamed in two parts. */
+class EditorModels implements ProviderAdapter {
+  constructor(
+    readonly name: string,
+    private readonly answer: string,
+  ) {}
+
+  async available(): Promise<boolean> {
+    return true;
+  }
+
+  async *chat(model: string, _messages: ChatMessage[], _tools: ToolSpec[], _options: ChatOptions): AsyncIterable<StreamPart> {
+    yield { type: 'text-delta', text: this.answer.slice(0, 8) };
+    yield { type: 'text-delta', text: this.answer.slice(8) };
+    yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 5 }, resolvedModel: model };
+  }
+}
