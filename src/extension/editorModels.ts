@@ -16,7 +16,20 @@ import { RUNG_VENDOR } from './modelIds';
 
 /** The factory the session is given for `kind: vscode-lm`. */
 export function editorModelsFactory(): ProviderFactory {
-  return ({ name }) => new EditorModelsAdapter(name);
+  return ({ name }) => {
+    const adapter = new EditorModelsAdapter(name);
+    return {
+      adapter,
+      probe: async () => {
+        try {
+          const facts = await adapter.facts();
+          return facts.length ? { ok: true, models: facts } : { ok: false, reason: `${name}: the editor offers no language model besides Rung's own` };
+        } catch (error) {
+          return { ok: false, reason: `${name}: ${error instanceof Error ? error.message : String(error)}` };
+        }
+      },
+    };
+  };
 }
 
 /** Whether an editor model answers to a panel slug, and is not one of Rung's own. */

@@ -61,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         providerFactories: { 'vscode-lm': editorModelsFactory() },
         clock: systemClock,
         catalogDir: context.globalStorageUri.fsPath,
-        log: (line) => log.info(line),
+        log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
+        environment: process.env,
       });
     },
   });

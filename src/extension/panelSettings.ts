@@ -35,14 +35,6 @@ export interface PanelSources {
   /** Whether the workspace is trusted: an untrusted one may not name endpoints in its panel file. */
   trusted: boolean;
   env: Environment;
-  /**
-   * Whether the core's panel schema knows `routing.explorePaid`.
-   *
-   * @remarks
-   * The key is the session's to implement; until the schema has it, a `true` would fail the whole
-   * panel for a setting the user may not even have meant for this version.
-   */
-  knowsExplorePaid?: boolean;
 }
 
 export interface ComposedPanel {
@@ -98,7 +90,7 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
   // The panel alone first, so a fault in it is blamed on it and not on a setting laid over it.
   const withEndpoints = { ...base, providers: { ...endpoints, ...(isRecord(base.providers) ? base.providers : {}) } };
   parseNaming(withEndpoints, source, env);
-  const merged = overlay(withEndpoints, sources.overrides, sources.knowsExplorePaid ?? false);
+  const merged = overlay(withEndpoints, sources.overrides);
   try {
     return { panel: parsePanel(merged, source, env), source, notes };
   } catch (error) {
@@ -132,12 +124,12 @@ function endpointProviders(endpoints: Record<string, unknown>): Record<string, u
   return providers;
 }
 
-function overlay(panel: Record<string, unknown>, overrides: PanelOverrides, knowsExplorePaid: boolean): Record<string, unknown> {
+function overlay(panel: Record<string, unknown>, overrides: PanelOverrides): Record<string, unknown> {
   const routing: Record<string, unknown> = { ...(isRecord(panel.routing) ? panel.routing : {}) };
   setIfGiven(routing, 'explore', overrides.explore);
   setIfGiven(routing, 'requireEvidence', overrides.requireEvidence);
   setIfGiven(routing, 'tradeoff', overrides.tradeoff);
-  if (knowsExplorePaid) setIfGiven(routing, 'explorePaid', overrides.explorePaid);
+  setIfGiven(routing, 'explorePaid', overrides.explorePaid);
   const diversity: Record<string, unknown> = { ...(isRecord(panel.diversity) ? panel.diversity : {}) };
   setIfGiven(diversity, 'maxConsecutivePerProvider', overrides.maxConsecutivePerProvider);
   setIfGiven(diversity, 'maxTotalPerProvider', overrides.maxTotalPerProvider);

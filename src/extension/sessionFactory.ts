@@ -8,6 +8,7 @@
  */
 import type { Clock } from '../core/clock';
 import type { Panel } from '../core/panel';
+import { RungSession } from '../core/session/session';
 import type { KeyLookup, ProviderFactory, Session } from '../core/session/types';
 
 export interface ExtensionSessionOptions {
@@ -22,10 +23,22 @@ export interface ExtensionSessionOptions {
   clock: Clock;
   /** Where provider catalogs are cached. */
   catalogDir: string;
-  log: (line: string) => void;
+  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  /** The environment a workspace check command runs in; the session strips every key from it. */
+  environment: Record<string, string | undefined>;
 }
 
-export async function openSession(_options: ExtensionSessionOptions): Promise<Session> {
-  // WIRE: RungSession.open(options) from ../core/session/session once branch `session` lands.
-  throw new Error('this build has no session implementation yet (RungSession.open)');
+export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
+  return RungSession.open({
+    panel: options.panel,
+    ledgerPath: options.ledgerPath,
+    clock: options.clock,
+    keys: options.keyLookup,
+    keyHint: (provider) => `run "Rung: Set Provider Key" for ${provider}`,
+    providerFactories: options.providerFactories,
+    catalogDir: options.catalogDir,
+    log: options.log,
+    environment: options.environment,
+    ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
+  });
 }

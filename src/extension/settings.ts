@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { defaultProviders, PanelError, panelSchema, parsePanel, type Panel } from '../core/panel';
+import { defaultProviders, PanelError, parsePanel, type Panel } from '../core/panel';
 import { composePanel, type PanelOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
@@ -21,12 +21,6 @@ import { NotSetUpError } from './sessionHost';
 export interface LoadedPanel {
   panel: Panel;
   source: string;
-}
-
-/** Whether the core's panel schema has grown `routing.explorePaid` (the session helper's key). */
-function schemaKnowsExplorePaid(): boolean {
-  const routing = panelSchema.shape.routing.unwrap();
-  return 'explorePaid' in routing.shape;
 }
 
 export class RungSettings implements vscode.Disposable {
@@ -152,7 +146,6 @@ export class RungSettings implements vscode.Disposable {
       ollamaHost: config.get<string | null>('ollamaHost', null),
       trusted: this.trusted,
       env: this.env,
-      knowsExplorePaid: schemaKnowsExplorePaid(),
     });
     if (composed) {
       for (const note of composed.notes) this.log.warn(note);
@@ -171,7 +164,6 @@ export class RungSettings implements vscode.Disposable {
       ollamaHost: config.get<string | null>('ollamaHost', null),
       trusted: this.trusted,
       env: this.env,
-      knowsExplorePaid: schemaKnowsExplorePaid(),
     });
     return { panel: panel?.panel ?? parsePanel(discovered, 'local Ollama', this.env), source: `the models of the local Ollama at ${this.ollamaBaseUrl}` };
   }

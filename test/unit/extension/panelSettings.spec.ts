@@ -46,7 +46,7 @@ describe('composePanel', () => {
         overrides: { explore: 0, requireEvidence: true, tradeoff: 'economy', maxOutputPrice: 5, maxConsecutivePerProvider: 2, maxTotalPerProvider: null },
       }),
     );
-    expect(composed?.panel.routing).toEqual({ explore: 0, requireEvidence: true, tradeoff: 'economy' });
+    expect(composed?.panel.routing).toEqual({ explore: 0, requireEvidence: true, tradeoff: 'economy', explorePaid: false });
     expect(composed?.panel.maxOutputPrice).toBe(5);
     expect(composed?.panel.diversity).toEqual({ maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
   });
@@ -98,7 +98,8 @@ describe('composePanel', () => {
     expect(composePanel(sources({ file: { path: 'panel.json', text: JSON.stringify(file) } }))?.panel.providers.theirs?.baseUrl).toBe('http://127.0.0.1:9/v1');
   });
 
-  it('leaves explorePaid out of the panel while the core schema does not know it', () => {
-    expect(() => composePanel(sources({ inline: { models }, overrides: { explorePaid: true }, knowsExplorePaid: false }))).not.toThrow();
+  it('lets exploration open on paid models only when rung.routing.explorePaid says so', () => {
+    expect(composePanel(sources({ inline: { models } }))?.panel.routing.explorePaid).toBe(false);
+    expect(composePanel(sources({ inline: { models }, overrides: { explorePaid: true } }))?.panel.routing.explorePaid).toBe(true);
   });
 });
