@@ -27,6 +27,8 @@ const entries = [
   { entryPoints: [join(root, 'src/bench/main.ts')], outfile: join(root, 'dist/bench.js'), external: ['vscode', 'typescript'] },
   { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js') },
   { entryPoints: [join(root, 'test/integration/index.ts')], outfile: join(root, 'dist/test/integration/index.js') },
+  // The ledger webview's icons: codicons' css and font only (not its svg, html and metadata), beside webview.js.
+  { entryPoints: [join(root, 'webview/codicons.css')], outfile: join(root, 'dist/codicons.css'), platform: 'browser', format: undefined, external: [], loader: { '.ttf': 'file' }, assetNames: '[name]', minify: true, sourcemap: false },
 ];
 
 export async function buildAll() {
@@ -36,7 +38,7 @@ export async function buildAll() {
   const jobs = entries.filter((e) => existsSync(e.entryPoints[0])).map((e) => build({ ...node, ...e }));
   const webview = join(root, 'webview/main.ts');
   if (existsSync(webview)) {
-    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: true, logLevel: 'warning' }));
+    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: true, minify: true, logLevel: 'warning' }));
   }
   await Promise.all(jobs);
 }

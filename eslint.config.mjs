@@ -13,4 +13,11 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  {
+    // The webview is a browser page: it may reach the extension only through the protocol's messages.
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./|\\.\\./src/protocol/)', message: 'webview/ imports only its own modules and src/protocol.' }] }],
+    },
+  },
 );
