@@ -18,6 +18,8 @@ import { registerCommands } from './commands';
 import { registerEditSelection } from './editSelection';
 import { editorModelsFactory } from './editorModels';
 import { showHowToStart } from './firstRun';
+import { registerLedgerPanel, OPEN_LEDGER_COMMAND } from './ledgerPanel';
+import { LiveSession } from './liveSession';
 import { RungLog } from './log';
 import { registerModelProvider } from './modelProvider';
 import { ProviderSecrets } from './secrets';
@@ -77,8 +79,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    // WIRE: ['ledger panel', () => registerLedgerPanel(context, deps)] from './ledgerPanel' once branch `panel` lands.
-    ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: 'rung.explainLastDecision' })],
+    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log: log.channel })],
+    ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {
     try {
