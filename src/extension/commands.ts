@@ -48,7 +48,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.pin', (slug: string) => pin(deps, slug));
   register('rung.avoid', (slug: string) => avoid(deps, slug));
   register('rung.ask', (prompt?: string) => ask(deps, prompt));
-  register('rung.setProviderKey', (provider?: string) => setProviderKey(deps, provider));
+  register('rung.setProviderKey', (provider?: string, key?: string) => setProviderKey(deps, provider, key));
   register('rung.clearProviderKey', (provider?: string) => clearProviderKey(deps, provider));
   register('rung.rateLastAnswer', (verdict?: 'pass' | 'fail') => rateLastAnswer(deps, verdict));
   register('rung.explainLastDecision', (callId?: string) => explainLastDecision(deps, callId));
@@ -150,15 +150,21 @@ function keyedProviders(deps: CommandDeps): string[] {
   return [...new Set(['openrouter', 'openai', ...names])];
 }
 
-async function setProviderKey(deps: CommandDeps, provider?: string): Promise<boolean> {
+/**
+ * Set Provider Key: asks for the provider and the key. A setup script may pass both (a key given as an
+ * argument goes to secret storage like a typed one, and is never logged).
+ */
+async function setProviderKey(deps: CommandDeps, provider?: string, given?: string): Promise<boolean> {
   const name = provider ?? (await vscode.window.showQuickPick(keyedProviders(deps), { title: 'Rung: Set Provider Key', placeHolder: 'The provider whose key to keep in the editor\'s secret storage' }));
   if (!name) return false;
-  const key = await vscode.window.showInputBox({
+  const key =
+    given ??
+    (await vscode.window.showInputBox({
     title: `Rung: ${name} key`,
     prompt: `Kept in the editor's secret storage, never in settings or the ledger (the CLI reads ${apiKeyVariable(name)} instead).`,
-    password: true,
-    ignoreFocusOut: true,
-  });
+      password: true,
+      ignoreFocusOut: true,
+    }));
   if (!key?.trim()) return false;
   await deps.secrets.store(name, key.trim());
   deps.log.info(`a key for ${name} was set`);
