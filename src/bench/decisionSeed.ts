@@ -12,12 +12,19 @@ import { dirname } from 'node:path';
 import type { DecisionRow } from '../core/decisions/decision';
 import { seededRandom } from '../core/random';
 
-export const SEED_MODELS = [
+/** A model the seeded calls climb through; `price` is USD per million tokens, null for a local model. */
+export interface SeedModel {
+  slug: string;
+  provider: string;
+  price: { input: number; output: number } | null;
+}
+
+export const SEED_MODELS: readonly SeedModel[] = [
   { slug: 'qwen2.5:3b', provider: 'ollama', price: null },
   { slug: 'qwen3:14b', provider: 'ollama', price: null },
   { slug: 'deepseek/deepseek-v4-flash', provider: 'openrouter', price: { input: 0.1, output: 0.4 } },
   { slug: 'openai/gpt-4o-mini', provider: 'openrouter', price: { input: 0.15, output: 0.6 } },
-] as const;
+];
 
 export const SEED_CLASSES = ['plan', 'chat', 'edit/typescript', 'edit/python', 'leaf'];
 
@@ -31,23 +38,23 @@ const SEED_SPAN_DAYS = 30;
 /**
  * About `count` rows (whole calls, so it may run a row or two over), oldest first, ending at `now`.
  */
-export function seedDecisionRows(count: number, now: number, seed = 1): DecisionRow[] {
+export function seedDecisionRows(count: number, now: number, seed = 1, models: readonly SeedModel[] = SEED_MODELS, classes: readonly string[] = SEED_CLASSES): DecisionRow[] {
   const random = seededRandom(seed);
   const rows: DecisionRow[] = [];
   const span = SEED_SPAN_DAYS * DAY_MS;
   const step = span / Math.max(1, count);
   let call = 0;
   while (rows.length < count) {
-    const classKey = SEED_CLASSES[Math.floor(random() * SEED_CLASSES.length)] as string;
-    const candidates = SEED_MODELS.map((model) => model.slug).filter(() => random() > 0.1);
-    if (candidates.length === 0) candidates.push(SEED_MODELS[0].slug);
+    const classKey = classes[Math.floor(random() * classes.length)] as string;
+    const candidates = models.map((model) => model.slug).filter(() => random() > 0.1);
+    if (candidates.length === 0) candidates.push((models[0] as SeedModel).slug);
     const pruned = random() < 0.4 ? [{ model: 'qwen3.6:27b', reason: PRUNE_REASONS[Math.floor(random() * PRUNE_REASONS.length)] as string }] : [];
     const explore = random() < 0.05;
     const propensity = explore ? 0.05 / candidates.length : 0.95;
     const base = now - span + rows.length * step;
     const callId = `seed-${seed}-${call++}`;
     for (let rung = 0; rung < candidates.length; rung++) {
-      const model = SEED_MODELS.find((entry) => entry.slug === candidates[rung]) ?? SEED_MODELS[0];
+      const model = models.find((entry) => entry.slug === candidates[rung]) ?? (models[0] as SeedModel);
       const last = rung === candidates.length - 1;
       const verdict = last || random() < 0.6 ? (random() < 0.9 ? 'pass' : 'unverified') : 'fail';
       const inputTokens = 400 + Math.floor(random() * 4_000);

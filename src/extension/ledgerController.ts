@@ -46,6 +46,18 @@ export const REFRESH_COALESCE_MS = 250;
  */
 export const REFRESH_SPACING_FACTOR = 10;
 
+/**
+ * When a snapshot fails, how long until it is asked for again, ms, doubling up to the maximum.
+ *
+ * @remarks
+ * A panel restored at startup says `ready` before the extension's session has opened (it reads the
+ * ledger and probes providers after activation), and the session's live view throws until then.
+ * One second first because opening usually takes about that; at most 30 s so a session that cannot
+ * open (no panel yet) is not asked for all day.
+ */
+export const SNAPSHOT_RETRY_FIRST_MS = 1_000;
+export const SNAPSHOT_RETRY_MAX_MS = 30_000;
+
 /** What the panel asks the rest of the extension to do; the editor's commands and dialogs in the real host. */
 export interface LedgerActions {
   pin(model: string): Promise<void>;
@@ -96,6 +108,8 @@ export class LedgerController {
   private cancelRefresh: (() => void) | undefined;
   private panelStale = false;
   private pendingNotice: HostMessage | undefined;
+  private cancelRetry: (() => void) | undefined;
+  private retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
   /** Models the webview was shown, the only ones a pin or avoid from it may name. */
   private knownModels = new Set<string>();
 
@@ -123,7 +137,7 @@ export class LedgerController {
     this.session = session;
     if (!session) return;
     this.unsubscribe = session.onChange((change) => this.onSessionChange(change));
-    if (this.ready) this.send(this.snapshotMessage(session, this.view.filter, this.view.offset, this.view.limit));
+    if (this.ready) this.sendSnapshot();
   }
 
   /** Tells the webview something it cannot learn from the session (why the session did not open). */
@@ -151,6 +165,8 @@ export class LedgerController {
   }
 
   dispose(): void {
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.session = undefined;
@@ -165,7 +181,7 @@ export class LedgerController {
         this.ready = true;
         this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
         // Without a session yet, the snapshot follows when one is attached.
-        if (this.session) this.send(this.snapshotMessage(this.session, message.filter, message.offset, message.limit));
+        if (this.session) this.sendSnapshot();
         else if (this.pendingNotice) this.send(this.pendingNotice);
         this.pendingNotice = undefined;
         return;
@@ -253,6 +269,27 @@ export class LedgerController {
       }
       this.lastRefreshMs = this.now() - started;
     }, Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR));
+  }
+
+  /** Sends the whole snapshot for the page the webview shows; a snapshot that fails is said and asked for again. */
+  private sendSnapshot(): void {
+    const session = this.session;
+    if (!session) return;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+    try {
+      this.send(this.snapshotMessage(session, this.view.filter, this.view.offset, this.view.limit));
+      this.retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.warn(`ledger panel: no snapshot yet (${reason}); asking again in ${this.retryDelayMs} ms`);
+      this.send({ type: 'notice', level: 'warning', message: `${reason}. The ledger will show once it can be read.` });
+      this.cancelRetry = this.defer(() => {
+        this.cancelRetry = undefined;
+        if (this.ready) this.sendSnapshot();
+      }, this.retryDelayMs);
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, SNAPSHOT_RETRY_MAX_MS);
+    }
   }
 
   private snapshotMessage(session: Session, filter: DecisionFilterWire, offset: number, limit: number): HostMessage {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import { LedgerController, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, SNAPSHOT_RETRY_FIRST_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
 import type { DecisionFilter, SessionSnapshot } from '../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../src/protocol/ledgerProtocol';
 import { decisionRow } from '../support/decisionRow';
@@ -247,5 +247,36 @@ describe('the ledger panel controller on a large log', () => {
     timers.runAll();
     session.write(decisionRow({ call: 'b' }));
     expect(timers.pending.map((entry) => entry.delayMs)).toEqual([400 * REFRESH_SPACING_FACTOR]);
+  });
+});
+
+/** A session that is still opening for its first `failures` snapshots, as the extension's live view is at startup. */
+class OpeningSession extends MemorySession {
+  constructor(private failures: number) {
+    super();
+  }
+  override snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error("Rung's session is not open yet");
+    }
+    return super.snapshot(options);
+  }
+}
+
+describe('the ledger panel controller while the session opens', () => {
+  it('says why there is no snapshot yet and asks again, backing off, until one comes', async () => {
+    const session = new OpeningSession(2);
+    const timers = new ManualDefer();
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ session, post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer });
+    await controller.receive(ready);
+    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: "Rung's session is not open yet. The ledger will show once it can be read." }]);
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS]);
+    timers.runAll();
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS * 2]);
+    timers.runAll();
+    expect(posted.at(-1)?.type).toBe('snapshot');
+    expect(timers.pending).toEqual([]);
   });
 });
