@@ -240,6 +240,17 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   };
 }
 
+/**
+ * A pruned rung's reason as the ladder states it, said once.
+ *
+ * @remarks
+ * The router writes some reasons with their `pruned: ` prefix and some without (`needs tools`); the
+ * ladder prefixes the bare ones so that every pruned rung reads the same.
+ */
+export function prunedText(reason: string): string {
+  return /^pruned:/i.test(reason) ? reason : `pruned: ${reason}`;
+}
+
 /** A model's list price as the ladder states it. */
 export function priceText(model: ModelWire): string {
   if (model.price) return `${formatUsd(model.price.input)} in / ${formatUsd(model.price.output)} out per M tokens`;
@@ -257,8 +268,10 @@ export interface RatingRowView {
   graded: number;
   ok: number;
   measured: boolean;
-  /** "8/8 graded" or "3/8 graded, still on its prior". */
+  /** The gate in a sentence, for screen readers and the tooltip: "3/8 graded, still on its prior". */
   gate: string;
+  /** The same, short enough for a table cell: "3/8 · prior", "12 · measured". */
+  gateShort: string;
 }
 
 export interface RatingClassView {
@@ -291,6 +304,7 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
       ok: rating.ok,
       measured: rating.measured,
       gate: rating.measured ? `${rating.graded} graded, past the gate of ${RATING_GATE}` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} graded, still on its prior`,
+      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} · prior`,
     })),
   }));
 }

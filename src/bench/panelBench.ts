@@ -25,7 +25,7 @@ import { SEED_MODELS, seedDecisionRows, writeDecisionLog } from './decisionSeed'
 
 /** The log size the panel must stay quick at: the decision log's retention limit. */
 export const PANEL_DECISIONS = 100_000;
-const WARM_RUNS = 20;
+const WARM_RUNS = 10;
 /** The page the panel asks for when it opens. */
 const FIRST_PAGE_ROWS = 50;
 
@@ -66,18 +66,22 @@ export async function runPanelBench(count = PANEL_DECISIONS): Promise<BenchRow[]
     const session = await RungSession.open({ panel, ledgerPath, clock, keys: async () => undefined });
     const posted: HostMessage[] = [];
     const controller = new LedgerController({ session, post: (message) => posted.push(message), actions: new NoActions(), log: new SilentLog(), defer: () => () => undefined });
-    const timeOne = async (message: unknown): Promise<number> => {
+    /** Wall time and this process's CPU time for one message, ms: on a shared machine the two differ. */
+    const timeOne = async (message: unknown): Promise<{ wall: number; cpu: number }> => {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       await controller.receive(message);
-      return performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      return { wall: performance.now() - started, cpu: (used.user + used.system) / 1000 };
     };
     const rows: BenchRow[] = [];
     const measure = async (name: string, message: unknown): Promise<void> => {
       const cold = await timeOne(message);
-      const warm: number[] = [];
+      const warm: { wall: number; cpu: number }[] = [];
       for (let run = 0; run < WARM_RUNS; run++) warm.push(await timeOne(message));
       const reply = posted[posted.length - 1];
-      rows.push({ name, n: count, ...summarise(warm), extra: { coldMs: round(cold), replyBytes: Buffer.byteLength(JSON.stringify(reply)) } });
+      const cpu = summarise(warm.map((sample) => sample.cpu));
+      rows.push({ name, n: count, ...summarise(warm.map((sample) => sample.wall)), extra: { cpuMedianMs: round(cpu.medianMs, 1), coldMs: round(cold.wall), replyBytes: Buffer.byteLength(JSON.stringify(reply)) } });
     };
     await measure(`panel ready -> snapshot of the newest ${FIRST_PAGE_ROWS} rows (ms)`, { type: 'ready', filter: {}, offset: 0, limit: FIRST_PAGE_ROWS });
     await measure('panel page filtered by verdict fail (ms)', { type: 'page', filter: { verdict: 'fail' }, offset: 0, limit: FIRST_PAGE_ROWS });
@@ -85,12 +89,16 @@ export async function runPanelBench(count = PANEL_DECISIONS): Promise<BenchRow[]
     await measure(`panel page at offset ${count / 2} (ms)`, { type: 'page', filter: {}, offset: count / 2, limit: FIRST_PAGE_ROWS });
     // The refresh after a new decision: ratings and spend without a page.
     const refresh: number[] = [];
+    const refreshCpu: number[] = [];
     for (let run = 0; run < WARM_RUNS; run++) {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       session.snapshot({ offset: 0, limit: 0 });
       refresh.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      refreshCpu.push((used.user + used.system) / 1000);
     }
-    rows.push({ name: 'panel refresh of ratings and spend, 30-day window (ms)', n: count, ...summarise(refresh) });
+    rows.push({ name: 'panel refresh of ratings and spend, 30-day window (ms)', n: count, ...summarise(refresh), extra: { cpuMedianMs: round(summarise(refreshCpu).medianMs, 1) } });
     controller.dispose();
     await session.dispose();
     return rows;

@@ -57,7 +57,8 @@ async function seedWorkspace(folder: string, rows: number, panel: Record<string,
   for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_MODEL, classKey: 'plan', success: true, at: now - 500 + index }]);
   await ledger.close();
   mkdirSync(join(folder, '.vscode'), { recursive: true });
-  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
+  // The Chat view in the secondary side bar would take a third of the width the panel is seen at.
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.secondarySideBar.defaultVisibility': 'hidden', ...settings }, null, 2));
   return seeded.length;
 }
 
@@ -68,6 +69,30 @@ async function openLedger(page: Page, workbench: Workbench): Promise<{ frame: Fr
   const frame = ledgerFrame(page);
   await frame.locator('ol.calls > li').first().waitFor({ timeout: PANEL_TIMEOUT_MS });
   return { frame, firstPaintMs: performance.now() - started };
+}
+
+/** Hides the explorer so a screenshot shows the panel at the width a user reading it would give it. */
+async function widen(workbench: Workbench): Promise<void> {
+  await workbench.runCommand('View: Close Primary Side Bar');
+}
+
+/**
+ * Runs Rung: Ask with `question` typed into its input box.
+ *
+ * @remarks
+ * Not `Workbench.runCommand`, which waits for the quick input to close: Ask opens it again for the question.
+ */
+async function ask(page: Page, question: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ timeout: 5_000 }).catch(() => undefined);
+  }
+  await input.fill('>Rung: Ask');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Ask' }).first().click();
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Ask' }).waitFor();
+  await input.fill(question);
+  await page.keyboard.press('Enter');
 }
 
 /** What every seeded panel must show: decisions with a ladder and a pruned reason, ratings against the gate, spend. */
@@ -82,8 +107,8 @@ async function assertSeededContent(frame: FrameLocator, rows: number): Promise<v
   assert.ok((await first.locator('.rung.tried').count()) >= 1, 'the ladder shows an attempted rung');
   const ratings = frame.locator('section.ratings');
   await ratings.locator('tr', { hasText: CHEAP_MODEL }).first().waitFor();
-  assert.match(await ratings.innerText(), /12 graded, past the gate of 8/);
-  assert.match(await ratings.innerText(), /3\/8 graded, still on its prior/);
+  assert.equal(await ratings.locator('meter[aria-label="12 graded, past the gate of 8"]').count(), 1, 'the measured model is past the gate');
+  assert.equal(await ratings.locator('meter[aria-label="3/8 graded, still on its prior"]').count(), 1, 'the model below the gate is on its prior');
   const spend = frame.locator('section.spend');
   assert.match(await spend.innerText(), new RegExp(`The same calls on ${CLOUD_MODEL.replace('/', '\\/')} would have cost about \\$[\\d.]+ \\(an estimate`));
   assert.ok((await spend.locator('svg.chart rect.bar').count()) > 0, 'the spend chart has bars');
@@ -98,9 +123,10 @@ const offlinePanel = fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'htt
 const checks: E2eCheck[] = [
   {
     name: 'the ledger panel opens on 100k recorded decisions showing one page of them, the ratings against the gate of 8, the spend, and a pruned rung with its reason',
-    prepare: async (folder) => void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel)),
+    prepare: async (folder) => void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' })),
     async run(page, workbench) {
       const { frame, firstPaintMs } = await openLedger(page, workbench);
+      await widen(workbench);
       const total = seededRows.get('large') as number;
       assert.ok(total >= 100_000, `the log held ${total} rows`);
       await assertSeededContent(frame, total);
@@ -114,6 +140,7 @@ const checks: E2eCheck[] = [
     prepare: async (folder) => void seededRows.set('light', await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default Light Modern' })),
     async run(page, workbench) {
       const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
       await assertSeededContent(frame, seededRows.get('light') as number);
       await workbench.screenshot('ledger-panel-light');
     },
@@ -123,6 +150,7 @@ const checks: E2eCheck[] = [
     prepare: async (folder) => void (await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default High Contrast' })),
     async run(page, workbench) {
       const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
       const verdict = frame.getByLabel('Verdict');
       await verdict.focus();
       await verdict.selectOption('fail');
@@ -150,17 +178,15 @@ const checks: E2eCheck[] = [
     },
     async run(page, workbench) {
       try {
+        // A file open first, so that moving the panel to its own group leaves this group (where the answer opens) in place.
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).click();
+        await page.locator('.tabs-container .tab', { hasText: 'README.md' }).waitFor();
         const { frame } = await openLedger(page, workbench);
         const before = await frame.locator('#page-summary').innerText();
         const totalBefore = Number(/of ([\d,]+)/.exec(before)?.[1]?.replace(/,/g, ''));
-        // Keep the panel visible beside the editor the answer opens in.
         await workbench.runCommand('View: Move Editor into Right Group');
         await workbench.runCommand('View: Focus First Editor Group');
-        await workbench.runCommand('Rung: Ask');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor();
-        await input.fill('What is six times seven?');
-        await page.keyboard.press('Enter');
+        await ask(page, 'What is six times seven?');
         const after = ledgerFrame(page).locator('#page-summary', { hasText: new RegExp(`of ${(totalBefore + 1).toLocaleString('en')}`) });
         await after.waitFor({ timeout: PANEL_TIMEOUT_MS });
         const newest = ledgerFrame(page).locator('ol.calls > li').first();

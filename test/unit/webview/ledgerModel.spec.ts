@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { emptyState, groupCalls, matchesFilter, priceText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { emptyState, groupCalls, matchesFilter, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -33,6 +33,11 @@ describe('grouping decision rows into routed calls', () => {
     expect(call?.latencyMs).toBe(2_900);
     expect(call?.explore).toBe(true);
     expect(call?.propensity).toBe(0.05);
+  });
+
+  it('says pruned once, whether or not the router wrote the prefix', () => {
+    expect(prunedText('needs tools')).toBe('pruned: needs tools');
+    expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
   });
 
   it('keeps the pruned candidates with their reasons', () => {
@@ -89,6 +94,7 @@ describe('ratings per class', () => {
     const interval = plan[0]?.interval;
     expect(interval?.low).toBeCloseTo(1 / (1 + Math.exp(-(1 - 1.96 * 0.5))), 6);
     expect(interval?.high).toBeCloseTo(1 / (1 + Math.exp(-(1 + 1.96 * 0.5))), 6);
+    expect(plan.map((row) => row.gateShort)).toEqual(['12 · measured', '3/8 · prior']);
     expect(classes[0]?.rows[0]?.interval).toBeNull();
   });
 });
