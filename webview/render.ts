@@ -9,6 +9,7 @@
 import { type DecisionFilterWire, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
 import {
   type LedgerState,
+  type RatingClassView,
   type RoutedCallView,
   type SpendChart,
   RATING_GATE,
@@ -250,27 +251,32 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
         'div',
         { class: 'rating-class' },
         h('h3', {}, ratingClass.classKey, button('Reset', 'discard', `Reset every rating at ${ratingClass.classKey}`, () => handlers.resetClass(ratingClass.classKey), 'reset')),
+        // A narrow side column scrolls the table rather than cutting off its actions.
+        h('div', { class: 'table-scroll' }, ratingTable(ratingClass, handlers)),
+      ),
+    ),
+  );
+}
+
+function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTMLElement {
+  return h(
+    'table',
+    {},
+    h('caption', { class: 'visually-hidden' }, `Ratings at ${ratingClass.classKey}, strongest first`),
+    h('thead', {}, h('tr', {}, ...['#', 'Model', 'Ability', 'Graded', 'Passes', ''].map((title) => h('th', { scope: 'col' }, title)))),
+    h(
+      'tbody',
+      {},
+      ...ratingClass.rows.map((row) =>
         h(
-          'table',
-          {},
-          h('caption', { class: 'visually-hidden' }, `Ratings at ${ratingClass.classKey}, strongest first`),
-          h('thead', {}, h('tr', {}, ...['#', 'Model', 'Ability', 'Graded', 'Passes', ''].map((title) => h('th', { scope: 'col' }, title)))),
-          h(
-            'tbody',
-            {},
-            ...ratingClass.rows.map((row) =>
-              h(
-                'tr',
-                { class: row.measured ? 'measured' : 'prior' },
-                h('td', {}, String(row.place)),
-                h('th', { scope: 'row' }, row.model),
-                h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
-                h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
-                h('td', {}, `${row.ok}/${row.graded}`),
-                h('td', { class: 'row-actions' }, button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)), button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model))),
-              ),
-            ),
-          ),
+          'tr',
+          { class: row.measured ? 'measured' : 'prior' },
+          h('td', {}, String(row.place)),
+          h('th', { scope: 'row' }, row.model),
+          h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
+          h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
+          h('td', {}, `${row.ok}/${row.graded}`),
+          h('td', { class: 'row-actions' }, button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)), button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model))),
         ),
       ),
     ),

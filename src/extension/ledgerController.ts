@@ -52,10 +52,11 @@ export const REFRESH_SPACING_FACTOR = 10;
  * @remarks
  * A panel restored at startup says `ready` before the extension's session has opened (it reads the
  * ledger and probes providers after activation), and the session's live view throws until then.
- * One second first because opening usually takes about that; at most 30 s so a session that cannot
- * open (no panel yet) is not asked for all day.
+ * A quarter second first, doubling, so a panel waits at most about as long again as the session took
+ * to open (a few seconds on a 100k-row log); at most 30 s so a session that cannot open (no panel
+ * yet) is not asked for all day.
  */
-export const SNAPSHOT_RETRY_FIRST_MS = 1_000;
+export const SNAPSHOT_RETRY_FIRST_MS = 250;
 export const SNAPSHOT_RETRY_MAX_MS = 30_000;
 
 /** What the panel asks the rest of the extension to do; the editor's commands and dialogs in the real host. */

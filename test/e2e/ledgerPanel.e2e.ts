@@ -125,6 +125,8 @@ const checks: E2eCheck[] = [
     name: 'the ledger panel opens on 100k recorded decisions showing one page of them, the ratings against the gate of 8, the spend, and a pruned rung with its reason',
     prepare: async (folder) => void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' })),
     async run(page, workbench) {
+      // Timed from an open session, so the figure is the panel's and not the session's start.
+      await page.locator('.part.statusbar', { hasText: /today \$/ }).waitFor({ timeout: PANEL_TIMEOUT_MS });
       const { frame, firstPaintMs } = await openLedger(page, workbench);
       await widen(workbench);
       const total = seededRows.get('large') as number;
