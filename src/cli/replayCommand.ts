@@ -4,41 +4,55 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
+import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { PanelError, type Tradeoff } from '../core/panel';
-import { parseOutcomes } from '../core/replay/outcomes';
+import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
-import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
+import { parseCommandArgs, type CommandUsage } from './usage';
+import { explainingRefusal } from './writeRefusal';
 
-export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
-                   [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
-                   [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
+export const REPLAY_COMMAND = {
+  name: 'rung replay',
+  summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
+  operands: 'OUTCOMES.jsonl',
+  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost']],
+  flags: {
+    panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
+    verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect, confidence[:LOGPROB], or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
+    'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
+    tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
+    explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },
+    seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
+    seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
+    decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
+    ledger: { type: 'string', value: 'FILE', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it' },
+    json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
+    split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
+    family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
+    'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
+    'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
+  },
+  notes: ['--decisions and --ledger take one run: not with --seeds.'],
+} as const satisfies CommandUsage;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
 export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean }) => Promise<Ledger>;
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      panel: { type: 'string' },
-      verifier: { type: 'string', default: 'perfect' },
-      'class-key': { type: 'string', default: 'family' },
-      tradeoff: { type: 'string' },
-      explore: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      seeds: { type: 'string' },
-      decisions: { type: 'string' },
-      ledger: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
+  const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
+  if (positionals.length !== 1) throw new UsageError(`needs exactly one outcomes file${positionals.length ? ` (got ${positionals.length})` : ''}`);
   const path = resolve(io.cwd, positionals[0] as string);
-  const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const parsed = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const { models } = parsed;
+  const rows = selectOutcomes(parsed.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const selected = [
+    values.split ? `, split ${values.split}` : '',
+    values.family ? `, families ${values.family.join(',')}` : '',
+    values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
+  ].join('');
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
   if (values.panel && ungraded.length) throw new PanelError(values.panel, ungraded);
@@ -53,28 +67,46 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
-  const sink = values.decisions ? new FileDecisionSink(resolve(io.cwd, values.decisions)) : undefined;
-  const ledger = values.ledger ? await requireOpener(openLedger)(resolve(io.cwd, values.ledger), io) : undefined;
+  const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
+  const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
+  const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
+  // Opened inside the try, so whatever opened before a later open fails is still closed.
+  let file: FileDecisionSink | undefined;
+  let ledger: Ledger | undefined;
+  let log: DecisionLog | undefined;
   try {
+    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
+    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+    // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
+    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
+    const sinks = [file, log].filter((each) => each !== undefined);
+    const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
+      // A run never waits on anything outside the process, so without this turn of the event loop the
+      // Ctrl-C handler would not run until every seed was done.
+      if (i > 0) await new Promise((next) => setImmediate(next));
+      if (io.signal?.aborted) throw new StoppedError();
+      progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
-        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, sink, ledger }),
+        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, inOrder: values['in-order'], sink, ledger }),
       );
     }
   } finally {
-    sink?.close();
+    progress?.('');
+    file?.close();
+    await log?.close();
     await ledger?.close();
   }
 
   if (seedCount === 1) {
     const summary = summaries[0] as ReplaySummary;
-    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   } else {
     const aggregate = aggregateSeeds(summaries, seed);
-    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   }
-  return 0;
+  return EXIT_OK;
 }
 
 function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
@@ -124,7 +156,11 @@ class FileDecisionSink implements DecisionSink {
 interface Aggregate {
   seeds: number[];
   items: number;
-  mean: { policy: { accuracy: number; cost: number; attempts: number }; priceOrderCascade: { accuracy: number; cost: number } };
+  mean: {
+    policy: { accuracy: number; cost: number; attempts: number };
+    priceOrderCascade: { accuracy: number; cost: number };
+    onlineLearner: { accuracy: number; cost: number; attempts: number };
+  };
   sd: { policy: { accuracy: number; cost: number } };
   bestSingle: ReplaySummary['bestSingle'];
   oracle: ReplaySummary['oracle'];
@@ -153,6 +189,11 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
         accuracy: mean(summaries.map((s) => s.priceOrderCascade.accuracy)),
         cost: mean(summaries.map((s) => s.priceOrderCascade.cost)),
       },
+      onlineLearner: {
+        accuracy: mean(summaries.map((s) => s.onlineLearner.accuracy)),
+        cost: mean(summaries.map((s) => s.onlineLearner.cost)),
+        attempts: mean(summaries.map((s) => s.onlineLearner.attempts)),
+      },
     },
     sd: { policy: { accuracy: sd(summaries.map((s) => s.policy.accuracy)), cost: sd(summaries.map((s) => s.policy.cost)) } },
     bestSingle: first.bestSingle,
@@ -166,8 +207,8 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
   };
 }
 
-function describe(verifier: string, tradeoff: string): string {
-  return `verifier ${verifier}, tradeoff ${tradeoff}`;
+function describe(verifier: string, tradeoff: string, selection: string): string {
+  return `verifier ${verifier}, tradeoff ${tradeoff}${selection}`;
 }
 
 function share(cost: number, base: number): string {
@@ -184,11 +225,22 @@ function formatSummary(summary: ReplaySummary, title: string): string {
     `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
+    `simple online learner (${summary.onlineLearner.attempts} attempts)`.padEnd(30) + fmtRow(summary.onlineLearner, base),
+    verdictAgainstLearner(summary.policy, summary.onlineLearner),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** One line saying whether the policy beat the simple learner: as accurate or more, and no dearer. */
+export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }): string {
+  const accuracy = policy.accuracy - learner.accuracy;
+  const cost = learner.cost > 0 ? (100 * (policy.cost - learner.cost)) / learner.cost : 0;
+  const beats = accuracy >= 0 && policy.cost <= learner.cost;
+  const detail = `accuracy ${accuracy >= 0 ? '+' : ''}${accuracy.toFixed(4)}, cost ${cost >= 0 ? '+' : ''}${cost.toFixed(1)}%`;
+  return `rung against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
 }
 
 function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
@@ -207,6 +259,8 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
     `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
+    'simple online learner (mean)'.padEnd(30) + fmtRow(aggregate.mean.onlineLearner, base),
+    verdictAgainstLearner(m, aggregate.mean.onlineLearner),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),
