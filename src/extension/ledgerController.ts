@@ -38,11 +38,11 @@ export const REFRESH_COALESCE_MS = 250;
  * How many times its own duration a refresh waits before the next one may run.
  *
  * @remarks
- * `Session.snapshot` runs on the extension host's thread and reads the last 30 days of the decision
- * log for spend: on a log of 100k rows spread over those days it took 0.5–1.5 s here (BENCHMARKS.md,
- * "Ledger panel"). Spacing refreshes by ten times what the last one took keeps the panel to about a
- * tenth of the host's time however busy routing is, where a fixed delay would let a busy cascade
- * keep the host snapshotting.
+ * `Session.snapshot` runs on the extension host's thread. Before the session kept a running spend
+ * tally, each snapshot re-read the last 30 days of the decision log: on a 100k-row log about half a
+ * second of CPU, and a cold snapshot still takes seconds (BENCHMARKS.md, "Ledger panel"). Spacing
+ * refreshes by ten times what the last one took keeps the panel to about a tenth of the host's time
+ * however busy routing is, where a fixed delay would let a busy cascade keep the host snapshotting.
  */
 export const REFRESH_SPACING_FACTOR = 10;
 
