@@ -88,6 +88,8 @@ const entries = [
   { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js'), plugins: [typescriptBesideTheBundle], shipped: true },
   // The compiler the extension's syntax check loads from beside its bundle (see typescriptBesideTheBundle).
   { entryPoints: [require.resolve('typescript')], outfile: join(root, 'dist/typescript.js'), sourcemap: false, minify: true, logLevel: 'error', shipped: true },
+  // The ledger webview's icons: codicons' css and font only (not its svg, html and metadata), beside webview.js.
+  { entryPoints: [join(root, 'webview/codicons.css')], outfile: join(root, 'dist/codicons.css'), platform: 'browser', format: undefined, external: [], loader: { '.ttf': 'file' }, assetNames: '[name]', minify: true, sourcemap: false, shipped: true },
 ];
 
 /** The test host's bundles: never shipped, rebuilt by `npm run test:host` and `npm start`. */
