@@ -6,7 +6,7 @@
  * panel that works in the terminal works in the editor. Unknown keys are errors that name themselves:
  * a misspelt `maxOutputPrise` silently ignored would be a price cap the user believes in and does not have.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];

@@ -11,7 +11,7 @@
  * failed attempts' text before it.
  */
 import * as vscode from 'vscode';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
 import { escalationCause, verdictPhrase } from './describe';
