@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
-import { activateRung, eventually, RUNG_EXTENSION_ID } from './support/rung';
+import { activateRung, eventually } from './support/rung';
 
 describe('activation', () => {
   it('activates the extension loaded from the repository', async () => {
@@ -10,14 +10,15 @@ describe('activation', () => {
     assert.equal(extension.packageJSON.name, 'rung');
   });
 
-  it('creates the Rung output channel, which Rung: Show Log reveals', async () => {
+  it('creates the Rung log channel, which Rung: Show Log reveals with the activation time', async () => {
     await activateRung();
     await vscode.commands.executeCommand('rung.showLog');
-    // An output channel is an `output:` document once shown, named after the extension and the channel.
-    // Its text arrives after the document opens.
-    const log = await eventually('the Rung output channel to be shown with text', () =>
-      vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'output' && document.uri.path.includes(`${RUNG_EXTENSION_ID}-`) && document.uri.path.endsWith('Rung') && document.getText() !== ''),
+    // A log channel shows as a document named after the channel (its file is `Rung.log` in the
+    // extension's log folder); its text arrives after the document opens.
+    const isRungLog = (document: vscode.TextDocument): boolean => /(^|[/-])Rung(\.log)?$/.test(document.uri.path);
+    const log = await eventually(`the Rung log to be shown with text (open: ${vscode.workspace.textDocuments.map((document) => document.uri.toString()).join(', ')})`, () =>
+      vscode.workspace.textDocuments.find((document) => isRungLog(document) && document.getText() !== ''),
     );
-    assert.match(log.getText(), /Rung/);
+    assert.match(log.getText(), /activated in \d+(\.\d+)? ms/);
   });
 });
