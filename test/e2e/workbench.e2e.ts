@@ -11,7 +11,7 @@ const checks: E2eCheck[] = [
         `the palette listed ${JSON.stringify(rows)}`,
       );
       await workbench.runCommand('Rung: Show Log');
-      await page.locator('.part.panel').getByText(/activated in \d/).first().waitFor();
+      await page.locator('.part.panel').getByText(/activated\sin\s\d/).first().waitFor();
       await workbench.screenshot('rung-show-log');
     },
   },
