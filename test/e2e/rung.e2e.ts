@@ -84,7 +84,36 @@ async function sendChat(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** A first-run check: no panel anywhere, only a local Ollama at the address the workspace settings give. */
+function firstRun(): E2eCheck {
+  let providers: FakeProviders | undefined;
+  return {
+    name: 'on a first run with no panel, Rung finds the local Ollama by itself and routes to its model',
+    async prepare(folder) {
+      providers = await startFakeProviders();
+      providers.cheapAnswer = () => 'Found you.';
+      mkdirSync(join(folder, '.vscode'), { recursive: true });
+      writeFileSync(join(folder, '.vscode', 'settings.json'), `${JSON.stringify({ 'rung.ollamaHost': providers.ollamaUrl }, null, 2)}\n`);
+    },
+    async run(page, workbench) {
+      assert.ok(providers, 'the model servers started');
+      try {
+        await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
+        await page.locator('.quick-input-list').getByText(`${CHEAP_MODEL}`).first().waitFor();
+        await workbench.screenshot('rung-first-run-pick-model');
+        await page.keyboard.press('Escape');
+        assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/tags'), 'Rung asked the Ollama server for its models');
+        assert.equal(existsSync(join(workbench.folder, '.rung', 'panel.json')), false, 'no panel file was written for the user');
+      } finally {
+        await providers.close();
+      }
+    },
+  };
+}
+
 const checks: E2eCheck[] = [
+  firstRun(),
   withProviders('Pick Model from the palette shows the panel with each model\'s provider, price and ability', async (page, workbench) => {
     await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
     const list = page.locator('.quick-input-list');

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DecisionRow } from '../../src/core/decisions/decision';
+import { parsePanel } from '../../src/core/panel';
 import type { Session } from '../../src/core/session/types';
 import type { RungApi } from '../../src/extension/extension';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from './support/fakeProviders';
@@ -156,6 +157,22 @@ describe('Rung in a real extension host', function () {
     assert.ok(chatRequests('ollama', before) >= 1 && chatRequests('cloud', before) >= 1);
   });
 
+  it('retries the last @rung answer with a stronger model, settling the first answer as failed', async () => {
+    const started = Date.now();
+    const previous = await waitFor('the earlier @rung edit', () => newestCall('edit', 0));
+    const answered = previous.at(-1);
+    assert.equal(answered?.model, CLOUD_MODEL);
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rung /retry', mode: 'ask' });
+    const settled = await waitFor('the retried answer settled as failed', async () => (await session()).explain(answered.call).find((row) => row.final));
+    assert.equal(settled.verdict, 'fail');
+    assert.equal(settled.verdictReason, 'the user asked for a stronger model');
+    const retried = await waitFor('the retry routed as a new call', async () => {
+      const rows = await newestCall('edit', started);
+      return rows && rows[0]?.call !== answered.call ? rows : undefined;
+    });
+    assert.ok(retried.length >= 1);
+  });
+
   it('applies a checked Edit Selection after the syntax check sends it up a rung, and records the acceptance', async () => {
     const file = join(folder, 'math.ts');
     writeFileSync(file, 'export function add(a: number, b: number): number {\n  return a + b;\n}\n');
@@ -219,6 +236,47 @@ describe('Rung in a real extension host', function () {
     assert.ok((await session()).snapshot({ limit: 0 }).ratings.length > 0);
     assert.equal(await vscode.commands.executeCommand('rung.resetLedger', { confirmed: true }), true);
     assert.deepEqual((await session()).snapshot({ limit: 0 }).ratings, []);
+  });
+
+  it('keeps routing on the last good panel when a setting is bad, and names the setting in the log', async () => {
+    const before = (await session()).snapshot({ limit: 0 }).panel.routing.explore;
+    await vscode.workspace.getConfiguration('rung').update('routing.explore', 3, vscode.ConfigurationTarget.Workspace);
+    try {
+      const log = await waitFor('the bad setting in the log', async () => {
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(api.logFolder, 'Rung.log')));
+        return text.includes('rung.routing.explore') ? text : undefined;
+      });
+      assert.match(log, /rung\.routing\.explore: .*(<=|1)/);
+      assert.equal((await session()).snapshot({ limit: 0 }).panel.routing.explore, before);
+    } finally {
+      await vscode.workspace.getConfiguration('rung').update('routing.explore', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('never routes to its own models through the vscode-lm provider kind', async () => {
+    const current = (await session()).snapshot({ limit: 0 }).panel;
+    const withEditor = parsePanel(
+      {
+        models: [...current.models, { slug: 'rung/rung-auto', provider: 'editor', tools: true }],
+        routing: { explore: 0 },
+        providers: { ...current.providers, editor: { kind: 'vscode-lm' } },
+      },
+      'test',
+    );
+    await (await session()).setPanel(withEditor);
+    try {
+      const pruned = (await session()).rank({ classKey: 'chat' }).pruned.find((entry) => entry.model === 'rung/rung-auto');
+      assert.ok(pruned, 'Rung Auto named as a vscode-lm rung is pruned');
+      assert.match(pruned.reason, /besides Rung's own/);
+    } finally {
+      await (await session()).setPanel(current);
+    }
+  });
+
+  it('keeps the provider key out of its log', async () => {
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(api.logFolder, 'Rung.log')));
+    assert.match(text, /a key for cloud was set/);
+    assert.ok(!text.includes(CLOUD_KEY));
   });
 
   it('opens the ledger panel', async () => {
