@@ -1,11 +1,36 @@
 /**
- * What a CLI command is given instead of reaching for `process`: its output streams, folder,
- * environment and clock. Tests pass their own and read what was written.
+ * What a CLI command is given instead of reaching for `process`: its output streams, standard input,
+ * folder, environment, clock and the user's stop. Tests pass their own and read what was written.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock';
 import { parsePanelText, type Panel } from '../core/panel';
+
+/**
+ * The exit code when a command did what it was asked.
+ *
+ * @remarks
+ * One convention for every subcommand, so a script can tell the user's mistake from a failure:
+ * {@link EXIT_USAGE} when the command line or a file it names cannot be used as given, {@link EXIT_FAILED}
+ * when something went wrong while running, {@link EXIT_STOPPED} when the user pressed Ctrl-C. The README's
+ * `rung` section carries the same table.
+ */
+export const EXIT_OK = 0;
+/** A failure at run time: no answer stands, a provider or the disk refused, the ledger could not be read. */
+export const EXIT_FAILED = 1;
+/** Usage and bad input: an unknown flag, a missing value, a panel, outcomes or schema file that does not parse. */
+export const EXIT_USAGE = 2;
+/** The user stopped the command (Ctrl-C): 128 + SIGINT, as shells report it. */
+export const EXIT_STOPPED = 130;
+
+/** Standard input as a command sees it. */
+export interface CliInput {
+  /** Whether it is a terminal (a person would have to type the prompt), not a pipe or a file. */
+  isTTY: boolean;
+  /** Reads all of it as UTF-8 text. */
+  readAll(): Promise<string>;
+}
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -13,11 +38,25 @@ export interface CliIo {
   cwd: string;
   env: Record<string, string | undefined>;
   clock: Clock;
+  /** Standard input; absent means there is none to read (as when it is a terminal). */
+  stdin?: CliInput;
+  /** Whether stderr is a terminal, where a progress line that rewrites itself is welcome; absent means no. */
+  stderrIsTTY?: boolean;
+  /** The user's stop (Ctrl-C), when the caller wires one. */
+  signal?: AbortSignal;
 }
 
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
+/** A mistake in how the command was called: printed with the usage, exit code {@link EXIT_USAGE}. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** The user stopped the command before it finished: exit code {@link EXIT_STOPPED}. */
+export class StoppedError extends Error {
+  override name = 'StoppedError';
+  constructor() {
+    super('stopped by the user');
+  }
 }
 
 /** Whether `node:util` parseArgs rejected the arguments (an unknown flag, a missing value). */
@@ -38,4 +77,16 @@ export function readUserFile(path: string, io: Pick<CliIo, 'cwd'>, flag: string)
 /** Reads and validates a panel file; the default providers follow the command's environment (`OLLAMA_HOST`). */
 export function readPanelFile(path: string, io: Pick<CliIo, 'cwd' | 'env'>): Panel {
   return parsePanelText(readUserFile(path, io, '--panel'), path, io.env);
+}
+
+/**
+ * Reads a stream to its end as UTF-8 text: `process.stdin` for {@link CliInput.readAll}.
+ *
+ * @remarks
+ * Chunks are kept as buffers and decoded once, so a character split across two chunks is not mangled.
+ */
+export async function readStreamText(stream: AsyncIterable<Buffer | string>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -4,12 +4,12 @@
  * @remarks
  * Every subcommand takes `--ledger FILE` (default `.rung/ledger.sqlite` under the working directory)
  * and the decision log is the `decisions.jsonl` beside it. Reading commands open the ledger read-only,
- * so inspecting a workspace never migrates, repairs or otherwise writes it. Exit codes: 0 done, 1 the
- * command failed (a missing ledger, a refused reset), 2 the arguments were wrong.
+ * so inspecting a workspace never migrates, repairs or otherwise writes it. Exit codes as every `rung`
+ * command (see io.ts): 0 done, 1 the command failed (a missing ledger, a refused reset, a folder it
+ * cannot write), 2 the arguments were wrong.
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
 import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
@@ -19,7 +19,9 @@ import { matchesClass } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import type { DecisionRow } from '../core/decisions/decision';
-import { isParseArgsError, UsageError } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
+import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
+import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 export interface LedgerCommandIo {
   stdout: (s: string) => void;
@@ -28,56 +30,115 @@ export interface LedgerCommandIo {
   clock: Clock;
 }
 
-const USAGE = `usage: rung ledger <command> [--ledger FILE]
-  show [--class C] [--json]            ratings: model, class, rating, ability, graded, ok
-  decisions [--last N] [--call ID] [--json]
-                                       recent decisions, or every row of one call (its last row is the truth)
-  export --format jsonl|csv [--what ratings|decisions|all]
-  reset [--class C] --yes              forget every rating, or one class and its shapes
-  merge OTHER.sqlite                   fold a teammate's ledger in; merging it again adds nothing twice
-  compact [--max-age-days D] [--max-rows N]
-                                       drop old decision rows (with neither: 90 days and 100000 rows); ratings stay
---ledger defaults to ${DEFAULT_LEDGER_PATH} under the current directory.
-`;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
+const LEDGER_FLAG = { ledger: { type: 'string', value: 'FILE', description: `the ledger file (default: ${DEFAULT_LEDGER_PATH} under the current folder)` } } as const;
+
+/** Each `rung ledger` subcommand: its flags, declared once for its parser and its `--help`. */
+export const LEDGER_COMMANDS = {
+  show: {
+    name: 'rung ledger show',
+    summary: 'Prints the ratings: model, class, rating, ability, graded and ok counts.',
+    flags: {
+      ...LEDGER_FLAG,
+      class: { type: 'string', value: 'CLASS', description: 'only this class and its shapes (edit shows edit/typescript too)' },
+      json: { type: 'boolean', description: 'print a JSON array' },
+    },
+  },
+  decisions: {
+    name: 'rung ledger decisions',
+    summary: 'Prints recent decisions from decisions.jsonl beside the ledger, or every row of one call (its last row is the truth).',
+    flags: {
+      ...LEDGER_FLAG,
+      last: { type: 'string', value: 'N', description: 'the newest N rows (default: 20)' },
+      call: { type: 'string', value: 'ID', description: 'every row of the call ID instead' },
+      json: { type: 'boolean', description: 'print a JSON array' },
+    },
+  },
+  export: {
+    name: 'rung ledger export',
+    summary: 'Writes the ratings, the decisions or both to stdout.',
+    flags: {
+      ...LEDGER_FLAG,
+      format: { type: 'string', value: 'FORMAT', description: 'jsonl or csv (required)' },
+      what: { type: 'string', value: 'WHAT', description: 'ratings, decisions or all (default: all)' },
+    },
+    required: ['format'],
+  },
+  reset: {
+    name: 'rung ledger reset',
+    summary: 'Forgets every rating, or one class and its shapes; the decision log stays.',
+    flags: {
+      ...LEDGER_FLAG,
+      class: { type: 'string', value: 'CLASS', description: 'forget only this class and its shapes' },
+      yes: { type: 'boolean', description: 'do it (without it, reset says what it would forget and exits 1)' },
+    },
+    required: ['yes'],
+  },
+  merge: {
+    name: 'rung ledger merge',
+    summary: "Folds a teammate's ledger into this one; merging the same one again adds nothing twice.",
+    operands: 'OTHER.sqlite',
+    operandHelp: [['OTHER.sqlite', 'the other ledger file, read and never written']],
+    flags: { ...LEDGER_FLAG },
+  },
+  compact: {
+    name: 'rung ledger compact',
+    summary: 'Drops old decision rows from decisions.jsonl; the ratings stay.',
+    flags: {
+      ...LEDGER_FLAG,
+      'max-age-days': { type: 'string', value: 'D', description: 'drop rows older than D days' },
+      'max-rows': { type: 'string', value: 'N', description: 'keep at most the newest N rows' },
+    },
+    notes: [`With neither flag: ${DEFAULT_RETENTION.maxAgeMs / DAY_MS} days and ${DEFAULT_RETENTION.maxRows} rows.`],
+  },
+} as const satisfies Record<string, CommandUsage>;
+
+type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
+
+/** `rung ledger --help`: every subcommand's usage line and what it does. */
+export const LEDGER_USAGE = [
+  'usage: rung ledger COMMAND [--ledger FILE] ...   (rung ledger COMMAND --help describes every flag)',
+  '',
+  ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
+  '',
+  `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
+  '',
+].join('\n');
+
+const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = { show, decisions, export: exportCommand, reset, merge, compact };
 
 /** Runs one `rung ledger` subcommand; resolves to the process exit code. */
 export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined) {
+    io.stderr(LEDGER_USAGE);
+    return EXIT_USAGE;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    io.stdout(LEDGER_USAGE);
+    return EXIT_OK;
+  }
+  if (!Object.hasOwn(LEDGER_COMMANDS, command)) {
+    io.stderr(`rung ledger: unknown command '${command}'\n\n${LEDGER_USAGE}`);
+    return EXIT_USAGE;
+  }
+  const usage = LEDGER_COMMANDS[command as LedgerSubcommand];
+  if (asksForHelp(rest, usage.flags)) {
+    io.stdout(formatHelp(usage));
+    return EXIT_OK;
+  }
   try {
-    switch (command) {
-      case 'show':
-        return await show(rest, io);
-      case 'decisions':
-        return await decisions(rest, io);
-      case 'export':
-        return await exportCommand(rest, io);
-      case 'reset':
-        return await reset(rest, io);
-      case 'merge':
-        return await merge(rest, io);
-      case 'compact':
-        return await compact(rest, io);
-      case undefined:
-      case 'help':
-      case '--help':
-        io.stdout(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown ledger command '${command}'`);
-    }
+    return await RUN[command as LedgerSubcommand](rest, io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr(`rung ledger: ${(error as Error).message}\n${USAGE}`);
-      return 2;
+      io.stderr(`${usage.name}: ${(error as Error).message}\n${usageLine(usage)}\n(${usage.name} --help describes every flag)\n`);
+      return EXIT_USAGE;
     }
-    io.stderr(`rung ledger: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    io.stderr(`${usage.name}: ${explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error))}\n`);
+    return EXIT_FAILED;
   }
 }
-
-
-const LEDGER_OPTION = { ledger: { type: 'string' } } as const;
 
 function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
   const path = value ?? DEFAULT_LEDGER_PATH;
@@ -94,13 +155,17 @@ function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
  */
 async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean): Promise<WorkspaceLedger> {
   if (readOnly && !existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
-  const ledger = await WorkspaceLedger.open({
-    path,
-    clock: io.clock,
-    readOnly,
-    onNotice: (notice) => {
-      if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${notice.message}\n`);
-    },
+  const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
+    // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
+    if (!readOnly) mkdirSync(dirname(path), { recursive: true });
+    return WorkspaceLedger.open({
+      path,
+      clock: io.clock,
+      readOnly,
+      onNotice: (notice) => {
+        if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${notice.message}\n`);
+      },
+    });
   });
   const unreadable = ledger.notices.find((notice) => notice.kind === 'unreadable');
   if (unreadable) {
@@ -133,25 +198,25 @@ async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Prom
 }
 
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, class: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
+  const { values } = parseCommandArgs(LEDGER_COMMANDS.show, argv);
   const classKey = values.class;
   const rows = (await readEntries(ledgerFile(values.ledger, io), io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
-    return 0;
+    return EXIT_OK;
   }
   if (rows.length === 0) {
     io.stdout(classKey === undefined ? 'no ratings yet\n' : `no ratings for class ${classKey}\n`);
-    return 0;
+    return EXIT_OK;
   }
   io.stdout(table(['model', 'class', 'rating', 'ability', 'graded', 'ok'], rows.map((row) => [row.model, row.class, row.rating.toFixed(3), row.ability.toFixed(3), String(row.graded), String(row.ok)])));
-  return 0;
+  return EXIT_OK;
 }
 
 async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, last: { type: 'string' }, call: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false });
+  const { values } = parseCommandArgs(LEDGER_COMMANDS.decisions, argv);
   if (values.last !== undefined && values.call !== undefined) throw new UsageError('pass --last or --call, not both');
   const path = ledgerFile(values.ledger, io);
   await requireReadableIfPresent(path, io);
@@ -160,19 +225,19 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   if (values.call !== undefined) {
     rows = log.forCall(values.call).rows;
     if (rows.length === 0) {
-      io.stderr(`rung ledger: no decisions for call ${values.call} in ${log.path}\n`);
-      return 1;
+      io.stderr(`rung ledger decisions: no decisions for call ${values.call} in ${log.path}\n`);
+      return EXIT_FAILED;
     }
   } else {
     rows = log.last(positiveInteger(values.last ?? '20', '--last'));
   }
   if (values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
-    return 0;
+    return EXIT_OK;
   }
   if (rows.length === 0) {
     io.stdout(`no decisions in ${log.path}\n`);
-    return 0;
+    return EXIT_OK;
   }
   const last = rows.length - 1;
   io.stdout(
@@ -189,11 +254,11 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
       ]),
     ),
   );
-  return 0;
+  return EXIT_OK;
 }
 
 async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, format: { type: 'string' }, what: { type: 'string' } }, strict: true, allowPositionals: false });
+  const { values } = parseCommandArgs(LEDGER_COMMANDS.export, argv);
   const format = values.format;
   if (format !== 'jsonl' && format !== 'csv') throw new UsageError(format === undefined ? 'export needs --format jsonl|csv' : `unknown format '${format}' (jsonl or csv)`);
   const what = values.what ?? 'all';
@@ -203,15 +268,15 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
   const ratings = what === 'decisions' ? [] : await readEntries(path, io);
   const rows = what === 'ratings' ? [] : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll().rows;
   io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
-  return 0;
+  return EXIT_OK;
 }
 
 async function reset(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { ...LEDGER_OPTION, class: { type: 'string' }, yes: { type: 'boolean' } }, strict: true, allowPositionals: false });
+  const { values } = parseCommandArgs(LEDGER_COMMANDS.reset, argv);
   const scope = values.class === undefined ? 'every rating' : `the ratings of class ${values.class}`;
   if (!values.yes) {
-    io.stderr(`rung ledger: reset would forget ${scope}; pass --yes to do it\n`);
-    return 1;
+    io.stderr(`rung ledger reset: would forget ${scope}; pass --yes to do it\n`);
+    return EXIT_FAILED;
   }
   const path = ledgerFile(values.ledger, io);
   if (!existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
@@ -222,11 +287,11 @@ async function reset(argv: string[], io: LedgerCommandIo): Promise<number> {
   } finally {
     await ledger.close();
   }
-  return 0;
+  return EXIT_OK;
 }
 
 async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: LEDGER_OPTION, strict: true, allowPositionals: true });
+  const { values, positionals } = parseCommandArgs(LEDGER_COMMANDS.merge, argv);
   if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER.sqlite');
   const other = isAbsolute(positionals[0] as string) ? (positionals[0] as string) : join(io.cwd, positionals[0] as string);
   // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
@@ -243,17 +308,12 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   } finally {
     await ledger.close();
   }
-  return 0;
+  return EXIT_OK;
 }
 
 /** Applies the decision log's retention now; the ledger's ratings are not touched. */
 async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { ...LEDGER_OPTION, 'max-age-days': { type: 'string' }, 'max-rows': { type: 'string' } },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = parseCommandArgs(LEDGER_COMMANDS.compact, argv);
   // The limits named on the command line are the ones applied; with none, the defaults.
   const named = values['max-age-days'] !== undefined || values['max-rows'] !== undefined;
   const retention = named
@@ -265,10 +325,9 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
   const log = new DecisionLog({ path: decisionLogPath(ledgerFile(values.ledger, io)), clock: io.clock });
   const { kept, dropped } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
-  return 0;
+  return EXIT_OK;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 function positiveInteger(text: string, flag: string): number {
   const value = Number(text);

@@ -1,92 +1,144 @@
 /**
  * `rung`: the router from a terminal — replay recorded outcomes, ask what the router would do, inspect
  * the ledger, chat. A thin shell over src/core; nothing here imports `vscode`.
+ *
+ * @remarks
+ * Every subcommand answers `--help` and `-h` here, from the flags it declares (see usage.ts), and every
+ * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
 import { OutcomesError } from '../core/replay/outcomes';
-import { RoutingError } from '../core/routing/rank';
-import { isParseArgsError, UsageError, type CliIo } from './io';
-import { rankCommand, RANK_USAGE } from './rankCommand';
-import { REPLAY_USAGE, runReplayCommand, type LedgerOpener } from './replayCommand';
-import { runLedgerCommand } from './ledgerCommand';
-import { CHAT_USAGE, runChatCommand } from './chatCommand';
 import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { CHAT_COMMAND } from './chatOptions';
+import { runChatCommand } from './chatCommand';
+import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readStreamText, StoppedError, UsageError, type CliIo } from './io';
+import { LEDGER_USAGE, runLedgerCommand } from './ledgerCommand';
+import { RANK_COMMAND, rankCommand } from './rankCommand';
+import { REPLAY_COMMAND, runReplayCommand, type LedgerOpener } from './replayCommand';
+import { asksForHelp, formatHelp, usageLine, type CommandUsage } from './usage';
+import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
-const USAGE = `rung — routes each request to the cheapest model that can do it
+/**
+ * Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a
+ * corrupt file moved aside); a folder it cannot write becomes a `WriteRefusedError` naming it.
+ */
+export const openLedger: LedgerOpener = (path, io, options = {}) =>
+  explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
+    if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
+    return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+  });
 
-${REPLAY_USAGE}
-${RANK_USAGE}
-${CHAT_USAGE}
-usage: rung ledger show|decisions|export|reset|merge|compact [--ledger FILE] ...   (rung ledger help)
-`;
+interface Subcommand {
+  usage: CommandUsage;
+  run: (argv: string[], io: CliIo) => Promise<number>;
+}
 
-/** Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a corrupt file moved aside). */
-const openLedger: LedgerOpener = async (path, io, options = {}) => {
-  if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
-  return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+const COMMANDS: Readonly<Record<string, Subcommand>> = {
+  replay: { usage: REPLAY_COMMAND, run: (argv, io) => runReplayCommand(argv, io, openLedger) },
+  rank: { usage: RANK_COMMAND, run: (argv, io) => rankCommand(argv, io, openLedger) },
+  chat: { usage: CHAT_COMMAND, run: (argv, io) => runChatCommand(argv, io, openLedger) },
 };
 
-export async function main(argv: string[], io: CliIo & { signal?: AbortSignal }): Promise<number> {
+const EXIT_CODES = 'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C';
+
+const USAGE = [
+  'rung — routes each request to the cheapest model that can do it',
+  '',
+  ...Object.values(COMMANDS).map((command) => usageLine(command.usage)),
+  LEDGER_USAGE.split('\n')[0],
+  '',
+  'commands:',
+  ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)}${command.usage.summary}`),
+  `  ${'ledger'.padEnd(8)}Looks into the workspace ledger, exports, resets, merges or compacts it.`,
+  '',
+  'rung COMMAND --help describes every flag of COMMAND.',
+  EXIT_CODES,
+  '',
+].join('\n');
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined) {
+    io.stderr(USAGE);
+    return EXIT_USAGE;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    io.stdout(USAGE);
+    return EXIT_OK;
+  }
+  if (command === 'ledger') return runLedgerCommand(rest, io);
+  const subcommand = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!subcommand) {
+    io.stderr(`rung: unknown command "${command}"\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (asksForHelp(rest, subcommand.usage.flags)) {
+    io.stdout(formatHelp(subcommand.usage));
+    return EXIT_OK;
+  }
   try {
-    switch (command) {
-      case 'replay':
-        return await runReplayCommand(rest, io, openLedger);
-      case 'rank':
-        return await rankCommand(rest, io, openLedger);
-      case 'ledger':
-        return await runLedgerCommand(rest, io);
-      case 'chat':
-        return await runChatCommand(rest, io, openLedger);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        io.stdout(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
+    return await subcommand.run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr(`rung: ${(error as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (error instanceof PanelError || error instanceof OutcomesError || error instanceof RoutingError) {
-      io.stderr(`rung: ${error.message}\n`);
-      return 1;
-    }
-    io.stderr(`rung: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return report(error, subcommand.usage, io);
   }
 }
 
+/**
+ * Prints what went wrong, prefixed once with the command's name, and returns its exit code.
+ *
+ * @remarks
+ * A panel or outcomes file that does not parse is bad input, like a bad flag: exit 2, as `rung chat`
+ * already answered, where `rank` and `replay` used to answer 1.
+ */
+function report(error: unknown, usage: CommandUsage, io: CliIo): number {
+  const name = usage.name;
+  if (error instanceof UsageError || isParseArgsError(error)) {
+    io.stderr(`${name}: ${(error as Error).message}\n${usageLine(usage)}\n(${name} --help describes every flag)\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof PanelError || error instanceof OutcomesError) {
+    io.stderr(`${name}: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof StoppedError) {
+    io.stderr(`${name}: ${error.message}\n`);
+    return EXIT_STOPPED;
+  }
+  io.stderr(`${name}: ${explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error))}\n`);
+  return EXIT_FAILED;
+}
+
+/** The running process as a {@link CliIo}: its streams, folder, environment and the clock; `signal` is the caller's. */
+export function processIo(signal?: AbortSignal): CliIo {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    stdin: { isTTY: Boolean(process.stdin.isTTY), readAll: () => readStreamText(process.stdin) },
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    cwd: process.cwd(),
+    env: process.env,
+    clock: systemClock,
+    ...(signal ? { signal } : {}),
+  };
+}
 
 if (require.main === module) {
   // Ctrl-C stops the call in flight (graded as nobody's fault); a second Ctrl-C exits at once.
   const stop = new AbortController();
   process.once('SIGINT', () => {
     stop.abort();
-    process.once('SIGINT', () => process.exit(130));
+    process.once('SIGINT', () => process.exit(EXIT_STOPPED));
   });
-  const io = {
-    stdout: (text: string) => process.stdout.write(text),
-    stderr: (text: string) => process.stderr.write(text),
-    cwd: process.cwd(),
-    env: process.env,
-    clock: systemClock,
-    signal: stop.signal,
-  };
-  main(process.argv.slice(2), io).then(
+  main(process.argv.slice(2), processIo(stop.signal)).then(
     (code) => {
       process.exitCode = code;
     },
     (error: unknown) => {
       process.stderr.write(`rung: ${String(error)}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT_FAILED;
     },
   );
 }

@@ -4,38 +4,37 @@
  */
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { shaped } from '../core/classKey';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
 import type { Ledger } from '../core/ledger/ledger';
 import { seededRandom } from '../core/random';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
-import { readPanelFile, UsageError, type CliIo } from './io';
+import { EXIT_OK, readPanelFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
+import { parseCommandArgs, type CommandUsage } from './usage';
 
-export const RANK_USAGE = `usage: rung rank --panel FILE --class CLASS [--shape SHAPE] [--tools] [--context TOKENS]
-                 [--pinned SLUG] [--avoid SLUG] [--ledger FILE] [--json]`;
+export const RANK_COMMAND = {
+  name: 'rung rank',
+  summary: 'Shows what the router would do for one request against a panel, and why, without calling any model.',
+  flags: {
+    panel: { type: 'string', value: 'FILE', description: 'the panel: models, providers, prices and routing settings (JSON)' },
+    class: { type: 'string', value: 'CLASS', description: 'the class of request: plan, chat, edit, leaf or your own' },
+    shape: { type: 'string', value: 'SHAPE', description: 'a finer shape within the class (edit --shape typescript ranks edit/typescript)' },
+    tools: { type: 'boolean', default: false, description: 'the request needs tool calls: prune models without them' },
+    context: { type: 'string', value: 'TOKENS', description: 'the request\'s size in tokens: prune models whose context is smaller' },
+    pinned: { type: 'string', value: 'SLUG', description: 'a model the user picked: it opens, the rest stay as fallbacks' },
+    avoid: { type: 'string', value: 'SLUG', description: 'a model to keep off the opener' },
+    ledger: { type: 'string', value: 'FILE', description: 'rank from the ratings in this ledger, read-only (without it: the priors)' },
+    json: { type: 'boolean', default: false, description: 'print the ranking as one JSON object' },
+  },
+  required: ['panel', 'class'],
+} as const satisfies CommandUsage;
 
 export async function rankCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      panel: { type: 'string' },
-      class: { type: 'string' },
-      shape: { type: 'string' },
-      tools: { type: 'boolean', default: false },
-      context: { type: 'string' },
-      pinned: { type: 'string' },
-      avoid: { type: 'string' },
-      ledger: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  if (positionals.length) throw new UsageError(`rung rank takes no positional arguments (got ${positionals.join(' ')})`);
-  if (!values.panel) throw new UsageError('rung rank needs --panel FILE');
-  if (!values.class) throw new UsageError('rung rank needs --class (plan, chat, edit, leaf or your own)');
+  const { values } = parseCommandArgs(RANK_COMMAND, argv);
+  if (!values.panel) throw new UsageError('missing --panel FILE');
+  if (!values.class) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
   const panel = readPanelFile(values.panel, io);
   if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
 
@@ -82,5 +81,5 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   } finally {
     await ledger.close();
   }
-  return 0;
+  return EXIT_OK;
 }

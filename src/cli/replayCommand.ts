@@ -4,39 +4,42 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
+import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
-import { readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
+import { parseCommandArgs, type CommandUsage } from './usage';
+import { explainingRefusal } from './writeRefusal';
 
-export const REPLAY_USAGE = `usage: rung replay OUTCOMES.jsonl [--panel FILE] [--verifier perfect|confidence[:LOGPROB]|noisy:FP,FF]
-                   [--class-key family|subfamily] [--tradeoff quality|economy] [--explore RATE]
-                   [--seed N] [--seeds K] [--decisions FILE] [--ledger FILE] [--json]`;
+export const REPLAY_COMMAND = {
+  name: 'rung replay',
+  summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle and a plain price-order cascade.',
+  operands: 'OUTCOMES.jsonl',
+  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost']],
+  flags: {
+    panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
+    verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect, confidence[:LOGPROB], or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
+    'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
+    tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
+    explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },
+    seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
+    seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
+    decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
+    ledger: { type: 'string', value: 'FILE', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it' },
+    json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
+  },
+  notes: ['--decisions and --ledger take one run: not with --seeds.'],
+} as const satisfies CommandUsage;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
 export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean }) => Promise<Ledger>;
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      panel: { type: 'string' },
-      verifier: { type: 'string', default: 'perfect' },
-      'class-key': { type: 'string', default: 'family' },
-      tradeoff: { type: 'string' },
-      explore: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      seeds: { type: 'string' },
-      decisions: { type: 'string' },
-      ledger: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  if (positionals.length !== 1) throw new UsageError('rung replay takes exactly one outcomes file');
+  const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
+  if (positionals.length !== 1) throw new UsageError(`needs exactly one outcomes file${positionals.length ? ` (got ${positionals.length})` : ''}`);
   const path = resolve(io.cwd, positionals[0] as string);
   const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
@@ -53,17 +56,35 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
-  const sink = values.decisions ? new FileDecisionSink(resolve(io.cwd, values.decisions)) : undefined;
-  const ledger = values.ledger ? await requireOpener(openLedger)(resolve(io.cwd, values.ledger), io) : undefined;
+  const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
+  const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
+  const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
+  // Opened inside the try, so whatever opened before a later open fails is still closed.
+  let file: FileDecisionSink | undefined;
+  let ledger: Ledger | undefined;
+  let log: DecisionLog | undefined;
   try {
+    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
+    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+    // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
+    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
+    const sinks = [file, log].filter((each) => each !== undefined);
+    const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
+      // A run never waits on anything outside the process, so without this turn of the event loop the
+      // Ctrl-C handler would not run until every seed was done.
+      if (i > 0) await new Promise((next) => setImmediate(next));
+      if (io.signal?.aborted) throw new StoppedError();
+      progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
         await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, sink, ledger }),
       );
     }
   } finally {
-    sink?.close();
+    progress?.('');
+    file?.close();
+    await log?.close();
     await ledger?.close();
   }
 
@@ -74,7 +95,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     const aggregate = aggregateSeeds(summaries, seed);
     io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
   }
-  return 0;
+  return EXIT_OK;
 }
 
 function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {

@@ -13,3 +13,17 @@ export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'unverified', 'prov
 export function isGraded(verdict: Verdict): verdict is 'pass' | 'fail' {
   return verdict === 'pass' || verdict === 'fail';
 }
+
+/**
+ * A verdict's reason as one text, for the decision row and `--json`: the message, after the kind of
+ * provider failure that ended the attempt when one did (`unavailable: openrouter: no API key`).
+ *
+ * @remarks
+ * The kind travels as data (`failure`) beside the message, so no reader has to strip a prefix to learn
+ * it; this is the one place the two are joined, and the row format stays what it always was.
+ */
+export function reasonText(outcome: { verdictReason?: string | null; failure?: string }): string | null {
+  const reason = outcome.verdictReason ?? null;
+  if (outcome.failure === undefined) return reason;
+  return `${outcome.failure}: ${reason ?? ''}`;
+}

@@ -79,7 +79,12 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     options.health?.recordSuccess(candidate.provider);
     const latencyMs = options.clock.now() - started;
     const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
-    const check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+    // A refusal is the model's own "no": a failure to climb from, not an answer for a check to pass or
+    // leave unverified, so no verifier is asked.
+    const check =
+      streamed.refusal !== undefined
+        ? { verdict: 'fail' as const, reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` }
+        : await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
     // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
     // price: a panel price is an override, and an override the recorded cost ignored would be none.
     const cost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
@@ -105,6 +110,16 @@ interface Streamed {
   cost?: number;
   /** USD at the catalog's list price. */
   catalogCost?: number;
+  /** The model declined, in these words. */
+  refusal?: string;
+}
+
+/** How much of a refusal goes into the verdict reason, characters: enough to say why, short enough for a log row. */
+const REFUSAL_REASON_CHARS = 200;
+
+function oneLine(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
 async function stream(adapter: ProviderAdapter, candidate: Candidate, options: ProviderAttemptOptions, signal: AbortSignal | undefined): Promise<Streamed> {
@@ -138,6 +153,7 @@ async function stream(adapter: ProviderAdapter, candidate: Candidate, options: P
           outputTokens: part.usage.outputTokens,
           ...(part.cost !== undefined ? { cost: part.cost } : {}),
           ...(part.catalogCost !== undefined ? { catalogCost: part.catalogCost } : {}),
+          ...(part.refusal !== undefined ? { refusal: part.refusal } : {}),
         };
     }
   }

@@ -16,13 +16,15 @@ import { isCode } from './fileLock';
 
 /**
  * Calls `visit` with each complete line of the file at `path`, newest first, until it returns false
- * or the file's start is reached. A missing file has no lines.
+ * or the file's start is reached. A missing file has no lines. Returns the byte offset just past the
+ * last complete line, where a forward reader picks up what is appended later.
  */
-export function visitLinesBackwards(path: string, visit: (line: string) => boolean): void {
+export function visitLinesBackwards(path: string, visit: (line: string) => boolean): number {
   const fd = openIfExists(path);
-  if (fd === undefined) return;
+  if (fd === undefined) return 0;
   try {
     let position = fstatSync(fd).size;
+    let completeEnd = 0;
     let carry: Buffer = Buffer.alloc(0);
     let atEnd = true;
     while (position > 0) {
@@ -39,17 +41,51 @@ export function visitLinesBackwards(path: string, visit: (line: string) => boole
           continue;
         }
         end = lastNewline; // whatever follows the last newline is torn or in progress
+        completeEnd = position + lastNewline + 1;
         atEnd = false;
       }
       while (end > 0) {
         const start = data.lastIndexOf(0x0a, end - 1);
         if (start < 0) break;
-        if (end > start + 1 && !visit(data.subarray(start + 1, end).toString('utf8'))) return;
+        if (end > start + 1 && !visit(data.subarray(start + 1, end).toString('utf8'))) return completeEnd;
         end = start;
       }
       carry = data.subarray(0, end);
     }
     if (!atEnd && carry.length > 0) visit(carry.toString('utf8'));
+    return completeEnd;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Calls `visit` with each complete line from byte `from` on, oldest first. Returns the offset just past
+ * the last complete line (a line still being written is read next time, whole), or -1 when the file is
+ * shorter than `from` (compacted since): the caller starts again.
+ */
+export function visitLinesForward(path: string, from: number, visit: (line: string) => void): number {
+  const fd = openIfExists(path);
+  if (fd === undefined) return from === 0 ? 0 : -1;
+  try {
+    const size = fstatSync(fd).size;
+    if (size < from) return -1;
+    let carry: Buffer = Buffer.alloc(0);
+    let position = from;
+    while (position < size) {
+      const length = Math.min(TAIL_READ_CHUNK_BYTES, size - position);
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, position);
+      position += length;
+      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (let newline = data.indexOf(0x0a, start); newline >= 0; newline = data.indexOf(0x0a, start)) {
+        if (newline > start) visit(data.subarray(start, newline).toString('utf8'));
+        start = newline + 1;
+      }
+      carry = data.subarray(start);
+    }
+    return size - carry.length;
   } finally {
     closeSync(fd);
   }
@@ -60,10 +96,34 @@ export function parseRow(line: string): DecisionRow | undefined {
   return parseDecisionLines(line).rows[0];
 }
 
-/** A row test with a text test that may only rule lines out, never in: it spares parsing most lines. */
+/**
+ * A row test with a text test that may only rule lines out, never in: it spares parsing most lines.
+ * `matches` reads the parsed JSON object as it is, without the row schema, so counting stays cheap.
+ */
 export interface RowMatcher {
   mayMatch(line: string): boolean;
-  matches(row: DecisionRow): boolean;
+  matches(row: RowFields): boolean;
+  /** Whether every row matches (no filter): then a line is counted without being parsed. */
+  everything?: boolean;
+}
+
+/** The fields a filter reads, as a parsed line holds them (not yet checked against the row schema). */
+export interface RowFields {
+  class?: unknown;
+  shape?: unknown;
+  model?: unknown;
+  resolved?: unknown;
+  verdict?: unknown;
+}
+
+/** The JSON object on one line; undefined for a line that is not one. */
+export function parseObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -80,45 +140,23 @@ export class RowCounter {
   ) {}
 
   total(): number {
-    const fd = openIfExists(this.path);
-    if (fd === undefined) {
-      this.offset = 0;
+    const count = (line: string): void => {
+      // Without a filter a row is any line that opens an object: a torn line is almost never one.
+      if (this.matcher.everything) {
+        if (line.startsWith('{')) this.count++;
+        return;
+      }
+      if (!this.matcher.mayMatch(line)) return;
+      const row = parseObject(line);
+      if (row && this.matcher.matches(row)) this.count++;
+    };
+    let next = visitLinesForward(this.path, this.offset, count);
+    if (next < 0) {
       this.count = 0;
-      return 0;
+      next = visitLinesForward(this.path, 0, count);
     }
-    try {
-      const size = fstatSync(fd).size;
-      if (size < this.offset) {
-        this.offset = 0;
-        this.count = 0;
-      }
-      let carry: Buffer = Buffer.alloc(0);
-      let position = this.offset;
-      while (position < size) {
-        const length = Math.min(TAIL_READ_CHUNK_BYTES, size - position);
-        const chunk = Buffer.alloc(length);
-        readSync(fd, chunk, 0, length, position);
-        position += length;
-        const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-        let start = 0;
-        for (let newline = data.indexOf(0x0a, start); newline >= 0; newline = data.indexOf(0x0a, start)) {
-          if (newline > start) {
-            const line = data.subarray(start, newline).toString('utf8');
-            if (this.matcher.mayMatch(line)) {
-              const row = parseRow(line);
-              if (row && this.matcher.matches(row)) this.count++;
-            }
-          }
-          start = newline + 1;
-        }
-        carry = data.subarray(start);
-      }
-      // A line without its newline is still being written: counted next time, from its start.
-      this.offset = size - carry.length;
-      return this.count;
-    } finally {
-      closeSync(fd);
-    }
+    this.offset = Math.max(0, next);
+    return this.count;
   }
 }
 

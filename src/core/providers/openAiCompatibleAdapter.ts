@@ -24,7 +24,7 @@ import {
   type ToolCall,
   type ToolSpec,
 } from './provider';
-import { joinUrl, redactor, requestLines, type FetchLike } from './transport';
+import { isRecord, joinUrl, redactor, requestEvents, serverMessage, type FetchLike } from './transport';
 
 /**
  * How long a cloud provider may take to send its first byte, ms.
@@ -35,6 +35,22 @@ import { joinUrl, redactor, requestLines, type FetchLike } from './transport';
  */
 export const CLOUD_FIRST_BYTE_TIMEOUT_MS = 60_000;
 
+/**
+ * One element of `delta.content` given as an array (Mistral): text, thinking, or something Rung does not
+ * show (an image reference, a citation).
+ *
+ * @remarks
+ * Loose on purpose: only `type` is required, and the fields of the two kinds read are checked where they
+ * are read, so a part of a new kind is reported, not a reason to fail the whole call.
+ */
+const contentPartSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  thinking: z.union([z.string(), z.array(z.looseObject({ type: z.string().optional(), text: z.string().optional() }))]).optional(),
+});
+
+type ContentPart = z.infer<typeof contentPartSchema>;
+
 const chunkSchema = z.looseObject({
   model: z.string().optional(),
   choices: z
@@ -43,7 +59,8 @@ const chunkSchema = z.looseObject({
         index: z.number().optional(),
         delta: z
           .looseObject({
-            content: z.string().nullable().optional(),
+            content: z.union([z.string(), z.array(contentPartSchema)]).nullable().optional(),
+            refusal: z.string().nullable().optional(),
             reasoning: z.string().nullable().optional(),
             reasoning_content: z.string().nullable().optional(),
             tool_calls: z
@@ -51,7 +68,9 @@ const chunkSchema = z.looseObject({
                 z.looseObject({
                   index: z.number().optional(),
                   id: z.string().nullable().optional(),
-                  function: z.looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional() }).optional(),
+                  function: z
+                    .looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional(), id: z.string().nullable().optional() })
+                    .optional(),
                 }),
               )
               .nullable()
@@ -140,7 +159,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     const secrets = this.options.apiKey ? [this.options.apiKey] : [];
     const scrub = redactor(secrets);
-    const lines = requestLines(
+    const events = requestEvents(
       joinUrl(this.options.baseUrl, '/chat/completions'),
       { method: 'POST', headers, body: JSON.stringify(body) },
       {
@@ -155,27 +174,24 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       },
     );
 
-    const state = new StreamState(model);
-    // An SSE event is its `data:` lines up to a blank line; comments (`: OPENROUTER PROCESSING`),
-    // `event:`, `id:` and `retry:` lines carry nothing this adapter reads.
-    let data: string[] = [];
-    let lineNumber = 0;
-    for await (const line of lines) {
-      lineNumber++;
-      if (line === '') {
-        if (data.length) yield* this.event(data.join('\n'), lineNumber - 1, state, scrub);
-        data = [];
-      } else if (line.startsWith('data:')) {
-        data.push(line.slice(5).replace(/^ /, ''));
+    const state = new StreamState(model, this.name);
+    let lastLine = 0;
+    for await (const item of events) {
+      lastLine = item.line;
+      if (item.type === 'field') {
+        // llama.cpp's `error: {…}` line; any other field the format does not define is ignored, as it says.
+        if (item.field === 'error') throw this.serverError(item.value, scrub);
+        continue;
       }
+      if (item.event === 'error') throw this.serverError(item.data, scrub);
+      yield* this.event(item.data, item.line, state, scrub);
       if (state.done) break;
     }
-    if (!state.done && data.length) yield* this.event(data.join('\n'), lineNumber, state, scrub);
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
     // A stream that ends after its finish reason but before [DONE] still carried a whole answer (only
     // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut.
     if (!state.done && state.finishReason === undefined) {
-      throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without a finish reason or [DONE]`, { provider: this.name });
+      throw new ProviderError(`${this.name}: stream cut mid-way: it ended without a finish reason or [DONE] (its last event on line ${lastLine})`, { provider: this.name });
     }
     yield* state.flushToolCalls();
     const usage = state.usage;
@@ -192,6 +208,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       resolvedModel: state.resolved,
       ...(usage.cost !== undefined ? { cost: usage.cost } : {}),
       ...(catalogCost !== undefined ? { catalogCost } : {}),
+      ...(state.refusal ? { refusal: state.refusal } : {}),
     };
   }
 
@@ -208,8 +225,41 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     const parsed = chunkSchema.safeParse(json);
     if (!parsed.success) throw new ProviderError(`${this.name}: malformed line ${line} in the stream: unexpected shape`, { provider: this.name });
-    yield* state.read(parsed.data, this.name, scrub);
+    yield* state.read(parsed.data, scrub);
   }
+
+  /**
+   * The failure for an error the server sent as an event (`event: error`) or as llama.cpp's `error:`
+   * field: a provider error in the server's own words, with its status code when it gave one.
+   */
+  private serverError(text: string, scrub: (text: string) => string): ProviderError {
+    const said = scrub(serverMessage(text)).slice(0, SERVER_MESSAGE_CHARS) || 'unknown error';
+    const status = statusIn(text);
+    return new ProviderError(`${this.name}: the server reported an error mid-stream: ${said}`, { provider: this.name, ...(status !== undefined ? { status } : {}) });
+  }
+}
+
+/** How much of the server's own words an error event puts into ours, characters. */
+const SERVER_MESSAGE_CHARS = 300;
+
+/** The numeric `code` of an error event's JSON (`{"code":400,…}` or `{"error":{"code":529,…}}`), if any. */
+function statusIn(text: string): number | undefined {
+  try {
+    const json: unknown = JSON.parse(text);
+    const error = isRecord(json) && isRecord(json.error) ? json.error : json;
+    return isRecord(error) && typeof error.code === 'number' ? error.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool call being assembled from its deltas. */
+interface OpenCall {
+  /** The delta's `index`, when the server sends one. */
+  index: number | undefined;
+  id: string;
+  name: string;
+  arguments: string;
 }
 
 /** What one stream has said so far: tool calls being assembled, the finish reason, usage, the model. */
@@ -219,14 +269,23 @@ class StreamState {
   /** `data: [DONE]` arrived. */
   done = false;
   usage: { inputTokens: number | null; outputTokens: number | null; cost?: number } = { inputTokens: null, outputTokens: null };
-  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  /** The model's refusal so far (`delta.refusal`). */
+  refusal = '';
+  /** In the order the model opened them. */
+  private readonly calls: OpenCall[] = [];
   private flushed = false;
+  /** Content part kinds already warned about, so a long answer warns once per kind. */
+  private readonly skippedKinds = new Set<string>();
 
-  constructor(model: string) {
+  constructor(
+    model: string,
+    private readonly provider: string,
+  ) {
     this.resolved = model;
   }
 
-  *read(chunk: Chunk, provider: string, scrub: (text: string) => string): Generator<StreamPart> {
+  *read(chunk: Chunk, scrub: (text: string) => string): Generator<StreamPart> {
+    const provider = this.provider;
     if (chunk.model) this.resolved = chunk.model;
     if (chunk.error) {
       const status = typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
@@ -244,18 +303,21 @@ class StreamState {
     const delta = choice.delta;
     const reasoning = delta?.reasoning ?? delta?.reasoning_content;
     if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
-    if (delta?.content) yield { type: 'text-delta', text: delta.content };
-    for (const piece of delta?.tool_calls ?? []) {
-      const index = piece.index ?? 0;
-      const call = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
-      if (piece.id) call.id = piece.id;
-      if (piece.function?.name) call.name += piece.function.name;
-      if (piece.function?.arguments) call.arguments += piece.function.arguments;
-      this.calls.set(index, call);
+    if (typeof delta?.content === 'string') {
+      if (delta.content) yield { type: 'text-delta', text: delta.content };
+    } else if (delta?.content) {
+      yield* this.contentParts(delta.content);
     }
+    // A refusal is shown as text, so the user reads why there is no answer; the finish says it was one.
+    if (delta?.refusal) {
+      this.refusal += delta.refusal;
+      yield { type: 'text-delta', text: delta.refusal };
+    }
+    for (const piece of delta?.tool_calls ?? []) this.addToolDelta(piece);
     if (choice.finish_reason) {
       if (choice.finish_reason === 'error') throw new ProviderError(`${provider}: the provider ended the stream with an error`, { provider });
-      this.finishReason = finishReason(choice.finish_reason);
+      // Gemini's OpenAI-compatible endpoint finishes a streamed tool call with `stop`; the calls say what it was.
+      this.finishReason = choice.finish_reason === 'stop' && this.calls.length ? 'tool-calls' : finishReason(choice.finish_reason);
       yield* this.flushToolCalls();
     }
   }
@@ -264,12 +326,63 @@ class StreamState {
   *flushToolCalls(): Generator<StreamPart> {
     if (this.flushed) return;
     this.flushed = true;
-    for (const [index, call] of [...this.calls.entries()].sort((a, b) => a[0] - b[0])) {
-      const complete: ToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: call.arguments || '{}' };
+    for (const [position, call] of this.calls.entries()) {
+      const complete: ToolCall = { id: call.id || `call_${call.index ?? position}`, name: call.name, arguments: call.arguments || '{}' };
       yield { type: 'tool-call', call: complete };
     }
   }
+
+  /** Text and thinking parts of an array `content` (Mistral); other kinds are reported once and skipped. */
+  private *contentParts(parts: ContentPart[]): Generator<StreamPart> {
+    for (const part of parts) {
+      if (part.type === 'text') {
+        if (part.text) yield { type: 'text-delta', text: part.text };
+      } else if (part.type === 'thinking') {
+        const thinking = typeof part.thinking === 'string' ? part.thinking : (part.thinking ?? []).map((inner) => inner.text ?? '').join('');
+        if (thinking) yield { type: 'reasoning-delta', text: thinking };
+      } else if (!this.skippedKinds.has(part.type)) {
+        this.skippedKinds.add(part.type);
+        yield { type: 'warning', message: `${this.provider}: the answer held ${/^[aeiou]/i.test(part.type) ? 'an' : 'a'} ${part.type} part, which Rung does not show` };
+      }
+    }
+  }
+
+  /**
+   * Adds one tool-call delta to the call it belongs to.
+   *
+   * @remarks
+   * OpenAI sends `index` on every delta and the name once. Real servers differ: Gemini's compatible
+   * endpoint and Mistral send no `index` (each call arrives whole, under its own `id`), and llama.cpp
+   * builds before ggml-org/llama.cpp PR #13800 repeat the whole name in every delta. So a delta without
+   * an index continues the last call unless it names a different call (another id, or another name
+   * after that call's arguments began), and a name that repeats the name so far adds nothing. Those
+   * llama.cpp builds also put the call's id inside `function`; it is read from there when the call
+   * itself has none, so an answer to the call can name it.
+   */
+  private addToolDelta(piece: ToolDelta): void {
+    const name = piece.function?.name ?? '';
+    const id = piece.id || piece.function?.id || '';
+    const last = this.calls.at(-1);
+    let call: OpenCall | undefined;
+    if (piece.index !== undefined) {
+      call = this.calls.find((open) => open.index === piece.index);
+    } else if (last) {
+      const otherId = Boolean(id && last.id && id !== last.id);
+      const otherName = Boolean(!id && name && last.name && name !== last.name && last.arguments);
+      if (!otherId && !otherName) call = last;
+    }
+    if (!call) {
+      call = { index: piece.index, id: '', name: '', arguments: '' };
+      this.calls.push(call);
+    }
+    if (id) call.id = id;
+    if (name && name !== call.name) call.name += name;
+    if (piece.function?.arguments) call.arguments += piece.function.arguments;
+  }
 }
+
+type Choice = NonNullable<Chunk['choices']>[number];
+type ToolDelta = NonNullable<NonNullable<Choice['delta']>['tool_calls']>[number];
 
 function finishReason(reason: string): FinishReason {
   switch (reason) {

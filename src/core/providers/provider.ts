@@ -60,6 +60,15 @@ export type StreamPart =
       catalogCost?: number;
       /** The weights' content digest where the provider exposes one (Ollama's `sha256:…`). */
       digest?: string;
+      /**
+       * The model declined the request, in these words (OpenAI's `delta.refusal`).
+       *
+       * @remarks
+       * The same words were streamed as `text-delta` parts, so every front end shows them without knowing
+       * about refusals; this field is how the attempt learns that the text is a refusal and not an answer,
+       * which the cascade must grade as a failure and climb from.
+       */
+      refusal?: string;
     }
   /** An option the provider could not honour (say `think` on a server without reasoning): reported, not fatal. */
   | { type: 'warning'; message: string }

@@ -10,6 +10,7 @@
  * Timers here are real timers: a timeout is about the wall clock of a socket, not about the ledger's
  * clock, which only ever stamps and measures.
  */
+import { createParser } from 'eventsource-parser';
 import { Deadline } from './deadline';
 import { ProviderError, ProviderFailure, ProviderStopped, ProviderUnavailable } from './provider';
 
@@ -60,8 +61,9 @@ export interface TransportOptions {
  * and idle timeouts and the size limits, and throwing a {@link ProviderFailure} for every fault.
  *
  * @remarks
- * Breaking out of the loop cancels the body, which releases the socket: an abandoned stream must not
- * keep a local model generating for nobody.
+ * A line ends at LF, CRLF or a lone CR, as the server-sent events format defines it; NDJSON cannot hold
+ * a raw CR inside a line, so the same split serves both. Breaking out of the loop cancels the body,
+ * which releases the socket: an abandoned stream must not keep a local model generating for nobody.
  */
 export async function* requestLines(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<string> {
   const { provider, signal } = options;
@@ -109,6 +111,8 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     const decoder = new TextDecoder();
     let buffer = '';
     let bytes = 0;
+    // A CR that ended the last chunk may be the first half of a CRLF: its LF must not end a second line.
+    let afterCr = false;
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -123,21 +127,34 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
         throw new ProviderError(`${provider}: response exceeded ${maxBytes} bytes`, { provider });
       }
       buffer += decoder.decode(chunk.value, { stream: true });
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline).replace(/\r$/, '');
-        buffer = buffer.slice(newline + 1);
+      if (afterCr && buffer.length > 0) {
+        if (buffer.startsWith('\n')) buffer = buffer.slice(1);
+        afterCr = false;
+      }
+      // The next CR and LF are looked up once each and reused, so a chunk of many lines is read in one
+      // pass (a fresh search for a CR that never comes would rescan the rest of the chunk per line).
+      let start = 0;
+      let cr = buffer.indexOf('\r');
+      let lf = buffer.indexOf('\n');
+      for (;;) {
+        if (cr >= 0 && cr < start) cr = buffer.indexOf('\r', start);
+        if (lf >= 0 && lf < start) lf = buffer.indexOf('\n', start);
+        const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+        if (end < 0) break;
+        const line = buffer.slice(start, end);
+        start = end === cr && lf === end + 1 ? end + 2 : end + 1;
+        if (end === cr && end === buffer.length - 1) afterCr = true;
         // Lines already read must not outrun a stop: the user sees nothing after pressing it.
         if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
         yield line;
-        newline = buffer.indexOf('\n');
       }
+      buffer = buffer.slice(start);
       if (buffer.length > maxLine) {
         throw new ProviderError(`${provider}: a line exceeded ${maxLine} characters`, { provider });
       }
     }
     buffer += decoder.decode();
-    if (buffer.trim()) yield buffer.replace(/\r$/, '');
+    if (buffer.trim()) yield buffer;
     finished = true;
   } finally {
     deadline.clear();
@@ -146,6 +163,52 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       reader.cancel().catch(() => undefined);
     }
   }
+}
+
+/**
+ * One thing a server-sent event stream said: a dispatched event, or a field the format does not define.
+ *
+ * @remarks
+ * `line` is where the event began (or where the field stood), for messages that name a bad line. An
+ * unknown field is passed up rather than dropped, because llama.cpp servers before ggml-org/llama.cpp
+ * PR #16486 report a failed request as an `error: {…}` line, which the format itself says to ignore.
+ */
+export type ServerSentItem =
+  | { type: 'event'; event: string | undefined; data: string; line: number }
+  | { type: 'field'; field: string; value: string; line: number };
+
+/**
+ * Sends one request and yields its body read as server-sent events, with every guarantee of
+ * {@link requestLines}.
+ *
+ * @remarks
+ * The fields are read by `eventsource-parser` (the parser vercel/ai's providers use): event names,
+ * comments, `id:` and `retry:`, data split over several lines, a byte-order mark. Lines are split here
+ * first and fed one at a time, so each event knows the line it began on. An event whose data is empty
+ * (`data:` alone, a keep-alive some proxies send) carries nothing and is not passed on. A last event
+ * the stream ended before closing with a blank line is still dispatched: the bytes arrived whole.
+ */
+export async function* requestEvents(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<ServerSentItem> {
+  const pending: ServerSentItem[] = [];
+  let lineNumber = 0;
+  let eventStart: number | undefined;
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.data.trim() !== '') pending.push({ type: 'event', event: message.event, data: message.data, line: eventStart ?? lineNumber });
+    },
+    onError: (error) => {
+      if (error.type === 'unknown-field' && error.field !== undefined) pending.push({ type: 'field', field: error.field, value: error.value ?? '', line: lineNumber });
+    },
+  });
+  for await (const line of requestLines(url, init, options)) {
+    lineNumber++;
+    if (line !== '' && eventStart === undefined && !line.startsWith(':')) eventStart = lineNumber;
+    parser.feed(`${line}\n`);
+    if (line === '') eventStart = undefined;
+    while (pending.length) yield pending.shift() as ServerSentItem;
+  }
+  parser.feed('\n');
+  while (pending.length) yield pending.shift() as ServerSentItem;
 }
 
 /**

@@ -17,7 +17,7 @@ import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
 import { rolePrior, type Observation } from '../ratings';
 import type { Random } from '../random';
-import { isGraded, type Verdict } from '../verdict';
+import { isGraded, reasonText, type Verdict } from '../verdict';
 import { posterior } from './difficulty';
 import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
@@ -116,104 +116,117 @@ export class Router {
    */
   async route<T>(request: RouteRequest, attempt: AttemptFn<T>, signal?: AbortSignal, observer?: RouteObserver<T>): Promise<RouteResult<T>> {
     const ranking = this.rank(request);
-    const { candidates } = ranking;
-    if (candidates.length === 0) {
+    if (ranking.candidates.length === 0) {
       const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
       throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
     }
     observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
-    const ratingOf = (candidate: Candidate): number => standing(snapshot, candidate.resolved, request.classKey).rating ?? rolePrior(candidate.spec.role);
     const plan = new CascadePlan(
-      candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
+      ranking.candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
       this.panel.routing.tradeoff,
     );
-
-    const opener = this.chooseOpener(candidates, request, plan);
-    const escalates = cascades(request.classKey);
-    const attempts: AttemptRecord<T>[] = [];
-    const tried: number[] = [];
-    const failed: number[] = [];
-    const skipped: PrunedCandidate[] = [];
-    const graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[] = [];
-    let answer: AttemptRecord<T> | undefined;
-    const { cls, shape } = splitClassKey(request.classKey);
+    const climb = new Climb<T>(request, ranking, plan, this.chooseOpener(ranking.candidates, request, plan), (candidate) =>
+      standing(snapshot, candidate.resolved, request.classKey).rating ?? rolePrior(candidate.spec.role),
+    );
 
     // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
     // a decision to stop climbing lands in the decision log with the attempt that prompted it.
-    let next: number | null = opener.index;
+    let next: number | null = climb.opener.index;
     while (next !== null) {
-      const index: number = next;
-      next = null;
-      const first = attempts.length === 0;
-      const candidate = candidates[index] as Candidate;
-      const explore = first && opener.explore;
-      const propensity = first ? opener.propensity : 1;
-      observer?.attemptStarted?.(candidate, attempts.length, attempts.at(-1));
-      const spawnId = `${request.callId}#${attempts.length}`;
-      const started = this.clock.now();
-      this.ledger.spawnStarted({ spawnId, traceId: request.runId ?? request.callId, model: candidate.slug, startedAt: started });
-      let outcome: AttemptOutcome<T>;
-      try {
-        outcome = await attempt(candidate, { attempt: attempts.length, escalation: attempts.filter((a) => a.verdict === 'fail').map((a) => a.model), signal });
-      } catch (error) {
-        outcome = failureOutcome(error);
-      } finally {
-        this.ledger.spawnEnded(spawnId, this.clock.now());
-      }
-      if (signal?.aborted && outcome.verdict !== 'pass') outcome = { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
-      const resolved = outcome.resolvedModel ?? candidate.resolved;
-      if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
-      const record: AttemptRecord<T> = {
-        ...outcome,
-        latencyMs: outcome.latencyMs ?? this.clock.now() - started,
-        model: candidate.slug,
-        rung: index,
-        explore,
-        propensity,
-        reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
-      };
-      observer?.attemptEnded?.(record);
-      tried.push(index);
-      if (isGraded(outcome.verdict)) {
-        const servedBy = { ...candidate, resolved };
-        graded.push({ candidate: servedBy, rating: ratingOf(servedBy), success: outcome.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
-      }
-      if (outcome.verdict === 'fail') failed.push(index);
-      const goesOn = outcome.verdict === 'provider-error' || (outcome.verdict === 'fail' && escalates);
-      if (goesOn && tried.length < candidates.length) {
-        const step = plan.step(tried, failed);
-        next = step.next;
-        if (step.next === null) {
-          const why = `skipped: stopped climbing after ${failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
-          candidates.forEach((other, i) => {
-            if (!tried.includes(i)) skipped.push({ model: other.slug, reason: why });
-          });
-        }
-      }
-      this.sink.append(this.row(request, ranking, record, attempts, resolved, candidate, [...ranking.pruned, ...skipped], cls, shape));
-      attempts.push(record);
-      if (outcome.verdict === 'pass' || outcome.verdict === 'unverified') answer = record;
+      const { record, candidate, resolved }: Attempted<T> = await this.attemptRung(climb, next, attempt, signal, observer);
+      climb.grade(record, candidate, resolved);
+      next = this.nextRung(climb, record);
+      this.sink.append(this.row({ request, ranking, record, before: climb.attempts, resolved, candidate, pruned: climb.pruned() }));
+      climb.add(record);
     }
 
-    this.learn(request.classKey, graded);
+    this.learn(request.classKey, climb.graded);
     // A call used the provider that answered it, or whose answer last failed its check; one that met
     // only provider errors or a stop used none.
-    const served = answer ?? [...attempts].reverse().find((a) => a.verdict === 'fail');
-    if (served && request.runId) this.remember(request.runId, (candidates[served.rung] as Candidate).provider);
-    const last = attempts[attempts.length - 1];
-    if (last) {
-      const lastGraded = graded.find((g) => g.candidate.slug === last.model);
-      this.rememberCall(request.callId, {
-        classKey: request.classKey,
-        row: this.row(request, ranking, last, attempts.slice(0, -1), last.resolvedModel ?? (candidates[last.rung] as Candidate).resolved, candidates[last.rung] as Candidate, [...ranking.pruned, ...skipped], cls, shape),
-        graded: graded.map((g) => ({ rating: g.rating, success: g.success })),
-        lastRating: lastGraded?.rating ?? ratingOf(candidates[last.rung] as Candidate),
-        lastPrior: rolePrior((candidates[last.rung] as Candidate).spec.role),
-        lastGraded: isGraded(last.verdict),
-      });
+    const served = climb.answer ?? [...climb.attempts].reverse().find((a) => a.verdict === 'fail');
+    if (served && request.runId) this.remember(request.runId, climb.candidateAt(served.rung).provider);
+    this.keepForSettling(climb);
+    return { ranking: { ...ranking, pruned: climb.pruned() }, attempts: climb.attempts, answer: climb.answer };
+  }
+
+  /** Asks one rung, with its in-flight mark held for the attempt; a throw or a stop becomes a verdict. */
+  private async attemptRung<T>(
+    climb: Climb<T>,
+    index: number,
+    attempt: AttemptFn<T>,
+    signal: AbortSignal | undefined,
+    observer: RouteObserver<T> | undefined,
+  ): Promise<Attempted<T>> {
+    const candidate = climb.candidateAt(index);
+    const opening = climb.attempts.length === 0;
+    const explore = opening && climb.opener.explore;
+    const spawnId = `${climb.request.callId}#${climb.attempts.length}`;
+    observer?.attemptStarted?.(candidate, climb.attempts.length, climb.attempts.at(-1));
+    const started = this.clock.now();
+    this.ledger.spawnStarted({ spawnId, traceId: climb.request.runId ?? climb.request.callId, model: candidate.slug, startedAt: started });
+    let outcome: AttemptOutcome<T>;
+    try {
+      outcome = await attempt(candidate, { attempt: climb.attempts.length, escalation: climb.escalation(), signal });
+    } catch (error) {
+      outcome = failureOutcome(error);
+    } finally {
+      this.ledger.spawnEnded(spawnId, this.clock.now());
     }
-    return { ranking: { ...ranking, pruned: [...ranking.pruned, ...skipped] }, attempts, answer };
+    if (signal?.aborted && outcome.verdict !== 'pass') outcome = { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
+    const resolved = outcome.resolvedModel ?? candidate.resolved;
+    if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
+    const record: AttemptRecord<T> = {
+      ...outcome,
+      latencyMs: outcome.latencyMs ?? this.clock.now() - started,
+      model: candidate.slug,
+      rung: index,
+      explore,
+      propensity: opening ? climb.opener.propensity : 1,
+      reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
+    };
+    observer?.attemptEnded?.(record);
+    return { record, candidate, resolved };
+  }
+
+  /**
+   * The rung after `record`, or null: a provider error skips on, a verified failure escalates (on a
+   * class that cascades) while the planner thinks it worth the price. Stopping the climb early names
+   * every untried rung as skipped, with the planner's figures.
+   */
+  private nextRung<T>(climb: Climb<T>, record: AttemptRecord<T>): number | null {
+    const goesOn = record.verdict === 'provider-error' || (record.verdict === 'fail' && cascades(climb.request.classKey));
+    if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
+    const step = climb.plan.step(climb.tried, climb.failed);
+    if (step.next === null) {
+      const why = `skipped: stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
+      climb.skipUntried(why);
+    }
+    return step.next;
+  }
+
+  /** Keeps what a late verdict on the call's last attempt needs: its row and the ratings it was graded against. */
+  private keepForSettling<T>(climb: Climb<T>): void {
+    const last = climb.attempts.at(-1);
+    if (!last) return;
+    const candidate = climb.candidateAt(last.rung);
+    const lastGraded = climb.graded.find((g) => g.candidate.slug === last.model);
+    this.rememberCall(climb.request.callId, {
+      classKey: climb.request.classKey,
+      row: this.row({
+        request: climb.request,
+        ranking: climb.ranking,
+        record: last,
+        before: climb.attempts.slice(0, -1),
+        resolved: last.resolvedModel ?? candidate.resolved,
+        candidate,
+        pruned: climb.pruned(),
+      }),
+      graded: climb.graded.map((g) => ({ rating: g.rating, success: g.success })),
+      lastRating: lastGraded?.rating ?? climb.ratingOf(candidate),
+      lastPrior: rolePrior(candidate.spec.role),
+      lastGraded: isGraded(last.verdict),
+    });
   }
 
   /**
@@ -246,7 +259,7 @@ export class Router {
    * a batch fit would. A leave-one-out posterior was tried first: on the recorded outcomes it rated the
    * dearest rungs lower and ordered models worse (BENCHMARKS.md).
    */
-  private learn(classKey: string, graded: { candidate: Candidate; rating: number; success: boolean; prior: number }[]): void {
+  private learn(classKey: string, graded: readonly GradedOutcome[]): void {
     if (graded.length === 0) return;
     const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
     const at = this.clock.now();
@@ -291,17 +304,10 @@ export class Router {
     return { index: pick, explore: true, propensity: chance(pick) };
   }
 
-  private row(
-    request: RouteRequest,
-    ranking: Ranking,
-    record: AttemptRecord,
-    before: AttemptRecord[],
-    resolved: string,
-    candidate: Candidate,
-    pruned: PrunedCandidate[],
-    cls: string,
-    shape: string | undefined,
-  ): DecisionRow {
+  /** The decision row for one attempt; `before` are the call's earlier attempts. */
+  private row(input: { request: RouteRequest; ranking: Ranking; record: AttemptRecord; before: readonly AttemptRecord[]; resolved: string; candidate: Candidate; pruned: PrunedCandidate[] }): DecisionRow {
+    const { request, record } = input;
+    const { cls, shape } = splitClassKey(request.classKey);
     return {
       v: DECISION_ROW_VERSION,
       at: this.clock.now(),
@@ -309,22 +315,22 @@ export class Router {
       run: request.runId ?? null,
       class: cls,
       shape: shape ?? null,
-      candidates: ranking.candidates.map((c) => c.slug),
+      candidates: input.ranking.candidates.map((c) => c.slug),
       rung: record.rung,
-      escalation: before.filter((a) => a.verdict === 'fail').map((a) => a.model),
+      escalation: input.before.filter((a) => a.verdict === 'fail').map((a) => a.model),
       model: record.model,
-      resolved,
+      resolved: input.resolved,
       explore: record.explore,
       propensity: record.propensity,
       verdict: record.verdict,
-      verdictReason: record.verdictReason ?? null,
+      verdictReason: reasonText(record),
       inputTokens: record.inputTokens ?? null,
       outputTokens: record.outputTokens ?? null,
       cost: record.cost ?? null,
       latencyMs: record.latencyMs ?? null,
       reason: record.reason,
-      mode: candidate.local ? 'local' : 'cloud',
-      pruned,
+      mode: input.candidate.local ? 'local' : 'cloud',
+      pruned: input.pruned,
       final: false,
     };
   }
@@ -344,13 +350,92 @@ export class Router {
   }
 }
 
-/** Maps a thrown failure to a verdict that grades nobody. */
-function failureOutcome(error: unknown): { verdict: Verdict; verdictReason: string } {
+/** Maps a thrown failure to a verdict that grades nobody, with the failure's kind as data beside its message. */
+function failureOutcome(error: unknown): Pick<AttemptOutcome, 'verdict' | 'verdictReason' | 'failure'> {
   if (error instanceof ProviderFailure) {
-    return { verdict: error.kind === 'stopped' ? 'stopped' : 'provider-error', verdictReason: `${error.kind}: ${error.message}` };
+    return { verdict: error.kind === 'stopped' ? 'stopped' : 'provider-error', verdictReason: error.message, failure: error.kind };
   }
   if (error instanceof Error && error.name === 'AbortError') return { verdict: 'stopped', verdictReason: 'stopped by the user' };
-  return { verdict: 'provider-error', verdictReason: `provider-error: ${error instanceof Error ? error.message : String(error)}` };
+  return { verdict: 'provider-error', verdictReason: error instanceof Error ? error.message : String(error), failure: 'provider-error' };
+}
+
+/**
+ * One call's climb: the ranking and plan it climbs, the opener, and what each attempt has added —
+ * the rungs tried and failed, the graded outcomes, the rungs given up on, the answer that stands.
+ *
+ * @remarks
+ * Kept apart from the Router so `route` reads as the climb itself, and everything one call
+ * accumulates lives, and dies, with that call.
+ */
+class Climb<T> {
+  readonly attempts: AttemptRecord<T>[] = [];
+  /** Indices into the ranking's candidates, in the order tried. */
+  readonly tried: number[] = [];
+  readonly failed: number[] = [];
+  readonly graded: GradedOutcome[] = [];
+  /** The answer that stands: the last attempt that passed or was not checked. */
+  answer: AttemptRecord<T> | undefined;
+  private readonly skipped: PrunedCandidate[] = [];
+
+  constructor(
+    readonly request: RouteRequest,
+    readonly ranking: Ranking,
+    readonly plan: CascadePlan,
+    readonly opener: { index: number; explore: boolean; propensity: number },
+    /** The rating a candidate is graded against: measured, or its role's prior. */
+    readonly ratingOf: (candidate: Candidate) => number,
+  ) {}
+
+  candidateAt(index: number): Candidate {
+    return this.ranking.candidates[index] as Candidate;
+  }
+
+  /** Models already tried and failed on this call. */
+  escalation(): string[] {
+    return this.attempts.filter((a) => a.verdict === 'fail').map((a) => a.model);
+  }
+
+  /** The ranking's pruned rungs and those the climb gave up on. */
+  pruned(): PrunedCandidate[] {
+    return [...this.ranking.pruned, ...this.skipped];
+  }
+
+  /** Notes an attempt's verdict: tried, graded (against the model that served it), failed. */
+  grade(record: AttemptRecord<T>, candidate: Candidate, resolved: string): void {
+    this.tried.push(record.rung);
+    if (isGraded(record.verdict)) {
+      const servedBy = { ...candidate, resolved };
+      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
+    }
+    if (record.verdict === 'fail') this.failed.push(record.rung);
+  }
+
+  /** Every rung not tried is skipped, for `why`. */
+  skipUntried(why: string): void {
+    this.ranking.candidates.forEach((other, i) => {
+      if (!this.tried.includes(i)) this.skipped.push({ model: other.slug, reason: why });
+    });
+  }
+
+  /** Adds the attempt once its row is written; an answer that stands replaces the one before. */
+  add(record: AttemptRecord<T>): void {
+    this.attempts.push(record);
+    if (record.verdict === 'pass' || record.verdict === 'unverified') this.answer = record;
+  }
+}
+
+/** One attempt as the climb records it, with the candidate asked and the model that served it. */
+interface Attempted<T> {
+  record: AttemptRecord<T>;
+  candidate: Candidate;
+  resolved: string;
+}
+
+interface GradedOutcome {
+  candidate: Candidate;
+  rating: number;
+  success: boolean;
+  prior: number;
 }
 
 function logit(p: number): number {

@@ -4,6 +4,7 @@
  */
 import type { ModelSpec } from '../panel';
 import type { Verdict } from '../verdict';
+import type { FailureKind } from '../providers/provider';
 import type { PrunedCandidate } from '../decisions/decision';
 
 /** One call to route. */
@@ -72,7 +73,10 @@ export interface Ranking {
 /** What one attempt reports to the cascade. */
 export interface AttemptOutcome<T = unknown> {
   verdict: Verdict;
+  /** What the check said, or the failure's message; never prefixed with a verdict or a failure kind. */
   verdictReason?: string;
+  /** The kind of provider failure that ended the attempt, when one did (`unavailable` for a rejected key). */
+  failure?: FailureKind;
   /** The response's own model field. */
   resolvedModel?: string;
   inputTokens?: number;

@@ -47,6 +47,7 @@ export function callVerification(classKey: string, checks: CallChecks | undefine
         env: command.env ?? environment,
         secrets,
         ...(command.timeoutMs !== undefined ? { timeoutMs: command.timeoutMs } : {}),
+        ...(command.onProgress ? { onProgress: command.onProgress } : {}),
       }),
     );
   }

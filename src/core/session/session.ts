@@ -17,7 +17,7 @@ import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
-import { parseRow, RowCounter, visitLinesBackwards, type RowMatcher } from '../ledger/decisionTail';
+import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { matchesClass } from '../ledger/ledgerState';
@@ -34,6 +34,7 @@ import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
 import { callVerification, inferClassKey, messagesWithSchema } from './callChecks';
+import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
 import type {
   ContextRefusal,
@@ -53,18 +54,22 @@ import type {
   VerdictWithReason,
 } from './types';
 
-/** Decisions a snapshot returns when the caller names no page size. */
-export const DEFAULT_PAGE_ROWS = 50;
-/** How far back a snapshot's spend looks, days: the log is read backwards only this far. */
-export const SPEND_WINDOW_DAYS = 30;
 /**
- * How far past the start of a window the log is still read backwards, ms.
+ * Decisions a snapshot returns when the caller names no page size.
  *
  * @remarks
- * Rows are appended in batches up to a second late and several windows append to one log, so the log
- * is in time order only roughly; an hour's slack finds every row of the window without reading further.
+ * A screenful of the ledger panel's table, and the size the decision log's tail read was measured at
+ * (about 1 ms on a 100k-row log; src/bench/ledgerBench.ts, sessionBench.ts).
  */
-const WINDOW_SLACK_MS = 60 * 60 * 1000;
+export const DEFAULT_PAGE_ROWS = 50;
+/**
+ * How far back a snapshot's spend looks, days, today included.
+ *
+ * @remarks
+ * A month, the span a provider bills over; reading the whole log would cost a 90-day log's every row
+ * for a figure nobody reads that far back (`rung ledger export` has the rest).
+ */
+export const SPEND_WINDOW_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type SessionLogLevel = 'info' | 'warning' | 'error';
@@ -134,6 +139,8 @@ export class RungSession implements Session {
   private readonly healthSeen = new Map<string, string | null>();
   private readonly counters = new Map<string, RowCounter>();
   private disposed: Promise<void> | undefined;
+  /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
+  private readonly tally: SpendTally;
 
   /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
@@ -182,6 +189,7 @@ export class RungSession implements Session {
     if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
     else this.log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock });
     const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
+    this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
       append: (row) => {
@@ -198,6 +206,16 @@ export class RungSession implements Session {
       health,
       facts: this.facts,
     });
+  }
+
+  /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
+  get currentPanel(): Panel {
+    return this.panel;
+  }
+
+  /** Where the ledger lives; null for a memory ledger. */
+  get ledgerFile(): string | null {
+    return this.ledgerPath;
   }
 
   async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
@@ -397,33 +415,7 @@ export class RungSession implements Session {
   private budgetFor(): Pick<RouteRequest, 'budget'> {
     const dailyUsd = this.options.dailyBudgetUsd;
     if (dailyUsd === undefined) return {};
-    const dayStart = startOfUtcDay(this.clock.now());
-    let spentTodayUsd = 0;
-    this.visitRecentRows(dayStart, (row) => {
-      if (row.at >= dayStart) spentTodayUsd += row.cost ?? 0;
-    });
-    return { budget: { dailyUsd, spentTodayUsd } };
-  }
-
-  /**
-   * Calls `visit` with every attempt row (never a settling `final` row, which repeats its attempt's
-   * cost) from newest back to about `since`, reading the log backwards.
-   */
-  private visitRecentRows(since: number, visit: (row: DecisionRow) => void): void {
-    const keep = (row: DecisionRow): boolean => {
-      if (row.at < since - WINDOW_SLACK_MS) return false;
-      if (!row.final) visit(row);
-      return true;
-    };
-    if (this.log) {
-      visitLinesBackwards(this.log.path, (line) => {
-        const row = parseRow(line);
-        return row ? keep(row) : true;
-      });
-      return;
-    }
-    const rows = (this.memoryRows as MemoryDecisionSink).rows;
-    for (let i = rows.length - 1; i >= 0; i--) if (!keep(rows[i] as DecisionRow)) break;
+    return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
   }
 
   private decisionPage(offset: number, limit: number, filter: DecisionFilter): DecisionPage {
@@ -440,6 +432,8 @@ export class RungSession implements Session {
       if (limit > 0) {
         visitLinesBackwards(this.log.path, (line) => {
           if (!matcher.mayMatch(line)) return true;
+          const fields = parseObject(line);
+          if (!fields || !matcher.matches(fields)) return true;
           const row = parseRow(line);
           return row ? take(row) : true;
         });
@@ -465,31 +459,20 @@ export class RungSession implements Session {
 
   private spend(now: number): SpendView {
     const today = utcDay(now);
-    const since = startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS;
     const providerOf = new Map(this.panel.models.map((model) => [model.slug, model.provider]));
     const dearest = this.dearestModel();
-    const groups = new Map<string, SpendView['byDay'][number]>();
-    let total = 0;
-    let todayTotal = 0;
-    let estimate: number | null = dearest ? 0 : null;
-    this.visitRecentRows(since, (row) => {
-      if (row.at < since) return;
-      if (dearest && estimate !== null && row.inputTokens !== null && row.outputTokens !== null) {
-        estimate += callCost(dearest.price, row.inputTokens, row.outputTokens);
-      }
-      if (row.cost === null) return;
-      const day = utcDay(row.at);
-      const provider = providerOf.get(row.model) ?? 'unknown';
-      const key = JSON.stringify([day, row.model, provider]);
-      const group = groups.get(key) ?? { day, model: row.model, provider, cost: 0, calls: 0 };
-      group.cost += row.cost;
-      group.calls += 1;
-      groups.set(key, group);
-      total += row.cost;
-      if (day === today) todayTotal += row.cost;
-    });
-    const byDay = [...groups.values()].sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
-    return { byDay, total, today: todayTotal, strongestModel: dearest?.slug ?? null, strongestEstimate: estimate };
+    const groups = this.tally.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
+    const byDay = groups
+      .map((group) => ({ day: group.day, model: group.model, provider: providerOf.get(group.model) ?? 'unknown', cost: group.cost, calls: group.calls }))
+      .sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
+    return {
+      byDay,
+      total: groups.reduce((sum, group) => sum + group.cost, 0),
+      today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
+      strongestModel: dearest?.slug ?? null,
+      // Cost is linear in tokens, so the window's token sums price every call at once.
+      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.inputTokens, group.outputTokens), 0) : null,
+    };
   }
 
   /** The panel's dearest model with a known price (by output, then input price, per million tokens). */
@@ -569,7 +552,7 @@ function connect(options: RungSessionOptions, panel: Panel, clock: Clock, health
 }
 
 function verdictOf(record: AttemptRecord): VerdictWithReason {
-  return { kind: record.verdict, reason: record.verdictReason ?? '' };
+  return { kind: record.verdict, reason: record.verdictReason ?? '', ...(record.failure !== undefined ? { failure: record.failure } : {}) };
 }
 
 function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): SessionAttempt {
@@ -601,23 +584,16 @@ function ratingStandardError(p: number, graded: number): number {
  */
 function rowMatcher(filter: DecisionFilter): RowMatcher {
   const needles: string[] = [];
-  const cls = filter.classKey === undefined ? undefined : shaped(filter.classKey).split('/')[0];
-  if (cls !== undefined) needles.push(JSON.stringify(cls));
+  const wanted = filter.classKey === undefined ? undefined : shaped(filter.classKey);
+  if (wanted !== undefined) needles.push(JSON.stringify(wanted.split('/')[0]));
   if (filter.model !== undefined) needles.push(JSON.stringify(filter.model));
   if (filter.verdict !== undefined) needles.push(JSON.stringify(filter.verdict));
   return {
+    everything: needles.length === 0,
     mayMatch: (line) => needles.every((needle) => line.includes(needle)),
-    matches: (row) =>
-      (filter.classKey === undefined || matchesClass(row.shape ? `${row.class}/${row.shape}` : row.class, shaped(filter.classKey))) &&
+    matches: (row: RowFields) =>
+      (wanted === undefined || (typeof row.class === 'string' && matchesClass(typeof row.shape === 'string' && row.shape ? `${row.class}/${row.shape}` : row.class, wanted))) &&
       (filter.model === undefined || row.model === filter.model || row.resolved === filter.model) &&
       (filter.verdict === undefined || row.verdict === filter.verdict),
   };
-}
-
-function startOfUtcDay(at: number): number {
-  return Math.floor(at / DAY_MS) * DAY_MS;
-}
-
-function utcDay(at: number): string {
-  return new Date(startOfUtcDay(at)).toISOString().slice(0, 10);
 }

@@ -12,10 +12,11 @@
  */
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
 import type { Panel } from '../panel';
-import type { ChatMessage, ChatOptions, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
+import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
 import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
+import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
 import type { ProviderConnection } from '../providers/connectProviders';
 import type { FetchLike } from '../providers/transport';
@@ -24,6 +25,8 @@ import type { FetchLike } from '../providers/transport';
 export interface VerdictWithReason {
   kind: Verdict;
   reason: string;
+  /** The kind of provider failure behind a `provider-error` or `stopped` verdict (`unavailable` for a rejected key). */
+  failure?: FailureKind;
 }
 
 /** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */
@@ -37,6 +40,8 @@ export interface CallChecks {
     timeoutMs?: number;
     /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
     env?: Record<string, string | undefined>;
+    /** Told now and then while the command runs, so a front end can say it is still checking. */
+    onProgress?: (progress: CheckProgress) => void;
   };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];

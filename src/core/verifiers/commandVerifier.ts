@@ -23,6 +23,14 @@ import type { Answer, Check, Verifier } from './verifier';
 
 /** How long a verify command may run when the caller sets no limit, ms (a typical unit-test suite). */
 export const COMMAND_TIMEOUT_MS = 120_000;
+/**
+ * How long a check runs before the first "still checking" report, and then between reports, ms.
+ *
+ * @remarks
+ * A test suite can run for minutes, and a terminal that shows nothing for that long looks hung; a
+ * check that ends within a few seconds needs no word.
+ */
+export const PROGRESS_INTERVAL_MS = 5_000;
 /** How much of the output's end a failure quotes, characters. */
 export const OUTPUT_TAIL_CHARS = 1_500;
 /** How much output is kept while the command runs, characters: the tail is all a verdict needs. */
@@ -45,10 +53,37 @@ export interface CommandVerifierOptions {
   env: Record<string, string | undefined>;
   /** Keys held elsewhere (the editor's SecretStorage), kept out of the command's environment and its reason too. */
   secrets?: readonly string[];
+  /** How long the command may run, ms; {@link COMMAND_TIMEOUT_MS} when absent. Past it the check is `unverified`. */
   timeoutMs?: number;
   /** Where scratch copies are made; the system's temporary folder when absent. */
   scratchRoot?: string;
+  /**
+   * Told every {@link progressIntervalMs} while the command runs, so a front end can say it is still
+   * checking (a line on stderr, a progress message in chat); never after the verdict.
+   */
+  onProgress?: (progress: CheckProgress) => void;
+  /** Between progress reports, ms; {@link PROGRESS_INTERVAL_MS} when absent. */
+  progressIntervalMs?: number;
+  /** Schedules the progress reports; real timers when absent. Returns a cancel. Tests fire the reports by hand. */
+  schedule?: ProgressSchedule;
 }
+
+/** What a progress report says: the command and how long it has run so far. */
+export interface CheckProgress {
+  command: string;
+  /** How long the command has run, ms: the reports so far times the interval. */
+  elapsedMs: number;
+  /** When it will be given up on, ms after it started. */
+  timeoutMs: number;
+}
+
+/** Runs `callback` once after `delayMs`; the returned function cancels it. */
+export type ProgressSchedule = (callback: () => void, delayMs: number) => () => void;
+
+const timerSchedule: ProgressSchedule = (callback, delayMs) => {
+  const timer = setTimeout(callback, delayMs);
+  return () => clearTimeout(timer);
+};
 
 /**
  * The environment a command gets: `env` without `RUNG_*_API_KEY` and without any variable whose value
@@ -69,6 +104,9 @@ export class CommandVerifier implements Verifier {
   private readonly options: CommandVerifierOptions;
 
   constructor(options: CommandVerifierOptions) {
+    for (const [name, value] of [['timeoutMs', options.timeoutMs], ['progressIntervalMs', options.progressIntervalMs]] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
+    }
     this.options = options;
   }
 
@@ -141,6 +179,7 @@ export class CommandVerifier implements Verifier {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        cancelProgress();
         signal?.removeEventListener('abort', onStop);
         // A straggler outside the group (`setsid`) may still hold the pipes; we are done reading them.
         child.stdout?.destroy();
@@ -156,6 +195,22 @@ export class CommandVerifier implements Verifier {
         finish({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
       };
       signal?.addEventListener('abort', onStop, { once: true });
+      // Each report schedules the next, so elapsed time is counted in whole intervals and a report
+      // cannot fire after the verdict: finish() cancels the one pending.
+      let cancelProgress = (): void => undefined;
+      const { onProgress } = this.options;
+      if (onProgress) {
+        const intervalMs = this.options.progressIntervalMs ?? PROGRESS_INTERVAL_MS;
+        const schedule = this.options.schedule ?? timerSchedule;
+        let reports = 0;
+        const report = (): void => {
+          if (settled) return;
+          reports += 1;
+          onProgress({ command, elapsedMs: reports * intervalMs, timeoutMs });
+          cancelProgress = schedule(report, intervalMs);
+        };
+        cancelProgress = schedule(report, intervalMs);
+      }
       child.on('error', (error) => finish({ verdict: 'unverified', reason: `\`${command}\` could not start: ${error.message}` }));
       child.on('exit', (code, killedBy) => {
         if (settled) return;

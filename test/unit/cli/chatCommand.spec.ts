@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChatCommand } from '../../../src/cli/chatCommand';
+import { EXIT_OK, EXIT_USAGE, readStreamText } from '../../../src/cli/io';
+import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
@@ -234,10 +236,98 @@ describe('rung chat', () => {
     expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
+  it('starts a notice that follows streamed text on its own line', async () => {
+    const { io } = await setUp(replay(fixture('ollama/chat-error-mid-stream.ndjson')), jsonAnswer());
+    // Both streams in the order a terminal shows them.
+    let transcript = '';
+    const both = { ...io, stdout: (text: string) => void (transcript += text), stderr: (text: string) => void (transcript += text) };
+    expect(await runChatCommand(['--panel', 'panel.json', 'hello'], both)).toBe(0);
+    expect(transcript).toContain('Let me\nrung chat: skipped qwen2.5:3b (provider-error: ');
+    expect(transcript).not.toMatch(/[^\n]rung chat: /);
+  });
+
+  it('names each pruned model once, without repeating "pruned"', async () => {
+    const { io } = await setUp(prose(), jsonAnswer(), {});
+    await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io);
+    expect(io.err).toContain('rung chat: pruned openai/gpt-4o-mini: provider openrouter unavailable: openrouter: no API key (set RUNG_OPENROUTER_API_KEY)\n');
+    expect(io.err).not.toContain('pruned: ');
+  });
+
+  it('refuses a prompt no model on the panel can hold, naming the tokens it needs and the largest context', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const panel = JSON.parse(readFileSync(join(workspace, 'panel.json'), 'utf8')) as { models: { context?: number }[] };
+    for (const model of panel.models) model.context = 4000;
+    writeFileSync(join(workspace, 'panel.json'), JSON.stringify(panel));
+    expect(await runChatCommand(['--panel', 'panel.json', 'x'.repeat(100 * 1024)], io)).toBe(1);
+    expect(io.err).toContain('needs about 25601 tokens of context');
+    expect(io.err).toContain('the largest context is 4000 (qwen2.5:3b)');
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(0);
+  });
+
+  it('keeps no routing rule of its own: it reaches the router, the verifiers and the providers only through the session', () => {
+    const source = readFileSync(join(__dirname, '../../../src/cli/chatCommand.ts'), 'utf8');
+    const imported = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]);
+    expect(imported.filter((path) => /core\/(routing\/router|verifiers|chat|providers|ledger|classKey)/.test(path ?? ''))).toEqual([]);
+    expect(imported).toContain('../core/session/session');
+  });
+
+  it('reaches the provider with the whole of a 1 MB prompt piped in as -', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    // What `head -c 1000000 big.txt | rung chat --panel panel.json -` gives the command: a stream, not a terminal.
+    const line = 'the quick brown fox jumps over the lazy dog, and then it naps in the sun.\n';
+    writeFileSync(join(workspace, 'big.txt'), line.repeat(Math.ceil(1_000_000 / line.length)).slice(0, 1_000_000));
+    const stdin = { isTTY: false, readAll: () => readStreamText(createReadStream(join(workspace, 'big.txt'))) };
+    expect(await main(['chat', '--panel', 'panel.json', '--json', '-'], { ...io, stdin })).toBe(EXIT_OK);
+    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as { messages: { content: string }[] };
+    expect(sent.messages.at(-1)?.content).toBe(readFileSync(join(workspace, 'big.txt'), 'utf8'));
+  });
+
+  it('reads the prompt from --prompt-file', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    writeFileSync(join(workspace, 'prompt.txt'), '  Describe Paris\n  in two lines.\n');
+    expect(await runChatCommand(['--panel', 'panel.json', '--prompt-file', 'prompt.txt'], io)).toBe(EXIT_OK);
+    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as { messages: { content: string }[] };
+    expect(sent.messages.at(-1)?.content).toBe('  Describe Paris\n  in two lines.\n');
+  });
+
+  it('answers --help and -h with every flag described, and exits 0', async () => {
+    for (const flag of ['--help', '-h']) {
+      const io = new CapturedIo(workspace, {});
+      expect(await main(['chat', flag], io)).toBe(EXIT_OK);
+      for (const name of ['--panel', '--class', '--schema', '--verify-command', '--verify-timeout', '--ledger', '--json', '--prompt-file']) expect(io.out).toContain(name);
+      const direct = new CapturedIo(workspace, {});
+      expect(await runChatCommand([flag], direct)).toBe(EXIT_OK);
+      expect(direct.out).toBe(io.out);
+    }
+  });
+
+  it('exits 2 for an invalid panel, through main as when called directly', async () => {
+    const io = new CapturedIo(workspace, {});
+    writeFileSync(join(workspace, 'panel.json'), JSON.stringify({ models: [] }));
+    expect(await main(['chat', '--panel', 'panel.json', 'hello'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(/^rung chat: .*panel\.json: invalid panel/);
+  });
+
+  it('gives a verify command the --verify-timeout it was given, and calls a command that runs past it unverified', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer());
+    const command = `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 20000)"`;
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--verify-timeout', '300', '--json', 'Fix add'], io);
+    expect(code).toBe(EXIT_OK);
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: expect.stringContaining('timed out after 300 ms') }] });
+  });
+
+  it('refuses --verify-timeout without a command, and one that is not a number of milliseconds', async () => {
+    const io = new CapturedIo(workspace, {});
+    expect(await runChatCommand(['--panel', 'panel.json', '--verify-timeout', '300', 'hi'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain('--verify-timeout limits --verify-command, which is missing');
+    expect(await runChatCommand(['--panel', 'panel.json', '--verify-command', 'true', '--verify-timeout', 'soon', 'hi'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain('--verify-timeout must be a whole number of milliseconds');
+  });
+
   it('exits 2 with the usage when called without a panel or a prompt', async () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['hello'], io)).toBe(2);
-    expect(io.err).toContain('needs --panel FILE');
+    expect(io.err).toContain('missing --panel FILE');
     expect(await runChatCommand(['--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('usage: rung chat');
     expect(io.out).toBe('');

@@ -192,7 +192,7 @@ describe('rung ledger', () => {
       io.out = '';
       io.err = '';
       expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
-      expect(io.err).toBe(`rung ledger: the ledger ${ledgerPath} is not a readable SQLite database (file is not a database); showing nothing\n`);
+      expect(io.err).toBe(`rung ledger ${argv[0]}: the ledger ${ledgerPath} is not a readable SQLite database (file is not a database); showing nothing\n`);
       expect(io.out).toBe('');
     }
     expect(readFileSync(ledgerPath, 'utf8')).toBe('not a database');
@@ -209,7 +209,7 @@ describe('rung ledger', () => {
     expect(await runLedgerCommand(['show', '--colour'], io)).toBe(2);
     expect(io.err).toContain("'--colour'");
     expect(await runLedgerCommand(['frobnicate'], io)).toBe(2);
-    expect(io.err).toContain("unknown ledger command 'frobnicate'");
+    expect(io.err).toContain("rung ledger: unknown command 'frobnicate'");
     expect(await runLedgerCommand(['merge'], io)).toBe(2);
   });
 });

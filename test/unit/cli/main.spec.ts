@@ -1,8 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHAT_COMMAND } from '../../../src/cli/chatOptions';
+import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE } from '../../../src/cli/io';
+import { LEDGER_COMMANDS } from '../../../src/cli/ledgerCommand';
 import { main } from '../../../src/cli/main';
+import { RANK_COMMAND } from '../../../src/cli/rankCommand';
+import { REPLAY_COMMAND } from '../../../src/cli/replayCommand';
+import type { CommandUsage } from '../../../src/cli/usage';
+import { parseDecisionLines } from '../../../src/core/decisions/decision';
+import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../support/outcomesFixture';
 
@@ -71,39 +79,39 @@ describe('rung replay', () => {
     expect(again.out).toBe(first);
   });
 
-  it('names the line of a malformed JSON row and exits non-zero', async () => {
+  it('names the line of a malformed JSON row and exits 2, as for any bad input', async () => {
     const [first, second] = toJsonLines(makeOutcomes(1)).split('\n');
     write('bad.jsonl', `${first}\n${second}\n{"id": "x", "family": \n`);
-    expect(await main(['replay', 'bad.jsonl'], io)).toBe(1);
+    expect(await main(['replay', 'bad.jsonl'], io)).toBe(2);
     expect(io.out).toBe('');
     expect(io.err).toMatch(/bad\.jsonl:3: not valid JSON/);
   });
 
-  it('names the line of a row that misses a model and exits non-zero', async () => {
+  it('names the line of a row that misses a model and exits 2', async () => {
     const rows = makeOutcomes(2);
     delete (rows[1] as { m: Record<string, unknown> }).m.large;
     write('missing.jsonl', toJsonLines(rows));
-    expect(await main(['replay', 'missing.jsonl'], io)).toBe(1);
+    expect(await main(['replay', 'missing.jsonl'], io)).toBe(2);
     expect(io.err).toMatch(/missing\.jsonl:2: model missing from the row: large/);
   });
 
   it('names a row field of the wrong type with its line', async () => {
     write('typed.jsonl', '{"id":"a","family":"f","m":{"x":{"c":2,"cost":0}}}\n');
-    expect(await main(['replay', 'typed.jsonl'], io)).toBe(1);
+    expect(await main(['replay', 'typed.jsonl'], io)).toBe(2);
     expect(io.err).toMatch(/typed\.jsonl:1: m\.x\.c: /);
   });
 
-  it('refuses a panel that names a model the outcomes do not grade, naming it', async () => {
+  it('refuses a panel that names a model the outcomes do not grade, naming it, with exit 2', async () => {
     write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }, { slug: 'ghost', provider: 'openrouter' }] }));
-    expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(1);
+    expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('panel.json: invalid panel');
     expect(io.err).toMatch(/models\[1\]\.slug: "ghost" is not graded by the outcomes/);
     expect(io.out).toBe('');
   });
 
-  it('reports an invalid panel with the field that is wrong', async () => {
+  it('reports an invalid panel with the field that is wrong, with exit 2 as chat does', async () => {
     write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter', cost: 1 }] }));
-    expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(1);
+    expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('models[0]: unknown key "cost"');
   });
 
@@ -167,16 +175,17 @@ describe('rung rank', () => {
     const learned = new CapturedIo(dir);
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], learned)).toBe(0);
     const before = readFileSync(join(dir, '.rung/ledger.sqlite'));
+    const files = readdirSync(join(dir, '.rung')).sort();
     const ranked = new CapturedIo(dir);
     expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--ledger', '.rung/ledger.sqlite'], ranked)).toBe(0);
     expect(readFileSync(join(dir, '.rung/ledger.sqlite')).equals(before)).toBe(true);
-    expect(readdirSync(join(dir, '.rung')).sort()).toEqual(['ledger.sqlite']);
+    expect(readdirSync(join(dir, '.rung')).sort()).toEqual(files);
   });
 
   it('exits 2 with the usage when --panel or --class is missing', async () => {
     write('panel.json', JSON.stringify(panel));
     expect(await main(['rank', '--class', 'plan'], io)).toBe(2);
-    expect(io.err).toContain('rung rank needs --panel FILE');
+    expect(io.err).toMatch(/^rung rank: missing --panel FILE\n/);
     const other = new CapturedIo(dir);
     expect(await main(['rank', '--panel', 'panel.json'], other)).toBe(2);
     expect(other.err).toContain('usage: rung rank');
@@ -188,3 +197,187 @@ describe('rung rank', () => {
     expect(io.err).toContain('--context must be a whole number of tokens, not "12k"');
   });
 });
+
+describe('rung --help', () => {
+  const commands: [string[], CommandUsage][] = [
+    [['replay'], REPLAY_COMMAND],
+    [['rank'], RANK_COMMAND],
+    [['chat'], CHAT_COMMAND],
+    ...Object.entries(LEDGER_COMMANDS).map(([name, usage]): [string[], CommandUsage] => [['ledger', name], usage]),
+  ];
+  for (const [words, usage] of commands) {
+    for (const flag of ['--help', '-h']) {
+      it(`prints the usage of rung ${words.join(' ')} for ${flag}, with every flag described, and exits 0`, async () => {
+        expect(await main([...words, flag], io)).toBe(0);
+        expect(io.err).toBe('');
+        expect(io.out.startsWith(`usage: ${usage.name} `)).toBe(true);
+        // A description wrapped onto more lines reads as one once the continuation indent is joined.
+        const help = io.out.replace(/\n {28}/g, ' ');
+        for (const [name, spec] of Object.entries(usage.flags)) expect(help).toMatch(new RegExp(`\\n {2}--${name}\\b.*\\s{2}${escape(spec.description)}`));
+      });
+    }
+  }
+
+  it('answers --help even beside other flags, without running the command', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'x/ledger.sqlite', '--help'], io)).toBe(0);
+    expect(io.out.startsWith('usage: rung replay')).toBe(true);
+    expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+
+  it('lists every command and how to get its flags for rung --help, and exits 0', async () => {
+    expect(await main(['--help'], io)).toBe(0);
+    for (const command of ['replay', 'rank', 'chat', 'ledger']) expect(io.out).toMatch(new RegExp(`\\n {2}${command} +\\S`));
+    expect(io.out).toContain('rung COMMAND --help describes every flag of COMMAND.');
+    expect(io.out).toContain('exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C');
+  });
+
+  it('lists the ledger subcommands for rung ledger --help and exits 0, and exits 2 with none named', async () => {
+    expect(await main(['ledger', '--help'], io)).toBe(EXIT_OK);
+    for (const name of Object.keys(LEDGER_COMMANDS)) expect(io.out).toMatch(new RegExp(`\\n {2}${name} +\\S`));
+    expect(io.out).toContain('rung ledger COMMAND --help describes every flag');
+    const none = new CapturedIo(dir);
+    expect(await main(['ledger'], none)).toBe(EXIT_USAGE);
+    expect(none.out).toBe('');
+    expect(none.err).toContain('usage: rung ledger COMMAND');
+  });
+
+  it('prints the usage on stderr and exits 2 with no command at all', async () => {
+    expect(await main([], io)).toBe(2);
+    expect(io.out).toBe('');
+    expect(io.err).toContain('usage: rung replay');
+  });
+});
+
+describe('rung exit codes', () => {
+  it('exits 0 when the command did what it was asked', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--json'], io)).toBe(EXIT_OK);
+  });
+
+  it('exits 2 for an invalid panel from rank as from replay and chat', async () => {
+    write('panel.json', JSON.stringify({ models: [] }));
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(/^rung rank: .*panel\.json/);
+  });
+
+  it('exits 1 for a failure at run time: a ledger folder it cannot create', async () => {
+    write('notes', '');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'notes/.rung/ledger.sqlite'], io)).toBe(EXIT_FAILED);
+    expect(io.out).toBe('');
+  });
+
+  it('exits 130 when the user stopped a run of several seeds', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, signal: stop.signal })).toBe(EXIT_STOPPED);
+    expect(io.err).toBe('rung replay: stopped by the user\n');
+    expect(io.out).toBe('');
+  });
+
+  it('stops between seeds when the user stops a run under way, and exits 130', async () => {
+    const stop = new AbortController();
+    // The stop arrives as a Ctrl-C does: from the event loop, while the first seed runs.
+    const stderr = (text: string): void => {
+      io.stderr(text);
+      if (text.includes('(1 of 3)')) setImmediate(() => stop.abort());
+    };
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, stderr, stderrIsTTY: true, signal: stop.signal })).toBe(EXIT_STOPPED);
+    expect(io.err).toContain('(1 of 3)');
+    expect(io.err).not.toContain('(2 of 3)');
+    expect(io.err.endsWith('rung replay: stopped by the user\n')).toBe(true);
+    expect(io.out).toBe('');
+  });
+
+  it('says the command once in a usage error, not "rung: rung rank"', async () => {
+    write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }] }));
+    expect(await main(['rank', '--panel', 'panel.json'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(/^rung rank: missing --class CLASS/);
+    expect(io.err).not.toMatch(/rung: rung|rung rank: rung rank/);
+    expect(io.err).toContain('(rung rank --help describes every flag)');
+  });
+});
+
+describe('rung and a folder it cannot write', () => {
+  it('names the file in the way of the ledger folder and says what to do, instead of a raw ENOTDIR', async () => {
+    write('notes', '');
+    const notes = join(dir, 'notes');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'notes/.rung/ledger.sqlite'], io)).toBe(EXIT_FAILED);
+    expect(io.err).toBe(
+      `rung replay: cannot use the ledger ${notes}/.rung/ledger.sqlite: cannot create ${notes}/.rung: ${notes} is a file, not a folder; move that file, or pass --ledger FILE with a path in a folder you can write\n`,
+    );
+  });
+
+  it('names the file in the way of --decisions, and that flag as the way out', async () => {
+    write('notes', '');
+    const notes = join(dir, 'notes');
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'notes/decisions.jsonl'], io)).toBe(EXIT_FAILED);
+    expect(io.err).toBe(
+      `rung replay: cannot write --decisions ${notes}/decisions.jsonl: cannot create ${notes}/decisions.jsonl: ${notes} is a file, not a folder; move that file, or pass --decisions FILE with a path in a folder you can write\n`,
+    );
+  });
+
+  it('says the same from rung ledger', async () => {
+    write('notes', '');
+    const other = join(dir, 'other.sqlite');
+    const ledger = await WorkspaceLedger.open({ path: other, clock: io.clock });
+    ledger.observe([{ model: 'tiny', classKey: 'plan', success: true, at: io.clock.now() }]);
+    await ledger.close();
+    expect(await main(['ledger', 'merge', 'other.sqlite', '--ledger', 'notes/.rung/ledger.sqlite'], io)).toBe(EXIT_FAILED);
+    expect(io.err).toMatch(/^rung ledger merge: cannot use the ledger .*: cannot create .*notes\/\.rung: .*notes is a file, not a folder; move that file/);
+  });
+
+  // chmod does not stop root, and CI runs the tests as root: there the case above, which stops root
+  // too, stands in for this one.
+  const isRoot = process.getuid?.() === 0;
+  it.skipIf(isRoot)('names a read-only folder and how to fix it, instead of a raw EACCES on the lock (skipped as root, whom chmod does not stop)', async () => {
+    const folder = join(dir, 'locked');
+    mkdirSync(folder);
+    chmodSync(folder, 0o555);
+    try {
+      expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'locked/ledger.sqlite'], io)).toBe(EXIT_FAILED);
+      expect(io.err).toContain(`cannot write in the folder ${folder} (permission denied); give yourself write access to it (chmod u+w ${folder})`);
+      expect(io.err).not.toContain('EACCES');
+    } finally {
+      chmodSync(folder, 0o755);
+    }
+  });
+});
+
+describe('rung replay beside a ledger', () => {
+  it('writes its decisions to decisions.jsonl beside --ledger, as chat does', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
+    const summary = JSON.parse(io.out) as { policy: { attempts: number } };
+    const rows = parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8')).rows;
+    expect(rows).toHaveLength(summary.policy.attempts);
+    const shown = new CapturedIo(dir);
+    expect(await main(['ledger', 'decisions', '--last', '5', '--json'], shown)).toBe(0);
+    expect(JSON.parse(shown.out)).toEqual(rows.slice(-5));
+  });
+
+  it('writes them to --decisions as well when both are given', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--decisions', 'study.jsonl'], io)).toBe(0);
+    expect(readFileSync(join(dir, 'study.jsonl'), 'utf8')).toBe(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8'));
+  });
+});
+
+describe('rung replay progress', () => {
+  it('shows which seed is running on a terminal, and clears the line at the end', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3', '--seed', '7'], { ...io, stderrIsTTY: true })).toBe(0);
+    expect(io.err).toBe(['rung replay: seed 7 (1 of 3)…', 'rung replay: seed 8 (2 of 3)…', 'rung replay: seed 9 (3 of 3)…', ''].map((text) => `\r${text}\u001b[K`).join(''));
+    expect(io.out).toMatch(/seeds 7,8,9/);
+  });
+
+  it('writes no progress when stderr is not a terminal, where it would litter a log', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, stderrIsTTY: false })).toBe(0);
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], io)).toBe(0);
+    expect(io.err).toBe('');
+  });
+
+  it('writes no progress for a single run', async () => {
+    expect(await main(['replay', 'outcomes.jsonl'], { ...io, stderrIsTTY: true })).toBe(0);
+    expect(io.err).toBe('');
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../../../src/core/random';
 
 /**
  * `test/fixtures/wire`, found by walking up from this module.
@@ -91,6 +92,62 @@ export class WireServer {
 /** A fixture's text. */
 export function fixture(name: string): string {
   return readFileSync(join(WIRE_FIXTURES, name), 'utf8');
+}
+
+/** A fixture's bytes, exactly as they are on disk. */
+export function fixtureBytes(name: string): Buffer {
+  return readFileSync(join(WIRE_FIXTURES, name));
+}
+
+/** Where a recorded stream is cut into writes: every `every` bytes, or at random lengths (1 to `longest`) drawn from `seed`. */
+export type Split = { every: number } | { seed: number; longest: number };
+
+/**
+ * The cuts every wire fixture is served with: single bytes, two odd strides, and two seeded random ones.
+ *
+ * @remarks
+ * Real servers and proxies cut a stream wherever their buffers end, not at line ends: inside a
+ * `data:` field name, between a CR and its LF, inside a multi-byte UTF-8 character.
+ */
+export const SPLITS: readonly { name: string; split: Split }[] = [
+  { name: 'every byte', split: { every: 1 } },
+  { name: 'every 5 bytes', split: { every: 5 } },
+  { name: 'every 7 bytes', split: { every: 7 } },
+  { name: 'random cuts, seed 11', split: { seed: 11, longest: 64 } },
+  { name: 'random cuts, seed 20261201', split: { seed: 20261201, longest: 300 } },
+];
+
+/** Cuts `bytes` into consecutive pieces as `split` says; the pieces join back to `bytes`. */
+export function splitBytes(bytes: Uint8Array, split: Split): Uint8Array[] {
+  let nextLength = (): number => ('every' in split ? split.every : 1);
+  if ('seed' in split) {
+    const random = seededRandom(split.seed);
+    nextLength = () => 1 + Math.floor(random() * split.longest);
+  }
+  const pieces: Uint8Array[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const length = nextLength();
+    pieces.push(bytes.subarray(start, start + length));
+    start += length;
+  }
+  return pieces;
+}
+
+/**
+ * Serves recorded bytes unchanged, written in the pieces `split` cuts them into, each flushed to the
+ * socket before the next is written.
+ */
+export function serveBytes(bytes: Uint8Array, split: Split, contentType = 'text/event-stream'): Route {
+  return async (response) => {
+    response.socket?.setNoDelay(true);
+    response.writeHead(200, { 'content-type': contentType });
+    for (const piece of splitBytes(bytes, split)) {
+      if (response.destroyed) return;
+      await new Promise<void>((resolve) => response.write(piece, () => resolve()));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    response.end();
+  };
 }
 
 /** Waits, or gives up early when the client has gone. */

@@ -1,5 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { failureForStatus, parseRetryAfterMs, redactor, serverMessage } from '../../../../src/core/providers/transport';
+import { afterEach, describe, expect, it } from 'vitest';
+import { failureForStatus, parseRetryAfterMs, redactor, requestEvents, requestLines, serverMessage, type ServerSentItem } from '../../../../src/core/providers/transport';
+import { serveBytes, SPLITS, WireServer } from '../../support/wireServer';
+
+let server: WireServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** The options of a request to a local server, with a generous first-byte wait. */
+const transport = { provider: 'local', fetch: (input: string, init?: RequestInit) => fetch(input, init), firstByteTimeoutMs: 5_000, now: () => 0 };
 
 describe('parseRetryAfterMs', () => {
   const now = Date.UTC(2025, 5, 12, 8, 0, 0);
@@ -40,5 +51,45 @@ describe('serverMessage', () => {
     expect(serverMessage('{"error":"model \\"x\\" not found"}')).toBe('model "x" not found');
     expect(serverMessage('{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}')).toBe('Rate limit reached');
     expect(serverMessage('<html>\n  Bad Gateway\n</html>')).toBe('<html> Bad Gateway </html>');
+  });
+});
+
+describe('requestLines', () => {
+  it.each(SPLITS)('ends a line at LF, CRLF or a lone CR however the bytes are cut ($name)', async ({ split }) => {
+    server = new WireServer().on('GET', '/lines', serveBytes(Buffer.from('one\ntwo\r\nthree\rfour\r\rsix\r\n\nlast'), split, 'text/plain'));
+    const lines: string[] = [];
+    for await (const line of requestLines(`${await server.start()}/lines`, {}, transport)) lines.push(line);
+    expect(lines).toEqual(['one', 'two', 'three', 'four', '', 'six', '', 'last']);
+  });
+});
+
+describe('requestEvents', () => {
+  const stream = [
+    '\uFEFF: a comment before anything',
+    'retry: 1000',
+    'data: {"first":',
+    'data: true}',
+    '',
+    'event: ping',
+    'data: {}',
+    '',
+    'data:',
+    '',
+    'error: {"message":"context size exceeded"}',
+    '',
+    'id: 7',
+    'data: last, with no blank line after it',
+  ].join('\n');
+
+  it.each(SPLITS)('reads events, their names and unknown fields the way the format defines them ($name)', async ({ split }) => {
+    server = new WireServer().on('GET', '/events', serveBytes(Buffer.from(stream), split));
+    const items: ServerSentItem[] = [];
+    for await (const item of requestEvents(`${await server.start()}/events`, {}, transport)) items.push(item);
+    expect(items).toEqual([
+      { type: 'event', event: undefined, data: '{"first":\ntrue}', line: 2 },
+      { type: 'event', event: 'ping', data: '{}', line: 6 },
+      { type: 'field', field: 'error', value: '{"message":"context size exceeded"}', line: 11 },
+      { type: 'event', event: undefined, data: 'last, with no blank line after it', line: 13 },
+    ]);
   });
 });

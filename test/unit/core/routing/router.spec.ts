@@ -149,6 +149,16 @@ describe('Router: the cascade', () => {
     expect(harness.ledger.entries()).toEqual([]);
   });
 
+  it('carries a failure\'s kind as data beside its message, not as a prefix of it', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', unavailable).on('beta', stopped);
+    const result = await harness.router.route(request(), attempts.fn);
+    expect(result.attempts.map((a) => [a.verdict, a.failure, a.verdictReason])).toEqual([
+      ['provider-error', 'unavailable', 'no key for openai'],
+      ['stopped', 'stopped', 'cancelled by the user'],
+    ]);
+  });
+
   it('ends the call on a stop', async () => {
     const harness = new RouterHarness(cascadePanel());
     const attempts = new ScriptedAttempts().on('alpha', stopped).on('beta', PASS);

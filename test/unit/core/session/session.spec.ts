@@ -9,7 +9,7 @@ import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../s
 import { decisionRow } from '../../support/decisionRow';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
-import { fixture, json, replay, WireServer, type Route } from '../../support/wireServer';
+import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -182,6 +182,27 @@ describe('RungSession.chat', () => {
   });
 });
 
+describe('RungSession: verdicts', () => {
+  it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    const changes: SessionChange[] = [];
+    session.onChange((change) => changes.push(change));
+    const result = await session.chat({ messages: user('hello') }, (event) => events.push(event));
+    expect(changes.filter((change) => change.type === 'provider-health')).toEqual([
+      { type: 'provider-health', provider: 'ollama', healthy: false, reason: 'cooling down after 500 for 30000 ms' },
+      { type: 'provider-health', provider: 'openrouter', healthy: false, reason: 'openrouter: the API key was rejected (401)' },
+    ]);
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([
+      { kind: 'provider-error', failure: 'provider-error', reason: expect.stringMatching(/^ollama: server error \(500\)/) },
+      { kind: 'provider-error', failure: 'unavailable', reason: 'openrouter: the API key was rejected (401)' },
+    ]);
+    expect(collapsed(events)).toEqual(['routed', 'rung-started qwen2.5:3b', 'verdict qwen2.5:3b provider-error', 'skipped qwen2.5:3b -> openai/gpt-4o-mini', 'rung-started openai/gpt-4o-mini', 'verdict openai/gpt-4o-mini provider-error', 'done']);
+    expect(result.answer).toBeUndefined();
+  });
+});
+
 describe('RungSession.settle', () => {
   it('grades a late verdict once, writes a final row, and refuses a call it does not know', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
@@ -310,11 +331,33 @@ describe('RungSession.snapshot', () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     expect(session.snapshot().decisions.total).toBe(0);
+    expect(session.snapshot().spend.byDay).toEqual([]);
     await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(session.snapshot().decisions.total).toBe(2);
+    expect(session.snapshot().spend.today).toBeCloseTo(0.00001455, 12);
     await session.chat({ messages: user('Describe Paris') });
     expect(session.snapshot({ filter: { classKey: 'chat' } }).decisions.total).toBe(1);
     expect(session.snapshot().decisions.total).toBe(3);
+    expect(session.snapshot().spend.byDay.map((group) => [group.model, group.calls])).toEqual([
+      ['openai/gpt-4o-mini', 1],
+      ['qwen2.5:3b', 2],
+    ]);
+  });
+
+  it('counts and sums again from the start when the log shrank under it (compacted)', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 12));
+    const logPath = join(dir.path, '.rung', 'decisions.jsonl');
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const write = (count: number) =>
+      writeFileSync(logPath, Array.from({ length: count }, (_, i) => `${JSON.stringify(decisionRow({ call: `k-${i}`, at: Date.UTC(2026, 0, 2, 9), cost: 0.1 }))}\n`).join(''));
+    write(10);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock });
+    expect(session.snapshot().decisions.total).toBe(10);
+    expect(session.snapshot().spend.today).toBeCloseTo(1, 9);
+    write(3);
+    expect(session.snapshot().decisions.total).toBe(3);
+    expect(session.snapshot().spend.today).toBeCloseTo(0.3, 9);
   });
 
   it('reports the ratings a call taught, with their graded counts and an uncertainty', async () => {
@@ -349,6 +392,8 @@ describe('RungSession: the ledger and the panel', () => {
     const narrower = parsePanel({ ...JSON.parse(JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }] })), providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } } }, 'narrower');
     await session.setPanel(narrower);
     expect(changes.map((change) => change.type)).toEqual(['ledger-changed', 'panel-changed']);
+    expect(session.currentPanel).toBe(narrower);
+    expect(session.ledgerFile).toBe(join(dir.path, '.rung', 'ledger.sqlite'));
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
   });
 

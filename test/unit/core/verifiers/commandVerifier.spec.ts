@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
-import { CommandVerifier, commandEnvironment } from '../../../../src/core/verifiers/commandVerifier';
+import { CommandVerifier, commandEnvironment, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
 const node = JSON.stringify(process.execPath);
@@ -202,6 +202,97 @@ describe('CommandVerifier with a process left holding its output', () => {
     const command = hold('escape');
     expect(await verifier(command, { timeoutMs: 300 }).verify(answer)).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 300 ms` });
     expect(readdirSync(scratchRoot)).toEqual([]);
+  });
+});
+
+/** Progress timers a test fires by hand: each entry is one scheduled report, cancelled or not. */
+class ManualSchedule {
+  readonly entries: { callback: () => void; delayMs: number; cancelled: boolean; fired: boolean }[] = [];
+  readonly schedule: ProgressSchedule = (callback, delayMs) => {
+    const entry = { callback, delayMs, cancelled: false, fired: false };
+    this.entries.push(entry);
+    return () => {
+      entry.cancelled = true;
+    };
+  };
+  /** Fires the newest report still pending. */
+  fire(): void {
+    const entry = this.entries.at(-1);
+    if (!entry || entry.cancelled || entry.fired) throw new Error('no report is pending');
+    entry.fired = true;
+    entry.callback();
+  }
+  /** Reports scheduled and neither fired nor cancelled. */
+  get pending(): number {
+    return this.entries.filter((entry) => !entry.cancelled && !entry.fired).length;
+  }
+}
+
+describe('CommandVerifier progress while a command runs', () => {
+  let tools: string;
+  let go: string;
+  /** A command that runs until the test creates the file `go`. */
+  let waitForGo: string;
+
+  beforeEach(() => {
+    tools = mkdtempSync(join(tmpdir(), 'rung-progress-'));
+    go = join(tools, 'go');
+    waitForGo = `${node} -e "setInterval(() => { if (require('fs').existsSync(${JSON.stringify(go).replace(/"/g, "'")})) process.exit(0); }, 10)"`;
+  });
+
+  afterEach(() => {
+    rmSync(tools, { recursive: true, force: true });
+  });
+
+  it('reports every interval while the command runs, with the time so far and the limit, and stops at the verdict', async () => {
+    const timers = new ManualSchedule();
+    const reports: CheckProgress[] = [];
+    const checking = new CommandVerifier({ command: waitForGo, cwd: workspace, env: {}, scratchRoot, timeoutMs: 60_000, onProgress: (progress) => reports.push(progress), schedule: timers.schedule }).verify(answer);
+    await vi.waitFor(() => expect(timers.pending).toBe(1));
+    timers.fire();
+    timers.fire();
+    timers.fire();
+    expect(reports).toEqual([1, 2, 3].map((n) => ({ command: waitForGo, elapsedMs: n * PROGRESS_INTERVAL_MS, timeoutMs: 60_000 })));
+    expect(timers.entries.every((entry) => entry.delayMs === PROGRESS_INTERVAL_MS)).toBe(true);
+    writeFileSync(go, '');
+    expect((await checking).verdict).toBe('pass');
+    expect(timers.pending).toBe(0);
+    // A report whose timer fired as the verdict landed says nothing.
+    timers.entries.at(-1)?.callback();
+    expect(reports).toHaveLength(3);
+  });
+
+  it('says nothing for a command that ends before the first interval', async () => {
+    const timers = new ManualSchedule();
+    const reports: CheckProgress[] = [];
+    const check = await new CommandVerifier({ command: `${node} -e ""`, cwd: workspace, env: {}, scratchRoot, onProgress: (progress) => reports.push(progress), schedule: timers.schedule }).verify(answer);
+    expect(check.verdict).toBe('pass');
+    expect(timers.entries).toHaveLength(1);
+    expect(timers.pending).toBe(0);
+    expect(reports).toEqual([]);
+  });
+
+  it('reports on real timers at the interval given, while the command is still running', async () => {
+    const reports: CheckProgress[] = [];
+    // The command ends only once a report has arrived, so the report cannot have come after it.
+    const onProgress = (progress: CheckProgress): void => {
+      reports.push(progress);
+      writeFileSync(go, '');
+    };
+    const check = await new CommandVerifier({ command: waitForGo, cwd: workspace, env: {}, scratchRoot, timeoutMs: 60_000, progressIntervalMs: 20, onProgress }).verify(answer);
+    expect(check.verdict).toBe('pass');
+    expect(reports[0]).toEqual({ command: waitForGo, elapsedMs: 20, timeoutMs: 60_000 });
+  });
+
+  it('schedules nothing when nobody listens for progress', async () => {
+    const timers = new ManualSchedule();
+    expect((await new CommandVerifier({ command: `${node} -e ""`, cwd: workspace, env: {}, scratchRoot, schedule: timers.schedule }).verify(answer)).verdict).toBe('pass');
+    expect(timers.entries).toEqual([]);
+  });
+
+  it('refuses a timeout or an interval that is not a positive number of milliseconds', () => {
+    expect(() => new CommandVerifier({ command: 'true', cwd: workspace, env: {}, timeoutMs: 0 })).toThrow('timeoutMs must be a positive number of milliseconds, not 0');
+    expect(() => new CommandVerifier({ command: 'true', cwd: workspace, env: {}, progressIntervalMs: Number.NaN })).toThrow(RangeError);
   });
 });
 

@@ -1,0 +1,94 @@
+/**
+ * `rung chat`'s flags, declared once for its parser and its `--help`, and the pieces of its command
+ * check a terminal needs: the timeout flag read as milliseconds, and the "still checking" line.
+ *
+ * @remarks
+ * Kept apart from chatCommand.ts so the top-level `rung --help` and the chat command read the same
+ * declaration, whoever shapes the command itself.
+ */
+import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
+import { UsageError, type CliIo } from './io';
+import { readPrompt, STDIN_OPERAND } from './prompt';
+import { parseCommandArgs, type CommandUsage } from './usage';
+
+export const CHAT_COMMAND = {
+  name: 'rung chat',
+  summary: 'Routes one prompt through the panel: streams the answer, checks it, and escalates to a stronger model when the check fails.',
+  operands: `[PROMPT... | ${STDIN_OPERAND}]`,
+  operandHelp: [
+    ['PROMPT...', 'the prompt, as words on the command line'],
+    [STDIN_OPERAND, 'read the prompt from standard input; a pipe with no PROMPT is read the same way'],
+  ],
+  flags: {
+    panel: { type: 'string', value: 'FILE', description: 'the panel: models, providers, prices and routing settings (JSON)' },
+    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); plan with --schema, else chat' },
+    schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
+    'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
+    'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
+    ledger: { type: 'string', value: 'FILE', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget)' },
+    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
+    'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
+  },
+  required: ['panel'],
+  notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],
+} as const satisfies CommandUsage;
+
+/** `rung chat`'s command line, read and checked: the flags' values and the prompt from wherever it came. */
+export interface ChatCommandLine {
+  panel: string;
+  classKey: string | undefined;
+  schema: string | undefined;
+  verifyCommand: string | undefined;
+  /** `--verify-timeout`, ms; undefined keeps the verifier's default ({@link COMMAND_TIMEOUT_MS}). */
+  verifyTimeoutMs: number | undefined;
+  ledger: string | undefined;
+  json: boolean;
+  prompt: string;
+}
+
+/**
+ * Reads `rung chat`'s arguments (the words after `chat`) and its prompt; throws a {@link UsageError}
+ * (or parseArgs' own error) for anything the user must fix.
+ *
+ * @remarks
+ * The flags are checked before the prompt is read, so a typo is reported at once rather than after
+ * a megabyte of standard input has been taken in.
+ */
+export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
+  const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
+  if (!values.panel) throw new UsageError('missing --panel FILE');
+  const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
+  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
+  return {
+    panel: values.panel,
+    classKey: values.class,
+    schema: values.schema,
+    verifyCommand: values['verify-command'],
+    verifyTimeoutMs,
+    ledger: values.ledger,
+    json: values.json,
+    prompt,
+  };
+}
+
+/** Reads `--verify-timeout MS`: a whole number of milliseconds, at least 1; undefined keeps the default. */
+export function parseVerifyTimeout(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--verify-timeout must be a whole number of milliseconds, at least 1, not "${text}"`);
+  return Number(text);
+}
+
+/** The stderr line while a check runs long: `still checking \`npm test\` after 10 s (gives up at 120 s)`. */
+export function checkProgressLine(progress: CheckProgress): string {
+  return `still checking \`${progress.command}\` after ${seconds(progress.elapsedMs)} (gives up at ${seconds(progress.timeoutMs)})`;
+}
+
+/** The `onProgress` for a command check that writes {@link checkProgressLine} on stderr, as its own line. */
+export function printCheckProgress(io: Pick<CliIo, 'stderr'>, prefix = 'rung chat'): (progress: CheckProgress) => void {
+  return (progress) => io.stderr(`${prefix}: ${checkProgressLine(progress)}\n`);
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
