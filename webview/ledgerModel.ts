@@ -88,10 +88,13 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
   }
 }
 
-/** Whether a row belongs on a page with this filter (the same test the session applies to the log). */
+/**
+ * Whether a row belongs on a page with this filter: the test the session applies to the log (a class
+ * takes in its shapes, a model matches the slug or the snapshot that served it).
+ */
 export function matchesFilter(row: DecisionWire, filter: DecisionFilterWire): boolean {
-  if (filter.classKey !== undefined && row.class !== filter.classKey) return false;
-  if (filter.model !== undefined && row.model !== filter.model) return false;
+  if (filter.classKey !== undefined && row.classKey !== filter.classKey && !row.classKey.startsWith(`${filter.classKey}/`)) return false;
+  if (filter.model !== undefined && row.model !== filter.model && row.resolved !== filter.model) return false;
   if (filter.verdict !== undefined && row.verdict !== filter.verdict) return false;
   return true;
 }
@@ -200,7 +203,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   // A pinned model outside the ranked list still opens the call: show it on the ladder where it ran.
   for (const attempt of attempts) if (!candidates.includes(attempt.model)) candidates.splice(Math.min(attempt.rung, candidates.length), 0, attempt.model);
   const ladder = candidates.map((model, index) => {
-    const rating = ratingOf.get(`${opener.class}\u0000${model}`);
+    const rating = ratingOf.get(`${opener.classKey}\u0000${model}`);
     return {
       model,
       place: index + 1,
@@ -220,7 +223,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   const latencies = attempts.map((attempt) => attempt.latencyMs).filter((ms): ms is number => ms !== null);
   return {
     call,
-    classKey: opener.class,
+    classKey: opener.classKey,
     at: opener.at,
     ladder,
     pruned: opener.pruned,
@@ -235,6 +238,17 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
     propensity: opener.propensity,
     reason: opener.reason,
   };
+}
+
+/**
+ * A pruned rung's reason as the ladder states it, said once.
+ *
+ * @remarks
+ * The router writes some reasons with their `pruned: ` prefix and some without (`needs tools`); the
+ * ladder prefixes the bare ones so that every pruned rung reads the same.
+ */
+export function prunedText(reason: string): string {
+  return /^pruned:/i.test(reason) ? reason : `pruned: ${reason}`;
 }
 
 /** A model's list price as the ladder states it. */
@@ -254,8 +268,10 @@ export interface RatingRowView {
   graded: number;
   ok: number;
   measured: boolean;
-  /** "8/8 graded" or "3/8 graded, still on its prior". */
+  /** The gate in a sentence, for screen readers and the tooltip: "3/8 graded, still on its prior". */
   gate: string;
+  /** The same, short enough for a table cell: "3/8 · prior", "12 · measured". */
+  gateShort: string;
 }
 
 export interface RatingClassView {
@@ -263,7 +279,13 @@ export interface RatingClassView {
   rows: RatingRowView[];
 }
 
-/** Ratings grouped by class key, classes in name order, models in the order the session gave (strongest first). */
+/**
+ * Ratings grouped by class key, classes in name order, each class strongest first.
+ *
+ * @remarks
+ * Sorted here although the session's contract promises strongest first: the place a row shows is a
+ * claim, and it must not depend on the order a ledger happens to store entries in.
+ */
 export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[] {
   const byClass = new Map<string, RatingWire[]>();
   for (const rating of ratings) {
@@ -273,7 +295,7 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
   }
   return [...byClass.keys()].sort().map((classKey) => ({
     classKey,
-    rows: (byClass.get(classKey) as RatingWire[]).map((rating, index) => ({
+    rows: [...(byClass.get(classKey) as RatingWire[])].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
       model: rating.model,
       place: index + 1,
       ability: rating.ability,
@@ -282,6 +304,7 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
       ok: rating.ok,
       measured: rating.measured,
       gate: rating.measured ? `${rating.graded} graded, past the gate of ${RATING_GATE}` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} graded, still on its prior`,
+      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} · prior`,
     })),
   }));
 }
@@ -389,7 +412,7 @@ export function filterOptions(state: LedgerState): { classes: string[]; models: 
   for (const rating of state.ratings) classes.add(rating.classKey);
   for (const model of state.models) models.add(model.slug);
   for (const row of state.page.rows) {
-    if (row.class) classes.add(row.class);
+    if (row.classKey) classes.add(row.classKey);
     models.add(row.model);
   }
   if (state.page.filter.classKey) classes.add(state.page.filter.classKey);

@@ -18,6 +18,7 @@ import {
   formatPercent,
   formatUsd,
   groupCalls,
+  prunedText,
   ratingClasses,
   spendChart,
   strongestEstimateText,
@@ -76,7 +77,8 @@ function verdictBadge(verdict: string, label = verdict): HTMLElement {
 /** The whole page. */
 export function renderApp(root: HTMLElement, state: LedgerState, handlers: ViewHandlers, memory: RenderMemory): void {
   if (!state.loaded) {
-    root.replaceChildren(h('p', { class: 'loading' }, 'Loading the ledger…'));
+    // Before the first snapshot the only thing to show is why it has not come (the session is not open).
+    root.replaceChildren(state.notice ? h('p', { class: `notice notice-${state.notice.level}`, role: 'alert' }, state.notice.message) : h('p', { class: 'loading' }, 'Loading the ledger…'));
     return;
   }
   root.removeAttribute('aria-busy');
@@ -214,7 +216,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
       ),
     ),
     ...call.pruned.map((pruned) =>
-      h('li', { class: 'rung pruned', 'aria-label': `${pruned.model} pruned: ${pruned.reason}` }, h('span', { class: 'place' }, icon('circle-slash')), h('span', { class: 'model' }, pruned.model), h('span', { class: 'prune-reason' }, `pruned: ${pruned.reason}`)),
+      h('li', { class: 'rung pruned', 'aria-label': `${pruned.model} ${prunedText(pruned.reason)}` }, h('span', { class: 'place' }, icon('circle-slash')), h('span', { class: 'model' }, pruned.model), h('span', { class: 'prune-reason' }, prunedText(pruned.reason))),
     ),
   );
   const escalations = call.escalations.length
@@ -263,7 +265,7 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
                 h('td', {}, String(row.place)),
                 h('th', { scope: 'row' }, row.model),
                 h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
-                h('td', { title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), ` ${row.gate}`),
+                h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
                 h('td', {}, `${row.ok}/${row.graded}`),
                 h('td', { class: 'row-actions' }, button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)), button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model))),
               ),

@@ -12,6 +12,7 @@ import type { DecisionRow } from '../core/decisions/decision';
 import type { Panel } from '../core/panel';
 import type { DecisionFilter, Session, SessionChange, SessionSnapshot } from '../core/session/types';
 import {
+  DEFAULT_PAGE_ROWS,
   type DecisionFilterWire,
   type DecisionPageWire,
   type DecisionWire,
@@ -32,6 +33,30 @@ import {
  * second still looks immediate to a reader.
  */
 export const REFRESH_COALESCE_MS = 250;
+
+/**
+ * How many times its own duration a refresh waits before the next one may run.
+ *
+ * @remarks
+ * `Session.snapshot` runs on the extension host's thread and reads the last 30 days of the decision
+ * log for spend: on a log of 100k rows spread over those days it took 0.5–1.5 s here (BENCHMARKS.md,
+ * "Ledger panel"). Spacing refreshes by ten times what the last one took keeps the panel to about a
+ * tenth of the host's time however busy routing is, where a fixed delay would let a busy cascade
+ * keep the host snapshotting.
+ */
+export const REFRESH_SPACING_FACTOR = 10;
+
+/**
+ * When a snapshot fails, how long until it is asked for again, ms, doubling up to the maximum.
+ *
+ * @remarks
+ * A panel restored at startup says `ready` before the extension's session has opened (it reads the
+ * ledger and probes providers after activation), and the session's live view throws until then.
+ * One second first because opening usually takes about that; at most 30 s so a session that cannot
+ * open (no panel yet) is not asked for all day.
+ */
+export const SNAPSHOT_RETRY_FIRST_MS = 1_000;
+export const SNAPSHOT_RETRY_MAX_MS = 30_000;
 
 /** What the panel asks the rest of the extension to do; the editor's commands and dialogs in the real host. */
 export interface LedgerActions {
@@ -57,33 +82,70 @@ export const timerDefer: Defer = (task, delayMs) => {
 };
 
 export interface LedgerControllerOptions {
-  session: Session;
+  /** The session, when it is open already; otherwise {@link LedgerController.attach} it when it opens. */
+  session?: Session;
   post: (message: HostMessage) => void;
   actions: LedgerActions;
   log: LedgerLog;
   defer?: Defer;
+  /** A monotonic clock for how long a refresh took, ms; `performance.now` by default. */
+  now?: () => number;
 }
 
 export class LedgerController {
-  private readonly session: Session;
+  private session: Session | undefined;
   private readonly post: (message: HostMessage) => void;
   private readonly actions: LedgerActions;
   private readonly log: LedgerLog;
   private readonly defer: Defer;
-  private readonly unsubscribe: () => void;
+  private readonly now: () => number;
+  /** How long the last refresh took, ms: the next waits {@link REFRESH_SPACING_FACTOR} times this. */
+  private lastRefreshMs = 0;
+  private unsubscribe: (() => void) | undefined;
   private ready = false;
+  /** The page the webview shows, so a session that opens or reopens later can answer with it. */
+  private view: { filter: DecisionFilterWire; offset: number; limit: number } = { filter: {}, offset: 0, limit: DEFAULT_PAGE_ROWS };
   private cancelRefresh: (() => void) | undefined;
   private panelStale = false;
+  private pendingNotice: HostMessage | undefined;
+  private cancelRetry: (() => void) | undefined;
+  private retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
   /** Models the webview was shown, the only ones a pin or avoid from it may name. */
   private knownModels = new Set<string>();
 
   constructor(options: LedgerControllerOptions) {
-    this.session = options.session;
     this.post = options.post;
     this.actions = options.actions;
     this.log = options.log;
     this.defer = options.defer ?? timerDefer;
-    this.unsubscribe = this.session.onChange((change) => this.onSessionChange(change));
+    this.now = options.now ?? (() => performance.now());
+    if (options.session) this.attach(options.session);
+  }
+
+  /**
+   * Serves the panel from `session` (one that opened after the panel, or a reopened one), or from
+   * none while the session is closed.
+   *
+   * @remarks
+   * The extension opens the session after activation and reopens it when a key or the ledger path
+   * changes; a panel bound to the first session would go on showing a closed one.
+   */
+  attach(session: Session | undefined): void {
+    if (session === this.session) return;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session = session;
+    if (!session) return;
+    this.unsubscribe = session.onChange((change) => this.onSessionChange(change));
+    if (this.ready) this.sendSnapshot();
+  }
+
+  /** Tells the webview something it cannot learn from the session (why the session did not open). */
+  notice(level: 'info' | 'warning' | 'error', message: string): void {
+    const notice: HostMessage = { type: 'notice', level, message };
+    if (this.ready) this.send(notice);
+    // Said before the page listens: kept for its `ready`, or the page would wait for a snapshot forever.
+    else this.pendingNotice = notice;
   }
 
   /** Handles one message from the webview; a message of the wrong shape is logged and dropped. */
@@ -103,7 +165,11 @@ export class LedgerController {
   }
 
   dispose(): void {
-    this.unsubscribe();
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session = undefined;
     this.cancelRefresh?.();
     this.cancelRefresh = undefined;
     this.ready = false;
@@ -111,12 +177,18 @@ export class LedgerController {
 
   private async handle(message: ViewMessage): Promise<void> {
     switch (message.type) {
-      case 'ready':
+      case 'ready': {
         this.ready = true;
-        this.send(this.snapshotMessage(message.filter, message.offset, message.limit));
+        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
+        // Without a session yet, the snapshot follows when one is attached.
+        if (this.session) this.sendSnapshot();
+        else if (this.pendingNotice) this.send(this.pendingNotice);
+        this.pendingNotice = undefined;
         return;
+      }
       case 'page': {
-        const snapshot = this.session.snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
+        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
+        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
         this.send({ type: 'page', decisions: pageWire(snapshot, message.filter) });
         return;
       }
@@ -128,7 +200,7 @@ export class LedgerController {
         return;
       case 'reset-class':
         if (!(await this.actions.confirmResetClass(message.classKey))) return;
-        await this.session.resetClass(message.classKey);
+        await this.openSession().resetClass(message.classKey);
         this.log.info(`ledger panel: forgot every rating at ${message.classKey}`);
         this.send({ type: 'notice', level: 'info', message: `Forgot every rating at ${message.classKey}; the decision log is kept.` });
         this.scheduleRefresh();
@@ -139,6 +211,11 @@ export class LedgerController {
       default:
         unhandled(message);
     }
+  }
+
+  private openSession(): Session {
+    if (!this.session) throw new Error('the Rung session is not open yet');
+    return this.session;
   }
 
   private isKnownModel(model: string, action: string): boolean {
@@ -158,7 +235,7 @@ export class LedgerController {
         this.scheduleRefresh();
         return;
       case 'panel-changed':
-        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel)), providers: providersWire(this.session.snapshot({ limit: 1 })) });
+        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel)), providers: providersWire(this.openSession().snapshot({ limit: 1 })) });
         return;
       case 'provider-health':
         this.panelStale = true;
@@ -172,15 +249,16 @@ export class LedgerController {
     }
   }
 
-  /** Re-reads ratings and spend once, however many changes arrive within {@link REFRESH_COALESCE_MS}. */
+  /** Re-reads ratings and spend once for every burst of changes, spaced by what the last re-read cost. */
   private scheduleRefresh(): void {
     if (this.cancelRefresh) return;
     this.cancelRefresh = this.defer(() => {
       this.cancelRefresh = undefined;
-      if (!this.ready) return;
+      if (!this.ready || !this.session) return;
+      const started = this.now();
       try {
-        // One row, not none: the page is thrown away, and a limit of 0 may read as "the default".
-        const snapshot = this.session.snapshot({ offset: 0, limit: 1 });
+        // No rows: only ratings and spend are wanted, and the session skips reading the log for a page of 0.
+        const snapshot = this.session.snapshot({ offset: 0, limit: 0 });
         for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
         this.send({ type: 'ratings-changed', ratings: snapshot.ratings });
         this.send({ type: 'spend-changed', spend: snapshot.spend });
@@ -189,11 +267,33 @@ export class LedgerController {
       } catch (error) {
         this.log.error(`ledger panel: could not refresh ratings and spend: ${error instanceof Error ? error.message : String(error)}`);
       }
-    }, REFRESH_COALESCE_MS);
+      this.lastRefreshMs = this.now() - started;
+    }, Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR));
   }
 
-  private snapshotMessage(filter: DecisionFilterWire, offset: number, limit: number): HostMessage {
-    const snapshot = this.session.snapshot({ offset, limit, filter: toFilter(filter) });
+  /** Sends the whole snapshot for the page the webview shows; a snapshot that fails is said and asked for again. */
+  private sendSnapshot(): void {
+    const session = this.session;
+    if (!session) return;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+    try {
+      this.send(this.snapshotMessage(session, this.view.filter, this.view.offset, this.view.limit));
+      this.retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.warn(`ledger panel: no snapshot yet (${reason}); asking again in ${this.retryDelayMs} ms`);
+      this.send({ type: 'notice', level: 'warning', message: `${reason}. The ledger will show once it can be read.` });
+      this.cancelRetry = this.defer(() => {
+        this.cancelRetry = undefined;
+        if (this.ready) this.sendSnapshot();
+      }, this.retryDelayMs);
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, SNAPSHOT_RETRY_MAX_MS);
+    }
+  }
+
+  private snapshotMessage(session: Session, filter: DecisionFilterWire, offset: number, limit: number): HostMessage {
+    const snapshot = session.snapshot({ offset, limit, filter: toFilter(filter) });
     for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
     return {
       type: 'snapshot',
@@ -233,7 +333,7 @@ export function decisionWire(row: DecisionRow): DecisionWire {
   return {
     at: row.at,
     call: row.call,
-    class: row.class,
+    classKey: row.shape ? `${row.class}/${row.shape}` : row.class,
     candidates: row.candidates,
     rung: row.rung,
     escalation: row.escalation,

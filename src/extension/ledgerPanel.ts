@@ -10,15 +10,32 @@
  */
 import * as vscode from 'vscode';
 import type { Session } from '../core/session/types';
-import { LedgerController, type LedgerActions } from './ledgerController';
+import { LedgerController, type LedgerActions, type LedgerLog } from './ledgerController';
 import { ledgerHtml, makeNonce } from './ledgerHtml';
 
 export const LEDGER_VIEW_TYPE = 'rung.ledger';
 export const OPEN_LEDGER_COMMAND = 'rung.openLedger';
 
+/** Where the session comes from when it opens after activation and may reopen (the extension's SessionHost). */
+export interface LedgerSessionSource {
+  /** The session, opening it if needed; rejects with why it cannot open. */
+  get(): Promise<Session>;
+  /** Fires when a session opens (or reopens) and with undefined when it closes. */
+  readonly onDidOpen?: vscode.Event<Session | undefined>;
+}
+
+/**
+ * What the panel needs: a session, given directly or by its source, and a log.
+ *
+ * @remarks
+ * Both forms, because the session contract names a `Session` while the extension opens its session
+ * in the background after activation and reopens it when a key changes; a panel that kept the first
+ * session would show a closed one.
+ */
 export interface LedgerPanelDeps {
-  session: Session;
-  log: vscode.LogOutputChannel;
+  session?: Session;
+  sessions?: LedgerSessionSource;
+  log: LedgerLog;
 }
 
 /** Registers `rung.openLedger` and the serializer that brings the panel back after a reload. */
@@ -97,6 +114,14 @@ class LedgerPanel {
       actions: editorActions(),
       log: deps.log,
     });
+    if (deps.session) this.controller.attach(deps.session);
+    if (deps.sessions) {
+      deps.sessions.get().then(
+        (session) => this.controller.attach(session),
+        (error: unknown) => this.controller.notice('warning', `The Rung session is not open: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      if (deps.sessions.onDidOpen) this.disposables.push(deps.sessions.onDidOpen((session) => this.controller.attach(session)));
+    }
     this.disposables.push(
       webview.onDidReceiveMessage((data: unknown) => void this.controller.receive(data)),
       panel.onDidDispose(() => this.dispose()),

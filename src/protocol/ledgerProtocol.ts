@@ -48,7 +48,8 @@ export const prunedSchema = z.object({ model: slug, reason: text });
 export const decisionSchema = z.object({
   at: z.number(),
   call: slug,
-  class: name,
+  /** The call's class key with its shape (`edit/typescript`): the key ratings and filters use. */
+  classKey: name,
   candidates: z.array(slug),
   rung: z.int(),
   escalation: z.array(slug),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, REFRESH_COALESCE_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import { LedgerController, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, SNAPSHOT_RETRY_FIRST_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import type { DecisionFilter, SessionSnapshot } from '../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../src/protocol/ledgerProtocol';
 import { decisionRow } from '../support/decisionRow';
 import { MemorySession } from '../support/MemorySession';
@@ -74,7 +75,8 @@ const ready = { type: 'ready', filter: {}, offset: 0, limit: 50 };
 describe('the ledger panel controller', () => {
   it('answers ready with one snapshot holding a page of decisions, never the whole log', async () => {
     const { session, posted, controller } = harness();
-    for (let index = 0; index < 120; index++) session.rows.push(decisionRow({ call: `c${index}`, at: index }));
+    for (let index = 0; index < 119; index++) session.rows.push(decisionRow({ call: `c${index}`, at: index }));
+    session.rows.push(decisionRow({ call: 'c119', at: 119, class: 'edit', shape: 'typescript' }));
     await controller.receive({ ...ready, limit: 20 });
     expect(posted).toHaveLength(1);
     const snapshot = posted[0];
@@ -82,7 +84,7 @@ describe('the ledger panel controller', () => {
     if (snapshot?.type !== 'snapshot') return;
     expect(snapshot.decisions.rows).toHaveLength(20);
     expect(snapshot.decisions.total).toBe(120);
-    expect(snapshot.decisions.rows[0]?.call).toBe('c119');
+    expect(snapshot.decisions.rows[0]).toMatchObject({ call: 'c119', classKey: 'edit/typescript' });
     expect(snapshot.models.map((model) => [model.slug, model.local])).toEqual([
       ['qwen2.5:3b', true],
       ['qwen3:14b', true],
@@ -185,5 +187,96 @@ describe('the ledger panel controller', () => {
     session.emit({ type: 'ledger-changed' });
     timers.runAll();
     expect(posted.at(-1)).toBe(changed);
+  });
+});
+
+describe('the ledger panel controller before and after the session opens', () => {
+  it('answers a ready that came before the session with a snapshot once the session is attached', async () => {
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: new ManualDefer().defer });
+    await controller.receive({ type: 'ready', filter: { verdict: 'fail' }, offset: 0, limit: 5 });
+    expect(posted).toEqual([]);
+    const session = new MemorySession();
+    session.rows.push(decisionRow({ call: 'f', verdict: 'fail' }), decisionRow({ call: 'p', verdict: 'pass' }));
+    controller.attach(session);
+    expect(posted.map((message) => message.type)).toEqual(['snapshot']);
+    expect(session.snapshots).toEqual([{ offset: 0, limit: 5, filter: { verdict: 'fail' } }]);
+  });
+
+  it('shows why the session did not open even when that was known before the page was ready', async () => {
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog() });
+    controller.notice('warning', 'The Rung session is not open: no panel');
+    await controller.receive(ready);
+    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: 'The Rung session is not open: no panel' }]);
+  });
+
+  it('follows a reopened session and stops listening to the closed one', async () => {
+    const { session, posted, controller } = harness();
+    await controller.receive(ready);
+    await controller.receive({ type: 'page', filter: { model: 'qwen3:14b' }, offset: 0, limit: 10 });
+    const reopened = new MemorySession();
+    controller.attach(reopened);
+    expect(session.listenerCount).toBe(0);
+    expect(reopened.snapshots).toEqual([{ offset: 0, limit: 10, filter: { model: 'qwen3:14b' } }]);
+    reopened.write(decisionRow({ call: 'after-reopen' }));
+    expect(posted.at(-1)).toMatchObject({ type: 'decision-added', row: { call: 'after-reopen' } });
+  });
+});
+
+/** A session whose every snapshot costs `costMs` on a clock the controller reads. */
+class SlowSession extends MemorySession {
+  time = 0;
+  constructor(private readonly costMs: number) {
+    super();
+  }
+  override snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+    this.time += this.costMs;
+    return super.snapshot(options);
+  }
+}
+
+describe('the ledger panel controller on a large log', () => {
+  it('spaces refreshes by ten times what the last one cost, so a slow snapshot cannot keep the host busy', async () => {
+    const session = new SlowSession(400);
+    const timers = new ManualDefer();
+    const controller = new LedgerController({ session, post: () => undefined, actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer, now: () => session.time });
+    await controller.receive(ready);
+    session.write(decisionRow({ call: 'a' }));
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([REFRESH_COALESCE_MS]);
+    timers.runAll();
+    session.write(decisionRow({ call: 'b' }));
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([400 * REFRESH_SPACING_FACTOR]);
+  });
+});
+
+/** A session that is still opening for its first `failures` snapshots, as the extension's live view is at startup. */
+class OpeningSession extends MemorySession {
+  constructor(private failures: number) {
+    super();
+  }
+  override snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error("Rung's session is not open yet");
+    }
+    return super.snapshot(options);
+  }
+}
+
+describe('the ledger panel controller while the session opens', () => {
+  it('says why there is no snapshot yet and asks again, backing off, until one comes', async () => {
+    const session = new OpeningSession(2);
+    const timers = new ManualDefer();
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ session, post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer });
+    await controller.receive(ready);
+    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: "Rung's session is not open yet. The ledger will show once it can be read." }]);
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS]);
+    timers.runAll();
+    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS * 2]);
+    timers.runAll();
+    expect(posted.at(-1)?.type).toBe('snapshot');
+    expect(timers.pending).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import type { DecisionWire, HostMessage, RatingWire, SpendWire, ViewMessage } fr
 export function wireDecision(fields: Partial<DecisionWire> & { call: string }): DecisionWire {
   return {
     at: Date.UTC(2026, 0, 1, 12),
-    class: 'plan',
+    classKey: 'plan',
     candidates: ['qwen2.5:3b', 'qwen3:14b', 'openai/gpt-4o-mini'],
     rung: 0,
     escalation: [],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { emptyState, groupCalls, matchesFilter, priceText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { emptyState, groupCalls, matchesFilter, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -33,6 +33,11 @@ describe('grouping decision rows into routed calls', () => {
     expect(call?.latencyMs).toBe(2_900);
     expect(call?.explore).toBe(true);
     expect(call?.propensity).toBe(0.05);
+  });
+
+  it('says pruned once, whether or not the router wrote the prefix', () => {
+    expect(prunedText('needs tools')).toBe('pruned: needs tools');
+    expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
   });
 
   it('keeps the pruned candidates with their reasons', () => {
@@ -74,10 +79,10 @@ describe('prices', () => {
 });
 
 describe('ratings per class', () => {
-  it('places models in the order given, shows the gate, and an interval only when something was graded', () => {
+  it('places models strongest first, shows the gate, and an interval only when something was graded', () => {
     const classes = ratingClasses([
-      wireRating({ model: 'b', classKey: 'plan', rating: 1, uncertainty: 0.5, graded: 12, measured: true }),
-      wireRating({ model: 'a', classKey: 'plan', graded: 3, ok: 1, measured: false, uncertainty: 1.2 }),
+      wireRating({ model: 'a', classKey: 'plan', ability: 0.4, graded: 3, ok: 1, measured: false, uncertainty: 1.2 }),
+      wireRating({ model: 'b', classKey: 'plan', rating: 1, ability: 0.73, uncertainty: 0.5, graded: 12, measured: true }),
       wireRating({ model: 'c', classKey: 'chat', graded: 0, ok: 0, measured: false, uncertainty: null }),
     ]);
     expect(classes.map((group) => group.classKey)).toEqual(['chat', 'plan']);
@@ -89,6 +94,7 @@ describe('ratings per class', () => {
     const interval = plan[0]?.interval;
     expect(interval?.low).toBeCloseTo(1 / (1 + Math.exp(-(1 - 1.96 * 0.5))), 6);
     expect(interval?.high).toBeCloseTo(1 / (1 + Math.exp(-(1 + 1.96 * 0.5))), 6);
+    expect(plan.map((row) => row.gateShort)).toEqual(['12 · measured', '3/8 · prior']);
     expect(classes[0]?.rows[0]?.interval).toBeNull();
   });
 });
@@ -136,7 +142,10 @@ describe('the panel state', () => {
   it('ignores a new decision the filter excludes', () => {
     const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
     expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }) }, 50)).toBe(filtered);
-    expect(matchesFilter(wireDecision({ call: 'x', class: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'editor' }), { classKey: 'edit' })).toBe(false);
+    expect(matchesFilter(wireDecision({ call: 'x', model: 'alias/latest', resolved: 'alias/2026-01' }), { model: 'alias/2026-01' })).toBe(true);
   });
 
   it('replaces ratings, spend, models and the notice from their deltas', () => {
