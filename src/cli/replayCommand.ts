@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
 import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { PanelError, type Tradeoff } from '../core/panel';
-import { parseOutcomes } from '../core/replay/outcomes';
+import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
@@ -16,7 +16,7 @@ import { explainingRefusal } from './writeRefusal';
 
 export const REPLAY_COMMAND = {
   name: 'rung replay',
-  summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle and a plain price-order cascade.',
+  summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
   operands: 'OUTCOMES.jsonl',
   operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost']],
   flags: {
@@ -30,6 +30,10 @@ export const REPLAY_COMMAND = {
     decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
     ledger: { type: 'string', value: 'FILE', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it' },
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
+    split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
+    family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
+    'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
+    'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
   },
   notes: ['--decisions and --ledger take one run: not with --seeds.'],
 } as const satisfies CommandUsage;
@@ -41,7 +45,14 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
   if (positionals.length !== 1) throw new UsageError(`needs exactly one outcomes file${positionals.length ? ` (got ${positionals.length})` : ''}`);
   const path = resolve(io.cwd, positionals[0] as string);
-  const { rows, models } = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const parsed = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
+  const { models } = parsed;
+  const rows = selectOutcomes(parsed.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const selected = [
+    values.split ? `, split ${values.split}` : '',
+    values.family ? `, families ${values.family.join(',')}` : '',
+    values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
+  ].join('');
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
   if (values.panel && ungraded.length) throw new PanelError(values.panel, ungraded);
@@ -78,7 +89,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
-        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, sink, ledger }),
+        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, inOrder: values['in-order'], sink, ledger }),
       );
     }
   } finally {
@@ -90,10 +101,10 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
 
   if (seedCount === 1) {
     const summary = summaries[0] as ReplaySummary;
-    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   } else {
     const aggregate = aggregateSeeds(summaries, seed);
-    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality')));
+    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
   }
   return EXIT_OK;
 }
@@ -145,7 +156,11 @@ class FileDecisionSink implements DecisionSink {
 interface Aggregate {
   seeds: number[];
   items: number;
-  mean: { policy: { accuracy: number; cost: number; attempts: number }; priceOrderCascade: { accuracy: number; cost: number } };
+  mean: {
+    policy: { accuracy: number; cost: number; attempts: number };
+    priceOrderCascade: { accuracy: number; cost: number };
+    onlineLearner: { accuracy: number; cost: number; attempts: number };
+  };
   sd: { policy: { accuracy: number; cost: number } };
   bestSingle: ReplaySummary['bestSingle'];
   oracle: ReplaySummary['oracle'];
@@ -174,6 +189,11 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
         accuracy: mean(summaries.map((s) => s.priceOrderCascade.accuracy)),
         cost: mean(summaries.map((s) => s.priceOrderCascade.cost)),
       },
+      onlineLearner: {
+        accuracy: mean(summaries.map((s) => s.onlineLearner.accuracy)),
+        cost: mean(summaries.map((s) => s.onlineLearner.cost)),
+        attempts: mean(summaries.map((s) => s.onlineLearner.attempts)),
+      },
     },
     sd: { policy: { accuracy: sd(summaries.map((s) => s.policy.accuracy)), cost: sd(summaries.map((s) => s.policy.cost)) } },
     bestSingle: first.bestSingle,
@@ -187,8 +207,8 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
   };
 }
 
-function describe(verifier: string, tradeoff: string): string {
-  return `verifier ${verifier}, tradeoff ${tradeoff}`;
+function describe(verifier: string, tradeoff: string, selection: string): string {
+  return `verifier ${verifier}, tradeoff ${tradeoff}${selection}`;
 }
 
 function share(cost: number, base: number): string {
@@ -205,11 +225,22 @@ function formatSummary(summary: ReplaySummary, title: string): string {
     `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
+    `simple online learner (${summary.onlineLearner.attempts} attempts)`.padEnd(30) + fmtRow(summary.onlineLearner, base),
+    verdictAgainstLearner(summary.policy, summary.onlineLearner),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** One line saying whether the policy beat the simple learner: as accurate or more, and no dearer. */
+export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }): string {
+  const accuracy = policy.accuracy - learner.accuracy;
+  const cost = learner.cost > 0 ? (100 * (policy.cost - learner.cost)) / learner.cost : 0;
+  const beats = accuracy >= 0 && policy.cost <= learner.cost;
+  const detail = `accuracy ${accuracy >= 0 ? '+' : ''}${accuracy.toFixed(4)}, cost ${cost >= 0 ? '+' : ''}${cost.toFixed(1)}%`;
+  return `rung against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
 }
 
 function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
@@ -228,6 +259,8 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
     `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
     'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
     'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
+    'simple online learner (mean)'.padEnd(30) + fmtRow(aggregate.mean.onlineLearner, base),
+    verdictAgainstLearner(m, aggregate.mean.onlineLearner),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),

@@ -49,6 +49,17 @@ export interface Difficulty {
   unanswerable?: number;
 }
 
+/**
+ * How fast the drift detector forgets: each outcome's surprise enters its running mean with weight
+ * 1 / DRIFT_MEMORY_OBSERVATIONS.
+ */
+export const DRIFT_MEMORY_OBSERVATIONS = 5;
+/**
+ * The running mean of (observed − expected) success, in probability, at which a rating is taken to have
+ * stopped describing its model: the slug now serves something else, or the work changed.
+ */
+export const DRIFT_SURPRISE = 0.4;
+
 /** What is known about one model at one class key. */
 export interface Rating {
   /** Logits; ability is its logistic. */
@@ -76,6 +87,11 @@ export interface Observation {
   prior?: number;
   /** When the outcome was graded, ms since the epoch. */
   at: number;
+  /**
+   * The count the step size decays with, when a {@link DriftMonitor} restarted it; absent: the rating's
+   * graded count.
+   */
+  stepObservations?: number;
 }
 
 export function logistic(x: number): number {
@@ -134,7 +150,7 @@ export function applyObservation(current: Rating | undefined, observation: Obser
   const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
   const expected = expectedSuccess(start.rating, observation.difficulty);
   const observed = observation.success ? 1 : 0;
-  const rate = BASE_STEP / (1 + n / STEP_DECAY_OBSERVATIONS);
+  const rate = BASE_STEP / (1 + (observation.stepObservations ?? n) / STEP_DECAY_OBSERVATIONS);
   const pull = start.rating / (PRIOR_VARIANCE * (n + 1));
   const step = clamp(rate * weight * (observed - expected - pull), -MAX_STEP_LOGITS, MAX_STEP_LOGITS);
   return {
@@ -142,6 +158,43 @@ export function applyObservation(current: Rating | undefined, observation: Obser
     graded: n + 1,
     ok: start.ok + observed,
   };
+}
+
+/**
+ * Notices when a rating has stopped describing its model — a provider swapped the model behind a slug,
+ * or the work changed — and lets it relearn fast.
+ *
+ * @remarks
+ * The step size decays as evidence accumulates, which is what keeps a settled rating steady, and also
+ * what made a swapped model take hundreds of calls to lose its place (143–481 calls at the drifted
+ * class in the generated drift world). The monitor keeps, per model and class key, a running mean of
+ * how far outcomes fell from what the rating expected of them (against the call's difficulty, as the
+ * update does). Past the gate, when that mean reaches {@link DRIFT_SURPRISE} either way, the step-size
+ * decay restarts from 0: the rating relearns at the speed of a new one, but from where it was, so a
+ * false alarm costs a few larger steps rather than everything known. Its state lives in memory with the
+ * router: a reopened ledger starts it again from no surprise, which only delays a detection.
+ */
+export class DriftMonitor {
+  private readonly state = new Map<string, { surprise: number; since: number | undefined }>();
+
+  /** The observation with the step count its rating should decay from; call it just before the ledger folds it in. */
+  annotate(observation: Observation, current: Rating | undefined): Observation {
+    const key = `${observation.model}\u0000${observation.classKey}`;
+    const graded = current?.graded ?? 0;
+    const entry = this.state.get(key) ?? { surprise: 0, since: undefined };
+    const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
+    const expected = expectedSuccess(current?.rating ?? observation.prior ?? 0, observation.difficulty);
+    const memory = weight / DRIFT_MEMORY_OBSERVATIONS;
+    entry.surprise = (1 - memory) * entry.surprise + memory * ((observation.success ? 1 : 0) - expected);
+    if (graded + 1 >= MIN_GRADED && Math.abs(entry.surprise) >= DRIFT_SURPRISE) {
+      entry.surprise = 0;
+      entry.since = 0;
+    }
+    const step = entry.since;
+    if (entry.since !== undefined) entry.since++;
+    this.state.set(key, entry);
+    return step === undefined ? observation : { ...observation, stepObservations: step };
+  }
 }
 
 function clamp(value: number, low: number, high: number): number {

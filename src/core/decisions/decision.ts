@@ -10,81 +10,71 @@
 import * as z from 'zod';
 import { VERDICTS, type Verdict } from '../verdict';
 
-export interface PrunedCandidate {
-  model: string;
-  reason: string;
-}
-
-export interface DecisionRow {
+/**
+ * The row's fields, each with the default a row from an older Rung (without it) reads as.
+ *
+ * @remarks
+ * One declaration for the reader and the type: {@link DecisionRow} is what this shape parses to, so
+ * the two cannot drift apart and no cast bridges them. Only `call`, `model` and `verdict` are required,
+ * because every row ever written has them.
+ */
+const decisionRowShape = {
   /** Row schema version. */
-  v: number;
-  /** ms since the epoch. */
-  at: number;
-  call: string;
-  run: string | null;
-  class: string;
-  shape: string | null;
-  /** The ordered rung list the choice was made from (configured slugs). */
-  candidates: string[];
-  /** Index of `model` in `candidates`. */
-  rung: number;
-  /** Models already tried and failed on this call before this attempt. */
-  escalation: string[];
-  /** Configured slug. */
-  model: string;
-  /** The snapshot the provider said served the answer. */
-  resolved: string | null;
-  explore: boolean;
-  /** Probability the policy had of choosing this opener. */
-  propensity: number;
-  verdict: Verdict;
-  /** What the verifier said, or what went wrong. */
-  verdictReason: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  /** USD. */
-  cost: number | null;
-  latencyMs: number | null;
-  /** Why this model was chosen, naming its evidence. */
-  reason: string;
-  mode: 'local' | 'cloud';
-  pruned: PrunedCandidate[];
-  /** A row that settles a verdict after the attempt row; the last row for a call id is the truth. */
-  final: boolean;
-}
-
-export const DECISION_ROW_VERSION = 1;
-
-/** Reads rows of any version so far: only `call`, `model` and `verdict` are required. */
-export const decisionRowSchema = z.looseObject({
   v: z.number().default(1),
+  /** ms since the epoch. */
   at: z.number().default(0),
   call: z.string(),
   run: z.string().nullable().default(null),
   class: z.string().default(''),
   shape: z.string().nullable().default(null),
+  /** The ordered rung list the choice was made from (configured slugs). */
   candidates: z.array(z.string()).default([]),
+  /** Index of `model` in `candidates`. */
   rung: z.number().default(0),
+  /** Models already tried and failed on this call before this attempt. */
   escalation: z.array(z.string()).default([]),
+  /** Configured slug. */
   model: z.string(),
+  /** The snapshot the provider said served the answer. */
   resolved: z.string().nullable().default(null),
   explore: z.boolean().default(false),
+  /** Probability the policy had of choosing this opener. */
   propensity: z.number().default(1),
   verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
+  /** What the verifier said, or what went wrong. */
   verdictReason: z.string().nullable().default(null),
   inputTokens: z.number().nullable().default(null),
   outputTokens: z.number().nullable().default(null),
+  /** USD. */
   cost: z.number().nullable().default(null),
   latencyMs: z.number().nullable().default(null),
+  /** Why this model was chosen, naming its evidence. */
   reason: z.string().default(''),
   mode: z.enum(['local', 'cloud']).default('cloud'),
   pruned: z.array(z.object({ model: z.string(), reason: z.string() })).default([]),
+  /** A row that settles a verdict after the attempt row; the last row for a call id is the truth. */
   final: z.boolean().default(false),
-});
+};
+
+/** One decision row as the router writes it and a reader gets it back, defaults filled in. */
+export type DecisionRow = z.output<z.ZodObject<typeof decisionRowShape>>;
+
+/** A model left out of the running, and why (naming its evidence). */
+export type PrunedCandidate = DecisionRow['pruned'][number];
+
+export const DECISION_ROW_VERSION = 1;
+
+/**
+ * Reads rows of any version so far; fields this Rung does not know pass through untouched, so a row
+ * from a newer Rung keeps them.
+ */
+export const decisionRowSchema = z.looseObject(decisionRowShape);
 
 /** Where decision rows go. Appends are whole rows; a sink never writes half of one. */
 export interface DecisionSink {
   append(row: DecisionRow): void;
+  /** Lands rows held back for batching; a sink that writes each row at once has none. */
+  flush?(): Promise<void>;
 }
 
 /** Keeps rows in memory: tests, and the replay benchmark when no file is asked for. */
@@ -103,7 +93,7 @@ export function parseDecisionLines(text: string): { rows: DecisionRow[]; skipped
     if (!line.trim()) continue;
     try {
       const parsed = decisionRowSchema.safeParse(JSON.parse(line));
-      if (parsed.success) rows.push(parsed.data as DecisionRow);
+      if (parsed.success) rows.push(parsed.data);
       else skipped++;
     } catch {
       skipped++;

@@ -17,6 +17,10 @@
  * replaced; the whole-line writes keep two appenders from interleaving bytes even without it. Before
  * writing, an appender that finds the file not ending in a newline (a writer killed mid-row) starts a
  * fresh line, so the torn row stays alone on its line and every reader skips it.
+ *
+ * Rows land on a {@link FlushTimer}; given the ledger's (`WorkspaceLedger.flushTimer`), rows and
+ * observations land in the same wake-up. A write that fails is reported as a `save-failed` notice, as
+ * the ledger reports its own, and retried a second later with nothing dropped.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,7 +28,9 @@ import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { writeFileAtomic } from './atomicWrite';
 import { FileLock, isCode } from './fileLock';
-import { FLUSH_INTERVAL_MS, timerScheduler, type Scheduler } from './workspaceLedger';
+import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
+import { describe } from './ledgerFile';
+import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
 
 /** The log's file name, in the ledger's directory. */
 export const DECISION_LOG_FILE = 'decisions.jsonl';
@@ -59,7 +65,12 @@ export interface DecisionRetention {
 export interface DecisionLogOptions {
   path: string;
   clock: Clock;
+  /** Used for a timer of the log's own when no {@link DecisionLogOptions.flushTimer} is given. */
   schedule?: Scheduler;
+  /** The ledger's timer (`WorkspaceLedger.flushTimer`), so rows and observations land together. */
+  flushTimer?: FlushTimer;
+  /** Told about failed background writes and a stalled or taken-over lock; the ledger's listener fits. */
+  onNotice?: NoticeListener;
   lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
 }
 
@@ -70,20 +81,23 @@ export function decisionLogPath(ledgerPath: string): string {
 
 export class DecisionLog implements DecisionSink {
   readonly path: string;
+  /** Everything the user should hear about, oldest first. */
+  readonly notices: LedgerNotice[] = [];
   private readonly clock: Clock;
-  private readonly schedule: Scheduler;
+  private readonly timer: FlushTimer;
+  private readonly onNotice: NoticeListener | undefined;
   private readonly lock: FileLock;
   /** Serialised rows not yet on disk, each ending in a newline. */
   private buffer: string[] = [];
-  private cancelTimer: (() => void) | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   private flushChain: Promise<void> = Promise.resolve();
 
   constructor(options: DecisionLogOptions) {
     this.path = options.path;
     this.clock = options.clock;
-    this.schedule = options.schedule ?? timerScheduler;
-    this.lock = new FileLock({ path: `${options.path}.lock`, clock: options.clock, ...options.lock });
+    this.timer = options.flushTimer ?? new FlushTimer({ clock: options.clock, schedule: options.schedule });
+    this.onNotice = options.onNotice;
+    this.lock = new FileLock({ path: `${options.path}.lock`, clock: options.clock, ...options.lock, ...lockNotices('decision log', (notice) => this.notify(notice)) });
   }
 
   /** Rows appended but not yet written. */
@@ -94,13 +108,7 @@ export class DecisionLog implements DecisionSink {
   /** Queues one row; it lands with the next batch, at most {@link FLUSH_INTERVAL_MS} later. */
   append(row: DecisionRow): void {
     this.buffer.push(`${JSON.stringify(row)}\n`);
-    if (!this.cancelTimer) {
-      const delay = Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - this.clock.now());
-      this.cancelTimer = this.schedule(() => {
-        this.cancelTimer = undefined;
-        this.flush().catch(() => undefined);
-      }, delay);
-    }
+    this.timer.request(this, Math.max(0, this.lastFlushAt + FLUSH_INTERVAL_MS - this.clock.now()));
   }
 
   /** Writes every queued row, if the lock can be had; otherwise keeps them for the next attempt. */
@@ -112,8 +120,7 @@ export class DecisionLog implements DecisionSink {
 
   /** Writes what is queued, waiting through a busy lock until it is written or taken over as stale. */
   async close(): Promise<void> {
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
+    this.timer.withdraw(this);
     for (let round = 0; this.buffer.length > 0; round++) {
       if (round > 40) throw new Error(`${this.buffer.length} decision rows could not be written: ${this.lock.path} stayed locked`);
       await this.flush();
@@ -233,15 +240,24 @@ export class DecisionLog implements DecisionSink {
   private async flushOnce(): Promise<void> {
     if (this.buffer.length === 0) return;
     // This flush takes everything queued so far; a timer for it would only find an empty buffer.
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
+    this.timer.withdraw(this);
     this.lastFlushAt = this.clock.now();
+    const count = this.buffer.length;
+    try {
+      if (!(await this.writeQueued())) this.reschedule();
+    } catch (error) {
+      // Reported here because a timer's flush has no caller to throw to; the rows stay queued.
+      this.notify({ kind: 'save-failed', path: this.path, message: `could not write ${count} decision rows to ${this.path}: ${describe(error)}; will retry` });
+      this.reschedule();
+      throw error;
+    }
+  }
+
+  /** Appends every queued row under the lock; false when the lock stayed busy (the rows stay queued). */
+  private async writeQueued(): Promise<boolean> {
     mkdirSync(dirname(this.path), { recursive: true });
     const held = await this.lock.acquire();
-    if (!held) {
-      this.reschedule();
-      return;
-    }
+    if (!held) return false;
     try {
       const rows = this.buffer.slice();
       // Opened after the lock is held, so a compaction that just renamed a new file in is the file we append to.
@@ -253,20 +269,19 @@ export class DecisionLog implements DecisionSink {
         closeSync(fd);
       }
       this.buffer.splice(0, rows.length);
-    } catch (error) {
-      this.reschedule();
-      throw error;
+      return true;
     } finally {
       held.release();
     }
   }
 
   private reschedule(): void {
-    if (this.cancelTimer) return;
-    this.cancelTimer = this.schedule(() => {
-      this.cancelTimer = undefined;
-      this.flush().catch(() => undefined);
-    }, FLUSH_INTERVAL_MS);
+    this.timer.request(this, FLUSH_INTERVAL_MS);
+  }
+
+  private notify(notice: LedgerNotice): void {
+    this.notices.push(notice);
+    this.onNotice?.(notice);
   }
 }
 

@@ -4,7 +4,12 @@
  * @remarks
  * Two VS Code windows and the `rung` CLI share nothing but the file system, so the lock is a file
  * created with `O_EXCL` (`wx`): the kernel lets exactly one creator win. A holder that crashed leaves
- * its lock behind, so a lock older than {@link LOCK_STALE_MS} is taken over. The takeover renames the
+ * its lock behind. The lock names its holder's pid and host, so a lock whose holder was a process on
+ * this machine that no longer runs is taken over at once: VS Code kills extension hosts often (Reload
+ * Window, an update, a crash), and a `kill -9` inside a save once made every other writer on the machine
+ * wait 16.9 s for a lock naming a pid that no longer existed. A pid means nothing on another machine
+ * (a ledger in a shared network folder), and a lock without a host was written by an older Rung, so
+ * those are taken over only once older than {@link LOCK_STALE_MS}. The takeover renames the
  * stale file aside and checks it moved the very file it judged stale (same inode); a second process
  * that judged the same lock stale a moment later would otherwise delete the lock the first had just
  * taken. Failing to get the lock is not an error: the caller keeps its queue and tries again, so a
@@ -12,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Clock } from '../clock';
 
 /** Attempts to create the lock before giving up for now; with the interval, about one second (the origin's 40 × 25 ms). */
@@ -23,8 +29,9 @@ export const LOCK_WAIT_INTERVAL_MS = 25;
  *
  * @remarks
  * A save holds the lock for milliseconds (see the ledger benchmark), so 30 s is four orders of magnitude
- * of margin against taking over a live holder, and short enough that a crashed window delays the
- * others' saves by at most half a minute.
+ * of margin against taking over a live holder. A holder on this machine that died is taken over at
+ * once instead; this rule is for the locks whose holder cannot be checked (another machine, an older
+ * Rung), which then delay the others' saves by at most half a minute.
  */
 export const LOCK_STALE_MS = 30_000;
 
@@ -35,8 +42,41 @@ export interface FileLockOptions {
   attempts?: number;
   intervalMs?: number;
   staleMs?: number;
-  /** Told when a stale lock was taken over. */
-  onTakeover?: (info: { path: string; ageMs: number; holder: string }) => void;
+  /** Told when a lock was taken over from a dead or stale holder. */
+  onTakeover?: (info: LockTakeover) => void;
+  /**
+   * Told once when a wait for the lock ends without it (about a second with the defaults), and not
+   * again until the lock has been had: a writer stalled behind a live holder says so instead of
+   * waiting in silence, and a long stall is one line, not one a second.
+   */
+  onWait?: (info: LockWait) => void;
+  /** This machine's name as written into the lock; `os.hostname()` unless a test pretends to be another machine. */
+  host?: string;
+}
+
+/** Why a lock was taken over: its holder, a process on this machine, no longer runs; or it outlived {@link LOCK_STALE_MS}. */
+export type TakeoverReason = 'holder-dead' | 'stale';
+
+/** Who holds (or held) a lock, as far as its file says. */
+export interface LockHolder {
+  pid: number | undefined;
+  /** The holder's machine; undefined for a lock from an older Rung, or one whose content was never written. */
+  host: string | undefined;
+  /** How long the lock has been held, by this process's clock, ms. */
+  ageMs: number;
+  /** For a person: `pid 4242`, `pid 4242 on build-box`, or `an unknown process`. */
+  description: string;
+}
+
+export interface LockTakeover extends LockHolder {
+  path: string;
+  reason: TakeoverReason;
+}
+
+export interface LockWait extends LockHolder {
+  path: string;
+  /** The age at which the lock is taken over whoever holds it, ms ({@link LOCK_STALE_MS} unless configured). */
+  staleMs: number;
 }
 
 /** A held lock; release it exactly once. */
@@ -44,9 +84,12 @@ export interface LockHandle {
   release(): void;
 }
 
+/** What the lock file holds, as JSON: `{"token","pid","host","at"}`. */
 interface LockContent {
   token: string;
   pid: number;
+  /** The holder's `os.hostname()`; absent in locks written by an older Rung. */
+  host?: string;
   /** When it was taken, by the taker's clock, ms since the epoch. */
   at: number;
 }
@@ -58,6 +101,10 @@ export class FileLock {
   private readonly intervalMs: number;
   private readonly staleMs: number;
   private readonly onTakeover: FileLockOptions['onTakeover'];
+  private readonly onWait: FileLockOptions['onWait'];
+  private readonly host: string;
+  /** Set once a failed wait was reported; cleared when the lock is next had. */
+  private waitReported = false;
 
   constructor(options: FileLockOptions) {
     this.path = options.path;
@@ -66,6 +113,8 @@ export class FileLock {
     this.intervalMs = options.intervalMs ?? LOCK_WAIT_INTERVAL_MS;
     this.staleMs = options.staleMs ?? LOCK_STALE_MS;
     this.onTakeover = options.onTakeover;
+    this.onWait = options.onWait;
+    this.host = options.host ?? hostname();
   }
 
   /** Waits up to attempts × interval for the lock; undefined when another process kept it that long. */
@@ -75,19 +124,64 @@ export class FileLock {
       if (handle) return handle;
       if (attempt + 1 < this.attempts) await sleep(this.intervalMs);
     }
+    this.reportWait();
     return undefined;
   }
 
-  /** One attempt: create the lock, or take it over when stale. Never waits. */
+  /** One attempt: create the lock, or take it over from a dead or stale holder. Never waits. */
   tryAcquire(): LockHandle | undefined {
-    const created = this.create();
-    if (created) return created;
-    if (this.takeOverIfStale()) return this.create();
-    return undefined;
+    const handle = this.create() ?? (this.takeOverIfAbandoned() ? this.create() : undefined);
+    if (handle) this.waitReported = false;
+    return handle;
+  }
+
+  private reportWait(): void {
+    if (this.waitReported || !this.onWait) return;
+    let content: LockContent | undefined;
+    let mtimeMs: number;
+    try {
+      const text = readFileSync(this.path, 'utf8');
+      content = parseContent(text);
+      mtimeMs = statSync(this.path).mtimeMs;
+    } catch {
+      return; // freed meanwhile: nothing to report, the next attempt takes it
+    }
+    this.waitReported = true;
+    const holder = this.holderOf(content, mtimeMs);
+    this.onWait({ path: this.path, ...holder, staleMs: this.staleMs });
+  }
+
+  private holderOf(content: LockContent | undefined, mtimeMs: number): LockHolder {
+    // A lock whose content was never written (its taker died between create and write) is aged by its mtime.
+    const ageMs = this.clock.now() - (content?.at ?? mtimeMs);
+    if (!content) return { pid: undefined, host: undefined, ageMs, description: 'an unknown process' };
+    const elsewhere = content.host !== undefined && content.host !== this.host ? ` on ${content.host}` : '';
+    return { pid: content.pid, host: content.host, ageMs, description: `pid ${content.pid}${elsewhere}` };
+  }
+
+  /**
+   * Whether the holder is known to be gone: it wrote this machine's name and its pid no longer runs.
+   *
+   * @remarks
+   * `kill(pid, 0)` sends nothing; it fails with ESRCH when no such process exists and EPERM when one
+   * exists that we may not signal (alive, another user's). Any other answer counts as alive, leaving the
+   * age rule to decide. A pid reused by an unrelated process also counts as alive: a wait, never a
+   * wrong takeover. The host name is what makes a pid comparable, so two containers that share a
+   * folder *and* a host name (each has its own pids) would each judge the other's live lock dead;
+   * containers get distinct host names by default.
+   */
+  private holderIsDead(content: LockContent | undefined): boolean {
+    if (!content || content.host !== this.host || content.pid === process.pid) return false;
+    try {
+      process.kill(content.pid, 0);
+      return false;
+    } catch (error) {
+      return isCode(error, 'ESRCH');
+    }
   }
 
   private create(): LockHandle | undefined {
-    const content: LockContent = { token: randomUUID(), pid: process.pid, at: this.clock.now() };
+    const content: LockContent = { token: randomUUID(), pid: process.pid, host: this.host, at: this.clock.now() };
     let fd: number;
     try {
       fd = openSync(this.path, 'wx');
@@ -111,8 +205,8 @@ export class FileLock {
     };
   }
 
-  /** Moves a stale lock aside; true when it did (or the lock vanished meanwhile). */
-  private takeOverIfStale(): boolean {
+  /** Moves aside a lock whose holder is dead or which is stale; true when it did (or the lock vanished meanwhile). */
+  private takeOverIfAbandoned(): boolean {
     let judged: { ino: bigint; content: LockContent | undefined; mtimeMs: number };
     try {
       const fd = openSync(this.path, 'r');
@@ -126,10 +220,9 @@ export class FileLock {
       if (isCode(error, 'ENOENT')) return true;
       throw error;
     }
-    // A lock whose content was never written (its taker died between create and write) is aged by its mtime.
-    const takenAt = judged.content?.at ?? judged.mtimeMs;
-    const ageMs = this.clock.now() - takenAt;
-    if (ageMs <= this.staleMs) return false;
+    const holder = this.holderOf(judged.content, judged.mtimeMs);
+    const reason: TakeoverReason | undefined = this.holderIsDead(judged.content) ? 'holder-dead' : holder.ageMs > this.staleMs ? 'stale' : undefined;
+    if (!reason) return false;
     const aside = `${this.path}.stale-${randomUUID()}`;
     try {
       renameSync(this.path, aside);
@@ -148,7 +241,7 @@ export class FileLock {
       return false;
     }
     unlinkQuietly(aside);
-    this.onTakeover?.({ path: this.path, ageMs, holder: judged.content ? `pid ${judged.content.pid}` : 'unknown' });
+    this.onTakeover?.({ path: this.path, reason, ...holder });
     return true;
   }
 
@@ -166,7 +259,8 @@ function parseContent(text: string): LockContent | undefined {
     const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && 'token' in value && 'at' in value && 'pid' in value) {
       const { token, at, pid } = value;
-      if (typeof token === 'string' && typeof at === 'number' && typeof pid === 'number') return { token, at, pid };
+      const host = 'host' in value && typeof value.host === 'string' ? value.host : undefined;
+      if (typeof token === 'string' && typeof at === 'number' && typeof pid === 'number') return { token, at, pid, ...(host === undefined ? {} : { host }) };
     }
   } catch {
     // An empty or half-written lock: the caller falls back to its mtime.

@@ -19,20 +19,14 @@ import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
+import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from './flushTimer';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { lockNotices, type LedgerNotice } from './notices';
 import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
-/**
- * Queued observations land at most this often, ms.
- *
- * @remarks
- * The origin package's figure: a crash costs at most the last second of learning, and a save (lock,
- * re-read, replay, export, fsync, rename) happens at most once a second however fast calls settle.
- */
-export const FLUSH_INTERVAL_MS = 1000;
 /**
  * Spawn rows land this soon after they are queued, ms, ahead of the once-a-second batching.
  *
@@ -54,25 +48,9 @@ export const REFRESH_INTERVAL_MS = 500;
 /** The ledger's default place, relative to the workspace root. */
 export const DEFAULT_LEDGER_PATH = join('.rung', 'ledger.sqlite');
 
-/** Runs `callback` after `delayMs`; returns a cancel function. A parameter so tests and the bench control time. */
-export type Scheduler = (callback: () => void, delayMs: number) => () => void;
-
-/** The real timer, unref'd so a pending save never keeps the CLI alive (close() saves anyway). */
-export const timerScheduler: Scheduler = (callback, delayMs) => {
-  const timer = setTimeout(callback, delayMs);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
-
-/** Something the user should be told: the extension shows it, the CLI prints it to stderr. */
-export interface LedgerNotice {
-  kind: 'moved-aside' | 'unreadable' | 'newer-schema' | 'migrated' | 'lock-taken-over' | 'save-failed';
-  /** One sentence for a person, naming the files involved. */
-  message: string;
-  path: string;
-  /** For `moved-aside`: where the old file now is. */
-  movedTo?: string;
-}
+export type { LedgerNotice } from './notices';
+// Where they were first declared; the flush timer owns them now that the decision log shares it.
+export { FLUSH_INTERVAL_MS, timerScheduler, type Scheduler } from './flushTimer';
 
 export interface WorkspaceLedgerOptions {
   /** The SQLite file, e.g. `<workspace>/.rung/ledger.sqlite`. */
@@ -83,6 +61,11 @@ export interface WorkspaceLedgerOptions {
   /** Never write the file: for inspection (`rung ledger show`) and for files from a newer schema. */
   readOnly?: boolean;
   schedule?: Scheduler;
+  /**
+   * The timer that lands queued writes; one of its own (on `schedule`) unless given. Pass the same one
+   * to the `DecisionLog` beside this ledger (or read {@link WorkspaceLedger.flushTimer}).
+   */
+  flushTimer?: FlushTimer;
   onNotice?: (notice: LedgerNotice) => void;
   lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
   /** Makes the id of a new ledger; `crypto.randomUUID` unless a test pins it. */
@@ -144,7 +127,7 @@ export class WorkspaceLedger implements Ledger {
   private needsWrite = false;
   private signature: string | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
-  private timer: { dueAt: number; cancel: () => void } | undefined;
+  private readonly timer: FlushTimer;
   private cancelRefresh: (() => void) | undefined;
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
@@ -156,14 +139,14 @@ export class WorkspaceLedger implements Ledger {
     this.sql = options.sql;
     this.writable = !options.readOnly;
     this.schedule = options.schedule ?? timerScheduler;
+    this.timer = options.flushTimer ?? new FlushTimer({ clock: this.clock, schedule: this.schedule });
     this.onNotice = options.onNotice;
     this.newId = options.newId ?? randomUUID;
     this.lock = new FileLock({
       path: `${this.path}.lock`,
       clock: this.clock,
       ...options.lock,
-      onTakeover: (info) =>
-        this.notify({ kind: 'lock-taken-over', path: info.path, message: `took over a stale ledger lock ${info.path} (held by ${info.holder}, ${Math.round(info.ageMs / 1000)} s old)` }),
+      ...lockNotices('ledger', (notice) => this.notify(notice)),
     });
     this.base = new LedgerState('');
     this.state = this.base.clone();
@@ -190,6 +173,11 @@ export class WorkspaceLedger implements Ledger {
     if (ledger.needsWrite) await ledger.flush();
     ledger.scheduleRefresh();
     return ledger;
+  }
+
+  /** The timer that lands this ledger's writes; give it to the decision log beside it so both land together. */
+  get flushTimer(): FlushTimer {
+    return this.timer;
   }
 
   /** Whether saves happen; false for inspection and for a file from a newer schema. */
@@ -370,19 +358,11 @@ export class WorkspaceLedger implements Ledger {
 
   private scheduleFlush(delayMs: number): void {
     if (this.closed || !this.writable) return;
-    const dueAt = this.clock.now() + delayMs;
-    if (this.timer && this.timer.dueAt <= dueAt) return;
-    this.cancelTimer();
-    const cancel = this.schedule(() => {
-      this.timer = undefined;
-      this.flush().catch(() => undefined);
-    }, delayMs);
-    this.timer = { dueAt, cancel };
+    this.timer.request(this, delayMs);
   }
 
   private cancelTimer(): void {
-    this.timer?.cancel();
-    this.timer = undefined;
+    this.timer.withdraw(this);
   }
 
   private async flushOnce(): Promise<void> {

@@ -91,3 +91,36 @@ function parseLenient(line: string): unknown {
     return JSON.parse(mended);
   }
 }
+
+/** Which recorded prompts a replay routes: a split of the source, families kept or left out. */
+export interface OutcomeSelection {
+  /** The source's `split_src` (`train`, `test`). */
+  split?: string;
+  /** Only these families. */
+  families?: readonly string[];
+  /** Every family but these: the leave-one-family-out runs. */
+  excludeFamilies?: readonly string[];
+}
+
+/**
+ * The rows a selection keeps, in file order.
+ *
+ * @remarks
+ * Out-of-sample figures need the tuning data and the scoring data apart: a tunable chosen on `train`
+ * is reported on `test`, one chosen with a family left out is reported on that family. A selection
+ * that keeps nothing is an error naming what the file holds, not an empty run scored as 0.
+ */
+export function selectOutcomes(rows: readonly OutcomeRow[], selection: OutcomeSelection, source: string): OutcomeRow[] {
+  const kept = rows.filter(
+    (row) =>
+      (selection.split === undefined || row['split_src'] === selection.split) &&
+      (selection.families === undefined || selection.families.includes(row.family)) &&
+      !(selection.excludeFamilies ?? []).includes(row.family),
+  );
+  if (kept.length === 0) {
+    const splits = [...new Set(rows.map((row) => String(row['split_src'] ?? '(none)')))].sort();
+    const families = [...new Set(rows.map((row) => row.family))].sort();
+    throw new OutcomesError(source, 1, `no row matches the selection (splits: ${splits.join(', ')}; families: ${families.join(', ')})`);
+  }
+  return kept;
+}

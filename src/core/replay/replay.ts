@@ -9,9 +9,10 @@
  * point.
  */
 import { shaped } from '../classKey';
-import type { Clock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
+import { FLUSH_INTERVAL_MS } from '../ledger/flushTimer';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability } from '../ratings';
@@ -20,6 +21,7 @@ import type { CallPricer } from '../routing/pricing';
 import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, Candidate } from '../routing/types';
+import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 
 export type ReplayVerifier =
@@ -32,6 +34,17 @@ export type ReplayVerifier =
  * model put about 90% on its own answer.
  */
 export const DEFAULT_CONFIDENCE_THRESHOLD = -0.1;
+
+/**
+ * How much wall time a replay runs between saves of what it learned, ms: the ledger's own batching
+ * interval, so a killed replay loses at most the last second, like any other writer.
+ *
+ * @remarks
+ * The ledger's timer cannot do this for a replay. Every attempt reads a table, so `route` resolves
+ * through microtasks only, the event loop never reaches its timers, and a replay of the recorded
+ * outcomes (about 2 s) killed at any point before its end kept nothing (issue 12).
+ */
+export const REPLAY_SAVE_INTERVAL_MS = FLUSH_INTERVAL_MS;
 
 export interface ReplayOptions {
   rows: readonly OutcomeRow[];
@@ -46,6 +59,8 @@ export interface ReplayOptions {
   tradeoff?: Tradeoff;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
+  /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
+  inOrder?: boolean;
   sink?: DecisionSink;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
@@ -54,6 +69,12 @@ export interface ReplayOptions {
    * the router's own overhead: the benchmark's routing-decision figure.
    */
   timing?: { now: () => number; record: (elapsedMs: number, attempts: number) => void };
+  /**
+   * The wall clock the periodic save goes by ({@link REPLAY_SAVE_INTERVAL_MS}); the system's unless a
+   * test drives it. Apart from the replay's own clock, which moves a second per call so decision rows
+   * are the same for the same seed.
+   */
+  wallClock?: Clock;
 }
 
 export interface PolicyScore {
@@ -69,6 +90,8 @@ export interface ReplaySummary {
   bestSingle: PolicyScore & { model: string };
   oracle: PolicyScore;
   priceOrderCascade: PolicyScore;
+  /** The simple online learner of issue 13 over the same prompts in the same order, under the same check. */
+  onlineLearner: OnlineLearnerScore;
   ratings: { model: string; class: string; rating: number; ability: number; graded: number; ok: number }[];
   /**
    * Per class: Spearman's rank correlation between learned ability and true accuracy over all its
@@ -104,12 +127,18 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     .sort((a, b) => a.price - b.price || a.index - b.index)
     .map((entry) => entry.spec.slug);
 
-  const order = shuffle([...rows], random);
+  const order = options.inOrder ? [...rows] : shuffle([...rows], random);
   let correct = 0;
   let cost = 0;
   let attempts = 0;
   let unroutable = 0;
+  const wall = options.wallClock ?? systemClock;
+  let savedAt = wall.now();
   for (const row of order) {
+    if (wall.now() - savedAt >= REPLAY_SAVE_INTERVAL_MS) {
+      await saveProgress(ledger, options.sink);
+      savedAt = wall.now();
+    }
     clock.tick();
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
     const started = options.timing?.now();
@@ -151,9 +180,37 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     bestSingle: bestSingle(rows, models),
     oracle: oracle(rows, priceOrder),
     priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
+    onlineLearner: onlineLearner(order, panel, pricer, options),
     ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
+}
+
+/**
+ * Lands what the replay has learned so far and lets the event loop turn once.
+ *
+ * @remarks
+ * The turn lets timers due meanwhile run: the ledger's refresh, a lock retry, a signal handler. A
+ * failed save does not end the run: the ledger has reported it (`save-failed`) and kept the queue,
+ * and the save at the end tries again.
+ */
+async function saveProgress(ledger: Ledger, sink: DecisionSink | undefined): Promise<void> {
+  await ledger.flush().catch(() => undefined);
+  await sink?.flush?.().catch(() => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** The simple learner over the prompts in the order the router met them, priced by the router's price list. */
+function onlineLearner(order: readonly OutcomeRow[], panel: Panel, pricer: CallPricer, options: ReplayOptions): OnlineLearnerScore {
+  const noise = seededRandom(options.seed ^ 0x27d4eb2f);
+  const specs = new Map(panel.models.map((spec) => [spec.slug, spec]));
+  return runOnlineLearner({
+    rows: order,
+    models: panel.models.map((spec) => ({ slug: spec.slug, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY })),
+    classOf: (row) => (options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family),
+    verdict: (outcome) => verdictFor(outcome, options.verifier, noise),
+    costOf: (slug, outcome) => attemptCost(specs.get(slug) as ModelSpec, outcome),
+  });
 }
 
 /** Each model its own provider, no roles: the cold start is then a plain cheapest-first cascade. */

@@ -44,6 +44,21 @@ export class RoutingError extends Error {
   }
 }
 
+/**
+ * A model with no success in a class is excluded only when its rating, which scores each failure against
+ * how hard the call proved for every rung that tried it, also says it cannot do the work: below this
+ * chance of success on a call of average difficulty.
+ *
+ * @remarks
+ * Zero successes alone came from a router that escalated between runs, where a model's 8 calls were
+ * ordinary ones. In a cascade a dear model sees only calls every cheaper rung failed; on the recorded
+ * test split llama3.1-405b failed its first 8 truthfulqa calls that way and was never tried again,
+ * though it answers 69% of that family. Its rating after those failures was −0.26 (ability 0.44): the
+ * paired evidence knew those calls were hard. A model that opens 8 calls and fails each one the next
+ * rung passes is rated −1.34 (ability 0.21) and is still excluded after its 8th failure.
+ */
+export const INCAPABLE_ABILITY = 0.25;
+
 interface Scored extends Candidate {
   index: number;
   sortCost: number;
@@ -181,8 +196,9 @@ function pruneReason(candidate: Scored, input: RankInput, caps: ReturnType<typeo
   if (caps.maxTotalPerProvider !== null && count(input.history, spec.provider) >= caps.maxTotalPerProvider) {
     return `pruned: maxTotalPerProvider=${caps.maxTotalPerProvider} reached for ${spec.provider}`;
   }
-  if (candidate.measured && candidate.ok === 0) {
-    return `pruned: measured 0/${candidate.graded} success class=${standing(snapshot, candidate.resolved, request.classKey).key}`;
+  if (candidate.measured && candidate.ok === 0 && candidate.ability < INCAPABLE_ABILITY) {
+    const { key } = standing(snapshot, candidate.resolved, request.classKey);
+    return `pruned: measured 0/${candidate.graded} success class=${key}, rated ${candidate.ability.toFixed(2)} < ${INCAPABLE_ABILITY} against the calls' difficulty`;
   }
   if (strict && !candidate.measured) {
     return `pruned: requireEvidence and only ${candidate.graded}/${MIN_GRADED} graded class=${request.classKey}`;

@@ -1,11 +1,12 @@
 import { buildSync } from 'esbuild';
 import { fork } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
 import { DecisionLog, decisionLogPath } from '../../../../src/core/ledger/decisionLog';
-import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/workspaceLedger';
+import initSqlJs from 'sql.js';
+import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
 import { decisionRow } from '../../support/decisionRow';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
@@ -108,6 +109,46 @@ describe('DecisionLog', () => {
     clock.advance(31_000);
     await log.close();
     expect(log.readAll().rows.map((row) => row.call)).toEqual(['c']);
+  });
+});
+
+describe('DecisionLog beside a ledger', () => {
+  it('reports a background write that fails, keeps the rows, and writes them once it can', async () => {
+    const notices: LedgerNotice[] = [];
+    let told: () => void = () => undefined;
+    const failed = new Promise<void>((resolve) => (told = resolve));
+    const path = join(dir.path, 'decisions.jsonl');
+    const log = new DecisionLog({ path, clock, schedule: scheduler.schedule, onNotice: (notice) => (notices.push(notice), told()) });
+    // A directory where the log should be: every append fails until it is gone.
+    mkdirSync(path);
+    log.append(decisionRow({ call: 'c' }));
+    scheduler.runDue();
+    await failed;
+    expect(notices.map((notice) => [notice.kind, notice.path])).toEqual([['save-failed', path]]);
+    expect(notices[0]?.message).toMatch(/^could not write 1 decision rows to .*decisions\.jsonl: .*; will retry$/);
+    expect(log.notices).toEqual(notices);
+    expect(log.queued).toBe(1);
+    expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);
+    rmdirSync(path);
+    await log.close();
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['c']);
+  });
+
+  it('lands its rows and the ledger\'s observations on one timer when given the ledger\'s', async () => {
+    const sql = await initSqlJs({ locateFile: () => WASM_PATH });
+    const ledgerPath = join(dir.path, 'ledger.sqlite');
+    const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, sql, schedule: scheduler.schedule });
+    const log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock, flushTimer: ledger.flushTimer });
+    ledger.observe([{ model: 'm', classKey: 'plan', success: true, at: clock.now() }]);
+    log.append(decisionRow({ call: 'c' }));
+    // The ledger's refresh and one flush timer for both, due as soon as the first of them wants it.
+    expect(scheduler.pendingDelays()).toEqual([REFRESH_INTERVAL_MS, 0]);
+    scheduler.runDue();
+    for (let turn = 0; turn < 100 && (ledger.queued > 0 || log.queued > 0); turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect([ledger.queued, log.queued]).toEqual([0, 0]);
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['c']);
+    await ledger.close();
+    expect(scheduler.pendingDelays()).toEqual([]);
   });
 });
 

@@ -1,11 +1,19 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileLock } from '../../../../src/core/ledger/fileLock';
+import { FileLock, type LockTakeover, type LockWait } from '../../../../src/core/ledger/fileLock';
 import { FixedClock } from '../../support/doubles';
 import { makeTempDir } from '../../support/tempDir';
 
 let dir: ReturnType<typeof makeTempDir>;
+/** The pid of a process that has already exited: a holder known to be dead. */
+let deadPid: number;
+beforeEach(() => {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  deadPid = child.pid as number;
+});
 beforeEach(() => (dir = makeTempDir()));
 afterEach(() => dir.remove());
 
@@ -34,10 +42,10 @@ describe('FileLock', () => {
     const clock = new FixedClock();
     const path = join(dir.path, 'x.lock');
     writeFileSync(path, JSON.stringify({ token: 'dead', pid: 4242, at: clock.now() - 30_001 }));
-    const takeovers: string[] = [];
-    const held = new FileLock({ path, clock, onTakeover: (info) => takeovers.push(info.holder) }).tryAcquire();
+    const takeovers: LockTakeover[] = [];
+    const held = new FileLock({ path, clock, onTakeover: (info) => takeovers.push(info) }).tryAcquire();
     expect(held).toBeDefined();
-    expect(takeovers).toEqual(['pid 4242']);
+    expect(takeovers.map((info) => [info.description, info.reason])).toEqual([['pid 4242', 'stale']]);
     expect(readFileSync(path, 'utf8')).not.toContain('dead');
   });
 
@@ -59,5 +67,70 @@ describe('FileLock', () => {
     expect(existsSync(path)).toBe(true);
     taker?.release();
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('writes its pid, this machine\'s name and the time into the lock, as JSON', () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    new FileLock({ path, clock }).tryAcquire();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ token: expect.any(String), pid: process.pid, host: hostname(), at: clock.now() });
+  });
+
+  it('takes over at once a fresh lock whose holder on this machine no longer runs', () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    writeFileSync(path, JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: clock.now() }));
+    const takeovers: LockTakeover[] = [];
+    const held = new FileLock({ path, clock, onTakeover: (info) => takeovers.push(info) }).tryAcquire();
+    expect(held).toBeDefined();
+    expect(takeovers).toEqual([{ path, reason: 'holder-dead', pid: deadPid, host: hostname(), ageMs: 0, description: `pid ${deadPid}` }]);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
+  });
+
+  it('leaves a fresh lock alone while its holder on this machine still runs', () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    writeFileSync(path, JSON.stringify({ token: 'alive', pid: process.ppid, host: hostname(), at: clock.now() - 29_000 }));
+    expect(new FileLock({ path, clock }).tryAcquire()).toBeUndefined();
+  });
+
+  it('keeps the age rule for a lock from another machine, whose pid means nothing here', () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    writeFileSync(path, JSON.stringify({ token: 'theirs', pid: deadPid, host: `not-${hostname()}`, at: clock.now() - 29_000 }));
+    const takeovers: LockTakeover[] = [];
+    const lock = new FileLock({ path, clock, onTakeover: (info) => takeovers.push(info) });
+    expect(lock.tryAcquire()).toBeUndefined();
+    clock.advance(1_001);
+    expect(lock.tryAcquire()).toBeDefined();
+    expect(takeovers.map((info) => [info.reason, info.description])).toEqual([['stale', `pid ${deadPid} on not-${hostname()}`]]);
+  });
+
+  it('keeps the age rule for a lock that names no host, as an older Rung wrote them', () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    writeFileSync(path, JSON.stringify({ token: 'old', pid: deadPid, at: clock.now() - 29_000 }));
+    const lock = new FileLock({ path, clock });
+    expect(lock.tryAcquire()).toBeUndefined();
+    clock.advance(1_001);
+    expect(lock.tryAcquire()).toBeDefined();
+  });
+
+  it('says once that it is waiting, naming the holder and its age, until it has had the lock again', async () => {
+    const clock = new FixedClock();
+    const path = join(dir.path, 'x.lock');
+    const holder = new FileLock({ path, clock, host: 'other-machine' });
+    const held = holder.tryAcquire();
+    clock.advance(12_000);
+    const waits: LockWait[] = [];
+    const waiter = new FileLock({ path, clock, attempts: 2, intervalMs: 1, onWait: (info) => waits.push(info) });
+    expect(await waiter.acquire()).toBeUndefined();
+    expect(await waiter.acquire()).toBeUndefined();
+    expect(waits).toEqual([{ path, pid: process.pid, host: 'other-machine', ageMs: 12_000, description: `pid ${process.pid} on other-machine`, staleMs: 30_000 }]);
+    held?.release();
+    (await waiter.acquire())?.release();
+    expect(holder.tryAcquire()).toBeDefined();
+    expect(await waiter.acquire()).toBeUndefined();
+    expect(waits).toHaveLength(2);
   });
 });

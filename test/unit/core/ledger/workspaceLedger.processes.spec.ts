@@ -1,12 +1,12 @@
 import { buildSync } from 'esbuild';
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
-import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
+import { WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 
 // Real OS processes share one ledger file here, so the worker is bundled once into a temp directory.
@@ -48,6 +48,27 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/** Graded observations in a ledger file, summed over every model and class. */
+function totalGraded(path: string): number {
+  const db = new sql.Database(readFileSync(path));
+  try {
+    return Number(db.exec('SELECT coalesce(sum(graded), 0) FROM ratings')[0]?.values[0]?.[0]);
+  } finally {
+    db.close();
+  }
+}
+
+/** Starts a writer that takes the ledger's lock, and kills it (SIGKILL) while it holds it. */
+async function killedHoldingTheLock(path: string): Promise<number> {
+  const child = start(['hold', path, WASM_PATH]);
+  const done = exited(child);
+  await printed(child, 'holding');
+  child.kill('SIGKILL');
+  expect((await done).signal).toBe('SIGKILL');
+  expect(existsSync(`${path}.lock`)).toBe(true);
+  return child.pid as number;
 }
 
 /** Reads a ledger file the way a fresh process would, checking it is a whole, consistent database. */
@@ -138,6 +159,77 @@ describe('WorkspaceLedger across processes', () => {
       await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 0, 'the call to end');
       expect((await done).code).toBe(0);
       await watcher.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('takes over at once the lock of a writer killed while holding it, and saves without waiting for the age rule', async () => {
+    const dir = makeTempDir();
+    try {
+      const path = join(dir.path, 'ledger.sqlite');
+      const pid = await killedHoldingTheLock(path);
+      const notices: LedgerNotice[] = [];
+      // The real clock and the default 30 s age rule: only the dead holder can let this writer in early.
+      const next = await WorkspaceLedger.open({ path, clock: systemClock, sql, onNotice: (notice) => notices.push(notice) });
+      next.observe([{ model: 'steady', classKey: 'plan', success: true, at: systemClock.now() }]);
+      await next.flush();
+      expect(next.queued).toBe(0);
+      // Taken over on the first attempt: no wait was reported, and the reason is the dead holder, not the lock's age.
+      expect(notices.map((notice) => [notice.kind, notice.reason, notice.holder?.pid])).toEqual([['lock-taken-over', 'holder-dead', pid]]);
+      expect(notices[0]?.holder?.ageMs).toBeLessThan(30_000);
+      await next.close();
+      expect(readConsistent(path).steady).toEqual({ graded: 1, ok: 1 });
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('waits for the age rule on a dead writer\'s lock that names another host, saying once who holds it', async () => {
+    const dir = makeTempDir();
+    try {
+      const path = join(dir.path, 'ledger.sqlite');
+      const pid = await killedHoldingTheLock(path);
+      const lock = JSON.parse(readFileSync(`${path}.lock`, 'utf8')) as { at: number };
+      // The same dead pid, as if written from a machine sharing the folder: the pid means nothing here.
+      writeFileSync(`${path}.lock`, JSON.stringify({ ...lock, host: 'another-machine' }));
+      const notices: LedgerNotice[] = [];
+      let offset = 0;
+      const clock = { now: () => systemClock.now() + offset };
+      const next = await WorkspaceLedger.open({ path, clock, sql, lock: { attempts: 2, intervalMs: 1 }, onNotice: (notice) => notices.push(notice) });
+      next.observe([{ model: 'steady', classKey: 'plan', success: true, at: clock.now() }]);
+      await next.flush();
+      await next.flush();
+      expect(next.queued).toBe(1);
+      expect(notices.map((notice) => [notice.kind, notice.holder?.pid, notice.holder?.host])).toEqual([['lock-waiting', pid, 'another-machine']]);
+      expect(notices[0]?.message).toContain(`held by pid ${pid} on another-machine`);
+      offset = 31_000;
+      await next.close();
+      expect(notices.map((notice) => [notice.kind, notice.reason])).toEqual([['lock-waiting', undefined], ['lock-taken-over', 'stale']]);
+      expect(readConsistent(path).steady).toEqual({ graded: 1, ok: 1 });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('keeps at least the first half of a long replay\'s observations when it is killed halfway', async () => {
+    const dir = makeTempDir();
+    try {
+      const path = join(dir.path, 'ledger.sqlite');
+      const child = start(['replay', path, WASM_PATH]);
+      const done = exited(child);
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      await printed(child, '\n');
+      // The worker is blocked inside its second half: no timer of its own can fire before this kill.
+      child.kill('SIGKILL');
+      expect((await done).signal).toBe('SIGKILL');
+      const firstHalf = Number(/^half (\d+)$/m.exec(out)?.[1]);
+      // 60 prompts, each answered by one to four models.
+      expect(firstHalf).toBeGreaterThanOrEqual(60);
+      expect(totalGraded(path)).toBeGreaterThanOrEqual(firstHalf);
+      expect(readConsistent(path).padding).toBe(0);
     } finally {
       dir.remove();
     }

@@ -458,10 +458,15 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.queued).toBe(1);
     expect(ledger.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await ledger.flush();
+    // One line for the whole stall, naming who holds the lock, however many rounds it waits.
+    expect(ledger.notices.map((notice) => notice.message)).toEqual([
+      `waiting for the ledger lock ${path}.lock, held by pid 1 for 0 s; nothing is lost meanwhile, and the lock is taken over once it is 30 s old`,
+    ]);
     clock.advance(31_000);
     await ledger.flush();
     expect(ledger.queued).toBe(0);
-    expect(ledger.notices.map((notice) => notice.kind)).toEqual(['lock-taken-over']);
+    expect(ledger.notices.map((notice) => [notice.kind, notice.reason])).toEqual([['lock-waiting', undefined], ['lock-taken-over', 'stale']]);
     expect(existsSync(`${path}.lock`)).toBe(false);
     expect((await open()).snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
   });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../../../src/core/clock';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
+import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import type { ModelOutcome, OutcomeRow } from '../../../../src/core/replay/outcomes';
-import { runReplay, type ReplayOptions } from '../../../../src/core/replay/replay';
+import { REPLAY_SAVE_INTERVAL_MS, runReplay, type ReplayOptions } from '../../../../src/core/replay/replay';
 import { parsePanel } from '../../../../src/core/panel';
 import { makeOutcomes, type FixtureModel } from '../../support/outcomesFixture';
 
@@ -14,6 +16,51 @@ function replay(extra: Partial<ReplayOptions> = {}): ReturnType<typeof runReplay
 
 const outcome = (row: OutcomeRow, model: string): ModelOutcome => row.m[model] as ModelOutcome;
 const meanCost = (model: string): number => rows.reduce((sum, row) => sum + outcome(row, model).cost, 0) / rows.length;
+
+/** An in-memory ledger that remembers how many graded observations it held at each save. */
+class SaveRecordingLedger extends MemoryLedger {
+  readonly gradedAtSaves: number[] = [];
+  override async flush(): Promise<void> {
+    this.gradedAtSaves.push(this.entries().reduce((sum, entry) => sum + entry.graded, 0));
+  }
+}
+
+/** A sink that holds rows back for batching, as the decision log does, and counts its saves. */
+class BatchingSink extends MemoryDecisionSink {
+  saves = 0;
+  async flush(): Promise<void> {
+    this.saves++;
+  }
+}
+
+/** A wall clock that moves `stepMs` every time it is read: a pass that takes as long as the test says. */
+class SteppingClock implements Clock {
+  private time = 0;
+  constructor(private readonly stepMs: number) {}
+  now(): number {
+    return (this.time += this.stepMs);
+  }
+}
+
+describe('runReplay saving as it goes', () => {
+  it('saves what it has learned each second of wall time while the run goes on, not only at its end', async () => {
+    const ledger = new SaveRecordingLedger();
+    const sink = new BatchingSink();
+    await replay({ ledger, sink, wallClock: new SteppingClock(REPLAY_SAVE_INTERVAL_MS / 4) });
+    const duringRun = ledger.gradedAtSaves.slice(0, -1);
+    // About one save per four prompts of this clock, each holding more than the one before.
+    expect(duringRun.length).toBeGreaterThanOrEqual(Math.floor(rows.length / 5));
+    expect(duringRun[0]).toBeGreaterThan(0);
+    for (let i = 1; i < duringRun.length; i++) expect(duringRun[i]).toBeGreaterThan(duringRun[i - 1] as number);
+    expect(sink.saves).toBe(duringRun.length);
+  });
+
+  it('saves only at the end of a run that takes less than a second', async () => {
+    const ledger = new SaveRecordingLedger();
+    await replay({ ledger, wallClock: { now: () => 0 } });
+    expect(ledger.gradedAtSaves).toHaveLength(1);
+  });
+});
 
 describe('runReplay with caps', () => {
   it('counts a prompt no candidate may take as unanswered and goes on with the run', async () => {
@@ -183,7 +230,7 @@ describe('runReplay robustness (a cheap model always wrong in one family)', () =
     const after = inAlpha.slice(eighth + 1).filter((row) => row.rung === 0 || row.escalation.length === 0);
     expect(after.length).toBeGreaterThan(40);
     expect(after.every((row) => row.model !== 'cheap')).toBe(true);
-    expect(after.every((row) => row.pruned.some((p) => p.model === 'cheap' && /^pruned: measured 0\/8 success class=alpha$/.test(p.reason)))).toBe(true);
+    expect(after.every((row) => row.pruned.some((p) => p.model === 'cheap' && /^pruned: measured 0\/8 success class=alpha, rated 0\.\d\d < 0\.25 against the calls' difficulty$/.test(p.reason)))).toBe(true);
 
     const betaCalls = new Set(sink.rows.filter((row) => row.class === 'beta').map((row) => row.call));
     const cheapInBeta = new Set(sink.rows.filter((row) => row.class === 'beta' && row.model === 'cheap').map((row) => row.call));

@@ -124,7 +124,7 @@ describe('rank with measurements', () => {
     record(ledger, 'cheap', 'plan', 0, 8);
     const ranking = rankOn(panel, {}, { ledger });
     expect(slugs(ranking)).toEqual(['dear']);
-    expect(prunedReasons(ranking)).toEqual({ cheap: 'pruned: measured 0/8 success class=plan' });
+    expect(prunedReasons(ranking)).toEqual({ cheap: "pruned: measured 0/8 success class=plan, rated 0.21 < 0.25 against the calls' difficulty" });
   });
 
   it('keeps ratings of one class out of another', () => {

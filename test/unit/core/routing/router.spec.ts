@@ -417,7 +417,7 @@ describe('Router: the gate of 8 graded observations', () => {
     }
     const ninth = await harness.router.route(request(), attempts.fn);
     expect(ninth.attempts.map((a) => a.model)).toEqual(['beta']);
-    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan$/) }]);
+    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/) }]);
     expect(harness.sink.rows.at(-1)?.pruned[0]?.reason).toMatch(/measured 0\/8 success class=plan/);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
+import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
 import { ContextRefusalError, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
@@ -179,6 +180,23 @@ describe('RungSession.chat', () => {
     const session = await open({ panel });
     expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
+  });
+});
+
+describe('RungSession: provider health', () => {
+  it('asks a provider that was down at open again before routing, and uses it once it is back', async () => {
+    const ollama = new WireServer()
+      .on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))))
+      .on('POST', '/api/chat', prose());
+    servers.push(ollama);
+    const panel = parsePanel({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }], routing: { explore: 0 }, providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'ollama only');
+    const clock = new FixedClock();
+    const session = await open({ panel, clock });
+    expect(session.snapshot().providers).toEqual([{ name: 'ollama', healthy: false, reason: 'GET /api/tags answered 503' }]);
+    clock.advance(PROBE_CACHE_MS);
+    const result = await session.chat({ messages: user('Describe Paris') });
+    expect(result.answer?.model).toBe('qwen2.5:3b');
+    expect(session.snapshot().providers).toEqual([{ name: 'ollama', healthy: true }]);
   });
 });
 

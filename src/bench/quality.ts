@@ -1,0 +1,152 @@
+/**
+ * `node scripts/quality.mjs [OUTCOMES.jsonl]`: every routing-quality figure BENCHMARKS.md reports, from
+ * one command.
+ *
+ * @remarks
+ * The recorded outcomes' `train` and `test` splits (tunables are chosen on `train`; `test` is the
+ * out-of-sample figure), each family left out of `train` in turn, and the generated worlds of
+ * `worlds.ts`, written as JSON lines to a temporary directory and read back the way `rung replay` reads
+ * any outcomes file. Each figure is the mean over seeds 1–5, perfect check, quality mode, one pass from
+ * an empty ledger, beside the simple online learner on the same prompts in the same order.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { MemoryDecisionSink } from '../core/decisions/decision';
+import type { Tradeoff } from '../core/panel';
+import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection } from '../core/replay/outcomes';
+import { runReplay, type ReplaySummary } from '../core/replay/replay';
+import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
+import { generateWorld, WORLDS, type World } from './worlds';
+
+const SEEDS = [1, 2, 3, 4, 5];
+const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
+
+interface Line {
+  name: string;
+  items: number;
+  rung: { accuracy: number[]; share: number[] };
+  learner: { accuracy: number[]; share: number[] };
+  cascade: { accuracy: number; share: number };
+  oracle: { accuracy: number; share: number };
+  /** The cheapest fixed chains per class, in hindsight, that answer as many prompts as Rung did (mean over seeds). */
+  hindsight: number;
+  /** Drift worlds: per seed, calls at the drifted class after the swap until Rung last opened with the swapped model. */
+  detection?: number[];
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const tradeoff = (args.includes('--economy') ? 'economy' : 'quality') as Tradeoff;
+  const path = args.find((arg) => !arg.startsWith('--')) ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
+  const lines: Line[] = [];
+  // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
+  const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
+  if (only !== 'worlds') lines.push(...(await measureRecorded(path, tradeoff)));
+  if (only !== 'recorded') {
+    const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
+    try {
+      for (const world of WORLDS) lines.push(await measureWorld(world, dir, tradeoff));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(`${table(lines, tradeoff)}\n`);
+}
+
+async function measureRecorded(path: string, tradeoff: Tradeoff): Promise<Line[]> {
+  const lines: Line[] = [];
+  const recorded = parseOutcomes(readFileSync(path, 'utf8'), path);
+  const familiesIn = (split: string) => [...new Set(recorded.rows.filter((row) => row['split_src'] === split).map((row) => row.family))].sort();
+  const selections: [string, OutcomeSelection][] = [
+    ['9-model train', { split: 'train' }],
+    ['9-model test', { split: 'test' }],
+    ...familiesIn('train').map((family): [string, OutcomeSelection] => [`9-model train without ${family}`, { split: 'train', excludeFamilies: [family] }]),
+    ...familiesIn('test').map((family): [string, OutcomeSelection] => [`9-model test, ${family} only`, { split: 'test', families: [family] }]),
+  ];
+  for (const [name, selection] of selections) {
+    const rows = selectOutcomes(recorded.rows, selection, path);
+    lines.push(await measure(name, rows, recorded.models, tradeoff, false));
+  }
+  return lines;
+}
+
+async function measureWorld(world: World, dir: string, tradeoff: Tradeoff): Promise<Line> {
+  const runs: ReplaySummary[] = [];
+  const hindsight: number[] = [];
+  const detection: number[] = [];
+  for (const seed of SEEDS) {
+    // Written and read back as any outcomes file is, so the world is replayed like the recorded data.
+    const file = join(dir, `${world.name}-${seed}.jsonl`);
+    writeFileSync(file, generateWorld(world, seed).map((row) => JSON.stringify(row)).join('\n') + '\n');
+    const { rows, models } = parseOutcomes(readFileSync(file, 'utf8'), file);
+    const sink = new MemoryDecisionSink();
+    const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', tradeoff, seed, inOrder: true, sink });
+    runs.push(run);
+    hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
+    const drifting = world.models.find((model) => model.drift);
+    if (drifting?.drift) {
+      const cls = Object.keys(drifting.drift.accuracy)[0] as string;
+      detection.push(callsToStopOpening(rows, sink.rows, drifting.slug, cls, Math.ceil(drifting.drift.from * rows.length)));
+    }
+  }
+  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}) };
+}
+
+async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, inOrder: boolean): Promise<Line> {
+  const runs: ReplaySummary[] = [];
+  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', tradeoff, seed, inOrder }));
+  const accuracy = mean(runs.map((run) => run.policy.accuracy));
+  return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / (runs[0] as ReplaySummary).bestSingle.cost };
+}
+
+function summarise(name: string, runs: ReplaySummary[]): Omit<Line, 'hindsight'> {
+  const first = runs[0] as ReplaySummary;
+  const base = first.bestSingle.cost;
+  return {
+    name,
+    items: first.items,
+    rung: { accuracy: runs.map((run) => run.policy.accuracy), share: runs.map((run) => run.policy.cost / base) },
+    learner: { accuracy: runs.map((run) => run.onlineLearner.accuracy), share: runs.map((run) => run.onlineLearner.cost / base) },
+    cascade: { accuracy: first.priceOrderCascade.accuracy, share: first.priceOrderCascade.cost / base },
+    oracle: { accuracy: first.oracle.accuracy, share: first.oracle.cost / base },
+  };
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((sum, x) => sum + x, 0) / xs.length;
+}
+
+function sd(xs: number[]): number {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((sum, x) => sum + (x - m) ** 2, 0) / Math.max(1, xs.length - 1));
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+function table(lines: Line[], tradeoff: Tradeoff): string {
+  const out = [
+    `Mean over seeds ${SEEDS.join(', ')} (± sd), perfect check, ${tradeoff}; cost as a share of the best single model on the same prompts.`,
+    '',
+    '| data | prompts | Rung accuracy | Rung cost | simple learner accuracy | simple learner cost | Rung beats the learner | price-order cascade | oracle | best fixed chains per class in hindsight, at the accuracy Rung reached | drift: calls to stop opening with the swapped model |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |',
+  ];
+  for (const line of lines) {
+    const accuracy = mean(line.rung.accuracy) - mean(line.learner.accuracy);
+    const beats = accuracy >= -1e-12 && mean(line.rung.share) <= mean(line.learner.share);
+    out.push(
+      `| ${line.name} | ${line.items} | ${mean(line.rung.accuracy).toFixed(4)} ± ${sd(line.rung.accuracy).toFixed(4)} | ${pct(mean(line.rung.share))} ± ${pct(sd(line.rung.share))} | ` +
+        `${mean(line.learner.accuracy).toFixed(4)} | ${pct(mean(line.learner.share))} | ${beats ? 'yes' : 'no'} | ` +
+        `${line.cascade.accuracy.toFixed(4)} at ${pct(line.cascade.share)} | ${line.oracle.accuracy.toFixed(4)} at ${pct(line.oracle.share)} | ${pct(line.hindsight)} | ` +
+        `${line.detection ? `${line.detection.join(', ')} (max ${Math.max(...line.detection)})` : ''} |`,
+    );
+  }
+  return out.join('\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

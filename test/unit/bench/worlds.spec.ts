@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { callsToStopOpening, hindsightChainCost } from '../../../src/bench/qualityMeasures';
+import { abilityForAccuracy, generateWorld, worldNamed, WORLD_PROMPTS_PER_CLASS, WORLDS } from '../../../src/bench/worlds';
+import type { OutcomeRow } from '../../../src/core/replay/outcomes';
+
+function accuracy(rows: readonly OutcomeRow[], model: string, cls: string): number {
+  const members = rows.filter((row) => row.family === cls);
+  return members.filter((row) => row.m[model]?.c === 1).length / members.length;
+}
+
+describe('generated worlds', () => {
+  it('gives the same rows for the same seed and other rows for another', () => {
+    const world = worldNamed('spread-100x');
+    expect(JSON.stringify(generateWorld(world, 3))).toBe(JSON.stringify(generateWorld(world, 3)));
+    expect(JSON.stringify(generateWorld(world, 4))).not.toBe(JSON.stringify(generateWorld(world, 3)));
+  });
+
+  it('grades every model on every prompt, 1,000 prompts per class', () => {
+    for (const world of WORLDS) {
+      const rows = generateWorld(world, 1);
+      expect(rows).toHaveLength(3 * WORLD_PROMPTS_PER_CLASS);
+      for (const row of rows) expect(Object.keys(row.m)).toEqual(world.models.map((model) => model.slug));
+    }
+  });
+
+  it('meets each model\'s stated accuracy at each class to within sampling error', () => {
+    const world = worldNamed('cheap-specialist');
+    const rows = generateWorld(world, 1);
+    for (const model of world.models) {
+      for (const [cls, target] of Object.entries(model.accuracy)) expect(Math.abs(accuracy(rows, model.slug, cls) - target)).toBeLessThan(0.05);
+    }
+  });
+
+  it('prices models 100 times apart in the spread world', () => {
+    const prices = worldNamed('spread-100x').models.map((model) => model.price);
+    expect(Math.max(...prices) / Math.min(...prices)).toBeCloseTo(100, 6);
+  });
+
+  it('swaps the drifting model halfway through: accurate before, near zero after, at its class only', () => {
+    const rows = generateWorld(worldNamed('drift'), 2);
+    const half = rows.length / 2;
+    expect(accuracy(rows.slice(0, half), 'swapped', 'alpha')).toBeGreaterThan(0.85);
+    expect(accuracy(rows.slice(half), 'swapped', 'alpha')).toBeLessThan(0.05);
+    expect(accuracy(rows.slice(half), 'swapped', 'beta')).toBeGreaterThan(0.5);
+  });
+
+  it('solves for an ability whose accuracy rises with the accuracy asked for', () => {
+    expect(abilityForAccuracy(0.9)).toBeGreaterThan(abilityForAccuracy(0.5));
+    expect(abilityForAccuracy(0.5)).toBeGreaterThan(abilityForAccuracy(0.02));
+  });
+});
+
+describe('calls to stop opening with a swapped model', () => {
+  const rows = ['a', 'b', 'a', 'a', 'a', 'a'].map((family, index) => ({ id: `c${index}`, family, m: {} }));
+
+  it('counts calls at the class from the swap to the last one the model opened', () => {
+    const decisions = [
+      { call: 'c2', model: 'swapped' },
+      { call: 'c2', model: 'large' },
+      { call: 'c3', model: 'swapped' },
+      { call: 'c4', model: 'mid' },
+      { call: 'c5', model: 'mid' },
+    ];
+    // From index 2 on the class-a calls are c2, c3, c4, c5; the last one opened by the model is c3, the 2nd.
+    expect(callsToStopOpening(rows, decisions, 'swapped', 'a', 2)).toBe(2);
+  });
+
+  it('is 0 when the model never opened after the swap', () => {
+    expect(callsToStopOpening(rows, [{ call: 'c0', model: 'swapped' }], 'swapped', 'a', 2)).toBe(0);
+  });
+});
+
+describe('the cheapest fixed chains in hindsight', () => {
+  // One class, four prompts: `a` (1 per call) is right on the first two, `b` (10 per call) on all four.
+  const rows: OutcomeRow[] = [0, 1, 2, 3].map((index) => ({
+    id: `p${index}`,
+    family: 'x',
+    m: { a: { c: index < 2 ? 1 : 0, cost: 1 }, b: { c: 1, cost: 10 } },
+  }));
+  const cost = (accuracy: number) => hindsightChainCost(rows, ['a', 'b'], (row) => row.family, accuracy);
+
+  it('finds the cheapest order of the cheapest subset for the accuracy asked', () => {
+    // All four: a then b costs 4 × 1 + 2 × 10 = 24, less than b alone (40) or b then a (40).
+    expect(cost(1)).toBe(24);
+    // Half: a alone, 4.
+    expect(cost(0.5)).toBe(4);
+    expect(cost(0)).toBe(0);
+  });
+
+  it('is infinite when no chain reaches the accuracy', () => {
+    const none = rows.map((row) => ({ ...row, m: { a: { c: 0 as const, cost: 1 }, b: { c: 0 as const, cost: 10 } } }));
+    expect(hindsightChainCost(none, ['a', 'b'], (row) => row.family, 0.5)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
