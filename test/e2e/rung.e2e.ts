@@ -88,7 +88,7 @@ async function sendChat(page: Page, text: string): Promise<void> {
 function firstRun(): E2eCheck {
   let providers: FakeProviders | undefined;
   return {
-    name: 'on a first run with no panel, Rung finds the local Ollama by itself and routes to its model',
+    name: 'on a first run with no panel, Rung finds the local Ollama by itself and answers an Agent-mode chat through it',
     async prepare(folder) {
       providers = await startFakeProviders();
       providers.cheapAnswer = () => 'Found you.';
@@ -103,6 +103,11 @@ function firstRun(): E2eCheck {
         await page.locator('.quick-input-list').getByText(`${CHEAP_MODEL}`).first().waitFor();
         await workbench.screenshot('rung-first-run-pick-model');
         await page.keyboard.press('Escape');
+        // The Chat view opens in Agent mode, which sends tools: the discovered model must take them.
+        await sendChat(page, 'Are you there?');
+        await page.locator('.interactive-item-container.interactive-response', { hasText: 'Found you.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
+        assert.ok(Array.isArray(sent?.body.tools) && sent.body.tools.length > 0, 'the Agent-mode request reached Ollama with its tools');
         assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/tags'), 'Rung asked the Ollama server for its models');
         assert.equal(existsSync(join(workbench.folder, '.rung', 'panel.json')), false, 'no panel file was written for the user');
       } finally {
