@@ -10,6 +10,8 @@ const checks: E2eCheck[] = [
         rows.some((row) => row.includes('Rung: Show Log')),
         `the palette listed ${JSON.stringify(rows)}`,
       );
+      // Rung's status bar item appears when activation has finished and its commands are registered.
+      await page.locator('.statusbar-item', { hasText: 'Rung:' }).first().waitFor({ timeout: 60_000 });
       await workbench.runCommand('Rung: Show Log');
       await page.locator('.part.panel').getByText(/activated\sin\s\d/).first().waitFor();
       await workbench.screenshot('rung-show-log');
