@@ -10,7 +10,8 @@
 import * as vscode from 'vscode';
 import type { ChatMessage } from '../core/providers/provider';
 import type { Session, SessionChatResult, SessionEvent } from '../core/session/types';
-import { answerFooter, explainMarkdown, verdictPhrase } from './describe';
+import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from './describe';
+import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import type { RungLog } from './log';
 import { NotSetUpError, type SessionHost } from './sessionHost';
 import type { RungState } from './state';
@@ -19,18 +20,6 @@ export const PARTICIPANT_ID = 'rung.rung';
 
 /** The most characters of one referenced file put in the prompt: past this a file is summarised by its name. */
 const MAX_REFERENCE_CHARS = 20_000;
-
-/** What a `@rung` answer remembers about itself, for feedback and retries. */
-export interface RungChatMetadata {
-  callId: string;
-  classKey: string;
-  /** The model whose answer stood. */
-  model: string | undefined;
-  /** The user's prompt as sent (with references), so a retry asks the same question. */
-  prompt: string;
-  /** The answer's text, for the next turn's history without the closing line. */
-  answer: string;
-}
 
 export interface ChatParticipantDeps {
   sessions: SessionHost;
@@ -59,7 +48,7 @@ async function settleFeedback(deps: ChatParticipantDeps, feedback: vscode.ChatRe
   if (!metadata) return;
   const helpful = feedback.kind === vscode.ChatResultFeedbackKind.Helpful;
   const session = await deps.sessions.get();
-  const settled = session.settle(metadata.callId, { kind: helpful ? 'pass' : 'fail', reason: helpful ? 'the user marked the answer helpful' : 'the user marked the answer unhelpful' });
+  const settled = session.settle(metadata.callId, feedbackVerdict(helpful));
   deps.log.info(`feedback on ${metadata.callId}: ${helpful ? 'helpful' : 'unhelpful'}${settled ? '' : ' (the session did not know the call)'}`);
 }
 
@@ -122,9 +111,9 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         }
         return;
       case 'escalated':
-        deps.log.info(`@rung ${event.callId}: escalated from ${event.from} to ${event.to}: ${event.reason}`);
+        deps.log.info(`@rung ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
         text = '';
-        stream.markdown(`\n\n> **Escalated** from ${event.from} to ${event.to}: ${event.reason}\n\n`);
+        stream.markdown(`\n\n> **Escalated** from ${event.from} to ${event.to}: ${escalationCause(event)}\n\n`);
         return;
       case 'skipped':
         deps.log.info(`@rung ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}`);
@@ -168,7 +157,7 @@ async function retry(session: Session, deps: ChatParticipantDeps, request: vscod
     stream.markdown('There is no answer from @rung in this conversation to retry.');
     return {};
   }
-  session.settle(previous.callId, { kind: 'fail', reason: 'the user asked for a stronger model' });
+  session.settle(previous.callId, RETRY_VERDICT);
   stream.markdown(`Marked ${previous.model}'s answer as failed; asking again with a stronger model first.\n\n`);
   const extra = request.prompt.trim();
   // The conversation before the retried question, then the question itself.
@@ -240,10 +229,7 @@ async function promptWithReferences(request: vscode.ChatRequest): Promise<string
 }
 
 function metadataOf(result: vscode.ChatResult): RungChatMetadata | undefined {
-  const metadata = result.metadata as Partial<RungChatMetadata> | undefined;
-  return metadata && typeof metadata.callId === 'string' && typeof metadata.classKey === 'string' && typeof metadata.prompt === 'string'
-    ? { callId: metadata.callId, classKey: metadata.classKey, model: metadata.model, prompt: metadata.prompt, answer: metadata.answer ?? '' }
-    : undefined;
+  return readMetadata(result.metadata);
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { apiKeyVariable } from '../core/panel';
 import type { Session } from '../core/session/types';
-import { answerFooter, explainMarkdown, pickRows } from './describe';
+import { answerFooter, escalationCause, explainMarkdown, pickRows } from './describe';
 import type { RungLog } from './log';
 import type { ProviderSecrets } from './secrets';
 import type { SessionHost } from './sessionHost';
@@ -127,7 +127,7 @@ async function ask(deps: CommandDeps, prompt?: string): Promise<{ callId: string
         { messages: [{ role: 'user', content: question }], classKey: 'infer', signal: abort.signal, ...(pinned ? { pinned } : {}), ...(avoided && avoided !== pinned ? { avoid: avoided } : {}) },
         (event) => {
           if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug}` });
-          if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${event.reason}` });
+          if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
         },
       );
     } finally {

@@ -110,6 +110,15 @@ export function verdictPhrase(verdict: { kind: string; reason: string }): string
   return verdict.reason.startsWith(`${verdict.kind}: `) ? verdict.reason : `${verdict.kind}: ${verdict.reason}`;
 }
 
+/**
+ * Why a call climbed, without the "escalated from A to B" the session's reason already opens with
+ * (a front end that names both models itself would otherwise say it twice).
+ */
+export function escalationCause(event: { from: string; to: string; reason: string }): string {
+  const prefix = `escalated from ${event.from} to ${event.to}: `;
+  return event.reason.startsWith(prefix) ? event.reason.slice(prefix.length) : event.reason;
+}
+
 /** The closing line of an answer: who answered, on which rung, why, what the check said, what it cost. */
 export function answerFooter(result: SessionChatResult): string {
   const answered = result.answer ? [...result.attempts].reverse().find((attempt) => attempt.model === result.answer?.model) : undefined;

@@ -12,7 +12,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { CallChecks, SessionEvent } from '../core/session/types';
-import { answerFooter, verdictPhrase } from './describe';
+import { answerFooter, escalationCause, verdictPhrase } from './describe';
 import { editMessages, extractEdit, SplicedSyntaxVerifier, spliceText } from './editPrompt';
 import type { RungLog } from './log';
 import type { SessionHost } from './sessionHost';
@@ -146,8 +146,8 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
       const onEvent = (event: SessionEvent): void => {
         if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug} (rung ${event.attempt + 1})` });
         else if (event.type === 'escalated') {
-          progress.report({ message: `escalated from ${event.from} to ${event.to}: ${event.reason}` });
-          deps.log.info(`edit ${event.callId}: escalated from ${event.from} to ${event.to}: ${event.reason}`);
+          progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
+          deps.log.info(`edit ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
         } else if (event.type === 'skipped') deps.log.info(`edit ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)})`);
       };
       try {

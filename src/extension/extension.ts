@@ -40,6 +40,8 @@ export interface RungApi {
   session(): Promise<Session>;
   /** The features that failed to register, by name (empty when all did). */
   readonly failedFeatures: readonly string[];
+  /** The folder of Rung's log file (`Rung.log`), for a bug report or a test that reads it. */
+  readonly logFolder: vscode.Uri;
 }
 
 let sessions: SessionHost | undefined;
@@ -109,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
       else log.error('the session did not open', error);
     },
   );
-  return { activationMs, session: () => host.get(), failedFeatures: failed };
+  return { activationMs, session: () => host.get(), failedFeatures: failed, logFolder: context.logUri };
 }
 
 /** A good new panel: the open session takes it in place; with none open yet, one opens with it. */

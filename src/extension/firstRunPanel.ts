@@ -6,7 +6,10 @@
  * models are ordered by size and given the roles the cold-start prior reads (smallest `base`, largest
  * `top`), which is all a panel without evidence can say about them; the ratings take over from there.
  * Embedding models are left out: they cannot answer a chat, and calling one would be graded as a
- * failure of the model rather than of the choice.
+ * failure of the model rather than of the choice. Every model is declared to take tools: `/api/tags` does
+ * not say which do, the Chat view's Agent mode and inline chat always send tools (a panel without
+ * `tools` had every rung pruned there), and a model that refuses them answers 400 "does not support
+ * tools", which skips that rung without grading it or marking Ollama down.
  */
 import type { PanelFile } from '../core/panel';
 import type { ModelFacts } from '../core/providers/provider';
@@ -29,6 +32,7 @@ export function panelFromOllamaModels(models: ModelFacts[], provider = 'ollama')
       slug: model.slug,
       provider,
       role: index === 0 ? 'base' : index === chosen.length - 1 ? 'top' : 'mid',
+      tools: true,
       ...(model.context ? { context: model.context } : {}),
     })),
   };

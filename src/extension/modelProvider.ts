@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
-import { verdictPhrase } from './describe';
+import { escalationCause, verdictPhrase } from './describe';
 import type { RungLog } from './log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from './sessionHost';
@@ -131,9 +131,9 @@ async function respond(
         }
         return;
       case 'escalated':
-        deps.log.info(`${model.name} ${event.callId}: escalated from ${event.from} to ${event.to}: ${event.reason}`);
+        deps.log.info(`${model.name} ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
         // Text already shown came from an answer that failed its check; say so before the next one.
-        if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${event.reason}); ${event.to} answers instead.*\n\n`));
+        if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
         return;
       case 'skipped':
         deps.log.info(`${model.name} ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import type { Candidate, Ranking } from '../../../src/core/routing/types';
 import type { SessionChatResult } from '../../../src/core/session/types';
-import { answerFooter, explainMarkdown, formatUsd, pickRows, statusText, verdictPhrase } from '../../../src/extension/describe';
+import { answerFooter, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, verdictPhrase } from '../../../src/extension/describe';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -88,5 +88,12 @@ describe('describe', () => {
     expect(text).toContain('pruned anthropic/claude-opus-4: pruned: output price');
     expect(text).toContain('**Settled later:** qwen3:14b → pass: the user marked the answer helpful');
     expect(explainMarkdown('c2', [])).toContain('no row for this call');
+  });
+});
+
+describe('escalationCause', () => {
+  it('drops the models the session reason already names, keeping the cause', () => {
+    expect(escalationCause({ from: 'a', to: 'b', reason: 'escalated from a to b: syntax error: 1:16 Expression expected.' })).toBe('syntax error: 1:16 Expression expected.');
+    expect(escalationCause({ from: 'a', to: 'b', reason: 'no JSON found' })).toBe('no JSON found');
   });
 });

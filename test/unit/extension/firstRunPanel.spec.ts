@@ -3,7 +3,7 @@ import { parsePanel } from '../../../src/core/panel';
 import { FIRST_RUN_MAX_MODELS, panelFromOllamaModels } from '../../../src/extension/firstRunPanel';
 
 describe('panelFromOllamaModels', () => {
-  it('orders the chat models by size and gives the smallest the base role and the largest the top role', () => {
+  it('orders the chat models by size, gives the smallest the base role and the largest the top role, and lets tool calls reach them', () => {
     const panel = panelFromOllamaModels([
       { slug: 'qwen3:14b', parameterBillions: 14.8 },
       { slug: 'nomic-embed-text:latest', parameterBillions: 0.137 },
@@ -11,9 +11,9 @@ describe('panelFromOllamaModels', () => {
       { slug: 'qwen3.6:27b', parameterBillions: 27.4 },
     ]);
     expect(panel?.models).toEqual([
-      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
-      { slug: 'qwen3:14b', provider: 'ollama', role: 'mid' },
-      { slug: 'qwen3.6:27b', provider: 'ollama', role: 'top' },
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base', tools: true },
+      { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', tools: true },
+      { slug: 'qwen3.6:27b', provider: 'ollama', role: 'top', tools: true },
     ]);
     expect(() => parsePanel(panel, 'first run')).not.toThrow();
   });
@@ -32,6 +32,6 @@ describe('panelFromOllamaModels', () => {
   });
 
   it('makes a single model both the only rung and the base', () => {
-    expect(panelFromOllamaModels([{ slug: 'llama3.2:3b', parameterBillions: 3.2, context: 8192 }])?.models).toEqual([{ slug: 'llama3.2:3b', provider: 'ollama', role: 'base', context: 8192 }]);
+    expect(panelFromOllamaModels([{ slug: 'llama3.2:3b', parameterBillions: 3.2, context: 8192 }])?.models).toEqual([{ slug: 'llama3.2:3b', provider: 'ollama', role: 'base', tools: true, context: 8192 }]);
   });
 });
