@@ -19,8 +19,7 @@ import { decisionLogPath } from '../core/ledger/decisionLog';
 import { parsePanel } from '../core/panel';
 import { RungSession } from '../core/session/session';
 // The controller is the ledger panel's vscode-free half (its rules, tested and timed without an editor);
-// the layer rule that keeps the benchmark off the extension layer was written for the vscode-bound rest.
-// eslint-disable-next-line no-restricted-imports
+// eslint.config.mjs lets this file, and only this one, reach into the extension layer for it.
 import { LedgerController, type LedgerActions, type LedgerLog } from '../extension/ledgerController';
 import type { HostMessage } from '../protocol/ledgerProtocol';
 import { round, summarise, type BenchRow } from './benchRow';
