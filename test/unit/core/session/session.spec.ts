@@ -5,6 +5,7 @@ import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
+import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { ContextRefusalError, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { decisionRow } from '../../support/decisionRow';
@@ -413,6 +414,40 @@ describe('RungSession: the ledger and the panel', () => {
     expect(session.currentPanel).toBe(narrower);
     expect(session.ledgerFile).toBe(join(dir.path, '.rung', 'ledger.sqlite'));
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+  });
+
+  it('stops a call whose second rung is still streaming, so the ledger on disk counts exactly the graded rows in the log', async () => {
+    // The top rung sends its headers and then nothing, like a slow model mid-answer when the window reloads.
+    let answering!: () => void;
+    const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
+    const hanging: Route = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answering();
+    };
+    const { ollamaUrl, cloudUrl } = await providers(prose(), hanging);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const call = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    await secondRungAnswering;
+
+    await session.dispose();
+
+    const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.model, row.verdict])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'stopped'],
+    ]);
+    const onDisk = await WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock: new FixedClock(), readOnly: true });
+    try {
+      expect(onDisk.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual([['qwen2.5:3b', 'plan', 1, 0]]);
+    } finally {
+      await onDisk.close();
+    }
+    const result = await call;
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'stopped'],
+    ]);
   });
 
   it('refuses every call after dispose', async () => {
