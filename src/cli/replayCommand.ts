@@ -5,10 +5,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
@@ -74,13 +74,13 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   // Opened inside the try, so whatever opened before a later open fails is still closed.
   let file: FileDecisionSink | undefined;
   let ledger: Ledger | undefined;
-  let log: DecisionLog | undefined;
+  let log: CliDecisionLog | undefined;
   try {
     ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
     file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
     // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
-    const sinks = [file, log].filter((each) => each !== undefined);
+    log = ledgerPath ? decisionLogBeside(ledgerPath, io, REPLAY_COMMAND.name, ledger) : undefined;
+    const sinks = [file, log?.log].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
       // A run never waits on anything outside the process, so without this turn of the event loop the

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_COMMAND } from '../../../src/cli/chatOptions';
@@ -48,6 +49,24 @@ describe('rung replay', () => {
       ratings: expect.any(Array),
     });
     expect((summary.ratings as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('says on stderr, once, that it took over the decision log\'s lock from a process that no longer runs', async () => {
+    mkdirSync(join(dir, '.rung'));
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(join(dir, '.rung', 'decisions.jsonl.lock'), JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: io.clock.now() }));
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
+    expect(io.err.match(/took over the decision log lock/g)).toHaveLength(1);
+    expect(io.err).toContain(`rung replay: took over the decision log lock ${join(dir, '.rung', 'decisions.jsonl.lock')} from pid ${deadPid}`);
+    expect(parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8')).rows.length).toBeGreaterThan(0);
+  });
+
+  it('fails once, naming the decision log, when it cannot write the rows', async () => {
+    // A folder where the log should be: the rows cannot be written (EISDIR), for root too.
+    mkdirSync(join(dir, '.rung', 'decisions.jsonl'), { recursive: true });
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(EXIT_FAILED);
+    expect(io.err.split('\n').filter((line) => line.includes('decisions.jsonl'))).toHaveLength(1);
+    expect(io.err).toMatch(/^rung replay: .*decisions\.jsonl/);
   });
 
   it('prints a table without --json', async () => {
