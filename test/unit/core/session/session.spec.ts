@@ -181,7 +181,7 @@ describe('RungSession.chat', () => {
   it('prunes the models of a kind no factory builds, with the reason', async () => {
     const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
     const session = await open({ panel });
-    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
+    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here', cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
   });
 });
@@ -274,7 +274,7 @@ describe('RungSession: context', () => {
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, models) });
     const result = await session.chat({ messages: user(prompt) });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['openai/gpt-4o-mini']);
-    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000' }]);
+    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000', cause: 'needs context 25601 > 4000' }]);
     const sent = JSON.parse(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.body ?? '{}') as { messages: ChatMessage[] };
     expect(sent.messages.at(-1)?.content).toBe(prompt);
   });
@@ -297,7 +297,7 @@ describe('RungSession: a daily budget', () => {
 
     const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
-    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 
