@@ -2,6 +2,7 @@
  * `rung replay OUTCOMES.jsonl`: routes recorded prompts through the real router and scores the policy
  * against the best single model, the oracle and a plain price-order cascade.
  */
+import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
@@ -89,7 +90,21 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
-        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, seed: seed + i, inOrder: values['in-order'], sink, ledger }),
+        await runReplay({
+          rows,
+          models,
+          panel,
+          verifier,
+          classKey,
+          explore,
+          tradeoff: tradeoff as Tradeoff | undefined,
+          seed: seed + i,
+          inOrder: values['in-order'],
+          sink,
+          ledger,
+          // Replaying the same prompts again must not reuse their call ids in the same log.
+          ...(sink ? { runId: `replay-${randomUUID().slice(0, 8)}` } : {}),
+        }),
       );
     }
   } finally {

@@ -69,6 +69,23 @@ describe('rung replay', () => {
     expect(io.err).toMatch(/^rung replay: .*decisions\.jsonl/);
   });
 
+  it('gives each run its own call ids, so replaying into the same ledger twice never makes one run\'s rows the truth about the other\'s calls', async () => {
+    const callsOf = (text: string) => new Set(parseDecisionLines(text).rows.map((row) => row.call));
+    const logPath = join(dir, '.rung', 'decisions.jsonl');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
+    const first = readFileSync(logPath, 'utf8');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], new CapturedIo(dir))).toBe(0);
+    const second = readFileSync(logPath, 'utf8').slice(first.length);
+    const firstCalls = callsOf(first);
+    const secondCalls = callsOf(second);
+    expect(firstCalls.size).toBe(60);
+    expect(secondCalls.size).toBe(60);
+    expect([...firstCalls].filter((call) => secondCalls.has(call))).toEqual([]);
+    // Each call id still names its prompt, after the run's id.
+    const prompts = new Set(makeOutcomes(20).map((row) => row.id));
+    for (const call of [...firstCalls, ...secondCalls]) expect(prompts.has(call.replace(/^replay-[0-9a-f]{8}\//, ''))).toBe(true);
+  });
+
   it('prints a table without --json', async () => {
     expect(await main(['replay', 'outcomes.jsonl'], io)).toBe(0);
     expect(io.out).toMatch(/^rung replay: 60 prompts, verifier perfect, tradeoff quality/);
