@@ -230,17 +230,30 @@ function share(cost: number, base: number): string {
   return base > 0 ? `${((100 * cost) / base).toFixed(1)}%` : '-';
 }
 
+/**
+ * The policy table: a header and one line a policy, the figures lined up after the longest label.
+ *
+ * @remarks
+ * At least 30 columns wide, the width every label had until the learner's label with a five-figure
+ * attempt count outgrew it and pushed its figures out of their columns.
+ */
+function policyTable(rows: [label: string, figures: string][]): string[] {
+  const width = Math.max(30, ...rows.map(([label]) => label.length + 1));
+  return [`${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`, ...rows.map(([label, figures]) => label.padEnd(width) + figures)];
+}
+
 function formatSummary(summary: ReplaySummary, title: string): string {
   const base = summary.bestSingle.cost;
   const lines = [
     `rung replay: ${summary.items} prompts, ${title}`,
     '',
-    'policy                         accuracy    cost $   cost / best single',
-    `rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`.padEnd(30) + fmtRow(summary.policy, base),
-    `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
-    'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
-    'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
-    `simple online learner (${summary.onlineLearner.attempts} attempts)`.padEnd(30) + fmtRow(summary.onlineLearner, base),
+    ...policyTable([
+      [`rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`, fmtRow(summary.policy, base)],
+      [`best single (${summary.bestSingle.model})`, fmtRow(summary.bestSingle, base)],
+      ['price-order cascade', fmtRow(summary.priceOrderCascade, base)],
+      ['oracle', fmtRow(summary.oracle, base)],
+      [`simple online learner (${summary.onlineLearner.attempts} attempts)`, fmtRow(summary.onlineLearner, base)],
+    ]),
     verdictAgainstLearner(summary.policy, summary.onlineLearner),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
@@ -268,13 +281,14 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
   const lines = [
     `rung replay: ${aggregate.items} prompts, ${title}, seeds ${aggregate.seeds.join(',')}`,
     '',
-    'policy                         accuracy    cost $   cost / best single',
-    `rung (mean of ${aggregate.seeds.length})`.padEnd(30) + fmtRow(m, base),
-    `  spread (sd)`.padEnd(30) + ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
-    `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
-    'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
-    'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
-    'simple online learner (mean)'.padEnd(30) + fmtRow(aggregate.mean.onlineLearner, base),
+    ...policyTable([
+      [`rung (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
+      ['  spread (sd)', ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`],
+      [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base)],
+      ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base)],
+      ['oracle', fmtRow(aggregate.oracle, base)],
+      ['simple online learner (mean)', fmtRow(aggregate.mean.onlineLearner, base)],
+    ]),
     verdictAgainstLearner(m, aggregate.mean.onlineLearner),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',

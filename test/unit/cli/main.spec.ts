@@ -92,6 +92,16 @@ describe('rung replay', () => {
     expect(io.out).toContain('oracle');
   });
 
+  it('lines every policy\'s figures up under the header, however long its label', async () => {
+    expect(await main(['replay', 'outcomes.jsonl'], io)).toBe(0);
+    const lines = io.out.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('policy '));
+    const accuracyEnd = (lines[header] as string).indexOf('accuracy') + 'accuracy'.length;
+    const rows = lines.slice(header + 1, header + 6);
+    expect(rows.map((row) => row.split(/\s{2,}/)[0])).toEqual([expect.stringMatching(/^rung \(/), expect.stringMatching(/^best single/), 'price-order cascade', 'oracle', expect.stringMatching(/^simple online learner \(\d+ attempts\)$/)]);
+    for (const row of rows) expect(row.search(/\d\.\d{4}\s+\d+\.\d{3}\s/) + 6).toBe(accuracyEnd);
+  });
+
   it('writes one decision row per attempt to --decisions with the fields a study needs', async () => {
     expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'decisions.jsonl', '--json'], io)).toBe(0);
     const lines = readFileSync(join(dir, 'decisions.jsonl'), 'utf8').trimEnd().split('\n');
