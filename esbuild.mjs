@@ -1,8 +1,11 @@
-// Bundles every entry point Rung ships: the extension host, the webview, the `rung` CLI and the benchmark.
-// One script so that the CLI, the benchmark and the extension are always built from the same core.
+// Bundles every entry point Rung ships: the extension host, the webview, the `rung` CLI and the benchmark,
+// and the test host's bundles: the extension-host suites, their runner and `npm start`.
+// One script so that the CLI, the benchmark, the extension and its tests are always built from the same core.
+//
+// `node esbuild.mjs --production` builds what `npm run package` ships: no source maps, minified.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -20,27 +23,102 @@ const node = {
   external: ['vscode'],
 };
 
+/**
+ * Keeps TypeScript's compiler out of the extension bundle and ships it beside it as `dist/typescript.js`.
+ *
+ * @remarks
+ * The syntax check imports `typescript` lazily; inlined, that one import turned a 0.6 MB extension bundle
+ * into 4.1 MB that every activation parsed. The `.vsix` has no node_modules, so the compiler goes in
+ * `dist/` as its own file and is read from disk only on the first syntax check.
+ */
+const typescriptBesideTheBundle = {
+  name: 'typescript-beside-the-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^typescript$/ }, () => ({ path: './typescript.js', external: true }));
+  },
+};
+
+/**
+ * The test files of each suite, found when the bundle is built, so adding a file is all it takes to run it.
+ *
+ * @remarks
+ * Integration files are `require`d from a function so that esbuild evaluates each one only when the suite
+ * loads it, between mocha's `pre-require` and `post-require` (which bind `describe`/`it`).
+ */
+const SUITES = {
+  'rung:integration-tests': { folder: 'test/integration', suffix: '.test.ts', lazy: true },
+  'rung:canary-tests': { folder: 'test/integration/canary', suffix: '.canary.ts', lazy: true },
+  'rung:e2e-checks': { folder: 'test/e2e', suffix: '.e2e.ts', lazy: false },
+};
+
+function filesUnder(folder, suffix) {
+  const found = [];
+  for (const entry of readdirSync(join(root, folder), { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(suffix)) found.push(join(entry.parentPath, entry.name));
+  }
+  return found.sort();
+}
+
+const testFiles = {
+  name: 'test-files',
+  setup(build) {
+    build.onResolve({ filter: /^rung:/ }, (args) => ({ path: args.path, namespace: 'test-files' }));
+    build.onLoad({ filter: /.*/, namespace: 'test-files' }, (args) => {
+      const suite = SUITES[args.path];
+      if (!suite) return { errors: [{ text: `no test suite is called ${args.path}` }] };
+      const files = filesUnder(suite.folder, suite.suffix);
+      const rows = files.map((file, index) => {
+        const name = JSON.stringify(relative(root, file));
+        return suite.lazy
+          ? `  { file: ${name}, load: () => require(${JSON.stringify(file)}) },`
+          : `  { file: ${name}, module: check${index} },`;
+      });
+      const imports = suite.lazy ? [] : files.map((file, index) => `import * as check${index} from ${JSON.stringify(file)};`);
+      return { contents: [...imports, `export const files = [`, ...rows, `];`].join('\n'), resolveDir: root, loader: 'ts', watchFiles: files };
+    });
+  },
+};
+
 const entries = [
   // The CLI and the benchmark run beside node_modules, so the TypeScript parser the syntax verifier loads
   // lazily stays a package there (a 10 MB bundle became 0.9 MB) instead of being copied in.
   { entryPoints: [join(root, 'src/cli/main.ts')], outfile: join(root, 'dist/cli.js'), banner: { js: '#!/usr/bin/env node' }, external: ['vscode', 'typescript'] },
   { entryPoints: [join(root, 'src/bench/main.ts')], outfile: join(root, 'dist/bench.js'), external: ['vscode', 'typescript'] },
-  { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js') },
-  { entryPoints: [join(root, 'test/integration/index.ts')], outfile: join(root, 'dist/test/integration/index.js') },
+  { entryPoints: [join(root, 'src/bench/evaluationBench.ts')], outfile: join(root, 'dist/evaluation-bench.js'), external: ['vscode', 'typescript'] },
+  { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js'), plugins: [typescriptBesideTheBundle], shipped: true },
+  // The compiler the extension's syntax check loads from beside its bundle (see typescriptBesideTheBundle).
+  { entryPoints: [require.resolve('typescript')], outfile: join(root, 'dist/typescript.js'), sourcemap: false, minify: true, logLevel: 'error', shipped: true },
+  // The ledger webview's icons: codicons' css and font only (not its svg, html and metadata), beside webview.js.
+  { entryPoints: [join(root, 'webview/codicons.css')], outfile: join(root, 'dist/codicons.css'), platform: 'browser', format: undefined, external: [], loader: { '.ttf': 'file' }, assetNames: '[name]', minify: true, sourcemap: false, shipped: true },
 ];
 
-export async function buildAll() {
+/** The test host's bundles: never shipped, rebuilt by `npm run test:host` and `npm start`. */
+/** Mocha is bundled into each suite; only its parallel mode, unused here, resolves files at run time. */
+const suite = { plugins: [testFiles], logOverride: { 'require-resolve-not-external': 'silent' } };
+const testEntries = [
+  { entryPoints: [join(root, 'test/integration/index.ts')], outfile: join(root, 'dist/test/integration/index.js'), ...suite },
+  { entryPoints: [join(root, 'test/integration/canary/index.ts')], outfile: join(root, 'dist/test/integration/canary.js'), ...suite },
+  { entryPoints: [join(root, 'test/integration/runTest.ts')], outfile: join(root, 'dist/test/integration/runTest.js'), external: ['vscode', '@vscode/test-electron'] },
+  // playwright-core loads its browser protocol pieces at run time: it stays a package in node_modules.
+  { entryPoints: [join(root, 'scripts/test-host/runHost.ts')], outfile: join(root, 'dist/test/runHost.js'), external: ['vscode', 'playwright-core'], plugins: [testFiles] },
+  { entryPoints: [join(root, 'scripts/test-host/start.ts')], outfile: join(root, 'dist/start.js') },
+];
+
+export async function buildAll({ production = false, tests = !production } = {}) {
   mkdirSync(join(root, 'dist'), { recursive: true });
   // sql.js loads its WebAssembly from beside the bundle.
   copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(root, 'dist/sql-wasm.wasm'));
-  const jobs = entries.filter((e) => existsSync(e.entryPoints[0])).map((e) => build({ ...node, ...e }));
+  const chosen = [...(production ? entries.filter((e) => e.shipped) : entries), ...(tests ? testEntries : [])];
+  const jobs = chosen
+    .filter((e) => existsSync(e.entryPoints[0]))
+    .map(({ shipped: _shipped, ...e }) => build({ ...node, ...(production ? { sourcemap: false, minify: true } : {}), ...e }));
   const webview = join(root, 'webview/main.ts');
   if (existsSync(webview)) {
-    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: true, logLevel: 'warning' }));
+    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning' }));
   }
   await Promise.all(jobs);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildAll();
+  await buildAll({ production: process.argv.includes('--production') });
 }

@@ -1,2 +1,76 @@
-// The ledger panel's browser code arrives with the webview issue; it may import only src/protocol.
-export {};
+/**
+ * The ledger panel's page: parses what the host sends, keeps the state, renders it, and sends the
+ * user's actions back.
+ *
+ * @remarks
+ * It imports only the protocol and its own modules (an architecture test holds it to that), so the
+ * page can never reach the core's rules directly: every number it shows came through a parsed message.
+ */
+import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
+import { type LedgerState, emptyState, reduce } from './ledgerModel';
+import { type RenderMemory, type ViewHandlers, renderApp } from './render';
+
+/** What `acquireVsCodeApi()` gives a webview; declared here because no typings ship for it. */
+interface VsCodeApi {
+  postMessage(message: ViewMessage): void;
+  getState(): unknown;
+  setState(state: ViewState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('app') as HTMLElement;
+let view: ViewState = parseViewState(vscode.getState());
+let state: LedgerState = emptyState(view.filter, view.offset);
+const memory: RenderMemory = { open: new Map(), openByDefault: 5 };
+
+function send(message: ViewMessage): void {
+  vscode.postMessage(message);
+}
+
+function remember(next: ViewState): void {
+  view = next;
+  vscode.setState(view);
+}
+
+const handlers: ViewHandlers = {
+  filter(filter: DecisionFilterWire) {
+    remember({ ...view, filter, offset: 0 });
+    send({ type: 'page', filter, offset: 0, limit: view.limit });
+  },
+  page(offset: number) {
+    remember({ ...view, offset });
+    send({ type: 'page', filter: view.filter, offset, limit: view.limit });
+  },
+  pin: (model) => send({ type: 'pin', model }),
+  avoid: (model) => send({ type: 'avoid', model }),
+  resetClass: (classKey) => send({ type: 'reset-class', classKey }),
+  exportLedger: () => send({ type: 'export' }),
+};
+
+/** Re-renders, keeping keyboard focus on the control that had it (by id or label) across the rebuild. */
+function render(): void {
+  const active = document.activeElement as HTMLElement | null;
+  const key = active && active !== document.body ? (active.id || active.getAttribute('aria-label')) : null;
+  renderApp(root, state, handlers, memory);
+  if (key) {
+    const again = document.getElementById(key) ?? Array.from(root.querySelectorAll<HTMLElement>('[aria-label]')).find((element) => element.getAttribute('aria-label') === key);
+    again?.focus();
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const parsed = parseHostMessage(event.data);
+  if (!parsed.ok) {
+    // Dropped, not acted on; the console is the webview's log (Developer: Open Webview Developer Tools).
+    console.warn(`rung ledger: ${parsed.error}`);
+    return;
+  }
+  const message: HostMessage = parsed.message;
+  state = reduce(state, message, view.limit);
+  if (message.type === 'page' || message.type === 'snapshot') remember({ ...view, filter: message.decisions.filter, offset: message.decisions.offset });
+  render();
+});
+
+render();
+send({ type: 'ready', filter: view.filter, offset: view.offset, limit: view.limit });

@@ -24,18 +24,25 @@ import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
+import { runPanelBench } from './panelBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 const REPLAY_RUNS = 5;
 const RANK_RUNS = 5_000;
 
 async function main(): Promise<void> {
+  // `RUNG_BENCH_ONLY=panel npm run bench` measures the ledger panel alone (about a minute instead of several).
+  if (process.env.RUNG_BENCH_ONLY === 'panel') {
+    process.stdout.write(table(await runPanelBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
   else process.stderr.write(`bench: ${outcomesPath} not found; skipping the replay figures\n`);
   rows.push(...(await historyBench()));
   rows.push(...(await runLedgerBench()));
+  rows.push(...(await runPanelBench()));
   process.stdout.write(table(rows));
 }
 

@@ -11,6 +11,8 @@ import { dirname } from 'node:path';
 import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
 import { OutcomesError } from '../core/replay/outcomes';
+import { PolicySpecError } from '../core/evaluation/policy';
+import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { CHAT_COMMAND } from './chatOptions';
 import { runChatCommand } from './chatCommand';
@@ -40,6 +42,7 @@ const COMMANDS: Readonly<Record<string, Subcommand>> = {
   replay: { usage: REPLAY_COMMAND, run: (argv, io) => runReplayCommand(argv, io, openLedger) },
   rank: { usage: RANK_COMMAND, run: (argv, io) => rankCommand(argv, io, openLedger) },
   chat: { usage: CHAT_COMMAND, run: (argv, io) => runChatCommand(argv, io, openLedger) },
+  evaluate: { usage: EVALUATE_COMMAND, run: runEvaluateCommand },
 };
 
 const EXIT_CODES = 'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C';
@@ -99,7 +102,7 @@ function report(error: unknown, usage: CommandUsage, io: CliIo): number {
     io.stderr(`${name}: ${(error as Error).message}\n${usageLine(usage)}\n(${name} --help describes every flag)\n`);
     return EXIT_USAGE;
   }
-  if (error instanceof PanelError || error instanceof OutcomesError) {
+  if (error instanceof PanelError || error instanceof OutcomesError || error instanceof PolicySpecError) {
     io.stderr(`${name}: ${error.message}\n`);
     return EXIT_USAGE;
   }

@@ -14,6 +14,7 @@ import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type Cl
 import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
 import { explainingRefusal } from './writeRefusal';
+import { parsePolicy } from '../core/evaluation/policy';
 
 export const REPLAY_COMMAND = {
   name: 'rung replay',
@@ -26,6 +27,8 @@ export const REPLAY_COMMAND = {
     'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
     tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
     explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },
+    'explore-measured': { type: 'string', value: 'RATE', description: 'exploration floor on measured rungs, 0 to 1: the chance any rung opens, so the log can answer rung evaluate (overrides the panel\'s routing.exploreMeasured)' },
+    policy: { type: 'string', value: 'SPEC', description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas' },
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
     seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
     decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
@@ -63,6 +66,9 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const tradeoff = values.tradeoff;
   if (tradeoff !== undefined && tradeoff !== 'quality' && tradeoff !== 'economy') throw new UsageError(`--tradeoff must be quality or economy, not "${tradeoff}"`);
   const explore = values.explore === undefined ? undefined : parseRate(values.explore, '--explore');
+  const exploreMeasured = values['explore-measured'] === undefined ? undefined : parseRate(values['explore-measured'], '--explore-measured');
+  const policy = values.policy === undefined ? undefined : parsePolicy(values.policy);
+  if (policy?.explore !== undefined && explore !== undefined) throw new UsageError('--explore and --policy explore= both set the rate: give one');
   const seed = parseWhole(values.seed, '--seed');
   const seedCount = values.seeds === undefined ? 1 : parseWhole(values.seeds, '--seeds');
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
@@ -98,6 +104,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           classKey,
           explore,
           tradeoff: tradeoff as Tradeoff | undefined,
+          exploreMeasured,
+          policy,
           seed: seed + i,
           inOrder: values['in-order'],
           sink,

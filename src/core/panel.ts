@@ -6,7 +6,7 @@
  * panel that works in the terminal works in the editor. Unknown keys are errors that name themselves:
  * a misspelt `maxOutputPrise` silently ignored would be a price cap the user believes in and does not have.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -54,6 +54,12 @@ const routingSchema = z.strictObject({
    * rate) straight to the cloud.
    */
   explorePaid: z.boolean().optional(),
+  /**
+   * Probability of opening with any eligible rung, measured or not, drawn uniformly: an exploration
+   * floor that keeps every opener's probability above zero, so the decision log can answer "what
+   * would opening with X have cost?". 0 (the default) leaves the opener certain once rungs are measured.
+   */
+  exploreMeasured: z.number().min(0).max(1).optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -95,7 +101,7 @@ export interface Panel {
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
   /** `explorePaid` absent reads as false. */
-  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean };
+  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number };
   providers: Record<string, ProviderConfig>;
 }
 
@@ -160,6 +166,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
       requireEvidence: file.routing?.requireEvidence ?? false,
       tradeoff: file.routing?.tradeoff ?? 'quality',
       explorePaid: file.routing?.explorePaid ?? false,
+      ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
     },
     providers,
   };

@@ -1,16 +1,144 @@
 /**
- * The extension's composition root: build the core, then register each feature.
+ * The extension's composition root: build the shared services, register each feature, open the
+ * session in the background.
  *
  * @remarks
- * The chat participant, the model provider and the ledger webview arrive with their own issues; until
- * then the extension activates, says how to start, and does nothing surprising (the kill switch).
+ * Rung activates on startup because the Chat view's model picker lists a contributed model only once
+ * its extension is active; so activation does nothing slow: no ledger read, no provider probe, no
+ * settings file read. Those happen when the session opens, just after. Each feature registers itself
+ * and owns its disposables; one that fails to register is logged and the others keep working.
  */
 import * as vscode from 'vscode';
+import { performance } from 'node:perf_hooks';
+import { systemClock } from '../core/clock';
+import type { Panel } from '../core/panel';
+import type { Session } from '../core/session/types';
+import { registerChatParticipant } from './chatParticipant';
+import { registerCommands } from './commands';
+import { registerEditSelection } from './editSelection';
+import { editorModelsFactory } from './editorModels';
+import { showHowToStart } from './firstRun';
+import { registerLedgerPanel, OPEN_LEDGER_COMMAND } from './ledgerPanel';
+import { LiveSession } from './liveSession';
+import { RungLog } from './log';
+import { registerModelProvider } from './modelProvider';
+import { ProviderSecrets } from './secrets';
+import { NotSetUpError, SessionHost } from './sessionHost';
+import { openSession } from './sessionFactory';
+import { registerSettings, RungSettings } from './settings';
+import { registerStatusBar } from './statusBar';
+import { RungState } from './state';
 
-export function activate(context: vscode.ExtensionContext): void {
-  const output = vscode.window.createOutputChannel('Rung');
-  context.subscriptions.push(output);
-  output.appendLine('Rung is installed. Describe a panel in .rung/panel.json to start routing.');
+/** How long `deactivate` waits for the ledger to flush, ms: VS Code gives an extension about 5 s to stop. */
+const DEACTIVATE_BUDGET_MS = 4_000;
+
+/** What Rung exports to other extensions and to its integration tests. */
+export interface RungApi {
+  /** Milliseconds `activate()` took. */
+  readonly activationMs: number;
+  /** The session, once open. */
+  session(): Promise<Session>;
+  /** The features that failed to register, by name (empty when all did). */
+  readonly failedFeatures: readonly string[];
+  /** The folder of Rung's log file (`Rung.log`), for a bug report or a test that reads it. */
+  readonly logFolder: vscode.Uri;
 }
 
-export function deactivate(): void {}
+let sessions: SessionHost | undefined;
+
+export function activate(context: vscode.ExtensionContext): RungApi {
+  const started = performance.now();
+  const log = new RungLog(vscode.window.createOutputChannel('Rung', { log: true }));
+  const state = new RungState(context.workspaceState);
+  const secrets = new ProviderSecrets(context.secrets, log.redactor);
+  const settings = new RungSettings(context, log);
+  const host = new SessionHost({
+    log,
+    open: async () => {
+      const loaded = settings.panel ?? (await settings.load());
+      log.info(`opening the session: panel from ${loaded.source}, ledger ${settings.ledgerPath}`);
+      return openSession({
+        panel: loaded.panel,
+        ledgerPath: settings.ledgerPath,
+        dailyBudget: settings.dailyBudget,
+        keyLookup: secrets.lookup,
+        providerFactories: { 'vscode-lm': editorModelsFactory() },
+        clock: systemClock,
+        catalogDir: context.globalStorageUri.fsPath,
+        log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
+        environment: process.env,
+      });
+    },
+  });
+  sessions = host;
+  context.subscriptions.push(log, state, settings, host);
+
+  const deps = { sessions: host, settings, state, secrets, log };
+  const failed: string[] = [];
+  const features: [string, () => void][] = [
+    ['settings', () => registerSettings(context, { settings, log, applyPanel: (panel) => applyPanel(host, panel), reopen: (reason) => host.reopen(reason) })],
+    ['model provider', () => registerModelProvider(context, deps)],
+    ['chat participant', () => registerChatParticipant(context, deps)],
+    ['commands', () => registerCommands(context, deps)],
+    ['edit selection', () => registerEditSelection(context, deps)],
+    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log: log.channel })],
+    ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
+  ];
+  for (const [name, register] of features) {
+    try {
+      register();
+    } catch (error) {
+      failed.push(name);
+      log.error(`the ${name} did not register; the rest of Rung works without it`, error);
+    }
+  }
+  context.subscriptions.push(
+    host.onChange((change) => {
+      if (change.type === 'decision-written') log.decision(change.row);
+      else if (change.type === 'provider-health') log.info(`provider ${change.provider} ${change.healthy ? 'is back' : `is down: ${change.reason ?? 'no reason given'}`}`);
+      else if (change.type === 'notice') notify(change.level, change.message, log);
+    }),
+    secrets.onDidChange((provider) => void host.reopen(`the key for ${provider} changed`)),
+  );
+
+  const activationMs = performance.now() - started;
+  log.info(`activated in ${activationMs.toFixed(1)} ms${failed.length ? `; not registered: ${failed.join(', ')}` : ''}`);
+  // Opened after activation returns, so the model picker lists Rung without waiting for the ledger.
+  void host.get().then(
+    (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
+    (error: unknown) => {
+      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, log });
+      else log.error('the session did not open', error);
+    },
+  );
+  return { activationMs, session: () => host.get(), failedFeatures: failed, logFolder: context.logUri };
+}
+
+/** A good new panel: the open session takes it in place; with none open yet, one opens with it. */
+async function applyPanel(host: SessionHost, panel: Panel): Promise<void> {
+  const session = host.current;
+  if (session) await session.setPanel(panel);
+  else await host.get();
+}
+
+function notify(level: 'info' | 'warning' | 'error', message: string, log: RungLog): void {
+  if (level === 'error') {
+    log.error(message);
+    void vscode.window.showErrorMessage(`Rung: ${message}`);
+  } else if (level === 'warning') {
+    log.warn(message);
+    void vscode.window.showWarningMessage(`Rung: ${message}`);
+  } else {
+    log.info(message);
+  }
+}
+
+/** Flushes the ledger and the decision log within the time VS Code allows. */
+export async function deactivate(): Promise<void> {
+  const host = sessions;
+  sessions = undefined;
+  if (!host) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([host.shutdown(), new Promise<void>((resolve) => (timer = setTimeout(resolve, DEACTIVATE_BUDGET_MS)))]);
+  clearTimeout(timer);
+}

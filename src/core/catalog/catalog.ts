@@ -11,7 +11,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../clock';
 import { aliasCandidates } from '../ledger/ledger';
 import { Deadline } from '../providers/deadline';

@@ -7,7 +7,7 @@
  * propensity is written at the moment it applied, the only moment it can be known. The schema only
  * grows: the reader accepts rows without the newer fields, and ignores fields it does not know.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { VERDICTS, type Verdict } from '../verdict';
 
 /**

@@ -9,7 +9,7 @@
  * Responses are validated with zod, but only the fields read, loosely, so a new Ollama field never
  * breaks a call.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../clock';
 import { Deadline } from './deadline';
 import {

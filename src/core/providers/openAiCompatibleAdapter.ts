@@ -9,7 +9,7 @@
  * refused. Cost is the provider's own figure where it gives one (OpenRouter's `usage.cost`); the
  * catalog's list price times the reported tokens is reported beside it as `catalogCost`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Catalog } from '../catalog/catalog';
 import type { Clock } from '../clock';
 import {

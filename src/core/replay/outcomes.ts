@@ -5,7 +5,7 @@
  * Validated with zod, but only the fields the replay reads, and loosely, so a file with extra columns
  * (the recorded data carries `cost_src`, `split_src`, the grader's name) is still read.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const modelOutcomeSchema = z.looseObject({
   /** Graded correct, 0 or 1. */

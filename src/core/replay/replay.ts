@@ -23,6 +23,7 @@ import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, Candidate } from '../routing/types';
 import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
+import { PolicySpecError, type RoutingPolicy } from '../evaluation/policy';
 
 export type ReplayVerifier =
   | { kind: 'perfect' }
@@ -57,6 +58,13 @@ export interface ReplayOptions {
   explore?: number;
   /** Overrides the panel's tradeoff. */
   tradeoff?: Tradeoff;
+  /** Overrides the panel's exploration floor on measured rungs (`routing.exploreMeasured`). */
+  exploreMeasured?: number;
+  /**
+   * A policy to run instead of the panel's own choice: `open` pins the opener on every call (the
+   * panel's later rungs kept as fallbacks), `skip` takes models off the panel, `explore` sets the rate.
+   */
+  policy?: RoutingPolicy;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
   /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
@@ -123,7 +131,10 @@ class ReplayClock implements Clock {
 export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> {
   const { rows, models } = options;
   const meanCost = meanCosts(rows, models);
-  const panel = withOverrides(options.panel ?? defaultReplayPanel(models), options);
+  const basePanel = options.panel ?? defaultReplayPanel(models);
+  const problem = options.policy ? policyProblem(options.policy, basePanel) : null;
+  if (problem) throw new PolicySpecError(problem);
+  const panel = withOverrides(basePanel, options);
   checkPanelModels(panel, models);
   const random = seededRandom(options.seed);
   const noise = seededRandom(options.seed ^ 0x5bd1e995);
@@ -154,7 +165,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     let result;
     try {
       result = await router.route(
-        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true },
+        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
           // The one place a grade is read: the model the router chose, at the moment it chose it.
           const outcome = row.m[candidate.slug] as ModelOutcome;
@@ -236,14 +247,27 @@ function defaultReplayPanel(models: readonly string[]): Panel {
 }
 
 function withOverrides(panel: Panel, options: ReplayOptions): Panel {
+  const skip = options.policy?.skip ?? [];
+  const exploreMeasured = options.exploreMeasured ?? panel.routing.exploreMeasured;
   return {
     ...panel,
+    models: skip.length ? panel.models.filter((model) => !skip.includes(model.slug)) : panel.models,
     routing: {
       ...panel.routing,
-      explore: options.explore ?? panel.routing.explore,
+      explore: options.policy?.explore ?? options.explore ?? panel.routing.explore,
       tradeoff: options.tradeoff ?? panel.routing.tradeoff,
+      ...(exploreMeasured ? { exploreMeasured } : {}),
     },
   };
+}
+
+/** Why a policy cannot run on this panel (it opens with or skips a model the panel lacks), or null. */
+export function policyProblem(policy: RoutingPolicy, panel: Panel): string | null {
+  const slugs = panel.models.map((model) => model.slug);
+  const unknown = [...(policy.open !== undefined ? [policy.open] : []), ...policy.skip].filter((slug) => !slugs.includes(slug));
+  if (unknown.length) return `the policy names ${unknown.map((slug) => `"${slug}"`).join(', ')}, not on the panel (${slugs.join(', ')})`;
+  if (policy.skip.length >= slugs.length) return 'the policy skips every model on the panel';
+  return null;
 }
 
 /** One line per panel model the outcomes do not grade, naming its position in the panel file. */

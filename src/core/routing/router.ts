@@ -184,7 +184,7 @@ export class Router {
       rung: index,
       explore,
       propensity: opening ? climb.opener.propensity : 1,
-      reason: explore ? `explore (rate ${this.panel.routing.explore}); ${candidate.reason}` : candidate.reason,
+      reason: explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason,
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
@@ -287,6 +287,8 @@ export class Router {
     // would not keep an avoided model from opening: ask for the best opener among the others.
     const avoided = request.avoid === undefined ? -1 : candidates.findIndex((c) => c.slug === request.avoid);
     const greedy = (avoided >= 0 && candidates.length > 1 ? plan.step([avoided], []).next : plan.step([], []).next) ?? 0;
+    const floor = this.panel.routing.exploreMeasured ?? 0;
+    if (floor > 0) return this.openerWithFloor(candidates, request, greedy, avoided, floor);
     const rate = this.panel.routing.explore;
     const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && candidates.length > 1;
     if (!eligible) return { index: greedy, explore: false, propensity: 1 };
@@ -304,6 +306,32 @@ export class Router {
     const pick = pool[Math.min(pool.length - 1, Math.floor(this.random() * pool.length))] as number;
     if (pick === greedy) return { index: greedy, explore: false, propensity: greedyPropensity };
     return { index: pick, explore: true, propensity: chance(pick) };
+  }
+
+  /**
+   * The opener when the panel sets an exploration floor on measured rungs (`routing.exploreMeasured`):
+   * with that probability any eligible rung opens, drawn uniformly; otherwise the usual rule.
+   *
+   * @remarks
+   * Without the floor, once every rung is measured the opener is certain and the log cannot say what
+   * another opener would have done. The propensity recorded is the mixture's, so an estimator weighs
+   * each call by exactly the chance it had. Kept apart from the usual rule so a panel without the
+   * floor draws the same random numbers, and writes the same rows, as before it existed.
+   */
+  private openerWithFloor(candidates: Candidate[], request: RouteRequest, greedy: number, avoided: number, floor: number): { index: number; explore: boolean; propensity: number } {
+    const eligible = request.verifiable && cascades(request.classKey) && candidates.length > 1;
+    if (!eligible) return { index: greedy, explore: false, propensity: 1 };
+    const rate = this.panel.routing.explore;
+    const wide = candidates.map((_, i) => i).filter((i) => i !== avoided && ((candidates[i] as Candidate).local || this.panel.routing.explorePaid === true));
+    const narrow = wide.filter((i) => !(candidates[i] as Candidate).measured);
+    const floorShare = wide.length ? floor : 0;
+    const usual = (i: number): number => (i === greedy ? 1 - (narrow.length ? rate : 0) : 0) + (narrow.includes(i) ? rate / narrow.length : 0);
+    const probability = (i: number): number => (wide.includes(i) ? floorShare / wide.length : 0) + (1 - floorShare) * usual(i);
+    const draw = (pool: number[]): number => pool[Math.min(pool.length - 1, Math.floor(this.random() * pool.length))] as number;
+    let index = greedy;
+    if (this.random() < floorShare) index = draw(wide);
+    else if (narrow.length && this.random() < rate) index = draw(narrow);
+    return { index, explore: index !== greedy, propensity: probability(index) };
   }
 
   /** The decision row for one attempt; `before` are the call's earlier attempts. */

@@ -6,12 +6,26 @@
  * (a cut stream, a slow first byte, a refused connection) live in the socket.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { seededRandom } from '../../../src/core/random';
 
-export const WIRE_FIXTURES = join(__dirname, '../../fixtures/wire');
+/**
+ * `test/fixtures/wire`, found by walking up from this module.
+ *
+ * @remarks
+ * Walking up rather than a fixed relative path because the extension-host suite bundles this file into
+ * `dist/test/integration/`, where `__dirname` is the bundle's folder, not this one.
+ */
+export const WIRE_FIXTURES = findUp(__dirname, 'test/fixtures/wire');
+
+function findUp(from: string, path: string): string {
+  for (let folder = from; ; folder = dirname(folder)) {
+    if (existsSync(join(folder, path))) return join(folder, path);
+    if (dirname(folder) === folder) throw new Error(`no ${path} in ${from} or any folder above it`);
+  }
+}
 
 /** One request the server saw. */
 export interface SeenRequest {

@@ -1,0 +1,45 @@
+/**
+ * `npm start`: Rung in a real VS Code in the browser — code-server on 127.0.0.1 over the current folder.
+ *
+ * @remarks
+ * The extension loads from this repository as the extension under development (so a rebuild and a
+ * window reload pick up changes); the profile is kept between starts in the test host folder, so
+ * settings and keys entered in the editor stay. `npm start -- PATH` opens another folder;
+ * `RUNG_PORT` picks the port (default: a free one). Ctrl+C stops the server and everything it started.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CodeServer, installTestHost, repositoryRoot } from './codeServer';
+
+async function main(): Promise<void> {
+  const host = installTestHost();
+  // npm runs scripts from the package root; INIT_CWD is where the user typed `npm start`.
+  const folder = resolve(process.env.INIT_CWD ?? process.cwd(), process.argv[2] ?? '.');
+  const stateFolder = join(host.folder, 'start-profile');
+  mkdirSync(stateFolder, { recursive: true });
+  const port = process.env.RUNG_PORT ? Number(process.env.RUNG_PORT) : undefined;
+  const server = await CodeServer.start({ host, stateFolder, workspace: folder, ...(port ? { port } : {}) });
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping code-server…');
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  console.log(`Rung in VS Code (code-server 4.139.1, VS Code 1.139.1) on ${folder}`);
+  console.log(`open: ${server.workbenchUrl({ folder, extensionDevelopmentPath: repositoryRoot() })}`);
+  console.log(`server log: ${server.logFile}; Ctrl+C stops it`);
+  const ended = await server.exited;
+  if (!stopping) {
+    console.error(`code-server ended on its own (${ended}); its log:\n${server.logTail()}`);
+    process.exit(1);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,320 @@
+/**
+ * Off-policy estimates: what a target routing policy would have cost per call, and how often its first
+ * answer would have passed, from calls the router logged under its own policy.
+ *
+ * @remarks
+ * Each logged call chose its opener with a recorded probability (the propensity). A target that always
+ * opens with model X is estimated from the calls that did open with X, each weighed by one over that
+ * probability (inverse propensity scoring, IPS); the self-normalised form (SNIPS) divides by the sum of
+ * the weights instead of the number of calls, trading a little bias for much less variance; the doubly
+ * robust estimate (DR) starts from an outcome model's prediction for every call and corrects it with
+ * the weighed residual of the calls that opened with X, so it stays unbiased when the model is wrong
+ * and is tighter when the model is right.
+ *
+ * The outcome model is fitted on the same log per (class, model), from every graded attempt, not only
+ * openers: a later rung's verdict on a call is an outcome of that rung too, and in a cascade those are
+ * most of what a dear model is ever seen doing.
+ *
+ * Intervals are the normal approximation over the per-call terms (the sandwich form for SNIPS). Only
+ * opener policies are estimated: a skip changes which rung a failed call climbs to, and the log holds
+ * that climb only for the policy that ran, with probability 1, so no weight can stand in for it.
+ */
+import type { LoggedCall, LoggedCalls } from './loggedCalls';
+import type { RoutingPolicy } from './policy';
+import { formatPolicy } from './policy';
+
+/** Below this many effective calls an estimate is refused: the interval would rest on a handful of weights. */
+export const MIN_EFFECTIVE_SAMPLE_SIZE = 30;
+/** The normal quantile of a two-sided 95% interval. */
+const Z_95 = 1.959963984540054;
+/**
+ * The share of calls on which the target's opener was not even a candidate (pruned, capped, off the
+ * panel) above which an estimate is refused: on those calls the log gave it no chance at all, so no
+ * weight can stand in for them. Below it the estimate covers the other calls, and says so.
+ */
+export const MAX_UNSUPPORTED_SHARE = 0.05;
+/** Pseudo-observations a (class, model) pass rate borrows from the model's rate over all classes. */
+const CLASS_PRIOR_WEIGHT = 2;
+
+export type EstimateMethod = 'ips' | 'snips' | 'dr';
+
+export interface MethodEstimate {
+  /** USD per call. */
+  cost: number;
+  costLow: number;
+  costHigh: number;
+  /** First-attempt success rate. */
+  success: number;
+  successLow: number;
+  successHigh: number;
+}
+
+/**
+ * The target against the log's own routing, paired call by call (so what the two share cancels): the
+ * relative change in cost per call and the change in first-try success, points, each with 95% bounds.
+ *
+ * @remarks
+ * What a sentence such as "had you always opened with X: cost −34% (±8%), first-try success −2% (±3%),
+ * from 1,240 of your calls" is made of.
+ */
+export interface VersusLog {
+  /** USD per call and first-try success rate of the calls as they were routed. */
+  loggedCost: number;
+  loggedSuccess: number;
+  /** (target − logged) / logged. */
+  costChange: number;
+  costChangeLow: number;
+  costChangeHigh: number;
+  /** target − logged, as a rate (0.02 = 2 points). */
+  successChange: number;
+  successChangeLow: number;
+  successChangeHigh: number;
+}
+
+export interface PolicyEstimate {
+  policy: string;
+  /** Calls the estimate covers: every call with a propensity on which the target's opener was a candidate. */
+  calls: number;
+  /** Calls with a propensity on which the target's opener was not a candidate, so left out of the estimate. */
+  unsupported: number;
+  /** Calls left out for want of a propensity. */
+  leftOut: number;
+  /** (Σw)² / Σw²: how many calls the weighed ones are worth. */
+  effectiveSampleSize: number;
+  /** Calls that opened as the target would. */
+  matching: number;
+  /** Absent when the log cannot support a number; `refused` then says why. */
+  methods?: Record<EstimateMethod, MethodEstimate>;
+  /** The doubly robust estimate against what the logged routing did on the same calls; absent with `methods`. */
+  versusLog?: VersusLog;
+  refused?: string;
+}
+
+export interface EstimateOptions {
+  /** Refuse below this effective sample size; {@link MIN_EFFECTIVE_SAMPLE_SIZE} when absent. */
+  minEffectiveSampleSize?: number;
+}
+
+export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options: EstimateOptions = {}): PolicyEstimate {
+  const minimum = options.minEffectiveSampleSize ?? MIN_EFFECTIVE_SAMPLE_SIZE;
+  const base = { policy: formatPolicy(policy), calls: log.calls.length, leftOut: log.withoutPropensity };
+  const unsupportedPolicy = unsupportedPart(policy);
+  if (unsupportedPolicy) return { ...base, unsupported: 0, effectiveSampleSize: 0, matching: 0, refused: unsupportedPolicy };
+  const target = policy.open as string;
+  // Rows too old to list their candidates cannot show the target was missing, so they count as supported.
+  const supported = log.calls.filter((call) => call.candidates.length === 0 || call.candidates.includes(target));
+  const unsupported = log.calls.length - supported.length;
+  const weights = supported.map((call) => (call.opener === target ? 1 / call.propensity : 0));
+  const matching = weights.filter((w) => w > 0).length;
+  const sum = weights.reduce((s, w) => s + w, 0);
+  const squares = weights.reduce((s, w) => s + w * w, 0);
+  const effectiveSampleSize = squares > 0 ? (sum * sum) / squares : 0;
+  const result = { ...base, calls: supported.length, unsupported, effectiveSampleSize, matching };
+  if (log.calls.length === 0) return { ...result, refused: 'the log holds no call with a propensity' };
+  if (unsupported > MAX_UNSUPPORTED_SHARE * log.calls.length) {
+    return {
+      ...result,
+      refused: `${target} was not among the candidates on ${unsupported} of ${log.calls.length} calls (pruned or off the panel), so the log gave it no chance to open there`,
+    };
+  }
+  if (matching === 0) return { ...result, refused: `the log never opened a call with ${target}, so it says nothing about opening with it` };
+  if (effectiveSampleSize < minimum) {
+    return {
+      ...result,
+      refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
+    };
+  }
+  const model = OutcomeModel.fit(log.calls);
+  const cost = supported.map((call) => call.cost);
+  const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
+  const predictedCost = supported.map((call) => model.cost(call.classKey, target));
+  const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
+  return {
+    ...result,
+    methods: {
+      ips: join(ips(weights, cost), ips(weights, success)),
+      snips: join(snips(weights, cost), snips(weights, success)),
+      dr: join(doublyRobust(weights, cost, predictedCost), doublyRobust(weights, success, predictedSuccess)),
+    },
+    versusLog: versusLog(doublyRobustTerms(weights, cost, predictedCost), cost, doublyRobustTerms(weights, success, predictedSuccess), success),
+  };
+}
+
+/** The paired comparison: a ratio of means for cost (delta method), a mean difference for success. */
+export function versusLog(targetCost: readonly number[], loggedCost: readonly number[], targetSuccess: readonly number[], loggedSuccess: readonly number[]): VersusLog {
+  const n = loggedCost.length;
+  const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const logged = mean(loggedCost);
+  const ratio = mean(targetCost) / logged;
+  // Var(mean(t) / mean(y)) ≈ Var(t − R·y) / (n · ȳ²), R the ratio.
+  const linear = targetCost.map((t, i) => t - ratio * (loggedCost[i] as number));
+  const ratioHalf = (Z_95 * Math.sqrt(sampleVariance(linear) / n)) / logged;
+  const difference = meanInterval(targetSuccess.map((t, i) => t - (loggedSuccess[i] as number)));
+  return {
+    loggedCost: logged,
+    loggedSuccess: mean(loggedSuccess),
+    costChange: ratio - 1,
+    costChangeLow: ratio - 1 - ratioHalf,
+    costChangeHigh: ratio - 1 + ratioHalf,
+    successChange: difference.value,
+    successChangeLow: difference.low,
+    successChangeHigh: difference.high,
+  };
+}
+
+function sampleVariance(terms: readonly number[]): number {
+  const n = terms.length;
+  const mean = terms.reduce((s, t) => s + t, 0) / n;
+  return n > 1 ? terms.reduce((s, t) => s + (t - mean) ** 2, 0) / (n - 1) : 0;
+}
+
+/** Why the policy is beyond what an opener log can weigh, or null when it is an opener policy. */
+function unsupportedPart(policy: RoutingPolicy): string | null {
+  if (policy.skip.length) return 'skip= changes the climb after a failed first answer, and the log holds only the climb its own policy made; estimate open= policies, or check a skip with rung replay --policy';
+  if (policy.explore !== undefined) return 'explore= changes which rungs open by how many were unmeasured at each call, which the decision row does not record; check it with rung replay --policy';
+  if (policy.open === undefined) return 'the policy names no opener';
+  return null;
+}
+
+interface Interval {
+  value: number;
+  low: number;
+  high: number;
+}
+
+function join(cost: Interval, success: Interval): MethodEstimate {
+  const clamp = (x: number) => Math.min(1, Math.max(0, x));
+  return {
+    cost: cost.value,
+    costLow: Math.max(0, cost.low),
+    costHigh: cost.high,
+    success: success.value,
+    successLow: clamp(success.low),
+    successHigh: clamp(success.high),
+  };
+}
+
+/** The mean of per-call terms, with the normal interval from their spread. */
+function meanInterval(terms: readonly number[]): Interval {
+  const n = terms.length;
+  const mean = terms.reduce((s, t) => s + t, 0) / n;
+  const half = Z_95 * Math.sqrt(sampleVariance(terms) / n);
+  return { value: mean, low: mean - half, high: mean + half };
+}
+
+export function ips(weights: readonly number[], outcomes: readonly number[]): Interval {
+  return meanInterval(weights.map((w, i) => w * (outcomes[i] as number)));
+}
+
+/** Σwy / Σw, with the delta-method (sandwich) interval. */
+export function snips(weights: readonly number[], outcomes: readonly number[]): Interval {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  const value = weights.reduce((s, w, i) => s + w * (outcomes[i] as number), 0) / sum;
+  const spread = weights.reduce((s, w, i) => s + (w * ((outcomes[i] as number) - value)) ** 2, 0);
+  const half = (Z_95 * Math.sqrt(spread)) / sum;
+  return { value, low: value - half, high: value + half };
+}
+
+/** The model's prediction for every call, corrected by the weighed residual where the call opened as the target would. */
+export function doublyRobust(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): Interval {
+  return meanInterval(doublyRobustTerms(weights, outcomes, predicted));
+}
+
+function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): number[] {
+  return weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)));
+}
+
+interface Tally {
+  graded: number;
+  passed: number;
+  attempts: number;
+  cost: number;
+  /** Attempts that did not pass, and what the call spent after each of them. */
+  notPassed: number;
+  costAfter: number;
+}
+
+const emptyTally = (): Tally => ({ graded: 0, passed: 0, attempts: 0, cost: 0, notPassed: 0, costAfter: 0 });
+
+/** Calls of a class that opened with a model, and what they cost in all. */
+interface Opened {
+  calls: number;
+  cost: number;
+}
+
+/**
+ * Per (class, model): the pass rate of a model's attempts, what an attempt costs, and what a call
+ * spends after it when it does not pass — so the cost of opening with X is X's attempt plus, when X
+ * fails, the climb that follows — and, where calls did open with X, what they cost.
+ *
+ * @remarks
+ * A class the model was never seen in borrows the model's rate over all classes (and a model seen
+ * nowhere, a coin's); a thin class is pulled towards that rate by {@link CLASS_PRIOR_WEIGHT} calls.
+ */
+export class OutcomeModel {
+  private constructor(
+    private readonly byClass: Map<string, Tally>,
+    private readonly byModel: Map<string, Tally>,
+    private readonly opened: Map<string, Opened>,
+  ) {}
+
+  static fit(calls: readonly LoggedCall[]): OutcomeModel {
+    const byClass = new Map<string, Tally>();
+    const byModel = new Map<string, Tally>();
+    const opened = new Map<string, Opened>();
+    for (const call of calls) {
+      const key = `${call.classKey}\u0000${call.opener}`;
+      const entry = opened.get(key) ?? { calls: 0, cost: 0 };
+      opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
+      call.attempts.forEach((attempt, index) => {
+        const after = call.attempts.slice(index + 1).reduce((s, a) => s + a.cost, 0);
+        for (const [map, key] of [
+          [byClass, `${call.classKey}\u0000${attempt.model}`],
+          [byModel, attempt.model],
+        ] as const) {
+          const tally = map.get(key) ?? emptyTally();
+          tally.attempts++;
+          tally.cost += attempt.cost;
+          if (attempt.passed !== null) {
+            tally.graded++;
+            if (attempt.passed) tally.passed++;
+          }
+          if (attempt.passed !== true) {
+            tally.notPassed++;
+            tally.costAfter += after;
+          }
+          map.set(key, tally);
+        }
+      });
+    }
+    return new OutcomeModel(byClass, byModel, opened);
+  }
+
+  /** P(the model's answer passes) on a call of this class. */
+  success(classKey: string, model: string): number {
+    const overall = this.byModel.get(model) ?? emptyTally();
+    const prior = (overall.passed + 1) / (overall.graded + 2);
+    const local = this.byClass.get(`${classKey}\u0000${model}`) ?? emptyTally();
+    return (local.passed + CLASS_PRIOR_WEIGHT * prior) / (local.graded + CLASS_PRIOR_WEIGHT);
+  }
+
+  /**
+   * USD a call of this class spends when it opens with the model: the mean of the calls that did, pulled
+   * towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
+   */
+  cost(classKey: string, model: string): number {
+    const opened = this.opened.get(`${classKey}\u0000${model}`) ?? { calls: 0, cost: 0 };
+    return (opened.cost + CLASS_PRIOR_WEIGHT * this.composedCost(classKey, model)) / (opened.calls + CLASS_PRIOR_WEIGHT);
+  }
+
+  /** The model's attempt, and the climb after a miss, from every attempt of it in the class (or, unseen there, anywhere). */
+  composedCost(classKey: string, model: string): number {
+    const local = this.byClass.get(`${classKey}\u0000${model}`);
+    const overall = this.byModel.get(model) ?? emptyTally();
+    const source = local && local.attempts > 0 ? local : overall;
+    const attempt = source.attempts > 0 ? source.cost / source.attempts : 0;
+    const afterSource = local && local.notPassed > 0 ? local : overall;
+    const after = afterSource.notPassed > 0 ? afterSource.costAfter / afterSource.notPassed : 0;
+    return attempt + (1 - this.success(classKey, model)) * after;
+  }
+}

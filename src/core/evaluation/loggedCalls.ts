@@ -1,0 +1,106 @@
+/**
+ * A decision log read as calls: each call's opener, the probability it had of opening, what the call
+ * cost in all and whether its first answer passed, and every attempt's verdict.
+ *
+ * @remarks
+ * An off-policy estimate weighs each call by one over the probability its opener had, so a call whose
+ * row never recorded that probability (rows written before the field existed) cannot be weighed at all:
+ * it is counted and left out, never read as certain. The schema's own default of 1 would hide exactly
+ * that, so the field's presence is checked on the raw line.
+ */
+import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
+
+/** One attempt of a call, as the outcome model reads it. */
+export interface LoggedAttempt {
+  model: string;
+  /** Graded outcome: true pass, false fail, null not graded (provider error, stop, unverified). */
+  passed: boolean | null;
+  /** USD; 0 when the row recorded none. */
+  cost: number;
+}
+
+export interface LoggedCall {
+  call: string;
+  /** `class` or `class/shape`: the outcome model's unit. */
+  classKey: string;
+  candidates: string[];
+  opener: string;
+  propensity: number;
+  /** Every attempt in order, the opener first. */
+  attempts: LoggedAttempt[];
+  /** USD, every attempt of the call. */
+  cost: number;
+  /** The opener's answer passed its check (a later `final` row settles a one-attempt call). */
+  firstSuccess: boolean;
+}
+
+export interface LoggedCalls {
+  calls: LoggedCall[];
+  /** Calls left out because their opener row carries no propensity (or one that is not above 0). */
+  withoutPropensity: number;
+  /** Lines that are not a whole decision row. */
+  unreadable: number;
+}
+
+interface ReadRow {
+  row: DecisionRow;
+  hasPropensity: boolean;
+}
+
+/** Reads JSON-lines decision text of any row version into calls. */
+export function readLoggedCalls(text: string): LoggedCalls {
+  const byCall = new Map<string, ReadRow[]>();
+  let unreadable = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      unreadable++;
+      continue;
+    }
+    const parsed = decisionRowSchema.safeParse(json);
+    if (!parsed.success) {
+      unreadable++;
+      continue;
+    }
+    const row = parsed.data as DecisionRow;
+    const hasPropensity = typeof (json as { propensity?: unknown }).propensity === 'number';
+    const rows = byCall.get(row.call) ?? [];
+    rows.push({ row, hasPropensity });
+    byCall.set(row.call, rows);
+  }
+  const calls: LoggedCall[] = [];
+  let withoutPropensity = 0;
+  for (const [call, rows] of byCall) {
+    const attemptRows = rows.filter((entry) => !entry.row.final);
+    const opener = attemptRows[0];
+    if (!opener) continue;
+    if (!opener.hasPropensity || !(opener.row.propensity > 0)) {
+      withoutPropensity++;
+      continue;
+    }
+    const settled = rows.filter((entry) => entry.row.final).at(-1);
+    const attempts = attemptRows.map(({ row }) => ({ model: row.model, passed: gradedPass(row), cost: row.cost ?? 0 }));
+    // A late verdict settles the call's last attempt; it is the first answer's only when there was one attempt.
+    if (settled && attempts.length === 1) (attempts[0] as LoggedAttempt).passed = gradedPass(settled.row);
+    calls.push({
+      call,
+      classKey: opener.row.shape ? `${opener.row.class}/${opener.row.shape}` : opener.row.class,
+      candidates: opener.row.candidates,
+      opener: opener.row.model,
+      propensity: opener.row.propensity,
+      attempts,
+      cost: attempts.reduce((sum, attempt) => sum + attempt.cost, 0),
+      firstSuccess: (attempts[0] as LoggedAttempt).passed === true,
+    });
+  }
+  return { calls, withoutPropensity, unreadable };
+}
+
+function gradedPass(row: DecisionRow): boolean | null {
+  if (row.verdict === 'pass') return true;
+  if (row.verdict === 'fail') return false;
+  return null;
+}

@@ -1,0 +1,154 @@
+/**
+ * The words the extension shows for the session's data: status bar text, picker rows, the line that
+ * says which model answered and why, an explained decision.
+ *
+ * @remarks
+ * One module of plain functions so the chat participant, the commands and the status bar say a thing
+ * the same way, and so the wording is tested without an editor. Nothing here decides anything: every
+ * figure comes from the session (a ranking, a result, decision rows).
+ */
+import type { DecisionRow } from '../core/decisions/decision';
+import type { ModelSpec } from '../core/panel';
+import type { Candidate, Ranking } from '../core/routing/types';
+import type { SessionAttempt, SessionChatResult } from '../core/session/types';
+
+/** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
+export function formatUsd(amount: number | null | undefined): string {
+  if (amount === null || amount === undefined || !Number.isFinite(amount)) return '$?';
+  if (amount === 0) return '$0';
+  if (Math.abs(amount) >= 1) return `$${amount.toFixed(2)}`;
+  if (Math.abs(amount) >= 0.01) return `$${amount.toFixed(3)}`;
+  return `$${amount.toFixed(4)}`;
+}
+
+/** A model's list price per million tokens, or what the panel leaves unknown. */
+export function formatPrice(spec: ModelSpec, local: boolean): string {
+  if (spec.price) return `$${spec.price.input}/$${spec.price.output} per M`;
+  return local ? 'free (local)' : 'price from catalog';
+}
+
+/** Ability as a percentage with the evidence behind it: measured, or the prior below the gate. */
+export function formatAbility(candidate: Pick<Candidate, 'ability' | 'graded' | 'ok' | 'measured'>): string {
+  const percent = `${Math.round(candidate.ability * 100)}%`;
+  return candidate.measured ? `ability ${percent} (${candidate.ok}/${candidate.graded} graded)` : `ability ${percent} (prior, ${candidate.graded} graded)`;
+}
+
+export interface StatusView {
+  pinned: string | undefined;
+  last: { model: string; cost: number } | undefined;
+  today: number | undefined;
+  /** Why the session cannot route (no panel), when it cannot. */
+  problem?: string | undefined;
+}
+
+/** The status bar's text: `Rung: Auto · qwen3:14b $0 · today $0.0012`. */
+export function statusText(view: StatusView): string {
+  if (view.problem) return '$(warning) Rung: not set up';
+  const parts = [`$(layers) Rung: ${view.pinned ? `$(pinned) ${view.pinned}` : 'Auto'}`];
+  if (view.last) parts.push(`${view.last.model} ${formatUsd(view.last.cost)}`);
+  if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
+  return parts.join(' · ');
+}
+
+/** The status bar's tooltip, in full sentences. */
+export function statusTooltip(view: StatusView & { budget: number | null }): string {
+  if (view.problem) return `Rung cannot route yet: ${view.problem}`;
+  const lines = [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
+  if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
+  if (view.today !== undefined) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
+  lines.push('Click to open the ledger.');
+  return lines.join('\n');
+}
+
+/** One row of Pick Model. */
+export interface PickRow {
+  /** The model to pin; undefined for "Auto". */
+  slug: string | undefined;
+  label: string;
+  description: string;
+  detail: string;
+}
+
+/** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
+export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined): PickRow[] {
+  const rows: PickRow[] = [
+    {
+      slug: undefined,
+      label: `${pinned ? '' : '$(check) '}Auto`,
+      description: `route ${ranking.classKey} calls by the ledger`,
+      detail: ranking.candidates.length ? `opens on ${ranking.candidates[0]?.slug} now; climbs on a failed check` : 'no eligible rung now',
+    },
+  ];
+  for (const [index, candidate] of ranking.candidates.entries()) {
+    rows.push({
+      slug: candidate.slug,
+      label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
+      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local)} · ${formatAbility(candidate)}`,
+      detail: `rung ${index + 1} for ${ranking.classKey}: ${candidate.reason}`,
+    });
+  }
+  for (const pruned of ranking.pruned) {
+    const spec = panelModels.find((model) => model.slug === pruned.model);
+    rows.push({
+      slug: pruned.model,
+      label: `${pruned.model === pinned ? '$(pinned) ' : ''}$(circle-slash) ${pruned.model}`,
+      description: spec ? `${spec.provider} · ${formatPrice(spec, false)}` : '',
+      detail: pruned.reason,
+    });
+  }
+  return rows;
+}
+
+/** "rung 2 of 3": where a model stood in the call's chain. */
+export function rungLabel(attempt: Pick<SessionAttempt, 'rung'>, ranking: Ranking): string {
+  return `rung ${attempt.rung + 1} of ${ranking.candidates.length}`;
+}
+
+/** A verdict and its reason as one phrase, without saying the verdict twice. */
+export function verdictPhrase(verdict: { kind: string; reason: string }): string {
+  if (!verdict.reason) return verdict.kind;
+  return verdict.reason.startsWith(`${verdict.kind}: `) ? verdict.reason : `${verdict.kind}: ${verdict.reason}`;
+}
+
+/**
+ * Why a call climbed, without the "escalated from A to B" the session's reason already opens with
+ * (a front end that names both models itself would otherwise say it twice).
+ */
+export function escalationCause(event: { from: string; to: string; reason: string }): string {
+  const prefix = `escalated from ${event.from} to ${event.to}: `;
+  return event.reason.startsWith(prefix) ? event.reason.slice(prefix.length) : event.reason;
+}
+
+/** The closing line of an answer: who answered, on which rung, why, what the check said, what it cost. */
+export function answerFooter(result: SessionChatResult): string {
+  const answered = result.answer ? [...result.attempts].reverse().find((attempt) => attempt.model === result.answer?.model) : undefined;
+  if (!answered) {
+    const last = result.attempts.at(-1);
+    if (result.stopped) return 'Stopped.';
+    return last ? `No answer stands: the last attempt, ${last.model}, ended ${verdictPhrase(last.verdict)}.` : `No rung could take this ${result.classKey} call.`;
+  }
+  const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
+  const why = candidate ? ` — ${candidate.reason}` : '';
+  const explore = answered.explore ? ' (exploring)' : '';
+  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}. Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
+}
+
+/** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */
+export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
+  if (rows.length === 0) return `# Call ${callId}\n\nThe decision log has no row for this call.\n`;
+  const first = rows[0] as DecisionRow;
+  const lines = [`# Call ${callId}`, '', `Class \`${first.class}\`${first.run ? `, conversation \`${first.run}\`` : ''}.`, ''];
+  for (const row of rows) {
+    if (row.final) {
+      lines.push(`- **Settled later:** ${row.model} → ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`);
+      continue;
+    }
+    lines.push(
+      `- **${row.model}** on rung ${row.rung + 1} of [${row.candidates.join(', ')}]${row.explore ? ` (exploring, propensity ${row.propensity.toFixed(2)})` : ''}: ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`,
+      `  - why this model: ${row.reason || '(no reason recorded)'}`,
+      `  - served by ${row.resolved ?? 'unknown'}, ${row.mode}, ${formatUsd(row.cost)}, ${row.latencyMs ?? '?'} ms${row.escalation.length ? `, after ${row.escalation.join(', ')} failed` : ''}`,
+    );
+    for (const pruned of row.pruned) lines.push(`  - pruned ${pruned.model}: ${pruned.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

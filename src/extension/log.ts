@@ -1,0 +1,53 @@
+/**
+ * Rung's log: a `LogOutputChannel` ("Rung") that every feature writes its routing decisions to, with
+ * every known key hidden.
+ *
+ * @remarks
+ * A LogOutputChannel rather than a plain channel so the user picks the level (Developer: Set Log
+ * Level) and the lines carry timestamps; the redaction sits here, at the one door, so a feature cannot
+ * forget it.
+ */
+import * as vscode from 'vscode';
+import type { DecisionRow } from '../core/decisions/decision';
+import { formatUsd, verdictPhrase } from './describe';
+import { Redactor } from './redactor';
+
+export class RungLog implements vscode.Disposable {
+  readonly redactor = new Redactor();
+
+  constructor(readonly channel: vscode.LogOutputChannel) {}
+
+  info(text: string): void {
+    this.channel.info(this.redactor.redact(text));
+  }
+
+  warn(text: string): void {
+    this.channel.warn(this.redactor.redact(text));
+  }
+
+  error(text: string, error?: unknown): void {
+    const detail = error === undefined ? '' : `: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    this.channel.error(this.redactor.redact(`${text}${detail}`));
+  }
+
+  debug(text: string): void {
+    this.channel.debug(this.redactor.redact(text));
+  }
+
+  /** One decision row as one line: the call, the chosen rung among its candidates, the verdict and why. */
+  decision(row: DecisionRow): void {
+    if (row.final) {
+      this.info(`decision ${row.call}: settled ${row.model} ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`);
+      return;
+    }
+    const pruned = row.pruned.length ? `; pruned ${row.pruned.map((entry) => `${entry.model} (${entry.reason})`).join(', ')}` : '';
+    this.info(
+      `decision ${row.call} ${row.class}: ${row.model} rung ${row.rung + 1}/${row.candidates.length} [${row.candidates.join(', ')}]${row.explore ? ' exploring' : ''} -> ` +
+        `${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}, ${formatUsd(row.cost)}; why: ${row.reason}${pruned}`,
+    );
+  }
+
+  dispose(): void {
+    this.channel.dispose();
+  }
+}

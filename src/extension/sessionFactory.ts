@@ -1,0 +1,44 @@
+/**
+ * Opens the core session for the extension: the one place the extension names the session's
+ * implementation, so the rest of the layer codes against the `Session` contract alone.
+ *
+ * @remarks
+ * What the extension supplies and the CLI does not: keys from SecretStorage, the `vscode-lm` provider
+ * kind, the ledger in the workspace (or global storage with no folder open), and the daily budget.
+ */
+import type { Clock } from '../core/clock';
+import type { Panel } from '../core/panel';
+import { RungSession } from '../core/session/session';
+import type { KeyLookup, ProviderFactory, Session } from '../core/session/types';
+
+export interface ExtensionSessionOptions {
+  panel: Panel;
+  /** The ledger file; the decision log sits beside it. */
+  ledgerPath: string;
+  /** USD a day; null for none. */
+  dailyBudget: number | null;
+  keyLookup: KeyLookup;
+  /** Provider kinds the core cannot build by itself (`vscode-lm`). */
+  providerFactories: Record<string, ProviderFactory>;
+  clock: Clock;
+  /** Where provider catalogs are cached. */
+  catalogDir: string;
+  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  /** The environment a workspace check command runs in; the session strips every key from it. */
+  environment: Record<string, string | undefined>;
+}
+
+export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
+  return RungSession.open({
+    panel: options.panel,
+    ledgerPath: options.ledgerPath,
+    clock: options.clock,
+    keys: options.keyLookup,
+    keyHint: (provider) => `run "Rung: Set Provider Key" for ${provider}`,
+    providerFactories: options.providerFactories,
+    catalogDir: options.catalogDir,
+    log: options.log,
+    environment: options.environment,
+    ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
+  });
+}

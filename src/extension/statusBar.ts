@@ -1,0 +1,64 @@
+/**
+ * The status bar item: Auto or the pinned model, the last answer's model and cost, today's spend; a
+ * click opens the ledger.
+ *
+ * @remarks
+ * Today's spend is the session's figure (its spend view over the decision log), read again when the
+ * session says the ledger or the log changed, never summed here: two windows and the CLI share one
+ * ledger, and only the session sees all of their calls.
+ */
+import * as vscode from 'vscode';
+import { statusText, statusTooltip, type StatusView } from './describe';
+import type { RungLog } from './log';
+import type { SessionHost } from './sessionHost';
+import type { RungSettings } from './settings';
+import type { RungState } from './state';
+
+export interface StatusBarDeps {
+  sessions: SessionHost;
+  settings: RungSettings;
+  state: RungState;
+  log: RungLog;
+  /** The command a click runs: the ledger panel's, once it is registered. */
+  openLedgerCommand: string;
+}
+
+export function registerStatusBar(context: vscode.ExtensionContext, deps: StatusBarDeps): vscode.StatusBarItem {
+  const item = vscode.window.createStatusBarItem('rung.status', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'Rung';
+  item.command = deps.openLedgerCommand;
+  const update = (): void => {
+    const session = deps.sessions.current;
+    let today: number | undefined;
+    if (session) {
+      try {
+        today = session.snapshot({ limit: 0 }).spend.today;
+      } catch (error) {
+        deps.log.warn(`status bar: the spend could not be read: ${String(error)}`);
+      }
+    }
+    const last = deps.state.lastCall;
+    const view: StatusView = {
+      pinned: deps.state.pinned,
+      last: last?.model ? { model: last.model, cost: last.cost } : undefined,
+      today,
+      problem: session ? undefined : deps.sessions.problem,
+    };
+    item.text = statusText(view);
+    item.tooltip = statusTooltip({ ...view, budget: deps.settings.dailyBudget });
+    item.show();
+  };
+  context.subscriptions.push(
+    item,
+    deps.state.onDidChange(update),
+    deps.sessions.onDidOpen(update),
+    deps.sessions.onChange((change) => {
+      if (change.type === 'ledger-changed' || change.type === 'decision-written') update();
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('rung.dailyBudget')) update();
+    }),
+  );
+  update();
+  return item;
+}

@@ -1,0 +1,205 @@
+/**
+ * The ledger panel as a user sees it: opened from the palette on a workspace whose ledger already holds
+ * decisions and ratings, in the dark (default), light and high-contrast themes, and live while a call
+ * is routed.
+ *
+ * @remarks
+ * Each workspace is seeded before the workbench opens: a panel file, a decision log and a ledger with
+ * graded outcomes, written through the core's own ledger so the extension reads them as it would a
+ * user's. The first check seeds 100k decisions, the decision log's retention limit, to show that the
+ * panel opens on a page of them; how long that took lands in `test-results/panel-first-paint.json`
+ * (reported in BENCHMARKS.md, never asserted).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { seedDecisionRows, writeDecisionLog, type SeedModel } from '../../src/bench/decisionSeed';
+import { decisionLogPath } from '../../src/core/ledger/decisionLog';
+import { WorkspaceLedger } from '../../src/core/ledger/workspaceLedger';
+import { repositoryRoot } from '../../scripts/test-host/codeServer';
+import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
+import type { E2eCheck, Workbench } from './workbench';
+
+/** How long the panel may take to show what a check waits for, ms: a 100k-row snapshot on a loaded 2-core machine. */
+const PANEL_TIMEOUT_MS = 60_000;
+const PRUNE_REASON = 'maxTotalPerProvider=2 reached for ollama';
+/** The models of `fakePanel`, with its cloud price, for the seeded rows. */
+const PANEL_MODELS: SeedModel[] = [
+  { slug: CHEAP_MODEL, provider: 'ollama', price: null },
+  { slug: CLOUD_MODEL, provider: 'cloud', price: { input: 1, output: 2 } },
+];
+const SEEDED_CLASSES = ['plan', 'edit/typescript'];
+
+/** The panel's page inside its webview (E2E.md). */
+function ledgerFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/**
+ * Writes `.rung/panel.json`, a decision log of `rows` rows ending now (one call's opener pruned with a
+ * known reason), and a ledger where the cheap model is past the gate of 8 in `plan` and the cloud model
+ * is still on its prior.
+ */
+async function seedWorkspace(folder: string, rows: number, panel: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<number> {
+  const rung = join(folder, '.rung');
+  mkdirSync(rung, { recursive: true });
+  writeFileSync(join(rung, 'panel.json'), JSON.stringify(panel, null, 2));
+  const now = Date.now();
+  const seeded = seedDecisionRows(rows, now - 60_000, 7, PANEL_MODELS, SEEDED_CLASSES);
+  // The newest call is the one on screen first: give it the pruned rung the checks look for.
+  const newest = seeded[seeded.length - 1];
+  if (newest) for (const row of seeded.filter((candidate) => candidate.call === newest.call)) row.pruned = [{ model: 'qwen3:14b', reason: PRUNE_REASON }];
+  const ledgerPath = join(rung, 'ledger.sqlite');
+  writeDecisionLog(decisionLogPath(ledgerPath), seeded);
+  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+  for (let index = 0; index < 12; index++) ledger.observe([{ model: CHEAP_MODEL, classKey: 'plan', success: index % 3 === 0, at: now - 1_000 + index }]);
+  for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_MODEL, classKey: 'plan', success: true, at: now - 500 + index }]);
+  await ledger.close();
+  mkdirSync(join(folder, '.vscode'), { recursive: true });
+  // The Chat view in the secondary side bar would take a third of the width the panel is seen at.
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.secondarySideBar.defaultVisibility': 'hidden', ...settings }, null, 2));
+  return seeded.length;
+}
+
+/** Opens the panel from the palette; returns its page and how long until the first routed call was on screen, ms. */
+async function openLedger(page: Page, workbench: Workbench): Promise<{ frame: FrameLocator; firstPaintMs: number }> {
+  const started = performance.now();
+  await workbench.runCommand('Rung: Open Ledger');
+  const frame = ledgerFrame(page);
+  await frame.locator('ol.calls > li').first().waitFor({ timeout: PANEL_TIMEOUT_MS });
+  return { frame, firstPaintMs: performance.now() - started };
+}
+
+/** Hides the explorer so a screenshot shows the panel at the width a user reading it would give it. */
+async function widen(workbench: Workbench): Promise<void> {
+  await workbench.runCommand('View: Close Primary Side Bar');
+}
+
+/**
+ * Runs Rung: Ask with `question` typed into its input box.
+ *
+ * @remarks
+ * Not `Workbench.runCommand`, which waits for the quick input to close: Ask opens it again for the question.
+ */
+async function ask(page: Page, question: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ timeout: 5_000 }).catch(() => undefined);
+  }
+  await input.fill('>Rung: Ask');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Ask' }).first().click();
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Ask' }).waitFor();
+  await input.fill(question);
+  await page.keyboard.press('Enter');
+}
+
+/** What every seeded panel must show: decisions with a ladder and a pruned reason, ratings against the gate, spend. */
+async function assertSeededContent(frame: FrameLocator, rows: number): Promise<void> {
+  const summary = await frame.locator('#page-summary').innerText();
+  assert.match(summary, new RegExp(`^Rows 1–\\d+ of ${rows.toLocaleString('en')}`), `the page summary said "${summary}"`);
+  const shownRows = Number(/–(\d+)/.exec(summary)?.[1]);
+  assert.ok(shownRows > 0 && shownRows <= 50, `the page held ${shownRows} rows, not one page`);
+  const first = frame.locator('ol.calls > li').first();
+  assert.equal(await first.locator('details').getAttribute('open'), '', 'the newest call is open');
+  assert.ok(await first.locator('.rung.pruned', { hasText: `pruned: ${PRUNE_REASON}` }).isVisible(), 'the pruned rung and its reason are on screen');
+  assert.ok((await first.locator('.rung.tried').count()) >= 1, 'the ladder shows an attempted rung');
+  const ratings = frame.locator('section.ratings');
+  await ratings.locator('tr', { hasText: CHEAP_MODEL }).first().waitFor();
+  assert.equal(await ratings.locator('meter[aria-label="12 graded, past the gate of 8"]').count(), 1, 'the measured model is past the gate');
+  assert.equal(await ratings.locator('meter[aria-label="3/8 graded, still on its prior"]').count(), 1, 'the model below the gate is on its prior');
+  const spend = frame.locator('section.spend');
+  assert.match(await spend.innerText(), new RegExp(`The same calls on ${CLOUD_MODEL.replace('/', '\\/')} would have cost about \\$[\\d.]+ \\(an estimate`));
+  assert.ok((await spend.locator('svg.chart rect.bar').count()) > 0, 'the spend chart has bars');
+}
+
+let providers: FakeProviders | undefined;
+/** Rows each check's workspace was seeded with (whole calls, so a row or two over what was asked). */
+const seededRows = new Map<string, number>();
+/** Providers nobody answers on (the discard port): the seeded checks route nothing. */
+const offlinePanel = fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'http://127.0.0.1:9' });
+
+const checks: E2eCheck[] = [
+  {
+    name: 'the ledger panel opens on 100k recorded decisions showing one page of them, the ratings against the gate of 8, the spend, and a pruned rung with its reason',
+    prepare: async (folder) => void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' })),
+    async run(page, workbench) {
+      // Timed from an open session, so the figure is the panel's and not the session's start.
+      await page.locator('.part.statusbar', { hasText: /today \$/ }).waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const { frame, firstPaintMs } = await openLedger(page, workbench);
+      await widen(workbench);
+      const total = seededRows.get('large') as number;
+      assert.ok(total >= 100_000, `the log held ${total} rows`);
+      await assertSeededContent(frame, total);
+      mkdirSync(join(repositoryRoot(), 'test-results'), { recursive: true });
+      writeFileSync(join(repositoryRoot(), 'test-results/panel-first-paint.json'), JSON.stringify({ decisions: total, firstPaintMs: Math.round(firstPaintMs) }, null, 2));
+      await workbench.screenshot('ledger-panel-dark');
+    },
+  },
+  {
+    name: 'the ledger panel reads in a light theme',
+    prepare: async (folder) => void seededRows.set('light', await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default Light Modern' })),
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      await assertSeededContent(frame, seededRows.get('light') as number);
+      await workbench.screenshot('ledger-panel-light');
+    },
+  },
+  {
+    name: 'the ledger panel reads in a high-contrast theme, and its filters and calls are reached by keyboard',
+    prepare: async (folder) => void (await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default High Contrast' })),
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const verdict = frame.getByLabel('Verdict');
+      await verdict.focus();
+      await verdict.selectOption('fail');
+      await frame.locator('#page-summary', { hasText: /of \d+/ }).waitFor();
+      await frame.locator('ol.calls > li, p.empty').first().waitFor();
+      for (const summary of await frame.locator('ol.calls summary').all()) assert.match((await summary.getAttribute('aria-label')) ?? '', /: fail on /);
+      // The filter survives the panel being reloaded (its state is the webview's own).
+      await workbench.runCommand('Developer: Reload Webviews');
+      await ledgerFrame(page).locator('#filter-verdict').waitFor({ timeout: PANEL_TIMEOUT_MS });
+      assert.equal(await ledgerFrame(page).locator('#filter-verdict').inputValue(), 'fail');
+      const first = ledgerFrame(page).locator('ol.calls summary').first();
+      if ((await first.count()) > 0) {
+        await first.focus();
+        await page.keyboard.press('ArrowDown');
+        assert.equal(await ledgerFrame(page).locator('ol.calls summary').nth(1).evaluate((element) => element === document.activeElement), true, 'ArrowDown moves to the next call');
+      }
+      await workbench.screenshot('ledger-panel-high-contrast');
+    },
+  },
+  {
+    name: 'a call routed while the ledger panel is open appears in it as it happens',
+    async prepare(folder) {
+      providers = await startFakeProviders();
+      await seedWorkspace(folder, 20, fakePanel(providers));
+    },
+    async run(page, workbench) {
+      try {
+        // A file open first, so that moving the panel to its own group leaves this group (where the answer opens) in place.
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'README.md' }).click();
+        await page.locator('.tabs-container .tab', { hasText: 'README.md' }).waitFor();
+        const { frame } = await openLedger(page, workbench);
+        const before = await frame.locator('#page-summary').innerText();
+        const totalBefore = Number(/of ([\d,]+)/.exec(before)?.[1]?.replace(/,/g, ''));
+        await workbench.runCommand('View: Move Editor into Right Group');
+        await workbench.runCommand('View: Focus First Editor Group');
+        await ask(page, 'What is six times seven?');
+        const after = ledgerFrame(page).locator('#page-summary', { hasText: new RegExp(`of ${(totalBefore + 1).toLocaleString('en')}`) });
+        await after.waitFor({ timeout: PANEL_TIMEOUT_MS });
+        const newest = ledgerFrame(page).locator('ol.calls > li').first();
+        assert.match(await newest.locator('summary .class-key').innerText(), /^chat/);
+        assert.ok((providers?.requests.length ?? 0) > 0, 'the call reached a fake provider');
+        await workbench.screenshot('ledger-panel-live');
+      } finally {
+        await providers?.close();
+        providers = undefined;
+      }
+    },
+  },
+];
+export default checks;

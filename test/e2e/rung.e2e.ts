@@ -1,0 +1,202 @@
+/**
+ * What a user sees of Rung in the workbench: the model picker's panel, a Chat view question and an
+ * inline chat answered through "Rung Auto", an escalation in @rung, and the status bar's model and cost.
+ *
+ * @remarks
+ * Each check starts the two local model servers (Ollama's protocol, the OpenAI-compatible one) in
+ * this process, writes a panel over them into its fresh workspace before the workbench opens, and
+ * reads the workspace's decision log afterwards: what was on screen is checked against what Rung
+ * recorded, not taken on trust.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { DecisionRow } from '../../src/core/decisions/decision';
+import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
+import type { E2eCheck, Workbench } from './workbench';
+
+/** How long a check waits for an answer to appear, ms: the first request also starts the session. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+/** A check with its own pair of model servers, started before the workbench opens and closed after. */
+function withProviders(name: string, run: (page: Page, workbench: Workbench, providers: FakeProviders) => Promise<void>, answers?: (providers: FakeProviders) => void): E2eCheck {
+  let providers: FakeProviders | undefined;
+  return {
+    name,
+    async prepare(folder) {
+      providers = await startFakeProviders();
+      answers?.(providers);
+      mkdirSync(join(folder, '.rung'), { recursive: true });
+      writeFileSync(join(folder, '.rung', 'panel.json'), `${JSON.stringify(fakePanel(providers), null, 2)}\n`);
+    },
+    async run(page, workbench) {
+      assert.ok(providers, 'the model servers started');
+      try {
+        await workbench.page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await run(page, workbench, providers);
+      } finally {
+        await providers.close();
+      }
+    },
+  };
+}
+
+/** The workspace's decision rows, oldest first. */
+function decisionRows(folder: string): DecisionRow[] {
+  const file = join(folder, '.rung', 'decisions.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as DecisionRow);
+}
+
+/** Waits until the decision log holds a row that `match` accepts. */
+async function waitForRow(workbench: Workbench, what: string, match: (row: DecisionRow) => boolean): Promise<DecisionRow> {
+  const deadline = performance.now() + ANSWER_TIMEOUT_MS;
+  for (;;) {
+    const row = decisionRows(workbench.folder).find(match);
+    if (row) return row;
+    if (performance.now() > deadline) throw new Error(`the decision log never recorded ${what}; it holds ${JSON.stringify(decisionRows(workbench.folder).map((entry) => [entry.class, entry.model, entry.verdict]))}`);
+    await workbench.page.waitForTimeout(250);
+  }
+}
+
+/** Runs a palette command that opens a quick pick of its own, and waits for that quick pick's title. */
+async function openQuickPickCommand(page: Page, workbench: Workbench, title: string, pickTitle: string | RegExp): Promise<void> {
+  const rows = await workbench.paletteRows(title);
+  assert.ok(rows.some((row) => row.includes(title)), `the palette lists ${title}: ${JSON.stringify(rows)}`);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+}
+
+/** Types a message into the Chat view's input and sends it. */
+async function sendChat(page: Page, text: string): Promise<void> {
+  const input = page.locator('.interactive-input-part .monaco-editor').first();
+  await input.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+  await input.click();
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+/** A first-run check: no panel anywhere, only a local Ollama at the address the workspace settings give. */
+function firstRun(): E2eCheck {
+  let providers: FakeProviders | undefined;
+  return {
+    name: 'on a first run with no panel, Rung finds the local Ollama by itself and answers an Agent-mode chat through it',
+    async prepare(folder) {
+      providers = await startFakeProviders();
+      providers.cheapAnswer = () => 'Found you.';
+      mkdirSync(join(folder, '.vscode'), { recursive: true });
+      writeFileSync(join(folder, '.vscode', 'settings.json'), `${JSON.stringify({ 'rung.ollamaHost': providers.ollamaUrl }, null, 2)}\n`);
+    },
+    async run(page, workbench) {
+      assert.ok(providers, 'the model servers started');
+      try {
+        await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
+        await page.locator('.quick-input-list').getByText(`${CHEAP_MODEL}`).first().waitFor();
+        await workbench.screenshot('rung-first-run-pick-model');
+        await page.keyboard.press('Escape');
+        // The Chat view opens in Agent mode, which sends tools: the discovered model must take them.
+        await sendChat(page, 'Are you there?');
+        await page.locator('.interactive-item-container.interactive-response', { hasText: 'Found you.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
+        assert.ok(Array.isArray(sent?.body.tools) && sent.body.tools.length > 0, 'the Agent-mode request reached Ollama with its tools');
+        assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/tags'), 'Rung asked the Ollama server for its models');
+        assert.equal(existsSync(join(workbench.folder, '.rung', 'panel.json')), false, 'no panel file was written for the user');
+      } finally {
+        await providers.close();
+      }
+    },
+  };
+}
+
+const checks: E2eCheck[] = [
+  firstRun(),
+  withProviders('Pick Model from the palette shows the panel with each model\'s provider, price and ability', async (page, workbench) => {
+    await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
+    const list = page.locator('.quick-input-list');
+    await list.getByText(CHEAP_MODEL).first().waitFor();
+    const rows = await page.locator('.quick-input-list .monaco-list-row').evaluateAll((elements) => elements.map((element) => element.textContent ?? ''));
+    assert.ok(rows[0]?.includes('Auto'), `Auto comes first: ${JSON.stringify(rows)}`);
+    const cheap = rows.slice(1).find((row) => row.includes(CHEAP_MODEL));
+    assert.match(cheap ?? '', /ollama · free \(local\) · ability \d+% \(prior, 0 graded\)/);
+    // Without a key the cloud model is still listed, pruned with the reason.
+    assert.match(rows.slice(1).find((row) => row.includes(CLOUD_MODEL)) ?? '', /\$1\/\$2 per M.*no API key/);
+    await workbench.screenshot('rung-pick-model');
+    await page.keyboard.press('Escape');
+  }),
+
+  withProviders(
+    'a question typed into the Chat view with Rung Auto picked gets its answer, routed and recorded',
+    async (page, workbench, providers) => {
+      await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await sendChat(page, 'What is six times seven?');
+      await page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      assert.equal(row.verdict, 'unverified');
+      assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
+      await workbench.screenshot('rung-chat-view-answer');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'Six times seven is 42.';
+    },
+  ),
+
+  withProviders(
+    'Ctrl+I in a TypeScript file with Rung Auto gets its answer inline, and the call is in the decision log',
+    async (page, workbench, providers) => {
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('greeting.ts');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.ts' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+      await editor.getByText('greeting').first().waitFor();
+      await editor.click();
+      await page.keyboard.press('Control+I');
+      const inline = page.locator('.inline-chat').first();
+      await inline.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await page.keyboard.type('explain this function in one sentence');
+      await page.keyboard.press('Enter');
+      await page.getByText('It greets the caller by name.').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const row = await waitForRow(workbench, 'the inline chat call', (entry) => entry.model === CHEAP_MODEL);
+      assert.equal(row.class, 'chat');
+      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
+      assert.ok(JSON.stringify(sent?.body ?? {}).includes('explain this function'), 'the inline prompt reached the Ollama server');
+      await workbench.screenshot('rung-inline-chat');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'It greets the caller by name.';
+    },
+  ),
+
+  withProviders('after a key is set, an @rung edit escalates in view and the status bar shows the model and its cost', async (page, workbench) => {
+    await openQuickPickCommand(page, workbench, 'Rung: Set Provider Key', 'Rung: Set Provider Key');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('cloud');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
+    await input.fill('test-key-0123456789abcdef');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await sendChat(page, '@rung /edit write a constant holding the answer');
+    const response = page.locator('.interactive-item-container.interactive-response').last();
+    await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+    const footer = (await response.textContent()) ?? '';
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*rung 2 of 2`));
+    const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
+    await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+    assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);
+    const escalated = await waitForRow(workbench, 'the escalated edit', (entry) => entry.model === CLOUD_MODEL && entry.verdict === 'pass');
+    assert.deepEqual(escalated.escalation, [CHEAP_MODEL]);
+    await workbench.screenshot('rung-status-bar-and-escalation');
+  }),
+];
+
+export default checks;

@@ -1,0 +1,122 @@
+/**
+ * What a browser check gets: a Playwright page on a fresh VS Code workbench, and the moves a user makes.
+ *
+ * @remarks
+ * Each `test/e2e/*.e2e.ts` file default-exports one `E2eCheck` or a list of them; `npm run test:host`
+ * finds them when it builds, opens a fresh copy of `test/fixtures/workspace` for each (with Rung loaded
+ * from the repository as the extension under development) and counts a check that throws as failed.
+ * The selectors are VS Code 1.139's, as E2E.md lists them.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+/** How long a move waits for the workbench to show what it expects. */
+const UI_TIMEOUT_MS = 20_000;
+/** How long to let the palette settle before typing the query again. */
+const PALETTE_RETRY_MS = 500;
+
+/** One browser check. */
+export interface E2eCheck {
+  /** A sentence about what a user sees, e.g. 'the palette lists the Rung commands'. */
+  name: string;
+  /** Runs before the workbench opens; may write files (a panel, settings) into the fresh workspace copy. */
+  prepare?(folder: string): void | Promise<void>;
+  run(page: Page, workbench: Workbench): Promise<void>;
+}
+
+export class Workbench {
+  constructor(
+    readonly page: Page,
+    /** The absolute path of this check's workspace copy, open in the workbench. */
+    readonly folder: string,
+    private readonly screenshots: string,
+  ) {}
+
+  /** Resolves once the workbench's layout is on the page. */
+  async waitUntilReady(): Promise<void> {
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await this.page.locator('.part.statusbar').waitFor({ timeout: UI_TIMEOUT_MS });
+  }
+
+  /**
+   * Opens the command palette with `>query` typed in and returns the labels it lists.
+   *
+   * @remarks
+   * Right after the workbench appears, the palette may not know the extensions' commands yet and it
+   * does not re-filter when they arrive, so an empty answer is asked again until `UI_TIMEOUT_MS`.
+   */
+  async paletteRows(query: string): Promise<string[]> {
+    const rows = await this.filterPalette(query, (labels) => !isEmptyPalette(labels));
+    await this.closePalette();
+    return rows;
+  }
+
+  /** Runs the palette command whose title is `title` (with its category, e.g. 'Rung: Show Log'). */
+  async runCommand(title: string): Promise<void> {
+    const labels = await this.filterPalette(title, (found) => found.some((label) => label.includes(title)));
+    if (!labels.some((label) => label.includes(title))) {
+      await this.closePalette();
+      throw new Error(`the palette has no command "${title}"; for that text it listed ${JSON.stringify(labels)}`);
+    }
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  /** Dismisses every notification, so that the next one is not merged into an identical old one. */
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications');
+    await this.page.locator('.notification-toast').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS }).catch(() => undefined);
+  }
+
+  /** Waits for a notification toast containing `text` to finish appearing, and returns it. */
+  async waitForNotification(text: string | RegExp): Promise<Locator> {
+    const toast = this.page.locator('.notification-toast.notification-fade-in-done', { hasText: text }).first();
+    await toast.waitFor({ timeout: UI_TIMEOUT_MS });
+    return toast;
+  }
+
+  /** Saves what the user sees as `test-results/screenshots/NAME.png` and returns the path. */
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(this.screenshots, { recursive: true });
+    const path = join(this.screenshots, `${name}.png`);
+    await this.page.screenshot({ path });
+    return path;
+  }
+
+  /** Types `>text` into the palette until `enough` accepts the labels listed, or time runs out; returns the last labels. */
+  private async filterPalette(text: string, enough: (labels: string[]) => boolean): Promise<string[]> {
+    const deadline = performance.now() + UI_TIMEOUT_MS;
+    let labels: string[];
+    do {
+      const input = await this.openPalette();
+      await input.fill('');
+      await input.fill(`>${text}`);
+      const rows = this.page.locator('.quick-input-list .monaco-list-row');
+      await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
+      labels = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''));
+      if (enough(labels)) return labels;
+      await this.page.waitForTimeout(PALETTE_RETRY_MS);
+    } while (performance.now() < deadline);
+    return labels;
+  }
+
+  private async closePalette(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  private async openPalette(): Promise<Locator> {
+    const input = this.page.locator('.quick-input-widget input');
+    // F1 opens the palette; when focus is in a webview the key may not reach the workbench, so retry.
+    for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
+      await this.page.keyboard.press('F1');
+      await input.waitFor({ timeout: 5_000 }).catch(() => undefined);
+    }
+    return input;
+  }
+}
+
+function isEmptyPalette(labels: string[]): boolean {
+  return labels.length === 0 || (labels.length === 1 && labels[0] === 'No matching commands');
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { DecisionRow } from '../../../src/core/decisions/decision';
+import type { Candidate, Ranking } from '../../../src/core/routing/types';
+import type { SessionChatResult } from '../../../src/core/session/types';
+import { answerFooter, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, verdictPhrase } from '../../../src/extension/describe';
+
+function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
+  return {
+    slug,
+    provider: slug.includes('/') ? 'openrouter' : 'ollama',
+    spec: { slug, provider: slug.includes('/') ? 'openrouter' : 'ollama', ...(slug.includes('/') ? { price: { input: 0.15, output: 0.6 } } : {}) },
+    tier: slug.includes('/') ? 4 : 2,
+    local: !slug.includes('/'),
+    resolved: slug,
+    ability: 0.62,
+    graded: 3,
+    ok: 2,
+    measured: false,
+    cost: 0,
+    reason: 'no-measured-profiles tier2',
+    ...overrides,
+  };
+}
+
+const ranking: Ranking = {
+  classKey: 'plan',
+  candidates: [candidate('qwen3:14b'), candidate('openai/gpt-4o-mini', { ability: 0.9, graded: 10, ok: 9, measured: true, reason: 'measured 9/10' })],
+  pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price 75.00 > cap 20.00' }],
+};
+
+describe('describe', () => {
+  it('writes USD with the digits a cheap call needs', () => {
+    expect(formatUsd(0)).toBe('$0');
+    expect(formatUsd(0.00039)).toBe('$0.0004');
+    expect(formatUsd(0.052)).toBe('$0.052');
+    expect(formatUsd(2.5)).toBe('$2.50');
+    expect(formatUsd(null)).toBe('$?');
+  });
+
+  it('shows Auto or the pinned model, the last answer and today in the status bar', () => {
+    expect(statusText({ pinned: undefined, last: undefined, today: 0 })).toBe('$(layers) Rung: Auto · today $0');
+    expect(statusText({ pinned: 'qwen3:14b', last: { model: 'openai/gpt-4o-mini', cost: 0.00039 }, today: 0.0012 })).toBe(
+      '$(layers) Rung: $(pinned) qwen3:14b · openai/gpt-4o-mini $0.0004 · today $0.0012',
+    );
+    expect(statusText({ pinned: undefined, last: undefined, today: undefined, problem: 'no panel' })).toBe('$(warning) Rung: not set up');
+  });
+
+  it('lists Auto, then the chain with provider, price, ability and graded count, then the pruned with their reasons', () => {
+    const rows = pickRows(ranking, [{ slug: 'anthropic/claude-opus-4', provider: 'openrouter', price: { input: 15, output: 75 } }], 'openai/gpt-4o-mini');
+    expect(rows.map((row) => row.slug)).toEqual([undefined, 'qwen3:14b', 'openai/gpt-4o-mini', 'anthropic/claude-opus-4']);
+    expect(rows[0]?.label).toBe('Auto');
+    expect(rows[1]?.description).toBe('ollama · free (local) · ability 62% (prior, 3 graded)');
+    expect(rows[2]?.label).toBe('$(pinned) openai/gpt-4o-mini');
+    expect(rows[2]?.description).toBe('openrouter · $0.15/$0.6 per M · ability 90% (9/10 graded)');
+    expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
+  });
+
+  it('says the verdict once when the reason already starts with it', () => {
+    expect(verdictPhrase({ kind: 'provider-error', reason: 'provider-error: ollama: server error (500)' })).toBe('provider-error: ollama: server error (500)');
+    expect(verdictPhrase({ kind: 'fail', reason: 'no JSON found' })).toBe('fail: no JSON found');
+  });
+
+  it('names the model that answered, its rung, the reason it was chosen, the check and the cost', () => {
+    const result: SessionChatResult = {
+      callId: 'c1',
+      classKey: 'plan',
+      answer: { text: '{}', reasoning: '', toolCalls: [], model: 'openai/gpt-4o-mini', resolvedModel: 'openai/gpt-4o-mini-2024-07-18' },
+      attempts: [
+        { model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'fail', reason: 'no JSON found' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 10, explore: false },
+        { model: 'openai/gpt-4o-mini', provider: 'openrouter', rung: 1, verdict: { kind: 'pass', reason: 'matches the schema' }, resolvedModel: 'x', cost: 0.00039, latencyMs: 10, explore: false },
+      ],
+      ranking,
+      stopped: false,
+      cost: 0.00039,
+    };
+    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — measured 9/10. Check: pass: matches the schema. Cost $0.0004.');
+    expect(answerFooter({ ...result, answer: undefined })).toBe('No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema.');
+  });
+
+  it('explains a call from its decision rows, the settled verdict included', () => {
+    const row: DecisionRow = {
+      v: 1, at: 0, call: 'c1', run: null, class: 'plan', shape: null, candidates: ['qwen3:14b', 'openai/gpt-4o-mini'], rung: 0, escalation: [], model: 'qwen3:14b', resolved: 'qwen3:14b',
+      explore: false, propensity: 1, verdict: 'fail', verdictReason: 'no JSON found', inputTokens: 10, outputTokens: 5, cost: 0, latencyMs: 40, reason: 'cheapest local', mode: 'local',
+      pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price' }], final: false,
+    };
+    const text = explainMarkdown('c1', [row, { ...row, verdict: 'pass', verdictReason: 'the user marked the answer helpful', final: true }]);
+    expect(text).toContain('**qwen3:14b** on rung 1 of [qwen3:14b, openai/gpt-4o-mini]: fail: no JSON found');
+    expect(text).toContain('pruned anthropic/claude-opus-4: pruned: output price');
+    expect(text).toContain('**Settled later:** qwen3:14b → pass: the user marked the answer helpful');
+    expect(explainMarkdown('c2', [])).toContain('no row for this call');
+  });
+});
+
+describe('escalationCause', () => {
+  it('drops the models the session reason already names, keeping the cause', () => {
+    expect(escalationCause({ from: 'a', to: 'b', reason: 'escalated from a to b: syntax error: 1:16 Expression expected.' })).toBe('syntax error: 1:16 Expression expected.');
+    expect(escalationCause({ from: 'a', to: 'b', reason: 'no JSON found' })).toBe('no JSON found');
+  });
+});

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
+import { emptyState, groupCalls, matchesFilter, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
+
+const models: ModelWire[] = [
+  { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base', local: true, price: null },
+  { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', local: true, price: null },
+  { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', local: false, price: { input: 0.15, output: 0.6 } },
+];
+
+/** An escalating call: the 3b fails the schema check, the 14b passes; rows newest first, as a page holds them. */
+function escalatingCall(call: string, at: number) {
+  return [
+    wireDecision({ call, at: at + 2_000, model: 'qwen3:14b', resolved: 'qwen3:14b', rung: 1, escalation: ['qwen2.5:3b'], verdict: 'pass', latencyMs: 2_000, cost: 0 }),
+    wireDecision({ call, at, model: 'qwen2.5:3b', rung: 0, verdict: 'fail', verdictReason: 'schema: missing "steps"', latencyMs: 900, cost: 0, explore: true, propensity: 0.05 }),
+  ];
+}
+
+describe('grouping decision rows into routed calls', () => {
+  it('shows one call with its ladder in candidate order, attempts on their rungs and the escalation between them', () => {
+    const [call] = groupCalls(escalatingCall('c1', 1_000), models, [wireRating({ model: 'qwen2.5:3b', ability: 0.3 })]);
+    expect(call?.ladder.map((step) => [step.place, step.model, step.attempt?.verdict ?? null])).toEqual([
+      [1, 'qwen2.5:3b', 'fail'],
+      [2, 'qwen3:14b', 'pass'],
+      [3, 'openai/gpt-4o-mini', null],
+    ]);
+    expect(call?.ladder[0]?.ability).toBe(0.3);
+    expect(call?.ladder[1]?.ability).toBeNull();
+    expect(call?.ladder[2]?.price).toBe('$0.15 in / $0.60 out per M tokens');
+    expect(call?.escalations).toEqual([{ from: 'qwen2.5:3b', to: 'qwen3:14b', reason: 'schema: missing "steps"' }]);
+    expect(call?.verdict).toBe('pass');
+    expect(call?.latencyMs).toBe(2_900);
+    expect(call?.explore).toBe(true);
+    expect(call?.propensity).toBe(0.05);
+  });
+
+  it('says pruned once, whether or not the router wrote the prefix', () => {
+    expect(prunedText('needs tools')).toBe('pruned: needs tools');
+    expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
+  });
+
+  it('keeps the pruned candidates with their reasons', () => {
+    const [call] = groupCalls([wireDecision({ call: 'c1', pruned: [{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }] })], models, []);
+    expect(call?.pruned).toEqual([{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }]);
+  });
+
+  it('orders calls by when they were routed, newest first, and takes a later settling row as the verdict', () => {
+    const rows = [
+      wireDecision({ call: 'c1', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }),
+      wireDecision({ call: 'c2', at: 5_000 }),
+      wireDecision({ call: 'c1', at: 1_000 }),
+    ];
+    const calls = groupCalls(rows, models, []);
+    expect(calls.map((call) => call.call)).toEqual(['c2', 'c1']);
+    expect(calls[1]).toMatchObject({ verdict: 'fail', verdictReason: 'thumbs down', settled: true });
+    expect(calls[1]?.attempts).toHaveLength(1);
+  });
+
+  it('puts a pinned model that was not among the candidates on the rung it ran', () => {
+    const [call] = groupCalls([wireDecision({ call: 'c1', model: 'my/pinned', candidates: ['qwen2.5:3b'], rung: 0 })], models, []);
+    expect(call?.ladder.map((step) => step.model)).toEqual(['my/pinned', 'qwen2.5:3b']);
+    expect(call?.ladder[0]?.price).toBe('not in the panel now');
+  });
+
+  it('sums only the costs that were reported', () => {
+    const [call] = groupCalls([wireDecision({ call: 'c1', cost: null }), wireDecision({ call: 'c1', cost: 0.25, at: 1 })], models, []);
+    expect(call?.cost).toBe(0.25);
+    const [unknown] = groupCalls([wireDecision({ call: 'c2', cost: null })], models, []);
+    expect(unknown?.cost).toBeNull();
+  });
+});
+
+describe('prices', () => {
+  it('says a local model has no token price and an unpriced cloud model has an unknown one', () => {
+    expect(priceText(models[0] as ModelWire)).toBe('local, no token price');
+    expect(priceText({ slug: 'x', provider: 'openai', role: null, local: false, price: null })).toBe('price unknown');
+  });
+});
+
+describe('ratings per class', () => {
+  it('places models strongest first, shows the gate, and an interval only when something was graded', () => {
+    const classes = ratingClasses([
+      wireRating({ model: 'a', classKey: 'plan', ability: 0.4, graded: 3, ok: 1, measured: false, uncertainty: 1.2 }),
+      wireRating({ model: 'b', classKey: 'plan', rating: 1, ability: 0.73, uncertainty: 0.5, graded: 12, measured: true }),
+      wireRating({ model: 'c', classKey: 'chat', graded: 0, ok: 0, measured: false, uncertainty: null }),
+    ]);
+    expect(classes.map((group) => group.classKey)).toEqual(['chat', 'plan']);
+    const plan = classes[1]?.rows ?? [];
+    expect(plan.map((row) => [row.place, row.model, row.gate])).toEqual([
+      [1, 'b', '12 graded, past the gate of 8'],
+      [2, 'a', '3/8 graded, still on its prior'],
+    ]);
+    const interval = plan[0]?.interval;
+    expect(interval?.low).toBeCloseTo(1 / (1 + Math.exp(-(1 - 1.96 * 0.5))), 6);
+    expect(interval?.high).toBeCloseTo(1 / (1 + Math.exp(-(1 + 1.96 * 0.5))), 6);
+    expect(plan.map((row) => row.gateShort)).toEqual(['12 · measured', '3/8 · prior']);
+    expect(classes[0]?.rows[0]?.interval).toBeNull();
+  });
+});
+
+describe('the spend chart', () => {
+  it('stacks each day by model, scaled so the dearest day fills the height', () => {
+    const chart = spendChart(exampleSpend, 200, 100);
+    expect(chart.days).toEqual(['2026-01-01', '2026-01-02']);
+    expect(chart.maxDayCost).toBeCloseTo(0.02);
+    const first = chart.bars.find((bar) => bar.day === '2026-01-01');
+    expect(first).toMatchObject({ model: 'openai/gpt-4o-mini', series: 0, y: 0, height: 100 });
+    const second = chart.bars.filter((bar) => bar.day === '2026-01-02');
+    // The free local model draws no bar; the paid one is half the dearest day.
+    expect(second.map((bar) => [bar.model, bar.height])).toEqual([['openai/gpt-4o-mini', 50]]);
+    expect(chart.providers.map((provider) => [provider.provider, provider.calls])).toEqual([
+      ['openrouter', 4],
+      ['ollama', 5],
+    ]);
+  });
+
+  it('states the strongest model figure as an estimate, and says when there is none', () => {
+    expect(strongestEstimateText(exampleSpend)).toBe(
+      'The same calls on openai/gpt-4o-mini would have cost about $0.09 (an estimate from list prices); Rung spent $0.03, $0.06 less.',
+    );
+    expect(strongestEstimateText({ ...exampleSpend, strongestModel: null, strongestEstimate: null })).toMatch(/^No estimate/);
+  });
+});
+
+describe('the panel state', () => {
+  it('shows a new matching decision at the top of the newest page and drops the oldest past the page size', () => {
+    let state = reduce(emptyState(), { ...hostExamples.snapshot, decisions: { rows: [wireDecision({ call: 'old1' }), wireDecision({ call: 'old2' })], total: 2, offset: 0, filter: {} } }, 2);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }) }, 2);
+    expect(state.page.rows.map((row) => row.call)).toEqual(['new', 'old1']);
+    expect(state.page.total).toBe(3);
+  });
+
+  it('only counts a new decision while an older page is shown', () => {
+    let state = reduce(emptyState(), { type: 'page', decisions: { rows: [wireDecision({ call: 'old' })], total: 60, offset: 50, filter: {} } }, 50);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }) }, 50);
+    expect(state.page.rows.map((row) => row.call)).toEqual(['old']);
+    expect(state.page.total).toBe(61);
+    expect(state.newerRows).toBe(1);
+  });
+
+  it('ignores a new decision the filter excludes', () => {
+    const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
+    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }) }, 50)).toBe(filtered);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit' })).toBe(true);
+    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'editor' }), { classKey: 'edit' })).toBe(false);
+    expect(matchesFilter(wireDecision({ call: 'x', model: 'alias/latest', resolved: 'alias/2026-01' }), { model: 'alias/2026-01' })).toBe(true);
+  });
+
+  it('replaces ratings, spend, models and the notice from their deltas', () => {
+    let state = reduce(emptyState(), hostExamples.snapshot, 50);
+    state = reduce(state, hostExamples['ratings-changed'], 50);
+    state = reduce(state, hostExamples['spend-changed'], 50);
+    state = reduce(state, hostExamples['panel-changed'], 50);
+    state = reduce(state, hostExamples.notice, 50);
+    expect(state.ratings).toEqual(hostExamples['ratings-changed'].ratings);
+    expect(state.spend.strongestModel).toBeNull();
+    expect(state.models).toEqual([]);
+    expect(state.notice).toEqual({ level: 'warning', message: 'ollama is not answering' });
+    expect(state.loaded).toBe(true);
+  });
+});

@@ -1,0 +1,421 @@
+/**
+ * The ledger panel's state and the views derived from it, without the DOM.
+ *
+ * @remarks
+ * Everything the panel decides — how rows of one call become a ladder, which rating stands where,
+ * how a delta changes the page, where a bar of the spend chart goes — lives here as plain functions,
+ * so vitest can check it in Node; `render.ts` only turns these views into elements.
+ */
+import {
+  type DecisionFilterWire,
+  type DecisionPageWire,
+  type DecisionWire,
+  type HostMessage,
+  type ModelWire,
+  type ProviderWire,
+  type RatingWire,
+  type SpendWire,
+  type VerdictName,
+  unhandled,
+} from '../src/protocol/ledgerProtocol';
+
+/** The gate of graded observations before a rating overrides its prior (the core's MIN_GRADED). */
+export const RATING_GATE = 8;
+/** The two-sided 95% normal quantile, for the ability interval drawn from a rating's standard error. */
+const Z_95 = 1.96;
+
+/** What the panel knows; replaced, never mutated, by {@link reduce}. */
+export interface LedgerState {
+  loaded: boolean;
+  models: ModelWire[];
+  ratings: RatingWire[];
+  page: DecisionPageWire;
+  spend: SpendWire;
+  providers: ProviderWire[];
+  ledgerPath: string | null;
+  /** Rows that arrived while the page showed older rows, so the view can offer to go back to the newest. */
+  newerRows: number;
+  notice: { level: 'info' | 'warning' | 'error'; message: string } | null;
+}
+
+export function emptyState(filter: DecisionFilterWire = {}, offset = 0): LedgerState {
+  return {
+    loaded: false,
+    models: [],
+    ratings: [],
+    page: { rows: [], total: 0, offset, filter },
+    spend: { byDay: [], total: 0, today: 0, strongestModel: null, strongestEstimate: null },
+    providers: [],
+    ledgerPath: null,
+    newerRows: 0,
+    notice: null,
+  };
+}
+
+/**
+ * The state after one host message.
+ *
+ * @param limit - the page size the view asked for: a new row pushes the oldest off the page.
+ */
+export function reduce(state: LedgerState, message: HostMessage, limit: number): LedgerState {
+  switch (message.type) {
+    case 'snapshot':
+      return {
+        ...state,
+        loaded: true,
+        models: message.models,
+        ratings: message.ratings,
+        page: message.decisions,
+        spend: message.spend,
+        providers: message.providers,
+        ledgerPath: message.ledgerPath,
+        newerRows: 0,
+      };
+    case 'page':
+      return { ...state, page: message.decisions, newerRows: 0 };
+    case 'decision-added':
+      return addDecision(state, message.row, limit);
+    case 'ratings-changed':
+      return { ...state, ratings: message.ratings };
+    case 'spend-changed':
+      return { ...state, spend: message.spend };
+    case 'panel-changed':
+      return { ...state, models: message.models, providers: message.providers };
+    case 'notice':
+      return { ...state, notice: { level: message.level, message: message.message } };
+    default:
+      return unhandled(message);
+  }
+}
+
+/**
+ * Whether a row belongs on a page with this filter: the test the session applies to the log (a class
+ * takes in its shapes, a model matches the slug or the snapshot that served it).
+ */
+export function matchesFilter(row: DecisionWire, filter: DecisionFilterWire): boolean {
+  if (filter.classKey !== undefined && row.classKey !== filter.classKey && !row.classKey.startsWith(`${filter.classKey}/`)) return false;
+  if (filter.model !== undefined && row.model !== filter.model && row.resolved !== filter.model) return false;
+  if (filter.verdict !== undefined && row.verdict !== filter.verdict) return false;
+  return true;
+}
+
+/**
+ * A new row: counted if it matches the filter, and shown at once when the page is the newest.
+ *
+ * @remarks
+ * On an older page the row is only counted: prepending would shift what the user is reading under
+ * their eyes, so the view says how many newer rows wait instead.
+ */
+function addDecision(state: LedgerState, row: DecisionWire, limit: number): LedgerState {
+  const page = state.page;
+  if (!matchesFilter(row, page.filter)) return state;
+  if (page.offset > 0) return { ...state, page: { ...page, total: page.total + 1 }, newerRows: state.newerRows + 1 };
+  return { ...state, page: { ...page, rows: [row, ...page.rows].slice(0, limit), total: page.total + 1 } };
+}
+
+/** One attempt of a routed call. */
+export interface AttemptView {
+  model: string;
+  resolved: string | null;
+  rung: number;
+  verdict: VerdictName;
+  verdictReason: string | null;
+  cost: number | null;
+  latencyMs: number | null;
+  at: number;
+}
+
+/** One rung of a call's ladder. */
+export interface LadderStep {
+  model: string;
+  /** 1-based place in the candidate order. */
+  place: number;
+  price: string;
+  /** P(success) at the call's class as the ledger has it now; null when the model has no rating there. */
+  ability: number | null;
+  measured: boolean;
+  /** The attempt made on this rung, if the climb reached it. */
+  attempt: AttemptView | null;
+}
+
+export interface EscalationView {
+  from: string;
+  to: string;
+  reason: string;
+}
+
+/** Every row of one call, as one routed call. */
+export interface RoutedCallView {
+  call: string;
+  classKey: string;
+  /** When the call was routed (its first row on the page). */
+  at: number;
+  ladder: LadderStep[];
+  pruned: { model: string; reason: string }[];
+  attempts: AttemptView[];
+  escalations: EscalationView[];
+  /** The call's verdict: its last row's, a settling `final` row included. */
+  verdict: VerdictName;
+  verdictReason: string | null;
+  /** Whether a later verdict (a thumbs down, an accepted edit) settled the call. */
+  settled: boolean;
+  /** USD over the attempts that reported one; null when none did. */
+  cost: number | null;
+  latencyMs: number | null;
+  explore: boolean;
+  propensity: number;
+  reason: string;
+}
+
+/**
+ * Groups a page of rows (newest first) into routed calls, the most recently routed first.
+ *
+ * @remarks
+ * A call's rows are its attempts in order and perhaps a settling `final` row. A page is cut by rows,
+ * so a call at its edge may show only some of its attempts; each group is built from what the page holds.
+ */
+export function groupCalls(rows: readonly DecisionWire[], models: readonly ModelWire[], ratings: readonly RatingWire[]): RoutedCallView[] {
+  const byCall = new Map<string, DecisionWire[]>();
+  for (const row of rows) {
+    const group = byCall.get(row.call);
+    if (group) group.push(row);
+    else byCall.set(row.call, [row]);
+  }
+  const priceOf = new Map(models.map((model) => [model.slug, priceText(model)]));
+  const ratingOf = new Map(ratings.map((rating) => [`${rating.classKey}\u0000${rating.model}`, rating]));
+  const calls: RoutedCallView[] = [];
+  for (const [call, group] of byCall) {
+    // Rows arrive newest first; a call reads oldest first. A stable sort keeps rows of equal time in log order.
+    const ordered = [...group].reverse().sort((a, b) => a.at - b.at);
+    calls.push(buildCall(call, ordered, priceOf, ratingOf));
+  }
+  // By when each call was routed: a verdict settled later must not move an old call above newer ones.
+  return calls.sort((a, b) => b.at - a.at);
+}
+
+function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, string>, ratingOf: Map<string, RatingWire>): RoutedCallView {
+  const opener = rows.find((row) => !row.final) ?? (rows[0] as DecisionWire);
+  const attempts: AttemptView[] = rows
+    .filter((row) => !row.final)
+    .map((row) => ({ model: row.model, resolved: row.resolved, rung: row.rung, verdict: row.verdict, verdictReason: row.verdictReason, cost: row.cost, latencyMs: row.latencyMs, at: row.at }));
+  const last = rows[rows.length - 1] as DecisionWire;
+  const candidates = [...opener.candidates];
+  // A pinned model outside the ranked list still opens the call: show it on the ladder where it ran.
+  for (const attempt of attempts) if (!candidates.includes(attempt.model)) candidates.splice(Math.min(attempt.rung, candidates.length), 0, attempt.model);
+  const ladder = candidates.map((model, index) => {
+    const rating = ratingOf.get(`${opener.classKey}\u0000${model}`);
+    return {
+      model,
+      place: index + 1,
+      price: priceOf.get(model) ?? 'not in the panel now',
+      ability: rating ? rating.ability : null,
+      measured: rating ? rating.measured : false,
+      attempt: [...attempts].reverse().find((attempt) => attempt.model === model) ?? null,
+    };
+  });
+  const escalations: EscalationView[] = [];
+  for (let index = 1; index < attempts.length; index++) {
+    const from = attempts[index - 1] as AttemptView;
+    const to = attempts[index] as AttemptView;
+    escalations.push({ from: from.model, to: to.model, reason: from.verdictReason ?? from.verdict });
+  }
+  const costs = attempts.map((attempt) => attempt.cost).filter((cost): cost is number => cost !== null);
+  const latencies = attempts.map((attempt) => attempt.latencyMs).filter((ms): ms is number => ms !== null);
+  return {
+    call,
+    classKey: opener.classKey,
+    at: opener.at,
+    ladder,
+    pruned: opener.pruned,
+    attempts,
+    escalations,
+    verdict: last.verdict,
+    verdictReason: last.verdictReason,
+    settled: last.final,
+    cost: costs.length > 0 ? costs.reduce((sum, cost) => sum + cost, 0) : null,
+    latencyMs: latencies.length > 0 ? latencies.reduce((sum, ms) => sum + ms, 0) : null,
+    explore: opener.explore,
+    propensity: opener.propensity,
+    reason: opener.reason,
+  };
+}
+
+/**
+ * A pruned rung's reason as the ladder states it, said once.
+ *
+ * @remarks
+ * The router writes some reasons with their `pruned: ` prefix and some without (`needs tools`); the
+ * ladder prefixes the bare ones so that every pruned rung reads the same.
+ */
+export function prunedText(reason: string): string {
+  return /^pruned:/i.test(reason) ? reason : `pruned: ${reason}`;
+}
+
+/** A model's list price as the ladder states it. */
+export function priceText(model: ModelWire): string {
+  if (model.price) return `${formatUsd(model.price.input)} in / ${formatUsd(model.price.output)} out per M tokens`;
+  return model.local ? 'local, no token price' : 'price unknown';
+}
+
+/** One model's standing in one class, as the ratings table shows it. */
+export interface RatingRowView {
+  model: string;
+  /** 1-based place in the class's order, strongest first. */
+  place: number;
+  ability: number;
+  /** The 95% interval on ability from the rating's standard error; null when nothing was graded. */
+  interval: { low: number; high: number } | null;
+  graded: number;
+  ok: number;
+  measured: boolean;
+  /** The gate in a sentence, for screen readers and the tooltip: "3/8 graded, still on its prior". */
+  gate: string;
+  /** The same, short enough for a table cell: "3/8 · prior", "12 · measured". */
+  gateShort: string;
+}
+
+export interface RatingClassView {
+  classKey: string;
+  rows: RatingRowView[];
+}
+
+/**
+ * Ratings grouped by class key, classes in name order, each class strongest first.
+ *
+ * @remarks
+ * Sorted here although the session's contract promises strongest first: the place a row shows is a
+ * claim, and it must not depend on the order a ledger happens to store entries in.
+ */
+export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[] {
+  const byClass = new Map<string, RatingWire[]>();
+  for (const rating of ratings) {
+    const group = byClass.get(rating.classKey);
+    if (group) group.push(rating);
+    else byClass.set(rating.classKey, [rating]);
+  }
+  return [...byClass.keys()].sort().map((classKey) => ({
+    classKey,
+    rows: [...(byClass.get(classKey) as RatingWire[])].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
+      model: rating.model,
+      place: index + 1,
+      ability: rating.ability,
+      interval: rating.uncertainty === null ? null : { low: logistic(rating.rating - Z_95 * rating.uncertainty), high: logistic(rating.rating + Z_95 * rating.uncertainty) },
+      graded: rating.graded,
+      ok: rating.ok,
+      measured: rating.measured,
+      gate: rating.measured ? `${rating.graded} graded, past the gate of ${RATING_GATE}` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} graded, still on its prior`,
+      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} · prior`,
+    })),
+  }));
+}
+
+function logistic(logits: number): number {
+  return 1 / (1 + Math.exp(-logits));
+}
+
+/** One bar segment of the spend chart, in chart coordinates. */
+export interface SpendBar {
+  day: string;
+  model: string;
+  /** Index into the chart's colour series (by model, in order of total spend). */
+  series: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  cost: number;
+}
+
+export interface SpendChart {
+  width: number;
+  height: number;
+  bars: SpendBar[];
+  /** Models by total spend, dearest first; their index is their series. */
+  models: { model: string; provider: string; cost: number; calls: number }[];
+  providers: { provider: string; cost: number; calls: number }[];
+  days: string[];
+  /** The top of the y axis, USD. */
+  maxDayCost: number;
+}
+
+/** Colour series the stylesheet defines (`.series-0` … `.series-5`); more models than this share the last. */
+export const SPEND_SERIES = 6;
+/** Days the chart shows, newest last: a month of bars stays readable at a panel's width. */
+export const SPEND_DAYS_SHOWN = 30;
+
+/** Stacked daily bars by model, and the totals by model and provider. */
+export function spendChart(spend: SpendWire, width: number, height: number): SpendChart {
+  const modelTotals = new Map<string, { model: string; provider: string; cost: number; calls: number }>();
+  const providerTotals = new Map<string, { provider: string; cost: number; calls: number }>();
+  const dayTotals = new Map<string, number>();
+  const cell = new Map<string, number>();
+  for (const entry of spend.byDay) {
+    const key = `${entry.day}\u0000${entry.model}`;
+    cell.set(key, (cell.get(key) ?? 0) + entry.cost);
+    const model = modelTotals.get(entry.model) ?? { model: entry.model, provider: entry.provider, cost: 0, calls: 0 };
+    model.cost += entry.cost;
+    model.calls += entry.calls;
+    modelTotals.set(entry.model, model);
+    const provider = providerTotals.get(entry.provider) ?? { provider: entry.provider, cost: 0, calls: 0 };
+    provider.cost += entry.cost;
+    provider.calls += entry.calls;
+    providerTotals.set(entry.provider, provider);
+    dayTotals.set(entry.day, (dayTotals.get(entry.day) ?? 0) + entry.cost);
+  }
+  const models = [...modelTotals.values()].sort((a, b) => b.cost - a.cost || a.model.localeCompare(b.model));
+  const providers = [...providerTotals.values()].sort((a, b) => b.cost - a.cost || a.provider.localeCompare(b.provider));
+  const days = [...dayTotals.keys()].sort().slice(-SPEND_DAYS_SHOWN);
+  const maxDayCost = Math.max(0, ...days.map((day) => dayTotals.get(day) ?? 0));
+  const series = new Map(models.map((model, index) => [model.model, Math.min(index, SPEND_SERIES - 1)]));
+  const slot = days.length > 0 ? width / days.length : width;
+  const barWidth = Math.max(1, slot * 0.7);
+  const bars: SpendBar[] = [];
+  days.forEach((day, dayIndex) => {
+    let stacked = 0;
+    for (const model of models) {
+      const cost = cell.get(`${day}\u0000${model.model}`) ?? 0;
+      if (cost <= 0 || maxDayCost <= 0) continue;
+      const barHeight = (cost / maxDayCost) * height;
+      stacked += barHeight;
+      bars.push({ day, model: model.model, series: series.get(model.model) ?? 0, x: dayIndex * slot + (slot - barWidth) / 2, y: height - stacked, width: barWidth, height: barHeight, cost });
+    }
+  });
+  return { width, height, bars, models, providers, days, maxDayCost };
+}
+
+/** The spend estimate sentence: what the same calls would have cost on the strongest model. */
+export function strongestEstimateText(spend: SpendWire): string {
+  if (spend.strongestModel === null || spend.strongestEstimate === null) return 'No estimate: the panel has no priced model to compare with.';
+  const saved = spend.strongestEstimate - spend.total;
+  const comparison = saved >= 0 ? `${formatUsd(saved)} less` : `${formatUsd(-saved)} more`;
+  return `The same calls on ${spend.strongestModel} would have cost about ${formatUsd(spend.strongestEstimate)} (an estimate from list prices); Rung spent ${formatUsd(spend.total)}, ${comparison}.`;
+}
+
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  if (Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+export function formatPercent(probability: number): string {
+  return `${Math.round(probability * 100)}%`;
+}
+
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The classes and models the filter menus offer: those the panel and ratings know, and those on the page. */
+export function filterOptions(state: LedgerState): { classes: string[]; models: string[] } {
+  const classes = new Set<string>();
+  const models = new Set<string>();
+  for (const rating of state.ratings) classes.add(rating.classKey);
+  for (const model of state.models) models.add(model.slug);
+  for (const row of state.page.rows) {
+    if (row.classKey) classes.add(row.classKey);
+    models.add(row.model);
+  }
+  if (state.page.filter.classKey) classes.add(state.page.filter.classKey);
+  if (state.page.filter.model) models.add(state.page.filter.model);
+  return { classes: [...classes].sort(), models: [...models].sort() };
+}
