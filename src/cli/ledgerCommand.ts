@@ -19,6 +19,7 @@ import { matchesClass } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import type { DecisionRow } from '../core/decisions/decision';
+import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
 import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
@@ -322,7 +323,8 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
         maxRows: values['max-rows'] === undefined ? undefined : positiveInteger(values['max-rows'], '--max-rows'),
       }
     : DEFAULT_RETENTION;
-  const log = new DecisionLog({ path: decisionLogPath(ledgerFile(values.ledger, io)), clock: io.clock });
+  // Compaction takes the log's lock: a lock taken over from a dead process is said on stderr.
+  const { log } = decisionLogBeside(ledgerFile(values.ledger, io), io, 'rung ledger compact');
   const { kept, dropped } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
   return EXIT_OK;

@@ -62,7 +62,7 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
         `${JSON.stringify({
           class: ranking.classKey,
           candidates: ranking.candidates.map((c) => ({ model: c.slug, provider: c.provider, tier: c.tier, ability: c.ability, graded: c.graded, cost: c.cost, reason: c.reason })),
-          pruned: ranking.pruned,
+          pruned: ranking.pruned.map(({ model, reason }) => ({ model, reason })),
         })}\n`,
       );
     } else {
@@ -74,7 +74,8 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
       });
       if (ranking.pruned.length) {
         lines.push('', 'pruned:');
-        for (const p of ranking.pruned) lines.push(`    ${p.model.padEnd(32)} ${p.reason}`);
+        // Under that heading, the cause alone: `needs tools`, not `pruned: needs tools`.
+        for (const p of ranking.pruned) lines.push(`    ${p.model.padEnd(32)} ${p.cause ?? p.reason}`);
       }
       io.stdout(`${lines.join('\n')}\n`);
     }

@@ -2,13 +2,14 @@
  * `rung replay OUTCOMES.jsonl`: routes recorded prompts through the real router and scores the policy
  * against the best single model, the oracle and a plain price-order cascade.
  */
+import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
@@ -80,13 +81,13 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   // Opened inside the try, so whatever opened before a later open fails is still closed.
   let file: FileDecisionSink | undefined;
   let ledger: Ledger | undefined;
-  let log: DecisionLog | undefined;
+  let log: CliDecisionLog | undefined;
   try {
     ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
     file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
     // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-    log = ledgerPath ? new DecisionLog({ path: decisionLogPath(ledgerPath), clock: io.clock }) : undefined;
-    const sinks = [file, log].filter((each) => each !== undefined);
+    log = ledgerPath ? decisionLogBeside(ledgerPath, io, REPLAY_COMMAND.name, ledger) : undefined;
+    const sinks = [file, log?.log].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
       // A run never waits on anything outside the process, so without this turn of the event loop the
@@ -95,7 +96,23 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
-        await runReplay({ rows, models, panel, verifier, classKey, explore, tradeoff: tradeoff as Tradeoff | undefined, exploreMeasured, policy, seed: seed + i, inOrder: values['in-order'], sink, ledger }),
+        await runReplay({
+          rows,
+          models,
+          panel,
+          verifier,
+          classKey,
+          explore,
+          tradeoff: tradeoff as Tradeoff | undefined,
+          exploreMeasured,
+          policy,
+          seed: seed + i,
+          inOrder: values['in-order'],
+          sink,
+          ledger,
+          // Replaying the same prompts again must not reuse their call ids in the same log.
+          ...(sink ? { runId: `replay-${randomUUID().slice(0, 8)}` } : {}),
+        }),
       );
     }
   } finally {
@@ -221,17 +238,30 @@ function share(cost: number, base: number): string {
   return base > 0 ? `${((100 * cost) / base).toFixed(1)}%` : '-';
 }
 
+/**
+ * The policy table: a header and one line a policy, the figures lined up after the longest label.
+ *
+ * @remarks
+ * At least 30 columns wide, the width every label had until the learner's label with a five-figure
+ * attempt count outgrew it and pushed its figures out of their columns.
+ */
+function policyTable(rows: [label: string, figures: string][]): string[] {
+  const width = Math.max(30, ...rows.map(([label]) => label.length + 1));
+  return [`${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`, ...rows.map(([label, figures]) => label.padEnd(width) + figures)];
+}
+
 function formatSummary(summary: ReplaySummary, title: string): string {
   const base = summary.bestSingle.cost;
   const lines = [
     `rung replay: ${summary.items} prompts, ${title}`,
     '',
-    'policy                         accuracy    cost $   cost / best single',
-    `rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`.padEnd(30) + fmtRow(summary.policy, base),
-    `best single (${summary.bestSingle.model})`.padEnd(30) + fmtRow(summary.bestSingle, base),
-    'price-order cascade'.padEnd(30) + fmtRow(summary.priceOrderCascade, base),
-    'oracle'.padEnd(30) + fmtRow(summary.oracle, base),
-    `simple online learner (${summary.onlineLearner.attempts} attempts)`.padEnd(30) + fmtRow(summary.onlineLearner, base),
+    ...policyTable([
+      [`rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`, fmtRow(summary.policy, base)],
+      [`best single (${summary.bestSingle.model})`, fmtRow(summary.bestSingle, base)],
+      ['price-order cascade', fmtRow(summary.priceOrderCascade, base)],
+      ['oracle', fmtRow(summary.oracle, base)],
+      [`simple online learner (${summary.onlineLearner.attempts} attempts)`, fmtRow(summary.onlineLearner, base)],
+    ]),
     verdictAgainstLearner(summary.policy, summary.onlineLearner),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
@@ -259,13 +289,14 @@ function formatAggregate(aggregate: Aggregate, title: string): string {
   const lines = [
     `rung replay: ${aggregate.items} prompts, ${title}, seeds ${aggregate.seeds.join(',')}`,
     '',
-    'policy                         accuracy    cost $   cost / best single',
-    `rung (mean of ${aggregate.seeds.length})`.padEnd(30) + fmtRow(m, base),
-    `  spread (sd)`.padEnd(30) + ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
-    `best single (${aggregate.bestSingle.model})`.padEnd(30) + fmtRow(aggregate.bestSingle, base),
-    'price-order cascade'.padEnd(30) + fmtRow(aggregate.mean.priceOrderCascade, base),
-    'oracle'.padEnd(30) + fmtRow(aggregate.oracle, base),
-    'simple online learner (mean)'.padEnd(30) + fmtRow(aggregate.mean.onlineLearner, base),
+    ...policyTable([
+      [`rung (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
+      ['  spread (sd)', ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`],
+      [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base)],
+      ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base)],
+      ['oracle', fmtRow(aggregate.oracle, base)],
+      ['simple online learner (mean)', fmtRow(aggregate.mean.onlineLearner, base)],
+    ]),
     verdictAgainstLearner(m, aggregate.mean.onlineLearner),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',

@@ -18,7 +18,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
-import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS } from './fileLock';
+import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from './flushTimer';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
@@ -368,21 +368,24 @@ export class WorkspaceLedger implements Ledger {
   private async flushOnce(): Promise<void> {
     if (!this.writable || !this.hasWork()) return;
     this.lastFlushAt = this.clock.now();
-    mkdirSync(dirname(this.path), { recursive: true });
-    const held = await this.lock.acquire();
-    if (!held) {
-      // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.
-      this.scheduleFlush(FLUSH_INTERVAL_MS);
-      return;
-    }
+    let held: LockHandle | undefined;
     try {
+      // Inside the try: a folder or lock that cannot be made (EACCES, ENOTDIR) fails a timer's save,
+      // which has no caller to throw to, as surely as a failed write does.
+      mkdirSync(dirname(this.path), { recursive: true });
+      held = await this.lock.acquire();
+      if (!held) {
+        // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.
+        this.scheduleFlush(FLUSH_INTERVAL_MS);
+        return;
+      }
       this.land();
     } catch (error) {
       this.notify({ kind: 'save-failed', path: this.path, message: `could not save the ledger ${this.path}: ${describe(error)}; will retry` });
       this.scheduleFlush(FLUSH_INTERVAL_MS);
       throw error;
     } finally {
-      held.release();
+      held?.release();
     }
   }
 

@@ -70,6 +70,15 @@ export interface ReplayOptions {
   /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
   inOrder?: boolean;
   sink?: DecisionSink;
+  /**
+   * Opens every call id (`RUN/PROMPT`), so two runs into one decision log never share one; the prompt
+   * id alone when absent.
+   *
+   * @remarks
+   * A log reads the last row of a call id as the truth about that call. Call ids made of the prompt
+   * ids alone would make a second run's rows the truth about the first run's calls.
+   */
+  runId?: string;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
   /**
@@ -156,7 +165,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     let result;
     try {
       result = await router.route(
-        { callId: row.id, runId: row.trace ?? undefined, classKey, verifiable: true, ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
+        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
           // The one place a grade is read: the model the router chose, at the moment it chose it.
           const outcome = row.m[candidate.slug] as ModelOutcome;

@@ -17,7 +17,7 @@ import { hasEvidence, standing } from './standing';
 import type { PrunedCandidate } from '../decisions/decision';
 import { isLocal, tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
-import type { Candidate, Ranking, RouteRequest } from './types';
+import type { Candidate, RankedOut, Ranking, RouteRequest } from './types';
 
 export interface RankInput {
   request: RouteRequest;
@@ -79,10 +79,12 @@ export function rank(input: RankInput): Ranking {
   const strict = panel.routing.requireEvidence && ordered.some((candidate) => candidate.measured);
   const caps = capsFor(panel, classKey);
   const candidates: Candidate[] = [];
-  const pruned: PrunedCandidate[] = [];
+  const pruned: RankedOut[] = [];
   for (const candidate of ordered) {
-    const reason = pruneReason(candidate, input, caps, strict);
-    if (reason) pruned.push({ model: candidate.slug, reason });
+    const cause = pruneCause(candidate, input, caps, strict);
+    // The logged reason keeps the SPEC's vocabulary (`pruned: needs tools`); the cause alone is for
+    // front ends that already say "pruned".
+    if (cause) pruned.push({ model: candidate.slug, reason: `pruned: ${cause}`, cause });
     else candidates.push(strip(candidate));
   }
   return { classKey, candidates, pruned };
@@ -169,39 +171,40 @@ function placePreferences(ordered: Scored[], request: RouteRequest): Scored[] {
   return result;
 }
 
-function pruneReason(candidate: Scored, input: RankInput, caps: ReturnType<typeof capsFor>, strict: boolean): string | null {
+/** Why `candidate` is left out of this call, without the `pruned: ` its logged reason opens with; null when it stays. */
+function pruneCause(candidate: Scored, input: RankInput, caps: ReturnType<typeof capsFor>, strict: boolean): string | null {
   const { request, panel, snapshot } = input;
   const spec = candidate.spec;
-  if (request.needsTools && spec.tools !== true) return 'pruned: needs tools';
+  if (request.needsTools && spec.tools !== true) return 'needs tools';
   const context = spec.context ?? input.facts.get(spec.slug)?.context;
   if (request.contextTokens !== undefined && context !== undefined && request.contextTokens > context) {
-    return `pruned: needs context ${request.contextTokens} > ${context}`;
+    return `needs context ${request.contextTokens} > ${context}`;
   }
   const price = knownPrice(spec, candidate.local, input.facts.get(spec.slug));
   if (panel.maxOutputPrice !== null && price && price.output > panel.maxOutputPrice) {
-    return `pruned: output price ${price.output.toFixed(2)} > cap ${panel.maxOutputPrice.toFixed(2)}`;
+    return `output price ${price.output.toFixed(2)} > cap ${panel.maxOutputPrice.toFixed(2)}`;
   }
   if (request.budget && !candidate.local && request.budget.spentTodayUsd >= request.budget.dailyUsd) {
-    return `pruned: daily budget $${request.budget.dailyUsd.toFixed(2)} reached ($${request.budget.spentTodayUsd.toFixed(2)} spent today)`;
+    return `daily budget $${request.budget.dailyUsd.toFixed(2)} reached ($${request.budget.spentTodayUsd.toFixed(2)} spent today)`;
   }
   const down = input.health.unavailableReason(spec.provider, input.now);
-  if (down) return `pruned: provider ${spec.provider} unavailable: ${down}`;
+  if (down) return `provider ${spec.provider} unavailable: ${down}`;
   if (spec.maxConcurrent !== undefined) {
     const inFlight = snapshot.inFlight(spec.slug);
-    if (inFlight >= spec.maxConcurrent) return `pruned: busy ${spec.slug} ${inFlight}/${spec.maxConcurrent} in flight`;
+    if (inFlight >= spec.maxConcurrent) return `busy ${spec.slug} ${inFlight}/${spec.maxConcurrent} in flight`;
   }
   if (caps.maxConsecutivePerProvider !== null && trailingRun(input.history, spec.provider) >= caps.maxConsecutivePerProvider) {
-    return `pruned: maxConsecutivePerProvider=${caps.maxConsecutivePerProvider} reached for ${spec.provider}`;
+    return `maxConsecutivePerProvider=${caps.maxConsecutivePerProvider} reached for ${spec.provider}`;
   }
   if (caps.maxTotalPerProvider !== null && count(input.history, spec.provider) >= caps.maxTotalPerProvider) {
-    return `pruned: maxTotalPerProvider=${caps.maxTotalPerProvider} reached for ${spec.provider}`;
+    return `maxTotalPerProvider=${caps.maxTotalPerProvider} reached for ${spec.provider}`;
   }
   if (candidate.measured && candidate.ok === 0 && candidate.ability < INCAPABLE_ABILITY) {
     const { key } = standing(snapshot, candidate.resolved, request.classKey);
-    return `pruned: measured 0/${candidate.graded} success class=${key}, rated ${candidate.ability.toFixed(2)} < ${INCAPABLE_ABILITY} against the calls' difficulty`;
+    return `measured 0/${candidate.graded} success class=${key}, rated ${candidate.ability.toFixed(2)} < ${INCAPABLE_ABILITY} against the calls' difficulty`;
   }
   if (strict && !candidate.measured) {
-    return `pruned: requireEvidence and only ${candidate.graded}/${MIN_GRADED} graded class=${request.classKey}`;
+    return `requireEvidence and only ${candidate.graded}/${MIN_GRADED} graded class=${request.classKey}`;
   }
   return null;
 }

@@ -360,7 +360,8 @@ export class Router {
       latencyMs: record.latencyMs ?? null,
       reason: record.reason,
       mode: input.candidate.local ? 'local' : 'cloud',
-      pruned: input.pruned,
+      // The logged entry only: a ranking's `cause` repeats its reason.
+      pruned: input.pruned.map(({ model, reason }) => ({ model, reason })),
       final: false,
     };
   }

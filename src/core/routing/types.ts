@@ -63,11 +63,23 @@ export interface Candidate {
   reason: string;
 }
 
+/**
+ * A model the ranking left out: the decision row's entry, and what left it out as data.
+ *
+ * @remarks
+ * `reason` is the logged text, opening with what happened (`pruned: needs tools`); `cause` is the rest
+ * (`needs tools`), for a front end whose heading already says "pruned". Only `model` and `reason`
+ * are written to the decision log.
+ */
+export interface RankedOut extends PrunedCandidate {
+  cause?: string;
+}
+
 export interface Ranking {
   classKey: string;
   /** The eligible chain after the walk, in order. */
   candidates: Candidate[];
-  pruned: PrunedCandidate[];
+  pruned: RankedOut[];
 }
 
 /** What one attempt reports to the cascade. */

@@ -198,8 +198,20 @@ export class RungSession implements Session {
     this.facts = connected.facts;
     for (const secret of secrets) this.secrets.add(secret);
     if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
-    // On the ledger's timer, so a call's rows and its observations land in the same wake-up.
-    else this.log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock, ...(ledger instanceof WorkspaceLedger ? { flushTimer: ledger.flushTimer } : {}) });
+    else {
+      this.log = new DecisionLog({
+        path: decisionLogPath(ledgerPath),
+        clock,
+        // The ledger's timer, so a call's rows and the observations it taught land in one wake-up.
+        ...(ledger instanceof WorkspaceLedger ? { flushTimer: ledger.flushTimer } : {}),
+        // The one report of a failed write, whether the timer or flushDecisions ran it. Once disposing,
+        // the failure is dispose's to throw, and "will retry" would no longer be true.
+        onNotice: (notice) => {
+          if (this.disposed && notice.kind === 'save-failed') return;
+          this.notify(notice.kind === 'save-failed' ? 'error' : 'warning', notice.message);
+        },
+      });
+    }
     const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
     this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
@@ -539,11 +551,12 @@ export class RungSession implements Session {
     return dearest;
   }
 
+  /** Writes the queued rows now; a failure is the log's to report (a `save-failed` notice) and to retry. */
   private async flushDecisions(): Promise<void> {
     try {
       await this.log?.flush();
-    } catch (error) {
-      this.notify('error', `decision rows could not be written to ${this.log?.path}: ${error instanceof Error ? error.message : String(error)}`);
+    } catch {
+      // Already reported through the log's onNotice; saying it here as well would say it twice.
     }
   }
 

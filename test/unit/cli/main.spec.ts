@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_COMMAND } from '../../../src/cli/chatOptions';
@@ -50,10 +51,55 @@ describe('rung replay', () => {
     expect((summary.ratings as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it('says on stderr, once, that it took over the decision log\'s lock from a process that no longer runs', async () => {
+    mkdirSync(join(dir, '.rung'));
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(join(dir, '.rung', 'decisions.jsonl.lock'), JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: io.clock.now() }));
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
+    expect(io.err.match(/took over the decision log lock/g)).toHaveLength(1);
+    expect(io.err).toContain(`rung replay: took over the decision log lock ${join(dir, '.rung', 'decisions.jsonl.lock')} from pid ${deadPid}`);
+    expect(parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8')).rows.length).toBeGreaterThan(0);
+  });
+
+  it('fails once, naming the decision log, when it cannot write the rows', async () => {
+    // A folder where the log should be: the rows cannot be written (EISDIR), for root too.
+    mkdirSync(join(dir, '.rung', 'decisions.jsonl'), { recursive: true });
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(EXIT_FAILED);
+    expect(io.err.split('\n').filter((line) => line.includes('decisions.jsonl'))).toHaveLength(1);
+    expect(io.err).toMatch(/^rung replay: .*decisions\.jsonl/);
+  });
+
+  it('gives each run its own call ids, so replaying into the same ledger twice never makes one run\'s rows the truth about the other\'s calls', async () => {
+    const callsOf = (text: string) => new Set(parseDecisionLines(text).rows.map((row) => row.call));
+    const logPath = join(dir, '.rung', 'decisions.jsonl');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
+    const first = readFileSync(logPath, 'utf8');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], new CapturedIo(dir))).toBe(0);
+    const second = readFileSync(logPath, 'utf8').slice(first.length);
+    const firstCalls = callsOf(first);
+    const secondCalls = callsOf(second);
+    expect(firstCalls.size).toBe(60);
+    expect(secondCalls.size).toBe(60);
+    expect([...firstCalls].filter((call) => secondCalls.has(call))).toEqual([]);
+    // Each call id still names its prompt, after the run's id.
+    const prompts = new Set(makeOutcomes(20).map((row) => row.id));
+    for (const call of [...firstCalls, ...secondCalls]) expect(prompts.has(call.replace(/^replay-[0-9a-f]{8}\//, ''))).toBe(true);
+  });
+
   it('prints a table without --json', async () => {
     expect(await main(['replay', 'outcomes.jsonl'], io)).toBe(0);
     expect(io.out).toMatch(/^rung replay: 60 prompts, verifier perfect, tradeoff quality/);
     expect(io.out).toContain('oracle');
+  });
+
+  it('lines every policy\'s figures up under the header, however long its label', async () => {
+    expect(await main(['replay', 'outcomes.jsonl'], io)).toBe(0);
+    const lines = io.out.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('policy '));
+    const accuracyEnd = (lines[header] as string).indexOf('accuracy') + 'accuracy'.length;
+    const rows = lines.slice(header + 1, header + 6);
+    expect(rows.map((row) => row.split(/\s{2,}/)[0])).toEqual([expect.stringMatching(/^rung \(/), expect.stringMatching(/^best single/), 'price-order cascade', 'oracle', expect.stringMatching(/^simple online learner \(\d+ attempts\)$/)]);
+    for (const row of rows) expect(row.search(/\d\.\d{4}\s+\d+\.\d{3}\s/) + 6).toBe(accuracyEnd);
   });
 
   it('writes one decision row per attempt to --decisions with the fields a study needs', async () => {
@@ -153,8 +199,10 @@ describe('rung rank', () => {
     const lines = io.out.split('\n');
     expect(lines[0]).toBe('rung rank: class plan');
     expect(lines.find((line) => line.startsWith(' 1. '))).toMatch(/^ 1\. qwen3:14b\s+ollama\s+ability 0\.62\s+\$0\.00\S*\/call\s+no-measured-profiles tier2$/);
-    // Pruned in walk order: the ladder puts the small local model before the cloud one.
-    expect(io.out).toMatch(/pruned:\n\s+qwen2\.5:3b\s+pruned: needs tools\n\s+opus\s+pruned: output price 75\.00 > cap 20\.00\n$/);
+    // Pruned in walk order: the ladder puts the small local model before the cloud one. The heading
+    // says "pruned" once; the lines under it give the cause alone.
+    expect(io.out).toMatch(/\n\npruned:\n\s+qwen2\.5:3b\s+needs tools\n\s+opus\s+output price 75\.00 > cap 20\.00\n$/);
+    expect(io.out.match(/pruned/g)).toHaveLength(1);
   });
 
   it('prints the same ranking as one JSON object with --json', async () => {

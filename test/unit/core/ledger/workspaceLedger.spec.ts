@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -340,6 +340,35 @@ describe('WorkspaceLedger', () => {
   it('marks the file it writes as Rung\'s with SQLite\'s application id', async () => {
     await (await open()).close();
     expect(execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA application_id'], { encoding: 'utf8' }).trim()).toBe(String(0x52554e47));
+  });
+
+  it('reports a background save whose folder cannot be made, and lands it on a later try once it can', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    const folder = join(dir.path, '.rung');
+    // A regular file where the ledger's folder was: making the folder fails with ENOTDIR, even for root.
+    renameSync(folder, `${folder}.away`);
+    writeFileSync(folder, 'not a folder');
+    ledger.observe([observation('m', true)]);
+    clock.advance(FLUSH_INTERVAL_MS);
+    scheduler.runDue();
+    // The timer's save has no caller: let it run to its end on its own.
+    await new Promise((resolve) => setImmediate(resolve));
+    const failed = ledger.notices.filter((notice) => notice.kind === 'save-failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.message).toContain(path);
+    expect(ledger.queued).toBe(1);
+    expect(scheduler.pendingDelays()).toContain(FLUSH_INTERVAL_MS);
+    rmSync(folder);
+    renameSync(`${folder}.away`, folder);
+    clock.advance(FLUSH_INTERVAL_MS);
+    scheduler.runDue();
+    await ledger.flush();
+    expect(ledger.queued).toBe(0);
+    await ledger.close();
+    const reopened = await open();
+    expect(reopened.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await reopened.close();
   });
 
   it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {

@@ -67,13 +67,14 @@ describe('connectProviders', () => {
   });
 
   it('does not mark Ollama down for a probe the caller stopped', async () => {
-    const ollama = new WireServer().on('GET', '/api/tags', () => undefined);
+    const stop = new AbortController();
+    // Stopped once the probe has reached the server, which never answers: the stop, not a timeout or a
+    // refusal, is what ends it, however slowly the request arrives.
+    const ollama = new WireServer().on('GET', '/api/tags', () => stop.abort());
     servers.push(ollama);
     const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
     const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
-    const stop = new AbortController();
-    setTimeout(() => stop.abort(), 50);
     await connectProviders({ panel, clock, health, keyFor: () => undefined, signal: stop.signal });
     expect(ollama.requests.map((seen) => seen.path)).toEqual(['/api/tags']);
     expect(health.unavailableReason('ollama', clock.now())).toBeNull();

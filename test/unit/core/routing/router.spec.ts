@@ -302,7 +302,7 @@ describe('Router: diversity caps (the origin examples)', () => {
     // A leaf is routed once: alpha answers, the check fails, and alpha's provider has served the run.
     await harness.router.route(request({ runId: 'run-fail', classKey: 'leaf' }), failing.fn);
     const next = harness.router.rank(request({ runId: 'run-fail', classKey: 'leaf' }));
-    expect(next.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=1 reached for openrouter' }]);
+    expect(next.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=1 reached for openrouter', cause: 'maxTotalPerProvider=1 reached for openrouter' }]);
   });
 
   it('does not count a call that only met provider errors against its provider', async () => {
@@ -417,7 +417,7 @@ describe('Router: the gate of 8 graded observations', () => {
     }
     const ninth = await harness.router.route(request(), attempts.fn);
     expect(ninth.attempts.map((a) => a.model)).toEqual(['beta']);
-    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/) }]);
+    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/), cause: expect.stringMatching(/^measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/) }]);
     expect(harness.sink.rows.at(-1)?.pruned[0]?.reason).toMatch(/measured 0\/8 success class=plan/);
   });
 });
@@ -563,7 +563,7 @@ describe('Router: a daily budget', () => {
     const harness = new RouterHarness(mixed());
     const ranking = harness.router.rank(request({ budget: { dailyUsd: 1, spentTodayUsd: 1.02 } }));
     expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
-    expect(ranking.pruned).toEqual([{ model: 'beta', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(ranking.pruned).toEqual([{ model: 'beta', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
   });
 
   it('keeps paid models while today has spent less than the budget', () => {
@@ -591,7 +591,7 @@ describe('Router: busy-skip by the clock it is given', () => {
 
     const busy = await harness.router.route(request(), attempts.fn);
     expect(busy.attempts.map((a) => a.model)).toEqual(['beta']);
-    expect(busy.ranking.pruned).toEqual([{ model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight' }]);
+    expect(busy.ranking.pruned).toEqual([{ model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight', cause: 'busy qwen3:14b 1/1 in flight' }]);
 
     harness.clock.advance(30 * 60 * 1000 + 1);
     const stale = await harness.router.route(request(), attempts.fn);

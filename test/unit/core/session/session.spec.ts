@@ -1,14 +1,16 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDecisionLines } from '../../../../src/core/decisions/decision';
+import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/flushTimer';
+import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
-import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { ContextRefusalError, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { decisionRow } from '../../support/decisionRow';
+import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
@@ -179,7 +181,7 @@ describe('RungSession.chat', () => {
   it('prunes the models of a kind no factory builds, with the reason', async () => {
     const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
     const session = await open({ panel });
-    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
+    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here', cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
   });
 });
@@ -272,7 +274,7 @@ describe('RungSession: context', () => {
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, models) });
     const result = await session.chat({ messages: user(prompt) });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['openai/gpt-4o-mini']);
-    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000' }]);
+    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000', cause: 'needs context 25601 > 4000' }]);
     const sent = JSON.parse(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.body ?? '{}') as { messages: ChatMessage[] };
     expect(sent.messages.at(-1)?.content).toBe(prompt);
   });
@@ -295,7 +297,7 @@ describe('RungSession: a daily budget', () => {
 
     const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
-    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 
@@ -391,6 +393,44 @@ describe('RungSession.snapshot', () => {
     for (const rating of ratings) expect(rating.uncertainty).toBeGreaterThan(0);
     expect(session.snapshot().ledgerPath).toBeNull();
     expect(session.snapshot().decisions.rows.map((row) => row.verdict)).toEqual(['pass', 'fail']);
+  });
+});
+
+describe('RungSession: the decision log', () => {
+  it('reports a decision log it cannot write once per failed write, retries on the ledger\'s timer, and lands the rows once it can', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock();
+    const scheduler = new ManualScheduler(clock);
+    const ledgerPath = join(dir.path, '.rung', 'ledger.sqlite');
+    const logPath = join(dir.path, '.rung', 'decisions.jsonl');
+    // A folder where the log should be: every append fails (EISDIR), for root too.
+    mkdirSync(logPath, { recursive: true });
+    const session = await open({
+      panel: twoRungPanel(ollamaUrl, cloudUrl),
+      clock,
+      ledgerPath,
+      openLedger: (path) => WorkspaceLedger.open({ path, clock, schedule: scheduler.schedule }),
+    });
+    const notices: string[] = [];
+    session.onChange((change) => {
+      if (change.type === 'notice') notices.push(`${change.level}: ${change.message}`);
+    });
+    const result = await session.chat({ messages: user('Describe Paris') });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/^error: could not write 1 decision rows to .*decisions\.jsonl: .*; will retry$/);
+
+    // The retry is on the ledger's timer: one more failed write, one more notice.
+    clock.advance(FLUSH_INTERVAL_MS);
+    scheduler.runDue();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(notices).toHaveLength(2);
+
+    rmSync(logPath, { recursive: true });
+    clock.advance(FLUSH_INTERVAL_MS);
+    scheduler.runDue();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(notices).toHaveLength(2);
+    expect(parseDecisionLines(readFileSync(logPath, 'utf8')).rows.map((row) => row.call)).toEqual([result.callId]);
   });
 });
 

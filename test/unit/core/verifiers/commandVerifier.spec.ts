@@ -131,9 +131,14 @@ describe('CommandVerifier', () => {
 
   it('calls a command the user stopped unverified', async () => {
     const controller = new AbortController();
-    const command = `${node} -e "setTimeout(() => {}, 60000)"`;
+    // Stopped once the command has started (it says so with a file), not after a fixed delay: under load
+    // the delay could end while the workspace was still being copied, which is another path.
+    const started = `${workspace}-started`;
+    const command = `${node} -e "require('fs').writeFileSync(${JSON.stringify(JSON.stringify(started)).slice(1, -1)}, ''); setTimeout(() => {}, 60000)"`;
     const pending = verifier(command).verify(answer, controller.signal);
-    setTimeout(() => controller.abort(), 50);
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 10));
+    rmSync(started);
+    controller.abort();
     expect(await pending).toEqual({ verdict: 'unverified', reason: `\`${command}\` stopped by the user` });
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
