@@ -9,6 +9,8 @@
  * 3. every browser check in `test/e2e/*.e2e.ts`, each on a fresh workbench over a fresh workspace copy.
  * It ends with the line `N passed, N failed` over the suite and the checks, and exits non-zero when
  * anything failed. `RUNG_CANARY=1` counts the canary as an ordinary suite, so the run is seen to fail.
+ * `RUNG_HOST_ONLY=text` runs only the browser checks whose name contains `text` (no canary, no suite),
+ * to iterate on one check in a minute rather than the whole run's six; a filter that matches nothing fails.
  * Logs (the server's, each page's console) go to `test-results/host/`, screenshots to
  * `test-results/screenshots/`.
  */
@@ -60,20 +62,13 @@ async function main(): Promise<number> {
     console.log(`code-server ${server.origin} (pid ${server.pid}); logs in ${logs}`);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 
-    const canary = await runSuite(browser, server, scratch, 'canary', join(root, 'dist/test/integration/canary.js'), results);
-    if (process.env.RUNG_CANARY === '1') {
-      add(tally, printSuite(canary.results, canary.exitCode));
-    } else if (canary.exitCode !== 0 && canary.results?.failed === 1 && canary.results.passed === 1) {
-      console.log(`canary: a failing test failed its run (exit code ${canary.exitCode}, 1 passed, 1 failed), as it must`);
+    const only = process.env.RUNG_HOST_ONLY;
+    if (only) {
+      console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name contains it; the canary and the extension-host suite are skipped`);
+      add(tally, await runChecks(browser, server, scratch, only));
     } else {
-      console.log(`canary: FAILED — the canary suite's failing test did not fail its run (exit code ${canary.exitCode}, results ${JSON.stringify(canary.results && { passed: canary.results.passed, failed: canary.results.failed })}); no result of this host can be trusted`);
-      tally.failed++;
+      await runAll(browser, server, scratch, results, tally);
     }
-
-    const suite = await runSuite(browser, server, scratch, 'host', join(root, 'dist/test/integration/index.js'), results);
-    add(tally, printSuite(suite.results, suite.exitCode));
-
-    add(tally, await runChecks(browser, server, scratch));
   } catch (error) {
     console.log(`test host: ${error instanceof Error ? error.stack : String(error)}`);
     tally.failed++;
@@ -85,6 +80,29 @@ async function main(): Promise<number> {
     }
     rmSync(scratch, { recursive: true, force: true });
   }
+  return finish(tally);
+}
+
+/** The canary, the extension-host suite and every browser check. */
+async function runAll(browser: Browser, server: CodeServer, scratch: string, results: string, tally: Tally): Promise<void> {
+  const canary = await runSuite(browser, server, scratch, 'canary', join(root, 'dist/test/integration/canary.js'), results);
+  if (process.env.RUNG_CANARY === '1') {
+    add(tally, printSuite(canary.results, canary.exitCode));
+  } else if (canary.exitCode !== 0 && canary.results?.failed === 1 && canary.results.passed === 1) {
+    console.log(`canary: a failing test failed its run (exit code ${canary.exitCode}, 1 passed, 1 failed), as it must`);
+  } else {
+    console.log(`canary: FAILED — the canary suite's failing test did not fail its run (exit code ${canary.exitCode}, results ${JSON.stringify(canary.results && { passed: canary.results.passed, failed: canary.results.failed })}); no result of this host can be trusted`);
+    tally.failed++;
+  }
+
+  const suite = await runSuite(browser, server, scratch, 'host', join(root, 'dist/test/integration/index.js'), results);
+  add(tally, printSuite(suite.results, suite.exitCode));
+
+  add(tally, await runChecks(browser, server, scratch));
+}
+
+/** Writes the summary, prints the closing line and gives the exit code: non-zero when anything failed or nothing ran. */
+function finish(tally: Tally): number {
   // .ci/run adds these to the unit tests' counts for its closing line.
   writeFileSync(join(logs, 'summary.json'), `${JSON.stringify(tally)}\n`);
   console.log(`${tally.passed} passed, ${tally.failed} failed`);
@@ -147,13 +165,15 @@ function printSuite(results: SuiteResults | undefined, exitCode: number | undefi
 }
 
 /** Runs every browser check on its own fresh workbench. */
-async function runChecks(browser: Browser, server: CodeServer, scratch: string): Promise<Tally> {
+async function runChecks(browser: Browser, server: CodeServer, scratch: string, only?: string): Promise<Tally> {
   const tally: Tally = { passed: 0, failed: 0 };
   const checks: { file: string; check: E2eCheck }[] = [];
   for (const { file, module } of e2eFiles) {
     const exported = Array.isArray(module.default) ? (module.default as unknown[]) : [module.default];
     for (const check of exported) {
-      if (isCheck(check)) checks.push({ file, check });
+      if (isCheck(check)) {
+        if (!only || check.name.includes(only)) checks.push({ file, check });
+      }
       else {
         console.log(`  FAIL ${file}: its default export must be an E2eCheck ({ name, run }) or a list of them`);
         tally.failed++;

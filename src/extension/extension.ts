@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
+import { timerScheduler } from '../core/ledger/flushTimer';
 import type { Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
 import { registerChatParticipant } from './chatParticipant';
@@ -26,11 +27,9 @@ import { ProviderSecrets } from './secrets';
 import { NotSetUpError, SessionHost } from './sessionHost';
 import { openSession } from './sessionFactory';
 import { registerSettings, RungSettings } from './settings';
+import { shutdownWithinBudget } from './shutdown';
 import { registerStatusBar } from './statusBar';
 import { RungState } from './state';
-
-/** How long `deactivate` waits for the ledger to flush, ms: VS Code gives an extension about 5 s to stop. */
-const DEACTIVATE_BUDGET_MS = 4_000;
 
 /** What Rung exports to other extensions and to its integration tests. */
 export interface RungApi {
@@ -44,7 +43,7 @@ export interface RungApi {
   readonly logFolder: vscode.Uri;
 }
 
-let sessions: SessionHost | undefined;
+let sessions: { host: SessionHost; log: RungLog } | undefined;
 
 export function activate(context: vscode.ExtensionContext): RungApi {
   const started = performance.now();
@@ -70,8 +69,10 @@ export function activate(context: vscode.ExtensionContext): RungApi {
       });
     },
   });
-  sessions = host;
-  context.subscriptions.push(log, state, settings, host);
+  sessions = { host, log };
+  // The log is not among the subscriptions: VS Code disposes those as soon as it calls `deactivate`,
+  // and `deactivate` still has to say how the last save went. It disposes the log itself.
+  context.subscriptions.push(state, settings, host);
 
   const deps = { sessions: host, settings, state, secrets, log };
   const failed: string[] = [];
@@ -133,12 +134,14 @@ function notify(level: 'info' | 'warning' | 'error', message: string, log: RungL
   }
 }
 
-/** Flushes the ledger and the decision log within the time VS Code allows. */
+/** Stops the calls under way and saves the ledger and the decision log, within the time VS Code allows. */
 export async function deactivate(): Promise<void> {
-  const host = sessions;
+  const active = sessions;
   sessions = undefined;
-  if (!host) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([host.shutdown(), new Promise<void>((resolve) => (timer = setTimeout(resolve, DEACTIVATE_BUDGET_MS)))]);
-  clearTimeout(timer);
+  if (!active) return;
+  try {
+    await shutdownWithinBudget({ stop: () => active.host.shutdown(), log: active.log, clock: systemClock, schedule: timerScheduler });
+  } finally {
+    active.log.dispose();
+  }
 }

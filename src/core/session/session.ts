@@ -71,6 +71,15 @@ export const DEFAULT_PAGE_ROWS = 50;
  */
 export const SPEND_WINDOW_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long `dispose` waits for the calls it stopped to end, ms.
+ *
+ * @remarks
+ * A stopped call ends within milliseconds (each adapter aborts its request on the signal); this bounds
+ * one that does not, so the ledger and the log are still saved well inside the 5 s VS Code gives an
+ * extension host to stop.
+ */
+export const STOP_WAIT_MS = 1_000;
 
 export type SessionLogLevel = 'info' | 'warning' | 'error';
 
@@ -139,6 +148,8 @@ export class RungSession implements Session {
   private readonly healthSeen = new Map<string, string | null>();
   private readonly counters = new Map<string, RowCounter>();
   private disposed: Promise<void> | undefined;
+  /** Calls under way, each with the switch that stops it: dispose stops them and waits for their rows and observations. */
+  private readonly inFlight = new Map<AbortController, Promise<unknown>>();
   /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
   private readonly tally: SpendTally;
 
@@ -231,8 +242,18 @@ export class RungSession implements Session {
     return this.ledgerPath;
   }
 
-  async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
+  chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
     this.requireOpen();
+    const stop = new AbortController();
+    const signal = request.signal ? AbortSignal.any([request.signal, stop.signal]) : stop.signal;
+    const call = this.routeChat({ ...request, signal }, onEvent);
+    this.inFlight.set(stop, call);
+    const forget = (): void => void this.inFlight.delete(stop);
+    call.then(forget, forget);
+    return call;
+  }
+
+  private async routeChat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
     const emit = (event: SessionEvent): void => onEvent?.(event);
     const callId = request.callId ?? `chat-${randomUUID()}`;
     const classKey = inferClassKey(request.classKey, request.checks);
@@ -398,16 +419,45 @@ export class RungSession implements Session {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Stops the calls under way, then saves the ledger and the decision log.
+   *
+   * @remarks
+   * A call is stopped rather than left running because its graded attempts become observations only
+   * when the call ends, while each attempt's row is queued as the attempt ends: closing the files under
+   * a running call (a Reload Window during a cascade) wrote the row of its failed first rung but never
+   * its observation. A stopped call ends at once with its current rung `stopped` (graded by nobody)
+   * and its earlier rungs learned, so the rows and the ledger agree. A call that ignores the stop is
+   * waited for only {@link STOP_WAIT_MS}. The ledger is saved before the log: its save is the slow one
+   * (a lock, a whole-file export), so a host that ends the process during it loses both, not one.
+   */
   dispose(): Promise<void> {
     this.disposed ??= (async () => {
       try {
-        await this.log?.close();
-      } finally {
+        await this.stopCalls();
         await this.ledger.close();
-        this.listeners.clear();
+      } finally {
+        try {
+          await this.log?.close();
+        } finally {
+          this.listeners.clear();
+        }
       }
     })();
     return this.disposed;
+  }
+
+  private async stopCalls(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    const calls = [...this.inFlight.values()].map((call) => call.catch(() => undefined));
+    for (const stop of this.inFlight.keys()) stop.abort(new Error('Rung is shutting down (the window is closing or reloading)'));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      Promise.all(calls).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!waited) this.options.log?.('warning', `${this.inFlight.size} call(s) did not stop within ${STOP_WAIT_MS} ms of shutting down; what they learn from here on is not saved`);
   }
 
   /** Refuses a call no model on the panel can hold, naming what it needs and the largest context there is. */

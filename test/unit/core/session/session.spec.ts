@@ -456,6 +456,40 @@ describe('RungSession: the ledger and the panel', () => {
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
   });
 
+  it('stops a call whose second rung is still streaming, so the ledger on disk counts exactly the graded rows in the log', async () => {
+    // The top rung sends its headers and then nothing, like a slow model mid-answer when the window reloads.
+    let answering!: () => void;
+    const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
+    const hanging: Route = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answering();
+    };
+    const { ollamaUrl, cloudUrl } = await providers(prose(), hanging);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const call = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    await secondRungAnswering;
+
+    await session.dispose();
+
+    const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.model, row.verdict])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'stopped'],
+    ]);
+    const onDisk = await WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock: new FixedClock(), readOnly: true });
+    try {
+      expect(onDisk.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual([['qwen2.5:3b', 'plan', 1, 0]]);
+    } finally {
+      await onDisk.close();
+    }
+    const result = await call;
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
+      ['qwen2.5:3b', 'fail'],
+      ['openai/gpt-4o-mini', 'stopped'],
+    ]);
+  });
+
   it('refuses every call after dispose', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });

@@ -1,0 +1,211 @@
+/**
+ * A Reload Window in the middle of a routed call: what the window learned before the reload is on disk
+ * afterwards exactly once, and the ledger agrees with the decision log.
+ *
+ * @remarks
+ * The call is an `@rung /edit` over two local Ollama models: the cheap one answers code that does not
+ * parse at once (a graded failure), so the call escalates to a slow one that streams a line every
+ * {@link SLOW_LINE_MS} and is still streaming when the check reloads the window. The graded failure's
+ * decision row and its observation are then both only queued in memory (each lands at most once a
+ * second), so it is `deactivate` that has to land both, or neither. After the reload the check reads
+ * `.rung/decisions.jsonl` and `.rung/ledger.sqlite` (sql.js, in this process): every model's graded
+ * count at the call's class must equal the log's graded rows for it, and the file must pass SQLite's
+ * `integrity_check`.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { DecisionRow } from '../../src/core/decisions/decision';
+import { loadSqlJs } from '../../src/core/ledger/sqlJs';
+import type { E2eCheck, Workbench } from './workbench';
+
+/** The first rung: answers at once, with code that does not parse. */
+const QUICK_MODEL = 'tiny-coder:1b';
+/** The second rung: still answering when the window reloads. */
+const SLOW_MODEL = 'slow-coder:7b';
+/** The slow model sends one NDJSON line this often, ms. */
+const SLOW_LINE_MS = 500;
+/** Lines the slow model would send: a minute's worth, far longer than the check waits before reloading. */
+const SLOW_LINES = 120;
+/** How long the check waits for the workbench, the call and the reload, ms. */
+const WAIT_MS = 60_000;
+
+/** A local server speaking Ollama's protocol for the two models, and what it saw of the slow answer. */
+interface SlowOllama {
+  url: string;
+  /** Resolves when the slow model's answer has started streaming. */
+  slowStarted: Promise<void>;
+  /** Resolves when the slow answer's connection closed, with how many lines had been sent. */
+  slowClosed: Promise<{ sent: number }>;
+  close(): Promise<void>;
+}
+
+async function startSlowOllama(): Promise<SlowOllama> {
+  let started!: () => void;
+  let closed!: (value: { sent: number }) => void;
+  const slowStarted = new Promise<void>((resolve) => (started = resolve));
+  const slowClosed = new Promise<{ sent: number }>((resolve) => (closed = resolve));
+  const line = (model: string, content: string, done = false): string =>
+    `${JSON.stringify({ model, message: { role: 'assistant', content }, done, ...(done ? { done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 } : {}) })}\n`;
+  const server = createServer((request, response) => void answer(request, response));
+  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method === 'GET' && path === '/api/tags') {
+      const models = [QUICK_MODEL, SLOW_MODEL].map((name) => ({ name, model: name, digest: `sha256:${name.length}0123456789abcdef`, size: 1, details: { family: 'tiny', parameter_size: '1.1B' } }));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ models }));
+      return;
+    }
+    if (request.method !== 'POST' || path !== '/api/chat') {
+      response.writeHead(404).end('404 page not found');
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model?: string };
+    response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    if (body.model !== SLOW_MODEL) {
+      response.write(line(QUICK_MODEL, 'Here you go:\n```ts\nconst answer = ;\n```\n'));
+      response.end(line(QUICK_MODEL, '', true));
+      return;
+    }
+    let sent = 0;
+    response.on('close', () => closed({ sent }));
+    started();
+    for (; sent < SLOW_LINES && !response.destroyed; sent++) {
+      response.write(line(SLOW_MODEL, sent === 0 ? '```ts\n' : '// still thinking\n'));
+      await new Promise((resolve) => setTimeout(resolve, SLOW_LINE_MS));
+    }
+    if (!response.destroyed) response.end(line(SLOW_MODEL, 'const answer = 42;\n```\n', true));
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    slowStarted,
+    slowClosed,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Rejects with `what` when `promise` has not settled within {@link WAIT_MS}. */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not happen within ${WAIT_MS} ms`)), WAIT_MS)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function decisionRows(folder: string): DecisionRow[] {
+  const file = join(folder, '.rung', 'decisions.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => JSON.parse(text) as DecisionRow);
+}
+
+/** Graded observations per `model|class`, as the ledger file holds them, and its integrity check. */
+async function ledgerOnDisk(folder: string): Promise<{ graded: Map<string, number>; integrity: string }> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(readFileSync(join(folder, '.rung', 'ledger.sqlite')));
+  try {
+    const integrity = db.exec('PRAGMA integrity_check').map((result) => result.values.map((row) => String(row[0])).join('; ')).join('; ');
+    const graded = new Map<string, number>();
+    for (const result of db.exec('SELECT model, class_key, graded FROM ratings')) {
+      for (const [model, classKey, count] of result.values) graded.set(`${String(model)}|${String(classKey)}`, Number(count));
+    }
+    return { graded, integrity };
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs "Developer: Reload Window" from the palette and waits for the workbench to come back. */
+async function reloadWindow(page: Page, workbench: Workbench): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill('>Developer: Reload Window');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Developer: Reload Window' }).first().waitFor();
+  const loaded = page.waitForEvent('load', { timeout: WAIT_MS });
+  await page.keyboard.press('Enter');
+  await loaded;
+  await workbench.waitUntilReady();
+}
+
+function reloadMidCall(): E2eCheck {
+  let ollama: SlowOllama | undefined;
+  return {
+    name: 'a Reload Window during a routed call leaves the ledger counting exactly the graded rows of the decision log',
+    async prepare(folder) {
+      ollama = await startSlowOllama();
+      const panel = {
+        models: [
+          { slug: QUICK_MODEL, provider: 'ollama', role: 'base', context: 32768, tools: true },
+          { slug: SLOW_MODEL, provider: 'ollama', role: 'top', context: 32768, tools: true },
+        ],
+        routing: { explore: 0 },
+        providers: { ollama: { kind: 'ollama', baseUrl: ollama.url } },
+      };
+      mkdirSync(join(folder, '.rung'), { recursive: true });
+      writeFileSync(join(folder, '.rung', 'panel.json'), `${JSON.stringify(panel, null, 2)}\n`);
+    },
+    async run(page, workbench) {
+      assert.ok(ollama, 'the model server started');
+      try {
+        await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: WAIT_MS });
+        const input = page.locator('.interactive-input-part .monaco-editor').first();
+        if (!(await input.isVisible())) await workbench.runCommand('Chat: Open Chat');
+        await input.waitFor({ timeout: WAIT_MS });
+        await input.click();
+        await page.keyboard.type('@rung /edit write a constant holding the answer');
+        await page.keyboard.press('Enter');
+        // The quick rung has failed and the slow one is streaming: the call is in the middle of its climb.
+        await within(ollama.slowStarted, 'the escalation to the slow model');
+        await workbench.screenshot('reload-mid-call-before');
+        await reloadWindow(page, workbench);
+        const { sent } = await within(ollama.slowClosed, 'the end of the slow answer');
+        assert.ok(sent < SLOW_LINES, `the reload stopped the slow answer (it closed after ${sent} of ${SLOW_LINES} lines)`);
+        await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: WAIT_MS });
+        await workbench.screenshot('reload-mid-call-after');
+
+        const rows = decisionRows(workbench.folder);
+        const call = rows.find((row) => row.model === QUICK_MODEL)?.call;
+        assert.ok(call, `the decision log holds the first rung's row: ${JSON.stringify(rows.map((row) => [row.model, row.verdict]))}`);
+        const fromRows = new Map<string, number>();
+        for (const row of rows) {
+          if (row.verdict !== 'pass' && row.verdict !== 'fail') continue;
+          const key = `${row.resolved ?? row.model}|${row.class}`;
+          fromRows.set(key, (fromRows.get(key) ?? 0) + 1);
+        }
+        const ledger = await ledgerOnDisk(workbench.folder);
+        assert.equal(ledger.integrity, 'ok');
+        const classes = new Set(rows.map((row) => row.class));
+        const fromLedger = new Map([...ledger.graded].filter(([key]) => classes.has(key.slice(key.indexOf('|') + 1))));
+        assert.deepEqual(fromLedger, fromRows, 'the ledger counts each graded row of the decision log once, at the call\'s class');
+        assert.ok([...fromRows.values()].reduce((sum, count) => sum + count, 0) >= 1, 'the call graded something before the reload');
+        const ofCall = rows.filter((row) => row.call === call);
+        assert.deepEqual(
+          ofCall.map((row) => [row.model, row.verdict]),
+          [
+            [QUICK_MODEL, 'fail'],
+            [SLOW_MODEL, 'stopped'],
+          ],
+          'the call was stopped on its second rung, after its first rung failed its check',
+        );
+      } finally {
+        await ollama.close();
+      }
+    },
+  };
+}
+
+export default [reloadMidCall()];
