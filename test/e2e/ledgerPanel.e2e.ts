@@ -82,12 +82,9 @@ async function widen(workbench: Workbench): Promise<void> {
  * @remarks
  * Not `Workbench.runCommand`, which waits for the quick input to close: Ask opens it again for the question.
  */
-async function ask(page: Page, question: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
-    await page.keyboard.press('F1');
-    await input.waitFor({ timeout: 5_000 }).catch(() => undefined);
-  }
+async function ask(page: Page, workbench: Workbench, question: string): Promise<void> {
+  // Not workbench.runCommand: Rung: Ask keeps the quick input open for the question.
+  const input = await workbench.openPalette();
   await input.fill('>Rung: Ask');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Ask' }).first().click();
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Ask' }).waitFor();
@@ -188,7 +185,7 @@ const checks: E2eCheck[] = [
         const totalBefore = Number(/of ([\d,]+)/.exec(before)?.[1]?.replace(/,/g, ''));
         await workbench.runCommand('View: Move Editor into Right Group');
         await workbench.runCommand('View: Focus First Editor Group');
-        await ask(page, 'What is six times seven?');
+        await ask(page, workbench, 'What is six times seven?');
         const after = ledgerFrame(page).locator('#page-summary', { hasText: new RegExp(`of ${(totalBefore + 1).toLocaleString('en')}`) });
         await after.waitFor({ timeout: PANEL_TIMEOUT_MS });
         const newest = ledgerFrame(page).locator('ol.calls > li').first();

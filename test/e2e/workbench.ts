@@ -15,6 +15,8 @@ import type { Locator, Page } from 'playwright-core';
 const UI_TIMEOUT_MS = 20_000;
 /** How long to let the palette settle before typing the query again. */
 const PALETTE_RETRY_MS = 500;
+/** How long one try at opening or typing into the palette may take before it is tried again. */
+const PALETTE_STEP_MS = 5_000;
 
 /** One browser check. */
 export interface E2eCheck {
@@ -87,15 +89,21 @@ export class Workbench {
   /** Types `>text` into the palette until `enough` accepts the labels listed, or time runs out; returns the last labels. */
   private async filterPalette(text: string, enough: (labels: string[]) => boolean): Promise<string[]> {
     const deadline = performance.now() + UI_TIMEOUT_MS;
-    let labels: string[];
+    let labels: string[] = [];
     do {
       const input = await this.openPalette();
-      await input.fill('');
-      await input.fill(`>${text}`);
-      const rows = this.page.locator('.quick-input-list .monaco-list-row');
-      await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
-      labels = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''));
-      if (enough(labels)) return labels;
+      // A palette that closes under the typing (a webview took focus back) is opened again rather than
+      // waited on: seen once in CI as a 30 s wait on an input that was no longer visible.
+      const typed = await input
+        .fill(`>${text}`, { timeout: PALETTE_STEP_MS })
+        .then(() => true)
+        .catch(() => false);
+      if (typed) {
+        const rows = this.page.locator('.quick-input-list .monaco-list-row');
+        await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
+        labels = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''));
+        if (enough(labels)) return labels;
+      }
       await this.page.waitForTimeout(PALETTE_RETRY_MS);
     } while (performance.now() < deadline);
     return labels;
@@ -106,12 +114,20 @@ export class Workbench {
     await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   }
 
-  private async openPalette(): Promise<Locator> {
+  /**
+   * Opens the command palette and returns its input.
+   *
+   * @remarks
+   * When focus is in a webview, F1 may not reach the workbench, and a palette opened while an editor
+   * moves between groups can be inert for a moment; so it tries again, with Ctrl+Shift+P every other time.
+   */
+  async openPalette(): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget input');
-    // F1 opens the palette; when focus is in a webview the key may not reach the workbench, so retry.
-    for (let attempt = 0; attempt < 3 && !(await input.isVisible()); attempt++) {
-      await this.page.keyboard.press('F1');
-      await input.waitFor({ timeout: 5_000 }).catch(() => undefined);
+    // isVisible answers at once; isEditable waits for an element that is not there, so it is asked second.
+    const ready = async () => (await input.isVisible()) && (await input.isEditable({ timeout: 500 }).catch(() => false));
+    for (let attempt = 0; attempt < 4 && !(await ready()); attempt++) {
+      await this.page.keyboard.press(attempt % 2 === 0 ? 'F1' : 'Control+Shift+P');
+      await input.waitFor({ timeout: PALETTE_STEP_MS }).catch(() => undefined);
     }
     return input;
   }
