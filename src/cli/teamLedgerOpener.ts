@@ -7,7 +7,10 @@
  */
 import { hostname, userInfo } from 'node:os';
 import type { Clock } from '../core/clock';
-import { TeamLedger } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl, TeamLedger } from '../core/ledger/teamLedger';
+
+// Re-exported for chat, which reaches the ledger only through the session.
+export { isTeamLedgerUrl };
 
 /** Who this member is: `RUNG_MEMBER`, else `user@host`. */
 export function teamMemberId(env: Record<string, string | undefined>): string {

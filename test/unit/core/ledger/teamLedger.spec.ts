@@ -1,9 +1,10 @@
 import { buildSync } from 'esbuild';
 import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_USAGE } from '../../../../src/cli/io';
 import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { Observation } from '../../../../src/core/ratings';
@@ -14,6 +15,8 @@ import { makeTempDir } from '../../support/tempDir';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
+// initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
+const SERVER_HOOK_TIMEOUT_MS = 120_000;
 let server: TestPostgres;
 let build: ReturnType<typeof makeTempDir>;
 let worker: string;
@@ -23,11 +26,11 @@ beforeAll(() => {
   worker = join(build.path, 'teamWorker.js');
   // pg's optional native binding is not installed; its pure JavaScript client is bundled in.
   buildSync({ entryPoints: [join(__dirname, 'fixtures/teamWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, external: ['pg-native'], logLevel: 'error' });
-});
+}, SERVER_HOOK_TIMEOUT_MS);
 afterAll(() => {
   server?.stop();
   build?.remove();
-});
+}, SERVER_HOOK_TIMEOUT_MS);
 
 function open(url: string, options: Partial<TeamLedgerOptions> = {}): Promise<TeamLedger> {
   return TeamLedger.open({ url, memberId: 'ana', clock: systemClock, syncIntervalMs: 0, ...options });
@@ -205,6 +208,22 @@ describe('rung replay and rung ledger show with --ledger postgres://', () => {
       expect(shown).toBe(await storedRows(url));
     } finally {
       workspaces.remove();
+    }
+  });
+
+  it('refuses a server URL, as bad usage, where only a ledger file works so far', async () => {
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const url = 'postgres://ana@127.0.0.1:1/team';
+      const io = new CapturedIo(cwd.path);
+      expect(await main(['ledger', 'reset', '--yes', '--ledger', url], io)).toBe(EXIT_USAGE);
+      expect(io.err).toMatch(/only show is supported so far/);
+      const chat = new CapturedIo(cwd.path);
+      expect(await main(['chat', '--panel', join(__dirname, '../../../../examples/panel.json'), '--ledger', url, 'hello'], chat)).toBe(EXIT_USAGE);
+      expect(chat.err).toMatch(/not chat/);
+      expect(readdirSync(cwd.path)).toEqual([]);
+    } finally {
+      cwd.remove();
     }
   });
 });
