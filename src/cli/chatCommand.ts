@@ -20,6 +20,7 @@ import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
+import { isTeamLedgerUrl } from './teamLedgerOpener';
 import { asksForHelp, formatHelp, usageLine } from './usage';
 
 /** The usage line, as `rung --help` and a usage error print it. */
@@ -57,6 +58,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     panel = readPanelFile(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
+    // The session keeps its decision log beside the ledger path, which a server URL does not have.
+    if (parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger)) throw new UsageError('a team ledger (postgres://…) works with replay, rank and ledger show so far, not chat');
   } catch (error) {
     if (error instanceof PanelError) {
       io.stderr(`rung chat: ${error.message}\n`);

@@ -18,6 +18,8 @@ import type { RatingEntry } from '../core/ledger/ledger';
 import { matchesClass } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import { openTeamLedger } from './teamLedgerOpener';
 import type { DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
@@ -142,6 +144,8 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
 }
 
 function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
+  // Only `show` reads a team's server so far; the file commands would otherwise treat the URL as a path.
+  if (value !== undefined && isTeamLedgerUrl(value)) throw new UsageError('this command works on a ledger file; of a team ledger, only show is supported so far');
   const path = value ?? DEFAULT_LEDGER_PATH;
   return isAbsolute(path) ? path : join(io.cwd, path);
 }
@@ -186,6 +190,16 @@ async function readEntries(path: string, io: LedgerCommandIo): Promise<RatingEnt
   }
 }
 
+/** Reads a team's ratings, folded from every member's evidence on the server. */
+async function readTeamEntries(url: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  const ledger = await openTeamLedger(url, io);
+  try {
+    return ledger.entries();
+  } finally {
+    await ledger.close();
+  }
+}
+
 /**
  * Fails when something is at the ledger path that is not a readable ledger.
  *
@@ -201,7 +215,7 @@ async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Prom
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.show, argv);
   const classKey = values.class;
-  const rows = (await readEntries(ledgerFile(values.ledger, io), io))
+  const rows = (values.ledger !== undefined && isTeamLedgerUrl(values.ledger) ? await readTeamEntries(values.ledger, io) : await readEntries(ledgerFile(values.ledger, io), io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {

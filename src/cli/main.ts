@@ -14,6 +14,8 @@ import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import { openTeamLedger } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';
 import { runChatCommand } from './chatCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readStreamText, StoppedError, UsageError, type CliIo } from './io';
@@ -24,14 +26,19 @@ import { asksForHelp, formatHelp, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 /**
- * Opens the workspace ledger for `--ledger`, telling the user on stderr about anything it had to do (a
- * corrupt file moved aside); a folder it cannot write becomes a `WriteRefusedError` naming it.
+ * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL, else the workspace file.
+ *
+ * @remarks
+ * For a file, it tells the user on stderr about anything it had to do (a corrupt file moved aside), and
+ * a folder it cannot write becomes a `WriteRefusedError` naming it.
  */
 export const openLedger: LedgerOpener = (path, io, options = {}) =>
-  explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
-    if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
-    return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
-  });
+  isTeamLedgerUrl(path)
+    ? openTeamLedger(path, io)
+    : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
+        if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
+        return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+      });
 
 interface Subcommand {
   usage: CommandUsage;

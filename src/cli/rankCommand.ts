@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { shaped } from '../core/classKey';
 import { MemoryLedger } from '../core/ledger/memoryLedger';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import type { Ledger } from '../core/ledger/ledger';
 import { seededRandom } from '../core/random';
 import { MemoryDecisionSink } from '../core/decisions/decision';
@@ -42,8 +43,8 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   if (values.ledger) {
     if (!openLedger) throw new UsageError('--ledger is not available in this build');
     // rank changes nothing, on disk included; a ledger that is not there is a mistyped path, not a cold start.
-    const path = resolve(io.cwd, values.ledger);
-    if (!existsSync(path)) throw new UsageError(`no ledger at ${path}`);
+    const path = isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger);
+    if (!isTeamLedgerUrl(path) && !existsSync(path)) throw new UsageError(`no ledger at ${path}`);
     ledger = await openLedger(path, io, { readOnly: true });
   }
   try {

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
@@ -75,7 +77,9 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
-  const ledgerPath = values.ledger ? resolve(io.cwd, values.ledger) : undefined;
+  const ledgerPath = values.ledger ? (isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger)) : undefined;
+  // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
+  const logBeside = ledgerPath && isTeamLedgerUrl(ledgerPath) ? resolve(io.cwd, DEFAULT_LEDGER_PATH) : ledgerPath;
   const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
   // Opened inside the try, so whatever opened before a later open fails is still closed.
@@ -86,7 +90,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
     file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
     // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-    log = ledgerPath ? decisionLogBeside(ledgerPath, io, REPLAY_COMMAND.name, ledger) : undefined;
+    log = logBeside ? decisionLogBeside(logBeside, io, REPLAY_COMMAND.name, ledger) : undefined;
     const sinks = [file, log?.log].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {

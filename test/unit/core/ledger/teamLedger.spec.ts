@@ -1,0 +1,229 @@
+import { buildSync } from 'esbuild';
+import { fork } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_USAGE } from '../../../../src/cli/io';
+import { main } from '../../../../src/cli/main';
+import { systemClock } from '../../../../src/core/clock';
+import type { Observation } from '../../../../src/core/ratings';
+import { isTeamLedgerUrl, redactedUrl, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
+import { CapturedIo } from '../../support/CapturedIo';
+import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
+import { makeTempDir } from '../../support/tempDir';
+import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+
+// A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
+// initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
+const SERVER_HOOK_TIMEOUT_MS = 120_000;
+let server: TestPostgres;
+let build: ReturnType<typeof makeTempDir>;
+let worker: string;
+beforeAll(() => {
+  server = startPostgres();
+  build = makeTempDir('rung-team-worker-');
+  worker = join(build.path, 'teamWorker.js');
+  // pg's optional native binding is not installed; its pure JavaScript client is bundled in.
+  buildSync({ entryPoints: [join(__dirname, 'fixtures/teamWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, external: ['pg-native'], logLevel: 'error' });
+}, SERVER_HOOK_TIMEOUT_MS);
+afterAll(() => {
+  server?.stop();
+  build?.remove();
+}, SERVER_HOOK_TIMEOUT_MS);
+
+function open(url: string, options: Partial<TeamLedgerOptions> = {}): Promise<TeamLedger> {
+  return TeamLedger.open({ url, memberId: 'ana', clock: systemClock, syncIntervalMs: 0, ...options });
+}
+
+function observation(success: boolean, at: number): Observation {
+  return { model: 'steady', classKey: 'c', success, at };
+}
+
+/** Graded observations of `steady` at `c` as a newly opened member sees them. */
+async function gradedSeenFresh(url: string): Promise<number> {
+  const reader = await open(url, { memberId: 'reader' });
+  try {
+    return reader.snapshot(systemClock.now()).rating('steady', 'c')?.graded ?? 0;
+  } finally {
+    await reader.close();
+  }
+}
+
+async function storedRows(url: string): Promise<number> {
+  const rows = await query<{ count: string }>(url, 'SELECT count(*) AS count FROM rung_observations');
+  return Number(rows[0]?.count);
+}
+
+function runWorker(url: string, member: string, count: number): Promise<{ code: number | null; stderr: string }> {
+  const child = fork(worker, [url, member, String(count)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+}
+
+describe('TeamLedger on a real PostgreSQL', () => {
+  it('counts every observation of two processes writing at once, and none twice', async () => {
+    const url = await freshDatabase(server);
+    const [first, second] = await Promise.all([runWorker(url, 'ana', 60), runWorker(url, 'ben', 45)]);
+    expect(first).toEqual({ code: 0, stderr: '' });
+    expect(second).toEqual({ code: 0, stderr: '' });
+    expect(await storedRows(url)).toBe(105);
+    expect(await gradedSeenFresh(url)).toBe(105);
+  });
+
+  it('keeps a batch whose connection was cut mid-flush, and lands it once when sent again', async () => {
+    const url = await freshDatabase(server);
+    const ledger = await open(url);
+    ledger.observe([observation(true, 1), observation(false, 2), observation(true, 3)]);
+    // Another session holds the table, so the flush's insert waits where the test can cut it off.
+    const blocker = new Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE rung_observations IN ACCESS EXCLUSIVE MODE');
+    const flushing = ledger.flush();
+    let waiting: { pid: number }[] = [];
+    while (waiting.length === 0) {
+      waiting = (await blocker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`)).rows;
+    }
+    await blocker.query('SELECT pg_terminate_backend($1)', [waiting[0]?.pid]);
+    await expect(flushing).rejects.toThrow();
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+
+    expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+    expect(await storedRows(url)).toBe(0);
+    await ledger.flush();
+    await ledger.flush();
+    expect(await storedRows(url)).toBe(3);
+    expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+    await ledger.close();
+    expect(await gradedSeenFresh(url)).toBe(3);
+  });
+
+  it('counts a batch the same writer sends twice once', async () => {
+    const url = await freshDatabase(server);
+    const batch = [observation(true, 1), observation(true, 2), observation(false, 3), observation(true, 4)];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // The second open stands for a retry that cannot know whether the first commit landed.
+      const ledger = await open(url, { writerId: 'ana-laptop-run-1' });
+      ledger.observe(batch);
+      await ledger.close();
+    }
+    expect(await storedRows(url)).toBe(4);
+    expect(await gradedSeenFresh(url)).toBe(4);
+  });
+
+  it('derives the same ratings for every member from the shared observations', async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    const ben = await open(url, { memberId: 'ben' });
+    ana.observe([observation(true, 10), observation(false, 30)]);
+    ben.observe([observation(true, 20), observation(true, 40)]);
+    await ana.flush();
+    await ben.flush();
+    await ana.flush();
+    const seenByAna = ana.snapshot(0).rating('steady', 'c');
+    const seenByBen = ben.snapshot(0).rating('steady', 'c');
+    expect(seenByAna).toEqual(seenByBen);
+    expect(seenByAna).toMatchObject({ graded: 4, ok: 3 });
+    await ana.close();
+    await ben.close();
+  });
+
+  it("shows what was observed here at once, and a teammate's only after a sync", async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    const ben = await open(url, { memberId: 'ben' });
+    ana.observe([observation(true, 1)]);
+    expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(1);
+    expect(ben.snapshot(0).rating('steady', 'c')).toBeUndefined();
+    await ana.flush();
+    expect(ben.snapshot(0).rating('steady', 'c')).toBeUndefined();
+    await ben.flush();
+    expect(ben.snapshot(0).rating('steady', 'c')?.graded).toBe(1);
+    await ana.close();
+    await ben.close();
+  });
+
+  it("shares aliases and calls in flight, ageing a call by the server's clock", async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    ana.alias('~vendor/model-latest', 'vendor/model-2026');
+    ana.spawnStarted({ spawnId: 's1', traceId: 't', model: 'vendor/model', startedAt: 0 });
+    ana.spawnStarted({ spawnId: 's2', traceId: 't', model: 'vendor/model', startedAt: 0 });
+    await ana.flush();
+    // Ben's laptop clock is a day ahead; the server's clock still says the calls just started.
+    const benNow = systemClock.now() + 24 * 60 * 60 * 1000;
+    const ben = await open(url, { memberId: 'ben', clock: { now: () => benNow } });
+    expect(ben.snapshot(benNow).resolve('~vendor/model-latest')).toBe('vendor/model-2026');
+    expect(ben.snapshot(benNow).inFlight('vendor/model')).toBe(2);
+
+    ana.spawnEnded('s1', 0);
+    await ana.flush();
+    await query(url, `UPDATE rung_spawns SET started_at = now() - interval '31 minutes' WHERE spawn_id = 's2'`);
+    await ben.flush();
+    expect(ben.snapshot(benNow).inFlight('vendor/model')).toBe(0);
+    await ana.close();
+    await ben.close();
+  });
+
+  it('brings the schema forward once when members open at the same time, and refuses a newer one', async () => {
+    const url = await freshDatabase(server);
+    const members = await Promise.all(['a', 'b', 'c'].map((memberId) => open(url, { memberId })));
+    await Promise.all(members.map((member) => member.close()));
+    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }]);
+    await query(url, 'INSERT INTO rung_schema (version) VALUES (99)');
+    await expect(open(url)).rejects.toThrow(/schema is version 99, newer than this Rung knows/);
+  });
+
+  it('names the server without its password when it cannot be reached', async () => {
+    await expect(open('postgres://ana:secret@127.0.0.1:1/team')).rejects.toThrow(/cannot use the team ledger postgres:\/\/ana:\*\*\*@127\.0\.0\.1:1\/team/);
+    expect(redactedUrl('postgres://ana:secret@host/db')).not.toContain('secret');
+    expect(isTeamLedgerUrl('postgresql://host/db')).toBe(true);
+    expect(isTeamLedgerUrl('.rung/ledger.sqlite')).toBe(false);
+  });
+});
+
+describe('rung replay and rung ledger show with --ledger postgres://', () => {
+  it("shows counts that are the sum of both workspaces' graded attempts", async () => {
+    const url = await freshDatabase(server);
+    const workspaces = makeTempDir('rung-team-cli-');
+    try {
+      const attempts: number[] = [];
+      for (const [name, seed] of [['ana', 1], ['ben', 2]] as const) {
+        const cwd = join(workspaces.path, name);
+        mkdirSync(cwd);
+        writeFileSync(join(cwd, 'outcomes.jsonl'), toJsonLines(makeOutcomes(10, undefined, seed)));
+        const io = new CapturedIo(cwd, { RUNG_MEMBER: name });
+        expect(await main(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], io)).toBe(0);
+        expect(io.err).toBe('');
+        attempts.push((JSON.parse(io.out) as { policy: { attempts: number } }).policy.attempts);
+      }
+      const io = new CapturedIo(workspaces.path);
+      expect(await main(['ledger', 'show', '--ledger', url, '--json'], io)).toBe(0);
+      const rows = JSON.parse(io.out) as { graded: number }[];
+      const shown = rows.reduce((sum, row) => sum + row.graded, 0);
+      expect(shown).toBe((attempts[0] ?? 0) + (attempts[1] ?? 0));
+      expect(shown).toBe(await storedRows(url));
+    } finally {
+      workspaces.remove();
+    }
+  });
+
+  it('refuses a server URL, as bad usage, where only a ledger file works so far', async () => {
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const url = 'postgres://ana@127.0.0.1:1/team';
+      const io = new CapturedIo(cwd.path);
+      expect(await main(['ledger', 'reset', '--yes', '--ledger', url], io)).toBe(EXIT_USAGE);
+      expect(io.err).toMatch(/only show is supported so far/);
+      const chat = new CapturedIo(cwd.path);
+      expect(await main(['chat', '--panel', join(__dirname, '../../../../examples/panel.json'), '--ledger', url, 'hello'], chat)).toBe(EXIT_USAGE);
+      expect(chat.err).toMatch(/not chat/);
+      expect(readdirSync(cwd.path)).toEqual([]);
+    } finally {
+      cwd.remove();
+    }
+  });
+});
