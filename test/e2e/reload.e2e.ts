@@ -13,14 +13,14 @@
  * `integrity_check`.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { DecisionRow } from '../../src/core/decisions/decision';
 import { loadSqlJs } from '../../src/core/ledger/sqlJs';
 import type { E2eCheck, Workbench } from './workbench';
+import { decisionRows } from './workspaceFiles';
 
 /** The first rung: answers at once, with code that does not parse. */
 const QUICK_MODEL = 'tiny-coder:1b';
@@ -101,15 +101,6 @@ async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-function decisionRows(folder: string): DecisionRow[] {
-  const file = join(folder, '.rung', 'decisions.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((text) => JSON.parse(text) as DecisionRow);
 }
 
 /** Graded observations per `model|class`, as the ledger file holds them, and its integrity check. */

@@ -9,12 +9,13 @@
  * recorded, not taken on trust.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import type { E2eCheck, Workbench } from './workbench';
+import { decisionRows } from './workspaceFiles';
 
 /** How long a check waits for an answer to appear, ms: the first request also starts the session. */
 const ANSWER_TIMEOUT_MS = 60_000;
@@ -40,16 +41,6 @@ function withProviders(name: string, run: (page: Page, workbench: Workbench, pro
       }
     },
   };
-}
-
-/** The workspace's decision rows, oldest first. */
-function decisionRows(folder: string): DecisionRow[] {
-  const file = join(folder, '.rung', 'decisions.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as DecisionRow);
 }
 
 /** Waits until the decision log holds a row that `match` accepts. */
