@@ -82,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log: log.channel })],
+    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log })],
     ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {
