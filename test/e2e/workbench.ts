@@ -94,8 +94,10 @@ export class Workbench {
       const input = await this.openPalette();
       // A palette that closes under the typing (a webview took focus back) is opened again rather than
       // waited on: seen once in CI as a 30 s wait on an input that was no longer visible.
+      // Emptied first: the same text typed again would not make the palette filter again.
       const typed = await input
-        .fill(`>${text}`, { timeout: PALETTE_STEP_MS })
+        .fill('', { timeout: PALETTE_STEP_MS })
+        .then(() => input.fill(`>${text}`, { timeout: PALETTE_STEP_MS }))
         .then(() => true)
         .catch(() => false);
       if (typed) {
