@@ -12,6 +12,7 @@ import {
   type DecisionWire,
   type HostMessage,
   type ModelWire,
+  type OpenerEstimateWire,
   type ProviderWire,
   type RatingWire,
   type SpendWire,
@@ -36,6 +37,8 @@ export interface LedgerState {
   /** Rows that arrived while the page showed older rows, so the view can offer to go back to the newest. */
   newerRows: number;
   notice: { level: 'info' | 'warning' | 'error'; message: string } | null;
+  /** "What if I had opened with…": nothing until asked, `waiting` until the host answers. */
+  openers: { status: 'not-asked' | 'waiting' } | { status: 'answered'; estimates: OpenerEstimateWire[] };
 }
 
 export function emptyState(filter: DecisionFilterWire = {}, offset = 0): LedgerState {
@@ -49,7 +52,13 @@ export function emptyState(filter: DecisionFilterWire = {}, offset = 0): LedgerS
     ledgerPath: null,
     newerRows: 0,
     notice: null,
+    openers: { status: 'not-asked' },
   };
+}
+
+/** The state once the user asked what opening with each model would have done, until the host answers. */
+export function askForOpeners(state: LedgerState): LedgerState {
+  return { ...state, openers: { status: 'waiting' } };
 }
 
 /**
@@ -81,8 +90,13 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
       return { ...state, spend: message.spend };
     case 'panel-changed':
       return { ...state, models: message.models, providers: message.providers };
-    case 'notice':
-      return { ...state, notice: { level: message.level, message: message.message } };
+    case 'notice': {
+      // A failed request is said as an error notice; the button comes back so it can be asked again.
+      const openers = message.level === 'error' && state.openers.status === 'waiting' ? { status: 'not-asked' as const } : state.openers;
+      return { ...state, notice: { level: message.level, message: message.message }, openers };
+    }
+    case 'opener-estimates':
+      return { ...state, openers: { status: 'answered', estimates: message.estimates } };
     default:
       return unhandled(message);
   }
@@ -403,6 +417,47 @@ export function formatPercent(probability: number): string {
 
 export function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * One plain sentence for one model's opener estimate, as the panel shows it.
+ *
+ * @remarks
+ * Whole percents: the 95% bounds are seldom narrower than a few points, so a decimal would claim
+ * more than the log knows. The ± is half the interval's width; cost is a relative change, first-try
+ * success a change in the rate of passing first time.
+ */
+export function openerSentence(estimate: OpenerEstimateWire): string {
+  const versus = estimate.versusLog;
+  if (versus) {
+    const calls = estimate.calls.toLocaleString('en-US');
+    return (
+      `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} (±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}), ` +
+      `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} of your calls.`
+    );
+  }
+  switch (estimate.refused) {
+    case 'no-calls':
+      return `Nothing to say about opening with ${estimate.model} yet: your log holds no routed calls.`;
+    case 'not-a-candidate':
+      return `Not enough of your calls could have opened with ${estimate.model} to say: it was pruned or off the panel on too many of them.`;
+    case 'too-few':
+    case null:
+      return `Not enough of your calls opened with ${estimate.model} to say.`;
+    default:
+      return unhandled(estimate.refused);
+  }
+}
+
+/** A change as a whole signed percent with a true minus sign; a change that rounds to nothing is 0%. */
+function signedPercent(change: number): string {
+  const whole = Math.round(change * 100);
+  if (whole === 0) return '0%';
+  return `${whole > 0 ? '+' : '−'}${Math.abs(whole)}%`;
+}
+
+function halfWidthPercent(low: number, high: number): string {
+  return `${Math.round(((high - low) / 2) * 100)}%`;
 }
 
 /** The classes and models the filter menus offer: those the panel and ratings know, and those on the page. */

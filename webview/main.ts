@@ -7,7 +7,7 @@
  * page can never reach the core's rules directly: every number it shows came through a parsed message.
  */
 import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
-import { type LedgerState, emptyState, reduce } from './ledgerModel';
+import { type LedgerState, askForOpeners, emptyState, reduce } from './ledgerModel';
 import { type RenderMemory, type ViewHandlers, renderApp } from './render';
 
 /** What `acquireVsCodeApi()` gives a webview; declared here because no typings ship for it. */
@@ -46,6 +46,11 @@ const handlers: ViewHandlers = {
   avoid: (model) => send({ type: 'avoid', model }),
   resetClass: (classKey) => send({ type: 'reset-class', classKey }),
   exportLedger: () => send({ type: 'export' }),
+  estimateOpeners() {
+    state = askForOpeners(state);
+    render();
+    send({ type: 'estimate-openers' });
+  },
 };
 
 /** Re-renders, keeping keyboard focus on the control that had it (by id or label) across the rebuild. */

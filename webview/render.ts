@@ -19,6 +19,7 @@ import {
   formatPercent,
   formatUsd,
   groupCalls,
+  openerSentence,
   prunedText,
   ratingClasses,
   spendChart,
@@ -33,6 +34,8 @@ export interface ViewHandlers {
   avoid(model: string): void;
   resetClass(classKey: string): void;
   exportLedger(): void;
+  /** Asks what always opening with each panel model would have done on the logged calls. */
+  estimateOpeners(): void;
 }
 
 /** What the page remembers between renders that the host does not send: which calls are open. */
@@ -88,7 +91,7 @@ export function renderApp(root: HTMLElement, state: LedgerState, handlers: ViewH
     { class: 'layout' },
     renderHeader(state, handlers),
     renderDecisions(state, handlers, memory),
-    h('div', { class: 'side' }, renderRatings(state, handlers), renderSpend(state)),
+    h('div', { class: 'side' }, renderRatings(state, handlers), renderWhatIf(state, handlers), renderSpend(state)),
   );
   root.replaceChildren(main);
 }
@@ -280,6 +283,26 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
         ),
       ),
     ),
+  );
+}
+
+/** "What if I had opened with…": a button until asked, because the answer reads the whole decision log. */
+function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
+  const openers = state.openers;
+  const ask = button(openers.status === 'answered' ? 'Ask again' : 'What if I had opened with…', 'beaker', 'What if I had always opened with each model? Estimate it from your logged calls', () => handlers.estimateOpeners());
+  if (openers.status === 'waiting') ask.setAttribute('disabled', '');
+  return h(
+    'section',
+    { class: 'what-if', 'aria-labelledby': 'what-if-title' },
+    h('h2', { id: 'what-if-title' }, 'What if'),
+    h('p', { class: 'hint' }, 'Estimated from your own logged calls against how they were routed; ± is the 95% interval.'),
+    ask,
+    openers.status === 'waiting' ? h('p', { class: 'loading', role: 'status' }, 'Reading your decision log…') : null,
+    openers.status === 'answered'
+      ? openers.estimates.length === 0
+        ? h('p', { class: 'empty' }, 'The panel has no models to estimate.')
+        : h('ul', { class: 'opener-estimates' }, ...openers.estimates.map((estimate) => h('li', { class: estimate.versusLog ? 'opener' : 'opener refused' }, openerSentence(estimate))))
+      : null,
   );
 }
 

@@ -10,7 +10,7 @@
  */
 import type { DecisionRow } from '../core/decisions/decision';
 import type { Panel } from '../core/panel';
-import type { DecisionFilter, Session, SessionChange, SessionSnapshot } from '../core/session/types';
+import type { DecisionFilter, OpenerEstimate, Session, SessionChange, SessionSnapshot } from '../core/session/types';
 import {
   DEFAULT_PAGE_ROWS,
   type DecisionFilterWire,
@@ -18,6 +18,7 @@ import {
   type DecisionWire,
   type HostMessage,
   type ModelWire,
+  type OpenerEstimateWire,
   type ProviderWire,
   type ViewMessage,
   parseViewMessage,
@@ -209,6 +210,11 @@ export class LedgerController {
       case 'export':
         await this.actions.exportLedger();
         return;
+      case 'estimate-openers': {
+        const estimates = await this.openSession().estimateOpeners();
+        this.send({ type: 'opener-estimates', estimates: estimates.map(openerEstimateWire) });
+        return;
+      }
       default:
         unhandled(message);
     }
@@ -364,6 +370,28 @@ export function modelsWire(panel: Panel): ModelWire[] {
     local: panel.providers[model.provider]?.kind === 'ollama',
     price: model.price ? { input: model.price.input, output: model.price.output } : null,
   }));
+}
+
+/** One opener estimate on the wire: every field present, null where the session left it out. */
+export function openerEstimateWire(estimate: OpenerEstimate): OpenerEstimateWire {
+  const versus = estimate.versusLog;
+  return {
+    model: estimate.model,
+    calls: estimate.calls,
+    versusLog: versus
+      ? {
+          loggedCost: versus.loggedCost,
+          loggedSuccess: versus.loggedSuccess,
+          costChange: versus.costChange,
+          costChangeLow: versus.costChangeLow,
+          costChangeHigh: versus.costChangeHigh,
+          successChange: versus.successChange,
+          successChangeLow: versus.successChangeLow,
+          successChangeHigh: versus.successChangeHigh,
+        }
+      : null,
+    refused: versus ? null : (estimate.refused ?? 'too-few'),
+  };
 }
 
 function providersWire(snapshot: SessionSnapshot): ProviderWire[] {

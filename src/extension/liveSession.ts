@@ -53,6 +53,10 @@ export class LiveSession implements Session {
     return (await this.host.get()).exportLedger();
   }
 
+  async estimateOpeners(): ReturnType<Session['estimateOpeners']> {
+    return (await this.host.get()).estimateOpeners();
+  }
+
   async setPanel(panel: Panel): Promise<void> {
     await (await this.host.get()).setPanel(panel);
   }

@@ -8,6 +8,7 @@
  * message of the wrong shape (an older host after an update, a bug) must not half-render. The exchange
  * is: the webview says `ready` (with the filters it restored), the host answers with a whole
  * `snapshot`, then sends deltas (`decision-added`, `ratings-changed`, `spend-changed`, `panel-changed`).
+ * `estimate-openers` is answered by `opener-estimates`, on request only: it reads the whole log.
  * Decisions travel a page at a time: a log holds up to 100k rows (the decision log's retention) and
  * the panel asks for the rows it shows, never for all of them.
  *
@@ -124,6 +125,34 @@ export const decisionPageSchema = z.object({
 });
 export type DecisionPageWire = z.infer<typeof decisionPageSchema>;
 
+/** Why the log cannot say what opening with a model would have done (the session's `OpenerRefusal`). */
+export const OPENER_REFUSALS = ['no-calls', 'not-a-candidate', 'too-few'] as const;
+export type OpenerRefusalWire = (typeof OPENER_REFUSALS)[number];
+
+/**
+ * What always opening with one model would have done on the user's logged calls, against how they
+ * were routed: cost as a relative change, first-try success as a change in rate, each with 95% bounds.
+ */
+export const openerEstimateSchema = z.object({
+  model: slug,
+  calls: count,
+  versusLog: z.nullable(
+    z.object({
+      loggedCost: usd,
+      loggedSuccess: z.number(),
+      costChange: z.number(),
+      costChangeLow: z.number(),
+      costChangeHigh: z.number(),
+      successChange: z.number(),
+      successChangeLow: z.number(),
+      successChangeHigh: z.number(),
+    }),
+  ),
+  /** Null exactly when `versusLog` holds the numbers. */
+  refused: z.nullable(z.enum(OPENER_REFUSALS)),
+});
+export type OpenerEstimateWire = z.infer<typeof openerEstimateSchema>;
+
 /** Everything the host sends the webview. */
 export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -141,6 +170,8 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('spend-changed'), spend: spendSchema }),
   z.object({ type: z.literal('panel-changed'), models: z.array(modelSchema), providers: z.array(providerSchema) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), message: text }),
+  /** The answer to `estimate-openers`: one estimate per panel model. */
+  z.object({ type: z.literal('opener-estimates'), estimates: z.array(openerEstimateSchema).check(z.maxLength(1_000)) }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
@@ -163,6 +194,8 @@ export const viewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('avoid'), model: slug }),
   z.object({ type: z.literal('reset-class'), classKey: slug }),
   z.object({ type: z.literal('export') }),
+  /** "What if I had opened with…": asked only when the user presses the button, since it reads the whole log. */
+  z.object({ type: z.literal('estimate-openers') }),
 ]);
 export type ViewMessage = z.infer<typeof viewMessageSchema>;
 

@@ -11,11 +11,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
+import { estimatePolicy, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
+import { readLoggedCalls } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
 import type { Ledger } from '../ledger/ledger';
@@ -41,6 +44,7 @@ import type {
   DecisionFilter,
   DecisionPage,
   KeyLookup,
+  OpenerEstimate,
   ProviderFactory,
   RatingView,
   Session,
@@ -402,6 +406,15 @@ export class RungSession implements Session {
     return exportLedger('jsonl', 'all', this.ledger.entries(), rows);
   }
 
+  async estimateOpeners(): Promise<OpenerEstimate[]> {
+    this.requireOpen();
+    await this.flushDecisions();
+    // Read asynchronously: the extension host's thread keeps serving while a 100k-row log comes in.
+    const text = this.log ? await readTextIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
+    const log = readLoggedCalls(text);
+    return this.panel.models.map((model) => openerEstimate(model.slug, estimatePolicy(log, { open: model.slug, skip: [] })));
+  }
+
   async setPanel(panel: Panel): Promise<void> {
     this.requireOpen();
     const connected = await connect(this.options, panel, this.clock, this.health, this.secrets);
@@ -646,6 +659,24 @@ function ratingStandardError(p: number, graded: number): number {
  * line; it may let a line through that the row test then rejects (a model named only in `pruned`), but
  * never drops a matching row.
  */
+/** The estimate the panel shows: the paired comparison with the log, or why there is none, as a kind the page words. */
+function openerEstimate(model: string, estimate: PolicyEstimate): OpenerEstimate {
+  if (estimate.versusLog) return { model, calls: estimate.calls, versusLog: estimate.versusLog };
+  // The order estimatePolicy refuses in: an empty log, then a model seldom a candidate, then too few openings.
+  const all = estimate.calls + estimate.unsupported;
+  const refused = all === 0 ? 'no-calls' : estimate.unsupported > MAX_UNSUPPORTED_SHARE * all ? 'not-a-candidate' : 'too-few';
+  return { model, calls: estimate.calls, refused };
+}
+
+async function readTextIfExists(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
 function rowMatcher(filter: DecisionFilter): RowMatcher {
   const needles: string[] = [];
   const wanted = filter.classKey === undefined ? undefined : shaped(filter.classKey);

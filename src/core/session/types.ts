@@ -11,6 +11,7 @@
  * so front ends and their tests can be written against the contract alone.
  */
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
+import type { VersusLog } from '../evaluation/estimate';
 import type { Panel } from '../panel';
 import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
 import type { Candidate, Ranking } from '../routing/types';
@@ -206,6 +207,26 @@ export interface ContextRefusal {
 export type { PrunedCandidate, ProviderFailure };
 
 /**
+ * Why the decision log cannot say what always opening with a model would have done.
+ *
+ * @remarks
+ * `no-calls`: the log holds no call with a propensity; `not-a-candidate`: the model was pruned or off
+ * the panel on too many calls for the log to have given it a chance; `too-few`: too few calls opened
+ * with it (none, or too few once weighed by their propensity).
+ */
+export type OpenerRefusal = 'no-calls' | 'not-a-candidate' | 'too-few';
+
+/** What always opening with one panel model would have done, estimated from the decision log (`rung evaluate --policy open=MODEL`). */
+export interface OpenerEstimate {
+  model: string;
+  /** The calls the estimate rests on. */
+  calls: number;
+  /** The doubly robust estimate against the calls as they were routed; absent when `refused` says why. */
+  versusLog?: VersusLog;
+  refused?: OpenerRefusal;
+}
+
+/**
  * The session's methods. The implementation (`RungSession` in session.ts) owns the panel, the ledger
  * and its decision log, the providers with their health board, the catalog and the router.
  */
@@ -230,6 +251,13 @@ export interface Session {
   setPanel(panel: Panel): Promise<void>;
   /** Change events; returns the unsubscribe function. */
   onChange(listener: (change: SessionChange) => void): () => void;
+  /**
+   * For each panel model, what always opening with it would have done on the calls in the decision log.
+   *
+   * @remarks
+   * Reads the whole log (up to 100k rows), so only on a user's request, never on a refresh.
+   */
+  estimateOpeners(): Promise<OpenerEstimate[]>;
   /** Flushes the ledger and the decision log, and releases every resource. */
   dispose(): Promise<void>;
 }

@@ -188,6 +188,38 @@ describe('the ledger panel controller', () => {
     timers.runAll();
     expect(posted.at(-1)).toBe(changed);
   });
+
+  it('answers a what-if request with one estimate per panel model, read from the session only when asked', async () => {
+    const { session, posted, controller } = harness();
+    session.openerEstimates = [
+      {
+        model: 'qwen2.5:3b',
+        calls: 1240,
+        versusLog: { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.34, costChangeLow: -0.42, costChangeHigh: -0.26, successChange: -0.02, successChangeLow: -0.05, successChangeHigh: 0.01 },
+      },
+      { model: 'openai/gpt-4o-mini', calls: 1240, refused: 'too-few' },
+    ];
+    await controller.receive(ready);
+    expect(session.estimateRequests).toBe(0);
+    await controller.receive({ type: 'estimate-openers' });
+    expect(session.estimateRequests).toBe(1);
+    expect(posted.at(-1)).toEqual({
+      type: 'opener-estimates',
+      estimates: [
+        { model: 'qwen2.5:3b', calls: 1240, versusLog: expect.objectContaining({ costChange: -0.34, successChangeHigh: 0.01 }), refused: null },
+        { model: 'openai/gpt-4o-mini', calls: 1240, versusLog: null, refused: 'too-few' },
+      ],
+    });
+  });
+
+  it('says a what-if request failed as an error notice', async () => {
+    const { session, posted, log, controller } = harness();
+    session.estimateOpeners = () => Promise.reject(new Error('the decision log could not be read'));
+    await controller.receive(ready);
+    await controller.receive({ type: 'estimate-openers' });
+    expect(posted.at(-1)).toEqual({ type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed: the decision log could not be read' });
+    expect(log.lines.at(-1)).toMatch(/^error ledger panel: estimate-openers failed/);
+  });
 });
 
 describe('the ledger panel controller before and after the session opens', () => {

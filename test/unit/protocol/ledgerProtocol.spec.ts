@@ -44,6 +44,11 @@ describe('ledger protocol', () => {
     ['spend on a day that is not a date', { type: 'spend-changed', spend: { ...hostExamples['spend-changed'].spend, byDay: [{ day: 'yesterday', model: 'm', provider: 'p', cost: 1, calls: 1 }] } }],
     ['a page larger than the page limit', { type: 'page', decisions: { rows: Array.from({ length: MAX_PAGE_ROWS + 1 }, (_, index) => wireDecision({ call: `c${index}` })), total: MAX_PAGE_ROWS + 1, offset: 0, filter: {} } }],
     ['a notice of an unknown level', { type: 'notice', level: 'shout', message: 'hi' }],
+    ['opener estimates that are not a list', { type: 'opener-estimates', estimates: hostExamples['opener-estimates'].estimates[0] }],
+    ['an opener estimate refused for an unknown reason', { type: 'opener-estimates', estimates: [{ model: 'm', calls: 3, versusLog: null, refused: 'bored' }] }],
+    ['an opener estimate without its comparison', { type: 'opener-estimates', estimates: [{ model: 'm', calls: 3, refused: null }] }],
+    ['an opener estimate whose change is already words', { type: 'opener-estimates', estimates: [{ ...hostExamples['opener-estimates'].estimates[0], versusLog: { ...hostExamples['opener-estimates'].estimates[0]?.versusLog, costChange: '−34%' } }] }],
+    ['an opener estimate from a negative count of calls', { type: 'opener-estimates', estimates: [{ model: 'm', calls: -1, versusLog: null, refused: 'too-few' }] }],
   ];
 
   it.each(malformedForTheWebview)('rejects in the webview %s', (_name, data) => {
@@ -64,6 +69,8 @@ describe('ledger protocol', () => {
     ['a pin of an empty slug', { type: 'pin', model: '' }],
     ['an avoid whose model is a number', { type: 'avoid', model: 7 }],
     ['a reset without a class', { type: 'reset-class' }],
+    ['an estimate request sent as a bare string', 'estimate-openers'],
+    ['an estimate request of a misspelt type', { type: 'estimate-opener' }],
   ];
 
   it.each(malformedForTheHost)('rejects in the host %s', (_name, data) => {

@@ -3,6 +3,7 @@ import { parsePanel, type Panel } from '../../../src/core/panel';
 import type { Ranking } from '../../../src/core/routing/types';
 import type {
   DecisionFilter,
+  OpenerEstimate,
   RatingView,
   Session,
   SessionChange,
@@ -35,6 +36,9 @@ export class MemorySession implements Session {
   );
   readonly snapshots: { offset?: number; limit?: number; filter?: DecisionFilter }[] = [];
   readonly resets: string[] = [];
+  /** What {@link estimateOpeners} answers, and how many times it was asked. */
+  openerEstimates: OpenerEstimate[] = [];
+  estimateRequests = 0;
   private readonly listeners = new Set<(change: SessionChange) => void>();
 
   emit(change: SessionChange): void {
@@ -93,6 +97,11 @@ export class MemorySession implements Session {
 
   explain(callId: string): DecisionRow[] {
     return this.rows.filter((row) => row.call === callId);
+  }
+
+  async estimateOpeners(): Promise<OpenerEstimate[]> {
+    this.estimateRequests++;
+    return this.openerEstimates;
   }
 
   async resetLedger(): Promise<void> {

@@ -62,6 +62,18 @@ export const hostExamples: { [K in HostMessage['type']]: Extract<HostMessage, { 
   'spend-changed': { type: 'spend-changed', spend: { ...exampleSpend, strongestModel: null, strongestEstimate: null } },
   'panel-changed': { type: 'panel-changed', models: [], providers: [] },
   notice: { type: 'notice', level: 'warning', message: 'ollama is not answering' },
+  'opener-estimates': {
+    type: 'opener-estimates',
+    estimates: [
+      {
+        model: 'qwen2.5:3b',
+        calls: 1240,
+        versusLog: { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.34, costChangeLow: -0.42, costChangeHigh: -0.26, successChange: -0.02, successChangeLow: -0.05, successChangeHigh: 0.01 },
+        refused: null,
+      },
+      { model: 'openai/gpt-4o-mini', calls: 1240, versusLog: null, refused: 'too-few' },
+    ],
+  },
 };
 
 export const viewExamples: { [K in ViewMessage['type']]: Extract<ViewMessage, { type: K }> } = {
@@ -71,4 +83,5 @@ export const viewExamples: { [K in ViewMessage['type']]: Extract<ViewMessage, { 
   avoid: { type: 'avoid', model: 'qwen2.5:3b' },
   'reset-class': { type: 'reset-class', classKey: 'plan' },
   export: { type: 'export' },
+  'estimate-openers': { type: 'estimate-openers' },
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { emptyState, groupCalls, matchesFilter, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { askForOpeners, emptyState, groupCalls, matchesFilter, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -159,5 +159,37 @@ describe('the panel state', () => {
     expect(state.models).toEqual([]);
     expect(state.notice).toEqual({ level: 'warning', message: 'ollama is not answering' });
     expect(state.loaded).toBe(true);
+  });
+});
+
+describe('what-if sentences', () => {
+  const versusLog = { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.3412, costChangeLow: -0.4187, costChangeHigh: -0.2637, successChange: -0.021, successChangeLow: -0.049, successChangeHigh: 0.009 };
+
+  it('says cost and first-try success as whole signed percents with half the 95% interval, and the calls behind them', () => {
+    // Cost: −34.12% rounds to −34%; (−26.37 − −41.87) / 2 = 7.75 rounds to 8. Success: −2.1 → −2; (0.9 + 4.9) / 2 = 2.9 → 3.
+    expect(openerSentence({ model: 'qwen2.5:3b', calls: 1240, versusLog, refused: null })).toBe(
+      'Had you always opened with qwen2.5:3b: cost −34% (±8%), first-try success −2% (±3%), from 1,240 of your calls.',
+    );
+  });
+
+  it('puts a plus on a rise and no sign on a change that rounds to nothing', () => {
+    const rise = { ...versusLog, costChange: 1.256, costChangeLow: 0.9, costChangeHigh: 1.6, successChange: 0.004, successChangeLow: -0.01, successChangeHigh: 0.018 };
+    expect(openerSentence({ model: 'openai/gpt-4o-mini', calls: 1, versusLog: rise, refused: null })).toBe(
+      'Had you always opened with openai/gpt-4o-mini: cost +126% (±35%), first-try success 0% (±1%), from 1 of your calls.',
+    );
+  });
+
+  it('says in plain words why there is no number', () => {
+    expect(openerSentence({ model: 'qwen3:14b', calls: 300, versusLog: null, refused: 'too-few' })).toBe('Not enough of your calls opened with qwen3:14b to say.');
+    expect(openerSentence({ model: 'qwen3:14b', calls: 0, versusLog: null, refused: 'no-calls' })).toBe('Nothing to say about opening with qwen3:14b yet: your log holds no routed calls.');
+    expect(openerSentence({ model: 'qwen3:14b', calls: 40, versusLog: null, refused: 'not-a-candidate' })).toMatch(/^Not enough of your calls could have opened with qwen3:14b to say: it was pruned or off the panel/);
+  });
+
+  it('waits after the user asks, shows the answer, and offers the button again after a failed request', () => {
+    const asked = askForOpeners({ ...emptyState(), loaded: true });
+    expect(asked.openers).toEqual({ status: 'waiting' });
+    expect(reduce(asked, hostExamples['opener-estimates'], 50).openers).toEqual({ status: 'answered', estimates: hostExamples['opener-estimates'].estimates });
+    expect(reduce(asked, { type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed' }, 50).openers).toEqual({ status: 'not-asked' });
+    expect(reduce(asked, { type: 'notice', level: 'info', message: 'Forgot every rating at plan' }, 50).openers).toEqual({ status: 'waiting' });
   });
 });

@@ -515,3 +515,58 @@ class EditorModels implements ProviderAdapter {
     yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 5 }, resolvedModel: model };
   }
 }
+
+describe('RungSession.estimateOpeners', () => {
+  const THREE = ['qwen2.5:3b', 'qwen3:14b', 'openai/gpt-4o-mini'];
+  const threeRungs = [
+    { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+    { slug: 'qwen3:14b', provider: 'ollama', role: 'mid' },
+    { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+  ];
+
+  it('estimates each panel model as an opener from the log: a number where calls opened with it at random, a plain refusal where none did', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // 80 calls, each opened by a coin toss between the 3b ($0.001, passes) and the cloud model ($0.01,
+    // passes); the 14b was a candidate every time and never opened.
+    const rows = Array.from({ length: 80 }, (_, i) => {
+      const model = i % 2 === 0 ? 'qwen2.5:3b' : 'openai/gpt-4o-mini';
+      return decisionRow({ call: `c-${i}`, at: i, candidates: THREE, model, resolved: model, propensity: 0.5, explore: true, cost: model === 'qwen2.5:3b' ? 0.001 : 0.01, verdict: 'pass' });
+    });
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
+
+    const estimates = await session.estimateOpeners();
+    expect(estimates.map((estimate) => [estimate.model, estimate.calls, estimate.refused ?? null])).toEqual([
+      ['qwen2.5:3b', 80, null],
+      ['qwen3:14b', 80, 'too-few'],
+      ['openai/gpt-4o-mini', 80, null],
+    ]);
+    // The calls as routed cost (40 × $0.001 + 40 × $0.01) / 80 = $0.0055 a call. Opening with the 3b:
+    // every call $0.001, (0.001 − 0.0055) / 0.0055 = −9/11; with the cloud model +9/11. All passed.
+    const [cheap, , dear] = estimates;
+    expect(cheap?.versusLog?.loggedCost).toBeCloseTo(0.0055, 12);
+    expect(cheap?.versusLog?.costChange).toBeCloseTo(-9 / 11, 9);
+    expect(dear?.versusLog?.costChange).toBeCloseTo(9 / 11, 9);
+    expect(cheap?.versusLog?.successChange).toBeCloseTo(0, 12);
+    expect(estimates[1]?.versusLog).toBeUndefined();
+  });
+
+  it('says there are no calls to go on when the log is empty, and that a model off every call could not have opened', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    expect((await session.estimateOpeners()).map((estimate) => [estimate.model, estimate.refused])).toEqual([
+      ['qwen2.5:3b', 'no-calls'],
+      ['openai/gpt-4o-mini', 'no-calls'],
+    ]);
+
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // The cloud model was never among the candidates (say it was added to the panel later).
+    const rows = Array.from({ length: 40 }, (_, i) => decisionRow({ call: `k-${i}`, at: i, candidates: ['qwen2.5:3b'], propensity: 1 }));
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    expect((await session.estimateOpeners()).map((estimate) => [estimate.model, estimate.refused])).toEqual([
+      ['qwen2.5:3b', undefined],
+      ['openai/gpt-4o-mini', 'not-a-candidate'],
+    ]);
+  });
+});
