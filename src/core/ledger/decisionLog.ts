@@ -29,6 +29,7 @@ import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../deci
 import { writeFileAtomic } from './atomicWrite';
 import { FileLock, isCode } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
+import { visitLinesBackwards } from './decisionTail';
 import { describe } from './ledgerFile';
 import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
 
@@ -43,8 +44,6 @@ export const DECISION_LOG_FILE = 'decisions.jsonl';
  * A row longer than this goes alone, in one write.
  */
 export const APPEND_CHUNK_BYTES = 64 * 1024;
-/** Bytes read per step when reading the log backwards for its last rows. */
-export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
 /**
  * What compaction keeps by default: 90 days, and at most 100k rows.
  *
@@ -139,50 +138,12 @@ export class DecisionLog implements DecisionSink {
   /** The last `count` rows, oldest first, read backwards from the end of the file. */
   last(count: number): DecisionRow[] {
     if (count <= 0) return [];
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (error) {
-      if (isCode(error, 'ENOENT')) return [];
-      throw error;
-    }
     const found: DecisionRow[] = [];
-    try {
-      let position = fstatSync(fd).size;
-      let carry: Buffer = Buffer.alloc(0);
-      let atEnd = true;
-      const take = (line: Buffer): void => {
-        const row = parseDecisionLines(line.toString('utf8')).rows[0];
-        if (row) found.push(row);
-      };
-      while (position > 0 && found.length < count) {
-        const length = Math.min(TAIL_READ_CHUNK_BYTES, position);
-        position -= length;
-        const chunk = Buffer.alloc(length);
-        readSync(fd, chunk, 0, length, position);
-        const data = Buffer.concat([chunk, carry]);
-        let end = data.length;
-        if (atEnd) {
-          const lastNewline = data.lastIndexOf(0x0a);
-          if (lastNewline < 0) {
-            carry = data;
-            continue;
-          }
-          end = lastNewline; // whatever follows the last newline is torn or in progress
-          atEnd = false;
-        }
-        while (end > 0 && found.length < count) {
-          const start = data.lastIndexOf(0x0a, end - 1);
-          if (start < 0) break;
-          take(data.subarray(start + 1, end));
-          end = start;
-        }
-        carry = data.subarray(0, end);
-      }
-      if (position === 0 && !atEnd && carry.length > 0 && found.length < count) take(carry);
-    } finally {
-      closeSync(fd);
-    }
+    visitLinesBackwards(this.path, (line) => {
+      const row = parseDecisionLines(line).rows[0];
+      if (row) found.push(row);
+      return found.length < count;
+    });
     return found.reverse();
   }
 

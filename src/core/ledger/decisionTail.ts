@@ -11,8 +11,10 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDecisionLines, type DecisionRow } from '../decisions/decision';
-import { TAIL_READ_CHUNK_BYTES } from './decisionLog';
 import { isCode } from './fileLock';
+
+/** Bytes read per step when reading the log backwards for its last rows. */
+export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Calls `visit` with each complete line of the file at `path`, newest first, until it returns false
