@@ -24,6 +24,7 @@ import {
   ratingClasses,
   spendChart,
   strongestEstimateText,
+  providerStatus,
 } from './ledgerModel';
 
 /** What the page asks for when the user acts; main.ts turns these into protocol messages. */
@@ -105,7 +106,7 @@ function renderHeader(state: LedgerState, handlers: ViewHandlers): HTMLElement {
         'li',
         { class: provider.healthy ? 'healthy' : 'unhealthy', title: provider.reason ?? (provider.healthy ? 'available' : 'unavailable') },
         icon(provider.healthy ? 'pass-filled' : 'error'),
-        `${provider.name}${provider.healthy ? '' : `: ${provider.reason ?? 'unavailable'}`}`,
+        providerStatus(provider),
       ),
     ),
   );

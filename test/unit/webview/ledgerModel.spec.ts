@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { askForOpeners, emptyState, groupCalls, matchesFilter, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { askForOpeners, emptyState, groupCalls, matchesFilter, openerSentence, priceText, providerStatus, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -75,6 +75,20 @@ describe('prices', () => {
   it('says a local model has no token price and an unpriced cloud model has an unknown one', () => {
     expect(priceText(models[0] as ModelWire)).toBe('local, no token price');
     expect(priceText({ slug: 'x', provider: 'openai', role: null, local: false, price: null })).toBe('price unknown');
+  });
+});
+
+describe('provider status', () => {
+  it('names a provider once when its reason already starts with its name', () => {
+    expect(providerStatus({ name: 'cloud', healthy: false, reason: 'cloud: no API key (run "Rung: Set Provider Key" for cloud)' })).toBe(
+      'cloud: no API key (run "Rung: Set Provider Key" for cloud)',
+    );
+  });
+
+  it('puts the name before a reason that does not carry it, and only the name when healthy', () => {
+    expect(providerStatus({ name: 'ollama', healthy: false, reason: 'no server at http://127.0.0.1:9' })).toBe('ollama: no server at http://127.0.0.1:9');
+    expect(providerStatus({ name: 'ollama', healthy: false })).toBe('ollama: unavailable');
+    expect(providerStatus({ name: 'ollama', healthy: true })).toBe('ollama');
   });
 });
 
