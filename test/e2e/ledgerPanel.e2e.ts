@@ -19,7 +19,7 @@ import { decisionLogPath } from '../../src/core/ledger/decisionLog';
 import { WorkspaceLedger } from '../../src/core/ledger/workspaceLedger';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import type { E2eCheck, Workbench } from './workbench';
+import { eventually, type E2eCheck, type Workbench } from './workbench';
 
 /** How long the panel may take to show what a check waits for, ms: a 100k-row snapshot on a loaded 2-core machine. */
 const PANEL_TIMEOUT_MS = 60_000;
@@ -159,12 +159,16 @@ const checks: E2eCheck[] = [
       // The filter survives the panel being reloaded (its state is the webview's own).
       await workbench.runCommand('Developer: Reload Webviews');
       await ledgerFrame(page).locator('#filter-verdict').waitFor({ timeout: PANEL_TIMEOUT_MS });
-      assert.equal(await ledgerFrame(page).locator('#filter-verdict').inputValue(), 'fail');
+      await eventually(async () => (await ledgerFrame(page).locator('#filter-verdict').inputValue()) === 'fail', 'the verdict filter reads "fail" after the reload');
       const first = ledgerFrame(page).locator('ol.calls summary').first();
       if ((await first.count()) > 0) {
         await first.focus();
         await page.keyboard.press('ArrowDown');
-        assert.equal(await ledgerFrame(page).locator('ol.calls summary').nth(1).evaluate((element) => element === document.activeElement), true, 'ArrowDown moves to the next call');
+        await eventually(
+          () => ledgerFrame(page).locator('ol.calls summary').nth(1).evaluate((element) => element === document.activeElement),
+          'ArrowDown moves to the next call',
+          PANEL_TIMEOUT_MS,
+        );
       }
       await workbench.screenshot('ledger-panel-high-contrast');
     },

@@ -18,6 +18,24 @@ const PALETTE_RETRY_MS = 500;
 /** How long one try at opening or typing into the palette may take before it is tried again. */
 const PALETTE_STEP_MS = 5_000;
 
+/** How often {@link eventually} looks again. */
+const POLL_MS = 100;
+
+/**
+ * Waits until `holds` answers true, or fails with `what` after `timeoutMs`.
+ *
+ * @remarks
+ * For what a page reaches in more than one render — a webview first paints from its saved state and
+ * again when the host's page arrives — where reading it once races the second render.
+ */
+export async function eventually(holds: () => Promise<boolean>, what: string, timeoutMs: number = UI_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error(`still not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
 /** One browser check. */
 export interface E2eCheck {
   /** A sentence about what a user sees, e.g. 'the palette lists the Rung commands'. */
