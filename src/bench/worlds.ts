@@ -4,10 +4,12 @@
  * @remarks
  * The recorded panel spans 30× in price, its cheapest models are weak everywhere and its accuracy
  * mostly rises with price, and nothing in it changes over time. A policy tuned there can fail on a
- * panel that differs in any of those ways, so each world here breaks one of them. Every world has
- * three classes of 1,000 prompts; each prompt has one difficulty that all models share (so failures
- * are correlated, as in real data), drawn from N(0, 1.5²) in logits, and 3% of prompts no model can
- * answer. A model's ability at a class is set so that its accuracy there is the world's figure. The
+ * panel that differs in any of those ways, so each world here breaks one of them. A world has three
+ * classes of 1,000 prompts unless it says otherwise; each prompt has one difficulty that all models
+ * share (so failures are correlated, as in real data), drawn from N(0, 1.5²) in logits unless the
+ * world says otherwise, and 3% of prompts no model can answer. `eleven-models` is shaped after the
+ * unseen data issue 13 was measured on (its figures: price-order cascade 0.9756 at 18.6% of the best
+ * single model's cost, oracle 0.9756 at 4.1%), which this repository does not hold. A model's ability at a class is set so that its accuracy there is the world's figure. The
  * rows are in time order (`--in-order` keeps it) and carry everything `rung replay` reads; the same
  * seed gives the same bytes.
  */
@@ -23,12 +25,20 @@ export const WORLD_DIFFICULTY_SD_LOGITS = 1.5;
 
 export interface WorldModel {
   slug: string;
-  /** USD per million tokens, input and output alike. */
+  /** USD per million input tokens; output tokens too unless {@link WorldModel.outputPrice} is set. */
   price: number;
+  /** USD per million output tokens, when they cost more than input ones (as list prices of dear models do). */
+  outputPrice?: number;
   /** Accuracy per class, 0–1. */
   accuracy: Record<string, number>;
   /** From this share of the run on (0–1), the accuracy at these classes instead: a slug whose model was swapped. */
   drift?: { from: number; accuracy: Record<string, number> };
+}
+
+/** How long a class's prompts and answers are, tokens: each drawn uniformly from [least, least + span). */
+export interface WorldTokens {
+  input: { least: number; span: number };
+  output: { least: number; span: number };
 }
 
 export interface World {
@@ -36,9 +46,23 @@ export interface World {
   /** What the world tests. */
   about: string;
   models: WorldModel[];
+  /** The classes, in order; alpha, beta and gamma when absent. */
+  classes?: string[];
+  /** Prompts per class; {@link WORLD_PROMPTS_PER_CLASS} when absent. */
+  promptsPerClass?: number;
+  /** Share of prompts no model answers; {@link WORLD_UNANSWERABLE_SHARE} when absent. */
+  unanswerableShare?: number;
+  /**
+   * Spread of prompt difficulty, logits; {@link WORLD_DIFFICULTY_SD_LOGITS} when absent. A smaller
+   * spread makes models fail less often together, so cheap rungs between them cover more of a class.
+   */
+  difficultySdLogits?: number;
+  /** Prompt and answer lengths per class; 300–699 in and 50–199 out when absent. */
+  tokens?: Record<string, WorldTokens>;
 }
 
 const CLASSES = ['alpha', 'beta', 'gamma'];
+const DEFAULT_TOKENS: WorldTokens = { input: { least: 300, span: 400 }, output: { least: 50, span: 150 } };
 
 function perClass(alpha: number, beta: number, gamma: number): Record<string, number> {
   return { alpha, beta, gamma };
@@ -99,6 +123,32 @@ export const WORLDS: World[] = [
       { slug: 'large', price: 3, accuracy: perClass(0.88, 0.88, 0.86) },
     ],
   },
+  {
+    name: 'eleven-models',
+    about: 'like the unseen data of issue 13: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
+    classes: ['science', 'commonsense', 'code'],
+    promptsPerClass: 1_050,
+    unanswerableShare: 0.024,
+    difficultySdLogits: 0.85,
+    tokens: {
+      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
+      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
+      code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
+    },
+    models: [
+      { slug: 'in0.20', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
+      { slug: 'in0.25', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
+      { slug: 'in0.35', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
+      { slug: 'in0.50', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.75, commonsense: 0.77, code: 0.25 } },
+      { slug: 'in0.80', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
+      { slug: 'in1.25', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
+      { slug: 'in2.50', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
+      { slug: 'in3.00', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
+      { slug: 'in5.00', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
+      { slug: 'in10.0b', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
+      { slug: 'in10.0', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
+    ],
+  },
 ];
 
 export function worldNamed(name: string): World {
@@ -116,38 +166,42 @@ export function worldNamed(name: string): World {
  */
 export function generateWorld(world: World, seed: number): OutcomeRow[] {
   const random = seededRandom(seed);
-  const classes = shuffleClasses(random);
+  const classes = shuffleClasses(world.classes ?? CLASSES, world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS, random);
+  const unanswerableShare = world.unanswerableShare ?? WORLD_UNANSWERABLE_SHARE;
+  const spread = world.difficultySdLogits ?? WORLD_DIFFICULTY_SD_LOGITS;
   const abilities = new Map<string, number>();
   const abilityFor = (accuracy: number): number => {
     const key = accuracy.toFixed(6);
     let value = abilities.get(key);
     if (value === undefined) {
-      value = abilityForAccuracy(accuracy);
+      value = abilityForAccuracy(accuracy, unanswerableShare, spread);
       abilities.set(key, value);
     }
     return value;
   };
   const total = classes.length;
   return classes.map((cls, index) => {
-    const unanswerable = random() < WORLD_UNANSWERABLE_SHARE;
-    const difficulty = normal(random) * WORLD_DIFFICULTY_SD_LOGITS;
-    const inputTokens = 300 + Math.floor(random() * 400);
-    const outputTokens = 50 + Math.floor(random() * 150);
+    const unanswerable = random() < unanswerableShare;
+    const difficulty = normal(random) * spread;
+    const tokens = world.tokens?.[cls] ?? DEFAULT_TOKENS;
+    const inputTokens = tokens.input.least + Math.floor(random() * tokens.input.span);
+    const outputTokens = tokens.output.least + Math.floor(random() * tokens.output.span);
     const m: OutcomeRow['m'] = {};
     for (const model of world.models) {
       const drifted = model.drift && index >= model.drift.from * total ? model.drift.accuracy[cls] : undefined;
       const accuracy = drifted ?? model.accuracy[cls] ?? 0;
       const right = !unanswerable && random() < logistic(abilityFor(accuracy) - difficulty);
-      const cost = ((inputTokens + outputTokens) * model.price) / 1e6;
+      // One price for both kinds of token keeps the older worlds' bytes as they were.
+      const cost = model.outputPrice === undefined ? ((inputTokens + outputTokens) * model.price) / 1e6 : (inputTokens * model.price + outputTokens * model.outputPrice) / 1e6;
       m[model.slug] = { c: right ? 1 : 0, cost, ti: inputTokens, to: outputTokens };
     }
     return { id: `${world.name}-${index}`, family: cls, split_src: 'world', m };
   });
 }
 
-/** Each class WORLD_PROMPTS_PER_CLASS times, in a random interleaving. */
-function shuffleClasses(random: Random): string[] {
-  const list = CLASSES.flatMap((cls) => Array.from({ length: WORLD_PROMPTS_PER_CLASS }, () => cls));
+/** Each class `perClass` times, in a random interleaving. */
+function shuffleClasses(names: readonly string[], perClass: number, random: Random): string[] {
+  const list = names.flatMap((cls) => Array.from({ length: perClass }, () => cls));
   for (let i = list.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [list[i], list[j]] = [list[j] as string, list[i] as string];
@@ -171,14 +225,14 @@ function normal(random: Random): number {
  * @remarks
  * Bisection on the mean of logistic(ability − difficulty) over a grid of the difficulty normal.
  */
-export function abilityForAccuracy(accuracy: number): number {
-  const answerable = Math.min(0.999, accuracy / (1 - WORLD_UNANSWERABLE_SHARE));
+export function abilityForAccuracy(accuracy: number, unanswerableShare: number = WORLD_UNANSWERABLE_SHARE, spread: number = WORLD_DIFFICULTY_SD_LOGITS): number {
+  const answerable = Math.min(0.999, accuracy / (1 - unanswerableShare));
   const mean = (ability: number): number => {
     let total = 0;
     let weight = 0;
     for (let z = -5; z <= 5; z += 0.05) {
       const w = Math.exp(-0.5 * z * z);
-      total += w * logistic(ability - z * WORLD_DIFFICULTY_SD_LOGITS);
+      total += w * logistic(ability - z * spread);
       weight += w;
     }
     return total / weight;

@@ -68,6 +68,16 @@ export interface Rating {
   graded: number;
   /** Of those, passes. */
   ok: number;
+  /**
+   * The drift detector's running mean of (observed − expected) success, in probability; 0 when absent.
+   * See {@link applyObservation}.
+   */
+  surprise?: number;
+  /**
+   * Graded observations since the drift detector last fired, which the step size decays with in place
+   * of `graded`; absent when it never fired.
+   */
+  sinceDrift?: number;
 }
 
 /** One graded outcome, queued for the ledger. */
@@ -87,11 +97,6 @@ export interface Observation {
   prior?: number;
   /** When the outcome was graded, ms since the epoch. */
   at: number;
-  /**
-   * The count the step size decays with, when a {@link DriftMonitor} restarted it; absent: the rating's
-   * graded count.
-   */
-  stepObservations?: number;
 }
 
 export function logistic(x: number): number {
@@ -136,13 +141,25 @@ export function expectedSuccess(rating: number, difficulty: Difficulty = { mean:
 }
 
 /**
- * Folds one graded observation into a rating.
+ * Folds one graded observation into a rating, and notices when the rating has stopped describing its
+ * model.
  *
  * @remarks
  * The move is rate(n) × (observed − expected − rating / (9 (n+1))), scaled by the observation's weight.
  * `expected` is taken against the call's difficulty as all its rungs saw it: a cascade hands the dear
  * rungs only the calls the cheap ones failed, and scoring those against an average call would punish a
  * strong model for the company it keeps.
+ *
+ * Drift — a provider swapping the model behind a slug, or the work changing: the step size decays as
+ * evidence accumulates, which is what keeps a settled rating steady, and also what made a swapped
+ * model take hundreds of calls to lose its place (143–481 calls at the drifted class in the generated
+ * drift world). So the rating keeps a running mean of how far outcomes fell from what it expected of
+ * them (`surprise`, each outcome weighted 1 / {@link DRIFT_MEMORY_OBSERVATIONS}). Past the gate, when
+ * that mean reaches {@link DRIFT_SURPRISE} either way, the step-size decay restarts from 0
+ * (`sinceDrift`): the rating relearns at the speed of a new one, but from where it was, so a false alarm
+ * costs a few larger steps rather than everything known. Both live in the rating, not beside the router,
+ * so a ledger reopened halfway through an alarm carries on with it, and every member of a team folding
+ * the same observations in the same order reaches the same state.
  */
 export function applyObservation(current: Rating | undefined, observation: Observation): Rating {
   const start = current ?? { rating: observation.prior ?? 0, graded: 0, ok: 0 };
@@ -150,51 +167,23 @@ export function applyObservation(current: Rating | undefined, observation: Obser
   const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
   const expected = expectedSuccess(start.rating, observation.difficulty);
   const observed = observation.success ? 1 : 0;
-  const rate = BASE_STEP / (1 + (observation.stepObservations ?? n) / STEP_DECAY_OBSERVATIONS);
+  const memory = weight / DRIFT_MEMORY_OBSERVATIONS;
+  let surprise = (1 - memory) * (start.surprise ?? 0) + memory * (observed - expected);
+  let sinceDrift = start.sinceDrift;
+  if (n + 1 >= MIN_GRADED && Math.abs(surprise) >= DRIFT_SURPRISE) {
+    surprise = 0;
+    sinceDrift = 0;
+  }
+  const rate = BASE_STEP / (1 + (sinceDrift ?? n) / STEP_DECAY_OBSERVATIONS);
   const pull = start.rating / (PRIOR_VARIANCE * (n + 1));
   const step = clamp(rate * weight * (observed - expected - pull), -MAX_STEP_LOGITS, MAX_STEP_LOGITS);
   return {
     rating: clamp(start.rating + step, -RATING_LIMIT_LOGITS, RATING_LIMIT_LOGITS),
     graded: n + 1,
     ok: start.ok + observed,
+    surprise,
+    ...(sinceDrift === undefined ? {} : { sinceDrift: sinceDrift + 1 }),
   };
-}
-
-/**
- * Notices when a rating has stopped describing its model — a provider swapped the model behind a slug,
- * or the work changed — and lets it relearn fast.
- *
- * @remarks
- * The step size decays as evidence accumulates, which is what keeps a settled rating steady, and also
- * what made a swapped model take hundreds of calls to lose its place (143–481 calls at the drifted
- * class in the generated drift world). The monitor keeps, per model and class key, a running mean of
- * how far outcomes fell from what the rating expected of them (against the call's difficulty, as the
- * update does). Past the gate, when that mean reaches {@link DRIFT_SURPRISE} either way, the step-size
- * decay restarts from 0: the rating relearns at the speed of a new one, but from where it was, so a
- * false alarm costs a few larger steps rather than everything known. Its state lives in memory with the
- * router: a reopened ledger starts it again from no surprise, which only delays a detection.
- */
-export class DriftMonitor {
-  private readonly state = new Map<string, { surprise: number; since: number | undefined }>();
-
-  /** The observation with the step count its rating should decay from; call it just before the ledger folds it in. */
-  annotate(observation: Observation, current: Rating | undefined): Observation {
-    const key = `${observation.model}\u0000${observation.classKey}`;
-    const graded = current?.graded ?? 0;
-    const entry = this.state.get(key) ?? { surprise: 0, since: undefined };
-    const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
-    const expected = expectedSuccess(current?.rating ?? observation.prior ?? 0, observation.difficulty);
-    const memory = weight / DRIFT_MEMORY_OBSERVATIONS;
-    entry.surprise = (1 - memory) * entry.surprise + memory * ((observation.success ? 1 : 0) - expected);
-    if (graded + 1 >= MIN_GRADED && Math.abs(entry.surprise) >= DRIFT_SURPRISE) {
-      entry.surprise = 0;
-      entry.since = 0;
-    }
-    const step = entry.since;
-    if (entry.since !== undefined) entry.since++;
-    this.state.set(key, entry);
-    return step === undefined ? observation : { ...observation, stepObservations: step };
-  }
 }
 
 function clamp(value: number, low: number, high: number): number {

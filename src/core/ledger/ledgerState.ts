@@ -233,6 +233,8 @@ export class LedgerState {
         const local = this.ratings.get(ratingKey(source.model, source.classKey));
         const graded = (local?.graded ?? 0) + newGraded;
         const rating = local ? (local.rating * local.graded + source.rating * newGraded) / graded : source.rating;
+        // The drift detector's state is about one sequence of outcomes: the local one where there is one.
+        const drift = local ?? source;
         this.ratings.set(ratingKey(source.model, source.classKey), {
           model: source.model,
           classKey: source.classKey,
@@ -240,6 +242,8 @@ export class LedgerState {
           graded,
           ok: (local?.ok ?? 0) + newOk,
           updatedAt: Math.max(local?.updatedAt ?? 0, source.updatedAt),
+          ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
+          ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
         });
       }
       this.merged.set(key, {
@@ -266,8 +270,18 @@ export class LedgerState {
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
-    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at FROM ratings', (row) => {
-      const entry: RatingEntry = { model: String(row[0]), classKey: String(row[1]), rating: Number(row[2]), graded: Number(row[3]), ok: Number(row[4]), updatedAt: Number(row[5]) };
+    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since FROM ratings', (row) => {
+      const since = nullableNumber(row[7]);
+      const entry: RatingEntry = {
+        model: String(row[0]),
+        classKey: String(row[1]),
+        rating: Number(row[2]),
+        graded: Number(row[3]),
+        ok: Number(row[4]),
+        updatedAt: Number(row[5]),
+        surprise: Number(row[6]),
+        ...(since === null ? {} : { sinceDrift: since }),
+      };
       state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
     });
     forEachRow(db, 'SELECT slug, resolved FROM aliases', (row) => state.aliases.set(String(row[0]), String(row[1])));
@@ -289,7 +303,11 @@ export class LedgerState {
     db.run('BEGIN');
     try {
       for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources']) db.run(`DELETE FROM ${table}`);
-      insertAll(db, 'INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)', [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt]));
+      insertAll(
+        db,
+        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt, e.surprise ?? 0, e.sinceDrift ?? null]),
+      );
       insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
       insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
       insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));

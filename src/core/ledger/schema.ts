@@ -14,6 +14,7 @@
  * - v1: ratings, aliases and meta (the first release: one window, no merging).
  * - v2: spawns, so two windows see each other's calls in flight, and a ledger id in meta.
  * - v3: per-profile diversity caps, and the merged-sources table that makes merging idempotent.
+ * - v4: the drift detector's state on each rating, so a ledger reopened in the middle of an alarm keeps it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'sql.js';
@@ -82,6 +83,17 @@ export const MIGRATIONS: readonly Migration[] = [
         ok INTEGER NOT NULL,
         merged_at INTEGER NOT NULL,
         PRIMARY KEY (source_id, model, class_key))`);
+    },
+  },
+  {
+    to: 4,
+    summary: "the drift detector's state on each rating",
+    apply(db) {
+      // A file from before v4 held no drift state: its ratings start from no surprise and no alarm,
+      // which is what the in-memory detector of those versions started from on every open.
+      db.run(`ALTER TABLE ratings ADD COLUMN drift_surprise REAL NOT NULL DEFAULT 0`);
+      // NULL: the detector has never fired for this rating, and its step size decays with its graded count.
+      db.run(`ALTER TABLE ratings ADD COLUMN drift_since INTEGER`);
     },
   },
 ];

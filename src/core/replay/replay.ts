@@ -15,7 +15,7 @@ import type { Ledger } from '../ledger/ledger';
 import { FLUSH_INTERVAL_MS } from '../ledger/flushTimer';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
-import { ability } from '../ratings';
+import { ability, MIN_GRADED } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
 import { Router } from '../routing/router';
@@ -112,9 +112,11 @@ export interface ReplaySummary {
   ratings: { model: string; class: string; rating: number; ability: number; graded: number; ok: number }[];
   /**
    * Per class: Spearman's rank correlation between learned ability and true accuracy over all its
-   * prompts (`rho`), and the same for the naive success rate ok/graded the cascade saw (`naiveRho`).
+   * prompts (`rho`), the same over the models past the gate of graded evidence only (`pastGateRho`,
+   * absent with fewer than 3 of them), and the same for the naive success rate ok/graded the cascade
+   * saw (`naiveRho`).
    */
-  rankCorrelation: { class: string; rho: number; naiveRho: number; models: number }[];
+  rankCorrelation: { class: string; rho: number; pastGateRho?: number; naiveRho: number; models: number }[];
 }
 
 /** A clock that moves one second per routed call, so decision rows are the same for the same seed. */
@@ -383,9 +385,11 @@ function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string;
     const members = rows.filter((row) => (mode === 'subfamily' ? shaped(row.family, row.subfamily) : row.family) === classKey);
     if (members.length === 0) continue;
     const truth = list.map((entry) => members.reduce((sum, row) => sum + (row.m[entry.model]?.c ?? 0), 0) / members.length);
+    const past = list.map((entry, index) => ({ rating: entry.rating, truth: truth[index] as number, graded: entry.graded })).filter((entry) => entry.graded >= MIN_GRADED);
     result.push({
       class: classKey,
       rho: spearman(list.map((entry) => entry.rating), truth),
+      ...(past.length >= 3 ? { pastGateRho: spearman(past.map((entry) => entry.rating), past.map((entry) => entry.truth)) } : {}),
       naiveRho: spearman(list.map((entry) => entry.ok / Math.max(1, entry.graded)), truth),
       models: list.length,
     });

@@ -15,7 +15,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
-import { DriftMonitor, rolePrior, type Observation } from '../ratings';
+import { rolePrior, type Observation } from '../ratings';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
 import { posterior } from './difficulty';
@@ -63,7 +63,6 @@ export class Router {
   private pricer: CallPricer;
   private readonly history = new Map<string, string[]>();
   private readonly settleable = new Map<string, SettleableCall>();
-  private readonly drift = new DriftMonitor();
 
   constructor(options: RouterOptions) {
     this.panel = options.panel;
@@ -267,8 +266,7 @@ export class Router {
     const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
       graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at })),
     );
-    const snapshot = this.ledger.snapshot(at);
-    this.ledger.observe(observations.map((observation) => this.drift.annotate(observation, snapshot.rating(observation.model, observation.classKey))));
+    this.ledger.observe(observations);
   }
 
   /**

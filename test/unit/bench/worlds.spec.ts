@@ -15,10 +15,10 @@ describe('generated worlds', () => {
     expect(JSON.stringify(generateWorld(world, 4))).not.toBe(JSON.stringify(generateWorld(world, 3)));
   });
 
-  it('grades every model on every prompt, 1,000 prompts per class', () => {
+  it('grades every model on every prompt, 1,000 prompts per class unless the world says otherwise', () => {
     for (const world of WORLDS) {
       const rows = generateWorld(world, 1);
-      expect(rows).toHaveLength(3 * WORLD_PROMPTS_PER_CLASS);
+      expect(rows).toHaveLength(3 * (world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS));
       for (const row of rows) expect(Object.keys(row.m)).toEqual(world.models.map((model) => model.slug));
     }
   });
@@ -42,6 +42,26 @@ describe('generated worlds', () => {
     expect(accuracy(rows.slice(0, half), 'swapped', 'alpha')).toBeGreaterThan(0.85);
     expect(accuracy(rows.slice(half), 'swapped', 'alpha')).toBeLessThan(0.05);
     expect(accuracy(rows.slice(half), 'swapped', 'beta')).toBeGreaterThan(0.5);
+  });
+
+  it('builds the eleven-model world like the unseen data of issue 13: $0.20 to $10 in, output dearer for the dear models, 1,050 prompts a family', () => {
+    const world = worldNamed('eleven-models');
+    const rows = generateWorld(world, 1);
+    expect(world.models).toHaveLength(11);
+    const prices = world.models.map((model) => model.price);
+    expect([Math.min(...prices), Math.max(...prices)]).toEqual([0.2, 10]);
+    const dearest = world.models.find((model) => model.price === 10);
+    expect(dearest?.outputPrice).toBeGreaterThan(dearest?.price ?? Infinity);
+    for (const family of ['science', 'commonsense', 'code']) expect(rows.filter((row) => row.family === family)).toHaveLength(1_050);
+    // An answer costs its input at the input price and its output at the output price.
+    const row = rows[0] as OutcomeRow;
+    const outcome = row.m['in10.0'];
+    expect(outcome?.cost).toBeCloseTo(((outcome?.ti ?? 0) * 10 + (outcome?.to ?? 0) * 30) / 1e6, 12);
+    for (const model of world.models) {
+      for (const [cls, target] of Object.entries(model.accuracy)) expect(Math.abs(accuracy(rows, model.slug, cls) - target)).toBeLessThan(0.05);
+    }
+    // Code generation is the hard family: every model answers less of it than of science.
+    for (const model of world.models) expect(model.accuracy['code']).toBeLessThan(model.accuracy['science'] ?? 0);
   });
 
   it('solves for an ability whose accuracy rises with the accuracy asked for', () => {

@@ -37,9 +37,9 @@ describe('applyObservation', () => {
     expect(bottom.rating).toBe(-RATING_LIMIT_LOGITS);
   });
 
-  it('does not move a rating on a weightless observation, yet counts it', () => {
-    const still = applyObservation({ rating: 2, graded: 3, ok: 3 }, observation(true, { weight: 0 }));
-    expect(still).toEqual({ rating: 2, graded: 4, ok: 4 });
+  it('does not move a rating or its drift surprise on a weightless observation, yet counts it', () => {
+    const still = applyObservation({ rating: 2, graded: 3, ok: 3, surprise: -0.1 }, observation(true, { weight: 0 }));
+    expect(still).toEqual({ rating: 2, graded: 4, ok: 4, surprise: -0.1 });
   });
 
   it('pulls toward the N(0, 3²) prior with a force that falls as 1/(n+1)', () => {

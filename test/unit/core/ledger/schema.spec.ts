@@ -78,6 +78,19 @@ describe('ledger schema', () => {
     expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '0']);
   });
 
+  it('opens a file from before the drift state with none on its ratings, then saves the state an observation leaves', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV2(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const [before] = ledger.entries();
+    expect([before?.surprise, before?.sinceDrift]).toEqual([0, undefined]);
+    ledger.observe([{ model: 'qwen3:14b', classKey: 'plan', success: false, at: clock.now() }]);
+    await ledger.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT graded, drift_surprise < 0, drift_since IS NULL FROM ratings`], { encoding: 'utf8' });
+    expect(out.trim()).toBe('10|1|1');
+  });
+
   it('migrates an old file in memory only when opened read-only', async () => {
     const path = join(dir.path, 'ledger.sqlite');
     writeV1(path);

@@ -441,7 +441,7 @@ describe('WorkspaceLedger', () => {
     newer.spawnStarted({ spawnId: 'done', traceId: 't', model: 'm', startedAt: clock.now() });
     newer.spawnEnded('done', clock.now());
     // A newer Rung in another window lands its own work.
-    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
     const before = readFileSync(path);
     expect(newer.refresh()).toBe(true);
     const snapshot = newer.snapshot(clock.now());
@@ -474,7 +474,7 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.isWritable).toBe(false);
     ledger.spawnEnded('s1', clock.now());
-    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
     expect(ledger.refresh()).toBe(true);
     expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
   });

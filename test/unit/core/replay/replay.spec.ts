@@ -3,7 +3,8 @@ import type { Clock } from '../../../../src/core/clock';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import type { ModelOutcome, OutcomeRow } from '../../../../src/core/replay/outcomes';
-import { REPLAY_SAVE_INTERVAL_MS, runReplay, type ReplayOptions } from '../../../../src/core/replay/replay';
+import { REPLAY_SAVE_INTERVAL_MS, runReplay, spearman, type ReplayOptions } from '../../../../src/core/replay/replay';
+import { MIN_GRADED } from '../../../../src/core/ratings';
 import { parsePanel } from '../../../../src/core/panel';
 import { makeOutcomes, type FixtureModel } from '../../support/outcomesFixture';
 
@@ -235,5 +236,25 @@ describe('runReplay robustness (a cheap model always wrong in one family)', () =
     const betaCalls = new Set(sink.rows.filter((row) => row.class === 'beta').map((row) => row.call));
     const cheapInBeta = new Set(sink.rows.filter((row) => row.class === 'beta' && row.model === 'cheap').map((row) => row.call));
     expect(cheapInBeta.size).toBe(betaCalls.size);
+  });
+});
+
+describe('the learned order against the truth', () => {
+  it('correlates ratings with true accuracy over the models past the gate only, beside all of them', async () => {
+    const summary = await replay();
+    const truth = (model: string, cls: string): number => {
+      const members = rows.filter((row) => row.family === cls);
+      return members.filter((row) => outcome(row, model).c === 1).length / members.length;
+    };
+    let belowGateSomewhere = false;
+    for (const entry of summary.rankCorrelation) {
+      const ratings = summary.ratings.filter((rating) => rating.class === entry.class);
+      const past = ratings.filter((rating) => rating.graded >= MIN_GRADED);
+      if (past.length < ratings.length) belowGateSomewhere = true;
+      if (past.length < 3) expect(entry.pastGateRho).toBeUndefined();
+      else expect(entry.pastGateRho).toBeCloseTo(spearman(past.map((rating) => rating.rating), past.map((rating) => truth(rating.model, entry.class))), 12);
+    }
+    expect(summary.rankCorrelation.length).toBeGreaterThan(0);
+    expect(belowGateSomewhere).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
-import { applyObservation, DriftMonitor, DRIFT_SURPRISE, MIN_GRADED, type Observation, type Rating } from '../../../../src/core/ratings';
+import { applyObservation, DRIFT_SURPRISE, MIN_GRADED, type Observation, type Rating } from '../../../../src/core/ratings';
 import { posterior } from '../../../../src/core/routing/difficulty';
 import { INCAPABLE_ABILITY } from '../../../../src/core/routing/rank';
 import { NOW, prunedReasons, rankOn, slugs } from '../../support/rankInput';
@@ -58,14 +58,13 @@ describe('excluding a model with no success', () => {
   });
 });
 
-/** `count` outcomes of one model at one class, each against the class prior, through the monitor. */
-function feed(monitor: DriftMonitor, start: Rating | undefined, outcomes: boolean[]): { rating: Rating | undefined; steps: (number | undefined)[] } {
+/** Outcomes of one model at one class, each against the class prior; per outcome, the drift count after it. */
+function feed(start: Rating | undefined, outcomes: boolean[]): { rating: Rating | undefined; steps: (number | undefined)[] } {
   let rating = start;
   const steps: (number | undefined)[] = [];
   for (const success of outcomes) {
-    const observation = monitor.annotate({ model: 'm', classKey: 'c', success, at: NOW }, rating);
-    steps.push(observation.stepObservations);
-    rating = applyObservation(rating, observation);
+    rating = applyObservation(rating, { model: 'm', classKey: 'c', success, at: NOW });
+    steps.push(rating.sinceDrift);
   }
   return { rating, steps };
 }
@@ -73,28 +72,28 @@ function feed(monitor: DriftMonitor, start: Rating | undefined, outcomes: boolea
 describe('the drift monitor', () => {
   it('leaves a steady model\'s step size alone', () => {
     // A model rated near 0 that passes half its average calls is as surprising as it ever gets: never a drift.
-    const { steps } = feed(new DriftMonitor(), undefined, Array.from({ length: 400 }, (_, i) => i % 2 === 0));
+    const { steps } = feed(undefined, Array.from({ length: 400 }, (_, i) => i % 2 === 0));
     expect(steps.every((step) => step === undefined)).toBe(true);
   });
 
   it('restarts the step size when a settled model starts failing what it used to pass, and the rating falls fast', () => {
-    const monitor = new DriftMonitor();
-    const settled = feed(monitor, undefined, Array.from({ length: 300 }, (_, i) => i % 10 !== 0));
+    const settled = feed(undefined, Array.from({ length: 300 }, (_, i) => i % 10 !== 0));
     expect(settled.steps.every((step) => step === undefined)).toBe(true);
     const before = (settled.rating as Rating).rating;
-    const swapped = feed(monitor, settled.rating, Array.from({ length: 12 }, () => false));
+    const swapped = feed(settled.rating, Array.from({ length: 12 }, () => false));
     const first = swapped.steps.findIndex((step) => step !== undefined);
     expect(first).toBeGreaterThanOrEqual(0);
     expect(first).toBeLessThan(6);
-    // Without the monitor the same 12 failures move a rating with 300 observations behind it by little.
+    // Without the alarm the same 12 failures move a rating with 300 observations behind it by little:
+    // the same rating with its surprise held at 0 never raises one.
     let plain: Rating | undefined = settled.rating;
-    for (let i = 0; i < 12; i++) plain = applyObservation(plain, { model: 'm', classKey: 'c', success: false, at: NOW });
+    for (let i = 0; i < 12; i++) plain = { ...applyObservation(plain, { model: 'm', classKey: 'c', success: false, at: NOW }), surprise: 0 };
     expect(before - (plain as Rating).rating).toBeLessThan(1);
     expect(before - (swapped.rating as Rating).rating).toBeGreaterThan(3);
   });
 
   it('waits for the gate before calling anything drift', () => {
-    const { steps } = feed(new DriftMonitor(), undefined, Array.from({ length: MIN_GRADED - 1 }, () => false));
+    const { steps } = feed(undefined, Array.from({ length: MIN_GRADED - 1 }, () => false));
     expect(steps.every((step) => step === undefined)).toBe(true);
     expect(DRIFT_SURPRISE).toBeGreaterThan(0);
   });
