@@ -15,11 +15,21 @@
  * openers: a later rung's verdict on a call is an outcome of that rung too, and in a cascade those are
  * most of what a dear model is ever seen doing.
  *
- * Intervals are the normal approximation over the per-call terms (the sandwich form for SNIPS). Only
- * opener policies are estimated: a skip changes which rung a failed call climbs to, and the log holds
- * that climb only for the policy that ran, with probability 1, so no weight can stand in for it.
+ * DR's cost takes two things more from the cascade. A call on which every candidate was tried and
+ * failed costs the same whichever rung opens (every opener climbs through all of them), so its cost
+ * enters as logged, unweighed. And its interval is the wider of two spreads: that of the per-call terms,
+ * read from the hundred-odd calls that opened with the target, and the one the outcome model implies
+ * over every call, each call's cost under the target imputed from the verdicts its own climb saw. The
+ * first alone missed the truth on 7 of 57 estimates in the validation (BENCHMARKS.md): a climb after
+ * a failed opener is rare and dear (a call that reaches the 405b model costs a hundred cheap ones), so
+ * a few matching calls that happened to miss those climbs gave both a low mean and a low spread.
+ *
+ * Intervals are otherwise the normal approximation over the per-call terms (the sandwich form for
+ * SNIPS). Only opener policies are estimated: a skip changes which rung a failed call climbs to, and
+ * the log holds that climb only for the policy that ran, with probability 1, so no weight can stand in
+ * for it.
  */
-import type { LoggedCall, LoggedCalls } from './loggedCalls';
+import type { LoggedAttempt, LoggedCall, LoggedCalls } from './loggedCalls';
 import type { RoutingPolicy } from './policy';
 import { formatPolicy } from './policy';
 
@@ -129,26 +139,72 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
   const predictedCost = supported.map((call) => model.cost(call.classKey, target));
   const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
+  const answerable = supported.map((call) => !call.everyRungFailed);
+  const costTerms = doublyRobustTerms(weights, cost, predictedCost, answerable);
+  const costSpread = modelledSpread(
+    weights,
+    supported.map((call) => model.imputedCost(call, target)),
+    predictedCost,
+    answerable,
+  );
+  const drCost = widened(meanInterval(costTerms), costSpread);
+  const successTerms = doublyRobustTerms(weights, success, predictedSuccess);
   return {
     ...result,
     methods: {
       ips: join(ips(weights, cost), ips(weights, success)),
       snips: join(snips(weights, cost), snips(weights, success)),
-      dr: join(doublyRobust(weights, cost, predictedCost), doublyRobust(weights, success, predictedSuccess)),
+      dr: join(drCost, meanInterval(successTerms)),
     },
-    versusLog: versusLog(doublyRobustTerms(weights, cost, predictedCost), cost, doublyRobustTerms(weights, success, predictedSuccess), success),
+    versusLog: versusLog(costTerms, cost, successTerms, success, costSpread),
   };
 }
 
-/** The paired comparison: a ratio of means for cost (delta method), a mean difference for success. */
-export function versusLog(targetCost: readonly number[], loggedCost: readonly number[], targetSuccess: readonly number[], loggedSuccess: readonly number[]): VersusLog {
+/**
+ * The standard error of the DR cost the outcome model implies: the spread of the calls' imputed costs
+ * under the target, plus what weighing adds, (E[1/π] − 1) × E[(imputed − predicted)²] over the calls
+ * some rung answers.
+ *
+ * @remarks
+ * E[1/π], the mean over calls of one over the chance each had of opening with the target, is
+ * Σ w² / n over the calls that did (each stands for 1/π calls and carries 1/π). It reads every call's
+ * imputed cost, so the rare dear climbs that a hundred matching calls can miss still set the spread.
+ */
+export function modelledSpread(weights: readonly number[], imputed: readonly number[], predicted: readonly number[], answerable: readonly boolean[]): number {
+  const n = weights.length;
+  const meanInverse = weights.reduce((s, w) => s + w * w, 0) / n;
+  const residual = imputed.reduce((s, value, i) => s + (answerable[i] ? (value - (predicted[i] as number)) ** 2 : 0), 0) / n;
+  return Math.sqrt((sampleVariance(imputed) + Math.max(0, meanInverse - 1) * residual) / n);
+}
+
+/** The interval, widened to at least ±Z·`standardError` about its value. */
+function widened(interval: Interval, standardError: number): Interval {
+  const half = Math.max(interval.high - interval.value, Z_95 * standardError);
+  return { value: interval.value, low: interval.value - half, high: interval.value + half };
+}
+
+/**
+ * The paired comparison: a ratio of means for cost (delta method), a mean difference for success.
+ *
+ * @remarks
+ * `costStandardError`, the outcome model's standard error of the target's cost ({@link modelledSpread}),
+ * is a floor on the cost bound as it is on DR's own interval (divided by the logged cost: the logged
+ * side is no uncertainty of the target's).
+ */
+export function versusLog(
+  targetCost: readonly number[],
+  loggedCost: readonly number[],
+  targetSuccess: readonly number[],
+  loggedSuccess: readonly number[],
+  costStandardError = 0,
+): VersusLog {
   const n = loggedCost.length;
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const logged = mean(loggedCost);
   const ratio = mean(targetCost) / logged;
   // Var(mean(t) / mean(y)) ≈ Var(t − R·y) / (n · ȳ²), R the ratio.
   const linear = targetCost.map((t, i) => t - ratio * (loggedCost[i] as number));
-  const ratioHalf = (Z_95 * Math.sqrt(sampleVariance(linear) / n)) / logged;
+  const ratioHalf = (Z_95 * Math.max(Math.sqrt(sampleVariance(linear) / n), costStandardError)) / logged;
   const difference = meanInterval(targetSuccess.map((t, i) => t - (loggedSuccess[i] as number)));
   return {
     loggedCost: logged,
@@ -220,8 +276,14 @@ export function doublyRobust(weights: readonly number[], outcomes: readonly numb
   return meanInterval(doublyRobustTerms(weights, outcomes, predicted));
 }
 
-function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): number[] {
-  return weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)));
+/**
+ * Each call's DR term; a call marked not `modelled` (one every rung failed, whose cost any opener
+ * repeats) enters as its logged outcome.
+ */
+function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[], modelled?: readonly boolean[]): number[] {
+  return weights.map((w, i) =>
+    modelled && !modelled[i] ? (outcomes[i] as number) : (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)),
+  );
 }
 
 interface Tally {
@@ -242,6 +304,15 @@ interface Opened {
   cost: number;
 }
 
+/** A rung's attempts in one position (opening, or after a failure), weighed: how many, passes, cost. */
+interface Seen {
+  weight: number;
+  passed: number;
+  cost: number;
+}
+
+const emptySeen = (): Seen => ({ weight: 0, passed: 0, cost: 0 });
+
 /**
  * Per (class, model): the pass rate of a model's attempts, what an attempt costs, and what a call
  * spends after it when it does not pass — so the cost of opening with X is X's attempt plus, when X
@@ -250,22 +321,30 @@ interface Opened {
  * @remarks
  * A class the model was never seen in borrows the model's rate over all classes (and a model seen
  * nowhere, a coin's); a thin class is pulled towards that rate by {@link CLASS_PRIOR_WEIGHT} calls.
+ * The cost of calls that opened with X leaves out calls every rung failed: the estimate takes those
+ * as logged, so the model predicts only the calls some rung answers.
  */
 export class OutcomeModel {
   private constructor(
     private readonly byClass: Map<string, Tally>,
     private readonly byModel: Map<string, Tally>,
     private readonly opened: Map<string, Opened>,
+    private readonly asOpener: Map<string, Seen>,
+    private readonly afterFailure: Map<string, Seen>,
   ) {}
 
   static fit(calls: readonly LoggedCall[]): OutcomeModel {
     const byClass = new Map<string, Tally>();
     const byModel = new Map<string, Tally>();
     const opened = new Map<string, Opened>();
+    const asOpener = new Map<string, Seen>();
+    const afterFailure = new Map<string, Seen>();
     for (const call of calls) {
       const key = `${call.classKey}\u0000${call.opener}`;
-      const entry = opened.get(key) ?? { calls: 0, cost: 0 };
-      opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
+      if (!call.everyRungFailed) {
+        const entry = opened.get(key) ?? { calls: 0, cost: 0 };
+        opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
+      }
       call.attempts.forEach((attempt, index) => {
         const after = call.attempts.slice(index + 1).reduce((s, a) => s + a.cost, 0);
         for (const [map, key] of [
@@ -285,9 +364,17 @@ export class OutcomeModel {
           }
           map.set(key, tally);
         }
+        if (attempt.passed === null) return;
+        // An opener stands for 1/propensity calls of its class; a later rung for the calls that failed before it.
+        const [map, weight] = index === 0 ? [asOpener, 1 / call.propensity] : [afterFailure, 1];
+        const seen = map.get(`${call.classKey}\u0000${attempt.model}`) ?? emptySeen();
+        seen.weight += weight;
+        seen.passed += attempt.passed ? weight : 0;
+        seen.cost += weight * attempt.cost;
+        map.set(`${call.classKey}\u0000${attempt.model}`, seen);
       });
     }
-    return new OutcomeModel(byClass, byModel, opened);
+    return new OutcomeModel(byClass, byModel, opened, asOpener, afterFailure);
   }
 
   /** P(the model's answer passes) on a call of this class. */
@@ -299,8 +386,8 @@ export class OutcomeModel {
   }
 
   /**
-   * USD a call of this class spends when it opens with the model: the mean of the calls that did, pulled
-   * towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
+   * USD a call of this class spends when it opens with the model, if some rung answers it: the mean of
+   * the calls that did, pulled towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
    */
   cost(classKey: string, model: string): number {
     const opened = this.opened.get(`${classKey}\u0000${model}`) ?? { calls: 0, cost: 0 };
@@ -316,5 +403,44 @@ export class OutcomeModel {
     const afterSource = local && local.notPassed > 0 ? local : overall;
     const after = afterSource.notPassed > 0 ? afterSource.costAfter / afterSource.notPassed : 0;
     return attempt + (1 - this.success(classKey, model)) * after;
+  }
+
+  /**
+   * What this call would have cost had it opened with `target`, then climbed through the other
+   * candidates in their logged order: each rung's verdict and cost as the call's own climb saw them,
+   * and for a rung it never tried, the expected pass and cost of that rung in the class.
+   *
+   * @remarks
+   * A later rung's verdict on a call is that rung's outcome on the call whoever opened, so a call that
+   * opened with a cheap rung and passed at its third tells how the target's climb would end on it
+   * once the target fails. An untried opener takes the target's weighed rate as an opener of the class;
+   * an untried later rung the rate of its attempts after a failure, the calls a climb brings it.
+   */
+  imputedCost(call: LoggedCall, target: string): number {
+    const seen = new Map<string, LoggedAttempt>();
+    for (const attempt of call.attempts) if (attempt.passed !== null && !seen.has(attempt.model)) seen.set(attempt.model, attempt);
+    const rest = call.candidates.length > 0 ? call.candidates : call.attempts.map((attempt) => attempt.model);
+    const order = [target, ...rest.filter((model) => model !== target)];
+    let climbing = 1;
+    let cost = 0;
+    order.forEach((model, index) => {
+      if (climbing === 0) return;
+      const known = seen.get(model);
+      const rung = known ? { pass: known.passed ? 1 : 0, cost: known.cost } : this.expected(call.classKey, model, index === 0);
+      cost += climbing * rung.cost;
+      climbing *= 1 - rung.pass;
+    });
+    return cost;
+  }
+
+  /** A rung's pass rate and attempt cost in a class, as an opener or after a failure, falling back to all its attempts. */
+  private expected(classKey: string, model: string, opening: boolean): { pass: number; cost: number } {
+    const key = `${classKey}\u0000${model}`;
+    const preferred = (opening ? this.asOpener : this.afterFailure).get(key);
+    const other = (opening ? this.afterFailure : this.asOpener).get(key);
+    const seen = preferred && preferred.weight > 0 ? preferred : other && other.weight > 0 ? other : undefined;
+    if (seen) return { pass: seen.passed / seen.weight, cost: seen.cost / seen.weight };
+    const tally = this.byModel.get(model) ?? emptyTally();
+    return { pass: this.success(classKey, model), cost: tally.attempts > 0 ? tally.cost / tally.attempts : 0 };
   }
 }

@@ -32,6 +32,14 @@ export interface LoggedCall {
   cost: number;
   /** The opener's answer passed its check (a later `final` row settles a one-attempt call). */
   firstSuccess: boolean;
+  /**
+   * Every candidate was tried and every one failed its check: a call no rung could answer.
+   *
+   * @remarks
+   * Such a call fails every rung whichever opens, so any opener climbs through all of them and spends
+   * the same: the one part of another policy's cost the log shows exactly, with no weight.
+   */
+  everyRungFailed: boolean;
 }
 
 export interface LoggedCalls {
@@ -94,9 +102,15 @@ export function readLoggedCalls(text: string): LoggedCalls {
       attempts,
       cost: attempts.reduce((sum, attempt) => sum + attempt.cost, 0),
       firstSuccess: (attempts[0] as LoggedAttempt).passed === true,
+      everyRungFailed: everyRungFailed(opener.row.candidates, attempts),
     });
   }
   return { calls, withoutPropensity, unreadable };
+}
+
+function everyRungFailed(candidates: readonly string[], attempts: readonly LoggedAttempt[]): boolean {
+  const failed = new Set(attempts.filter((attempt) => attempt.passed === false).map((attempt) => attempt.model));
+  return candidates.length > 0 && candidates.every((model) => failed.has(model));
 }
 
 function gradedPass(row: DecisionRow): boolean | null {
