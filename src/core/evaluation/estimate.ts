@@ -25,9 +25,10 @@
  * a few matching calls that happened to miss those climbs gave both a low mean and a low spread.
  *
  * Intervals are otherwise the normal approximation over the per-call terms (the sandwich form for
- * SNIPS). Only opener policies are estimated: a skip changes which rung a failed call climbs to, and
- * the log holds that climb only for the policy that ran, with probability 1, so no weight can stand in
- * for it.
+ * SNIPS). A skip is estimated with an opener (`open=X,skip=Y`): the opener's weight is known, and the
+ * climb without Y is the logged one less Y's attempt, or imputed where Y was what answered. A skip
+ * alone, or another exploration rate, changes each call's chance of opening with every rung, which a
+ * decision row does not record (only its own opener's), so those are refused.
  */
 import type { LoggedAttempt, LoggedCall, LoggedCalls } from './loggedCalls';
 import type { RoutingPolicy } from './policy';
@@ -135,15 +136,16 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
     };
   }
   const model = OutcomeModel.fit(log.calls);
-  const cost = supported.map((call) => call.cost);
+  const skip = policy.skip;
+  const cost = supported.map((call) => (skip.length ? costWithout(call, skip, model, target) : call.cost));
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
-  const predictedCost = supported.map((call) => model.cost(call.classKey, target));
+  const predictedCost = skip.length ? classMeans(supported, (call) => model.imputedCost(call, target, skip)) : supported.map((call) => model.cost(call.classKey, target));
   const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
   const answerable = supported.map((call) => !call.everyRungFailed);
   const costTerms = doublyRobustTerms(weights, cost, predictedCost, answerable);
   const costSpread = modelledSpread(
     weights,
-    supported.map((call) => model.imputedCost(call, target)),
+    supported.map((call) => model.imputedCost(call, target, skip)),
     predictedCost,
     answerable,
   );
@@ -158,6 +160,37 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
     },
     versusLog: versusLog(costTerms, cost, successTerms, success, costSpread),
   };
+}
+
+/**
+ * What a call would have cost had the skipped models been off the panel, the opener kept: the logged
+ * climb less the skipped rungs' attempts when a rung that stays answered it (or none could), otherwise
+ * the outcome model's imputation from the verdicts the call saw.
+ *
+ * @remarks
+ * Taking a rung out of a climb that an earlier or later rung answers removes that rung's attempt and
+ * nothing else; when the skipped rung is the one that answered, the climb goes on past it to rungs the
+ * log may never have tried on that call.
+ */
+function costWithout(call: LoggedCall, skip: readonly string[], model: OutcomeModel, opener: string): number {
+  const answer = call.attempts.find((attempt) => attempt.passed === true);
+  if (answer && skip.includes(answer.model)) return model.imputedCost(call, opener, skip);
+  if (!answer && !call.everyRungFailed) return model.imputedCost(call, opener, skip);
+  return call.attempts.filter((attempt) => !skip.includes(attempt.model)).reduce((sum, attempt) => sum + attempt.cost, 0);
+}
+
+/** Each call's class mean of `value` over the calls given: the outcome model when the opener's own record no longer fits. */
+function classMeans(calls: readonly LoggedCall[], value: (call: LoggedCall) => number): number[] {
+  const sums = new Map<string, { n: number; sum: number }>();
+  const values = calls.map(value);
+  calls.forEach((call, i) => {
+    const entry = sums.get(call.classKey) ?? { n: 0, sum: 0 };
+    sums.set(call.classKey, { n: entry.n + 1, sum: entry.sum + (values[i] as number) });
+  });
+  return calls.map((call) => {
+    const entry = sums.get(call.classKey) as { n: number; sum: number };
+    return entry.sum / entry.n;
+  });
 }
 
 /**
@@ -226,8 +259,12 @@ function sampleVariance(terms: readonly number[]): number {
 
 /** Why the policy is beyond what an opener log can weigh, or null when it is an opener policy. */
 function unsupportedPart(policy: RoutingPolicy): string | null {
-  if (policy.skip.length) return 'skip= changes the climb after a failed first answer, and the log holds only the climb its own policy made; estimate open= policies, or check a skip with rung replay --policy';
-  if (policy.explore !== undefined) return 'explore= changes which rungs open by how many were unmeasured at each call, which the decision row does not record; check it with rung replay --policy';
+  if (policy.explore !== undefined) {
+    return 'explore= changes each call\'s chance of opening with every rung, and a decision row records only the chance its own opener had (not how many rungs were unmeasured, nor which was the greedy one), so no weight for another rate can be worked out; check it with rung replay --policy';
+  }
+  if (policy.skip.length && policy.open === undefined) {
+    return 'skip= without open= leaves the router to pick the opener among the other rungs, and a decision row does not record which would have opened in the skipped model\'s place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy';
+  }
   if (policy.open === undefined) return 'the policy names no opener';
   return null;
 }
@@ -407,7 +444,7 @@ export class OutcomeModel {
 
   /**
    * What this call would have cost had it opened with `target`, then climbed through the other
-   * candidates in their logged order: each rung's verdict and cost as the call's own climb saw them,
+   * candidates (less `skip`) in their logged order: each rung's verdict and cost as the call's own climb saw them,
    * and for a rung it never tried, the expected pass and cost of that rung in the class.
    *
    * @remarks
@@ -416,11 +453,11 @@ export class OutcomeModel {
    * once the target fails. An untried opener takes the target's weighed rate as an opener of the class;
    * an untried later rung the rate of its attempts after a failure, the calls a climb brings it.
    */
-  imputedCost(call: LoggedCall, target: string): number {
+  imputedCost(call: LoggedCall, target: string, skip: readonly string[] = []): number {
     const seen = new Map<string, LoggedAttempt>();
     for (const attempt of call.attempts) if (attempt.passed !== null && !seen.has(attempt.model)) seen.set(attempt.model, attempt);
     const rest = call.candidates.length > 0 ? call.candidates : call.attempts.map((attempt) => attempt.model);
-    const order = [target, ...rest.filter((model) => model !== target)];
+    const order = [target, ...rest.filter((model) => model !== target && !skip.includes(model))];
     let climbing = 1;
     let cost = 0;
     order.forEach((model, index) => {

@@ -129,10 +129,31 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(estimate.refused).toMatch(/not among the candidates on 1 of 2 calls/);
   });
 
-  it('refuses skip= and explore= policies, saying rung replay can check them', () => {
+  it('estimates a skip beside an opener as the logged climbs without the skipped rung', () => {
     const log = readLoggedCalls(fourCalls);
-    expect(estimatePolicy(log, parsePolicy('skip=dear'), small).refused).toMatch(/rung replay --policy/);
-    expect(estimatePolicy(log, parsePolicy('explore=0.1'), small).refused).toMatch(/rung replay --policy/);
+    const estimate = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small);
+    const { ips, snips, dr } = estimate.methods ?? expect.unreachable();
+    // Without dear, c1 and c4 still pass at cheap for $1, and c2's climb ends at its failed cheap: $1.
+    // Weights 1.25 on c1, c2, c4: IPS 3 × 1.25 × $1 / 4 calls, SNIPS $1.
+    expect(ips.cost).toBeCloseTo(0.9375, 12);
+    expect(snips.cost).toBeCloseTo(1, 12);
+    // c3 never tried cheap; as an opener cheap cost $1, and with dear gone nothing follows it: the
+    // model predicts $1 on every call, so DR is $1 with no width.
+    expect(dr.cost).toBeCloseTo(1, 12);
+    expect(dr.costHigh - dr.costLow).toBeCloseTo(0, 12);
+    // The opener's own verdict does not depend on what follows it.
+    const opened = estimatePolicy(log, parsePolicy('open=cheap'), small).methods ?? expect.unreachable();
+    expect(dr.success).toBeCloseTo(opened.dr.success, 12);
+  });
+
+  it('refuses a skip without an opener and another exploration rate, saying what the rows lack', () => {
+    const log = readLoggedCalls(fourCalls);
+    const skip = estimatePolicy(log, parsePolicy('skip=dear'), small);
+    expect(skip.methods).toBeUndefined();
+    expect(skip.refused).toMatch(/which would have opened in the skipped model's place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy/);
+    const explore = estimatePolicy(log, parsePolicy('explore=0.1'), small);
+    expect(explore.methods).toBeUndefined();
+    expect(explore.refused).toMatch(/records only the chance its own opener had .* check it with rung replay --policy/);
   });
 });
 
@@ -204,6 +225,13 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     // On d2 dear opens ($10) and passes half the time, as it did as an opener (d1, d3); when it fails,
     // cheap, which passed d2, ends the climb for $1: 10 + 0.5 × 1.
     expect(OutcomeModel.fit(halfOpenerFails.calls).imputedCost(halfOpenerFails.calls[1] as LoggedCall, 'dear')).toBeCloseTo(10.5, 12);
+  });
+
+  it('takes a skipped rung\'s attempt out of a climb that a later rung answered', () => {
+    const { ips } = estimatePolicy(readLoggedCalls(rareDearClimb), parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
+    // e3 climbed cheap $1, dear $10, top $100 (pass): without dear, $101; e4 passed at cheap for $1.
+    // Weights 2 and 2 over 4 calls: (2 × 101 + 2 × 1) / 4.
+    expect(ips.cost).toBeCloseTo(51, 12);
   });
 
   it('widens the interval to the spread the imputed costs imply when the calls that opened with the target missed the dear climbs', () => {
