@@ -44,6 +44,17 @@ const Z_95 = 1.959963984540054;
  * weight can stand in for them. Below it the estimate covers the other calls, and says so.
  */
 export const MAX_UNSUPPORTED_SHARE = 0.05;
+/**
+ * The weighed share of the target's calls that a skipped model answered above which a skip is refused.
+ *
+ * @remarks
+ * Where the skipped rung answered, the climb past it is imputed from rates of rungs that calls reach
+ * only after more failures than the target's climb would have had, so it comes out too dear. In the
+ * validation (BENCHMARKS.md) `open=llama3.2-3b,skip=gpt-4o-mini`, where gpt-4o-mini answered about
+ * 15% of the calls, came out 76 µ$ a call too dear on 4 seeds of 4; skips of rungs that answered
+ * about 3% held the truth on 7 of 8.
+ */
+export const MAX_SKIPPED_ANSWER_SHARE = 0.05;
 /** Pseudo-observations a (class, model) pass rate borrows from the model's rate over all classes. */
 const CLASS_PRIOR_WEIGHT = 2;
 
@@ -135,8 +146,15 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
       refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
     };
   }
-  const model = OutcomeModel.fit(log.calls);
   const skip = policy.skip;
+  const skippedAnswered = supported.reduce((sum, call, i) => sum + (answeredBy(call, skip) ? (weights[i] as number) : 0), 0) / sum;
+  if (skippedAnswered > MAX_SKIPPED_ANSWER_SHARE) {
+    return {
+      ...result,
+      refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
+    };
+  }
+  const model = OutcomeModel.fit(log.calls);
   const cost = supported.map((call) => (skip.length ? costWithout(call, skip, model, target) : call.cost));
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
   const predictedCost = skip.length ? classMeans(supported, (call) => model.imputedCost(call, target, skip)) : supported.map((call) => model.cost(call.classKey, target));
@@ -174,9 +192,15 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
  */
 function costWithout(call: LoggedCall, skip: readonly string[], model: OutcomeModel, opener: string): number {
   const answer = call.attempts.find((attempt) => attempt.passed === true);
-  if (answer && skip.includes(answer.model)) return model.imputedCost(call, opener, skip);
+  if (answeredBy(call, skip)) return model.imputedCost(call, opener, skip);
   if (!answer && !call.everyRungFailed) return model.imputedCost(call, opener, skip);
   return call.attempts.filter((attempt) => !skip.includes(attempt.model)).reduce((sum, attempt) => sum + attempt.cost, 0);
+}
+
+/** Whether a skipped model gave the call's passing answer. */
+function answeredBy(call: LoggedCall, skip: readonly string[]): boolean {
+  const answer = call.attempts.find((attempt) => attempt.passed === true);
+  return answer !== undefined && skip.includes(answer.model);
 }
 
 /** Each call's class mean of `value` over the calls given: the outcome model when the opener's own record no longer fits. */

@@ -129,21 +129,11 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(estimate.refused).toMatch(/not among the candidates on 1 of 2 calls/);
   });
 
-  it('estimates a skip beside an opener as the logged climbs without the skipped rung', () => {
-    const log = readLoggedCalls(fourCalls);
-    const estimate = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small);
-    const { ips, snips, dr } = estimate.methods ?? expect.unreachable();
-    // Without dear, c1 and c4 still pass at cheap for $1, and c2's climb ends at its failed cheap: $1.
-    // Weights 1.25 on c1, c2, c4: IPS 3 × 1.25 × $1 / 4 calls, SNIPS $1.
-    expect(ips.cost).toBeCloseTo(0.9375, 12);
-    expect(snips.cost).toBeCloseTo(1, 12);
-    // c3 never tried cheap; as an opener cheap cost $1, and with dear gone nothing follows it: the
-    // model predicts $1 on every call, so DR is $1 with no width.
-    expect(dr.cost).toBeCloseTo(1, 12);
-    expect(dr.costHigh - dr.costLow).toBeCloseTo(0, 12);
-    // The opener's own verdict does not depend on what follows it.
-    const opened = estimatePolicy(log, parsePolicy('open=cheap'), small).methods ?? expect.unreachable();
-    expect(dr.success).toBeCloseTo(opened.dr.success, 12);
+  it('refuses a skip when the skipped rung answered many of the target\'s calls, since the climb past it is guesswork', () => {
+    // dear answered c2, one of the three calls that opened with cheap (equal weights).
+    const estimate = estimatePolicy(readLoggedCalls(fourCalls), parsePolicy('open=cheap,skip=dear'), small);
+    expect(estimate.methods).toBeUndefined();
+    expect(estimate.refused).toMatch(/^dear answered 33% of the calls that opened with cheap \(weighed\)/);
   });
 
   it('refuses a skip without an opener and another exploration rate, saying what the rows lack', () => {
@@ -227,11 +217,20 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     expect(OutcomeModel.fit(halfOpenerFails.calls).imputedCost(halfOpenerFails.calls[1] as LoggedCall, 'dear')).toBeCloseTo(10.5, 12);
   });
 
-  it('takes a skipped rung\'s attempt out of a climb that a later rung answered', () => {
-    const { ips } = estimatePolicy(readLoggedCalls(rareDearClimb), parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
+  it('estimates a skip beside an opener by taking the skipped rung\'s attempt out of the logged climbs', () => {
+    const log = readLoggedCalls(rareDearClimb);
+    const { ips, snips, dr } = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
     // e3 climbed cheap $1, dear $10, top $100 (pass): without dear, $101; e4 passed at cheap for $1.
-    // Weights 2 and 2 over 4 calls: (2 × 101 + 2 × 1) / 4.
+    // Weights 2 and 2 over 4 calls: (2 × 101 + 2 × 1) / 4, and SNIPS 204 / 4 too.
     expect(ips.cost).toBeCloseTo(51, 12);
+    expect(snips.cost).toBeCloseTo(51, 12);
+    // The model: on e1 and e2 cheap ($1) passes half the time as an opener, else top ($100, which
+    // passed after a failure): 1 + 0.5 × 100 = 51; e3 101; e4 1. Class mean 51, so the terms are
+    // 51, 51, 51 + 2 × (101 − 51), 51 + 2 × (1 − 51): DR 51.
+    expect(dr.cost).toBeCloseTo(51, 12);
+    // The opener's own verdict does not depend on what follows it.
+    const opened = estimatePolicy(log, parsePolicy('open=cheap'), small).methods ?? expect.unreachable();
+    expect(dr.success).toBeCloseTo(opened.dr.success, 12);
   });
 
   it('widens the interval to the spread the imputed costs imply when the calls that opened with the target missed the dear climbs', () => {
