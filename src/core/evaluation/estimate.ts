@@ -386,6 +386,8 @@ const emptySeen = (): Seen => ({ weight: 0, passed: 0, cost: 0 });
  * as logged, so the model predicts only the calls some rung answers.
  */
 export class OutcomeModel {
+  private readonly expectations = new Map<string, { pass: number; cost: number }>();
+
   private constructor(
     private readonly byClass: Map<string, Tally>,
     private readonly byModel: Map<string, Tally>,
@@ -496,6 +498,16 @@ export class OutcomeModel {
 
   /** A rung's pass rate and attempt cost in a class, as an opener or after a failure, falling back to all its attempts. */
   private expected(classKey: string, model: string, opening: boolean): { pass: number; cost: number } {
+    // Asked once per untried rung of every call: the answer depends on three strings only, so it is kept.
+    const asked = `${classKey}\u0000${model}\u0000${opening}`;
+    const known = this.expectations.get(asked);
+    if (known) return known;
+    const found = this.expectedUncached(classKey, model, opening);
+    this.expectations.set(asked, found);
+    return found;
+  }
+
+  private expectedUncached(classKey: string, model: string, opening: boolean): { pass: number; cost: number } {
     const key = `${classKey}\u0000${model}`;
     const preferred = (opening ? this.asOpener : this.afterFailure).get(key);
     const other = (opening ? this.afterFailure : this.asOpener).get(key);

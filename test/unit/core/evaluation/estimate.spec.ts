@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { estimatePolicy, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
-import { readLoggedCalls, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
+import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { decisionRow } from '../../support/decisionRow';
 
@@ -42,6 +42,21 @@ const fourCalls = lines([
   ...call('c4', 0.8, [['cheap', 'pass', 1]]),
 ]);
 const small = { minEffectiveSampleSize: 1 };
+/** Five calls, seven rows: c2 and c5 climb. */
+const withUnanswerableText = (): string =>
+  lines([
+    ...call('c1', 0.8, [['cheap', 'pass', 1]]),
+    ...call('c2', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'pass', 10],
+    ]),
+    ...call('c3', 0.2, [['dear', 'pass', 10]]),
+    ...call('c4', 0.8, [['cheap', 'pass', 1]]),
+    ...call('c5', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'fail', 10],
+    ]),
+  ]);
 
 describe('estimatePolicy on a log small enough to work out by hand', () => {
   it('weighs the one call that opened with dear by 1/0.2 for IPS and SNIPS', () => {
@@ -149,19 +164,7 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
 
 describe('the doubly robust cost, with what the cascade shows of every rung', () => {
   /** Four calls opening with cheap at 0.8 and one with dear at 0.2; c5 failed on both rungs. */
-  const withUnanswerable = lines([
-    ...call('c1', 0.8, [['cheap', 'pass', 1]]),
-    ...call('c2', 0.8, [
-      ['cheap', 'fail', 1],
-      ['dear', 'pass', 10],
-    ]),
-    ...call('c3', 0.2, [['dear', 'pass', 10]]),
-    ...call('c4', 0.8, [['cheap', 'pass', 1]]),
-    ...call('c5', 0.8, [
-      ['cheap', 'fail', 1],
-      ['dear', 'fail', 10],
-    ]),
-  ]);
+  const withUnanswerable = withUnanswerableText();
 
   it('takes a call every rung failed at its logged cost, since any opener climbs through them all', () => {
     const log = readLoggedCalls(withUnanswerable);
@@ -241,6 +244,17 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     // Imputed 10, 10, 111, 10: variance 2550.25; residuals from $28 squared, averaged: 1965.25; E[1/π] = 8 / 4 = 2.
     // (2550.25 + (2 − 1) × 1965.25) / 4 = 1128.875.
     expect(dr.costHigh).toBeCloseTo(10 + Z * Math.sqrt(1128.875), 9);
+  });
+});
+
+describe('readLoggedCallsInSlices', () => {
+  it('reads the same calls as readLoggedCalls, pausing after every slice of lines', async () => {
+    const text = `${withUnanswerableText()}\nnot json\n`;
+    let pauses = 0;
+    const sliced = await readLoggedCallsInSlices(text, async () => void pauses++, 2);
+    expect(sliced).toEqual(readLoggedCalls(text));
+    // Seven rows, a bad line and the empty last line: 9 lines, a pause after every second; then 5 calls, a pause after every second.
+    expect(pauses).toBe(6);
   });
 });
 
