@@ -20,7 +20,7 @@
  * enters as logged, unweighed. And its interval is the wider of two spreads: that of the per-call terms,
  * read from the hundred-odd calls that opened with the target, and the one the outcome model implies
  * over every call, each call's cost under the target imputed from the verdicts its own climb saw. The
- * first alone missed the truth on 7 of 57 estimates in the validation (BENCHMARKS.md): a climb after
+ * first alone missed the truth on 7 of 60 estimates in the validation (BENCHMARKS.md): a climb after
  * a failed opener is rare and dear (a call that reaches the 405b model costs a hundred cheap ones), so
  * a few matching calls that happened to miss those climbs gave both a low mean and a low spread.
  *

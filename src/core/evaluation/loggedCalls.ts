@@ -62,7 +62,7 @@ export function readLoggedCalls(text: string): LoggedCalls {
   return reader.finish();
 }
 
-/** Lines read between pauses by {@link readLoggedCallsInSlices}: 3–20 ms of parsing on the team's 2-core machine, quiet or loaded. */
+/** Lines read between pauses by {@link readLoggedCallsInSlices}: about 12 ms of parsing on average on the team's loaded 2-core machine (2.5 s per 100k rows). */
 export const LINES_PER_SLICE = 500;
 
 /**
@@ -71,8 +71,8 @@ export const LINES_PER_SLICE = 500;
  * is never held for the whole log.
  *
  * @remarks
- * The extension host runs every extension on one thread: a 100k-row log read in one go held it for
- * 0.7–2 s (BENCHMARKS.md). Lines are found with `indexOf` rather than `split`, which would itself
+ * The extension host runs every extension on one thread: a 100k-row log parsed in one go held it
+ * for 0.7–5 s (BENCHMARKS.md). Lines are found with `indexOf` rather than `split`, which would itself
  * hold the thread over the whole text at once.
  */
 export async function readLoggedCallsInSlices(text: string, pause: () => Promise<void>, linesPerSlice = LINES_PER_SLICE): Promise<LoggedCalls> {

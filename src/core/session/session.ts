@@ -89,9 +89,9 @@ export const STOP_WAIT_MS = 1_000;
  *
  * @remarks
  * The estimate runs on the extension host's thread, and one model's estimate is one computation that
- * cannot pause: on 61k calls it took 210 ms each on the team's 2-core machine, and 1.3–2.3 s when
- * that machine was loaded (BENCHMARKS.md), so 10k keeps each near or under the ~100 ms a host can be
- * held. The newest calls are also the ones routed by what the router knows now.
+ * cannot pause: on 61k calls it took about 210 ms each on the team's 2-core machine, and 0.5–2.7 s
+ * when that machine was loaded; on the newest 10k, 88–167 ms loaded (BENCHMARKS.md), near the ~100 ms
+ * a host can be held. The newest calls are also the ones routed by what the router knows now.
  */
 export const MAX_ESTIMATED_CALLS = 10_000;
 
