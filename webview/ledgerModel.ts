@@ -431,9 +431,11 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
   const versus = estimate.versusLog;
   if (versus) {
     const calls = estimate.calls.toLocaleString('en-US');
+    // A long log is estimated from its newest calls only (the host's thread is held while it computes), and the sentence says so.
+    const which = estimate.logCalls === undefined ? 'of your calls' : `of your most recent calls (your log holds ${estimate.logCalls.toLocaleString('en-US')})`;
     return (
       `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} (±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}), ` +
-      `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} of your calls.`
+      `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} ${which}.`
     );
   }
   switch (estimate.refused) {

@@ -4,7 +4,7 @@
  * real, and report each method's bias, error and how often its 95% interval held the true value.
  *
  * @remarks
- * Run: `node esbuild.mjs && node dist/evaluation-bench.js [OUTCOMES] [--seeds K] [--floor RATE]`. The
+ * Run: `node esbuild.mjs && node dist/evaluation-bench.js [OUTCOMES] [--seeds K] [--floor RATE] [--targets 'SPEC;SPEC']`. The
  * truth of a target is its own replay's cost per call and first-try success rate, on the same prompts
  * in the same order (the same seed); the estimate sees only the logging run's decision rows. It also
  * prices the exploration floor: the logging run's spend with the floor against the same run without it.
@@ -97,6 +97,8 @@ async function main(): Promise<void> {
     return at >= 0 ? args.splice(at, 2)[1] : undefined;
   };
   const seeds = Number(flag('--seeds') ?? DEFAULT_SEEDS);
+  // Semicolons, since a policy's own parts are joined with commas: --targets 'open=gpt-4o-mini,skip=llama3.2-1b;open=gpt-4o'.
+  const targets = flag('--targets')?.split(';') ?? TARGETS;
   const floor = Number(flag('--floor') ?? DEFAULT_FLOOR);
   const path = args[0] ?? DEFAULT_OUTCOMES;
   const { rows, models } = parseOutcomes(readFileSync(path, 'utf8'), path);
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
     const plain = await replayLog(rows, models, seed, {});
     floorPrice.push((logged.summary.policy.cost - plain.summary.policy.cost) / plain.summary.policy.cost);
     certainWithoutFloor.push(plain.log.calls.filter((call) => call.propensity === 1).length);
-    for (const spec of TARGETS) {
+    for (const spec of targets) {
       const truth = {
         cold: truthOf((await replayLog(rows, models, seed, { policy: spec })).log.calls),
         warm: truthOf((await replayLog(rows, models, seed, { policy: spec, ledger: ledger.copy() })).log.calls),
@@ -160,7 +162,7 @@ async function main(): Promise<void> {
   out(`without the floor: ${mean(certainWithoutFloor).toFixed(0)} of ${rows.length} openers had propensity 1 (mean over seeds)`);
   out('');
   out('target                        cold truth cost  first-try   warm truth cost  first-try   ESS    refused (floor / none)');
-  for (const spec of TARGETS) {
+  for (const spec of targets) {
     const t = truths.get(spec) as { cold: Truth[]; warm: Truth[] };
     const usd = (xs: Truth[]) => `${(mean(xs.map((x) => x.cost)) * 1e6).toFixed(2)}µ$`.padEnd(17);
     const rate = (xs: Truth[]) => `${(100 * mean(xs.map((x) => x.success))).toFixed(2)}%`.padEnd(12);
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
     out(`against the ${against} truth${against === 'warm' ? ' (the target starts from the ratings the logging run ended with)' : ' (the target replayed from an empty ledger)'}:`);
     out('target                        method quantity  bias        rmse        mean 95% width  coverage');
     const overall = new Map<string, { covered: number; total: number }>();
-    for (const spec of TARGETS) {
+    for (const spec of targets) {
       for (const method of METHODS) {
         for (const quantity of ['cost', 'success'] as const) {
           const entry = cells.get(`${spec}\u0000${method}\u0000${quantity}\u0000${against}`) as Cell;

@@ -17,14 +17,14 @@ export const EVALUATE_COMMAND = {
   summary: 'Estimates what another routing policy would have cost per call, and how often its first answer would have passed, from a decision log.',
   flags: {
     log: { type: 'string', value: 'DECISIONS', description: 'the decision log to read (decisions.jsonl beside a ledger, or rung replay --decisions)' },
-    policy: { type: 'string', value: 'SPEC', description: 'the policy to estimate: open=MODEL (always open with MODEL, then climb as usual)' },
+    policy: { type: 'string', value: 'SPEC', description: 'the policy to estimate: open=MODEL (always open with MODEL, then climb as usual), optionally with skip=MODEL (never try it)' },
     json: { type: 'boolean', default: false, description: 'print one JSON object: policy, calls, leftOut, effectiveSampleSize and per method (ips, snips, dr) cost, success and their 95% bounds' },
   },
   required: ['log', 'policy'],
   notes: [
     'Rows without a propensity (written before it was recorded) are left out and counted.',
     'When the log cannot support a number (it never opened with MODEL, or too few calls did) nothing is printed but the reason, and the exit code is 1.',
-    'skip= and explore= are checked with rung replay --policy, which runs them for real on recorded outcomes.',
+    'skip= is estimated beside an open=; skip= alone and explore= are refused (a row records only its own opener\'s chance) and checked with rung replay --policy, which runs them for real on recorded outcomes.',
   ],
 } as const satisfies CommandUsage;
 

@@ -391,6 +391,7 @@ export function openerEstimateWire(estimate: OpenerEstimate): OpenerEstimateWire
         }
       : null,
     refused: versus ? null : (estimate.refused ?? 'too-few'),
+    ...(estimate.logCalls !== undefined ? { logCalls: estimate.logCalls } : {}),
   };
 }
 

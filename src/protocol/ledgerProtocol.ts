@@ -150,6 +150,8 @@ export const openerEstimateSchema = z.object({
   ),
   /** Null exactly when `versusLog` holds the numbers. */
   refused: z.nullable(z.enum(OPENER_REFUSALS)),
+  /** Present when only the most recent calls were read: how many calls the log holds. */
+  logCalls: z.optional(count),
 });
 export type OpenerEstimateWire = z.infer<typeof openerEstimateSchema>;
 

@@ -15,11 +15,22 @@
  * openers: a later rung's verdict on a call is an outcome of that rung too, and in a cascade those are
  * most of what a dear model is ever seen doing.
  *
- * Intervals are the normal approximation over the per-call terms (the sandwich form for SNIPS). Only
- * opener policies are estimated: a skip changes which rung a failed call climbs to, and the log holds
- * that climb only for the policy that ran, with probability 1, so no weight can stand in for it.
+ * DR's cost takes two things more from the cascade. A call on which every candidate was tried and
+ * failed costs the same whichever rung opens (every opener climbs through all of them), so its cost
+ * enters as logged, unweighed. And its interval is the wider of two spreads: that of the per-call terms,
+ * read from the hundred-odd calls that opened with the target, and the one the outcome model implies
+ * over every call, each call's cost under the target imputed from the verdicts its own climb saw. The
+ * first alone missed the truth on 7 of 60 estimates in the validation (BENCHMARKS.md): a climb after
+ * a failed opener is rare and dear (a call that reaches the 405b model costs a hundred cheap ones), so
+ * a few matching calls that happened to miss those climbs gave both a low mean and a low spread.
+ *
+ * Intervals are otherwise the normal approximation over the per-call terms (the sandwich form for
+ * SNIPS). A skip is estimated with an opener (`open=X,skip=Y`): the opener's weight is known, and the
+ * climb without Y is the logged one less Y's attempt, or imputed where Y was what answered. A skip
+ * alone, or another exploration rate, changes each call's chance of opening with every rung, which a
+ * decision row does not record (only its own opener's), so those are refused.
  */
-import type { LoggedCall, LoggedCalls } from './loggedCalls';
+import type { LoggedAttempt, LoggedCall, LoggedCalls } from './loggedCalls';
 import type { RoutingPolicy } from './policy';
 import { formatPolicy } from './policy';
 
@@ -33,6 +44,17 @@ const Z_95 = 1.959963984540054;
  * weight can stand in for them. Below it the estimate covers the other calls, and says so.
  */
 export const MAX_UNSUPPORTED_SHARE = 0.05;
+/**
+ * The weighed share of the target's calls that a skipped model answered above which a skip is refused.
+ *
+ * @remarks
+ * Where the skipped rung answered, the climb past it is imputed from rates of rungs that calls reach
+ * only after more failures than the target's climb would have had, so it comes out too dear. In the
+ * validation (BENCHMARKS.md) `open=llama3.2-3b,skip=gpt-4o-mini`, where gpt-4o-mini answered about
+ * 15% of the calls, came out 76 µ$ a call too dear on 4 seeds of 4; skips of rungs that answered
+ * about 3% held the truth on 7 of 8.
+ */
+export const MAX_SKIPPED_ANSWER_SHARE = 0.05;
 /** Pseudo-observations a (class, model) pass rate borrows from the model's rate over all classes. */
 const CLASS_PRIOR_WEIGHT = 2;
 
@@ -124,31 +146,122 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
       refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
     };
   }
+  const skip = policy.skip;
+  const skippedAnswered = supported.reduce((sum, call, i) => sum + (answeredBy(call, skip) ? (weights[i] as number) : 0), 0) / sum;
+  if (skippedAnswered > MAX_SKIPPED_ANSWER_SHARE) {
+    return {
+      ...result,
+      refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
+    };
+  }
   const model = OutcomeModel.fit(log.calls);
-  const cost = supported.map((call) => call.cost);
+  const cost = supported.map((call) => (skip.length ? costWithout(call, skip, model, target) : call.cost));
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
-  const predictedCost = supported.map((call) => model.cost(call.classKey, target));
+  const predictedCost = skip.length ? classMeans(supported, (call) => model.imputedCost(call, target, skip)) : supported.map((call) => model.cost(call.classKey, target));
   const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
+  const answerable = supported.map((call) => !call.everyRungFailed);
+  const costTerms = doublyRobustTerms(weights, cost, predictedCost, answerable);
+  const costSpread = modelledSpread(
+    weights,
+    supported.map((call) => model.imputedCost(call, target, skip)),
+    predictedCost,
+    answerable,
+  );
+  const drCost = widened(meanInterval(costTerms), costSpread);
+  const successTerms = doublyRobustTerms(weights, success, predictedSuccess);
   return {
     ...result,
     methods: {
       ips: join(ips(weights, cost), ips(weights, success)),
       snips: join(snips(weights, cost), snips(weights, success)),
-      dr: join(doublyRobust(weights, cost, predictedCost), doublyRobust(weights, success, predictedSuccess)),
+      dr: join(drCost, meanInterval(successTerms)),
     },
-    versusLog: versusLog(doublyRobustTerms(weights, cost, predictedCost), cost, doublyRobustTerms(weights, success, predictedSuccess), success),
+    versusLog: versusLog(costTerms, cost, successTerms, success, costSpread),
   };
 }
 
-/** The paired comparison: a ratio of means for cost (delta method), a mean difference for success. */
-export function versusLog(targetCost: readonly number[], loggedCost: readonly number[], targetSuccess: readonly number[], loggedSuccess: readonly number[]): VersusLog {
+/**
+ * What a call would have cost had the skipped models been off the panel, the opener kept: the logged
+ * climb less the skipped rungs' attempts when a rung that stays answered it (or none could), otherwise
+ * the outcome model's imputation from the verdicts the call saw.
+ *
+ * @remarks
+ * Taking a rung out of a climb that an earlier or later rung answers removes that rung's attempt and
+ * nothing else; when the skipped rung is the one that answered, the climb goes on past it to rungs the
+ * log may never have tried on that call.
+ */
+function costWithout(call: LoggedCall, skip: readonly string[], model: OutcomeModel, opener: string): number {
+  const answer = call.attempts.find((attempt) => attempt.passed === true);
+  if (answeredBy(call, skip)) return model.imputedCost(call, opener, skip);
+  if (!answer && !call.everyRungFailed) return model.imputedCost(call, opener, skip);
+  return call.attempts.filter((attempt) => !skip.includes(attempt.model)).reduce((sum, attempt) => sum + attempt.cost, 0);
+}
+
+/** Whether a skipped model gave the call's passing answer. */
+function answeredBy(call: LoggedCall, skip: readonly string[]): boolean {
+  const answer = call.attempts.find((attempt) => attempt.passed === true);
+  return answer !== undefined && skip.includes(answer.model);
+}
+
+/** Each call's class mean of `value` over the calls given: the outcome model when the opener's own record no longer fits. */
+function classMeans(calls: readonly LoggedCall[], value: (call: LoggedCall) => number): number[] {
+  const sums = new Map<string, { n: number; sum: number }>();
+  const values = calls.map(value);
+  calls.forEach((call, i) => {
+    const entry = sums.get(call.classKey) ?? { n: 0, sum: 0 };
+    sums.set(call.classKey, { n: entry.n + 1, sum: entry.sum + (values[i] as number) });
+  });
+  return calls.map((call) => {
+    const entry = sums.get(call.classKey) as { n: number; sum: number };
+    return entry.sum / entry.n;
+  });
+}
+
+/**
+ * The standard error of the DR cost the outcome model implies: the spread of the calls' imputed costs
+ * under the target, plus what weighing adds, (E[1/π] − 1) × E[(imputed − predicted)²] over the calls
+ * some rung answers.
+ *
+ * @remarks
+ * E[1/π], the mean over calls of one over the chance each had of opening with the target, is
+ * Σ w² / n over the calls that did (each stands for 1/π calls and carries 1/π). It reads every call's
+ * imputed cost, so the rare dear climbs that a hundred matching calls can miss still set the spread.
+ */
+export function modelledSpread(weights: readonly number[], imputed: readonly number[], predicted: readonly number[], answerable: readonly boolean[]): number {
+  const n = weights.length;
+  const meanInverse = weights.reduce((s, w) => s + w * w, 0) / n;
+  const residual = imputed.reduce((s, value, i) => s + (answerable[i] ? (value - (predicted[i] as number)) ** 2 : 0), 0) / n;
+  return Math.sqrt((sampleVariance(imputed) + Math.max(0, meanInverse - 1) * residual) / n);
+}
+
+/** The interval, widened to at least ±Z·`standardError` about its value. */
+function widened(interval: Interval, standardError: number): Interval {
+  const half = Math.max(interval.high - interval.value, Z_95 * standardError);
+  return { value: interval.value, low: interval.value - half, high: interval.value + half };
+}
+
+/**
+ * The paired comparison: a ratio of means for cost (delta method), a mean difference for success.
+ *
+ * @remarks
+ * `costStandardError`, the outcome model's standard error of the target's cost ({@link modelledSpread}),
+ * is a floor on the cost bound as it is on DR's own interval (divided by the logged cost: the logged
+ * side is no uncertainty of the target's).
+ */
+export function versusLog(
+  targetCost: readonly number[],
+  loggedCost: readonly number[],
+  targetSuccess: readonly number[],
+  loggedSuccess: readonly number[],
+  costStandardError = 0,
+): VersusLog {
   const n = loggedCost.length;
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const logged = mean(loggedCost);
   const ratio = mean(targetCost) / logged;
   // Var(mean(t) / mean(y)) ≈ Var(t − R·y) / (n · ȳ²), R the ratio.
   const linear = targetCost.map((t, i) => t - ratio * (loggedCost[i] as number));
-  const ratioHalf = (Z_95 * Math.sqrt(sampleVariance(linear) / n)) / logged;
+  const ratioHalf = (Z_95 * Math.max(Math.sqrt(sampleVariance(linear) / n), costStandardError)) / logged;
   const difference = meanInterval(targetSuccess.map((t, i) => t - (loggedSuccess[i] as number)));
   return {
     loggedCost: logged,
@@ -170,8 +283,12 @@ function sampleVariance(terms: readonly number[]): number {
 
 /** Why the policy is beyond what an opener log can weigh, or null when it is an opener policy. */
 function unsupportedPart(policy: RoutingPolicy): string | null {
-  if (policy.skip.length) return 'skip= changes the climb after a failed first answer, and the log holds only the climb its own policy made; estimate open= policies, or check a skip with rung replay --policy';
-  if (policy.explore !== undefined) return 'explore= changes which rungs open by how many were unmeasured at each call, which the decision row does not record; check it with rung replay --policy';
+  if (policy.explore !== undefined) {
+    return 'explore= changes each call\'s chance of opening with every rung, and a decision row records only the chance its own opener had (not how many rungs were unmeasured, nor which was the greedy one), so no weight for another rate can be worked out; check it with rung replay --policy';
+  }
+  if (policy.skip.length && policy.open === undefined) {
+    return 'skip= without open= leaves the router to pick the opener among the other rungs, and a decision row does not record which would have opened in the skipped model\'s place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy';
+  }
   if (policy.open === undefined) return 'the policy names no opener';
   return null;
 }
@@ -220,8 +337,14 @@ export function doublyRobust(weights: readonly number[], outcomes: readonly numb
   return meanInterval(doublyRobustTerms(weights, outcomes, predicted));
 }
 
-function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): number[] {
-  return weights.map((w, i) => (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)));
+/**
+ * Each call's DR term; a call marked not `modelled` (one every rung failed, whose cost any opener
+ * repeats) enters as its logged outcome.
+ */
+function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[], modelled?: readonly boolean[]): number[] {
+  return weights.map((w, i) =>
+    modelled && !modelled[i] ? (outcomes[i] as number) : (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)),
+  );
 }
 
 interface Tally {
@@ -242,6 +365,15 @@ interface Opened {
   cost: number;
 }
 
+/** A rung's attempts in one position (opening, or after a failure), weighed: how many, passes, cost. */
+interface Seen {
+  weight: number;
+  passed: number;
+  cost: number;
+}
+
+const emptySeen = (): Seen => ({ weight: 0, passed: 0, cost: 0 });
+
 /**
  * Per (class, model): the pass rate of a model's attempts, what an attempt costs, and what a call
  * spends after it when it does not pass — so the cost of opening with X is X's attempt plus, when X
@@ -250,22 +382,32 @@ interface Opened {
  * @remarks
  * A class the model was never seen in borrows the model's rate over all classes (and a model seen
  * nowhere, a coin's); a thin class is pulled towards that rate by {@link CLASS_PRIOR_WEIGHT} calls.
+ * The cost of calls that opened with X leaves out calls every rung failed: the estimate takes those
+ * as logged, so the model predicts only the calls some rung answers.
  */
 export class OutcomeModel {
+  private readonly expectations = new Map<string, { pass: number; cost: number }>();
+
   private constructor(
     private readonly byClass: Map<string, Tally>,
     private readonly byModel: Map<string, Tally>,
     private readonly opened: Map<string, Opened>,
+    private readonly asOpener: Map<string, Seen>,
+    private readonly afterFailure: Map<string, Seen>,
   ) {}
 
   static fit(calls: readonly LoggedCall[]): OutcomeModel {
     const byClass = new Map<string, Tally>();
     const byModel = new Map<string, Tally>();
     const opened = new Map<string, Opened>();
+    const asOpener = new Map<string, Seen>();
+    const afterFailure = new Map<string, Seen>();
     for (const call of calls) {
       const key = `${call.classKey}\u0000${call.opener}`;
-      const entry = opened.get(key) ?? { calls: 0, cost: 0 };
-      opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
+      if (!call.everyRungFailed) {
+        const entry = opened.get(key) ?? { calls: 0, cost: 0 };
+        opened.set(key, { calls: entry.calls + 1, cost: entry.cost + call.cost });
+      }
       call.attempts.forEach((attempt, index) => {
         const after = call.attempts.slice(index + 1).reduce((s, a) => s + a.cost, 0);
         for (const [map, key] of [
@@ -285,9 +427,17 @@ export class OutcomeModel {
           }
           map.set(key, tally);
         }
+        if (attempt.passed === null) return;
+        // An opener stands for 1/propensity calls of its class; a later rung for the calls that failed before it.
+        const [map, weight] = index === 0 ? [asOpener, 1 / call.propensity] : [afterFailure, 1];
+        const seen = map.get(`${call.classKey}\u0000${attempt.model}`) ?? emptySeen();
+        seen.weight += weight;
+        seen.passed += attempt.passed ? weight : 0;
+        seen.cost += weight * attempt.cost;
+        map.set(`${call.classKey}\u0000${attempt.model}`, seen);
       });
     }
-    return new OutcomeModel(byClass, byModel, opened);
+    return new OutcomeModel(byClass, byModel, opened, asOpener, afterFailure);
   }
 
   /** P(the model's answer passes) on a call of this class. */
@@ -299,8 +449,8 @@ export class OutcomeModel {
   }
 
   /**
-   * USD a call of this class spends when it opens with the model: the mean of the calls that did, pulled
-   * towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
+   * USD a call of this class spends when it opens with the model, if some rung answers it: the mean of
+   * the calls that did, pulled towards {@link composedCost} by {@link CLASS_PRIOR_WEIGHT} calls.
    */
   cost(classKey: string, model: string): number {
     const opened = this.opened.get(`${classKey}\u0000${model}`) ?? { calls: 0, cost: 0 };
@@ -316,5 +466,54 @@ export class OutcomeModel {
     const afterSource = local && local.notPassed > 0 ? local : overall;
     const after = afterSource.notPassed > 0 ? afterSource.costAfter / afterSource.notPassed : 0;
     return attempt + (1 - this.success(classKey, model)) * after;
+  }
+
+  /**
+   * What this call would have cost had it opened with `target`, then climbed through the other
+   * candidates (less `skip`) in their logged order: each rung's verdict and cost as the call's own climb saw them,
+   * and for a rung it never tried, the expected pass and cost of that rung in the class.
+   *
+   * @remarks
+   * A later rung's verdict on a call is that rung's outcome on the call whoever opened, so a call that
+   * opened with a cheap rung and passed at its third tells how the target's climb would end on it
+   * once the target fails. An untried opener takes the target's weighed rate as an opener of the class;
+   * an untried later rung the rate of its attempts after a failure, the calls a climb brings it.
+   */
+  imputedCost(call: LoggedCall, target: string, skip: readonly string[] = []): number {
+    const seen = new Map<string, LoggedAttempt>();
+    for (const attempt of call.attempts) if (attempt.passed !== null && !seen.has(attempt.model)) seen.set(attempt.model, attempt);
+    const rest = call.candidates.length > 0 ? call.candidates : call.attempts.map((attempt) => attempt.model);
+    const order = [target, ...rest.filter((model) => model !== target && !skip.includes(model))];
+    let climbing = 1;
+    let cost = 0;
+    order.forEach((model, index) => {
+      if (climbing === 0) return;
+      const known = seen.get(model);
+      const rung = known ? { pass: known.passed ? 1 : 0, cost: known.cost } : this.expected(call.classKey, model, index === 0);
+      cost += climbing * rung.cost;
+      climbing *= 1 - rung.pass;
+    });
+    return cost;
+  }
+
+  /** A rung's pass rate and attempt cost in a class, as an opener or after a failure, falling back to all its attempts. */
+  private expected(classKey: string, model: string, opening: boolean): { pass: number; cost: number } {
+    // Asked once per untried rung of every call: the answer depends on three strings only, so it is kept.
+    const asked = `${classKey}\u0000${model}\u0000${opening}`;
+    const known = this.expectations.get(asked);
+    if (known) return known;
+    const found = this.expectedUncached(classKey, model, opening);
+    this.expectations.set(asked, found);
+    return found;
+  }
+
+  private expectedUncached(classKey: string, model: string, opening: boolean): { pass: number; cost: number } {
+    const key = `${classKey}\u0000${model}`;
+    const preferred = (opening ? this.asOpener : this.afterFailure).get(key);
+    const other = (opening ? this.afterFailure : this.asOpener).get(key);
+    const seen = preferred && preferred.weight > 0 ? preferred : other && other.weight > 0 ? other : undefined;
+    if (seen) return { pass: seen.passed / seen.weight, cost: seen.cost / seen.weight };
+    const tally = this.byModel.get(model) ?? emptyTally();
+    return { pass: this.success(classKey, model), cost: tally.attempts > 0 ? tally.cost / tally.attempts : 0 };
   }
 }

@@ -32,6 +32,14 @@ export interface LoggedCall {
   cost: number;
   /** The opener's answer passed its check (a later `final` row settles a one-attempt call). */
   firstSuccess: boolean;
+  /**
+   * Every candidate was tried and every one failed its check: a call no rung could answer.
+   *
+   * @remarks
+   * Such a call fails every rung whichever opens, so any opener climbs through all of them and spends
+   * the same: the one part of another policy's cost the log shows exactly, with no weight.
+   */
+  everyRungFailed: boolean;
 }
 
 export interface LoggedCalls {
@@ -49,43 +57,94 @@ interface ReadRow {
 
 /** Reads JSON-lines decision text of any row version into calls. */
 export function readLoggedCalls(text: string): LoggedCalls {
-  const byCall = new Map<string, ReadRow[]>();
-  let unreadable = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
+  const reader = new LoggedCallReader();
+  for (const line of text.split('\n')) reader.add(line);
+  return reader.finish();
+}
+
+/** Lines read between pauses by {@link readLoggedCallsInSlices}: about 12 ms of parsing on average on the team's loaded 2-core machine (2.5 s per 100k rows). */
+export const LINES_PER_SLICE = 500;
+
+/**
+ * {@link readLoggedCalls}, pausing every {@link LINES_PER_SLICE} lines on `pause` (a yield to the event
+ * loop), and as often while it gathers the lines into calls, so a thread that must keep serving others
+ * is never held for the whole log.
+ *
+ * @remarks
+ * The extension host runs every extension on one thread: a 100k-row log parsed in one go held it
+ * for 0.7–5 s (BENCHMARKS.md). Lines are found with `indexOf` rather than `split`, which would itself
+ * hold the thread over the whole text at once.
+ */
+export async function readLoggedCallsInSlices(text: string, pause: () => Promise<void>, linesPerSlice = LINES_PER_SLICE): Promise<LoggedCalls> {
+  const reader = new LoggedCallReader();
+  let from = 0;
+  let lines = 0;
+  while (from <= text.length) {
+    const end = text.indexOf('\n', from);
+    const stop = end < 0 ? text.length : end;
+    reader.add(text.slice(from, stop));
+    from = stop + 1;
+    if (++lines % linesPerSlice === 0) await pause();
+  }
+  return reader.finishInSlices(pause, linesPerSlice);
+}
+
+/** Collects decision lines, one at a time, into calls. */
+class LoggedCallReader {
+  private readonly byCall = new Map<string, ReadRow[]>();
+  private unreadable = 0;
+
+  add(line: string): void {
+    if (!line.trim()) return;
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch {
-      unreadable++;
-      continue;
+      this.unreadable++;
+      return;
     }
     const parsed = decisionRowSchema.safeParse(json);
     if (!parsed.success) {
-      unreadable++;
-      continue;
+      this.unreadable++;
+      return;
     }
     const row = parsed.data as DecisionRow;
     const hasPropensity = typeof (json as { propensity?: unknown }).propensity === 'number';
-    const rows = byCall.get(row.call) ?? [];
+    const rows = this.byCall.get(row.call) ?? [];
     rows.push({ row, hasPropensity });
-    byCall.set(row.call, rows);
+    this.byCall.set(row.call, rows);
   }
-  const calls: LoggedCall[] = [];
-  let withoutPropensity = 0;
-  for (const [call, rows] of byCall) {
+
+  finish(): LoggedCalls {
+    const log: LoggedCalls = { calls: [], withoutPropensity: 0, unreadable: this.unreadable };
+    for (const [call, rows] of this.byCall) this.build(log, call, rows);
+    return log;
+  }
+
+  /** {@link finish}, pausing every `callsPerSlice` calls. */
+  async finishInSlices(pause: () => Promise<void>, callsPerSlice: number): Promise<LoggedCalls> {
+    const log: LoggedCalls = { calls: [], withoutPropensity: 0, unreadable: this.unreadable };
+    let built = 0;
+    for (const [call, rows] of this.byCall) {
+      this.build(log, call, rows);
+      if (++built % callsPerSlice === 0) await pause();
+    }
+    return log;
+  }
+
+  private build(log: LoggedCalls, call: string, rows: readonly ReadRow[]): void {
     const attemptRows = rows.filter((entry) => !entry.row.final);
     const opener = attemptRows[0];
-    if (!opener) continue;
+    if (!opener) return;
     if (!opener.hasPropensity || !(opener.row.propensity > 0)) {
-      withoutPropensity++;
-      continue;
+      log.withoutPropensity++;
+      return;
     }
     const settled = rows.filter((entry) => entry.row.final).at(-1);
     const attempts = attemptRows.map(({ row }) => ({ model: row.model, passed: gradedPass(row), cost: row.cost ?? 0 }));
     // A late verdict settles the call's last attempt; it is the first answer's only when there was one attempt.
     if (settled && attempts.length === 1) (attempts[0] as LoggedAttempt).passed = gradedPass(settled.row);
-    calls.push({
+    log.calls.push({
       call,
       classKey: opener.row.shape ? `${opener.row.class}/${opener.row.shape}` : opener.row.class,
       candidates: opener.row.candidates,
@@ -94,9 +153,14 @@ export function readLoggedCalls(text: string): LoggedCalls {
       attempts,
       cost: attempts.reduce((sum, attempt) => sum + attempt.cost, 0),
       firstSuccess: (attempts[0] as LoggedAttempt).passed === true,
+      everyRungFailed: everyRungFailed(opener.row.candidates, attempts),
     });
   }
-  return { calls, withoutPropensity, unreadable };
+}
+
+function everyRungFailed(candidates: readonly string[], attempts: readonly LoggedAttempt[]): boolean {
+  const failed = new Set(attempts.filter((attempt) => attempt.passed === false).map((attempt) => attempt.model));
+  return candidates.length > 0 && candidates.every((model) => failed.has(model));
 }
 
 function gradedPass(row: DecisionRow): boolean | null {

@@ -18,7 +18,7 @@ import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { estimatePolicy, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
-import { readLoggedCalls } from '../evaluation/loggedCalls';
+import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
 import type { Ledger } from '../ledger/ledger';
@@ -84,6 +84,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * extension host to stop.
  */
 export const STOP_WAIT_MS = 1_000;
+/**
+ * The most recent calls the panel's "What if" estimates from; the sentence says so when the log holds more.
+ *
+ * @remarks
+ * The estimate runs on the extension host's thread, and one model's estimate is one computation that
+ * cannot pause: on 61k calls it took about 210 ms each on the team's 2-core machine, and 0.5–2.7 s
+ * when that machine was loaded; on the newest 10k, 88–167 ms loaded (BENCHMARKS.md), near the ~100 ms
+ * a host can be held. The newest calls are also the ones routed by what the router knows now.
+ */
+export const MAX_ESTIMATED_CALLS = 10_000;
 
 export type SessionLogLevel = 'info' | 'warning' | 'error';
 
@@ -409,10 +419,18 @@ export class RungSession implements Session {
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    // Read asynchronously: the extension host's thread keeps serving while a 100k-row log comes in.
+    // Read asynchronously and parsed in slices, each model estimated in its own turn: the extension
+    // host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one piece).
     const text = this.log ? await readTextIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
-    const log = readLoggedCalls(text);
-    return this.panel.models.map((model) => openerEstimate(model.slug, estimatePolicy(log, { open: model.slug, skip: [] })));
+    const log = await readLoggedCallsInSlices(text, yieldToHost);
+    const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
+    const estimates: OpenerEstimate[] = [];
+    for (const model of this.panel.models) {
+      await yieldToHost();
+      const estimate = openerEstimate(model.slug, estimatePolicy(recent, { open: model.slug, skip: [] }));
+      estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
+    }
+    return estimates;
   }
 
   async setPanel(panel: Panel): Promise<void> {
@@ -666,6 +684,11 @@ function openerEstimate(model: string, estimate: PolicyEstimate): OpenerEstimate
   const all = estimate.calls + estimate.unsupported;
   const refused = all === 0 ? 'no-calls' : estimate.unsupported > MAX_UNSUPPORTED_SHARE * all ? 'not-a-candidate' : 'too-few';
   return { model, calls: estimate.calls, refused };
+}
+
+/** Lets the thread serve whatever else is waiting before the next slice of work. */
+function yieldToHost(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function readTextIfExists(path: string): Promise<string> {

@@ -224,6 +224,8 @@ export interface OpenerEstimate {
   /** The doubly robust estimate against the calls as they were routed; absent when `refused` says why. */
   versusLog?: VersusLog;
   refused?: OpenerRefusal;
+  /** Present when the estimate read only the most recent calls (`MAX_ESTIMATED_CALLS`): how many calls the log holds. */
+  logCalls?: number;
 }
 
 /**

@@ -70,6 +70,18 @@ describe('rung evaluate', () => {
     expect(JSON.parse(json.out).refused).toMatch(/no chance to open/);
   });
 
+  it('estimates a skip beside an opener, and refuses a skip alone or another exploration rate with exit 1', async () => {
+    // No call climbed, so skipping cheap changes nothing of a call that opens with dear: $10 a call, as open=dear.
+    expect(await main(['evaluate', '--log', writeLog(), '--policy', 'open=dear,skip=cheap', '--json'], io)).toBe(EXIT_OK);
+    expect(JSON.parse(io.out).methods.dr.cost).toBeCloseTo(10, 9);
+    const alone = new CapturedIo(dir);
+    expect(await main(['evaluate', '--log', 'decisions.jsonl', '--policy', 'skip=cheap'], alone)).toBe(EXIT_FAILED);
+    expect(alone.err).toMatch(/no estimate for skip=cheap: skip= without open= leaves the router to pick the opener/);
+    const explore = new CapturedIo(dir);
+    expect(await main(['evaluate', '--log', 'decisions.jsonl', '--policy', 'explore=0.1'], explore)).toBe(EXIT_FAILED);
+    expect(explore.err).toMatch(/no estimate for explore=0\.1: explore= changes each call's chance of opening with every rung/);
+  });
+
   it.each([
     [['--policy', 'open=dear'], /needs --log/],
     [['--log', 'decisions.jsonl'], /needs --policy/],

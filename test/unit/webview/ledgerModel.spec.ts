@@ -186,6 +186,12 @@ describe('what-if sentences', () => {
     );
   });
 
+  it('says when only the most recent calls were read, and how many the log holds', () => {
+    expect(openerSentence({ model: 'qwen2.5:3b', calls: 20000, versusLog, refused: null, logCalls: 61446 })).toBe(
+      'Had you always opened with qwen2.5:3b: cost −34% (±8%), first-try success −2% (±3%), from 20,000 of your most recent calls (your log holds 61,446).',
+    );
+  });
+
   it('puts a plus on a rise and no sign on a change that rounds to nothing', () => {
     const rise = { ...versusLog, costChange: 1.256, costChangeLow: 0.9, costChangeHigh: 1.6, successChange: 0.004, successChangeLow: -0.01, successChangeHigh: 0.018 };
     expect(openerSentence({ model: 'openai/gpt-4o-mini', calls: 1, versusLog: rise, refused: null })).toBe(

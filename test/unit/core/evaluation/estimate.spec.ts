@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { estimatePolicy, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
-import { readLoggedCalls } from '../../../../src/core/evaluation/loggedCalls';
+import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { decisionRow } from '../../support/decisionRow';
 
@@ -9,14 +9,14 @@ const Z = 1.959963984540054;
 const CANDIDATES = ['cheap', 'dear'];
 
 /** One call's attempt rows: the opener with its propensity, then each later rung (propensity 1). */
-function call(id: string, propensity: number, attempts: [string, 'pass' | 'fail', number][]): DecisionRow[] {
+function call(id: string, propensity: number, attempts: [string, 'pass' | 'fail', number][], candidates: string[] = CANDIDATES): DecisionRow[] {
   return attempts.map(([model, verdict, cost], index) =>
     decisionRow({
       call: id,
       class: 'mmlu',
-      candidates: CANDIDATES,
+      candidates,
       model,
-      rung: CANDIDATES.indexOf(model),
+      rung: candidates.indexOf(model),
       escalation: attempts.slice(0, index).map(([m]) => m),
       verdict,
       cost,
@@ -42,6 +42,21 @@ const fourCalls = lines([
   ...call('c4', 0.8, [['cheap', 'pass', 1]]),
 ]);
 const small = { minEffectiveSampleSize: 1 };
+/** Five calls, seven rows: c2 and c5 climb. */
+const withUnanswerableText = (): string =>
+  lines([
+    ...call('c1', 0.8, [['cheap', 'pass', 1]]),
+    ...call('c2', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'pass', 10],
+    ]),
+    ...call('c3', 0.2, [['dear', 'pass', 10]]),
+    ...call('c4', 0.8, [['cheap', 'pass', 1]]),
+    ...call('c5', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'fail', 10],
+    ]),
+  ]);
 
 describe('estimatePolicy on a log small enough to work out by hand', () => {
   it('weighs the one call that opened with dear by 1/0.2 for IPS and SNIPS', () => {
@@ -129,10 +144,117 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(estimate.refused).toMatch(/not among the candidates on 1 of 2 calls/);
   });
 
-  it('refuses skip= and explore= policies, saying rung replay can check them', () => {
+  it('refuses a skip when the skipped rung answered many of the target\'s calls, since the climb past it is guesswork', () => {
+    // dear answered c2, one of the three calls that opened with cheap (equal weights).
+    const estimate = estimatePolicy(readLoggedCalls(fourCalls), parsePolicy('open=cheap,skip=dear'), small);
+    expect(estimate.methods).toBeUndefined();
+    expect(estimate.refused).toMatch(/^dear answered 33% of the calls that opened with cheap \(weighed\)/);
+  });
+
+  it('refuses a skip without an opener and another exploration rate, saying what the rows lack', () => {
     const log = readLoggedCalls(fourCalls);
-    expect(estimatePolicy(log, parsePolicy('skip=dear'), small).refused).toMatch(/rung replay --policy/);
-    expect(estimatePolicy(log, parsePolicy('explore=0.1'), small).refused).toMatch(/rung replay --policy/);
+    const skip = estimatePolicy(log, parsePolicy('skip=dear'), small);
+    expect(skip.methods).toBeUndefined();
+    expect(skip.refused).toMatch(/which would have opened in the skipped model's place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy/);
+    const explore = estimatePolicy(log, parsePolicy('explore=0.1'), small);
+    expect(explore.methods).toBeUndefined();
+    expect(explore.refused).toMatch(/records only the chance its own opener had .* check it with rung replay --policy/);
+  });
+});
+
+describe('the doubly robust cost, with what the cascade shows of every rung', () => {
+  /** Four calls opening with cheap at 0.8 and one with dear at 0.2; c5 failed on both rungs. */
+  const withUnanswerable = withUnanswerableText();
+
+  it('takes a call every rung failed at its logged cost, since any opener climbs through them all', () => {
+    const log = readLoggedCalls(withUnanswerable);
+    expect(log.calls.map((c) => c.everyRungFailed)).toEqual([false, false, false, false, true]);
+    const { dr } = estimatePolicy(log, parsePolicy('open=dear'), small).methods ?? expect.unreachable();
+    // The model predicts $10 for dear (c3 cost $10; dear's attempts cost $10 and nothing followed its
+    // one failure, which was on c5), so c1–c4 contribute $10 and c5 its logged $11: 51 / 5.
+    expect(dr.cost).toBeCloseTo(10.2, 12);
+    // Terms 10, 10, 10, 10, 11: sample variance 0.8 / 4 = 0.2, standard error √(0.2 / 5) = 0.2.
+    expect(dr.costHigh).toBeCloseTo(10.2 + Z * 0.2, 12);
+  });
+
+  /** Three rungs; the two calls that opened with dear passed at $10, but c3 shows dear failing and a $100 climb after it. */
+  const THREE = ['cheap', 'dear', 'top'];
+  const rareDearClimb = lines([
+    ...call('e1', 0.5, [['dear', 'pass', 10]], THREE),
+    ...call('e2', 0.5, [['dear', 'pass', 10]], THREE),
+    ...call(
+      'e3',
+      0.5,
+      [
+        ['cheap', 'fail', 1],
+        ['dear', 'fail', 10],
+        ['top', 'pass', 100],
+      ],
+      THREE,
+    ),
+    ...call('e4', 0.5, [['cheap', 'pass', 1]], THREE),
+  ]);
+
+  it('imputes a call\'s cost under the target from the verdicts its own climb saw, and the target\'s rate as an opener where it was not tried', () => {
+    const log = readLoggedCalls(rareDearClimb);
+    const model = OutcomeModel.fit(log.calls);
+    const [e1, , e3, e4] = log.calls as [LoggedCall, LoggedCall, LoggedCall, LoggedCall];
+    expect(model.imputedCost(e1, 'dear')).toBeCloseTo(10, 12);
+    // dear failed on e3 ($10), then cheap failed ($1), then top passed ($100).
+    expect(model.imputedCost(e3, 'dear')).toBeCloseTo(111, 12);
+    // dear was not tried on e4: as an opener it passed both times, at $10.
+    expect(model.imputedCost(e4, 'dear')).toBeCloseTo(10, 12);
+
+    const halfOpenerFails = readLoggedCalls(
+      lines([
+        ...call('d1', 0.5, [['dear', 'pass', 10]]),
+        ...call('d2', 0.5, [['cheap', 'pass', 1]]),
+        ...call('d3', 0.5, [
+          ['dear', 'fail', 10],
+          ['cheap', 'pass', 1],
+        ]),
+      ]),
+    );
+    // On d2 dear opens ($10) and passes half the time, as it did as an opener (d1, d3); when it fails,
+    // cheap, which passed d2, ends the climb for $1: 10 + 0.5 × 1.
+    expect(OutcomeModel.fit(halfOpenerFails.calls).imputedCost(halfOpenerFails.calls[1] as LoggedCall, 'dear')).toBeCloseTo(10.5, 12);
+  });
+
+  it('estimates a skip beside an opener by taking the skipped rung\'s attempt out of the logged climbs', () => {
+    const log = readLoggedCalls(rareDearClimb);
+    const { ips, snips, dr } = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
+    // e3 climbed cheap $1, dear $10, top $100 (pass): without dear, $101; e4 passed at cheap for $1.
+    // Weights 2 and 2 over 4 calls: (2 × 101 + 2 × 1) / 4, and SNIPS 204 / 4 too.
+    expect(ips.cost).toBeCloseTo(51, 12);
+    expect(snips.cost).toBeCloseTo(51, 12);
+    // The model: on e1 and e2 cheap ($1) passes half the time as an opener, else top ($100, which
+    // passed after a failure): 1 + 0.5 × 100 = 51; e3 101; e4 1. Class mean 51, so the terms are
+    // 51, 51, 51 + 2 × (101 − 51), 51 + 2 × (1 − 51): DR 51.
+    expect(dr.cost).toBeCloseTo(51, 12);
+    // The opener's own verdict does not depend on what follows it.
+    const opened = estimatePolicy(log, parsePolicy('open=cheap'), small).methods ?? expect.unreachable();
+    expect(dr.success).toBeCloseTo(opened.dr.success, 12);
+  });
+
+  it('widens the interval to the spread the imputed costs imply when the calls that opened with the target missed the dear climbs', () => {
+    const { dr } = estimatePolicy(readLoggedCalls(rareDearClimb), parsePolicy('open=dear'), small).methods ?? expect.unreachable();
+    // Predicted $28 = ($20 of e1, e2 + 2 × composed $46) / 4, composed = $10 + (1 − 0.64) × $100.
+    // Terms −8, −8, 28, 28: DR $10 with standard error √(432 / 4) = 10.39 from the terms alone.
+    expect(dr.cost).toBeCloseTo(10, 12);
+    // Imputed 10, 10, 111, 10: variance 2550.25; residuals from $28 squared, averaged: 1965.25; E[1/π] = 8 / 4 = 2.
+    // (2550.25 + (2 − 1) × 1965.25) / 4 = 1128.875.
+    expect(dr.costHigh).toBeCloseTo(10 + Z * Math.sqrt(1128.875), 9);
+  });
+});
+
+describe('readLoggedCallsInSlices', () => {
+  it('reads the same calls as readLoggedCalls, pausing after every slice of lines', async () => {
+    const text = `${withUnanswerableText()}\nnot json\n`;
+    let pauses = 0;
+    const sliced = await readLoggedCallsInSlices(text, async () => void pauses++, 2);
+    expect(sliced).toEqual(readLoggedCalls(text));
+    // Seven rows, a bad line and the empty last line: 9 lines, a pause after every second; then 5 calls, a pause after every second.
+    expect(pauses).toBe(6);
   });
 });
 

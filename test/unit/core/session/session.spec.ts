@@ -7,7 +7,7 @@ import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
-import { ContextRefusalError, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
+import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
@@ -550,6 +550,25 @@ describe('RungSession.estimateOpeners', () => {
     expect(dear?.versusLog?.costChange).toBeCloseTo(9 / 11, 9);
     expect(cheap?.versusLog?.successChange).toBeCloseTo(0, 12);
     expect(estimates[1]?.versusLog).toBeUndefined();
+  });
+
+  it('estimates from the most recent calls only on a long log, and says how many the log holds', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // Ten old calls that cost $1 each, then MAX_ESTIMATED_CALLS coin tosses as above.
+    const old = Array.from({ length: 10 }, (_, i) => decisionRow({ call: `old-${i}`, at: i, candidates: THREE, model: 'qwen2.5:3b', propensity: 0.5, cost: 1, verdict: 'pass' }));
+    const recent = Array.from({ length: MAX_ESTIMATED_CALLS }, (_, i) => {
+      const model = i % 2 === 0 ? 'qwen2.5:3b' : 'openai/gpt-4o-mini';
+      return decisionRow({ call: `c-${i}`, at: 100 + i, candidates: THREE, model, resolved: model, propensity: 0.5, explore: true, cost: model === 'qwen2.5:3b' ? 0.001 : 0.01, verdict: 'pass' });
+    });
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), [...old, ...recent].map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
+
+    const [cheap] = await session.estimateOpeners();
+    expect(cheap?.calls).toBe(MAX_ESTIMATED_CALLS);
+    expect(cheap?.logCalls).toBe(MAX_ESTIMATED_CALLS + 10);
+    // The $1 calls are the oldest, so the calls as routed cost what the coin tosses did: $0.0055.
+    expect(cheap?.versusLog?.loggedCost).toBeCloseTo(0.0055, 12);
   });
 
   it('says there are no calls to go on when the log is empty, and that a model off every call could not have opened', async () => {

@@ -1,0 +1,154 @@
+/**
+ * What the ledger panel's "What if" costs on a long decision log: `RungSession.estimateOpeners` over
+ * 100k rows, its wall time and the longest stretch it kept the thread from serving anything else.
+ *
+ * @remarks
+ * It runs on the extension host's thread, where every other extension waits while it computes, so
+ * the figure that matters is the longest block: the longest gap between ticks of a timer that asks
+ * to run every {@link RESOLUTION_MS} ms. (Node's event-loop delay histogram reported 0–36 ms for runs
+ * that blocked for seconds, so it is not used.) The log's calls
+ * climb through four panel models, a fifth of them opening with one drawn uniformly, so every model's
+ * estimate is given (the whole computation, not an early refusal). Run alone with
+ * `npm run -s build && npx esbuild src/bench/estimateBench.ts --bundle --platform=node --outfile=dist/estimate-bench.js --log-level=warning && node dist/estimate-bench.js`
+ * (in `dist/`, where the build puts the sql.js WebAssembly the ledger loads).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../core/clock';
+import { estimatePolicy, OutcomeModel } from '../core/evaluation/estimate';
+import { readLoggedCalls } from '../core/evaluation/loggedCalls';
+import { parsePanel } from '../core/panel';
+import type { ProviderAdapter, StreamPart } from '../core/providers/provider';
+import { MAX_ESTIMATED_CALLS, RungSession } from '../core/session/session';
+import type { DecisionRow } from '../core/decisions/decision';
+import { seededRandom } from '../core/random';
+import { SEED_CLASSES, SEED_MODELS, seedDecisionRows, writeDecisionLog } from './decisionSeed';
+
+/** Rows in the benchmark's log: the decision log's retention ceiling. */
+const LOG_ROWS = 100_000;
+/** Runs of estimateOpeners measured. */
+const SAMPLES = 3;
+/** How often the block-measuring timer asks to run, ms. */
+const RESOLUTION_MS = 5;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'rung-estimate-bench-'));
+  const now = Date.UTC(2026, 3, 1);
+  const clock: Clock = { now: () => now };
+  try {
+    mkdirSync(join(dir, '.rung'));
+    const rows = loggedRows(LOG_ROWS, now);
+    writeDecisionLog(join(dir, '.rung', 'decisions.jsonl'), rows);
+    const panel = parsePanel(
+      { models: SEED_MODELS.map((model) => ({ slug: model.slug, provider: 'editor', ...(model.price ? { price: model.price } : {}) })), providers: { editor: { kind: 'vscode-lm' } } },
+      'bench panel',
+    );
+    const session = await RungSession.open({ panel, clock, keys: async () => undefined, ledgerPath: join(dir, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': () => new SilentModels() } });
+    try {
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      out(`estimateOpeners on ${rows.length} rows (${new Set(rows.map((row) => row.call)).size} calls), ${panel.models.length} panel models, ${SAMPLES} runs`);
+      for (let sample = 0; sample < SAMPLES; sample++) {
+        let last = performance.now();
+        let longestGapMs = 0;
+        const ticker = setInterval(() => {
+          const at = performance.now();
+          longestGapMs = Math.max(longestGapMs, at - last);
+          last = at;
+        }, RESOLUTION_MS);
+        const started = performance.now();
+        const estimates = await session.estimateOpeners();
+        const wallMs = performance.now() - started;
+        clearInterval(ticker);
+        longestGapMs = Math.max(longestGapMs, performance.now() - last);
+        const said = estimates.map((estimate) => `${estimate.model}: ${estimate.versusLog ? `cost ${(100 * estimate.versusLog.costChange).toFixed(0)}%` : estimate.refused}`).join('; ');
+        out(`run ${sample + 1}: wall ${wallMs.toFixed(0)} ms, longest block ${longestGapMs.toFixed(0)} ms (${said})`);
+      }
+      // Where the time goes: the same work called directly, one part at a time.
+      const text = readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8');
+      let started = performance.now();
+      const log = readLoggedCalls(text);
+      out(`readLoggedCalls: ${(performance.now() - started).toFixed(0)} ms`);
+      started = performance.now();
+      OutcomeModel.fit(log.calls);
+      out(`OutcomeModel.fit: ${(performance.now() - started).toFixed(0)} ms`);
+      const recent = { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) };
+      for (const model of panel.models) {
+        started = performance.now();
+        estimatePolicy(log, { open: model.slug, skip: [] });
+        const whole = performance.now() - started;
+        started = performance.now();
+        estimatePolicy(recent, { open: model.slug, skip: [] });
+        out(`estimatePolicy open=${model.slug}: ${whole.toFixed(0)} ms on every call, ${(performance.now() - started).toFixed(0)} ms on the ${MAX_ESTIMATED_CALLS} most recent`);
+      }
+    } finally {
+      await session.dispose();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The share of calls that open with a rung drawn uniformly (an exploration floor), so every model's estimate is given. */
+const FLOOR = 0.2;
+/** How often an attempt passes. */
+const PASS_RATE = 0.6;
+
+/**
+ * About `count` rows of calls over every seeded model: most open with the first, a fifth with one
+ * drawn uniformly (the floor, recorded in the propensity), each climbing in panel order until a pass.
+ */
+function loggedRows(count: number, now: number): DecisionRow[] {
+  const random = seededRandom(3);
+  const models = SEED_MODELS.map((model) => model.slug);
+  const template = seedDecisionRows(1, now, 3)[0] as DecisionRow;
+  const rows: DecisionRow[] = [];
+  for (let call = 0; rows.length < count; call++) {
+    const drawn = random() < FLOOR;
+    const opener = drawn ? Math.floor(random() * models.length) : 0;
+    const propensity = FLOOR / models.length + (opener === 0 ? 1 - FLOOR : 0);
+    const climb = [opener, ...models.map((_, index) => index).filter((index) => index !== opener)];
+    const classKey = SEED_CLASSES[call % SEED_CLASSES.length] as string;
+    for (const [position, index] of climb.entries()) {
+      const model = SEED_MODELS[index] as (typeof SEED_MODELS)[number];
+      const passed = random() < PASS_RATE;
+      const tokens = 400 + Math.floor(random() * 4_000);
+      rows.push({
+        ...template,
+        at: now - (count - rows.length) * 1_000,
+        call: `call-${call}`,
+        class: classKey.split('/')[0] as string,
+        shape: classKey.split('/')[1] ?? null,
+        candidates: models,
+        rung: index,
+        escalation: climb.slice(0, position).map((earlier) => models[earlier] as string),
+        model: model.slug,
+        resolved: model.slug,
+        explore: position === 0 && drawn && opener !== 0,
+        propensity: position === 0 ? propensity : 1,
+        verdict: passed ? 'pass' : 'fail',
+        cost: model.price ? (model.price.input * tokens) / 1_000_000 : 0,
+      });
+      if (passed) break;
+    }
+  }
+  return rows;
+}
+
+/** A provider that is never asked: the bench calls no model. */
+class SilentModels implements ProviderAdapter {
+  readonly name = 'editor';
+  async available(): Promise<boolean> {
+    return true;
+  }
+  // eslint-disable-next-line require-yield
+  async *chat(): AsyncIterable<StreamPart> {
+    throw new Error('the estimate bench calls no model');
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`estimate bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
