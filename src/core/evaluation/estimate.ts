@@ -332,13 +332,9 @@ export function snips(weights: readonly number[], outcomes: readonly number[]): 
   return { value, low: value - half, high: value + half };
 }
 
-/** The model's prediction for every call, corrected by the weighed residual where the call opened as the target would. */
-export function doublyRobust(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): Interval {
-  return meanInterval(doublyRobustTerms(weights, outcomes, predicted));
-}
-
 /**
- * Each call's DR term; a call marked not `modelled` (one every rung failed, whose cost any opener
+ * Each call's DR term: the model's prediction, corrected by the weighed residual where the call opened
+ * as the target would; a call marked not `modelled` (one every rung failed, whose cost any opener
  * repeats) enters as its logged outcome.
  */
 function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[], modelled?: readonly boolean[]): number[] {
