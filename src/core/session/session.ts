@@ -564,8 +564,8 @@ export class RungSession implements Session {
       total: groups.reduce((sum, group) => sum + group.cost, 0),
       today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
       strongestModel: dearest?.slug ?? null,
-      // Cost is linear in tokens, so the window's token sums price every call at once.
-      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.inputTokens, group.outputTokens), 0) : null,
+      // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
+      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
     };
   }
 

@@ -29,13 +29,23 @@ export interface DaySpend {
   cost: number;
   /** Attempts, whether or not they reported a cost. */
   calls: number;
-  /** Tokens of the calls that reported both counts, for pricing them on another model. */
-  inputTokens: number;
-  outputTokens: number;
+  /**
+   * Tokens of each call's first attempt (when it reported both counts), for pricing the same calls on
+   * another model.
+   *
+   * @remarks
+   * Only the opener's: a call that had gone straight to the dearest model would have been answered
+   * once, so an escalated call's failed attempts would price the same prompt twice.
+   */
+  openingInputTokens: number;
+  openingOutputTokens: number;
 }
 
 /** What the tally reads of a row. */
-type SpendFields = Pick<DecisionRow, 'at' | 'model' | 'cost' | 'inputTokens' | 'outputTokens' | 'final'>;
+type SpendFields = Pick<DecisionRow, 'at' | 'model' | 'cost' | 'inputTokens' | 'outputTokens' | 'final'> & {
+  /** Whether this attempt opened its call (nothing was tried before it). */
+  opening: boolean;
+};
 
 export class SpendTally {
   private readonly groups = new Map<string, DaySpend>();
@@ -62,7 +72,7 @@ export class SpendTally {
   private update(since: number): void {
     if ('rows' in this.source) {
       this.groups.clear();
-      for (const row of this.source.rows) if (row.at >= since) this.add(row);
+      for (const row of this.source.rows) if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0 });
       return;
     }
     const path = this.source.path;
@@ -95,12 +105,12 @@ export class SpendTally {
     if (row.final) return;
     const day = utcDay(row.at);
     const key = `${day}\u0000${row.model}`;
-    const group = this.groups.get(key) ?? { day, model: row.model, cost: 0, calls: 0, inputTokens: 0, outputTokens: 0 };
+    const group = this.groups.get(key) ?? { day, model: row.model, cost: 0, calls: 0, openingInputTokens: 0, openingOutputTokens: 0 };
     group.cost += row.cost ?? 0;
     group.calls += 1;
-    if (row.inputTokens !== null && row.outputTokens !== null) {
-      group.inputTokens += row.inputTokens;
-      group.outputTokens += row.outputTokens;
+    if (row.opening && row.inputTokens !== null && row.outputTokens !== null) {
+      group.openingInputTokens += row.inputTokens;
+      group.openingOutputTokens += row.outputTokens;
     }
     this.groups.set(key, group);
   }
@@ -111,7 +121,16 @@ function spendFields(line: string): SpendFields | undefined {
   const row = parseObject(line);
   if (!row || typeof row.model !== 'string') return undefined;
   const count = (field: unknown): number | null => (typeof field === 'number' ? field : null);
-  return { at: count(row.at) ?? 0, model: row.model, cost: count(row.cost), inputTokens: count(row.inputTokens), outputTokens: count(row.outputTokens), final: row.final === true };
+  return {
+    at: count(row.at) ?? 0,
+    model: row.model,
+    cost: count(row.cost),
+    inputTokens: count(row.inputTokens),
+    outputTokens: count(row.outputTokens),
+    final: row.final === true,
+    // Rows older than the escalation field opened their call as far as anyone can tell.
+    opening: !Array.isArray(row.escalation) || row.escalation.length === 0,
+  };
 }
 
 export function startOfUtcDay(at: number): number {

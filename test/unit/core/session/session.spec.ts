@@ -348,6 +348,28 @@ describe('RungSession.snapshot', () => {
     expect(spend.strongestEstimate).toBeCloseTo(1.2, 9);
   });
 
+  it('prices an escalated call once on the dearest model, at its opening attempt\'s tokens', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 3, 12));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const at = Date.UTC(2026, 0, 3, 9);
+    const rows = [
+      decisionRow({ call: 'c', at, model: 'qwen2.5:3b', verdict: 'fail', inputTokens: 1000, outputTokens: 2000 }),
+      decisionRow({ call: 'c', at: at + 1, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini', cost: 0.007, inputTokens: 1500, outputTokens: 500 }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 1, output: 3 } },
+    ]);
+    const session = await open({ panel, clock });
+
+    const spend = session.snapshot().spend;
+    expect(spend.total).toBeCloseTo(0.007, 9);
+    // One call, 1,000 tokens in and 2,000 out at $1 and $3 per million: the escalation is not priced again.
+    expect(spend.strongestEstimate).toBeCloseTo(0.007, 9);
+  });
+
   it('counts rows appended after an earlier count without losing the ones before', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
