@@ -27,6 +27,7 @@ import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 export interface LedgerCommandIo {
+  env?: Record<string, string | undefined>;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   cwd: string;

@@ -1,6 +1,6 @@
 import { buildSync } from 'esbuild';
 import { fork } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { isTeamLedgerUrl, redactedUrl, TeamLedger, type TeamLedgerOptions } from
 import { CapturedIo } from '../../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
+import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
+import { TcpProxy } from '../../support/tcpProxy';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
@@ -55,19 +57,36 @@ async function storedRows(url: string): Promise<number> {
   return Number(rows[0]?.count);
 }
 
-function runWorker(url: string, member: string, count: number): Promise<{ code: number | null; stderr: string }> {
-  const child = fork(worker, [url, member, String(count)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+interface WorkerRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the team worker as its own OS process. With `whenOpened`, the worker waits after connecting until
+ * `whenOpened` has run (the test takes the server away there).
+ */
+function runWorker(url: string, member: string, count: number, options: { outbox?: string; whenOpened?: () => void } = {}): Promise<WorkerRun> {
+  const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : ''];
+  const child = fork(worker, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  child.on('message', () => {
+    options.whenOpened?.();
+    child.send('go');
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
 describe('TeamLedger on a real PostgreSQL', () => {
   it('counts every observation of two processes writing at once, and none twice', async () => {
     const url = await freshDatabase(server);
     const [first, second] = await Promise.all([runWorker(url, 'ana', 60), runWorker(url, 'ben', 45)]);
-    expect(first).toEqual({ code: 0, stderr: '' });
-    expect(second).toEqual({ code: 0, stderr: '' });
+    expect(first).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(second).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await storedRows(url)).toBe(105);
     expect(await gradedSeenFresh(url)).toBe(105);
   });
@@ -112,6 +131,97 @@ describe('TeamLedger on a real PostgreSQL', () => {
     }
     expect(await storedRows(url)).toBe(4);
     expect(await gradedSeenFresh(url)).toBe(4);
+  });
+
+  it('keeps what a member learned offline across its exit, and a later process sends it exactly once', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outbox = join(folder.path, 'team-outbox.jsonl');
+      const viaProxy = proxy.urlFor(url);
+      // Ana connects, the server goes away, she learns 30 observations and her process exits.
+      const offline = await runWorker(viaProxy, 'ana', 30, { outbox, whenOpened: () => proxy.cut() });
+      expect(offline).toMatchObject({ code: 0, stderr: '' });
+      expect(offline.stdout).toMatch(/30 observations kept in .*team-outbox\.jsonl, sent once it answers/);
+      expect(readFileSync(outbox, 'utf8').trim().split('\n')).toHaveLength(30);
+      expect(await storedRows(url)).toBe(0);
+
+      // The server is back; her next process, which learns nothing itself, sends them.
+      proxy.restore();
+      expect(await runWorker(viaProxy, 'ana', 0, { outbox })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await storedRows(url)).toBe(30);
+      expect(existsSync(outbox)).toBe(false);
+      // And a third finds nothing to send again.
+      expect(await runWorker(viaProxy, 'ana', 0, { outbox })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await storedRows(url)).toBe(30);
+      expect(await gradedSeenFresh(url)).toBe(30);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('counts an outbox entry the server already holds once (a process that died between the commit and clearing the outbox)', async () => {
+    const url = await freshDatabase(server);
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(url, { outboxPath });
+      ledger.observe([observation(true, 1), observation(false, 2)]);
+      await ledger.close();
+      expect(await storedRows(url)).toBe(2);
+      // Put the sent rows back in the outbox, as if the process had died before it removed them.
+      const rows = await query<{ member_id: string; origin: string; observation: Observation }>(url, 'SELECT member_id, origin, observation FROM rung_observations');
+      await new TeamOutbox({ path: outboxPath, clock: systemClock }).add(rows.map((row) => ({ member: row.member_id, origin: row.origin, observation: row.observation })));
+
+      const again = await open(url, { outboxPath });
+      expect(again.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(2);
+      await again.close();
+      expect(await storedRows(url)).toBe(2);
+      expect(existsSync(outboxPath)).toBe(false);
+    } finally {
+      folder.remove();
+    }
+  });
+
+  it('shows what was learned offline at once, and the same counts once the server has it', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(proxy.urlFor(url), { outboxPath });
+      ledger.observe([observation(true, 1)]);
+      await ledger.flush();
+      proxy.cut();
+      ledger.observe([observation(true, 2), observation(false, 3)]);
+      await expect(ledger.flush()).rejects.toThrow();
+      expect(ledger.unsent).toBe(2);
+      expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+      proxy.restore();
+      await ledger.flush();
+      expect(ledger.unsent).toBe(0);
+      expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+      expect(await storedRows(url)).toBe(3);
+      await ledger.close();
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('fails to close, rather than lose observations, when the server is gone and there is no outbox', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    try {
+      const ledger = await open(proxy.urlFor(url));
+      proxy.cut();
+      ledger.observe([observation(true, 1)]);
+      await expect(ledger.close()).rejects.toThrow();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('derives the same ratings for every member from the shared observations', async () => {
@@ -172,7 +282,7 @@ describe('TeamLedger on a real PostgreSQL', () => {
     const url = await freshDatabase(server);
     const members = await Promise.all(['a', 'b', 'c'].map((memberId) => open(url, { memberId })));
     await Promise.all(members.map((member) => member.close()));
-    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }]);
+    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }]);
     await query(url, 'INSERT INTO rung_schema (version) VALUES (99)');
     await expect(open(url)).rejects.toThrow(/schema is version 99, newer than this Rung knows/);
   });
