@@ -8,6 +8,7 @@ import { EXIT_USAGE } from '../../../../src/cli/io';
 import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { Observation } from '../../../../src/core/ratings';
+import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { isTeamLedgerUrl, redactedUrl, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
 import { CapturedIo } from '../../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
@@ -295,7 +296,23 @@ describe('TeamLedger on a real PostgreSQL', () => {
   });
 });
 
-describe('rung replay and rung ledger show with --ledger postgres://', () => {
+async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = new CapturedIo(cwd, env);
+  const code = await main(argv, io);
+  return { code, out: io.out, err: io.err };
+}
+
+async function showJson(url: string, cwd: string): Promise<{ class: string; graded: number }[]> {
+  const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd);
+  expect(shown).toMatchObject({ code: 0, err: '' });
+  return JSON.parse(shown.out) as { class: string; graded: number }[];
+}
+
+async function teamGraded(url: string, cwd: string): Promise<number> {
+  return (await showJson(url, cwd)).reduce((sum, row) => sum + row.graded, 0);
+}
+
+describe('the rung command with --ledger postgres://', () => {
   it("shows counts that are the sum of both workspaces' graded attempts", async () => {
     const url = await freshDatabase(server);
     const workspaces = makeTempDir('rung-team-cli-');
@@ -321,16 +338,128 @@ describe('rung replay and rung ledger show with --ledger postgres://', () => {
     }
   });
 
-  it('refuses a server URL, as bad usage, where only a ledger file works so far', async () => {
+  it('imports a file that already holds team evidence without adding anything, and adds only what it learned itself', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const ana = await open(url, { memberId: 'ana' });
+      ana.observe([observation(true, 1), observation(true, 2), observation(false, 3), observation(true, 4), observation(true, 5)]);
+      await ana.close();
+      const ben = await open(url, { memberId: 'ben' });
+      ben.observe([observation(false, 6), observation(true, 7), observation(true, 8), observation(true, 9)]);
+      await ben.close();
+      const file = join(cwd.path, 'carla.sqlite');
+
+      // Carla pulls the team's evidence into her file; importing that file back adds nothing.
+      expect(await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).toMatchObject({ code: 0, out: expect.stringMatching(/^merged 9 graded observations/) });
+      const back = await cli(['ledger', 'merge', file, '--ledger', url], cwd.path);
+      expect(back).toMatchObject({ code: 0, err: '' });
+      expect(back.out).toMatch(/nothing new from .*carla\.sqlite .*already holds its evidence/);
+      expect(await teamGraded(url, cwd.path)).toBe(9);
+
+      // She learns three more on her own: importing adds those three, once however often she imports.
+      const own = await WorkspaceLedger.open({ path: file, clock: systemClock });
+      own.observe([observation(true, 10), observation(false, 11), observation(true, 12)]);
+      await own.close();
+      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^imported 3 graded observations over 1 ratings/);
+      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^nothing new/);
+      expect(await teamGraded(url, cwd.path)).toBe(12);
+      // Pulling again brings nothing she does not hold, her own import included.
+      expect((await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).out).toMatch(/^nothing new/);
+      expect(await cli(['ledger', 'show', '--ledger', file, '--json'], cwd.path)).toMatchObject({ out: expect.stringContaining('"graded": 12') });
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it('forgets a class for the whole team, and a resent old observation does not bring it back', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const batch = [observation(true, 1), observation(false, 2)];
+      const first = await open(url, { writerId: 'ana-run-1' });
+      first.observe(batch);
+      first.observe([{ model: 'steady', classKey: 'other', success: true, at: 3 }]);
+      await first.close();
+      const reset = await cli(['ledger', 'reset', '--class', 'c', '--yes', '--ledger', url], cwd.path);
+      expect(reset).toMatchObject({ code: 0, err: '' });
+      expect(reset.out).toMatch(/^forgot 1 rating \(the ratings of class c\) for the whole team/);
+
+      const again = await open(url, { writerId: 'ana-run-1' });
+      again.observe(batch);
+      await again.close();
+      const rows = await showJson(url, cwd.path);
+      expect(rows.map((row) => [row.class, row.graded])).toEqual([['other', 1]]);
+
+      const later = await open(url);
+      later.observe([observation(true, 4)]);
+      await later.close();
+      expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
+        ['c', 1],
+        ['other', 1],
+      ]);
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it("exports the team's ratings and this workspace's decisions", async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(3)));
+      const replay = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
+      expect(replay).toMatchObject({ code: 0, err: '' });
+      const exported = await cli(['ledger', 'export', '--format', 'jsonl', '--ledger', url], cwd.path);
+      expect(exported).toMatchObject({ code: 0, err: '' });
+      const lines = exported.out.trim().split('\n').map((line) => JSON.parse(line) as { type: string; graded?: number });
+      const graded = lines.filter((line) => line.type === 'rating').reduce((sum, line) => sum + (line.graded ?? 0), 0);
+      expect(graded).toBe(await storedRows(url));
+      expect(lines.filter((line) => line.type === 'decision').length).toBeGreaterThan(0);
+      const decisions = await cli(['ledger', 'decisions', '--last', '2', '--json', '--ledger', url], cwd.path);
+      expect(JSON.parse(decisions.out)).toHaveLength(2);
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it('ranks from a team server without writing to it: a reading user is enough, and an old schema is left alone', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const panel = join(__dirname, '../../../../examples/panel.json');
+      const empty = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', url], cwd.path);
+      expect(empty.code).toBe(1);
+      expect(empty.err).toMatch(/holds no Rung ledger yet/);
+      expect(await query(url, `SELECT to_regclass('rung_schema') AS present`)).toEqual([{ present: null }]);
+
+      const writer = await open(url);
+      writer.observe([observation(true, 1)]);
+      await writer.close();
+      await query(url, 'CREATE ROLE rung_reader LOGIN');
+      await query(url, 'GRANT SELECT ON ALL TABLES IN SCHEMA public TO rung_reader');
+      const asReader = url.replace('//postgres@', '//rung_reader@');
+      expect(await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', asReader], cwd.path)).toMatchObject({ code: 0, err: '' });
+      expect(await cli(['ledger', 'show', '--ledger', asReader], cwd.path)).toMatchObject({ code: 0, err: '' });
+
+      await query(url, 'DELETE FROM rung_schema WHERE version > 1');
+      const old = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', url], cwd.path);
+      expect(old.code).toBe(1);
+      expect(old.err).toMatch(/schema is version 1, older than this Rung's 2; reading does not migrate it/);
+      expect(await query(url, 'SELECT version FROM rung_schema')).toEqual([{ version: 1 }]);
+    } finally {
+      await query(server.url, 'DROP ROLE IF EXISTS rung_reader').catch(() => undefined);
+      cwd.remove();
+    }
+  });
+
+  it('refuses two team servers in one merge as bad usage', async () => {
     const cwd = makeTempDir('rung-team-cli-');
     try {
       const url = 'postgres://ana@127.0.0.1:1/team';
-      const io = new CapturedIo(cwd.path);
-      expect(await main(['ledger', 'reset', '--yes', '--ledger', url], io)).toBe(EXIT_USAGE);
-      expect(io.err).toMatch(/only show is supported so far/);
-      const chat = new CapturedIo(cwd.path);
-      expect(await main(['chat', '--panel', join(__dirname, '../../../../examples/panel.json'), '--ledger', url, 'hello'], chat)).toBe(EXIT_USAGE);
-      expect(chat.err).toMatch(/not chat/);
+      const merge = await cli(['ledger', 'merge', url, '--ledger', url], cwd.path);
+      expect(merge.code).toBe(EXIT_USAGE);
+      expect(merge.err).toMatch(/two team servers cannot be merged/);
       expect(readdirSync(cwd.path)).toEqual([]);
     } finally {
       cwd.remove();
