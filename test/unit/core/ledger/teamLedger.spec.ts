@@ -82,6 +82,15 @@ function runWorker(url: string, member: string, count: number, options: { outbox
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
+/** Sessions of Rung waiting on a lock, once at least `atLeast` are (0: however many there are now). */
+async function waitingOnLocks(client: Client, atLeast: number): Promise<number> {
+  for (;;) {
+    const rows = await client.query<{ count: string }>(`SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`);
+    const count = Number(rows.rows[0]?.count);
+    if (count >= atLeast) return count;
+  }
+}
+
 describe('TeamLedger on a real PostgreSQL', () => {
   it('counts every observation of two processes writing at once, and none twice', async () => {
     const url = await freshDatabase(server);
@@ -223,6 +232,55 @@ describe('TeamLedger on a real PostgreSQL', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it('reads only the rows it has not folded yet: a row removed behind its back stays counted until a reset', async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    ana.observe([observation(true, 1), observation(true, 2)]);
+    await ana.flush();
+    await query(url, `DELETE FROM rung_observations WHERE origin = (SELECT min(origin) FROM rung_observations)`);
+    ana.observe([observation(false, 3)]);
+    await ana.flush();
+    expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(3);
+    expect(await gradedSeenFresh(url)).toBe(2);
+    // A reset of another class is still a reset: the next refresh folds from the start.
+    await query(url, `INSERT INTO rung_resets (class_key, up_to, member_id) VALUES ('elsewhere', 0, 'test')`);
+    await ana.flush();
+    expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(2);
+    await ana.close();
+  });
+
+  it('never shows a reader a later batch before an earlier one still committing, so refreshing misses nothing', async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    const ben = await open(url, { memberId: 'ben' });
+    const watcher = await open(url, { memberId: 'watcher' });
+    ana.alias('slow', 'slow-2026');
+    await ana.flush();
+    // Another session holds the alias row, so Ana's next batch stops after drawing its observation ids.
+    const blocker = new Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`SELECT * FROM rung_aliases WHERE slug = 'slow' FOR UPDATE`);
+    ana.observe([observation(true, 1), observation(true, 2)]);
+    ana.alias('slow', 'slow-2027');
+    const anaFlush = ana.flush();
+    await waitingOnLocks(blocker, 1);
+    ben.observe([observation(false, 3)]);
+    let benDone = false;
+    const benFlush = ben.flush().then(() => (benDone = true));
+    // Ben's batch either waits behind Ana's or (were writers not serialised) lands with higher ids.
+    while (!benDone && (await waitingOnLocks(blocker, 0)) < 2);
+    await watcher.flush();
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+    await Promise.all([anaFlush, benFlush]);
+    await watcher.flush();
+    expect(watcher.snapshot(0).rating('steady', 'c')?.graded).toBe(3);
+    const fresh = await open(url, { memberId: 'reader' });
+    expect(watcher.snapshot(0).rating('steady', 'c')).toEqual(fresh.snapshot(0).rating('steady', 'c'));
+    await Promise.all([ana, ben, watcher, fresh].map((ledger) => ledger.close()));
   });
 
   it('derives the same ratings for every member from the shared observations', async () => {
