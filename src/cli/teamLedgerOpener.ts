@@ -7,22 +7,14 @@
  * (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
  * current folder (see TeamOutbox), where the decision rows of a team run go too.
  */
-import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../core/clock';
-import { isTeamLedgerUrl, TeamLedger } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 
 // Re-exported for chat, which reaches the ledger only through the session.
-export { isTeamLedgerUrl };
-
-/** Who this member is: `RUNG_MEMBER`, else `user@host`. */
-export function teamMemberId(env: Record<string, string | undefined>): string {
-  const named = env.RUNG_MEMBER?.trim();
-  if (named) return named;
-  return `${userInfo().username}@${hostname()}`;
-}
+export { isTeamLedgerUrl, teamMemberId };
 
 /** The workspace ledger's place under `cwd`: a team run keeps its decision log and its outbox beside it. */
 export function workspaceLedgerPath(cwd: string): string {

@@ -32,6 +32,7 @@
  * model and class, folded as a merge after the observations).
  */
 import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
 import type { Observation } from '../ratings';
@@ -123,6 +124,13 @@ export const TEAM_SCHEMA_VERSION = MIGRATIONS.length;
 /** An observation id no row is below: where a fresh fold starts. */
 const BEFORE_FIRST_ID = 0;
 
+/** Who this member is on a team: `RUNG_MEMBER`, else `user@host`. */
+export function teamMemberId(env: Record<string, string | undefined>): string {
+  const named = env.RUNG_MEMBER?.trim();
+  if (named) return named;
+  return `${userInfo().username}@${hostname()}`;
+}
+
 /** Whether `--ledger` names a team's server rather than a workspace file. */
 export function isTeamLedgerUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
@@ -161,6 +169,11 @@ export interface TeamLedgerOptions {
    * The schema must be current; an older or missing one is an error saying so.
    */
   readOnly?: boolean;
+  /**
+   * Refuse {@link TeamLedger.reset} with a message saying where to do it instead: a palette command in
+   * one member's window must not forget the whole team's evidence.
+   */
+  resetRefusal?: string;
   /** Told about a background sync that failed; the queue is kept for the next one. */
   onSyncError?: (error: Error) => void;
   /** Everything else the user should hear: observations kept in the outbox, an outbox that could not be written. */
@@ -205,6 +218,7 @@ export class TeamLedger implements Ledger {
   private readonly outbox: TeamOutbox | undefined;
   private readonly onNotice: ((message: string) => void) | undefined;
   private readonly teamId: string;
+  private readonly resetRefusal: string | undefined;
   private sequence = 0;
   /** The server's observations folded in id order, up to {@link lastId}; replaced, never changed. */
   private folded = new LedgerState('');
@@ -235,6 +249,7 @@ export class TeamLedger implements Ledger {
     this.readOnly = options.readOnly ?? false;
     this.writerId = options.writerId ?? randomUUID();
     this.onNotice = options.onNotice;
+    this.resetRefusal = options.resetRefusal;
     this.outbox = options.outboxPath && !this.readOnly ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice }) : undefined;
     const interval = options.syncIntervalMs ?? TEAM_SYNC_INTERVAL_MS;
     if (interval > 0) {
@@ -381,6 +396,7 @@ export class TeamLedger implements Ledger {
    */
   async reset(classKey?: string): Promise<number> {
     if (this.readOnly) throw new Error('cannot reset: the team ledger is open read-only');
+    if (this.resetRefusal) throw new Error(this.resetRefusal);
     await this.flush();
     const before = this.state.ratings.size;
     await this.transaction(async (client) => {
