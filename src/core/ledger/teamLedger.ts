@@ -270,7 +270,11 @@ export class TeamLedger implements Ledger {
    * when someone names a team server.
    */
   static async open(options: TeamLedgerOptions): Promise<TeamLedger> {
-    const { Pool: PoolClass } = await import('pg');
+    const pg = await import('pg');
+    // Shipped beside the extension's bundle, pg is one CommonJS file whose exports Node's import() cannot
+    // name (esbuild's output defeats its export detection): they are all on `default` there.
+    const named: typeof pg.Pool | undefined = pg.Pool;
+    const PoolClass = named ?? pg.default.Pool;
     const pool = new PoolClass({
       connectionString: options.url,
       ...(options.password !== undefined ? { password: options.password } : {}),
