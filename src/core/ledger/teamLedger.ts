@@ -37,7 +37,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
 import type { Observation } from '../ratings';
 import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
-import { LedgerState, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
+import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
 import { outboxKey, TeamOutbox, type OutboxEntry } from './teamOutbox';
 
 /** How often, ms, the background timer sends the queue and reads what is new on the server. */
@@ -56,12 +56,14 @@ const MIGRATION_LOCK = 0x52554e47;
  * A server that is ahead of this list was migrated by a newer Rung, and this one refuses to use it rather
  * than guess at columns it does not know.
  *
+ * Exported for the test that migrates a server a first-version Rung wrote.
+ *
  * - v1: observations keyed by origin, aliases, spawns.
  * - v2: observations numbered in the order the server received them (the fold order, read incrementally;
  *   v1's rows are numbered in v1's fold order, so no rating moves), resets, imports of workspace files,
  *   and the team's id, which a workspace file that pulled the team's evidence records as its source.
  */
-const MIGRATIONS: readonly string[] = [
+export const TEAM_MIGRATIONS: readonly string[] = [
   `CREATE TABLE rung_observations (
      member_id text NOT NULL,
      origin text NOT NULL,
@@ -117,9 +119,6 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE rung_meta (key text PRIMARY KEY, value text NOT NULL);
    INSERT INTO rung_meta (key, value) VALUES ('team_id', gen_random_uuid()::text);`,
 ];
-
-/** The schema version this Rung writes and reads. */
-export const TEAM_SCHEMA_VERSION = MIGRATIONS.length;
 
 /** An observation id no row is below: where a fresh fold starts. */
 const BEFORE_FIRST_ID = 0;
@@ -600,9 +599,9 @@ async function migrate(pool: Pool): Promise<string> {
     await client.query('CREATE TABLE IF NOT EXISTS rung_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
     const current = result.rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${MIGRATIONS.length}): update Rung`);
-    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1] as string);
+    if (current > TEAM_MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
+    for (let version = current + 1; version <= TEAM_MIGRATIONS.length; version++) {
+      await client.query(TEAM_MIGRATIONS[version - 1] as string);
       await client.query('INSERT INTO rung_schema (version) VALUES ($1)', [version]);
     }
     const teamId = await readTeamId(client);
@@ -630,9 +629,9 @@ async function checkSchema(pool: Pool): Promise<string> {
     if (!present.rows[0]?.present) throw new Error('it holds no Rung ledger yet (no rung_schema table); a command that writes (rung replay --ledger URL) creates one');
     const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
     const current = result.rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${MIGRATIONS.length}): update Rung`);
-    if (current < MIGRATIONS.length) {
-      throw new Error(`the server's schema is version ${current}, older than this Rung's ${MIGRATIONS.length}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`);
+    if (current > TEAM_MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
+    if (current < TEAM_MIGRATIONS.length) {
+      throw new Error(`the server's schema is version ${current}, older than this Rung's ${TEAM_MIGRATIONS.length}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`);
     }
     const teamId = await readTeamId(client);
     client.release();
@@ -731,17 +730,19 @@ interface TeamRead {
  * that the snapshot's stale cutoff measures the same age whatever this laptop's clock says.
  */
 async function readTeam(client: PoolClient, now: number, knownReset: string | null, afterId: number): Promise<TeamRead> {
-  const reset = await client.query<{ mark: string | null }>('SELECT max(id)::text AS mark FROM rung_resets');
-  const resetMark = reset.rows[0]?.mark ?? null;
+  // Resets are few: they are read whole and applied here, which keeps the read of observations a plain
+  // range of ids; a join against them cost every read, on a team that never reset anything too. The
+  // class key is fetched only when a reset needs it. (pg gives bigint columns as strings.)
+  const resets = await client.query<{ id: string; class_key: string | null; up_to: string }>('SELECT id, class_key, up_to FROM rung_resets ORDER BY id');
+  const resetMark = resets.rows[resets.rows.length - 1]?.id ?? null;
   const from = resetMark === knownReset ? afterId : BEFORE_FIRST_ID;
-  const rows = await client.query<{ id: string; observation: Observation }>(
-    `SELECT o.id::text AS id, o.observation FROM rung_observations o
-     WHERE o.id > $1 AND NOT EXISTS (
-       SELECT 1 FROM rung_resets r
-       WHERE o.id <= r.up_to AND (r.class_key IS NULL OR o.class_key = r.class_key OR left(o.class_key, length(r.class_key) + 1) = r.class_key || '/'))
-     ORDER BY o.id`,
-    [from],
-  );
+  const forgotten = resets.rows.map((row) => ({ classKey: row.class_key, upTo: Number(row.up_to) }));
+  const columns = forgotten.length === 0 ? 'id, observation' : 'id, class_key, observation';
+  const rows = await client.query<{ id: string; class_key?: string; observation: Observation }>(`SELECT ${columns} FROM rung_observations WHERE id > $1 ORDER BY id`, [from]);
+  const kept =
+    forgotten.length === 0
+      ? rows.rows
+      : rows.rows.filter((row) => !forgotten.some((reset) => Number(row.id) <= reset.upTo && (reset.classKey === null || matchesClass(row.class_key ?? '', reset.classKey))));
   const last = rows.rows[rows.rows.length - 1];
   const imports = await client.query<{ source_id: string; model: string; class_key: string; graded: number; ok: number; rating: number; updated_at: string }>(
     'SELECT source_id, model, class_key, graded, ok, rating, updated_at::text AS updated_at FROM rung_imports ORDER BY source_id, class_key, model',
@@ -753,7 +754,7 @@ async function readTeam(client: PoolClient, now: number, knownReset: string | nu
     [STALE_SPAWN_MS],
   );
   return {
-    observations: rows.rows.map((row) => row.observation),
+    observations: kept.map((row) => row.observation),
     lastId: last ? Number(last.id) : from,
     resetMark,
     imports: imports.rows.map((row) => ({ sourceId: row.source_id, model: row.model, classKey: row.class_key, graded: row.graded, ok: row.ok, rating: row.rating, updatedAt: Number(row.updated_at) })),

@@ -9,7 +9,8 @@ import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { Observation } from '../../../../src/core/ratings';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
-import { isTeamLedgerUrl, redactedUrl, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
+import { LedgerState, snapshotOf } from '../../../../src/core/ledger/ledgerState';
+import { isTeamLedgerUrl, redactedUrl, TEAM_MIGRATIONS, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
 import { CapturedIo } from '../../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
@@ -344,6 +345,31 @@ describe('TeamLedger on a real PostgreSQL', () => {
     expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }]);
     await query(url, 'INSERT INTO rung_schema (version) VALUES (99)');
     await expect(open(url)).rejects.toThrow(/schema is version 99, newer than this Rung knows/);
+  });
+
+  it("numbers a first-version server's rows in that version's fold order, so migrating moves no rating", async () => {
+    const url = await freshDatabase(server);
+    await query(url, 'CREATE TABLE rung_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await query(url, TEAM_MIGRATIONS[0] as string);
+    await query(url, 'INSERT INTO rung_schema (version) VALUES (1)');
+    // Inserted out of the order v1 folded them in (when graded, member, origin).
+    const rows: [string, string, Observation][] = [
+      ['ben', 'b:1', observation(false, 30)],
+      ['ana', 'a:2', observation(true, 20)],
+      ['ana', 'a:1', observation(true, 10)],
+      ['ben', 'b:2', observation(false, 20)],
+    ];
+    for (const [member, origin, item] of rows) {
+      await query(url, 'INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ($1, $2, $3, $4, $5, $6)', [member, origin, item.model, item.classKey, item.at, JSON.stringify(item)]);
+    }
+    const v1Order = [...rows].sort(([memberA, originA, a], [memberB, originB, b]) => a.at - b.at || memberA.localeCompare(memberB) || originA.localeCompare(originB));
+    const expected = new LedgerState('').applied(v1Order.map(([, , item]) => ({ kind: 'observe', observation: item })));
+
+    const ledger = await open(url);
+    expect(ledger.snapshot(0).rating('steady', 'c')).toEqual(snapshotOf(expected, 0).rating('steady', 'c'));
+    ledger.observe([observation(true, 5)]);
+    await ledger.close();
+    expect((await query<{ origin: string }>(url, 'SELECT origin FROM rung_observations ORDER BY id')).map((row) => row.origin.slice(-1) === '0' ? 'new' : row.origin)).toEqual(['a:1', 'a:2', 'b:2', 'b:1', 'new']);
   });
 
   it('names the server without its password when it cannot be reached', async () => {
