@@ -572,7 +572,8 @@ export class TeamLedger implements Ledger {
     }
     const start = read.resetMark === this.resetMark ? this.folded : new LedgerState('');
     this.folded = start.applied(read.observations.map((observation): LedgerOp => ({ kind: 'observe', observation })));
-    if (read.observations.length > 0 || read.resetMark !== this.resetMark) this.lastId = read.lastId;
+    // Past every row read, those a reset forgot included: they are never folded, so never read again.
+    this.lastId = read.lastId;
     this.resetMark = read.resetMark;
     this.imports = read.imports;
     const base = this.folded.applied(importOps(read.imports));
@@ -714,7 +715,7 @@ async function writeBatch(client: PoolClient, memberId: string, batch: Batch): P
 interface TeamRead {
   /** Observations above the last id read (all of them after a new reset), in id order, less those a reset forgot. */
   observations: Observation[];
-  /** The highest id among them. */
+  /** The highest id read, forgotten rows included; where the read started when there was none. */
   lastId: number;
   resetMark: string | null;
   imports: ImportRow[];
