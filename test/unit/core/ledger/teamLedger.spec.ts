@@ -16,6 +16,7 @@ import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
 import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../../support/tcpProxy';
+import { fixture, json, replay, WireServer } from '../../support/wireServer';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
@@ -533,6 +534,43 @@ describe('the rung command with --ledger postgres://', () => {
       expect(await query(url, 'SELECT version FROM rung_schema')).toEqual([{ version: 1 }]);
     } finally {
       await query(server.url, 'DROP ROLE IF EXISTS rung_reader').catch(() => undefined);
+      cwd.remove();
+    }
+  });
+
+  it('chats into the team ledger: the graded attempts go to the server, the decision rows stay in the workspace', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
+    const cloud = new WireServer()
+      .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
+      .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    try {
+      const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+      writeFileSync(
+        join(cwd.path, 'panel.json'),
+        JSON.stringify({
+          models: [
+            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+          ],
+          routing: { explore: 0 },
+          providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+        }),
+      );
+      writeFileSync(join(cwd.path, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
+      const chat = await cli(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' });
+      expect(chat.code).toBe(0);
+      expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
+        ['plan', 1],
+        ['plan', 1],
+      ]);
+      expect(await query(url, 'SELECT DISTINCT member_id FROM rung_observations')).toEqual([{ member_id: 'ana' }]);
+      const decisions = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n');
+      expect(decisions).toHaveLength(2);
+      expect(existsSync(join(cwd.path, '.rung', 'ledger.sqlite'))).toBe(false);
+    } finally {
+      await Promise.all([ollama.close(), cloud.close()]);
       cwd.remove();
     }
   });
