@@ -70,6 +70,7 @@ export interface TeamOrWorkspaceOptions {
 /** Opens the team ledger, or the workspace file when the server cannot be used; never throws for an unreachable server. */
 export async function openTeamOrWorkspace(options: TeamOrWorkspaceOptions): Promise<Ledger> {
   const where = redactedUrl(options.url);
+  let lastSyncProblem: string | undefined;
   let team: TeamLedger;
   try {
     const teamOptions: TeamLedgerOptions = {
@@ -79,7 +80,12 @@ export async function openTeamOrWorkspace(options: TeamOrWorkspaceOptions): Prom
       clock: options.clock,
       outboxPath: teamOutboxPath(dirname(options.workspacePath), options.url),
       resetRefusal: `the team ledger ${where} is shared by the whole team; reset it from a terminal: rung ledger reset --ledger ${where} --yes`,
-      onSyncError: (error) => options.log('warning', `the team ledger did not sync (kept for the next try): ${error.message}`),
+      // Every 10 s while the server is away would bury the log: each reason is said once.
+      onSyncError: (error) => {
+        if (error.message === lastSyncProblem) return;
+        lastSyncProblem = error.message;
+        options.log('warning', `the team ledger did not sync (kept for the next try): ${error.message}`);
+      },
       onNotice: (message) => options.log('warning', message),
       ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
     };

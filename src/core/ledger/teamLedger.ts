@@ -43,6 +43,16 @@ import { outboxKey, TeamOutbox, type OutboxEntry } from './teamOutbox';
 /** How often, ms, the background timer sends the queue and reads what is new on the server. */
 export const TEAM_SYNC_INTERVAL_MS = 10_000;
 
+/**
+ * How long, ms, a connection to the team's server may take before the server counts as unreachable.
+ *
+ * @remarks
+ * `pg` waits forever by default, and a server behind a dropped VPN does not refuse, it just never
+ * answers: a flush would hang, the observations would never reach the outbox, and closing a window
+ * would wait past the 5 s VS Code gives it. Five seconds is far beyond a healthy connect, even abroad.
+ */
+export const TEAM_CONNECT_TIMEOUT_MS = 5_000;
+
 /** Connections this process keeps open to the team's server: one to flush and one to refresh is plenty. */
 const POOL_SIZE = 2;
 
@@ -173,6 +183,8 @@ export interface TeamLedgerOptions {
    * one member's window must not forget the whole team's evidence.
    */
   resetRefusal?: string;
+  /** See {@link TEAM_CONNECT_TIMEOUT_MS}; tests shorten it. */
+  connectTimeoutMs?: number;
   /** Told about a background sync that failed; the queue is kept for the next one. */
   onSyncError?: (error: Error) => void;
   /** Everything else the user should hear: observations kept in the outbox, an outbox that could not be written. */
@@ -278,6 +290,7 @@ export class TeamLedger implements Ledger {
       connectionString: options.url,
       ...(options.password !== undefined ? { password: options.password } : {}),
       max: POOL_SIZE,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? TEAM_CONNECT_TIMEOUT_MS,
       application_name: 'rung',
     });
     // An idle connection the server drops (a restart, a terminated backend) is an event, not a crash;
@@ -371,12 +384,15 @@ export class TeamLedger implements Ledger {
    * @remarks
    * When the server cannot be reached, close still succeeds if every observation is safe in the outbox
    * (and says so): the next process that reaches the server sends them. It throws only when an
-   * observation would be lost.
+   * observation would be lost. The queue goes to the outbox before the last send, so an exit that
+   * cannot wait for the server (VS Code ends an extension host 5 s after asking) loses nothing either.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    await this.chain;
+    await this.keepOffline();
     try {
       await this.flush();
     } catch (error) {

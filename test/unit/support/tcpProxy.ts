@@ -7,7 +7,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export class TcpProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
-  private up = true;
+  private mode: 'relay' | 'refuse' | 'hang' = 'relay';
 
   private constructor(server: Server) {
     this.server = server;
@@ -17,8 +17,15 @@ export class TcpProxy {
   static async start(targetPort: number): Promise<TcpProxy> {
     const proxy = new TcpProxy(createServer());
     proxy.server.on('connection', (client) => {
-      if (!proxy.up) {
+      if (proxy.mode === 'refuse') {
         client.destroy();
+        return;
+      }
+      if (proxy.mode === 'hang') {
+        // Accepted and never answered: a server behind a dropped VPN.
+        proxy.sockets.add(client);
+        client.on('close', () => proxy.sockets.delete(client));
+        client.on('error', () => {});
         return;
       }
       const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
@@ -49,13 +56,19 @@ export class TcpProxy {
 
   /** Drops every open connection and refuses new ones, as a server that went away. */
   cut(): void {
-    this.up = false;
+    this.mode = 'refuse';
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Drops every open connection and accepts new ones without ever answering them. */
+  hang(): void {
+    this.mode = 'hang';
     for (const socket of this.sockets) socket.destroy();
   }
 
   /** Relays new connections again. */
   restore(): void {
-    this.up = true;
+    this.mode = 'relay';
   }
 
   async close(): Promise<void> {

@@ -223,6 +223,31 @@ describe('TeamLedger on a real PostgreSQL', () => {
     }
   });
 
+  it('gives up on a server that accepts and never answers, keeping the batch in the outbox', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(proxy.urlFor(url), { outboxPath, connectTimeoutMs: 300 });
+      proxy.hang();
+      ledger.observe([observation(true, 1), observation(true, 2)]);
+      // The connections open when it stopped answering fail at once; the next one must not wait forever.
+      let failure: unknown;
+      for (let attempt = 0; attempt < 3 && !/timeout/i.test(String(failure)); attempt++) failure = await ledger.flush().then(() => undefined, (error: unknown) => error);
+      expect(String(failure)).toMatch(/timeout/i);
+      expect(new TeamOutbox({ path: outboxPath, clock: systemClock }).read()).toHaveLength(2);
+      await ledger.close();
+      proxy.restore();
+      const again = await open(proxy.urlFor(url), { outboxPath });
+      await again.close();
+      expect(await storedRows(url)).toBe(2);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
   it('fails to close, rather than lose observations, when the server is gone and there is no outbox', async () => {
     const url = await freshDatabase(server);
     const proxy = await TcpProxy.start(Number(new URL(url).port));
