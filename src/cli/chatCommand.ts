@@ -20,7 +20,7 @@ import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
 import type { LedgerOpener } from './replayCommand';
-import { isTeamLedgerUrl } from './teamLedgerOpener';
+import { isTeamLedgerUrl, workspaceLedgerPath } from './teamLedgerOpener';
 import { asksForHelp, formatHelp, usageLine } from './usage';
 
 /** The usage line, as `rung --help` and a usage error print it. */
@@ -58,8 +58,6 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     panel = readPanelFile(parsed.panel, io);
     schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
-    // The session keeps its decision log beside the ledger path, which a server URL does not have.
-    if (parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger)) throw new UsageError('a team ledger (postgres://…) works with replay, rank and ledger show so far, not chat');
   } catch (error) {
     if (error instanceof PanelError) {
       io.stderr(`rung chat: ${error.message}\n`);
@@ -71,13 +69,15 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   }
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
-  const ledgerPath = parsed.ledger === undefined ? null : resolve(io.cwd, parsed.ledger);
+  // The session keeps its decision log beside the ledger path; a team's decisions stay in this workspace.
+  const teamUrl = parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger) ? parsed.ledger : undefined;
+  const ledgerPath = parsed.ledger === undefined ? null : teamUrl ? workspaceLedgerPath(io.cwd) : resolve(io.cwd, parsed.ledger);
   const session = await RungSession.open({
     panel,
     clock: io.clock,
     random: seededRandom(io.clock.now()),
     ledgerPath,
-    ...(ledgerPath !== null && openLedger ? { openLedger: (path: string) => openLedger(path, io) } : {}),
+    ...(ledgerPath !== null && openLedger ? { openLedger: (path: string) => openLedger(teamUrl ?? path, io) } : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     catalogDir: resolve(io.cwd, '.rung'),

@@ -3,7 +3,9 @@
  *
  * @remarks
  * Every subcommand takes `--ledger FILE` (default `.rung/ledger.sqlite` under the working directory)
- * and the decision log is the `decisions.jsonl` beside it. Reading commands open the ledger read-only,
+ * and the decision log is the `decisions.jsonl` beside it. `--ledger postgres://…` names a team's
+ * ledger instead: the ratings are the team's, and the decision log is still this workspace's (decisions
+ * never go to the server), the one a team run writes beside the workspace's ledger file. Reading commands open the ledger read-only,
  * so inspecting a workspace never migrates, repairs or otherwise writes it. Exit codes as every `rung`
  * command (see io.ts): 0 done, 1 the command failed (a missing ledger, a refused reset, a folder it
  * cannot write), 2 the arguments were wrong.
@@ -17,9 +19,9 @@ import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger
 import type { RatingEntry } from '../core/ledger/ledger';
 import { matchesClass } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
-import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger } from '../core/ledger/workspaceLedger';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
-import { openTeamLedger } from './teamLedgerOpener';
+import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger, type MergeReport } from '../core/ledger/workspaceLedger';
+import { isTeamLedgerUrl, redactedUrl, type TeamLedger } from '../core/ledger/teamLedger';
+import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
 import type { DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
@@ -27,6 +29,7 @@ import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 export interface LedgerCommandIo {
+  env?: Record<string, string | undefined>;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   cwd: string;
@@ -35,7 +38,9 @@ export interface LedgerCommandIo {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const LEDGER_FLAG = { ledger: { type: 'string', value: 'FILE', description: `the ledger file (default: ${DEFAULT_LEDGER_PATH} under the current folder)` } } as const;
+const LEDGER_FLAG = {
+  ledger: { type: 'string', value: 'FILE|URL', description: `the ledger file (default: ${DEFAULT_LEDGER_PATH} under the current folder), or a team's server (postgres://user@host/db)` },
+} as const;
 
 /** Each `rung ledger` subcommand: its flags, declared once for its parser and its `--help`. */
 export const LEDGER_COMMANDS = {
@@ -81,8 +86,13 @@ export const LEDGER_COMMANDS = {
   merge: {
     name: 'rung ledger merge',
     summary: "Folds a teammate's ledger into this one; merging the same one again adds nothing twice.",
-    operands: 'OTHER.sqlite',
-    operandHelp: [['OTHER.sqlite', 'the other ledger file, read and never written']],
+    operands: 'OTHER',
+    operandHelp: [
+      ['OTHER', 'the other ledger file, read and never written; or a team server (postgres://…) to pull its evidence into the file --ledger names'],
+    ],
+    notes: [
+      'With --ledger postgres://…, the file OTHER is imported into the team: only its own evidence, less what it holds from the team, so a file that pulled the team adds nothing.',
+    ],
     flags: { ...LEDGER_FLAG },
   },
   compact: {
@@ -101,11 +111,12 @@ type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
 
 /** `rung ledger --help`: every subcommand's usage line and what it does. */
 export const LEDGER_USAGE = [
-  'usage: rung ledger COMMAND [--ledger FILE] ...   (rung ledger COMMAND --help describes every flag)',
+  'usage: rung ledger COMMAND [--ledger FILE|URL] ...   (rung ledger COMMAND --help describes every flag)',
   '',
   ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
   '',
   `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
+  '--ledger postgres://… names a team ledger; the decision log is still the one in this workspace.',
   '',
 ].join('\n');
 
@@ -144,10 +155,26 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
 }
 
 function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
-  // Only `show` reads a team's server so far; the file commands would otherwise treat the URL as a path.
-  if (value !== undefined && isTeamLedgerUrl(value)) throw new UsageError('this command works on a ledger file; of a team ledger, only show is supported so far');
   const path = value ?? DEFAULT_LEDGER_PATH;
   return isAbsolute(path) ? path : join(io.cwd, path);
+}
+
+/**
+ * The ledger file whose decision log a command reads: the one named, or with a team's URL the
+ * workspace's own, since decisions never go to the server and a team run writes them there.
+ */
+function decisionsLedgerFile(value: string | undefined, io: LedgerCommandIo): string {
+  return value !== undefined && isTeamLedgerUrl(value) ? workspaceLedgerPath(io.cwd) : ledgerFile(value, io);
+}
+
+/** Runs `work` on the team ledger at `url` and closes it, whatever happens. */
+async function withTeam<T>(url: string, io: LedgerCommandIo, readOnly: boolean, work: (team: TeamLedger) => Promise<T> | T): Promise<T> {
+  const team = await openTeamLedger(url, io, { readOnly });
+  try {
+    return await work(team);
+  } finally {
+    await team.close();
+  }
 }
 
 /**
@@ -190,14 +217,14 @@ async function readEntries(path: string, io: LedgerCommandIo): Promise<RatingEnt
   }
 }
 
-/** Reads a team's ratings, folded from every member's evidence on the server. */
-async function readTeamEntries(url: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
-  const ledger = await openTeamLedger(url, io);
-  try {
-    return ledger.entries();
-  } finally {
-    await ledger.close();
-  }
+/** Reads a team's ratings, folded from every member's evidence on the server; writes nothing there. */
+function readTeamEntries(url: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  return withTeam(url, io, true, (team) => team.entries());
+}
+
+/** The ratings `--ledger` names: a team's, or a file's. */
+function readAnyEntries(value: string | undefined, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  return value !== undefined && isTeamLedgerUrl(value) ? readTeamEntries(value, io) : readEntries(ledgerFile(value, io), io);
 }
 
 /**
@@ -215,7 +242,7 @@ async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Prom
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.show, argv);
   const classKey = values.class;
-  const rows = (values.ledger !== undefined && isTeamLedgerUrl(values.ledger) ? await readTeamEntries(values.ledger, io) : await readEntries(ledgerFile(values.ledger, io), io))
+  const rows = (await readAnyEntries(values.ledger, io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
@@ -233,7 +260,7 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
 async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.decisions, argv);
   if (values.last !== undefined && values.call !== undefined) throw new UsageError('pass --last or --call, not both');
-  const path = ledgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(values.ledger, io);
   await requireReadableIfPresent(path, io);
   const log = new DecisionLog({ path: decisionLogPath(path), clock: io.clock });
   let rows: DecisionRow[];
@@ -278,9 +305,9 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
   if (format !== 'jsonl' && format !== 'csv') throw new UsageError(format === undefined ? 'export needs --format jsonl|csv' : `unknown format '${format}' (jsonl or csv)`);
   const what = values.what ?? 'all';
   if (what !== 'ratings' && what !== 'decisions' && what !== 'all') throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
-  const path = ledgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(values.ledger, io);
   if (what === 'decisions') await requireReadableIfPresent(path, io);
-  const ratings = what === 'decisions' ? [] : await readEntries(path, io);
+  const ratings = what === 'decisions' ? [] : await readAnyEntries(values.ledger, io);
   const rows = what === 'ratings' ? [] : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll().rows;
   io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
   return EXIT_OK;
@@ -292,6 +319,11 @@ async function reset(argv: string[], io: LedgerCommandIo): Promise<number> {
   if (!values.yes) {
     io.stderr(`rung ledger reset: would forget ${scope}; pass --yes to do it\n`);
     return EXIT_FAILED;
+  }
+  if (values.ledger !== undefined && isTeamLedgerUrl(values.ledger)) {
+    const removed = await withTeam(values.ledger, io, false, (team) => team.reset(values.class));
+    io.stdout(`forgot ${removed} rating${removed === 1 ? '' : 's'} (${scope}) for the whole team at ${redactedUrl(values.ledger)}\n`);
+    return EXIT_OK;
   }
   const path = ledgerFile(values.ledger, io);
   if (!existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
@@ -307,23 +339,62 @@ async function reset(argv: string[], io: LedgerCommandIo): Promise<number> {
 
 async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(LEDGER_COMMANDS.merge, argv);
-  if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER.sqlite');
-  const other = isAbsolute(positionals[0] as string) ? (positionals[0] as string) : join(io.cwd, positionals[0] as string);
+  if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER (a ledger file or a team server URL)');
+  const operand = positionals[0] as string;
+  const intoTeam = values.ledger !== undefined && isTeamLedgerUrl(values.ledger);
+  if (isTeamLedgerUrl(operand) && intoTeam) throw new UsageError('merge needs a ledger file on one side: two team servers cannot be merged');
+  if (isTeamLedgerUrl(operand)) return pullTeam(operand, ledgerFile(values.ledger, io), io);
+  const other = isAbsolute(operand) ? operand : join(io.cwd, operand);
   // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
   // so a merge that cannot happen leaves nothing behind.
-  readMergeSource(other, await loadSqlJs(), io.clock.now());
-  const ledger = await openLedger(ledgerFile(values.ledger, io), io, false);
-  try {
-    const report = await ledger.merge(other);
+  const source = readMergeSource(other, await loadSqlJs(), io.clock.now());
+  if (intoTeam) {
+    const url = values.ledger as string;
+    const report = await withTeam(url, io, false, (team) => team.importLedger(source));
     io.stdout(
       report.addedGraded === 0
-        ? `nothing new from ${other} (ledger ${report.sourceId}): already merged\n`
-        : `merged ${report.addedGraded} graded observation${report.addedGraded === 1 ? '' : 's'} over ${report.sourceRatings} ratings from ${other} (ledger ${report.sourceId})\n`,
+        ? `nothing new from ${other} (ledger ${source.ledgerId}): the team at ${redactedUrl(url)} already holds its evidence\n`
+        : `imported ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${other} (ledger ${source.ledgerId}) into the team at ${redactedUrl(url)}\n`,
     );
+    return EXIT_OK;
+  }
+  const ledger = await openLedger(ledgerFile(values.ledger, io), io, false);
+  try {
+    reportMerge(await ledger.merge(other), other, io);
   } finally {
     await ledger.close();
   }
   return EXIT_OK;
+}
+
+/**
+ * Folds a team's evidence into a ledger file, less what that file itself gave the team by import.
+ *
+ * @remarks
+ * Recorded under the team's id, so pulling again adds only what is new, and importing the file into
+ * the team afterwards adds nothing of what it pulled.
+ */
+async function pullTeam(url: string, path: string, io: LedgerCommandIo): Promise<number> {
+  const ledger = await openLedger(path, io, false);
+  try {
+    const source = await withTeam(url, io, true, (team) => ({ sourceId: team.sourceId, entries: team.entriesExcept(ledger.id), aliases: team.aliases() }));
+    reportMerge(await ledger.mergeFrom(source), redactedUrl(url), io);
+  } finally {
+    await ledger.close();
+  }
+  return EXIT_OK;
+}
+
+function reportMerge(report: MergeReport, from: string, io: LedgerCommandIo): void {
+  io.stdout(
+    report.addedGraded === 0
+      ? `nothing new from ${from} (ledger ${report.sourceId}): already merged\n`
+      : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${report.sourceId})\n`,
+  );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** Applies the decision log's retention now; the ledger's ratings are not touched. */
@@ -338,7 +409,7 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
       }
     : DEFAULT_RETENTION;
   // Compaction takes the log's lock: a lock taken over from a dead process is said on stderr.
-  const { log } = decisionLogBeside(ledgerFile(values.ledger, io), io, 'rung ledger compact');
+  const { log } = decisionLogBeside(decisionsLedgerFile(values.ledger, io), io, 'rung ledger compact');
   const { kept, dropped } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
   return EXIT_OK;

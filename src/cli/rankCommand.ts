@@ -26,7 +26,7 @@ export const RANK_COMMAND = {
     context: { type: 'string', value: 'TOKENS', description: 'the request\'s size in tokens: prune models whose context is smaller' },
     pinned: { type: 'string', value: 'SLUG', description: 'a model the user picked: it opens, the rest stay as fallbacks' },
     avoid: { type: 'string', value: 'SLUG', description: 'a model to keep off the opener' },
-    ledger: { type: 'string', value: 'FILE', description: 'rank from the ratings in this ledger, read-only (without it: the priors)' },
+    ledger: { type: 'string', value: 'FILE|URL', description: 'rank from the ratings in this ledger or team server (postgres://…), read-only: nothing is written or migrated (without it: the priors)' },
     json: { type: 'boolean', default: false, description: 'print the ranking as one JSON object' },
   },
   required: ['panel', 'class'],

@@ -34,7 +34,7 @@ export const REPLAY_COMMAND = {
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
     seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
     decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
-    ledger: { type: 'string', value: 'FILE', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it' },
+    ledger: { type: 'string', value: 'FILE|URL', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it (for a team server, postgres://…, in .rung/ here)' },
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },

@@ -1,29 +1,41 @@
 /**
- * Opens a team's ledger for `--ledger postgres://…`: the member named, background sync failures said on stderr.
+ * Opens a team's ledger for `--ledger postgres://…`: the member named, the outbox in the workspace,
+ * background sync failures and notices said on stderr.
  *
  * @remarks
  * The password is never read from the workspace: it is in the URL the user typed, or in `PGPASSWORD`
- * (or `~/.pgpass`), which `pg` reads itself.
+ * (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
+ * current folder (see TeamOutbox), where the decision rows of a team run go too.
  */
-import { hostname, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../core/clock';
-import { isTeamLedgerUrl, TeamLedger } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
+import { teamOutboxPath } from '../core/ledger/teamOutbox';
+import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 
 // Re-exported for chat, which reaches the ledger only through the session.
-export { isTeamLedgerUrl };
+export { isTeamLedgerUrl, teamMemberId };
 
-/** Who this member is: `RUNG_MEMBER`, else `user@host`. */
-export function teamMemberId(env: Record<string, string | undefined>): string {
-  const named = env.RUNG_MEMBER?.trim();
-  if (named) return named;
-  return `${userInfo().username}@${hostname()}`;
+/** The workspace ledger's place under `cwd`: a team run keeps its decision log and its outbox beside it. */
+export function workspaceLedgerPath(cwd: string): string {
+  return join(cwd, DEFAULT_LEDGER_PATH);
 }
 
-export function openTeamLedger(url: string, io: { env?: Record<string, string | undefined>; clock: Clock; stderr: (text: string) => void }): Promise<TeamLedger> {
+export interface TeamOpenerIo {
+  env?: Record<string, string | undefined>;
+  clock: Clock;
+  cwd: string;
+  stderr: (text: string) => void;
+}
+
+export function openTeamLedger(url: string, io: TeamOpenerIo, options: { readOnly?: boolean } = {}): Promise<TeamLedger> {
   return TeamLedger.open({
     url,
     memberId: teamMemberId(io.env ?? {}),
     clock: io.clock,
+    readOnly: options.readOnly ?? false,
+    outboxPath: teamOutboxPath(dirname(workspaceLedgerPath(io.cwd)), url),
     onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${error.message}\n`),
+    onNotice: (message) => io.stderr(`rung: ${message}\n`),
   });
 }

@@ -50,6 +50,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.ask', (prompt?: string) => ask(deps, prompt));
   register('rung.setProviderKey', (provider?: string, key?: string) => setProviderKey(deps, provider, key));
   register('rung.clearProviderKey', (provider?: string) => clearProviderKey(deps, provider));
+  register('rung.setTeamLedgerPassword', (password?: string) => setTeamLedgerPassword(deps, password));
   register('rung.rateLastAnswer', (verdict?: 'pass' | 'fail') => rateLastAnswer(deps, verdict));
   register('rung.explainLastDecision', (callId?: string) => explainLastDecision(deps, callId));
   register('rung.resetLedger', (options?: { confirmed?: boolean }) => resetLedger(deps, options));
@@ -183,6 +184,27 @@ async function clearProviderKey(deps: CommandDeps, provider?: string): Promise<b
   if (had) await deps.sessions.reopen(`the key for ${name} was cleared`);
   void vscode.window.showInformationMessage(had ? `Rung: the ${name} key is cleared.` : `Rung: no ${name} key was set.`);
   return had;
+}
+
+/**
+ * Set Team Ledger Password: keeps the password for `rung.teamLedger.url` in secret storage; an empty one
+ * forgets it (then `PGPASSWORD` or `~/.pgpass` is used). A setup script may pass it, never logged.
+ */
+async function setTeamLedgerPassword(deps: CommandDeps, given?: string): Promise<boolean> {
+  const password =
+    given ??
+    (await vscode.window.showInputBox({
+      title: 'Rung: Team Ledger Password',
+      prompt: `For ${deps.settings.teamLedgerUrl ?? 'rung.teamLedger.url'}. Kept in the editor's secret storage, never in settings; empty forgets it (the CLI reads PGPASSWORD instead).`,
+      password: true,
+      ignoreFocusOut: true,
+    }));
+  if (password === undefined) return false;
+  const stored = await deps.secrets.storeTeamPassword(password);
+  deps.log.info(stored ? 'the team ledger password was set' : 'the team ledger password was cleared');
+  await deps.sessions.reopen(stored ? 'the team ledger password was set' : 'the team ledger password was cleared');
+  void vscode.window.showInformationMessage(stored ? 'Rung: the team ledger password is set.' : 'Rung: the team ledger password is cleared.');
+  return stored;
 }
 
 async function rateLastAnswer(deps: CommandDeps, verdict?: 'pass' | 'fail'): Promise<boolean> {

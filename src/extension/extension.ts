@@ -55,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     log,
     open: async () => {
       const loaded = settings.panel ?? (await settings.load());
-      log.info(`opening the session: panel from ${loaded.source}, ledger ${settings.ledgerPath}`);
+      const teamUrl = settings.teamLedgerUrl;
+      log.info(`opening the session: panel from ${loaded.source}, ledger ${teamUrl ? `${teamUrl} (team; decisions in ${settings.ledgerPath})` : settings.ledgerPath}`);
       return openSession({
         panel: loaded.panel,
         ledgerPath: settings.ledgerPath,
@@ -66,6 +67,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         catalogDir: context.globalStorageUri.fsPath,
         log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
         environment: process.env,
+        ...(teamUrl ? { team: { url: teamUrl, password: await secrets.teamPassword() } } : {}),
+        warn: (message) => void vscode.window.showWarningMessage(`Rung: ${message}`),
       });
     },
   });
@@ -100,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
       else if (change.type === 'notice') notify(change.level, change.message, log);
     }),
     secrets.onDidChange((provider) => void host.reopen(`the key for ${provider} changed`)),
+    secrets.onDidChangeTeamPassword(() => void host.reopen('the team ledger password changed')),
   );
 
   const activationMs = performance.now() - started;

@@ -11,10 +11,14 @@ import type { KeyLookup } from '../core/session/types';
 import type { Redactor } from './redactor';
 
 const KEY_PREFIX = 'rung.key.';
+/** The team ledger's password, apart from the URL in the settings (which are not secret). */
+const TEAM_PASSWORD_KEY = 'rung.teamLedger.password';
 
 export class ProviderSecrets {
   /** Fires with the provider whose key was set or cleared, in this window or another. */
   readonly onDidChange: vscode.Event<string>;
+  /** Fires when the team ledger's password was set or cleared, in this window or another. */
+  readonly onDidChangeTeamPassword: vscode.Event<void>;
 
   constructor(
     private readonly storage: vscode.SecretStorage,
@@ -24,6 +28,28 @@ export class ProviderSecrets {
       storage.onDidChange((event) => {
         if (event.key.startsWith(KEY_PREFIX)) listener.call(thisArgs, event.key.slice(KEY_PREFIX.length));
       }, undefined, disposables);
+    this.onDidChangeTeamPassword = (listener, thisArgs, disposables) =>
+      storage.onDidChange((event) => {
+        if (event.key === TEAM_PASSWORD_KEY) listener.call(thisArgs);
+      }, undefined, disposables);
+  }
+
+  /** The team ledger's password, or undefined when none is stored; handed to the redactor like every key. */
+  async teamPassword(): Promise<string | undefined> {
+    const password = (await this.storage.get(TEAM_PASSWORD_KEY)) || undefined;
+    this.redactor.add(password);
+    return password;
+  }
+
+  /** Stores the team ledger's password, or with an empty one forgets it; true when one is stored now. */
+  async storeTeamPassword(password: string): Promise<boolean> {
+    if (password === '') {
+      await this.storage.delete(TEAM_PASSWORD_KEY);
+      return false;
+    }
+    this.redactor.add(password);
+    await this.storage.store(TEAM_PASSWORD_KEY, password);
+    return true;
   }
 
   /** The key lookup the session is given. */

@@ -7,9 +7,11 @@
  * kind, the ledger in the workspace (or global storage with no folder open), and the daily budget.
  */
 import type { Clock } from '../core/clock';
+import { teamMemberId } from '../core/ledger/teamLedger';
 import type { Panel } from '../core/panel';
 import { RungSession } from '../core/session/session';
 import type { KeyLookup, ProviderFactory, Session } from '../core/session/types';
+import { openTeamOrWorkspace } from './teamLedgerChoice';
 
 export interface ExtensionSessionOptions {
   panel: Panel;
@@ -26,12 +28,32 @@ export interface ExtensionSessionOptions {
   log: (level: 'info' | 'warning' | 'error', message: string) => void;
   /** The environment a workspace check command runs in; the session strips every key from it. */
   environment: Record<string, string | undefined>;
+  /** A team's ledger to learn into instead of the file at `ledgerPath`, which stays the fallback and holds the decision log. */
+  team?: { url: string; password: string | undefined };
+  /** Shows the user a warning (a team ledger that could not be reached). */
+  warn?: (message: string) => void;
 }
 
 export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
+  const team = options.team;
   return RungSession.open({
     panel: options.panel,
     ledgerPath: options.ledgerPath,
+    ...(team
+      ? {
+          openLedger: (path: string) =>
+            openTeamOrWorkspace({
+              url: team.url,
+              password: team.password,
+              memberId: teamMemberId(options.environment),
+              workspacePath: path,
+              clock: options.clock,
+              log: options.log,
+              ...(options.warn ? { notifyFallback: options.warn } : {}),
+              onWorkspaceNotice: (notice) => options.log('warning', notice.message),
+            }),
+        }
+      : {}),
     clock: options.clock,
     keys: options.keyLookup,
     keyHint: (provider) => `run "Rung: Set Provider Key" for ${provider}`,

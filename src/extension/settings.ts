@@ -16,6 +16,7 @@ import { composePanel, type PanelOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
 import { NotSetUpError } from './sessionHost';
+import { readTeamLedgerSetting } from './teamLedgerChoice';
 
 /** Where the panel came from: a setting, a file, or Rung's own look at a local Ollama. */
 export interface LoadedPanel {
@@ -25,6 +26,8 @@ export interface LoadedPanel {
 
 export class RungSettings implements vscode.Disposable {
   private lastGood: LoadedPanel | undefined;
+  /** The last unusable team ledger setting reported, so a value is reported once, not at every session. */
+  private teamLedgerProblem: string | undefined;
   private readonly changed = new vscode.EventEmitter<LoadedPanel>();
   /** Fires with each new good panel. */
   readonly onDidChangePanel = this.changed.event;
@@ -79,6 +82,21 @@ export class RungSettings implements vscode.Disposable {
     }
     if (folder) return join(folder, '.rung', 'ledger.sqlite');
     return join(this.context.globalStorageUri.fsPath, 'ledger.sqlite');
+  }
+
+  /**
+   * The team ledger's URL, or undefined for none; a URL that cannot be used (one with a password in it)
+   * is said in the log, once per value, and is no team ledger.
+   */
+  get teamLedgerUrl(): string | undefined {
+    const setting = readTeamLedgerSetting(this.config.get<unknown>('teamLedger.url', null));
+    if (setting.kind === 'url') return setting.url;
+    if (setting.kind === 'invalid' && setting.message !== this.teamLedgerProblem) {
+      this.teamLedgerProblem = setting.message;
+      this.log.error(setting.message);
+      void vscode.window.showErrorMessage(`Rung: ${setting.message}.`);
+    }
+    return undefined;
   }
 
   /** The panel file's path, absolute; undefined with no folder open and a relative setting. */
@@ -198,8 +216,8 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('rung')) return;
-      if (event.affectsConfiguration('rung.ledgerPath') || event.affectsConfiguration('rung.dailyBudget')) {
-        void deps.reopen('the ledger path or the daily budget changed');
+      if (event.affectsConfiguration('rung.ledgerPath') || event.affectsConfiguration('rung.dailyBudget') || event.affectsConfiguration('rung.teamLedger')) {
+        void deps.reopen('the ledger path, the team ledger or the daily budget changed');
         return;
       }
       if (event.affectsConfiguration('rung.verifyCommand')) return;

@@ -266,12 +266,20 @@ export class WorkspaceLedger implements Ledger {
     this.requireWritable('merge');
     const source = readMergeSource(otherPath, this.sql, this.clock.now());
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
-    const entries = [...source.ratings.values()];
+    return this.mergeFrom({ sourceId: source.ledgerId, entries: [...source.ratings.values()], aliases: [...source.aliases] });
+  }
+
+  /**
+   * Folds in ratings from a source that is not a file (a team's server), by the same rule as {@link merge}:
+   * the counts already folded from `sourceId` are remembered, so pulling the same evidence again adds nothing.
+   */
+  async mergeFrom(source: { sourceId: string; entries: RatingEntry[]; aliases: [string, string][] }): Promise<MergeReport> {
+    this.requireWritable('merge');
     const before = totalGraded(this.state);
-    this.enqueue([{ kind: 'merge', sourceId: source.ledgerId, entries, aliases: [...source.aliases], at: this.clock.now() }]);
+    this.enqueue([{ kind: 'merge', sourceId: source.sourceId, entries: source.entries, aliases: source.aliases, at: this.clock.now() }]);
     const added = totalGraded(this.state) - before;
     await this.flush();
-    return { sourceId: source.ledgerId, sourceRatings: entries.length, addedGraded: added };
+    return { sourceId: source.sourceId, sourceRatings: source.entries.length, addedGraded: added };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { buildSync } from 'esbuild';
 import { fork } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,10 +8,15 @@ import { EXIT_USAGE } from '../../../../src/cli/io';
 import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { Observation } from '../../../../src/core/ratings';
-import { isTeamLedgerUrl, redactedUrl, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
+import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
+import { LedgerState, snapshotOf } from '../../../../src/core/ledger/ledgerState';
+import { isTeamLedgerUrl, redactedUrl, TEAM_MIGRATIONS, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
 import { CapturedIo } from '../../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
+import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
+import { TcpProxy } from '../../support/tcpProxy';
+import { fixture, json, replay, WireServer } from '../../support/wireServer';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
@@ -55,19 +60,45 @@ async function storedRows(url: string): Promise<number> {
   return Number(rows[0]?.count);
 }
 
-function runWorker(url: string, member: string, count: number): Promise<{ code: number | null; stderr: string }> {
-  const child = fork(worker, [url, member, String(count)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+interface WorkerRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the team worker as its own OS process. With `whenOpened`, the worker waits after connecting until
+ * `whenOpened` has run (the test takes the server away there).
+ */
+function runWorker(url: string, member: string, count: number, options: { outbox?: string; whenOpened?: () => void } = {}): Promise<WorkerRun> {
+  const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : ''];
+  const child = fork(worker, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  child.on('message', () => {
+    options.whenOpened?.();
+    child.send('go');
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Sessions of Rung waiting on a lock, once at least `atLeast` are (0: however many there are now). */
+async function waitingOnLocks(client: Client, atLeast: number): Promise<number> {
+  for (;;) {
+    const rows = await client.query<{ count: string }>(`SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`);
+    const count = Number(rows.rows[0]?.count);
+    if (count >= atLeast) return count;
+  }
 }
 
 describe('TeamLedger on a real PostgreSQL', () => {
   it('counts every observation of two processes writing at once, and none twice', async () => {
     const url = await freshDatabase(server);
     const [first, second] = await Promise.all([runWorker(url, 'ana', 60), runWorker(url, 'ben', 45)]);
-    expect(first).toEqual({ code: 0, stderr: '' });
-    expect(second).toEqual({ code: 0, stderr: '' });
+    expect(first).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(second).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await storedRows(url)).toBe(105);
     expect(await gradedSeenFresh(url)).toBe(105);
   });
@@ -112,6 +143,171 @@ describe('TeamLedger on a real PostgreSQL', () => {
     }
     expect(await storedRows(url)).toBe(4);
     expect(await gradedSeenFresh(url)).toBe(4);
+  });
+
+  it('keeps what a member learned offline across its exit, and a later process sends it exactly once', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outbox = join(folder.path, 'team-outbox.jsonl');
+      const viaProxy = proxy.urlFor(url);
+      // Ana connects, the server goes away, she learns 30 observations and her process exits.
+      const offline = await runWorker(viaProxy, 'ana', 30, { outbox, whenOpened: () => proxy.cut() });
+      expect(offline).toMatchObject({ code: 0, stderr: '' });
+      expect(offline.stdout).toMatch(/30 observations kept in .*team-outbox\.jsonl, sent once it answers/);
+      expect(readFileSync(outbox, 'utf8').trim().split('\n')).toHaveLength(30);
+      expect(await storedRows(url)).toBe(0);
+
+      // The server is back; her next process, which learns nothing itself, sends them.
+      proxy.restore();
+      expect(await runWorker(viaProxy, 'ana', 0, { outbox })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await storedRows(url)).toBe(30);
+      expect(existsSync(outbox)).toBe(false);
+      // And a third finds nothing to send again.
+      expect(await runWorker(viaProxy, 'ana', 0, { outbox })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await storedRows(url)).toBe(30);
+      expect(await gradedSeenFresh(url)).toBe(30);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('counts an outbox entry the server already holds once (a process that died between the commit and clearing the outbox)', async () => {
+    const url = await freshDatabase(server);
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(url, { outboxPath });
+      ledger.observe([observation(true, 1), observation(false, 2)]);
+      await ledger.close();
+      expect(await storedRows(url)).toBe(2);
+      // Put the sent rows back in the outbox, as if the process had died before it removed them.
+      const rows = await query<{ member_id: string; origin: string; observation: Observation }>(url, 'SELECT member_id, origin, observation FROM rung_observations');
+      await new TeamOutbox({ path: outboxPath, clock: systemClock }).add(rows.map((row) => ({ member: row.member_id, origin: row.origin, observation: row.observation })));
+
+      const again = await open(url, { outboxPath });
+      expect(again.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(2);
+      await again.close();
+      expect(await storedRows(url)).toBe(2);
+      expect(existsSync(outboxPath)).toBe(false);
+    } finally {
+      folder.remove();
+    }
+  });
+
+  it('shows what was learned offline at once, and the same counts once the server has it', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(proxy.urlFor(url), { outboxPath });
+      ledger.observe([observation(true, 1)]);
+      await ledger.flush();
+      proxy.cut();
+      ledger.observe([observation(true, 2), observation(false, 3)]);
+      await expect(ledger.flush()).rejects.toThrow();
+      expect(ledger.unsent).toBe(2);
+      expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+      proxy.restore();
+      await ledger.flush();
+      expect(ledger.unsent).toBe(0);
+      expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
+      expect(await storedRows(url)).toBe(3);
+      await ledger.close();
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('gives up on a server that accepts and never answers, keeping the batch in the outbox', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outboxPath = join(folder.path, 'team-outbox.jsonl');
+      const ledger = await open(proxy.urlFor(url), { outboxPath, connectTimeoutMs: 300 });
+      proxy.hang();
+      ledger.observe([observation(true, 1), observation(true, 2)]);
+      // The connections open when it stopped answering fail at once; the next one must not wait forever.
+      let failure: unknown;
+      for (let attempt = 0; attempt < 3 && !/timeout/i.test(String(failure)); attempt++) failure = await ledger.flush().then(() => undefined, (error: unknown) => error);
+      expect(String(failure)).toMatch(/timeout/i);
+      expect(new TeamOutbox({ path: outboxPath, clock: systemClock }).read()).toHaveLength(2);
+      await ledger.close();
+      proxy.restore();
+      const again = await open(proxy.urlFor(url), { outboxPath });
+      await again.close();
+      expect(await storedRows(url)).toBe(2);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('fails to close, rather than lose observations, when the server is gone and there is no outbox', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    try {
+      const ledger = await open(proxy.urlFor(url));
+      proxy.cut();
+      ledger.observe([observation(true, 1)]);
+      await expect(ledger.close()).rejects.toThrow();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('reads only the rows it has not folded yet: a row removed behind its back stays counted until a reset', async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    ana.observe([observation(true, 1), observation(true, 2)]);
+    await ana.flush();
+    await query(url, `DELETE FROM rung_observations WHERE origin = (SELECT min(origin) FROM rung_observations)`);
+    ana.observe([observation(false, 3)]);
+    await ana.flush();
+    expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(3);
+    expect(await gradedSeenFresh(url)).toBe(2);
+    // A reset of another class is still a reset: the next refresh folds from the start.
+    await query(url, `INSERT INTO rung_resets (class_key, up_to, member_id) VALUES ('elsewhere', 0, 'test')`);
+    await ana.flush();
+    expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(2);
+    await ana.close();
+  });
+
+  it('never shows a reader a later batch before an earlier one still committing, so refreshing misses nothing', async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    const ben = await open(url, { memberId: 'ben' });
+    const watcher = await open(url, { memberId: 'watcher' });
+    ana.alias('slow', 'slow-2026');
+    await ana.flush();
+    // Another session holds the alias row, so Ana's next batch stops after drawing its observation ids.
+    const blocker = new Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`SELECT * FROM rung_aliases WHERE slug = 'slow' FOR UPDATE`);
+    ana.observe([observation(true, 1), observation(true, 2)]);
+    ana.alias('slow', 'slow-2027');
+    const anaFlush = ana.flush();
+    await waitingOnLocks(blocker, 1);
+    ben.observe([observation(false, 3)]);
+    let benDone = false;
+    const benFlush = ben.flush().then(() => (benDone = true));
+    // Ben's batch either waits behind Ana's or (were writers not serialised) lands with higher ids.
+    while (!benDone && (await waitingOnLocks(blocker, 0)) < 2);
+    await watcher.flush();
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+    await Promise.all([anaFlush, benFlush]);
+    await watcher.flush();
+    expect(watcher.snapshot(0).rating('steady', 'c')?.graded).toBe(3);
+    const fresh = await open(url, { memberId: 'reader' });
+    expect(watcher.snapshot(0).rating('steady', 'c')).toEqual(fresh.snapshot(0).rating('steady', 'c'));
+    await Promise.all([ana, ben, watcher, fresh].map((ledger) => ledger.close()));
   });
 
   it('derives the same ratings for every member from the shared observations', async () => {
@@ -172,9 +368,34 @@ describe('TeamLedger on a real PostgreSQL', () => {
     const url = await freshDatabase(server);
     const members = await Promise.all(['a', 'b', 'c'].map((memberId) => open(url, { memberId })));
     await Promise.all(members.map((member) => member.close()));
-    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }]);
+    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }]);
     await query(url, 'INSERT INTO rung_schema (version) VALUES (99)');
     await expect(open(url)).rejects.toThrow(/schema is version 99, newer than this Rung knows/);
+  });
+
+  it("numbers a first-version server's rows in that version's fold order, so migrating moves no rating", async () => {
+    const url = await freshDatabase(server);
+    await query(url, 'CREATE TABLE rung_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await query(url, TEAM_MIGRATIONS[0] as string);
+    await query(url, 'INSERT INTO rung_schema (version) VALUES (1)');
+    // Inserted out of the order v1 folded them in (when graded, member, origin).
+    const rows: [string, string, Observation][] = [
+      ['ben', 'b:1', observation(false, 30)],
+      ['ana', 'a:2', observation(true, 20)],
+      ['ana', 'a:1', observation(true, 10)],
+      ['ben', 'b:2', observation(false, 20)],
+    ];
+    for (const [member, origin, item] of rows) {
+      await query(url, 'INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ($1, $2, $3, $4, $5, $6)', [member, origin, item.model, item.classKey, item.at, JSON.stringify(item)]);
+    }
+    const v1Order = [...rows].sort(([memberA, originA, a], [memberB, originB, b]) => a.at - b.at || memberA.localeCompare(memberB) || originA.localeCompare(originB));
+    const expected = new LedgerState('').applied(v1Order.map(([, , item]) => ({ kind: 'observe', observation: item })));
+
+    const ledger = await open(url);
+    expect(ledger.snapshot(0).rating('steady', 'c')).toEqual(snapshotOf(expected, 0).rating('steady', 'c'));
+    ledger.observe([observation(true, 5)]);
+    await ledger.close();
+    expect((await query<{ origin: string }>(url, 'SELECT origin FROM rung_observations ORDER BY id')).map((row) => row.origin.slice(-1) === '0' ? 'new' : row.origin)).toEqual(['a:1', 'a:2', 'b:2', 'b:1', 'new']);
   });
 
   it('names the server without its password when it cannot be reached', async () => {
@@ -185,7 +406,23 @@ describe('TeamLedger on a real PostgreSQL', () => {
   });
 });
 
-describe('rung replay and rung ledger show with --ledger postgres://', () => {
+async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = new CapturedIo(cwd, env);
+  const code = await main(argv, io);
+  return { code, out: io.out, err: io.err };
+}
+
+async function showJson(url: string, cwd: string): Promise<{ class: string; graded: number }[]> {
+  const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd);
+  expect(shown).toMatchObject({ code: 0, err: '' });
+  return JSON.parse(shown.out) as { class: string; graded: number }[];
+}
+
+async function teamGraded(url: string, cwd: string): Promise<number> {
+  return (await showJson(url, cwd)).reduce((sum, row) => sum + row.graded, 0);
+}
+
+describe('the rung command with --ledger postgres://', () => {
   it("shows counts that are the sum of both workspaces' graded attempts", async () => {
     const url = await freshDatabase(server);
     const workspaces = makeTempDir('rung-team-cli-');
@@ -211,16 +448,165 @@ describe('rung replay and rung ledger show with --ledger postgres://', () => {
     }
   });
 
-  it('refuses a server URL, as bad usage, where only a ledger file works so far', async () => {
+  it('imports a file that already holds team evidence without adding anything, and adds only what it learned itself', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const ana = await open(url, { memberId: 'ana' });
+      ana.observe([observation(true, 1), observation(true, 2), observation(false, 3), observation(true, 4), observation(true, 5)]);
+      await ana.close();
+      const ben = await open(url, { memberId: 'ben' });
+      ben.observe([observation(false, 6), observation(true, 7), observation(true, 8), observation(true, 9)]);
+      await ben.close();
+      const file = join(cwd.path, 'carla.sqlite');
+
+      // Carla pulls the team's evidence into her file; importing that file back adds nothing.
+      expect(await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).toMatchObject({ code: 0, out: expect.stringMatching(/^merged 9 graded observations/) });
+      const back = await cli(['ledger', 'merge', file, '--ledger', url], cwd.path);
+      expect(back).toMatchObject({ code: 0, err: '' });
+      expect(back.out).toMatch(/nothing new from .*carla\.sqlite .*already holds its evidence/);
+      expect(await teamGraded(url, cwd.path)).toBe(9);
+
+      // She learns three more on her own: importing adds those three, once however often she imports.
+      const own = await WorkspaceLedger.open({ path: file, clock: systemClock });
+      own.observe([observation(true, 10), observation(false, 11), observation(true, 12)]);
+      await own.close();
+      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^imported 3 graded observations over 1 ratings/);
+      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^nothing new/);
+      expect(await teamGraded(url, cwd.path)).toBe(12);
+      // Pulling again brings nothing she does not hold, her own import included.
+      expect((await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).out).toMatch(/^nothing new/);
+      expect(await cli(['ledger', 'show', '--ledger', file, '--json'], cwd.path)).toMatchObject({ out: expect.stringContaining('"graded": 12') });
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it('forgets a class for the whole team, and a resent old observation does not bring it back', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const batch = [observation(true, 1), observation(false, 2)];
+      const first = await open(url, { writerId: 'ana-run-1' });
+      first.observe(batch);
+      first.observe([{ model: 'steady', classKey: 'other', success: true, at: 3 }]);
+      await first.close();
+      const reset = await cli(['ledger', 'reset', '--class', 'c', '--yes', '--ledger', url], cwd.path);
+      expect(reset).toMatchObject({ code: 0, err: '' });
+      expect(reset.out).toMatch(/^forgot 1 rating \(the ratings of class c\) for the whole team/);
+
+      const again = await open(url, { writerId: 'ana-run-1' });
+      again.observe(batch);
+      await again.close();
+      const rows = await showJson(url, cwd.path);
+      expect(rows.map((row) => [row.class, row.graded])).toEqual([['other', 1]]);
+
+      const later = await open(url);
+      later.observe([observation(true, 4)]);
+      await later.close();
+      expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
+        ['c', 1],
+        ['other', 1],
+      ]);
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it("exports the team's ratings and this workspace's decisions", async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(3)));
+      const replay = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
+      expect(replay).toMatchObject({ code: 0, err: '' });
+      const exported = await cli(['ledger', 'export', '--format', 'jsonl', '--ledger', url], cwd.path);
+      expect(exported).toMatchObject({ code: 0, err: '' });
+      const lines = exported.out.trim().split('\n').map((line) => JSON.parse(line) as { type: string; graded?: number });
+      const graded = lines.filter((line) => line.type === 'rating').reduce((sum, line) => sum + (line.graded ?? 0), 0);
+      expect(graded).toBe(await storedRows(url));
+      expect(lines.filter((line) => line.type === 'decision').length).toBeGreaterThan(0);
+      const decisions = await cli(['ledger', 'decisions', '--last', '2', '--json', '--ledger', url], cwd.path);
+      expect(JSON.parse(decisions.out)).toHaveLength(2);
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it('ranks from a team server without writing to it: a reading user is enough, and an old schema is left alone', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    try {
+      const panel = join(__dirname, '../../../../examples/panel.json');
+      const empty = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', url], cwd.path);
+      expect(empty.code).toBe(1);
+      expect(empty.err).toMatch(/holds no Rung ledger yet/);
+      expect(await query(url, `SELECT to_regclass('rung_schema') AS present`)).toEqual([{ present: null }]);
+
+      const writer = await open(url);
+      writer.observe([observation(true, 1)]);
+      await writer.close();
+      await query(url, 'CREATE ROLE rung_reader LOGIN');
+      await query(url, 'GRANT SELECT ON ALL TABLES IN SCHEMA public TO rung_reader');
+      const asReader = url.replace('//postgres@', '//rung_reader@');
+      expect(await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', asReader], cwd.path)).toMatchObject({ code: 0, err: '' });
+      expect(await cli(['ledger', 'show', '--ledger', asReader], cwd.path)).toMatchObject({ code: 0, err: '' });
+
+      await query(url, 'DELETE FROM rung_schema WHERE version > 1');
+      const old = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', url], cwd.path);
+      expect(old.code).toBe(1);
+      expect(old.err).toMatch(/schema is version 1, older than this Rung's 2; reading does not migrate it/);
+      expect(await query(url, 'SELECT version FROM rung_schema')).toEqual([{ version: 1 }]);
+    } finally {
+      await query(server.url, 'DROP ROLE IF EXISTS rung_reader').catch(() => undefined);
+      cwd.remove();
+    }
+  });
+
+  it('chats into the team ledger: the graded attempts go to the server, the decision rows stay in the workspace', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-cli-');
+    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
+    const cloud = new WireServer()
+      .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
+      .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    try {
+      const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+      writeFileSync(
+        join(cwd.path, 'panel.json'),
+        JSON.stringify({
+          models: [
+            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+          ],
+          routing: { explore: 0 },
+          providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+        }),
+      );
+      writeFileSync(join(cwd.path, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
+      const chat = await cli(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' });
+      expect(chat.code).toBe(0);
+      expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
+        ['plan', 1],
+        ['plan', 1],
+      ]);
+      expect(await query(url, 'SELECT DISTINCT member_id FROM rung_observations')).toEqual([{ member_id: 'ana' }]);
+      const decisions = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n');
+      expect(decisions).toHaveLength(2);
+      expect(existsSync(join(cwd.path, '.rung', 'ledger.sqlite'))).toBe(false);
+    } finally {
+      await Promise.all([ollama.close(), cloud.close()]);
+      cwd.remove();
+    }
+  });
+
+  it('refuses two team servers in one merge as bad usage', async () => {
     const cwd = makeTempDir('rung-team-cli-');
     try {
       const url = 'postgres://ana@127.0.0.1:1/team';
-      const io = new CapturedIo(cwd.path);
-      expect(await main(['ledger', 'reset', '--yes', '--ledger', url], io)).toBe(EXIT_USAGE);
-      expect(io.err).toMatch(/only show is supported so far/);
-      const chat = new CapturedIo(cwd.path);
-      expect(await main(['chat', '--panel', join(__dirname, '../../../../examples/panel.json'), '--ledger', url, 'hello'], chat)).toBe(EXIT_USAGE);
-      expect(chat.err).toMatch(/not chat/);
+      const merge = await cli(['ledger', 'merge', url, '--ledger', url], cwd.path);
+      expect(merge.code).toBe(EXIT_USAGE);
+      expect(merge.err).toMatch(/two team servers cannot be merged/);
       expect(readdirSync(cwd.path)).toEqual([]);
     } finally {
       cwd.remove();
