@@ -182,6 +182,8 @@ export type ProviderFactory = (input: {
   name: string;
   baseUrl: string | undefined;
   apiKey: string | undefined;
+  /** The panel's `key` for this provider (`required`, `none`); absent: the factory decides (loopback needs none). */
+  key?: 'required' | 'none';
   clock: Clock;
   /** The panel's slugs on this provider. */
   models?: readonly string[];

@@ -165,6 +165,32 @@ describe('RungSession.chat', () => {
     expect(changes.filter((change) => change.type === 'decision-written')).toHaveLength(2);
   });
 
+  it('answers through a keyless OpenAI-compatible server on loopback without sending an Authorization header', async () => {
+    // LM Studio, llama.cpp's server or vLLM on this machine: no key was ever set for it.
+    const local = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
+    servers.push(local);
+    const panel = parsePanel(
+      { models: [{ slug: 'qwen2.5-coder-7b-instruct', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${await local.start()}/v1` } } },
+      'keyless panel',
+    );
+    const asked: string[] = [];
+    const session = await open({
+      panel,
+      keys: async (provider) => {
+        asked.push(provider);
+        return undefined;
+      },
+    });
+    const events: SessionEvent[] = [];
+    const result = await session.chat({ messages: user('Give me Paris as JSON') }, (event) => events.push(event));
+    expect(asked).toEqual(['lmstudio']);
+    expect(JSON.parse(result.answer?.text ?? '')).toEqual({ city: 'Paris', population: 2102650 });
+    expect(events.filter((event) => event.type === 'part').length).toBeGreaterThan(1);
+    const sent = local.requests.filter((request) => request.path === '/v1/chat/completions');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers).not.toHaveProperty('authorization');
+  });
+
   it('builds a provider of a kind the core does not know through the factory it was given', async () => {
     const seen: { name: string; baseUrl: string | undefined; apiKey: string | undefined }[] = [];
     const factory: ProviderFactory = ({ name, baseUrl, apiKey }) => {
