@@ -46,6 +46,11 @@ export interface CallChecks {
   };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];
+  /**
+   * Whether an `edit` call's answer blocks are syntax-checked on their own; default true. A front end
+   * that checks the edit in its file (Edit Selection) says false, since a fragment need not parse alone.
+   */
+  answerSyntax?: boolean;
 }
 
 /** One routed chat call, as a front end asks for it. */
