@@ -271,6 +271,20 @@ export function priceText(model: ModelWire): string {
   return model.local ? 'local, no token price' : 'price unknown';
 }
 
+/**
+ * A model name cut where a line may break: after each `/`, `-`, `:` or `_`, and after a `.` that is not
+ * inside a number. The pieces join back to the name.
+ *
+ * @remarks
+ * The ratings table sits in the panel's side column, a third of the editor once the Chat view is open.
+ * Letting the browser break names anywhere cut `deepseek` into `deeps`/`eek`; not breaking them at all
+ * pushed the pin and avoid buttons out of view. Breaking only between the parts of the slug keeps every
+ * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons.
+ */
+export function nameBreakPieces(name: string): string[] {
+  return name.split(/(?<=[/\-:_])|(?<=\.)(?!\d)/).filter((piece) => piece !== '');
+}
+
 /** One model's standing in one class, as the ratings table shows it. */
 export interface RatingRowView {
   model: string;

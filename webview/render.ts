@@ -19,6 +19,7 @@ import {
   formatPercent,
   formatUsd,
   groupCalls,
+  nameBreakPieces,
   openerSentence,
   prunedText,
   ratingClasses,
@@ -275,7 +276,7 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
           'tr',
           { class: row.measured ? 'measured' : 'prior' },
           h('td', {}, String(row.place)),
-          h('th', { scope: 'row' }, row.model),
+          h('th', { scope: 'row' }, ...breakableName(row.model)),
           h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
           h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
           h('td', {}, `${row.ok}/${row.graded}`),
@@ -284,6 +285,11 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
       ),
     ),
   );
+}
+
+/** A model name as text with a line-break opportunity (`<wbr>`) between the pieces of its slug, and nowhere else. */
+function breakableName(name: string): Child[] {
+  return nameBreakPieces(name).flatMap((piece, index) => (index === 0 ? [piece] : [h('wbr'), piece]));
 }
 
 /** "What if I had opened with…": a button until asked, because the answer reads the whole decision log. */

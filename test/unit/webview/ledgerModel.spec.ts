@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { askForOpeners, emptyState, groupCalls, matchesFilter, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { askForOpeners, emptyState, groupCalls, matchesFilter, nameBreakPieces, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -191,5 +191,18 @@ describe('what-if sentences', () => {
     expect(reduce(asked, hostExamples['opener-estimates'], 50).openers).toEqual({ status: 'answered', estimates: hostExamples['opener-estimates'].estimates });
     expect(reduce(asked, { type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed' }, 50).openers).toEqual({ status: 'not-asked' });
     expect(reduce(asked, { type: 'notice', level: 'info', message: 'Forgot every rating at plan' }, 50).openers).toEqual({ status: 'waiting' });
+  });
+});
+
+describe('nameBreakPieces', () => {
+  it('cuts a model name after each slug separator and nowhere inside a word or a version number', () => {
+    expect(nameBreakPieces('deepseek/deepseek-r1-distill-qwen-32b:free')).toEqual(['deepseek/', 'deepseek-', 'r1-', 'distill-', 'qwen-', '32b:', 'free']);
+    expect(nameBreakPieces('meta-llama/llama-3.3-70b-instruct-turbo')).toEqual(['meta-', 'llama/', 'llama-', '3.3-', '70b-', 'instruct-', 'turbo']);
+    expect(nameBreakPieces('qwen2.5-coder_7b.gguf')).toEqual(['qwen2.5-', 'coder_', '7b.', 'gguf']);
+  });
+
+  it('leaves a name without separators whole, and always joins back to the name', () => {
+    expect(nameBreakPieces('llama3')).toEqual(['llama3']);
+    for (const name of ['a//b', '-x-', 'qwen2.5:3b', '~vendor/model-latest', '']) expect(nameBreakPieces(name).join('')).toBe(name);
   });
 });
