@@ -124,7 +124,22 @@ function addDecision(state: LedgerState, row: DecisionWire, limit: number): Ledg
   const page = state.page;
   if (!matchesFilter(row, page.filter)) return state;
   if (page.offset > 0) return { ...state, page: { ...page, total: page.total + 1 }, newerRows: state.newerRows + 1 };
-  return { ...state, page: { ...page, rows: [row, ...page.rows].slice(0, limit), total: page.total + 1 } };
+  return { ...state, page: { ...page, rows: firstWholeCalls([row, ...page.rows], limit), total: page.total + 1 } };
+}
+
+/**
+ * The first `limit` rows, less the oldest call's rows when the cut would split that call: a call's
+ * ladder is shown whole or on the next page, as the host pages it (callPage.ts). A page that one call
+ * fills on its own keeps its first `limit` rows.
+ */
+export function firstWholeCalls<Row extends { call: string }>(rows: readonly Row[], limit: number): Row[] {
+  const kept = rows.slice(0, limit);
+  const next = rows[limit];
+  const last = kept.at(-1);
+  if (!next || !last || next.call !== last.call) return kept;
+  let cut = kept.length;
+  while (cut > 0 && (kept[cut - 1] as Row).call === last.call) cut--;
+  return cut > 0 ? kept.slice(0, cut) : kept;
 }
 
 /** One attempt of a routed call. */

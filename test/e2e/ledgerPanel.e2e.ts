@@ -219,9 +219,12 @@ const checks: E2eCheck[] = [
       const { frame } = await openLedger(page, workbench);
       await widen(workbench);
       const verdict = frame.getByLabel('Verdict');
+      const unfiltered = await frame.locator('#page-summary').innerText();
       await verdict.focus();
       await verdict.selectOption('fail');
-      await frame.locator('#page-summary', { hasText: /of \d+/ }).waitFor();
+      // The filtered page, not the one already on screen (which also reads "of N"): reading the list
+      // before it arrived once listed the unfiltered page's calls and timed out on one that went away.
+      await frame.locator('#page-summary').filter({ hasNotText: unfiltered }).waitFor();
       await frame.locator('ol.calls > li, p.empty').first().waitFor();
       for (const summary of await frame.locator('ol.calls summary').all()) assert.match((await summary.getAttribute('aria-label')) ?? '', /: fail on /);
       // The filter survives the panel being reloaded (its state is the webview's own).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { askForOpeners, emptyState, groupCalls, matchesFilter, nameBreakPieces, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import { askForOpeners, emptyState, firstWholeCalls, groupCalls, matchesFilter, nameBreakPieces, openerSentence, priceText, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -204,5 +204,20 @@ describe('nameBreakPieces', () => {
   it('leaves a name without separators whole, and always joins back to the name', () => {
     expect(nameBreakPieces('llama3')).toEqual(['llama3']);
     for (const name of ['a//b', '-x-', 'qwen2.5:3b', '~vendor/model-latest', '']) expect(nameBreakPieces(name).join('')).toBe(name);
+  });
+});
+
+describe('firstWholeCalls', () => {
+  const rows = (calls: string) => [...calls].map((call) => ({ call }));
+  const calls = (kept: { call: string }[]) => kept.map((row) => row.call).join('');
+
+  it('drops the oldest call from a full page rather than show part of its ladder', () => {
+    expect(calls(firstWholeCalls(rows('NAABB'), 4))).toBe('NAA');
+    expect(calls(firstWholeCalls(rows('NAABC'), 4))).toBe('NAAB');
+  });
+
+  it('keeps a page that one call fills, and a page that is not full', () => {
+    expect(calls(firstWholeCalls(rows('AAAAA'), 3))).toBe('AAA');
+    expect(calls(firstWholeCalls(rows('AB'), 3))).toBe('AB');
   });
 });

@@ -374,6 +374,29 @@ describe('RungSession.snapshot', () => {
     expect(spend.strongestEstimate).toBeCloseTo(1.2, 9);
   });
 
+  it('pages the decision log by call: a call that climbed three rungs is never split across two pages', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // Oldest first on disk: c-0 one row, c-1 three rungs, c-2 one row, c-3 two rungs.
+    const rungs = [1, 3, 1, 2];
+    const rows = rungs.flatMap((count, call) => Array.from({ length: count }, (_, rung) => decisionRow({ call: `c-${call}`, rung, at: Date.UTC(2026, 0, 2) + call * 60_000 + rung })));
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call);
+
+    // Newest first: c-3 c-3 c-2 | c-1 c-1 c-1 | c-0. A 4-row page would have cut c-1 after its first row.
+    const first = session.snapshot({ offset: 0, limit: 4 }).decisions;
+    expect(calls(first)).toEqual(['c-3', 'c-3', 'c-2']);
+    expect(first.total).toBe(7);
+    const second = session.snapshot({ offset: first.offset + first.rows.length, limit: 4 }).decisions;
+    expect(calls(second)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
+    expect(second.offset).toBe(3);
+    // An offset inside c-1 (as "Newer" from a shorter page may ask for) starts where c-1 starts.
+    const inside = session.snapshot({ offset: 4, limit: 4 }).decisions;
+    expect(inside.offset).toBe(3);
+    expect(calls(inside)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
+  });
+
   it('counts rows appended after an earlier count without losing the ones before', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
