@@ -194,14 +194,17 @@ export interface RoutedCallView {
   explore: boolean;
   propensity: number;
   reason: string;
+  /** "replay" or "replay of open=qwen3:14b" for a call `rung replay` wrote into the log; null for a routed call. */
+  replay: string | null;
 }
 
 /**
  * Groups a page of rows (newest first) into routed calls, the most recently routed first.
  *
  * @remarks
- * A call's rows are its attempts in order and perhaps a settling `final` row. A page is cut by rows,
- * so a call at its edge may show only some of its attempts; each group is built from what the page holds.
+ * A call's rows are its attempts in order and perhaps a settling `final` row. The host ends pages
+ * between calls, so a call's attempts arrive together; a verdict settled much later may sit on
+ * another page, and each group is built from what the page holds.
  */
 export function groupCalls(rows: readonly DecisionWire[], models: readonly ModelWire[], ratings: readonly RatingWire[]): RoutedCallView[] {
   const byCall = new Map<string, DecisionWire[]>();
@@ -258,6 +261,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
     pruned: opener.pruned,
     attempts,
     escalations,
+    replay: opener.source === 'replay' ? (opener.policy ? `replay of ${opener.policy}` : 'replay') : null,
     verdict: last.verdict,
     verdictReason: last.verdictReason,
     settled: last.final,

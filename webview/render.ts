@@ -187,7 +187,8 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
   const time = new Date(call.at);
   const summary = h(
     'summary',
-    { 'aria-label': `${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}` },
+    { 'aria-label': `${call.replay ? `${call.replay}: ` : ''}${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}` },
+    call.replay ? h('span', { class: 'replay', title: 'Written by rung replay: its time is the replay\'s simulated clock, not when it ran' }, icon('debug-rerun'), call.replay) : null,
     h('time', { datetime: time.toISOString() }, time.toLocaleString()),
     h('span', { class: 'class-key' }, call.classKey || '(no class)'),
     verdictBadge(call.verdict, call.settled ? `${call.verdict} (settled later)` : call.verdict),

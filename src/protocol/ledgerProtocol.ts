@@ -70,6 +70,10 @@ export const decisionSchema = z.object({
   mode: z.enum(['local', 'cloud']),
   pruned: z.array(prunedSchema),
   final: z.boolean(),
+  /** `replay` for a row `rung replay` wrote (its `at` is the replay's simulated clock); absent for a routed call. */
+  source: z.optional(name),
+  /** The policy a replay ran (`open=qwen3:14b`). */
+  policy: z.optional(name),
 });
 export type DecisionWire = z.infer<typeof decisionSchema>;
 

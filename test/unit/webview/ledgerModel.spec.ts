@@ -40,6 +40,19 @@ describe('grouping decision rows into routed calls', () => {
     expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
   });
 
+  it('tells a call a replay wrote from a routed one, naming the policy it ran', () => {
+    const [replayed, ofPolicy, routed] = groupCalls(
+      [
+        wireDecision({ call: 'replay-1a2b3c4d/p1', at: 3_000, source: 'replay' }),
+        wireDecision({ call: 'replay-5e6f7a8b/p1', at: 2_000, source: 'replay', policy: 'open=qwen3:14b' }),
+        wireDecision({ call: 'chat-1', at: 1_000 }),
+      ],
+      models,
+      [],
+    );
+    expect([replayed?.replay, ofPolicy?.replay, routed?.replay]).toEqual(['replay', 'replay of open=qwen3:14b', null]);
+  });
+
   it('keeps the pruned candidates with their reasons', () => {
     const [call] = groupCalls([wireDecision({ call: 'c1', pruned: [{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }] })], models, []);
     expect(call?.pruned).toEqual([{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }]);
