@@ -11,7 +11,7 @@
  * (reported in BENCHMARKS.md, never asserted).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { seedDecisionRows, writeDecisionLog, type SeedModel } from '../../src/bench/decisionSeed';
@@ -261,6 +261,26 @@ const checks: E2eCheck[] = [
         assert.deepEqual(row.splitPieces, [], `${row.model} broke mid-word`);
         assert.deepEqual(row.hiddenButtons, [], `${row.model}: buttons out of view`);
       }
+    },
+  },
+  {
+    name: 'calls a replay wrote into the workspace\'s decision log are labelled as a replay of their policy',
+    async prepare(folder) {
+      await seedWorkspace(folder, 10, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' });
+      // As `rung replay --ledger .rung/ledger.sqlite --policy open=…` appends them: on the simulated clock.
+      const replayed = seedDecisionRows(4, Date.UTC(2026, 0, 1), 5, PANEL_MODELS, ['plan']).map((row) => ({ ...row, call: `replay-1a2b3c4d/${row.call}`, source: 'replay', policy: `open=${CHEAP_MODEL}` }));
+      appendFileSync(join(folder, '.rung', 'decisions.jsonl'), replayed.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    },
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const badge = frame.locator('ol.calls summary .replay').first();
+      await badge.waitFor({ timeout: PANEL_TIMEOUT_MS });
+      assert.equal(await badge.innerText(), `replay of open=${CHEAP_MODEL}`);
+      const routed = await frame.locator('ol.calls summary:not(:has(.replay))').count();
+      assert.ok(routed > 0, 'the routed calls on the page carry no replay label');
+      await badge.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-replay');
     },
   },
   {
