@@ -30,8 +30,6 @@ describe('Rung in a workspace nobody trusted', function () {
     const extension = vscode.extensions.getExtension<RungApi>(RUNG_EXTENSION_ID);
     assert.ok(extension, `${RUNG_EXTENSION_ID} is installed`);
     api = extension.isActive ? extension.exports : await extension.activate();
-    // The user's own setting says where Ollama listens: user settings hold in restricted mode too.
-    await vscode.workspace.getConfiguration('rung').update('ollamaHost', providers.ollamaUrl, vscode.ConfigurationTarget.Global);
     mkdirSync(join(folder, '.vscode'), { recursive: true });
     writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'rung.verifyCommand': `node -e "require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')"` }, null, 2));
     mkdirSync(join(folder, '.rung'), { recursive: true });
@@ -50,6 +48,11 @@ describe('Rung in a workspace nobody trusted', function () {
         providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` } },
       }),
     );
+    // The user's own setting says where Ollama listens: user settings hold in restricted mode too.
+    // Set after the files are written, so the reload it causes reads them: `.rung/` did not exist when
+    // Rung started watching for its panel file, and a watch on a folder that is not there yet may
+    // never fire (the test saw a session still on its first panel 15 s after the file was written).
+    await vscode.workspace.getConfiguration('rung').update('ollamaHost', providers.ollamaUrl, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -65,13 +68,14 @@ describe('Rung in a workspace nobody trusted', function () {
   it('ignores the panel file\'s providers, leaving out the model on its own server', async () => {
     // Not just any panel with the cheap model: with no panel file read yet, Rung builds one from the
     // models the user's Ollama lists, and that one has no cloud model either.
-    const panel = await eventually('the session to open on the panel file', async () => {
+    // And the one read after the user's Ollama address was set: the file was written first.
+    const panel = await eventually('the session to open on the panel file and the user\'s Ollama address', async () => {
       const snapshot = (await api.session()).snapshot({ limit: 0 });
-      return snapshot.panel.models.some((model) => model.slug === FILE_ONLY_MODEL) ? snapshot.panel : undefined;
+      const current = snapshot.panel;
+      return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl ? current : undefined;
     });
     assert.deepEqual(panel.models.map((model) => model.slug), [CHEAP_MODEL, FILE_ONLY_MODEL]);
     assert.equal(panel.providers.cloud, undefined);
-    assert.equal(panel.providers.ollama?.baseUrl, providers.ollamaUrl, 'the built-in ollama at the user\'s address, not the file\'s');
   });
 
   it('checks an edit without the workspace\'s check command, and never calls the workspace\'s server', async () => {
