@@ -48,6 +48,9 @@ const typescriptBesideTheBundle = {
 const SUITES = {
   'rung:integration-tests': { folder: 'test/integration', suffix: '.test.ts', lazy: true },
   'rung:canary-tests': { folder: 'test/integration/canary', suffix: '.canary.ts', lazy: true },
+  // Windows of their own: one with no folder open, one on a workspace the user has not trusted.
+  'rung:no-folder-tests': { folder: 'test/integration/noFolder', suffix: '.noFolder.ts', lazy: true },
+  'rung:untrusted-tests': { folder: 'test/integration/untrusted', suffix: '.untrusted.ts', lazy: true },
   'rung:e2e-checks': { folder: 'test/e2e', suffix: '.e2e.ts', lazy: false },
 };
 
@@ -116,6 +119,8 @@ const suite = { plugins: [testFiles], logOverride: { 'require-resolve-not-extern
 const testEntries = [
   { entryPoints: [join(root, 'test/integration/index.ts')], outfile: join(root, 'dist/test/integration/index.js'), ...suite },
   { entryPoints: [join(root, 'test/integration/canary/index.ts')], outfile: join(root, 'dist/test/integration/canary.js'), ...suite },
+  { entryPoints: [join(root, 'test/integration/noFolder/index.ts')], outfile: join(root, 'dist/test/integration/noFolder.js'), ...suite },
+  { entryPoints: [join(root, 'test/integration/untrusted/index.ts')], outfile: join(root, 'dist/test/integration/untrusted.js'), ...suite },
   { entryPoints: [join(root, 'test/integration/runTest.ts')], outfile: join(root, 'dist/test/integration/runTest.js'), external: ['vscode', '@vscode/test-electron'] },
   // playwright-core loads its browser protocol pieces at run time: it stays a package in node_modules.
   { entryPoints: [join(root, 'scripts/test-host/runHost.ts')], outfile: join(root, 'dist/test/runHost.js'), external: ['vscode', 'playwright-core'], plugins: [testFiles] },

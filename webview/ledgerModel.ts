@@ -124,7 +124,22 @@ function addDecision(state: LedgerState, row: DecisionWire, limit: number): Ledg
   const page = state.page;
   if (!matchesFilter(row, page.filter)) return state;
   if (page.offset > 0) return { ...state, page: { ...page, total: page.total + 1 }, newerRows: state.newerRows + 1 };
-  return { ...state, page: { ...page, rows: [row, ...page.rows].slice(0, limit), total: page.total + 1 } };
+  return { ...state, page: { ...page, rows: firstWholeCalls([row, ...page.rows], limit), total: page.total + 1 } };
+}
+
+/**
+ * The first `limit` rows, less the oldest call's rows when the cut would split that call: a call's
+ * ladder is shown whole or on the next page, as the host pages it (callPage.ts). A page that one call
+ * fills on its own keeps its first `limit` rows.
+ */
+export function firstWholeCalls<Row extends { call: string }>(rows: readonly Row[], limit: number): Row[] {
+  const kept = rows.slice(0, limit);
+  const next = rows[limit];
+  const last = kept.at(-1);
+  if (!next || !last || next.call !== last.call) return kept;
+  let cut = kept.length;
+  while (cut > 0 && (kept[cut - 1] as Row).call === last.call) cut--;
+  return cut > 0 ? kept.slice(0, cut) : kept;
 }
 
 /** One attempt of a routed call. */
@@ -179,14 +194,17 @@ export interface RoutedCallView {
   explore: boolean;
   propensity: number;
   reason: string;
+  /** "replay" or "replay of open=qwen3:14b" for a call `rung replay` wrote into the log; null for a routed call. */
+  replay: string | null;
 }
 
 /**
  * Groups a page of rows (newest first) into routed calls, the most recently routed first.
  *
  * @remarks
- * A call's rows are its attempts in order and perhaps a settling `final` row. A page is cut by rows,
- * so a call at its edge may show only some of its attempts; each group is built from what the page holds.
+ * A call's rows are its attempts in order and perhaps a settling `final` row. The host ends pages
+ * between calls, so a call's attempts arrive together; a verdict settled much later may sit on
+ * another page, and each group is built from what the page holds.
  */
 export function groupCalls(rows: readonly DecisionWire[], models: readonly ModelWire[], ratings: readonly RatingWire[]): RoutedCallView[] {
   const byCall = new Map<string, DecisionWire[]>();
@@ -243,6 +261,7 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
     pruned: opener.pruned,
     attempts,
     escalations,
+    replay: opener.source === 'replay' ? (opener.policy ? `replay of ${opener.policy}` : 'replay') : null,
     verdict: last.verdict,
     verdictReason: last.verdictReason,
     settled: last.final,
@@ -269,6 +288,20 @@ export function prunedText(reason: string): string {
 export function priceText(model: ModelWire): string {
   if (model.price) return `${formatUsd(model.price.input)} in / ${formatUsd(model.price.output)} out per M tokens`;
   return model.local ? 'local, no token price' : 'price unknown';
+}
+
+/**
+ * A model name cut where a line may break: after each `/`, `-`, `:` or `_`, and after a `.` that is not
+ * inside a number. The pieces join back to the name.
+ *
+ * @remarks
+ * The ratings table sits in the panel's side column, a third of the editor once the Chat view is open.
+ * Letting the browser break names anywhere cut `deepseek` into `deeps`/`eek`; not breaking them at all
+ * pushed the pin and avoid buttons out of view. Breaking only between the parts of the slug keeps every
+ * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons.
+ */
+export function nameBreakPieces(name: string): string[] {
+  return name.split(/(?<=[/\-:_])|(?<=\.)(?!\d)/).filter((piece) => piece !== '');
 }
 
 /** One model's standing in one class, as the ratings table shows it. */

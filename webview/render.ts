@@ -19,6 +19,7 @@ import {
   formatPercent,
   formatUsd,
   groupCalls,
+  nameBreakPieces,
   openerSentence,
   prunedText,
   ratingClasses,
@@ -187,7 +188,8 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
   const time = new Date(call.at);
   const summary = h(
     'summary',
-    { 'aria-label': `${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}` },
+    { 'aria-label': `${call.replay ? `${call.replay}: ` : ''}${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}` },
+    call.replay ? h('span', { class: 'replay', title: 'Written by rung replay: its time is the replay\'s simulated clock, not when it ran' }, icon('debug-rerun'), call.replay) : null,
     h('time', { datetime: time.toISOString() }, time.toLocaleString()),
     h('span', { class: 'class-key' }, call.classKey || '(no class)'),
     verdictBadge(call.verdict, call.settled ? `${call.verdict} (settled later)` : call.verdict),
@@ -276,7 +278,7 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
           'tr',
           { class: row.measured ? 'measured' : 'prior' },
           h('td', {}, String(row.place)),
-          h('th', { scope: 'row' }, row.model),
+          h('th', { scope: 'row' }, ...breakableName(row.model)),
           h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
           h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
           h('td', {}, `${row.ok}/${row.graded}`),
@@ -285,6 +287,11 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
       ),
     ),
   );
+}
+
+/** A model name as text with a line-break opportunity (`<wbr>`) between the pieces of its slug, and nowhere else. */
+function breakableName(name: string): Child[] {
+  return nameBreakPieces(name).flatMap((piece, index) => (index === 0 ? [piece] : [h('wbr'), piece]));
 }
 
 /** "What if I had opened with…": a button until asked, because the answer reads the whole decision log. */

@@ -90,6 +90,11 @@ export interface CodeServerOptions {
   port?: number;
   /** Added to the environment of the server and so of every extension host it starts. */
   env?: Record<string, string>;
+  /**
+   * Whether VS Code asks for workspace trust. Off (`--disable-workspace-trust`) unless a suite needs a
+   * window in restricted mode; with it on, a folder nobody trusted opens untrusted.
+   */
+  workspaceTrust?: boolean;
 }
 
 export class CodeServer {
@@ -137,7 +142,7 @@ export class CodeServer {
       '--bind-addr', `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--ignore-last-opened',
       // Makes VS Code 1.139 honour the test payload in the URL and report the suite's exit code.
@@ -167,14 +172,17 @@ export class CodeServer {
   }
 
   /**
-   * The URL that opens `folder` with the extension under development loaded from its folder, and, when
-   * `extensionTestsPath` is given, runs that suite in the window's extension host.
+   * The URL that opens `folder` (or no folder, for null) with the extension under development loaded
+   * from its folder, and, when `extensionTestsPath` is given, runs that suite in the window's extension host.
    */
-  workbenchUrl(options: { folder: string; extensionDevelopmentPath: string; extensionTestsPath?: string }): string {
+  workbenchUrl(options: { folder: string | null; extensionDevelopmentPath: string; extensionTestsPath?: string }): string {
     const remote = (path: string): string => `vscode-remote://127.0.0.1:${this.port}${path}`;
     const payload: [string, string][] = [['extensionDevelopmentPath', remote(options.extensionDevelopmentPath)]];
     if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(options.extensionTestsPath)]);
-    return `${this.origin}/?folder=${encodeURIComponent(options.folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    // No folder: code-server's `ew` ("the workspace was closed") opens an empty window instead of
+    // sending the browser on to the folder it was started with.
+    const opens = options.folder === null ? 'ew=true' : `folder=${encodeURIComponent(options.folder)}`;
+    return `${this.origin}/?${opens}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   }
 
   /** The last lines of the server's log, for an error message. */

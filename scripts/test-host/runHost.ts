@@ -7,10 +7,13 @@
  *    reports failures (it is VS Code's web workbench's, undocumented by code-server);
  * 2. the real suite, `test/integration/**\/*.test.ts`, read back from its JSON results file;
  * 3. every browser check in `test/e2e/*.e2e.ts`, each on a fresh workbench over a fresh workspace copy.
+ * A second code-server, with workspace trust on, runs two more suites: `test/integration/noFolder` in a
+ * window with no folder open and `test/integration/untrusted` on a folder nobody trusted.
  * It ends with the line `N passed, N failed` over the suite and the checks, and exits non-zero when
  * anything failed. `RUNG_CANARY=1` counts the canary as an ordinary suite, so the run is seen to fail.
  * `RUNG_HOST_ONLY=text` runs only the browser checks whose name contains `text` (no canary, no suite),
  * to iterate on one check in a minute rather than the whole run's six; a filter that matches nothing fails.
+ * `RUNG_HOST_ONLY=restricted` runs only the no-folder and untrusted windows.
  * Logs (the server's, each page's console) go to `test-results/host/`, screenshots to
  * `test-results/screenshots/`.
  */
@@ -31,6 +34,8 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Chromium's flags for a headless run as root in a container (E2E.md). */
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORT = { width: 1400, height: 900 };
+/** What `RUNG_HOST_ONLY=restricted` (or any part of this) runs instead of browser checks. */
+const RESTRICTED_WINDOWS = 'restricted windows: no folder open, and an untrusted workspace';
 
 interface Tally {
   passed: number;
@@ -64,8 +69,13 @@ async function main(): Promise<number> {
 
     const only = process.env.RUNG_HOST_ONLY;
     if (only) {
-      console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name contains it; the canary and the extension-host suite are skipped`);
-      add(tally, await runChecks(browser, server, scratch, only));
+      if (RESTRICTED_WINDOWS.includes(only)) {
+        console.log(`RUNG_HOST_ONLY=${only}: only the ${RESTRICTED_WINDOWS}`);
+        await runRestrictedWindows(browser, scratch, results, tally);
+      } else {
+        console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name contains it; the canary and the extension-host suite are skipped`);
+        add(tally, await runChecks(browser, server, scratch, only));
+      }
     } else {
       await runAll(browser, server, scratch, results, tally);
     }
@@ -98,7 +108,45 @@ async function runAll(browser: Browser, server: CodeServer, scratch: string, res
   const suite = await runSuite(browser, server, scratch, 'host', join(root, 'dist/test/integration/index.js'), results);
   add(tally, printSuite(suite.results, suite.exitCode));
 
+  await runRestrictedWindows(browser, scratch, results, tally);
+
   add(tally, await runChecks(browser, server, scratch));
+}
+
+/**
+ * The windows a user opens less often: no folder at all, and a folder they have not trusted.
+ *
+ * @remarks
+ * A code-server of their own, with workspace trust on (the main one runs with
+ * `--disable-workspace-trust`, or every check would wait on the trust prompt) and the prompt and
+ * banner off, so a folder nobody trusted opens straight into restricted mode, as it does for a user
+ * who dismissed the prompt. Its own profile, too: these suites change user settings (an inline panel
+ * with no folder to hold a panel file), which must not reach the other windows.
+ */
+async function runRestrictedWindows(browser: Browser, scratch: string, results: string, tally: Tally): Promise<void> {
+  let server: CodeServer | undefined;
+  try {
+    server = await CodeServer.start({
+      host: installTestHost(),
+      stateFolder: join(scratch, 'restricted-server'),
+      workspace: freshWorkspace(scratch, 'restricted-default'),
+      settings: { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never', 'security.workspace.trust.emptyWindow': true },
+      env: { RUNG_TEST_RESULTS_DIR: results },
+      workspaceTrust: true,
+    });
+    const noFolder = await runSuite(browser, server, scratch, 'no-folder', join(root, 'dist/test/integration/noFolder.js'), results, null);
+    add(tally, printSuite(noFolder.results, noFolder.exitCode));
+    const untrusted = await runSuite(browser, server, scratch, 'untrusted', join(root, 'dist/test/integration/untrusted.js'), results);
+    add(tally, printSuite(untrusted.results, untrusted.exitCode));
+  } catch (error) {
+    console.log(`restricted windows: ${error instanceof Error ? error.stack : String(error)}`);
+    tally.failed++;
+  } finally {
+    if (server) {
+      await server.stop();
+      cpSync(server.logFile, join(logs, 'code-server-restricted.log'));
+    }
+  }
 }
 
 /** Writes the summary, prints the closing line and gives the exit code: non-zero when anything failed or nothing ran. */
@@ -123,8 +171,15 @@ function freshWorkspace(scratch: string, name: string): string {
  * With `enable-smoke-test-driver`, the web workbench calls `window.codeAutomationExit(code)` when the
  * suite's `run()` settles: 0 when it resolved, non-zero when it rejected.
  */
-async function runSuite(browser: Browser, server: CodeServer, scratch: string, name: string, testsPath: string, results: string): Promise<{ exitCode: number | undefined; results: SuiteResults | undefined }> {
-  const folder = freshWorkspace(scratch, name);
+async function runSuite(
+  browser: Browser,
+  server: CodeServer,
+  scratch: string,
+  name: string,
+  testsPath: string,
+  results: string,
+  folder: string | null = freshWorkspace(scratch, name),
+): Promise<{ exitCode: number | undefined; results: SuiteResults | undefined }> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   const console = recordConsole(page, name);

@@ -110,6 +110,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           tradeoff: tradeoff as Tradeoff | undefined,
           exploreMeasured,
           policy,
+          ...(values.policy !== undefined ? { policySpec: values.policy } : {}),
           seed: seed + i,
           inOrder: values['in-order'],
           sink,
@@ -126,12 +127,14 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     await ledger?.close();
   }
 
+  // The first row of the table is the policy that ran: Rung's own, or the one --policy named.
+  const label = values.policy ?? 'rung';
   if (seedCount === 1) {
     const summary = summaries[0] as ReplaySummary;
-    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
+    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
   } else {
     const aggregate = aggregateSeeds(summaries, seed);
-    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected)));
+    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
   }
   return EXIT_OK;
 }
@@ -254,19 +257,19 @@ function policyTable(rows: [label: string, figures: string][]): string[] {
   return [`${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`, ...rows.map(([label, figures]) => label.padEnd(width) + figures)];
 }
 
-function formatSummary(summary: ReplaySummary, title: string): string {
+function formatSummary(summary: ReplaySummary, title: string, label: string): string {
   const base = summary.bestSingle.cost;
   const lines = [
     `rung replay: ${summary.items} prompts, ${title}`,
     '',
     ...policyTable([
-      [`rung (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`, fmtRow(summary.policy, base)],
+      [`${label} (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`, fmtRow(summary.policy, base)],
       [`best single (${summary.bestSingle.model})`, fmtRow(summary.bestSingle, base)],
       ['price-order cascade', fmtRow(summary.priceOrderCascade, base)],
       ['oracle', fmtRow(summary.oracle, base)],
       [`simple online learner (${summary.onlineLearner.attempts} attempts)`, fmtRow(summary.onlineLearner, base)],
     ]),
-    verdictAgainstLearner(summary.policy, summary.onlineLearner),
+    verdictAgainstLearner(summary.policy, summary.onlineLearner, label),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
@@ -275,33 +278,33 @@ function formatSummary(summary: ReplaySummary, title: string): string {
 }
 
 /** One line saying whether the policy beat the simple learner: as accurate or more, and no dearer. */
-export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }): string {
+export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }, label = 'rung'): string {
   const accuracy = policy.accuracy - learner.accuracy;
   const cost = learner.cost > 0 ? (100 * (policy.cost - learner.cost)) / learner.cost : 0;
   const beats = accuracy >= 0 && policy.cost <= learner.cost;
   const detail = `accuracy ${accuracy >= 0 ? '+' : ''}${accuracy.toFixed(4)}, cost ${cost >= 0 ? '+' : ''}${cost.toFixed(1)}%`;
-  return `rung against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
+  return `${label} against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
 }
 
 function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
   return ` ${score.accuracy.toFixed(4).padStart(8)} ${score.cost.toFixed(3).padStart(9)}   ${share(score.cost, base).padStart(8)}`;
 }
 
-function formatAggregate(aggregate: Aggregate, title: string): string {
+function formatAggregate(aggregate: Aggregate, title: string, label: string): string {
   const base = aggregate.bestSingle.cost;
   const m = aggregate.mean.policy;
   const lines = [
     `rung replay: ${aggregate.items} prompts, ${title}, seeds ${aggregate.seeds.join(',')}`,
     '',
     ...policyTable([
-      [`rung (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
+      [`${label} (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
       ['  spread (sd)', ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`],
       [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base)],
       ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base)],
       ['oracle', fmtRow(aggregate.oracle, base)],
       ['simple online learner (mean)', fmtRow(aggregate.mean.onlineLearner, base)],
     ]),
-    verdictAgainstLearner(m, aggregate.mean.onlineLearner),
+    verdictAgainstLearner(m, aggregate.mean.onlineLearner, label),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
     ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),

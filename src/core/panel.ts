@@ -38,9 +38,22 @@ const modelSchema = z.strictObject({
   maxConcurrent: z.number().int().positive().optional(),
 });
 
+/**
+ * Whether a provider needs a key: `required`, or `none` for a server that takes calls without one.
+ *
+ * @remarks
+ * Absent, a provider on a loopback address (LM Studio, llama.cpp's server, vLLM on 127.0.0.1) needs
+ * none and any other does (see `keyRequired` in providers/keyPolicy.ts). The message for any other
+ * value does not repeat it: a user who wrote their actual key here must not see it echoed in a log.
+ */
+const keySchema = z.enum(['required', 'none'], {
+  error: () => 'must be "required" or "none"; the key itself never goes in the panel (Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI)',
+});
+
 const providerSchema = z.strictObject({
   kind: z.enum(['ollama', 'openai-compatible', 'vscode-lm', 'replay']),
   baseUrl: z.string().url().optional(),
+  key: keySchema.optional(),
 });
 
 const routingSchema = z.strictObject({

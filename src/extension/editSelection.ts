@@ -3,10 +3,11 @@
  * failed edit escalated, and the result shown as a diff to accept or reject.
  *
  * @remarks
- * Works with no other extension installed: it needs only the session. The checks are the session's
- * syntax check on the answer's block, the same check on the whole file with the edit in place (an
- * edit can parse alone and still break its file), and the workspace's check command when one is set
- * and the workspace is trusted. Accepting or rejecting the diff settles the call, so what the user
+ * Works with no other extension installed: it needs only the session. The model sees the selection
+ * and, as context it must not rewrite, the file around it. The checks are the syntax check on the whole
+ * file with the edit in place (not on the answer's block alone: a selected fragment need not parse by
+ * itself, and an edit can parse alone and still break its file), and the workspace's check command
+ * when one is set and the workspace is trusted. Accepting or rejecting the diff settles the call, so what the user
  * did with the edit is the last word on it in the ledger.
  */
 import * as vscode from 'vscode';
@@ -130,7 +131,10 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
   const documentText = document.getText();
   const start = document.offsetAt(range.start);
   const end = document.offsetAt(range.end);
+  // The edit is checked where it goes, not alone: a selected method or a few statements need not
+  // parse by themselves, and failing them for it sent good edits up the ladder.
   const checks: CallChecks = {
+    answerSyntax: false,
     extra: [new SplicedSyntaxVerifier({ documentText, start, end, languageId: document.languageId })],
   };
   const command = deps.settings.verifyCommand;
@@ -155,7 +159,7 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
         const avoid = deps.state.avoided;
         const result = await session.chat(
           {
-            messages: editMessages({ instruction, code: documentText.slice(start, end), languageId: document.languageId, fileName: basename(document.fileName) }),
+            messages: editMessages({ instruction, documentText, start, end, languageId: document.languageId, fileName: basename(document.fileName) }),
             classKey,
             checks,
             signal: abort.signal,

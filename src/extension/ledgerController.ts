@@ -358,6 +358,8 @@ export function decisionWire(row: DecisionRow): DecisionWire {
     mode: row.mode,
     pruned: row.pruned,
     final: row.final,
+    ...(row.source !== undefined ? { source: row.source } : {}),
+    ...(row.policy !== undefined ? { policy: row.policy } : {}),
   };
 }
 

@@ -10,7 +10,9 @@
  * `snapshot`, then sends deltas (`decision-added`, `ratings-changed`, `spend-changed`, `panel-changed`).
  * `estimate-openers` is answered by `opener-estimates`, on request only: it reads the whole log.
  * Decisions travel a page at a time: a log holds up to 100k rows (the decision log's retention) and
- * the panel asks for the rows it shows, never for all of them.
+ * the panel asks for the rows it shows, never for all of them. Offsets count rows, but the host
+ * moves a page's ends to fall between calls (core/session/callPage.ts), so a page may hold fewer rows
+ * than asked and start before the offset asked for; the page's own `offset` says where it starts.
  *
  * This module must stay importable by the browser bundle: it imports zod's `zod/mini` build and nothing
  * else. Mini, imported as a namespace, because the page ships what it imports: the webview bundle was
@@ -68,6 +70,10 @@ export const decisionSchema = z.object({
   mode: z.enum(['local', 'cloud']),
   pruned: z.array(prunedSchema),
   final: z.boolean(),
+  /** `replay` for a row `rung replay` wrote (its `at` is the replay's simulated clock); absent for a routed call. */
+  source: z.optional(name),
+  /** The policy a replay ran (`open=qwen3:14b`). */
+  policy: z.optional(name),
 });
 export type DecisionWire = z.infer<typeof decisionSchema>;
 

@@ -11,7 +11,7 @@
  * (reported in BENCHMARKS.md, never asserted).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { seedDecisionRows, writeDecisionLog, type SeedModel } from '../../src/bench/decisionSeed';
@@ -111,6 +111,74 @@ async function assertSeededContent(frame: FrameLocator, rows: number): Promise<v
   assert.ok((await spend.locator('svg.chart rect.bar').count()) > 0, 'the spend chart has bars');
 }
 
+/** Model names as long as OpenRouter's, each with a rating, for the narrow-panel check. */
+const LONG_MODELS: SeedModel[] = [
+  { slug: 'meta-llama/llama-3.3-70b-instruct-turbo', provider: 'cloud', price: { input: 0.88, output: 0.88 } },
+  { slug: 'deepseek/deepseek-r1-distill-qwen-32b:free', provider: 'cloud', price: { input: 0, output: 0 } },
+  { slug: 'qwen/qwen2.5-coder-32b-instruct', provider: 'cloud', price: { input: 0.07, output: 0.16 } },
+  { slug: CHEAP_MODEL, provider: 'ollama', price: null },
+];
+
+/**
+ * Writes a workspace whose ratings table holds {@link LONG_MODELS}, with the Chat view left open in the
+ * secondary side bar as a user has it, so the ledger's side column is at its narrowest.
+ */
+async function seedLongNames(folder: string): Promise<void> {
+  const rung = join(folder, '.rung');
+  mkdirSync(rung, { recursive: true });
+  const panel = offlinePanel as { models: Record<string, unknown>[] };
+  const models = [...panel.models, ...LONG_MODELS.filter((model) => model.provider === 'cloud').map((model) => ({ slug: model.slug, provider: 'cloud', role: 'top', price: model.price }))];
+  writeFileSync(join(rung, 'panel.json'), JSON.stringify({ ...offlinePanel, models }, null, 2));
+  const now = Date.now();
+  const ledgerPath = join(rung, 'ledger.sqlite');
+  writeDecisionLog(decisionLogPath(ledgerPath), seedDecisionRows(20, now - 60_000, 3, LONG_MODELS, ['edit/typescript']));
+  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+  LONG_MODELS.forEach((model, place) => {
+    for (let index = 0; index < 10; index++) ledger.observe([{ model: model.slug, classKey: 'edit/typescript', success: index % (place + 2) !== 0, at: now - 1_000 + index }]);
+  });
+  await ledger.close();
+  mkdirSync(join(folder, '.vscode'), { recursive: true });
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
+}
+
+/**
+ * Where each rating row's name broke and where its buttons are: the pieces of the name that were split
+ * across lines (a break anywhere but after `/`, `-`, `.`, `:` or `_`), and the buttons not wholly in view.
+ */
+async function ratingLayout(frame: FrameLocator): Promise<{ model: string; splitPieces: string[]; hiddenButtons: string[] }[]> {
+  return frame.locator('section.ratings tbody tr').evaluateAll((rows) =>
+    rows.map((row) => {
+      const name = row.querySelector('th');
+      const splitPieces: string[] = [];
+      // Each line of the name: the characters whose boxes share a top edge.
+      const text = name?.textContent ?? '';
+      const tops: number[] = [];
+      const walker = document.createTreeWalker(name ?? row, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let index = 0; index < (node.textContent ?? '').length; index++) {
+          const range = document.createRange();
+          range.setStart(node, index);
+          range.setEnd(node, index + 1);
+          tops.push(Math.round(range.getBoundingClientRect().top));
+        }
+      }
+      for (let index = 1; index < tops.length; index++) {
+        if (tops[index] !== tops[index - 1] && !/[/\-.:_]/.test(text[index - 1] ?? '')) splitPieces.push(`${text.slice(Math.max(0, index - 6), index)}|${text.slice(index, index + 6)}`);
+      }
+      const scroller = row.closest('.table-scroll') ?? document.documentElement;
+      const box = scroller.getBoundingClientRect();
+      const right = Math.min(box.right, window.innerWidth);
+      const hiddenButtons = Array.from(row.querySelectorAll('button'))
+        .filter((button) => {
+          const own = button.getBoundingClientRect();
+          return own.width === 0 || own.left < box.left || own.right > right + 0.5;
+        })
+        .map((button) => button.getAttribute('aria-label') ?? '?');
+      return { model: text, splitPieces, hiddenButtons };
+    }),
+  );
+}
+
 let providers: FakeProviders | undefined;
 /** Rows each check's workspace was seeded with (whole calls, so a row or two over what was asked). */
 const seededRows = new Map<string, number>();
@@ -151,9 +219,12 @@ const checks: E2eCheck[] = [
       const { frame } = await openLedger(page, workbench);
       await widen(workbench);
       const verdict = frame.getByLabel('Verdict');
+      const unfiltered = await frame.locator('#page-summary').innerText();
       await verdict.focus();
       await verdict.selectOption('fail');
-      await frame.locator('#page-summary', { hasText: /of \d+/ }).waitFor();
+      // The filtered page, not the one already on screen (which also reads "of N"): reading the list
+      // before it arrived once listed the unfiltered page's calls and timed out on one that went away.
+      await frame.locator('#page-summary').filter({ hasNotText: unfiltered }).waitFor();
       await frame.locator('ol.calls > li, p.empty').first().waitFor();
       for (const summary of await frame.locator('ol.calls summary').all()) assert.match((await summary.getAttribute('aria-label')) ?? '', /: fail on /);
       // The filter survives the panel being reloaded (its state is the webview's own).
@@ -171,6 +242,49 @@ const checks: E2eCheck[] = [
         );
       }
       await workbench.screenshot('ledger-panel-high-contrast');
+    },
+  },
+  {
+    name: 'the ratings table beside the open Chat view breaks long model names only after a separator and keeps pin and avoid in view',
+    prepare: seedLongNames,
+    async run(page, workbench) {
+      await page.locator('.part.auxiliarybar').waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const { frame } = await openLedger(page, workbench);
+      // Explorer closed, Chat view open: the panel lays out in two columns and the ratings sit in the narrow one.
+      await widen(workbench);
+      const ratings = frame.locator('section.ratings');
+      for (const model of LONG_MODELS) await ratings.locator('tbody th', { hasText: model.slug }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const width = await frame.locator('section.ratings').evaluate((element) => Math.round(element.getBoundingClientRect().width));
+      await ratings.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-narrow-ratings');
+      const layout = await ratingLayout(frame);
+      console.log(`ratings column ${width}px wide: ${JSON.stringify(layout)}`);
+      assert.ok(width < 420, `the ratings column is narrow beside the Chat view (${width}px)`);
+      assert.equal(layout.length, LONG_MODELS.length);
+      for (const row of layout) {
+        assert.deepEqual(row.splitPieces, [], `${row.model} broke mid-word`);
+        assert.deepEqual(row.hiddenButtons, [], `${row.model}: buttons out of view`);
+      }
+    },
+  },
+  {
+    name: 'calls a replay wrote into the workspace\'s decision log are labelled as a replay of their policy',
+    async prepare(folder) {
+      await seedWorkspace(folder, 10, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' });
+      // As `rung replay --ledger .rung/ledger.sqlite --policy open=…` appends them: on the simulated clock.
+      const replayed = seedDecisionRows(4, Date.UTC(2026, 0, 1), 5, PANEL_MODELS, ['plan']).map((row) => ({ ...row, call: `replay-1a2b3c4d/${row.call}`, source: 'replay', policy: `open=${CHEAP_MODEL}` }));
+      appendFileSync(join(folder, '.rung', 'decisions.jsonl'), replayed.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    },
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const badge = frame.locator('ol.calls summary .replay').first();
+      await badge.waitFor({ timeout: PANEL_TIMEOUT_MS });
+      assert.equal(await badge.innerText(), `replay of open=${CHEAP_MODEL}`);
+      const routed = await frame.locator('ol.calls summary:not(:has(.replay))').count();
+      assert.ok(routed > 0, 'the routed calls on the page carry no replay label');
+      await badge.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-replay');
     },
   },
   {

@@ -13,6 +13,14 @@ declare module 'rung:canary-tests' {
   export const files: { file: string; load(): void }[];
 }
 
+declare module 'rung:no-folder-tests' {
+  export const files: { file: string; load(): void }[];
+}
+
+declare module 'rung:untrusted-tests' {
+  export const files: { file: string; load(): void }[];
+}
+
 declare module 'rung:e2e-checks' {
   export const files: { file: string; module: { default?: unknown } }[];
 }

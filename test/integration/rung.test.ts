@@ -18,7 +18,7 @@ import type { DecisionRow } from '../../src/core/decisions/decision';
 import { parsePanel } from '../../src/core/panel';
 import type { Session } from '../../src/core/session/types';
 import type { RungApi } from '../../src/extension/extension';
-import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from './support/fakeProviders';
+import { CHEAP_MODEL, CLOUD_MODEL, defaultCheapAnswer, fakePanel, startFakeProviders, type FakeProviders } from './support/fakeProviders';
 
 const EXTENSION_ID = 'rung.rung';
 const CLOUD_KEY = 'test-key-0123456789abcdef';
@@ -194,6 +194,32 @@ describe('Rung in a real extension host', function () {
       ],
     );
     assert.equal(rows.at(-1)?.verdictReason, 'the user accepted the edit');
+  });
+
+  it('checks a selected method where it stands, with the file around it sent as context, so a good fragment stands on the first rung', async () => {
+    const file = join(folder, 'cart.ts');
+    writeFileSync(file, 'export class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n');
+    const document = await vscode.workspace.openTextDocument(file);
+    const editor = await vscode.window.showTextDocument(document);
+    // The method alone: it does not parse as a file by itself.
+    editor.selection = new vscode.Selection(3, 0, 5, 3);
+    providers.cheapAnswer = () => '```ts\n  total(): number {\n    return this.items.length === 0 ? 0 : this.items.reduce((a, b) => a + b, 0);\n  }\n```\n';
+    const before = providers.requests.length;
+    try {
+      const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>('rung.editSelection', { instruction: 'return 0 for an empty cart' });
+      assert.ok(result?.shown, 'the edit is shown as a diff');
+      assert.equal(result.model, CHEAP_MODEL);
+      assert.equal(chatRequests('cloud', before), 0, 'the fragment passed its check in place, so nothing climbed');
+      const sent = JSON.stringify(providers.requests.slice(before).find((request) => request.server === 'ollama' && request.path === '/api/chat')?.body.messages ?? []);
+      assert.match(sent, /For context only, the rest of cart\.ts around it/);
+      assert.ok(sent.includes('export class Cart {') && sent.includes('private items: number[] = [];'), 'the class around the method went as context');
+      const rows = (await session()).explain(result.callId);
+      assert.equal(rows[0]?.verdictReason, 'the file parses with the edit in place');
+      assert.equal(await vscode.commands.executeCommand('rung.acceptEdit'), true);
+      assert.match(document.getText(), /^export class Cart \{\n {2}private items: number\[\] = \[\];\n\n {2}total\(\): number \{\n {4}return this\.items\.length === 0 \? 0 :/);
+    } finally {
+      providers.cheapAnswer = defaultCheapAnswer;
+    }
   });
 
   it('turns a rating of the last answer into a settled verdict', async () => {

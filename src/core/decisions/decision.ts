@@ -54,6 +54,14 @@ const decisionRowShape = {
   pruned: z.array(z.object({ model: z.string(), reason: z.string() })).default([]),
   /** A row that settles a verdict after the attempt row; the last row for a call id is the truth. */
   final: z.boolean().default(false),
+  /**
+   * What wrote the row when it was not a call a user made: `replay` for `rung replay`, whose `at` is
+   * its simulated clock (one second a prompt from 2026-01-01), not the time it ran. Absent on routed
+   * calls and on rows from before the field; a value this Rung does not know is kept as it is.
+   */
+  source: z.string().optional(),
+  /** For `source: "replay"`: the policy the replay ran (`open=qwen3:14b`); absent when it ran Rung's own. */
+  policy: z.string().optional(),
 };
 
 /** One decision row as the router writes it and a reader gets it back, defaults filled in. */

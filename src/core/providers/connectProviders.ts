@@ -18,6 +18,7 @@ import type { Clock } from '../clock';
 import type { Panel } from '../panel';
 import type { ProviderFactory } from '../session/types';
 import { OllamaAdapter } from './ollamaAdapter';
+import { keyRequired } from './keyPolicy';
 import { OpenAiCompatibleAdapter } from './openAiCompatibleAdapter';
 import type { ModelFacts, ProviderAdapter } from './provider';
 import type { ProviderHealthBoard } from './providerHealthBoard';
@@ -46,14 +47,20 @@ export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) 
   return { adapter, probe: async (signal) => adapter.probe(signal) };
 };
 
-/** Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given. */
-export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, clock, catalogPath, keyHint, fetch, signal, models }) => {
+/**
+ * Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given.
+ *
+ * @remarks
+ * A provider on a loopback address, or with `key: "none"`, takes calls without a key (keyPolicy.ts).
+ */
+export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models }) => {
   if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
+  const requireKey = keyRequired({ baseUrl, ...(key ? { key } : {}) });
   const catalog =
     apiKey && catalogPath
       ? await loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
       : Catalog.empty();
-  const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
+  const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, requireKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
   const missing = adapter.missingKey();
   const facts = (models ?? []).flatMap((slug) => {
     const known = catalog.facts(slug);
@@ -118,6 +125,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
           name,
           baseUrl: config.baseUrl,
           apiKey,
+          ...(config.key ? { key: config.key } : {}),
           clock,
           models: panel.models.filter((spec) => spec.provider === name).map((spec) => spec.slug),
           ...(options.keyHint ? { keyHint: options.keyHint(name) } : {}),

@@ -14,6 +14,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { Clock } from '../clock';
 import {
   ProviderError,
+  ProviderFailure,
   ProviderStopped,
   ProviderUnavailable,
   type ChatMessage,
@@ -24,7 +25,7 @@ import {
   type ToolCall,
   type ToolSpec,
 } from './provider';
-import { isRecord, joinUrl, redactor, requestEvents, serverMessage, type FetchLike } from './transport';
+import { failureForStatus, isRecord, joinUrl, parseRetryAfterMs, redactor, requestEvents, serverMessage, type FetchLike } from './transport';
 
 /**
  * How long a cloud provider may take to send its first byte, ms.
@@ -132,6 +133,22 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     return this.missingKey() === null;
   }
 
+  /**
+   * A non-2xx status for a call sent without a key.
+   *
+   * @remarks
+   * A keyless server (a loopback one needs no key by default) that does want one answers 401 or 403;
+   * "the API key was rejected" would blame a key nobody sent, so the message says one is needed and how
+   * to set it. Every other status reads as it would with a key.
+   */
+  private keylessFailure(status: number, serverMessage: string, headers: Headers): ProviderFailure {
+    if (status === 401 || status === 403) {
+      const hint = this.options.keyHint ? `: ${this.options.keyHint}` : '';
+      return new ProviderUnavailable(`${this.name}: the server asks for an API key (${status}) and none is set${hint}`, { provider: this.name, status });
+    }
+    return failureForStatus(this.name, status, serverMessage, parseRetryAfterMs(headers, this.options.clock.now()));
+  }
+
   /** Why the adapter cannot take calls before trying one, or null. */
   missingKey(): string | null {
     if (this.options.apiKey || this.options.requireKey === false) return null;
@@ -171,6 +188,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
         maxResponseBytes: this.options.maxResponseBytes,
         secrets,
         now: () => this.options.clock.now(),
+        ...(this.options.apiKey ? {} : { failureForStatus: (status, said, answered) => this.keylessFailure(status, said, answered) }),
       },
     );
 

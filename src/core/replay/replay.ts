@@ -65,6 +65,8 @@ export interface ReplayOptions {
    * panel's later rungs kept as fallbacks), `skip` takes models off the panel, `explore` sets the rate.
    */
   policy?: RoutingPolicy;
+  /** The policy as the user wrote it (`open=qwen3:14b`), for the decision rows; absent with Rung's own. */
+  policySpec?: string;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
   /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
@@ -119,6 +121,20 @@ export interface ReplaySummary {
   rankCorrelation: { class: string; rho: number; pastGateRho?: number; naiveRho: number; models: number }[];
 }
 
+/**
+ * Where the replay's decision rows go: the caller's sink, each row marked `source: "replay"` and with
+ * the policy it ran.
+ *
+ * @remarks
+ * A replay may write into the workspace's own decision log (`--ledger`), beside the user's calls, and
+ * its rows carry the simulated clock so that a run is the same for the same seed. Unmarked, they read
+ * as calls made on 2026-01-01; marked, a reader (and the ledger panel) can tell them apart.
+ */
+function replaySink(sink: DecisionSink | undefined, policySpec: string | undefined): DecisionSink {
+  if (!sink) return { append: () => {} };
+  return { append: (row) => sink.append({ ...row, source: 'replay', ...(policySpec ? { policy: policySpec } : {}) }) };
+}
+
 /** A clock that moves one second per routed call, so decision rows are the same for the same seed. */
 class ReplayClock implements Clock {
   private time = Date.UTC(2026, 0, 1);
@@ -143,7 +159,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const clock = new ReplayClock();
   const ledger = options.ledger ?? new MemoryLedger();
   const pricer = replayPricer(meanCost, rows, models);
-  const router = new Router({ panel, ledger, clock, sink: options.sink ?? { append: () => {} }, random, pricer });
+  const router = new Router({ panel, ledger, clock, sink: replaySink(options.sink, options.policySpec), random, pricer });
   const priceOrder = panel.models
     .map((spec, index) => ({ spec, index, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY }))
     .sort((a, b) => a.price - b.price || a.index - b.index)

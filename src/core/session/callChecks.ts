@@ -30,14 +30,14 @@ export interface CallVerification {
 }
 
 /**
- * The checks a call gets: the schema, code syntax for edits, the workspace command, and any a front
- * end brings. The command gets `environment` less every key (`secrets` too), which it also scrubs
+ * The checks a call gets: the schema, code syntax for edits (unless the front end checks the edit in
+ * its file and says `answerSyntax: false`), the workspace command, and any a front end brings. The command gets `environment` less every key (`secrets` too), which it also scrubs
  * from what it prints.
  */
 export function callVerification(classKey: string, checks: CallChecks | undefined, environment: Record<string, string | undefined>, secrets: readonly string[]): CallVerification {
   const verifiers: Verifier[] = [];
   if (checks?.schema !== undefined) verifiers.push(new StructuredOutputVerifier({ schema: checks.schema }));
-  if (splitClassKey(classKey).cls === 'edit') verifiers.push(new CodeSyntaxVerifier());
+  if (splitClassKey(classKey).cls === 'edit' && checks?.answerSyntax !== false) verifiers.push(new CodeSyntaxVerifier());
   const command = checks?.command;
   if (command) {
     verifiers.push(

@@ -37,6 +37,7 @@ import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
 import { callVerification, inferClassKey, messagesWithSchema } from './callChecks';
+import { CallPageCollector } from './callPage';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
 import type {
@@ -512,16 +513,10 @@ export class RungSession implements Session {
     return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
   }
 
+  /** A page of matching rows, newest first, starting and ending between calls (callPage.ts). */
   private decisionPage(offset: number, limit: number, filter: DecisionFilter): DecisionPage {
     const matcher = rowMatcher(filter);
-    const rows: DecisionRow[] = [];
-    let skipped = 0;
-    const take = (row: DecisionRow): boolean => {
-      if (!matcher.matches(row)) return true;
-      if (skipped < offset) skipped++;
-      else rows.push(row);
-      return rows.length < limit;
-    };
+    const collector = new CallPageCollector(offset, limit);
     if (this.log) {
       if (limit > 0) {
         visitLinesBackwards(this.log.path, (line) => {
@@ -529,7 +524,7 @@ export class RungSession implements Session {
           const fields = parseObject(line);
           if (!fields || !matcher.matches(fields)) return true;
           const row = parseRow(line);
-          return row ? take(row) : true;
+          return row ? collector.add(row) : true;
         });
       }
       const key = JSON.stringify([filter.classKey ?? null, filter.model ?? null, filter.verdict ?? null]);
@@ -538,17 +533,18 @@ export class RungSession implements Session {
         counter = new RowCounter(this.log.path, matcher);
         this.counters.set(key, counter);
       }
-      return { rows, total: counter.total(), offset };
+      return { ...collector.page(), total: counter.total() };
     }
     const all = (this.memoryRows as MemoryDecisionSink).rows;
     let total = 0;
+    let wanted = true;
     for (let i = all.length - 1; i >= 0; i--) {
       const row = all[i] as DecisionRow;
       if (!matcher.matches(row)) continue;
       total++;
-      if (rows.length < limit) take(row);
+      if (wanted) wanted = collector.add(row);
     }
-    return { rows, total, offset };
+    return { ...collector.page(), total };
   }
 
   private spend(now: number): SpendView {

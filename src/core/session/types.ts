@@ -46,6 +46,11 @@ export interface CallChecks {
   };
   /** Further checks a front end brings (the extension's diagnostics, a test double). */
   extra?: Verifier[];
+  /**
+   * Whether an `edit` call's answer blocks are syntax-checked on their own; default true. A front end
+   * that checks the edit in its file (Edit Selection) says false, since a fragment need not parse alone.
+   */
+  answerSyntax?: boolean;
 }
 
 /** One routed chat call, as a front end asks for it. */
@@ -182,6 +187,8 @@ export type ProviderFactory = (input: {
   name: string;
   baseUrl: string | undefined;
   apiKey: string | undefined;
+  /** The panel's `key` for this provider (`required`, `none`); absent: the factory decides (loopback needs none). */
+  key?: 'required' | 'none';
   clock: Clock;
   /** The panel's slugs on this provider. */
   models?: readonly string[];

@@ -44,7 +44,8 @@ export function fakePanel(providers: Pick<FakeProviders, 'ollamaUrl' | 'cloudUrl
     routing: { explore: 0 },
     providers: {
       ollama: { kind: 'ollama', baseUrl: providers.ollamaUrl },
-      cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` },
+      // A stand-in for a cloud provider: on loopback a key is optional unless the panel says otherwise.
+      cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1`, key: 'required' },
     },
   };
 }

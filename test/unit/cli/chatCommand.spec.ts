@@ -27,7 +27,10 @@ afterEach(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-/** A local Ollama and a local OpenRouter, and a panel file naming both. */
+/**
+ * A local Ollama and a local OpenRouter, and a panel file naming both. The stand-in OpenRouter listens on
+ * loopback, where a key is optional by default, so the panel says it needs one as the real one does.
+ */
 async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, string | undefined> = { RUNG_OPENROUTER_API_KEY: KEY }) {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
   const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
@@ -41,7 +44,7 @@ async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, st
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
     }),
   );
   return { io: new CapturedIo(workspace, env), ollama, cloud };

@@ -401,6 +401,37 @@ describe('rung replay beside a ledger', () => {
     expect(JSON.parse(shown.out)).toEqual(rows.slice(-5));
   });
 
+  it('marks the rows it adds to a shared decision log as a replay of a named policy, and still reads the user\'s older rows', async () => {
+    mkdirSync(join(dir, '.rung'), { recursive: true });
+    // A routed call from before rows had a source, in the oldest shape a row has had, and one from a
+    // newer Rung with a source this one does not know: both must still load.
+    const older = JSON.stringify({ call: 'chat-1', model: 'qwen2.5:3b', verdict: 'pass', at: Date.UTC(2026, 10, 30) });
+    const newer = JSON.stringify({ v: 1, call: 'chat-2', model: 'qwen2.5:3b', verdict: 'fail', source: 'benchmark-9', at: Date.UTC(2026, 10, 30, 1) });
+    writeFileSync(join(dir, '.rung', 'decisions.jsonl'), `${older}\n${newer}\n`);
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--policy', 'open=mid', '--json'], io)).toBe(0);
+    const { rows, skipped } = parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(skipped).toBe(0);
+    const [user, newerUser, ...replayed] = rows;
+    expect(user).toMatchObject({ call: 'chat-1', v: 1, class: '', final: false });
+    expect(user).not.toHaveProperty('source');
+    expect(newerUser?.source).toBe('benchmark-9');
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const row of replayed) expect(row).toMatchObject({ source: 'replay', policy: 'open=mid', call: expect.stringMatching(/^replay-[0-9a-f]{8}\//) });
+  });
+
+  it('labels the policy it ran with its spec, not as rung, in the table and the verdict', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--policy', 'open=mid'], io)).toBe(0);
+    const lines = io.out.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('policy '));
+    expect(lines[header + 1]).toMatch(/^open=mid \(\d+ attempts\)\s/);
+    expect(io.out).toMatch(/\nopen=mid against the simple learner: /);
+    expect(io.out).not.toMatch(/\nrung \(/);
+    const seeds = new CapturedIo(dir);
+    expect(await main(['replay', 'outcomes.jsonl', '--policy', 'skip=large', '--seeds', '2'], seeds)).toBe(0);
+    expect(seeds.out).toMatch(/\nskip=large \(mean of 2\)\s/);
+    expect(seeds.out).toMatch(/\nskip=large against the simple learner: /);
+  });
+
   it('writes them to --decisions as well when both are given', async () => {
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--decisions', 'study.jsonl'], io)).toBe(0);
     expect(readFileSync(join(dir, 'study.jsonl'), 'utf8')).toBe(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8'));

@@ -52,6 +52,27 @@ describe('parsePanel', () => {
     expect(issues).toEqual(['models[0].provider: unknown provider "acme" (declare it under "providers")']);
   });
 
+  it('refuses a provider key that is neither "required" nor "none" without repeating what was written', () => {
+    const secret = 'sk-proj-0123456789abcdefghij';
+    const error = (() => {
+      try {
+        parsePanel({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1', key: secret } } }, 'p');
+      } catch (caught) {
+        return caught as PanelError;
+      }
+      throw new Error('the panel was accepted');
+    })();
+    expect(error.issues).toEqual([
+      'providers.acme.key: must be "required" or "none"; the key itself never goes in the panel (Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI)',
+    ]);
+    expect(error.message).not.toContain(secret);
+  });
+
+  it('keeps a provider\'s key setting', () => {
+    const panel = parsePanel({ models: [{ slug: 'a', provider: 'lan' }], providers: { lan: { kind: 'openai-compatible', baseUrl: 'http://10.0.0.5:8000/v1', key: 'none' } } }, 'p');
+    expect(panel.providers.lan).toEqual({ kind: 'openai-compatible', baseUrl: 'http://10.0.0.5:8000/v1', key: 'none' });
+  });
+
   it('accepts a provider declared under providers', () => {
     const panel = parsePanel({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' } } }, 'p');
     expect(panel.providers.acme).toEqual({ kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' });

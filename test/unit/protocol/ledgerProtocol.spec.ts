@@ -78,6 +78,13 @@ describe('ledger protocol', () => {
     expect(parsed.ok).toBe(false);
   });
 
+  it('carries a replayed row\'s source and policy, and a routed row without them', () => {
+    const replayed = { type: 'decision-added', row: wireDecision({ call: 'replay-1a2b3c4d/p1', source: 'replay', policy: 'open=qwen3:14b' }) };
+    expect(parseHostMessage(overTheWire(replayed))).toEqual({ ok: true, message: replayed });
+    const routed = { type: 'decision-added', row: wireDecision({ call: 'chat-1' }) };
+    expect(parseHostMessage(overTheWire(routed))).toEqual({ ok: true, message: routed });
+  });
+
   it('names the field that was wrong in the rejection', () => {
     const parsed = parseViewMessage({ type: 'page', filter: {}, offset: 0, limit: 100_000 });
     expect(parsed).toEqual({ ok: false, error: expect.stringContaining('limit') });

@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
-import { askForOpeners, emptyState, groupCalls, matchesFilter, openerSentence, priceText, providerStatus, prunedText, ratingClasses, reduce, spendChart, strongestEstimateText } from '../../../webview/ledgerModel';
+import {
+  askForOpeners,
+  emptyState,
+  firstWholeCalls,
+  groupCalls,
+  matchesFilter,
+  nameBreakPieces,
+  openerSentence,
+  priceText,
+  providerStatus,
+  prunedText,
+  ratingClasses,
+  reduce,
+  spendChart,
+  strongestEstimateText,
+} from '../../../webview/ledgerModel';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -38,6 +53,19 @@ describe('grouping decision rows into routed calls', () => {
   it('says pruned once, whether or not the router wrote the prefix', () => {
     expect(prunedText('needs tools')).toBe('pruned: needs tools');
     expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
+  });
+
+  it('tells a call a replay wrote from a routed one, naming the policy it ran', () => {
+    const [replayed, ofPolicy, routed] = groupCalls(
+      [
+        wireDecision({ call: 'replay-1a2b3c4d/p1', at: 3_000, source: 'replay' }),
+        wireDecision({ call: 'replay-5e6f7a8b/p1', at: 2_000, source: 'replay', policy: 'open=qwen3:14b' }),
+        wireDecision({ call: 'chat-1', at: 1_000 }),
+      ],
+      models,
+      [],
+    );
+    expect([replayed?.replay, ofPolicy?.replay, routed?.replay]).toEqual(['replay', 'replay of open=qwen3:14b', null]);
   });
 
   it('keeps the pruned candidates with their reasons', () => {
@@ -211,5 +239,33 @@ describe('what-if sentences', () => {
     expect(reduce(asked, hostExamples['opener-estimates'], 50).openers).toEqual({ status: 'answered', estimates: hostExamples['opener-estimates'].estimates });
     expect(reduce(asked, { type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed' }, 50).openers).toEqual({ status: 'not-asked' });
     expect(reduce(asked, { type: 'notice', level: 'info', message: 'Forgot every rating at plan' }, 50).openers).toEqual({ status: 'waiting' });
+  });
+});
+
+describe('nameBreakPieces', () => {
+  it('cuts a model name after each slug separator and nowhere inside a word or a version number', () => {
+    expect(nameBreakPieces('deepseek/deepseek-r1-distill-qwen-32b:free')).toEqual(['deepseek/', 'deepseek-', 'r1-', 'distill-', 'qwen-', '32b:', 'free']);
+    expect(nameBreakPieces('meta-llama/llama-3.3-70b-instruct-turbo')).toEqual(['meta-', 'llama/', 'llama-', '3.3-', '70b-', 'instruct-', 'turbo']);
+    expect(nameBreakPieces('qwen2.5-coder_7b.gguf')).toEqual(['qwen2.5-', 'coder_', '7b.', 'gguf']);
+  });
+
+  it('leaves a name without separators whole, and always joins back to the name', () => {
+    expect(nameBreakPieces('llama3')).toEqual(['llama3']);
+    for (const name of ['a//b', '-x-', 'qwen2.5:3b', '~vendor/model-latest', '']) expect(nameBreakPieces(name).join('')).toBe(name);
+  });
+});
+
+describe('firstWholeCalls', () => {
+  const rows = (calls: string) => [...calls].map((call) => ({ call }));
+  const calls = (kept: { call: string }[]) => kept.map((row) => row.call).join('');
+
+  it('drops the oldest call from a full page rather than show part of its ladder', () => {
+    expect(calls(firstWholeCalls(rows('NAABB'), 4))).toBe('NAA');
+    expect(calls(firstWholeCalls(rows('NAABC'), 4))).toBe('NAAB');
+  });
+
+  it('keeps a page that one call fills, and a page that is not full', () => {
+    expect(calls(firstWholeCalls(rows('AAAAA'), 3))).toBe('AAA');
+    expect(calls(firstWholeCalls(rows('AB'), 3))).toBe('AB');
   });
 });

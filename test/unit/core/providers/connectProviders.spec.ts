@@ -5,13 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
 import { connectProviders } from '../../../../src/core/providers/connectProviders';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
+import { ProviderUnavailable } from '../../../../src/core/providers/provider';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { seededRandom } from '../../../../src/core/random';
 import { Router } from '../../../../src/core/routing/router';
 import { FixedClock } from '../../support/FixedClock';
-import { fixture, json, recordedStatus, WireServer } from '../../support/wireServer';
+import { collect, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
 
 const servers: WireServer[] = [];
 const dirs: string[] = [];
@@ -40,7 +41,8 @@ describe('connectProviders', () => {
         providers: {
           ollama: { kind: 'ollama', baseUrl: ollamaUrl },
           router: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/v1` },
-          keyless: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/v1` },
+          // On loopback, like every server here, so it says it wants a key, as a cloud one does.
+          keyless: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/v1`, key: 'required' },
           editor: { kind: 'vscode-lm' },
         },
       },
@@ -101,5 +103,73 @@ describe('connectProviders', () => {
     expect(ollama.requests.filter((seen) => seen.path === '/api/tags')).toHaveLength(2);
     expect(health.unavailableReason('ollama', clock.now())).toBeNull();
     expect(router.rank(request).candidates.map((candidate) => candidate.slug)).toEqual(['qwen3:14b']);
+  });
+});
+
+/**
+ * Sends every request to a local server, keeping only its path: stands in for a machine on the network
+ * the tests cannot reach, so the request a non-loopback provider sends can still be looked at.
+ */
+class ForwardingFetch {
+  readonly asked: string[] = [];
+  constructor(private readonly localBase: string) {}
+
+  readonly fetch = (input: string, init?: RequestInit): Promise<Response> => {
+    this.asked.push(input);
+    const url = new URL(input);
+    return globalThis.fetch(`${this.localBase}${url.pathname}`, init);
+  };
+}
+
+describe('connectProviders: keys for OpenAI-compatible providers', () => {
+  const keyHint = (provider: string) => `set RUNG_${provider.toUpperCase()}_API_KEY`;
+  const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
+
+  async function connect(providers: Record<string, unknown>, keyFor: (provider: string) => string | undefined, fetch?: ForwardingFetch) {
+    const panel = parsePanel({ models: [{ slug: 'served-model', provider: 'server' }], providers }, 'test panel');
+    const clock = new FixedClock();
+    const health = new ProviderHealthBoard({ clock });
+    const { adapters } = await connectProviders({ panel, clock, health, keyFor, keyHint, ...(fetch ? { fetch: fetch.fetch } : {}) });
+    const adapter = adapters.get('server');
+    if (!adapter) throw new Error('connectProviders built no adapter for the server');
+    return { adapter, reason: health.unavailableReason('server', clock.now()) };
+  }
+
+  it('still asks for a key before calling a provider that is not on loopback, and sends nothing', async () => {
+    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    servers.push(server);
+    const forwarding = new ForwardingFetch(await server.start());
+    const { adapter, reason } = await connect({ server: { kind: 'openai-compatible', baseUrl: 'https://llm.example.test/v1' } }, () => undefined, forwarding);
+    expect(reason).toBe('server: no API key (set RUNG_SERVER_API_KEY)');
+    const { error } = await collect(adapter.chat('served-model', user, [], {}));
+    expect(error).toBeInstanceOf(ProviderUnavailable);
+    expect((error as Error).message).toBe('server: no API key (set RUNG_SERVER_API_KEY)');
+    expect(forwarding.asked).toEqual([]);
+  });
+
+  it('calls a provider off loopback without a key when the panel says key none, with no Authorization header', async () => {
+    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    servers.push(server);
+    const forwarding = new ForwardingFetch(await server.start());
+    const { adapter, reason } = await connect({ server: { kind: 'openai-compatible', baseUrl: 'http://192.168.1.20:8000/v1', key: 'none' } }, () => undefined, forwarding);
+    expect(reason).toBeNull();
+    const { parts, error } = await collect(adapter.chat('served-model', user, [], {}));
+    expect(error).toBeUndefined();
+    expect(parts.map((part) => (part.type === 'text-delta' ? part.text : '')).join('')).toContain('Paris');
+    expect(forwarding.asked).toEqual(['http://192.168.1.20:8000/v1/chat/completions']);
+    expect(server.requests[0]?.headers).not.toHaveProperty('authorization');
+  });
+
+  it('sends a key that is set to a loopback server, and holds a loopback server marked key required until one is', async () => {
+    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    servers.push(server);
+    const baseUrl = `${await server.start()}/v1`;
+    const keyed = await connect({ server: { kind: 'openai-compatible', baseUrl } }, () => 'local-proxy-key');
+    await collect(keyed.adapter.chat('served-model', user, [], {}));
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer local-proxy-key');
+
+    const required = await connect({ server: { kind: 'openai-compatible', baseUrl, key: 'required' } }, () => undefined);
+    expect(required.reason).toBe('server: no API key (set RUNG_SERVER_API_KEY)');
+    expect(server.requests).toHaveLength(1);
   });
 });

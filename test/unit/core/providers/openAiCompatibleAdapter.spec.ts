@@ -173,6 +173,15 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('says a keyless server that answers 401 wants a key, rather than blaming a key nobody sent', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }), { apiKey: undefined, requireKey: false, keyHint: 'run "Rung: Set Provider Key" for openrouter' });
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).details.status).toBe(401);
+    expect(failure(error).message).toBe('openrouter: the server asks for an API key (401) and none is set: run "Rung: Set Provider Key" for openrouter');
+    expect(server.requests[0]?.headers).not.toHaveProperty('authorization');
+  });
+
   it('calls a model the provider does not have unavailable', async () => {
     const adapter = await adapterFor(recordedStatus('openai/404-model-not-found.json'), { name: 'openai' });
     const { error } = await collect(adapter.chat('gpt-9-turbo', user, [], {}));

@@ -165,6 +165,32 @@ describe('RungSession.chat', () => {
     expect(changes.filter((change) => change.type === 'decision-written')).toHaveLength(2);
   });
 
+  it('answers through a keyless OpenAI-compatible server on loopback without sending an Authorization header', async () => {
+    // LM Studio, llama.cpp's server or vLLM on this machine: no key was ever set for it.
+    const local = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
+    servers.push(local);
+    const panel = parsePanel(
+      { models: [{ slug: 'qwen2.5-coder-7b-instruct', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${await local.start()}/v1` } } },
+      'keyless panel',
+    );
+    const asked: string[] = [];
+    const session = await open({
+      panel,
+      keys: async (provider) => {
+        asked.push(provider);
+        return undefined;
+      },
+    });
+    const events: SessionEvent[] = [];
+    const result = await session.chat({ messages: user('Give me Paris as JSON') }, (event) => events.push(event));
+    expect(asked).toEqual(['lmstudio']);
+    expect(JSON.parse(result.answer?.text ?? '')).toEqual({ city: 'Paris', population: 2102650 });
+    expect(events.filter((event) => event.type === 'part').length).toBeGreaterThan(1);
+    const sent = local.requests.filter((request) => request.path === '/v1/chat/completions');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.headers).not.toHaveProperty('authorization');
+  });
+
   it('builds a provider of a kind the core does not know through the factory it was given', async () => {
     const seen: { name: string; baseUrl: string | undefined; apiKey: string | undefined }[] = [];
     const factory: ProviderFactory = ({ name, baseUrl, apiKey }) => {
@@ -368,6 +394,29 @@ describe('RungSession.snapshot', () => {
     expect(spend.total).toBeCloseTo(0.007, 9);
     // One call, 1,000 tokens in and 2,000 out at $1 and $3 per million: the escalation is not priced again.
     expect(spend.strongestEstimate).toBeCloseTo(0.007, 9);
+  });
+
+  it('pages the decision log by call: a call that climbed three rungs is never split across two pages', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // Oldest first on disk: c-0 one row, c-1 three rungs, c-2 one row, c-3 two rungs.
+    const rungs = [1, 3, 1, 2];
+    const rows = rungs.flatMap((count, call) => Array.from({ length: count }, (_, rung) => decisionRow({ call: `c-${call}`, rung, at: Date.UTC(2026, 0, 2) + call * 60_000 + rung })));
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call);
+
+    // Newest first: c-3 c-3 c-2 | c-1 c-1 c-1 | c-0. A 4-row page would have cut c-1 after its first row.
+    const first = session.snapshot({ offset: 0, limit: 4 }).decisions;
+    expect(calls(first)).toEqual(['c-3', 'c-3', 'c-2']);
+    expect(first.total).toBe(7);
+    const second = session.snapshot({ offset: first.offset + first.rows.length, limit: 4 }).decisions;
+    expect(calls(second)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
+    expect(second.offset).toBe(3);
+    // An offset inside c-1 (as "Newer" from a shorter page may ask for) starts where c-1 starts.
+    const inside = session.snapshot({ offset: 4, limit: 4 }).decisions;
+    expect(inside.offset).toBe(3);
+    expect(calls(inside)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
   });
 
   it('counts rows appended after an earlier count without losing the ones before', async () => {

@@ -1,0 +1,97 @@
+/**
+ * Rung on a folder the user has not trusted (restricted mode), as a user meets it after cloning a
+ * repository and dismissing the trust prompt: the repository's panel file may not bring endpoints of
+ * its own, and its settings may not bring a check command; the user's own settings still count.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'mocha';
+import * as vscode from 'vscode';
+import type { RungApi } from '../../../src/extension/extension';
+import { CHEAP_MODEL, CLOUD_MODEL, startFakeProviders, type FakeProviders } from '../support/fakeProviders';
+import { eventually, RUNG_EXTENSION_ID, workspaceFolder } from '../support/rung';
+
+/** A model on the built-in ollama that only the panel file names. */
+const FILE_ONLY_MODEL = 'qwen3:14b';
+
+describe('Rung in a workspace nobody trusted', function () {
+  this.timeout(120_000);
+  let providers: FakeProviders;
+  let api: RungApi;
+  let folder: string;
+  /** Written by the workspace's check command if it ever runs. */
+  let marker: string;
+
+  before(async () => {
+    providers = await startFakeProviders();
+    folder = workspaceFolder().fsPath;
+    marker = join(folder, '..', `verify-ran-${Date.now()}`);
+    const extension = vscode.extensions.getExtension<RungApi>(RUNG_EXTENSION_ID);
+    assert.ok(extension, `${RUNG_EXTENSION_ID} is installed`);
+    api = extension.isActive ? extension.exports : await extension.activate();
+    mkdirSync(join(folder, '.vscode'), { recursive: true });
+    writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'rung.verifyCommand': `node -e "require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')"` }, null, 2));
+    mkdirSync(join(folder, '.rung'), { recursive: true });
+    // The repository's panel: its own keyless server on loopback for the cloud model, which a trusted
+    // workspace would call, and an address for the built-in ollama that nothing listens on.
+    writeFileSync(
+      join(folder, '.rung', 'panel.json'),
+      JSON.stringify({
+        models: [
+          { slug: CHEAP_MODEL, provider: 'ollama', role: 'base', context: 32768, tools: true },
+          // Only the file names it: the fake Ollama does not list it, so a panel holding it is the file's.
+          { slug: FILE_ONLY_MODEL, provider: 'ollama', role: 'mid', context: 32768 },
+          { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: { input: 1, output: 2 } },
+        ],
+        routing: { explore: 0 },
+        providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` } },
+      }),
+    );
+    // The user's own setting says where Ollama listens: user settings hold in restricted mode too.
+    // Set after the files are written, so the reload it causes reads them: `.rung/` did not exist when
+    // Rung started watching for its panel file, and a watch on a folder that is not there yet may
+    // never fire (the test saw a session still on its first panel 15 s after the file was written).
+    await vscode.workspace.getConfiguration('rung').update('ollamaHost', providers.ollamaUrl, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('rung').update('ollamaHost', undefined, vscode.ConfigurationTarget.Global);
+    await providers?.close();
+  });
+
+  it('runs in restricted mode, every feature registered', () => {
+    assert.equal(vscode.workspace.isTrusted, false, 'the window opened the folder untrusted');
+    assert.deepEqual(api.failedFeatures, []);
+  });
+
+  it('ignores the panel file\'s providers, leaving out the model on its own server', async () => {
+    // Not just any panel with the cheap model: with no panel file read yet, Rung builds one from the
+    // models the user's Ollama lists, and that one has no cloud model either.
+    // And the one read after the user's Ollama address was set: the file was written first.
+    const panel = await eventually('the session to open on the panel file and the user\'s Ollama address', async () => {
+      const snapshot = (await api.session()).snapshot({ limit: 0 });
+      const current = snapshot.panel;
+      return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl ? current : undefined;
+    });
+    assert.deepEqual(panel.models.map((model) => model.slug), [CHEAP_MODEL, FILE_ONLY_MODEL]);
+    assert.equal(panel.providers.cloud, undefined);
+  });
+
+  it('checks an edit without the workspace\'s check command, and never calls the workspace\'s server', async () => {
+    const file = join(folder, 'math.ts');
+    writeFileSync(file, 'export function add(a: number, b: number): number {\n  return a + b;\n}\n');
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+    editor.selection = new vscode.Selection(0, 0, 2, 1);
+    providers.cheapAnswer = () => '```ts\nexport function add(a: number, b: number): number {\n  return a + b; // checked\n}\n```\n';
+    const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>('rung.editSelection', { instruction: 'add a comment to the return' });
+    assert.ok(result?.shown, 'the edit is shown as a diff');
+    assert.equal(result.model, CHEAP_MODEL);
+    const rows = (await api.session()).explain(result.callId);
+    assert.equal(rows[0]?.verdictReason, 'the file parses with the edit in place', 'the syntax check alone judged it');
+    assert.equal(existsSync(marker), false, 'the workspace\'s check command never ran');
+    assert.equal(await vscode.commands.executeCommand('rung.rejectEdit'), true);
+    assert.deepEqual(providers.requests.filter((request) => request.server === 'cloud'), [], 'nothing reached the server the panel file named');
+    assert.ok(readFileSync(file, 'utf8').includes('return a + b;\n'));
+  });
+});
