@@ -35,6 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
+import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
 import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
@@ -72,6 +73,10 @@ const MIGRATION_LOCK = 0x52554e47;
  * - v2: observations numbered in the order the server received them (the fold order, read incrementally;
  *   v1's rows are numbered in v1's fold order, so no rating moves), resets, imports of workspace files,
  *   and the team's id, which a workspace file that pulled the team's evidence records as its source.
+ * - v3: decision rows a member chose to share (`shareDecisions`), keyed by member, call, attempt and
+ *   time so a row sent again is stored once. A decision row holds no prompt and no answer: the class,
+ *   the candidates, the model chosen, the verdict and its reason, tokens, cost and latency. Reading the
+ *   team's evidence never needs it (see {@link READ_SCHEMA_VERSION}).
  */
 export const TEAM_MIGRATIONS: readonly string[] = [
   `CREATE TABLE rung_observations (
@@ -128,7 +133,29 @@ export const TEAM_MIGRATIONS: readonly string[] = [
    );
    CREATE TABLE rung_meta (key text PRIMARY KEY, value text NOT NULL);
    INSERT INTO rung_meta (key, value) VALUES ('team_id', gen_random_uuid()::text);`,
+  `CREATE TABLE rung_decisions (
+     member_id text NOT NULL,
+     call_id text NOT NULL,
+     attempt integer NOT NULL,
+     final boolean NOT NULL,
+     at bigint NOT NULL,
+     decision jsonb NOT NULL,
+     received_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (member_id, call_id, attempt, final, at)
+   );`,
 ];
+
+/**
+ * The oldest schema a read-only open reads the team's evidence from.
+ *
+ * @remarks
+ * v3 only added the shared decision rows, which ranking and `rung ledger show` never read, so a server a
+ * v2 Rung migrated is still read as it is: a reading user cannot migrate it, and need not.
+ */
+export const READ_SCHEMA_VERSION = 2;
+
+/** The first schema that holds shared decision rows. */
+const DECISIONS_SCHEMA_VERSION = 3;
 
 /** An observation id no row is below: where a fresh fold starts. */
 const BEFORE_FIRST_ID = 0;
@@ -183,6 +210,15 @@ export interface TeamLedgerOptions {
    * one member's window must not forget the whole team's evidence.
    */
   resetRefusal?: string;
+  /**
+   * Also send this member's decision rows to the team (the team's opt-in; off by default).
+   *
+   * @remarks
+   * Off, decision rows stay in the member's workspace only, as the issue that introduced the team ledger
+   * promised. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
+   * flush, in the same transaction as the observations, stored once however often it is sent.
+   */
+  shareDecisions?: boolean;
   /** See {@link TEAM_CONNECT_TIMEOUT_MS}; tests shorten it. */
   connectTimeoutMs?: number;
   /** Told about a background sync that failed; the queue is kept for the next one. */
@@ -200,10 +236,18 @@ interface Batch {
   aliases: Map<string, string>;
   spawnStarts: Spawn[];
   spawnEnds: string[];
+  /** Decision rows to share; empty unless the member opted in. */
+  decisions: DecisionRow[];
 }
 
 function emptyBatch(): Batch {
-  return { observations: [], aliases: new Map(), spawnStarts: [], spawnEnds: [] };
+  return { observations: [], aliases: new Map(), spawnStarts: [], spawnEnds: [], decisions: [] };
+}
+
+/** A decision row shared with the team, as `rung ledger decisions --team` lists it. */
+export interface SharedDecision {
+  member: string;
+  row: DecisionRow;
 }
 
 /** One imported rating: a workspace file's own evidence for one model and class. */
@@ -230,6 +274,7 @@ export class TeamLedger implements Ledger {
   private readonly onNotice: ((message: string) => void) | undefined;
   private readonly teamId: string;
   private readonly resetRefusal: string | undefined;
+  private readonly shareDecisions: boolean;
   private sequence = 0;
   /** The server's observations folded in id order, up to {@link lastId}; replaced, never changed. */
   private folded = new LedgerState('');
@@ -261,6 +306,7 @@ export class TeamLedger implements Ledger {
     this.writerId = options.writerId ?? randomUUID();
     this.onNotice = options.onNotice;
     this.resetRefusal = options.resetRefusal;
+    this.shareDecisions = (options.shareDecisions ?? false) && !this.readOnly;
     this.outbox = options.outboxPath && !this.readOnly ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice }) : undefined;
     const interval = options.syncIntervalMs ?? TEAM_SYNC_INTERVAL_MS;
     if (interval > 0) {
@@ -350,6 +396,47 @@ export class TeamLedger implements Ledger {
     this.push([{ kind: 'spawn-end', spawnId, at }]);
   }
 
+  /**
+   * Queues one decision row for the team when this member opted in (`shareDecisions`); does nothing otherwise.
+   *
+   * @remarks
+   * Never waits on the network: the row goes with the next flush. A failed send keeps it queued for the
+   * one after; it is keyed by member, call, attempt and time, so a row sent twice is stored once.
+   */
+  shareDecision(row: DecisionRow): void {
+    if (!this.shareDecisions) return;
+    this.queued.decisions.push(row);
+  }
+
+  /** Decision rows queued for the team and not yet acknowledged. */
+  get unsentDecisions(): number {
+    return this.queued.decisions.length;
+  }
+
+  /** The team's shared decision rows, oldest first, at most `limit` of the newest; none on a server without the table. */
+  async sharedDecisions(limit: number): Promise<SharedDecision[]> {
+    const client = await checkout(this.pool);
+    try {
+      const version = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
+      if ((version.rows[0]?.version ?? 0) < DECISIONS_SCHEMA_VERSION) {
+        client.release();
+        return [];
+      }
+      const rows = await client.query<{ member_id: string; decision: unknown }>(
+        'SELECT member_id, decision FROM (SELECT member_id, decision, at, call_id, attempt, final FROM rung_decisions ORDER BY at DESC, member_id DESC, call_id DESC, attempt DESC, final DESC LIMIT $1) newest ORDER BY at, member_id, call_id, attempt, final',
+        [limit],
+      );
+      client.release();
+      return rows.rows.flatMap((row) => {
+        const parsed = decisionRowSchema.safeParse(row.decision);
+        return parsed.success ? [{ member: row.member_id, row: parsed.data }] : [];
+      });
+    } catch (error) {
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+  }
+
   entries(): RatingEntry[] {
     return sortEntries([...this.state.ratings.values()].map((entry) => ({ ...entry })));
   }
@@ -396,6 +483,10 @@ export class TeamLedger implements Ledger {
     try {
       await this.flush();
     } catch (error) {
+      if (this.queued.decisions.length > 0) {
+        // The rows are in this workspace's decision log already; only the team's copy is missing.
+        this.onNotice?.(`the team server did not answer; ${this.queued.decisions.length} decision row${this.queued.decisions.length === 1 ? ' was' : 's were'} not shared (still in this workspace's decision log)`);
+      }
       if (this.queued.observations.length > 0 || !this.outbox) throw error;
       if (this.offline.length > 0) {
         this.onNotice?.(`the team server did not answer (${error instanceof Error ? error.message : String(error)}); ${this.offline.length} observation${this.offline.length === 1 ? '' : 's'} kept in ${this.outbox.path}, sent once it answers`);
@@ -525,7 +616,7 @@ export class TeamLedger implements Ledger {
     const batch = this.queued;
     const inMemory = new Set(batch.observations.map(outboxKey));
     const fromOutbox = (this.outbox?.read() ?? []).filter((entry) => !inMemory.has(outboxKey(entry)));
-    if (fromOutbox.length === 0 && batch.observations.length === 0 && batch.aliases.size === 0 && batch.spawnStarts.length === 0 && batch.spawnEnds.length === 0) return;
+    if (fromOutbox.length === 0 && batch.observations.length === 0 && batch.aliases.size === 0 && batch.spawnStarts.length === 0 && batch.spawnEnds.length === 0 && batch.decisions.length === 0) return;
     this.queued = emptyBatch();
     try {
       await this.transaction((client) => writeBatch(client, this.memberId, { ...batch, observations: [...fromOutbox, ...batch.observations] }));
@@ -647,8 +738,8 @@ async function checkSchema(pool: Pool): Promise<string> {
     const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
     const current = result.rows[0]?.version ?? 0;
     if (current > TEAM_MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
-    if (current < TEAM_MIGRATIONS.length) {
-      throw new Error(`the server's schema is version ${current}, older than this Rung's ${TEAM_MIGRATIONS.length}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`);
+    if (current < READ_SCHEMA_VERSION) {
+      throw new Error(`the server's schema is version ${current}, older than this Rung's ${READ_SCHEMA_VERSION}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`);
     }
     const teamId = await readTeamId(client);
     client.release();
@@ -725,6 +816,24 @@ async function writeBatch(client: PoolClient, memberId: string, batch: Batch): P
   if (batch.spawnEnds.length > 0) {
     await client.query('UPDATE rung_spawns SET ended_at = now() WHERE spawn_id = ANY($1::text[]) AND ended_at IS NULL', [batch.spawnEnds]);
   }
+  if (batch.decisions.length > 0) {
+    // A row's attempt is how many models the call had tried before it; with the call, whether it is the
+    // settling `final` row, and its time, that names the row, so a resent batch adds nothing.
+    await client.query(
+      `INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision)
+       SELECT $1, call_id, attempt, final, at, decision
+       FROM unnest($2::text[], $3::integer[], $4::boolean[], $5::bigint[], $6::jsonb[]) AS t(call_id, attempt, final, at, decision)
+       ON CONFLICT DO NOTHING`,
+      [
+        memberId,
+        batch.decisions.map((row) => row.call),
+        batch.decisions.map((row) => row.escalation.length),
+        batch.decisions.map((row) => row.final),
+        batch.decisions.map((row) => Math.round(row.at)),
+        batch.decisions.map((row) => JSON.stringify(row)),
+      ],
+    );
+  }
 }
 
 /** What one refresh read, in one snapshot of the database. */
@@ -800,6 +909,7 @@ function joinBatches(first: Batch, second: Batch): Batch {
     aliases: new Map([...first.aliases, ...second.aliases]),
     spawnStarts: [...first.spawnStarts, ...second.spawnStarts],
     spawnEnds: [...first.spawnEnds, ...second.spawnEnds],
+    decisions: [...first.decisions, ...second.decisions],
   };
 }
 
