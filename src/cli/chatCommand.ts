@@ -77,7 +77,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     clock: io.clock,
     random: seededRandom(io.clock.now()),
     ledgerPath,
-    ...(ledgerPath !== null && openLedger ? { openLedger: (path: string) => openLedger(teamUrl ?? path, io) } : {}),
+    ...(ledgerPath !== null && openLedger ? { openLedger: (path: string) => openLedger(teamUrl ?? path, io, { shareDecisions: parsed.shareDecisions }) } : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     catalogDir: resolve(io.cwd, '.rung'),

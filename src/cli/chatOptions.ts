@@ -7,6 +7,7 @@
  * declaration, whoever shapes the command itself.
  */
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { UsageError, type CliIo } from './io';
 import { readPrompt, STDIN_OPERAND } from './prompt';
 import { parseCommandArgs, type CommandUsage } from './usage';
@@ -26,6 +27,7 @@ export const CHAT_COMMAND = {
     'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
     'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
+    'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
     'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
   },
@@ -42,6 +44,8 @@ export interface ChatCommandLine {
   /** `--verify-timeout`, ms; undefined keeps the verifier's default ({@link COMMAND_TIMEOUT_MS}). */
   verifyTimeoutMs: number | undefined;
   ledger: string | undefined;
+  /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
+  shareDecisions: boolean;
   json: boolean;
   prompt: string;
 }
@@ -59,6 +63,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
   if (!values.panel) throw new UsageError('missing --panel FILE');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
   if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
   return {
     panel: values.panel,
@@ -67,6 +72,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     verifyCommand: values['verify-command'],
     verifyTimeoutMs,
     ledger: values.ledger,
+    shareDecisions: values['share-decisions'],
     json: values.json,
     prompt,
   };

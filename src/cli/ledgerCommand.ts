@@ -5,7 +5,7 @@
  * Every subcommand takes `--ledger FILE` (default `.rung/ledger.sqlite` under the working directory)
  * and the decision log is the `decisions.jsonl` beside it. `--ledger postgres://…` names a team's
  * ledger instead: the ratings are the team's, and the decision log is still this workspace's (decisions
- * never go to the server), the one a team run writes beside the workspace's ledger file. Reading commands open the ledger read-only,
+ * go to the server only with a run's `--share-decisions`, and `decisions --team` reads those), the one a team run writes beside the workspace's ledger file. Reading commands open the ledger read-only,
  * so inspecting a workspace never migrates, repairs or otherwise writes it. Exit codes as every `rung`
  * command (see io.ts): 0 done, 1 the command failed (a missing ledger, a refused reset, a folder it
  * cannot write), 2 the arguments were wrong.
@@ -60,6 +60,7 @@ export const LEDGER_COMMANDS = {
       ...LEDGER_FLAG,
       last: { type: 'string', value: 'N', description: 'the newest N rows (default: 20)' },
       call: { type: 'string', value: 'ID', description: 'every row of the call ID instead' },
+      team: { type: 'boolean', description: "the rows members shared with the team server --ledger postgres://… names (--share-decisions), with each row's member" },
       json: { type: 'boolean', description: 'print a JSON array' },
     },
   },
@@ -161,7 +162,7 @@ function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
 
 /**
  * The ledger file whose decision log a command reads: the one named, or with a team's URL the
- * workspace's own, since decisions never go to the server and a team run writes them there.
+ * workspace's own, since a team run writes them there (and sends them to the server only when asked to).
  */
 function decisionsLedgerFile(value: string | undefined, io: LedgerCommandIo): string {
   return value !== undefined && isTeamLedgerUrl(value) ? workspaceLedgerPath(io.cwd) : ledgerFile(value, io);
@@ -257,9 +258,42 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   return EXIT_OK;
 }
 
+/** `rung ledger decisions --team`: the newest rows members shared with the team's server, read-only. */
+async function teamDecisions(values: { ledger?: string; last?: string; call?: string; json?: boolean }, io: LedgerCommandIo): Promise<number> {
+  if (values.ledger === undefined || !isTeamLedgerUrl(values.ledger)) throw new UsageError('--team reads the rows shared with a team server: it needs --ledger postgres://…');
+  if (values.call !== undefined) throw new UsageError('--team lists the newest shared rows: drop --call');
+  const count = positiveInteger(values.last ?? '20', '--last');
+  const url = values.ledger;
+  const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count));
+  if (values.json) {
+    io.stdout(`${JSON.stringify(shared, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  if (shared.length === 0) {
+    io.stdout(`no shared decisions on ${redactedUrl(url)}\n`);
+    return EXIT_OK;
+  }
+  io.stdout(
+    table(
+      ['at', 'member', 'call', 'class', 'rung', 'model', 'verdict'],
+      shared.map(({ member, row }) => [
+        new Date(row.at).toISOString(),
+        member,
+        row.call,
+        row.shape ? `${row.class}/${row.shape}` : row.class,
+        String(row.rung),
+        row.model,
+        `${row.verdict}${row.final ? ' (final)' : ''}`,
+      ]),
+    ),
+  );
+  return EXIT_OK;
+}
+
 async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.decisions, argv);
   if (values.last !== undefined && values.call !== undefined) throw new UsageError('pass --last or --call, not both');
+  if (values.team) return teamDecisions(values, io);
   const path = decisionsLedgerFile(values.ledger, io);
   await requireReadableIfPresent(path, io);
   const log = new DecisionLog({ path: decisionLogPath(path), clock: io.clock });

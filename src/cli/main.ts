@@ -34,7 +34,7 @@ import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
  */
 export const openLedger: LedgerOpener = (path, io, options = {}) =>
   isTeamLedgerUrl(path)
-    ? openTeamLedger(path, io, { readOnly: options.readOnly ?? false })
+    ? openTeamLedger(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
     : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
         if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
         return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl, TeamLedger } from '../core/ledger/teamLedger';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
@@ -35,6 +35,7 @@ export const REPLAY_COMMAND = {
     seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
     decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
     ledger: { type: 'string', value: 'FILE|URL', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it (for a team server, postgres://…, in .rung/ here)' },
+    'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
@@ -45,7 +46,7 @@ export const REPLAY_COMMAND = {
 } as const satisfies CommandUsage;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
-export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean }) => Promise<Ledger>;
+export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean; shareDecisions?: boolean }) => Promise<Ledger>;
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
@@ -76,6 +77,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
+  if (values['share-decisions'] && !(values.ledger && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
   const ledgerPath = values.ledger ? (isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger)) : undefined;
   // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
@@ -87,11 +89,14 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   let ledger: Ledger | undefined;
   let log: CliDecisionLog | undefined;
   try {
-    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io) : undefined;
+    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io, { shareDecisions: values['share-decisions'] }) : undefined;
     file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
     // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
     log = logBeside ? decisionLogBeside(logBeside, io, REPLAY_COMMAND.name, ledger) : undefined;
-    const sinks = [file, log?.log].filter((each) => each !== undefined);
+    // With the team's opt-in the rows also go to the server, with the ledger's background flush.
+    const team = values['share-decisions'] && ledger instanceof TeamLedger ? ledger : undefined;
+    const shared: DecisionSink | undefined = team ? { append: (row) => team.shareDecision(row) } : undefined;
+    const sinks = [file, log?.log, shared].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
       // A run never waits on anything outside the process, so without this turn of the event loop the

@@ -5,7 +5,8 @@
  * @remarks
  * The password is never read from the workspace: it is in the URL the user typed, or in `PGPASSWORD`
  * (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
- * current folder (see TeamOutbox), where the decision rows of a team run go too.
+ * current folder (see TeamOutbox), where the decision rows of a team run go too; with `shareDecisions`
+ * (`--share-decisions`) they also go to the team's server.
  */
 import { dirname, join } from 'node:path';
 import type { Clock } from '../core/clock';
@@ -28,12 +29,13 @@ export interface TeamOpenerIo {
   stderr: (text: string) => void;
 }
 
-export function openTeamLedger(url: string, io: TeamOpenerIo, options: { readOnly?: boolean } = {}): Promise<TeamLedger> {
+export function openTeamLedger(url: string, io: TeamOpenerIo, options: { readOnly?: boolean; shareDecisions?: boolean } = {}): Promise<TeamLedger> {
   return TeamLedger.open({
     url,
     memberId: teamMemberId(io.env ?? {}),
     clock: io.clock,
     readOnly: options.readOnly ?? false,
+    shareDecisions: options.shareDecisions ?? false,
     outboxPath: teamOutboxPath(dirname(workspaceLedgerPath(io.cwd)), url),
     onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${error.message}\n`),
     onNotice: (message) => io.stderr(`rung: ${message}\n`),

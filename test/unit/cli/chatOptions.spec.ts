@@ -34,14 +34,15 @@ class PipedInput implements CliInput {
 
 describe('readChatCommandLine', () => {
   it('reads every flag and the prompt words', async () => {
-    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--ledger', 'l.sqlite', '--json', 'fix', 'it'];
+    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
     expect(await readChatCommandLine(argv, { cwd: '/' })).toEqual({
       panel: 'p.json',
       classKey: 'edit',
       schema: 's.json',
       verifyCommand: 'npm test',
       verifyTimeoutMs: 30_000,
-      ledger: 'l.sqlite',
+      ledger: 'postgres://ana@db/team',
+      shareDecisions: true,
       json: true,
       prompt: 'fix it',
     });

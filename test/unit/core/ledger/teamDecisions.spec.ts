@@ -1,14 +1,18 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_USAGE } from '../../../../src/cli/io';
 import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
-import { TEAM_MIGRATIONS, TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
+import { TEAM_MIGRATIONS, TeamLedger, type SharedDecision, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
 import { CapturedIo } from '../../support/CapturedIo';
 import { decisionRow } from '../../support/decisionRow';
+import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { fixture, json, replay, WireServer } from '../../support/wireServer';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
@@ -42,6 +46,13 @@ async function cli(argv: string[], cwd: string, env: Record<string, string | und
   const io = new CapturedIo(cwd, env);
   const code = await main(argv, io);
   return { code, out: io.out, err: io.err };
+}
+
+function workspaceRows(cwd: string): DecisionRow[] {
+  return readFileSync(join(cwd, '.rung', 'decisions.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as DecisionRow);
 }
 
 describe('sharing decision rows with the team ledger', () => {
@@ -116,8 +127,93 @@ describe('sharing decision rows with the team ledger', () => {
       const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd.path);
       expect(shown).toMatchObject({ code: 0, err: '' });
       expect(JSON.parse(shown.out)).toMatchObject([{ model: 'steady', class: 'plan', graded: 1 }]);
+      expect(await cli(['ledger', 'decisions', '--team', '--ledger', url], cwd.path)).toMatchObject({ code: 0, out: expect.stringMatching(/^no shared decisions on /) as string });
       expect(await query(url, 'SELECT max(version) AS version FROM rung_schema')).toEqual([{ version: 2 }]);
       expect(await query(url, `SELECT to_regclass('rung_decisions') AS present`)).toEqual([{ present: null }]);
+    } finally {
+      cwd.remove();
+    }
+  });
+});
+
+describe('rung replay and rung chat with --share-decisions', () => {
+  it('replays into the team ledger: the rows stay in the workspace without the flag, and reach the server once with it', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-decisions-');
+    try {
+      writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' })).toMatchObject({ code: 0, err: '' });
+      const unshared = workspaceRows(cwd.path);
+      expect(unshared.length).toBeGreaterThan(0);
+      expect(await storedDecisions(url)).toEqual([]);
+
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, { RUNG_MEMBER: 'ana' })).toMatchObject({ code: 0, err: '' });
+      const shared = workspaceRows(cwd.path).slice(unshared.length);
+      const stored = await storedDecisions(url);
+      expect(stored).toHaveLength(shared.length);
+      expect(new Set(stored.map((row) => row.member_id))).toEqual(new Set(['ana']));
+      expect(new Set(stored.map((row) => row.call_id))).toEqual(new Set(shared.map((row) => row.call)));
+
+      const listed = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '3', '--json'], cwd.path);
+      expect(listed).toMatchObject({ code: 0, err: '' });
+      const newest = JSON.parse(listed.out) as SharedDecision[];
+      expect(newest.map((each) => each.member)).toEqual(['ana', 'ana', 'ana']);
+      expect(newest.map((each) => each.row.at)).toEqual([...shared.map((row) => row.at)].sort((a, b) => a - b).slice(-3));
+    } finally {
+      cwd.remove();
+    }
+  });
+
+  it('chats into the team ledger and shares the decision rows the session wrote', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-decisions-');
+    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
+    const cloud = new WireServer()
+      .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
+      .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    try {
+      const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
+      writeFileSync(
+        join(cwd.path, 'panel.json'),
+        JSON.stringify({
+          models: [
+            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+          ],
+          routing: { explore: 0 },
+          providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+        }),
+      );
+      writeFileSync(join(cwd.path, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
+      const chat = await cli(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, {
+        RUNG_OPENROUTER_API_KEY: 'sk-test',
+        RUNG_MEMBER: 'ana',
+      });
+      expect(chat.code).toBe(0);
+      const written = workspaceRows(cwd.path);
+      expect(written.map((row) => row.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
+      expect((await storedDecisions(url)).map((row) => [row.member_id, row.decision.model, row.decision.verdict])).toEqual(written.map((row) => ['ana', row.model, row.verdict]));
+      // The rows name no prompt: what the user asked never leaves the workspace.
+      expect(JSON.stringify(await storedDecisions(url))).not.toContain('Paris');
+    } finally {
+      await Promise.all([ollama.close(), cloud.close()]);
+      cwd.remove();
+    }
+  });
+
+  it('refuses --share-decisions without a team server as bad usage', async () => {
+    const cwd = makeTempDir('rung-team-decisions-');
+    try {
+      writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(2)));
+      const replayed = await cli(['replay', 'outcomes.jsonl', '--ledger', 'ledger.sqlite', '--share-decisions'], cwd.path);
+      expect(replayed.code).toBe(EXIT_USAGE);
+      expect(replayed.err).toMatch(/--share-decisions .* needs --ledger postgres:\/\//);
+      const chatted = await cli(['chat', '--panel', 'panel.json', '--share-decisions', 'hello'], cwd.path);
+      expect(chatted.code).toBe(EXIT_USAGE);
+      expect(chatted.err).toMatch(/--share-decisions .* needs --ledger postgres:\/\//);
+      const listed = await cli(['ledger', 'decisions', '--team'], cwd.path);
+      expect(listed.code).toBe(EXIT_USAGE);
+      expect(listed.err).toMatch(/--team .* needs --ledger postgres:\/\//);
     } finally {
       cwd.remove();
     }
