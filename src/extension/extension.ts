@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         catalogDir: context.globalStorageUri.fsPath,
         log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
         environment: process.env,
-        ...(teamUrl ? { team: { url: teamUrl, password: await secrets.teamPassword() } } : {}),
+        ...(teamUrl ? { team: { url: teamUrl, password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } } : {}),
         warn: (message) => void vscode.window.showWarningMessage(`Rung: ${message}`),
       });
     },

@@ -29,7 +29,7 @@ export interface ExtensionSessionOptions {
   /** The environment a workspace check command runs in; the session strips every key from it. */
   environment: Record<string, string | undefined>;
   /** A team's ledger to learn into instead of the file at `ledgerPath`, which stays the fallback and holds the decision log. */
-  team?: { url: string; password: string | undefined };
+  team?: { url: string; password: string | undefined; shareDecisions?: boolean };
   /** Shows the user a warning (a team ledger that could not be reached). */
   warn?: (message: string) => void;
 }
@@ -47,6 +47,7 @@ export async function openSession(options: ExtensionSessionOptions): Promise<Ses
               password: team.password,
               memberId: teamMemberId(options.environment),
               workspacePath: path,
+              shareDecisions: team.shareDecisions ?? false,
               clock: options.clock,
               log: options.log,
               ...(options.warn ? { notifyFallback: options.warn } : {}),

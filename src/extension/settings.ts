@@ -99,6 +99,11 @@ export class RungSettings implements vscode.Disposable {
     return undefined;
   }
 
+  /** `rung.teamLedger.shareDecisions`: the team's opt-in to receive this member's decision rows (off unless exactly true). */
+  get teamLedgerShareDecisions(): boolean {
+    return this.config.get<unknown>('teamLedger.shareDecisions', false) === true;
+  }
+
   /** The panel file's path, absolute; undefined with no folder open and a relative setting. */
   get panelFilePath(): string | undefined {
     const setting = this.config.get<string>('panelFile', '.rung/panel.json').trim() || '.rung/panel.json';

@@ -63,6 +63,8 @@ export interface TeamOrWorkspaceOptions {
   notifyFallback?: (message: string) => void;
   /** The workspace file's notices (a damaged file moved aside). */
   onWorkspaceNotice?: (notice: LedgerNotice) => void;
+  /** `rung.teamLedger.shareDecisions`: also send the session's decision rows to the team (off by default). */
+  shareDecisions?: boolean;
   /** Background flush interval for the team ledger, ms (its default unless given; tests pass 0). */
   syncIntervalMs?: number;
 }
@@ -79,6 +81,7 @@ export async function openTeamOrWorkspace(options: TeamOrWorkspaceOptions): Prom
       memberId: options.memberId,
       clock: options.clock,
       outboxPath: teamOutboxPath(dirname(options.workspacePath), options.url),
+      shareDecisions: options.shareDecisions ?? false,
       resetRefusal: `the team ledger ${where} is shared by the whole team; reset it from a terminal: rung ledger reset --ledger ${where} --yes`,
       // Every 10 s while the server is away would bury the log: each reason is said once.
       onSyncError: (error) => {

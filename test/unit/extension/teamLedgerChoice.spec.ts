@@ -8,7 +8,8 @@ import { openTeamOrWorkspace, readTeamLedgerSetting, type TeamOrWorkspaceOptions
 import { teamOutboxPath } from '../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../support/tcpProxy';
 import { makeTempDir } from '../support/tempDir';
-import { freshDatabase, startPostgres, type TestPostgres } from '../support/testPostgres';
+import { decisionRow } from '../support/decisionRow';
+import { freshDatabase, query, startPostgres, type TestPostgres } from '../support/testPostgres';
 
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
 const SERVER_HOOK_TIMEOUT_MS = 120_000;
@@ -113,6 +114,22 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
       expect(said.some((line) => line.startsWith('warning: the team server did not answer') && line.includes(outbox))).toBe(true);
     } finally {
       await proxy.close();
+      folder.remove();
+    }
+  });
+  it('shares decision rows with the team only when rung.teamLedger.shareDecisions is on', async () => {
+    const url = await freshDatabase(server);
+    const folder = makeTempDir('rung-team-choice-');
+    try {
+      const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
+      for (const shareDecisions of [false, true]) {
+        const ledger = await openTeamOrWorkspace({ ...options(url, workspacePath, [], []), shareDecisions });
+        expect(ledger).toBeInstanceOf(TeamLedger);
+        (ledger as TeamLedger).shareDecision(decisionRow({ call: shareDecisions ? 'shared' : 'kept' }));
+        await ledger.close();
+      }
+      expect(await query(url, 'SELECT call_id FROM rung_decisions')).toEqual([{ call_id: 'shared' }]);
+    } finally {
       folder.remove();
     }
   });
