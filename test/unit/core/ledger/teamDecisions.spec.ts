@@ -11,6 +11,7 @@ import { CapturedIo } from '../../support/CapturedIo';
 import { decisionRow } from '../../support/decisionRow';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
+import { TcpProxy } from '../../support/tcpProxy';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 import { fixture, json, replay, WireServer } from '../../support/wireServer';
 
@@ -110,6 +111,25 @@ describe('sharing decision rows with the team ledger', () => {
     expect(ledger.unsentDecisions).toBe(0);
     await ledger.close();
     expect(await storedDecisions(url)).toHaveLength(3);
+  });
+
+  it('says how many shared rows an exit could not send, and still closes with the observations in the outbox', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-decisions-');
+    try {
+      const notices: string[] = [];
+      const ledger = await open(proxy.urlFor(url), { shareDecisions: true, outboxPath: join(folder.path, 'outbox.jsonl'), connectTimeoutMs: 500, onNotice: (message) => notices.push(message) });
+      proxy.cut();
+      ledger.observe([{ model: 'steady', classKey: 'plan', success: true, at: 1 }]);
+      for (const row of escalatedCall('call-1')) ledger.shareDecision(row);
+      await ledger.close();
+      expect(notices.some((message) => message.includes("3 decision rows were not shared (still in this workspace's decision log)"))).toBe(true);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+    expect(await storedDecisions(url)).toEqual([]);
   });
 
   it('reads the team from a server that predates shared decisions without migrating it', async () => {
