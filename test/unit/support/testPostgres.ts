@@ -38,3 +38,31 @@ export async function query<Row extends Record<string, unknown>>(url: string, sq
     await client.end();
   }
 }
+
+/**
+ * Runs `flush` while another session holds `table`, then kills the flush's connection while its insert
+ * waits on the lock: a connection cut in the middle of a batch, at a point the test chooses. Resolves
+ * once the flush has failed and the table is free again.
+ */
+export async function cutFlushMidway(url: string, table: string, flush: () => Promise<unknown>): Promise<void> {
+  const blocker = new Client({ connectionString: url });
+  await blocker.connect();
+  try {
+    await blocker.query('BEGIN');
+    await blocker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    const flushing = flush();
+    let waiting: { pid: number }[] = [];
+    while (waiting.length === 0) {
+      waiting = (await blocker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`)).rows;
+    }
+    await blocker.query('SELECT pg_terminate_backend($1)', [waiting[0]?.pid]);
+    const outcome = await flushing.then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    if (outcome !== 'rejected') throw new Error('the flush survived its connection being cut');
+    await blocker.query('ROLLBACK');
+  } finally {
+    await blocker.end();
+  }
+}

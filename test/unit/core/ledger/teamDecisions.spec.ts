@@ -1,19 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_USAGE } from '../../../../src/cli/io';
-import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { TEAM_MIGRATIONS, TeamLedger, type SharedDecision, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
-import { CapturedIo } from '../../support/CapturedIo';
 import { decisionRow } from '../../support/decisionRow';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
 import { TcpProxy } from '../../support/tcpProxy';
-import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
-import { fixture, json, replay, WireServer } from '../../support/wireServer';
+import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../../support/teamCli';
+import { cutFlushMidway, freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
@@ -43,11 +40,6 @@ async function storedDecisions(url: string): Promise<{ member_id: string; call_i
   return query(url, 'SELECT member_id, call_id, decision FROM rung_decisions ORDER BY at, attempt, final');
 }
 
-async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
-  const io = new CapturedIo(cwd, env);
-  const code = await main(argv, io);
-  return { code, out: io.out, err: io.err };
-}
 
 function workspaceRows(cwd: string): DecisionRow[] {
   return readFileSync(join(cwd, '.rung', 'decisions.jsonl'), 'utf8')
@@ -93,19 +85,7 @@ describe('sharing decision rows with the team ledger', () => {
     const ledger = await open(url, { shareDecisions: true });
     for (const row of escalatedCall('call-1')) ledger.shareDecision(row);
     // Another session holds the table, so the flush's insert waits where the test can cut it off.
-    const blocker = new Client({ connectionString: url });
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query('LOCK TABLE rung_decisions IN ACCESS EXCLUSIVE MODE');
-    const flushing = ledger.flush();
-    let waiting: { pid: number }[] = [];
-    while (waiting.length === 0) {
-      waiting = (await blocker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`)).rows;
-    }
-    await blocker.query('SELECT pg_terminate_backend($1)', [waiting[0]?.pid]);
-    await expect(flushing).rejects.toThrow();
-    await blocker.query('ROLLBACK');
-    await blocker.end();
+    await cutFlushMidway(url, 'rung_decisions', () => ledger.flush());
     expect(ledger.unsentDecisions).toBe(3);
     await ledger.flush();
     expect(ledger.unsentDecisions).toBe(0);
@@ -187,25 +167,9 @@ describe('rung replay and rung chat with --share-decisions', () => {
   it('chats into the team ledger and shares the decision rows the session wrote', async () => {
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-decisions-');
-    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
-    const cloud = new WireServer()
-      .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
-      .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    const servers = await escalatingChatWorkspace(cwd.path);
     try {
-      const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
-      writeFileSync(
-        join(cwd.path, 'panel.json'),
-        JSON.stringify({
-          models: [
-            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
-            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
-          ],
-          routing: { explore: 0 },
-          providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
-        }),
-      );
-      writeFileSync(join(cwd.path, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
-      const chat = await cli(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, {
+      const chat = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, {
         RUNG_OPENROUTER_API_KEY: 'sk-test',
         RUNG_MEMBER: 'ana',
       });
@@ -216,7 +180,7 @@ describe('rung replay and rung chat with --share-decisions', () => {
       // The rows name no prompt: what the user asked never leaves the workspace.
       expect(JSON.stringify(await storedDecisions(url))).not.toContain('Paris');
     } finally {
-      await Promise.all([ollama.close(), cloud.close()]);
+      await servers.close();
       cwd.remove();
     }
   });

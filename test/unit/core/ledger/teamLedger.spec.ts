@@ -16,8 +16,8 @@ import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
 import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../../support/tcpProxy';
-import { fixture, json, replay, WireServer } from '../../support/wireServer';
-import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../../support/teamCli';
+import { cutFlushMidway, freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
@@ -108,19 +108,7 @@ describe('TeamLedger on a real PostgreSQL', () => {
     const ledger = await open(url);
     ledger.observe([observation(true, 1), observation(false, 2), observation(true, 3)]);
     // Another session holds the table, so the flush's insert waits where the test can cut it off.
-    const blocker = new Client({ connectionString: url });
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query('LOCK TABLE rung_observations IN ACCESS EXCLUSIVE MODE');
-    const flushing = ledger.flush();
-    let waiting: { pid: number }[] = [];
-    while (waiting.length === 0) {
-      waiting = (await blocker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`)).rows;
-    }
-    await blocker.query('SELECT pg_terminate_backend($1)', [waiting[0]?.pid]);
-    await expect(flushing).rejects.toThrow();
-    await blocker.query('ROLLBACK');
-    await blocker.end();
+    await cutFlushMidway(url, 'rung_observations', () => ledger.flush());
 
     expect(ledger.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(3);
     expect(await storedRows(url)).toBe(0);
@@ -406,11 +394,6 @@ describe('TeamLedger on a real PostgreSQL', () => {
   });
 });
 
-async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
-  const io = new CapturedIo(cwd, env);
-  const code = await main(argv, io);
-  return { code, out: io.out, err: io.err };
-}
 
 async function showJson(url: string, cwd: string): Promise<{ class: string; graded: number }[]> {
   const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd);
@@ -566,25 +549,9 @@ describe('the rung command with --ledger postgres://', () => {
   it('chats into the team ledger: the graded attempts go to the server, the decision rows stay in the workspace', async () => {
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-cli-');
-    const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
-    const cloud = new WireServer()
-      .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
-      .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+    const servers = await escalatingChatWorkspace(cwd.path);
     try {
-      const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
-      writeFileSync(
-        join(cwd.path, 'panel.json'),
-        JSON.stringify({
-          models: [
-            { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
-            { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
-          ],
-          routing: { explore: 0 },
-          providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
-        }),
-      );
-      writeFileSync(join(cwd.path, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
-      const chat = await cli(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' });
+      const chat = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' });
       expect(chat.code).toBe(0);
       expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
         ['plan', 1],
@@ -595,7 +562,7 @@ describe('the rung command with --ledger postgres://', () => {
       expect(decisions).toHaveLength(2);
       expect(existsSync(join(cwd.path, '.rung', 'ledger.sqlite'))).toBe(false);
     } finally {
-      await Promise.all([ollama.close(), cloud.close()]);
+      await servers.close();
       cwd.remove();
     }
   });
