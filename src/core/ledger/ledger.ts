@@ -6,6 +6,7 @@
  * are handed over and land later, in batches. The in-memory ledger below is complete for one process;
  * the workspace ledger (sql.js) implements the same interface for many.
  */
+import type { DecisionRow } from '../decisions/decision';
 import type { Observation, Rating } from '../ratings';
 
 /** Calls still running past this are presumed dead (a crashed window) and no longer make a model busy. */
@@ -56,6 +57,14 @@ export interface Ledger {
   /** Lands everything queued. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Takes a copy of a decision row for a store beyond the workspace; queued, never waits on a server.
+   *
+   * @remarks
+   * Only a team ledger whose team opted in keeps decision rows; the workspace file has no such method,
+   * and a team ledger without the opt-in drops the row.
+   */
+  shareDecision?(row: DecisionRow): void;
 }
 
 /** Looks a slug up with and without OpenRouter's floating-alias tilde (`~vendor/model-latest`). */

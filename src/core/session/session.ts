@@ -25,7 +25,6 @@ import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { matchesClass } from '../ledger/ledgerState';
 import { MemoryLedger } from '../ledger/memoryLedger';
-import { TeamLedger } from '../ledger/teamLedger';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
@@ -234,8 +233,7 @@ export class RungSession implements Session {
     const sink: DecisionSink = {
       append: (row) => {
         inner.append(row);
-        // Queued only when the team opted in (TeamLedger's `shareDecisions`); never waits on the server.
-        if (ledger instanceof TeamLedger) ledger.shareDecision(row);
+        ledger.shareDecision?.(row);
         this.emit({ type: 'decision-written', row });
       },
     };
