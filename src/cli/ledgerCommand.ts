@@ -25,7 +25,7 @@ import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
 import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
-import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
+import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 export interface LedgerCommandIo {
@@ -119,7 +119,7 @@ type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
 export const LEDGER_USAGE = [
   'usage: rung ledger COMMAND [--ledger FILE|URL] ...   (rung ledger COMMAND --help describes every flag)',
   '',
-  ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
+  ...commandList(Object.entries(LEDGER_COMMANDS).map(([name, usage]): [string, string] => [name, usage.summary])),
   '',
   `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
   '--ledger postgres://… names a team ledger; the decision log is still the one in this workspace.',
