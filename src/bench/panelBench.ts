@@ -60,8 +60,9 @@ export async function runPanelBench(count = PANEL_DECISIONS): Promise<BenchRow[]
     const panel = parsePanel(
       {
         models: SEED_MODELS.map((model) => (model.price ? { slug: model.slug, provider: model.provider, price: model.price } : { slug: model.slug, provider: model.provider })),
-        // Providers on a closed local port: the bench measures the panel, not a probe.
-        providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, openrouter: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9' } },
+        // Providers on a closed local port: the bench measures the panel, not a probe. The keyed
+        // OpenRouter stand-in stays a cloud provider, as the seeded rows say, though it is on loopback.
+        providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, openrouter: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9', key: 'required' } },
       },
       'panel bench',
     );

@@ -22,10 +22,10 @@ import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger, type MergeReport } from '../core/ledger/workspaceLedger';
 import { isTeamLedgerUrl, redactedUrl, type TeamLedger } from '../core/ledger/teamLedger';
 import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
-import type { DecisionRow } from '../core/decisions/decision';
+import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
-import { asksForHelp, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
+import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 export interface LedgerCommandIo {
@@ -60,6 +60,11 @@ export const LEDGER_COMMANDS = {
       ...LEDGER_FLAG,
       last: { type: 'string', value: 'N', description: 'the newest N rows (default: 20)' },
       call: { type: 'string', value: 'ID', description: 'every row of the call ID instead' },
+      source: {
+        type: 'string',
+        value: 'SOURCE',
+        description: `only rows from SOURCE: ${LIVE_SOURCE} (a call made with rung chat or in the editor, which is what a row without a source is) or replay (rung replay)`,
+      },
       team: { type: 'boolean', description: "the rows members shared with the team server --ledger postgres://… names (--share-decisions), with each row's member" },
       json: { type: 'boolean', description: 'print a JSON array' },
     },
@@ -114,7 +119,7 @@ type LedgerSubcommand = keyof typeof LEDGER_COMMANDS;
 export const LEDGER_USAGE = [
   'usage: rung ledger COMMAND [--ledger FILE|URL] ...   (rung ledger COMMAND --help describes every flag)',
   '',
-  ...Object.entries(LEDGER_COMMANDS).map(([name, usage]) => `  ${name.padEnd(10)}${usage.summary}`),
+  ...commandList(Object.entries(LEDGER_COMMANDS).map(([name, usage]): [string, string] => [name, usage.summary])),
   '',
   `--ledger defaults to ${DEFAULT_LEDGER_PATH} under the current folder; the decision log is decisions.jsonl beside it.`,
   '--ledger postgres://… names a team ledger; the decision log is still the one in this workspace.',
@@ -259,26 +264,27 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
 }
 
 /** `rung ledger decisions --team`: the newest rows members shared with the team's server, read-only. */
-async function teamDecisions(values: { ledger?: string; last?: string; call?: string; json?: boolean }, io: LedgerCommandIo): Promise<number> {
+async function teamDecisions(values: { ledger?: string; last?: string; call?: string; source?: string; json?: boolean }, io: LedgerCommandIo): Promise<number> {
   if (values.ledger === undefined || !isTeamLedgerUrl(values.ledger)) throw new UsageError('--team reads the rows shared with a team server: it needs --ledger postgres://…');
   if (values.call !== undefined) throw new UsageError('--team lists the newest shared rows: drop --call');
   const count = positiveInteger(values.last ?? '20', '--last');
   const url = values.ledger;
-  const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count));
+  const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count, values.source));
   if (values.json) {
     io.stdout(`${JSON.stringify(shared, null, 2)}\n`);
     return EXIT_OK;
   }
   if (shared.length === 0) {
-    io.stdout(`no shared decisions on ${redactedUrl(url)}\n`);
+    io.stdout(`no shared decisions${values.source === undefined ? '' : ` from source ${values.source}`} on ${redactedUrl(url)}\n`);
     return EXIT_OK;
   }
   io.stdout(
     table(
-      ['at', 'member', 'call', 'class', 'rung', 'model', 'verdict'],
+      ['at', 'member', 'source', 'call', 'class', 'rung', 'model', 'verdict'],
       shared.map(({ member, row }) => [
         new Date(row.at).toISOString(),
         member,
+        sourceCell(row),
         row.call,
         row.shape ? `${row.class}/${row.shape}` : row.class,
         String(row.rung),
@@ -293,11 +299,16 @@ async function teamDecisions(values: { ledger?: string; last?: string; call?: st
 async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.decisions, argv);
   if (values.last !== undefined && values.call !== undefined) throw new UsageError('pass --last or --call, not both');
+  // Every row of one call comes from one writer, so a source would only hide the call or change nothing.
+  if (values.source !== undefined && values.call !== undefined) throw new UsageError('pass --source or --call, not both');
+  if (values.source === '') throw new UsageError(`--source needs a source: ${LIVE_SOURCE} or replay`);
   if (values.team) return teamDecisions(values, io);
   const path = decisionsLedgerFile(values.ledger, io);
   await requireReadableIfPresent(path, io);
   const log = new DecisionLog({ path: decisionLogPath(path), clock: io.clock });
   let rows: DecisionRow[];
+  // The sources of the rows read, so a filter that matched nothing can say what there is instead.
+  const seen = new Set<string>();
   if (values.call !== undefined) {
     rows = log.forCall(values.call).rows;
     if (rows.length === 0) {
@@ -305,22 +316,33 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
       return EXIT_FAILED;
     }
   } else {
-    rows = log.last(positiveInteger(values.last ?? '20', '--last'));
+    const source = values.source;
+    const keep =
+      source === undefined
+        ? undefined
+        : (row: DecisionRow): boolean => {
+            const from = decisionSource(row);
+            seen.add(from);
+            return from === source;
+          };
+    rows = log.last(positiveInteger(values.last ?? '20', '--last'), keep);
   }
   if (values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
     return EXIT_OK;
   }
   if (rows.length === 0) {
-    io.stdout(`no decisions in ${log.path}\n`);
+    if (values.source === undefined || seen.size === 0) io.stdout(`no decisions in ${log.path}\n`);
+    else io.stdout(`no decisions from source ${values.source} in ${log.path} (its rows are from: ${[...seen].sort().join(', ')})\n`);
     return EXIT_OK;
   }
   const last = rows.length - 1;
   io.stdout(
     table(
-      ['at', 'call', 'class', 'rung', 'model', 'verdict', 'reason'],
+      ['at', 'source', 'call', 'class', 'rung', 'model', 'verdict', 'reason'],
       rows.map((row, index) => [
         new Date(row.at).toISOString(),
+        sourceCell(row),
         row.call,
         row.shape ? `${row.class}/${row.shape}` : row.class,
         String(row.rung),
@@ -449,6 +471,15 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
   return EXIT_OK;
 }
 
+
+/**
+ * A row's source as the tables print it: `live`, `replay`, or a replay of another policy with that
+ * policy (`replay open=qwen3:14b`), since a replay of a policy is not how Rung itself would have routed.
+ */
+function sourceCell(row: DecisionRow): string {
+  const source = decisionSource(row);
+  return row.policy === undefined ? source : `${source} ${row.policy}`;
+}
 
 function positiveInteger(text: string, flag: string): number {
   const value = Number(text);

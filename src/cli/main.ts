@@ -22,7 +22,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readS
 import { LEDGER_USAGE, runLedgerCommand } from './ledgerCommand';
 import { RANK_COMMAND, rankCommand } from './rankCommand';
 import { REPLAY_COMMAND, runReplayCommand, type LedgerOpener } from './replayCommand';
-import { asksForHelp, formatHelp, usageLine, type CommandUsage } from './usage';
+import { asksForHelp, commandList, formatHelp, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 /**
@@ -61,8 +61,10 @@ const USAGE = [
   LEDGER_USAGE.split('\n')[0],
   '',
   'commands:',
-  ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)}${command.usage.summary}`),
-  `  ${'ledger'.padEnd(8)}Looks into the workspace ledger, exports, resets, merges or compacts it.`,
+  ...commandList([
+    ...Object.entries(COMMANDS).map(([name, command]): [string, string] => [name, command.usage.summary]),
+    ['ledger', 'Looks into the workspace ledger, exports, resets, merges or compacts it.'],
+  ]),
   '',
   'rung COMMAND --help describes every flag of COMMAND.',
   EXIT_CODES,

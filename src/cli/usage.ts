@@ -46,6 +46,19 @@ const DESCRIPTION_COLUMN = 28;
 /** Where the usage line wraps, characters: a terminal's usual width, with room to spare. */
 const USAGE_WIDTH = 100;
 
+/**
+ * A list of commands for a help text: each name in one column two spaces wider than the longest, then
+ * its summary.
+ *
+ * @remarks
+ * The column used to be a fixed width, and `evaluate`, as wide as it, ran into its summary
+ * (`evaluateEstimates what …`).
+ */
+export function commandList(entries: readonly (readonly [name: string, summary: string])[]): string[] {
+  const width = Math.max(0, ...entries.map(([name]) => name.length)) + 2;
+  return entries.map(([name, summary]) => `  ${name.padEnd(width)}${summary}`);
+}
+
 /** `--panel FILE`, `--json`. */
 function flagWords(name: string, flag: FlagSpec): string {
   return flag.type === 'string' ? `--${name} ${flag.value ?? 'VALUE'}` : `--${name}`;

@@ -10,6 +10,7 @@
  */
 import type { DecisionRow } from '../core/decisions/decision';
 import type { Panel } from '../core/panel';
+import { isLocal } from '../core/routing/ladder';
 import type { DecisionFilter, OpenerEstimate, Session, SessionChange, SessionSnapshot } from '../core/session/types';
 import {
   DEFAULT_PAGE_ROWS,
@@ -369,7 +370,8 @@ export function modelsWire(panel: Panel): ModelWire[] {
     slug: model.slug,
     provider: model.provider,
     role: model.role ?? null,
-    local: panel.providers[model.provider]?.kind === 'ollama',
+    // The ladder's own rule, so a keyless server on loopback shows as local here as it ranks.
+    local: isLocal(panel.providers[model.provider]),
     price: model.price ? { input: model.price.input, output: model.price.output } : null,
   }));
 }

@@ -168,10 +168,16 @@ function asFailure(error: unknown, provider: string, signal: AbortSignal | undef
   return new ProviderError(`${provider}: ${error instanceof Error ? error.message : String(error)}`, { provider });
 }
 
-/** USD at the panel's price; local models cost nothing; undefined when the panel gives no price. */
+/**
+ * USD at the panel's price; a local model the panel gives no price costs nothing; else undefined.
+ *
+ * @remarks
+ * The panel's price wins on a local model too, as it does in the ranking: a user who prices a local
+ * server (a shared GPU box billed by the hour) should see the same figure in the ranking and the spend.
+ */
 function panelCost(candidate: Candidate, inputTokens: number | null, outputTokens: number | null): number | undefined {
-  if (candidate.local) return 0;
   const price = candidate.spec.price;
-  if (!price || inputTokens === null || outputTokens === null) return undefined;
+  if (!price) return candidate.local ? 0 : undefined;
+  if (inputTokens === null || outputTokens === null) return undefined;
   return callCost(price, inputTokens, outputTokens);
 }

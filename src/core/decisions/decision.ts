@@ -78,6 +78,32 @@ export const DECISION_ROW_VERSION = 1;
  */
 export const decisionRowSchema = z.looseObject(decisionRowShape);
 
+/**
+ * What a row without a `source` was: a call a user made, through `rung chat` or the editor.
+ *
+ * @remarks
+ * Only `rung replay` marks its rows; the session never wrote a `source` on a routed call, so an
+ * absent one means "live", not "unknown".
+ */
+export const LIVE_SOURCE = 'live';
+
+/** How `rung replay` opened its call ids (`replay-XXXXXXXX/PROMPT`), before it marked its rows with `source`. */
+const UNMARKED_REPLAY_CALL = /^replay-[0-9a-f]{8}\//;
+
+/**
+ * Who wrote a row: its `source` when it has one, else {@link LIVE_SOURCE}.
+ *
+ * @remarks
+ * A row without one whose call id is a replay run's (`replay-XXXXXXXX/…`) is a replay from the short
+ * while `rung replay` named its calls so but did not yet mark them: a session's call ids are
+ * `chat-<uuid>` or the front end's own, never that. A replay older still named its calls by the prompt
+ * alone and cannot be told apart; it reads as live.
+ */
+export function decisionSource(row: Pick<DecisionRow, 'source' | 'call'>): string {
+  if (row.source !== undefined) return row.source;
+  return UNMARKED_REPLAY_CALL.test(row.call) ? 'replay' : LIVE_SOURCE;
+}
+
 /** Where decision rows go. Appends are whole rows; a sink never writes half of one. */
 export interface DecisionSink {
   append(row: DecisionRow): void;

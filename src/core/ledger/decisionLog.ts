@@ -135,13 +135,20 @@ export class DecisionLog implements DecisionSink {
     return { rows: parsed.rows, skipped: parsed.skipped + (end < text.length ? 1 : 0) };
   }
 
-  /** The last `count` rows, oldest first, read backwards from the end of the file. */
-  last(count: number): DecisionRow[] {
+  /**
+   * The last `count` rows that `keep` accepts (every row without it), oldest first, read backwards from
+   * the end of the file.
+   *
+   * @remarks
+   * The filter is applied while reading, so the newest matching rows are found however many others
+   * lie after them; `keep` sees every row read, so a caller can also learn what the rows it passed over were.
+   */
+  last(count: number, keep: (row: DecisionRow) => boolean = () => true): DecisionRow[] {
     if (count <= 0) return [];
     const found: DecisionRow[] = [];
     visitLinesBackwards(this.path, (line) => {
       const row = parseDecisionLines(line).rows[0];
-      if (row) found.push(row);
+      if (row && keep(row)) found.push(row);
       return found.length < count;
     });
     return found.reverse();

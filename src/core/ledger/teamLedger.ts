@@ -35,7 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
-import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
+import { decisionRowSchema, LIVE_SOURCE, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
 import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
@@ -413,8 +413,15 @@ export class TeamLedger implements Ledger {
     return this.queued.decisions.length;
   }
 
-  /** The team's shared decision rows, oldest first, at most `limit` of the newest; none on a server without the table. */
-  async sharedDecisions(limit: number): Promise<SharedDecision[]> {
+  /**
+   * The team's shared decision rows, oldest first, at most `limit` of the newest (of those from
+   * `source`, when given); none on a server without the table.
+   *
+   * @remarks
+   * A row without a `source` reads as {@link LIVE_SOURCE}, and here that is exact: rows were first
+   * shared after `rung replay` had begun marking its own, so no unmarked replay row is on a server.
+   */
+  async sharedDecisions(limit: number, source?: string): Promise<SharedDecision[]> {
     const client = await checkout(this.pool);
     try {
       const version = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
@@ -423,8 +430,8 @@ export class TeamLedger implements Ledger {
         return [];
       }
       const rows = await client.query<{ member_id: string; decision: unknown }>(
-        'SELECT member_id, decision FROM (SELECT member_id, decision, at, call_id, attempt, final FROM rung_decisions ORDER BY at DESC, member_id DESC, call_id DESC, attempt DESC, final DESC LIMIT $1) newest ORDER BY at, member_id, call_id, attempt, final',
-        [limit],
+        "SELECT member_id, decision FROM (SELECT member_id, decision, at, call_id, attempt, final FROM rung_decisions WHERE $2::text IS NULL OR coalesce(decision->>'source', $3) = $2 ORDER BY at DESC, member_id DESC, call_id DESC, attempt DESC, final DESC LIMIT $1) newest ORDER BY at, member_id, call_id, attempt, final",
+        [limit, source ?? null, LIVE_SOURCE],
       );
       client.release();
       return rows.rows.flatMap((row) => {

@@ -15,7 +15,7 @@ import type { LedgerSnapshot } from '../ledger/ledger';
 import { ability, MIN_GRADED, rolePrior } from '../ratings';
 import { hasEvidence, standing } from './standing';
 import type { PrunedCandidate } from '../decisions/decision';
-import { isLocal, tierOf } from './ladder';
+import { isLocal, localServerHost, tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
 import type { Candidate, RankedOut, Ranking, RouteRequest } from './types';
 
@@ -109,6 +109,9 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   const facts = input.facts.get(spec.slug);
   const local = isLocal(config);
   const tier = tierOf(spec, config, facts);
+  // A local server's tier is why it opens ahead of the cloud, so the reason names the server it stands on.
+  const server = localServerHost(config);
+  const onTier = server === undefined ? `tier${tier}` : `tier${tier} (local server ${server})`;
   const resolved = snapshot.resolve(spec.slug);
   const { rating, graded, ok, measured, key, ownGraded } = standing(snapshot, resolved, request.classKey);
   // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
@@ -116,10 +119,10 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   const p = ability(measured && rating !== undefined ? rating : rolePrior(spec.role));
   const cost = input.pricer(spec, local, request);
   let reason: string;
-  if (coldStart) reason = `no-measured-profiles tier${tier}`;
+  if (coldStart) reason = `no-measured-profiles ${onTier}`;
   else if (measured && key === request.classKey) reason = `measured ${ok}/${graded} success class=${key}`;
   else if (measured) reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)`;
-  else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior tier${tier}`;
+  else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior ${onTier}`;
   return {
     slug: spec.slug,
     provider: spec.provider,

@@ -336,3 +336,48 @@ describe('rung chat', () => {
     expect(io.out).toBe('');
   });
 });
+
+describe('rung chat with an OpenAI-compatible server on loopback', () => {
+  /** The recorded OpenRouter answer as a local server would send it: its own model name and no cost. */
+  const localAnswer = () => replay(fixture('openai/chat-normal.sse').replaceAll('openai/gpt-4o-mini', 'qwen2.5-7b-instruct').replaceAll('"cost":0.00001455,', ''), sse);
+
+  it('opens with the keyless local model before a cloud model listed first, says why, and sends the cloud nothing', async () => {
+    const local = new WireServer().on('POST', '/v1/chat/completions', localAnswer());
+    const cloud = new WireServer().on('POST', '/api/v1/chat/completions', jsonAnswer());
+    servers.push(local, cloud);
+    const [localUrl, cloudUrl] = await Promise.all([local.start(), cloud.start()]);
+    writeFileSync(
+      join(workspace, 'panel.json'),
+      JSON.stringify({
+        models: [
+          { slug: 'openai/gpt-4o-mini', provider: 'openrouter', price: { input: 0.15, output: 0.6 } },
+          { slug: 'qwen2.5-7b-instruct', provider: 'lmstudio' },
+        ],
+        routing: { explore: 0 },
+        providers: {
+          openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+          lmstudio: { kind: 'openai-compatible', baseUrl: `${localUrl}/v1` },
+        },
+      }),
+    );
+    const io = new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY });
+    const code = await main(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(EXIT_OK);
+    expect(JSON.parse(io.out)).toEqual({
+      answer: '{"city": "Paris", "population": 2102650}',
+      model: 'qwen2.5-7b-instruct',
+      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)' }],
+    });
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+    expect(local.requests.find((request) => request.path === '/v1/chat/completions')?.headers.authorization).toBeUndefined();
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      candidates: ['qwen2.5-7b-instruct', 'openai/gpt-4o-mini'],
+      model: 'qwen2.5-7b-instruct',
+      reason: `no-measured-profiles tier1 (local server ${new URL(localUrl).host})`,
+      mode: 'local',
+      cost: 0,
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runLedgerCommand } from '../../../src/cli/ledgerCommand';
 import { decisionLogPath } from '../../../src/core/ledger/decisionLog';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
+import type { DecisionRow } from '../../../src/core/decisions/decision';
 import { decisionRow } from '../support/decisionRow';
 import { FixedClock } from '../support/doubles';
 import { makeTempDir } from '../support/tempDir';
@@ -49,6 +50,12 @@ function seedDecisions(): void {
   writeFileSync(decisionLogPath(ledgerPath), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
+/** Writes `rows` as the decision log beside the default ledger. */
+function writeRows(rows: DecisionRow[]): void {
+  mkdirSync(join(dir.path, '.rung'), { recursive: true });
+  writeFileSync(decisionLogPath(ledgerPath), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+}
+
 describe('rung ledger', () => {
   it('shows every rating with its ability and graded count', async () => {
     await seed();
@@ -89,6 +96,47 @@ describe('rung ledger', () => {
     const lines = io.out.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toContain('fail (final) ← truth');
+  });
+
+  it('prints where each row came from: live for a routed call, replay for a replayed one with its policy', async () => {
+    writeRows([
+      decisionRow({ call: 'chat-6f1c', at: 1 }),
+      decisionRow({ call: 'replay-1a2b3c4d/p1', at: 2, source: 'replay' }),
+      decisionRow({ call: 'replay-5e6f7a8b/p1', at: 3, source: 'replay', policy: 'open=qwen3:14b' }),
+      // Written by a replay after it named its calls by run and before it marked its rows.
+      decisionRow({ call: 'replay-9c0d1e2f/p1', at: 4 }),
+    ]);
+    expect(await runLedgerCommand(['decisions'], io)).toBe(0);
+    const [header, ...lines] = io.out.trim().split('\n');
+    expect(header?.split(/\s+/)).toEqual(['at', 'source', 'call', 'class', 'rung', 'model', 'verdict', 'reason']);
+    // The source sits between the time and the call id on every line.
+    expect(lines.map((line) => /^\S+\s+(.+?)\s+(chat|replay)-\S+\s/.exec(line)?.[1])).toEqual(['live', 'replay', 'replay open=qwen3:14b', 'replay']);
+  });
+
+  it('lists the newest rows of one source with --source, past newer rows of another', async () => {
+    const replayed = Array.from({ length: 3 }, (_, i) => decisionRow({ call: `replay-1a2b3c4d/p${i}`, at: i, source: 'replay', policy: 'open=qwen3:14b' }));
+    const live = Array.from({ length: 30 }, (_, i) => decisionRow({ call: `chat-${i}`, at: 100 + i }));
+    writeRows([...replayed, ...live]);
+    expect(await runLedgerCommand(['decisions', '--source', 'replay', '--last', '2', '--json'], io)).toBe(0);
+    // The rows as written, their source and policy included.
+    expect(JSON.parse(io.out)).toEqual(replayed.slice(1));
+    io.out = '';
+    expect(await runLedgerCommand(['decisions', '--source', 'live', '--json'], io)).toBe(0);
+    expect((JSON.parse(io.out) as { call: string; source?: string }[]).map((row) => [row.call, row.source])).toEqual(live.slice(-20).map((row) => [row.call, undefined]));
+  });
+
+  it('says which sources the log holds when --source matches none of its rows', async () => {
+    writeRows([decisionRow({ call: 'chat-1', at: 1 }), decisionRow({ call: 'r/1', at: 2, source: 'replay' })]);
+    expect(await runLedgerCommand(['decisions', '--source', 'chat'], io)).toBe(0);
+    expect(io.out).toBe(`no decisions from source chat in ${decisionLogPath(ledgerPath)} (its rows are from: live, replay)\n`);
+  });
+
+  it('refuses --source with --call, or with no source named, as bad usage', async () => {
+    writeRows([decisionRow({ call: 'c1', at: 1 })]);
+    expect(await runLedgerCommand(['decisions', '--source', 'live', '--call', 'c1'], io)).toBe(2);
+    expect(io.err).toContain('pass --source or --call, not both');
+    expect(await runLedgerCommand(['decisions', '--source', ''], io)).toBe(2);
+    expect(io.err).toContain('--source needs a source: live or replay');
   });
 
   it('refuses a --last that is not a positive whole number', async () => {

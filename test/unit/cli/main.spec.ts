@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_COMMAND } from '../../../src/cli/chatOptions';
+import { EVALUATE_COMMAND } from '../../../src/cli/evaluateCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE } from '../../../src/cli/io';
 import { LEDGER_COMMANDS } from '../../../src/cli/ledgerCommand';
 import { main } from '../../../src/cli/main';
@@ -251,6 +252,7 @@ describe('rung --help', () => {
     [['replay'], REPLAY_COMMAND],
     [['rank'], RANK_COMMAND],
     [['chat'], CHAT_COMMAND],
+    [['evaluate'], EVALUATE_COMMAND],
     ...Object.entries(LEDGER_COMMANDS).map(([name, usage]): [string[], CommandUsage] => [['ledger', name], usage]),
   ];
   for (const [words, usage] of commands) {
@@ -274,14 +276,15 @@ describe('rung --help', () => {
 
   it('lists every command and how to get its flags for rung --help, and exits 0', async () => {
     expect(await main(['--help'], io)).toBe(0);
-    for (const command of ['replay', 'rank', 'chat', 'ledger']) expect(io.out).toMatch(new RegExp(`\\n {2}${command} +\\S`));
+    // Two spaces at least between a command and its summary: `evaluate` once ran into its own ("evaluateEstimates").
+    for (const command of ['replay', 'rank', 'chat', 'evaluate', 'ledger']) expect(io.out).toMatch(new RegExp(`\\n {2}${command} {2,}\\S`));
     expect(io.out).toContain('rung COMMAND --help describes every flag of COMMAND.');
     expect(io.out).toContain('exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C');
   });
 
   it('lists the ledger subcommands for rung ledger --help and exits 0, and exits 2 with none named', async () => {
     expect(await main(['ledger', '--help'], io)).toBe(EXIT_OK);
-    for (const name of Object.keys(LEDGER_COMMANDS)) expect(io.out).toMatch(new RegExp(`\\n {2}${name} +\\S`));
+    for (const name of Object.keys(LEDGER_COMMANDS)) expect(io.out).toMatch(new RegExp(`\\n {2}${name} {2,}\\S`));
     expect(io.out).toContain('rung ledger COMMAND --help describes every flag');
     const none = new CapturedIo(dir);
     expect(await main(['ledger'], none)).toBe(EXIT_USAGE);

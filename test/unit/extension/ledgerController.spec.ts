@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, SNAPSHOT_RETRY_FIRST_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
+import { LedgerController, modelsWire, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, SNAPSHOT_RETRY_FIRST_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../src/extension/ledgerController';
 import type { DecisionFilter, SessionSnapshot } from '../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../src/protocol/ledgerProtocol';
+import { parsePanel } from '../../../src/core/panel';
 import { decisionRow } from '../support/decisionRow';
 import { MemorySession } from '../support/MemorySession';
 
@@ -310,5 +311,29 @@ describe('the ledger panel controller while the session opens', () => {
     timers.runAll();
     expect(posted.at(-1)?.type).toBe('snapshot');
     expect(timers.pending).toEqual([]);
+  });
+});
+
+describe('the panel models the ledger page shows', () => {
+  it('marks a keyless OpenAI-compatible server on loopback local, as the ranking does, and a keyed or remote one not', () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5-7b-instruct', provider: 'lmstudio' },
+          { slug: 'proxied', provider: 'proxy' },
+          { slug: 'openai/gpt-4o-mini', provider: 'openrouter' },
+        ],
+        providers: {
+          lmstudio: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' },
+          proxy: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:4000/v1', key: 'required' },
+        },
+      },
+      'test panel',
+    );
+    expect(modelsWire(panel).map((model) => [model.slug, model.local])).toEqual([
+      ['qwen2.5-7b-instruct', true],
+      ['proxied', false],
+      ['openai/gpt-4o-mini', false],
+    ]);
   });
 });

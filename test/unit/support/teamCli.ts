@@ -37,7 +37,7 @@ export async function escalatingChatWorkspace(folder: string): Promise<{ close()
           { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
         ],
         routing: { explore: 0 },
-        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
       }),
     );
     writeFileSync(join(folder, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));

@@ -24,7 +24,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-/** Both providers on local servers, a two-rung panel (local base, cloud top), and a router over them. */
+/**
+ * Both providers on local servers, a two-rung panel (local base, cloud top), and a router over them.
+ * The cloud stand-in is keyed (`key: "required"`), which is what keeps a server on loopback a cloud rung.
+ */
 async function cascade(ollamaChat: Route, cloudChat: Route) {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
   const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat);
@@ -38,7 +41,7 @@ async function cascade(ollamaChat: Route, cloudChat: Route) {
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 0.15, output: 0.6 } },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1` } },
+      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
     },
     'test panel',
   );
@@ -188,16 +191,20 @@ describe('providerAttempt', () => {
     const clock = new FixedClock();
     // The no-cost stream reports 1M input and 2M output tokens and no cost; the normal one reports its cost.
     const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
-    const costOf = async (stream: string, price?: Price): Promise<number | undefined> => {
+    const costOf = async (stream: string, price?: Price, local = false): Promise<number | undefined> => {
       const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture(stream), { contentType: 'text/event-stream' }));
       servers.push(server);
       const adapter = new OpenAiCompatibleAdapter({ name: 'openai', baseUrl: `${await server.start()}/v1`, clock, apiKey: KEY, catalog });
       const attempt = providerAttempt({ adapters: new Map([['openai', adapter]]), messages, tools: [], verifier: new StructuredOutputVerifier(), clock });
       const spec = { slug: 'gpt-4o-mini', provider: 'openai', ...(price ? { price } : {}) };
-      return (await attempt({ ...candidate('openai'), slug: 'gpt-4o-mini', spec, tier: 4, local: false, resolved: 'gpt-4o-mini' }, { attempt: 0, escalation: [] })).cost;
+      return (await attempt({ ...candidate('openai'), slug: 'gpt-4o-mini', spec, tier: local ? 2 : 4, local, resolved: 'gpt-4o-mini' }, { attempt: 0, escalation: [] })).cost;
     };
     expect(await costOf('openai/chat-normal.sse', { input: 1, output: 2 })).toBe(0.00001455);
     expect(await costOf('openai/chat-openai-no-cost.sse', { input: 1, output: 2 })).toBeCloseTo(5, 10);
     expect(await costOf('openai/chat-openai-no-cost.sse')).toBeCloseTo(1.35, 10);
+    // A local server (LM Studio on loopback) costs nothing unless the panel prices it; then the price
+    // the ranking used is the one recorded.
+    expect(await costOf('openai/chat-openai-no-cost.sse', undefined, true)).toBe(0);
+    expect(await costOf('openai/chat-openai-no-cost.sse', { input: 1, output: 2 }, true)).toBeCloseTo(5, 10);
   });
 });

@@ -185,6 +185,42 @@ describe('rung replay and rung chat with --share-decisions', () => {
     }
   });
 
+  it('lists shared rows with their source, and the newest of one source with --source', async () => {
+    const url = await freshDatabase(server);
+    const cwd = makeTempDir('rung-team-decisions-');
+    const servers = await escalatingChatWorkspace(cwd.path);
+    try {
+      const env = { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' };
+      expect(await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, env)).toMatchObject({ code: 0 });
+      writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, env)).toMatchObject({ code: 0, err: '' });
+      const replayed = workspaceRows(cwd.path).filter((row) => row.source === 'replay');
+      expect(replayed.length).toBeGreaterThan(2);
+
+      const replays = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'replay', '--last', '2', '--json'], cwd.path);
+      expect(replays).toMatchObject({ code: 0, err: '' });
+      expect((JSON.parse(replays.out) as SharedDecision[]).map((each) => [each.row.call, each.row.source])).toEqual(replayed.slice(-2).map((row) => [row.call, 'replay']));
+      const live = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'live', '--json'], cwd.path);
+      expect((JSON.parse(live.out) as SharedDecision[]).map((each) => [each.row.model, each.row.source])).toEqual([
+        ['qwen2.5:3b', undefined],
+        ['openai/gpt-4o-mini', undefined],
+      ]);
+
+      // Every shared row, as a table: each line's member and source, in the order --json gives them.
+      const table = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '100'], cwd.path);
+      const [header, ...lines] = table.out.trim().split('\n');
+      expect(header?.split(/\s+/)).toEqual(['at', 'member', 'source', 'call', 'class', 'rung', 'model', 'verdict']);
+      const all = JSON.parse((await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '100', '--json'], cwd.path)).out) as SharedDecision[];
+      expect(lines.map((line) => line.split(/\s+/).slice(1, 3))).toEqual(all.map((each) => ['ana', each.row.source === 'replay' ? 'replay' : 'live']));
+      expect(new Set(lines.map((line) => line.split(/\s+/)[2]))).toEqual(new Set(['live', 'replay']));
+      const none = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'chat'], cwd.path);
+      expect(none.out).toMatch(/^no shared decisions from source chat on /);
+    } finally {
+      await servers.close();
+      cwd.remove();
+    }
+  });
+
   it('refuses --share-decisions without a team server as bad usage', async () => {
     const cwd = makeTempDir('rung-team-decisions-');
     try {

@@ -55,6 +55,85 @@ describe('rank at cold start', () => {
   });
 });
 
+describe('rank of a model on an OpenAI-compatible server on loopback', () => {
+  const CLOUD = { slug: 'openai/gpt-4o-mini', provider: 'openrouter', price: { input: 0.15, output: 0.6 }, tools: true };
+  const LMSTUDIO = { lmstudio: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' } };
+
+  it('ranks a keyless local server as a free mid local rung ahead of a cloud model the panel lists first', () => {
+    const panel = panelOf({ models: [CLOUD, { slug: 'local-model', provider: 'lmstudio' }], providers: LMSTUDIO });
+    const ranking = rankOn(panel, {});
+    expect(ranking.candidates.map((c) => [c.slug, c.tier, c.local, c.cost, c.reason])).toEqual([
+      ['local-model', 2, true, 0, 'no-measured-profiles tier2 (local server 127.0.0.1:1234)'],
+      ['openai/gpt-4o-mini', 4, false, (0.15 * 1000 + 0.6 * 400) / 1e6, 'no-measured-profiles tier4'],
+    ]);
+  });
+
+  it('reads the tier from a size in the model id, among Ollama models of the same sizes', () => {
+    const panel = panelOf({
+      models: [CLOUD, { slug: 'qwen2.5-32b-instruct', provider: 'vllm' }, { slug: 'qwen3:14b', provider: 'ollama' }, { slug: 'Qwen2.5-Coder-7B-Instruct', provider: 'llamacpp' }],
+      providers: { vllm: { kind: 'openai-compatible', baseUrl: 'http://localhost:8000/v1' }, llamacpp: { kind: 'openai-compatible', baseUrl: 'http://[::1]:8080/v1' } },
+    });
+    expect(rankOn(panel, {}).candidates.map((c) => [c.slug, c.reason])).toEqual([
+      ['Qwen2.5-Coder-7B-Instruct', 'no-measured-profiles tier1 (local server [::1]:8080)'],
+      ['qwen3:14b', 'no-measured-profiles tier2'],
+      ['qwen2.5-32b-instruct', 'no-measured-profiles tier3 (local server localhost:8000)'],
+      ['openai/gpt-4o-mini', 'no-measured-profiles tier4'],
+    ]);
+  });
+
+  it('follows the panel\'s role over the size in the id', () => {
+    const panel = panelOf({
+      models: [{ slug: 'qwen2.5-3b-instruct', provider: 'lmstudio', role: 'top' }, { slug: 'llama-3.3-70b-instruct', provider: 'lmstudio', role: 'base' }, { slug: 'qwen3:14b', provider: 'ollama' }],
+      providers: LMSTUDIO,
+    });
+    expect(rankOn(panel, {}).candidates.map((c) => [c.slug, c.tier])).toEqual([
+      ['llama-3.3-70b-instruct', 1],
+      ['qwen3:14b', 2],
+      ['qwen2.5-3b-instruct', 3],
+    ]);
+  });
+
+  it('prices a local server at the panel\'s price when the panel gives one', () => {
+    const panel = panelOf({ models: [{ slug: 'local-model', provider: 'lmstudio', price: { input: 1, output: 2 } }], providers: LMSTUDIO });
+    const [only] = rankOn(panel, {}).candidates;
+    expect([only?.local, only?.cost]).toEqual([true, (1 * 1000 + 2 * 400) / 1e6]);
+  });
+
+  it('keeps a server elsewhere on the network, or a keyed one on loopback, a cloud rung', () => {
+    const panel = panelOf({
+      models: [
+        { slug: 'lan-model-7b', provider: 'lan' },
+        { slug: 'proxied-7b', provider: 'proxy' },
+        { slug: 'qwen3.6:27b', provider: 'ollama' },
+      ],
+      providers: {
+        // A keyless box on the local network is reachable without a key but is not this machine.
+        lan: { kind: 'openai-compatible', baseUrl: 'http://192.168.1.20:1234/v1', key: 'none' },
+        // A keyed server on loopback is how the panel marks a proxy to a paid API.
+        proxy: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:4000/v1', key: 'required' },
+      },
+    });
+    expect(rankOn(panel, {}).candidates.map((c) => [c.slug, c.tier, c.local, c.cost, c.reason])).toEqual([
+      ['qwen3.6:27b', 3, true, 0, 'no-measured-profiles tier3'],
+      ['lan-model-7b', 4, false, null, 'no-measured-profiles tier4'],
+      ['proxied-7b', 4, false, null, 'no-measured-profiles tier4'],
+    ]);
+  });
+
+  it('names the local server in the prior reason below the gate, and prunes it for tools it was not given', () => {
+    const panel = panelOf({ models: [CLOUD, { slug: 'local-model', provider: 'lmstudio' }], providers: LMSTUDIO });
+    const ledger = new MemoryLedger();
+    record(ledger, 'openai/gpt-4o-mini', 'plan', 1, 1);
+    expect(rankOn(panel, {}, { ledger }).candidates.map((c) => [c.slug, c.reason])).toEqual([
+      ['local-model', 'below gate 0/8 graded class=plan, prior tier2 (local server 127.0.0.1:1234)'],
+      ['openai/gpt-4o-mini', 'below gate 2/8 graded class=plan, prior tier4'],
+    ]);
+    const withTools = rankOn(panel, { needsTools: true });
+    expect(slugs(withTools)).toEqual(['openai/gpt-4o-mini']);
+    expect(prunedReasons(withTools)).toEqual({ 'local-model': 'pruned: needs tools' });
+  });
+});
+
 describe('rank with measurements', () => {
   const panel = panelOf({
     models: [

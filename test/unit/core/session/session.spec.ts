@@ -42,6 +42,7 @@ async function providers(ollamaChat: Route, cloudChat: Route) {
   return { ollama, cloud, ollamaUrl: ollamaUrl as string, cloudUrl: `${cloudUrl}/api/v1` };
 }
 
+/** Ollama and a stand-in for a paid cloud: keyed (`key: "required"`), so it ranks as cloud though it listens on loopback. */
 function twoRungPanel(ollamaUrl: string, cloudUrl: string, models: Record<string, unknown>[] = []): Panel {
   return parsePanel(
     {
@@ -52,7 +53,7 @@ function twoRungPanel(ollamaUrl: string, cloudUrl: string, models: Record<string
             { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
           ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl } },
+      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' } },
     },
     'session panel',
   );
