@@ -153,12 +153,7 @@ function reloadMidCall(): E2eCheck {
       assert.ok(ollama, 'the model server started');
       try {
         await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: WAIT_MS });
-        const input = page.locator('.interactive-input-part .monaco-editor').first();
-        if (!(await input.isVisible())) await workbench.runCommand('Chat: Open Chat');
-        await input.waitFor({ timeout: WAIT_MS });
-        await input.click();
-        await page.keyboard.type('@rung /edit write a constant holding the answer');
-        await page.keyboard.press('Enter');
+        await workbench.sendChat('@rung /edit write a constant holding the answer');
         // The quick rung has failed and the slow one is streaming: the call is in the middle of its climb.
         await within(ollama.slowStarted, 'the escalation to the slow model');
         await workbench.screenshot('reload-mid-call-before');

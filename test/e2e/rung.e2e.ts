@@ -66,15 +66,6 @@ async function openQuickPickCommand(page: Page, workbench: Workbench, title: str
   await page.locator('.quick-input-widget .quick-input-title', { hasText: pickTitle }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
 }
 
-/** Types a message into the Chat view's input and sends it. */
-async function sendChat(page: Page, text: string): Promise<void> {
-  const input = page.locator('.interactive-input-part .monaco-editor').first();
-  await input.waitFor({ timeout: ANSWER_TIMEOUT_MS });
-  await input.click();
-  await page.keyboard.type(text);
-  await page.keyboard.press('Enter');
-}
-
 /** A first-run check: no panel anywhere, only a local Ollama at the address the workspace settings give. */
 function firstRun(): E2eCheck {
   let providers: FakeProviders | undefined;
@@ -95,7 +86,7 @@ function firstRun(): E2eCheck {
         await workbench.screenshot('rung-first-run-pick-model');
         await page.keyboard.press('Escape');
         // The Chat view opens in Agent mode, which sends tools: the discovered model must take them.
-        await sendChat(page, 'Are you there?');
+        await workbench.sendChat('Are you there?');
         await page.locator('.interactive-item-container.interactive-response', { hasText: 'Found you.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
         const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
         assert.ok(Array.isArray(sent?.body.tools) && sent.body.tools.length > 0, 'the Agent-mode request reached Ollama with its tools');
@@ -128,7 +119,7 @@ const checks: E2eCheck[] = [
     'a question typed into the Chat view with Rung Auto picked gets its answer, routed and recorded',
     async (page, workbench, providers) => {
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      await sendChat(page, 'What is six times seven?');
+      await workbench.sendChat('What is six times seven?');
       await page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.verdict, 'unverified');
@@ -176,7 +167,7 @@ const checks: E2eCheck[] = [
     await input.fill('test-key-0123456789abcdef');
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-    await sendChat(page, '@rung /edit write a constant holding the answer');
+    await workbench.sendChat('@rung /edit write a constant holding the answer');
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = (await response.textContent()) ?? '';

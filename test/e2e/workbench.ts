@@ -18,6 +18,9 @@ const PALETTE_RETRY_MS = 500;
 /** How long one try at opening or typing into the palette may take before it is tried again. */
 const PALETTE_STEP_MS = 5_000;
 
+/** How long the Chat view may take to show its input: on a first run it starts with the window. */
+const CHAT_OPEN_TIMEOUT_MS = 60_000;
+
 /** How often {@link eventually} looks again. */
 const POLL_MS = 100;
 
@@ -81,6 +84,33 @@ export class Workbench {
     }
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
     await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
+  /**
+   * Types `text` into the Chat view's input and sends it, and waits until the chat shows it as a request.
+   *
+   * @remarks
+   * Typed and sent in one breath, a message was lost once under load (the call it should have started
+   * never reached the model server): the `@` and `/` completions can open late, and an Enter that lands
+   * on an open suggestion accepts it instead of sending. So the text is checked to be in the input, an
+   * open suggestion list is closed, and the send is confirmed by the request appearing in the chat.
+   */
+  async sendChat(text: string): Promise<void> {
+    const input = this.page.locator('.interactive-input-part .monaco-editor').first();
+    if (!(await input.isVisible())) await this.runCommand('Chat: Open Chat');
+    await input.waitFor({ timeout: CHAT_OPEN_TIMEOUT_MS });
+    const requests = this.page.locator('.interactive-item-container.interactive-request');
+    const before = await requests.count();
+    await input.click();
+    await this.page.keyboard.type(text);
+    const lines = input.locator('.view-lines');
+    const typed = async (): Promise<string> => ((await lines.textContent()) ?? '').replace(/\u00a0/g, ' ');
+    await eventually(async () => (await typed()).includes(text), `the chat input holds "${text}" (it holds "${await typed()}")`);
+    // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
+    const suggestions = this.page.locator('.suggest-widget.visible');
+    if (await suggestions.isVisible()) await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('Enter');
+    await eventually(async () => (await requests.count()) > before, `the chat shows "${text}" as sent`, CHAT_OPEN_TIMEOUT_MS);
   }
 
   /** Dismisses every notification, so that the next one is not merged into an identical old one. */
