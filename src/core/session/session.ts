@@ -521,12 +521,14 @@ export class RungSession implements Session {
     if (this.log) {
       if (limit > 0) {
         visitLinesBackwards(this.log.path, (line) => {
-          if (!matcher.mayMatch(line)) return true;
+          if (!matcher.mayMatch(line)) return passOver(collector, line);
           const fields = parseObject(line);
-          if (!fields || !matcher.matches(fields)) return true;
+          if (!fields) return true;
+          if (!matcher.matches(fields)) return passOver(collector, line, fields);
           const row = parseRow(line);
           return row ? collector.add(row) : true;
         });
+        collector.end();
       }
       const key = JSON.stringify([filter.classKey ?? null, filter.model ?? null, filter.verdict ?? null]);
       let counter = this.counters.get(key);
@@ -541,10 +543,14 @@ export class RungSession implements Session {
     let wanted = true;
     for (let i = all.length - 1; i >= 0; i--) {
       const row = all[i] as DecisionRow;
-      if (!matcher.matches(row)) continue;
+      if (!matcher.matches(row)) {
+        if (wanted) wanted = collector.passOver(row);
+        continue;
+      }
       total++;
       if (wanted) wanted = collector.add(row);
     }
+    if (wanted) collector.end();
     return { ...collector.page(), total };
   }
 
@@ -695,6 +701,39 @@ async function readTextIfExists(path: string): Promise<string> {
     if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return '';
     throw error;
   }
+}
+
+/** How JSON.stringify writes a row's call id key, the text {@link callIdOf} looks for. */
+const CALL_KEY = '"call":"';
+
+/**
+ * Tells the page collector about a log line the filter left out, in case a verdict settled later
+ * waits for that line's call (callPage.ts); returns whether more lines are wanted.
+ *
+ * @remarks
+ * Read only while a verdict is held, and then only the call id is picked out of the text: a filtered
+ * page of a 100k-row log passes over nearly every line, and parsing each would cost what the filter's
+ * text test saves. A line of a held call is parsed, to know whether it is an attempt or another verdict.
+ */
+function passOver(collector: CallPageCollector, line: string, fields?: Record<string, unknown>): boolean {
+  if (!collector.holding()) return true;
+  const call = fields ? fields.call : callIdOf(line);
+  if (typeof call !== 'string' || !collector.holds(call)) return true;
+  const parsed = fields ?? parseObject(line);
+  return parsed ? collector.passOver({ call, final: parsed.final === true }) : true;
+}
+
+/** The `call` of a log line without parsing it, as JSON.stringify writes it; any other spelling is parsed. */
+function callIdOf(line: string): unknown {
+  const key = line.indexOf(CALL_KEY);
+  if (key >= 0) {
+    const start = key + CALL_KEY.length;
+    const end = line.indexOf('"', start);
+    const id = line.slice(start, end);
+    // An id with an escape in it (never one Rung writes) is read by the parser.
+    if (end >= 0 && !id.includes('\\')) return id;
+  }
+  return parseObject(line)?.call;
 }
 
 function rowMatcher(filter: DecisionFilter): RowMatcher {

@@ -419,6 +419,36 @@ describe('RungSession.snapshot', () => {
     expect(calls(inside)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
   });
 
+  it('shows a verdict settled after a page of other calls on the page of its call, beside its attempts', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const at = Date.UTC(2026, 0, 2);
+    // Oldest first on disk: call a (two rungs, both passed), five one-row failed calls, then a's thumbs down.
+    const rows = [
+      decisionRow({ call: 'a', at, model: 'qwen2.5:3b', verdict: 'fail' }),
+      decisionRow({ call: 'a', at: at + 1, rung: 1, model: 'openai/gpt-4o-mini' }),
+      ...Array.from({ length: 5 }, (_, index) => decisionRow({ call: `c-${index}`, at: at + 60_000 * (index + 1), verdict: 'fail' })),
+      decisionRow({ call: 'a', at: at + 600_000, model: 'openai/gpt-4o-mini', verdict: 'fail', verdictReason: 'thumbs down', final: true }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const rowsOf = (page: { rows: { call: string; final: boolean }[] }) => page.rows.map((row) => (row.final ? `${row.call}!` : row.call));
+
+    const first = session.snapshot({ offset: 0, limit: 5 }).decisions;
+    expect(rowsOf(first)).toEqual(['c-4', 'c-3', 'c-2', 'c-1', 'c-0']);
+    expect(first.total).toBe(8);
+    const second = session.snapshot({ offset: first.offset + first.rows.length, limit: 5 }).decisions;
+    expect(rowsOf(second)).toEqual(['a!', 'a', 'a']);
+    expect(second.offset).toBe(5);
+
+    // Filtered on fail, a's passed second rung is left out; its verdict still sits where a was routed.
+    const failed = session.snapshot({ offset: 0, limit: 3, filter: { verdict: 'fail' } }).decisions;
+    expect(rowsOf(failed)).toEqual(['c-4', 'c-3', 'c-2']);
+    const older = session.snapshot({ offset: 3, limit: 5, filter: { verdict: 'fail' } }).decisions;
+    expect(rowsOf(older)).toEqual(['c-1', 'c-0', 'a!', 'a']);
+    expect(older.total).toBe(7);
+  });
+
   it('counts rows appended after an earlier count without losing the ones before', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
