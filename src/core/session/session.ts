@@ -17,7 +17,7 @@ import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { estimatePolicy, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
+import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
 import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
@@ -421,15 +421,16 @@ export class RungSession implements Session {
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    // Read asynchronously and parsed in slices, each model estimated in its own turn: the extension
-    // host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one piece).
+    // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
+    // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
+    // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
     const text = this.log ? await readTextIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
     const log = await readLoggedCallsInSlices(text, yieldToHost);
     const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
     const estimates: OpenerEstimate[] = [];
     for (const model of this.panel.models) {
       await yieldToHost();
-      const estimate = openerEstimate(model.slug, estimatePolicy(recent, { open: model.slug, skip: [] }));
+      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost));
       estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
     }
     return estimates;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
-import { estimatePolicy, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
+import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
 import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
+import { seededRandom } from '../../../../src/core/random';
 import { decisionRow } from '../../support/decisionRow';
 
 const Z = 1.959963984540054;
@@ -244,6 +245,66 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     // Imputed 10, 10, 111, 10: variance 2550.25; residuals from $28 squared, averaged: 1965.25; E[1/π] = 8 / 4 = 2.
     // (2550.25 + (2 − 1) × 1965.25) / 4 = 1128.875.
     expect(dr.costHigh).toBeCloseTo(10 + Z * Math.sqrt(1128.875), 9);
+  });
+});
+
+/**
+ * `count` calls over four rungs in two classes: most open with `cheap` at 0.85, the rest with one of the
+ * first three rungs drawn uniformly, each climbing in order until a pass; the last rung, `rare`, seldom
+ * passes (so a skip of it can be estimated), some calls fail every rung, and some answers are unverified.
+ */
+function randomLog(count: number, seed: number): string {
+  const random = seededRandom(seed);
+  const models = ['cheap', 'mid', 'dear', 'rare'];
+  const prices = [0.001, 0.01, 0.1, 0.5];
+  const passRates = [0.3, 0.55, 0.8, 0.02];
+  const rows: DecisionRow[] = [];
+  for (let index = 0; index < count; index++) {
+    const drawn = random() < 0.15;
+    const opener = drawn ? Math.floor(random() * 3) : 0;
+    const climb = [opener, ...[0, 1, 2, 3].filter((rung) => rung !== opener)];
+    const attempts: [string, 'pass' | 'fail', number][] = [];
+    for (const rung of climb) {
+      const passed = random() < (passRates[rung] as number);
+      attempts.push([models[rung] as string, passed ? 'pass' : 'fail', (prices[rung] as number) * (1 + random())]);
+      if (passed) break;
+    }
+    const propensity = 0.05 + (opener === 0 ? 0.85 : 0);
+    const rowsOfCall = call(`c${index}`, propensity, attempts, models).map((row) => ({ ...row, class: index % 3 === 0 ? 'code' : 'mmlu', verdict: random() < 0.05 ? ('unverified' as const) : row.verdict }));
+    rows.push(...rowsOfCall);
+  }
+  return lines(rows);
+}
+
+describe('estimatePolicyInSlices', () => {
+  it('gives exactly the one-piece estimate, to the last bit, pausing after every slice of calls', async () => {
+    const log = readLoggedCalls(randomLog(400, 7));
+    for (const spec of ['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare', 'open=dear,skip=mid', 'open=rare']) {
+      const whole = estimatePolicy(log, parsePolicy(spec), small);
+      let pauses = 0;
+      const sliced = await estimatePolicyInSlices(log, parsePolicy(spec), async () => void pauses++, { ...small, callsPerSlice: 7 });
+      expect(sliced, spec).toStrictEqual(whole);
+      // Compared as text as well: JSON writes each number's shortest exact form, so any last-bit difference shows.
+      expect(JSON.stringify(sliced), spec).toBe(JSON.stringify(whole));
+      if (!whole.refused) {
+        expect(whole.versusLog, spec).toBeDefined();
+        // The fit, the predicted cost, the predicted success and the imputed cost each pause every 7 calls.
+        expect(pauses, spec).toBeGreaterThanOrEqual(4 * Math.floor((whole.calls - 1) / 7));
+      }
+    }
+    // Every pass is exercised: openers, skips whose climb is the logged one less a rung, a skip refused, an opener never tried.
+    const given = (spec: string) => estimatePolicy(log, parsePolicy(spec), small).refused === undefined;
+    expect(['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare'].filter(given)).toHaveLength(5);
+    expect(['open=dear,skip=mid', 'open=rare'].filter(given)).toHaveLength(0);
+  });
+
+  it('refuses what the one-piece estimate refuses, without pausing on a log it never weighs', async () => {
+    const log = readLoggedCalls(randomLog(50, 11));
+    let pauses = 0;
+    const refused = await estimatePolicyInSlices(log, parsePolicy('open=absent'), async () => void pauses++, { callsPerSlice: 7 });
+    expect(refused).toStrictEqual(estimatePolicy(log, parsePolicy('open=absent')));
+    expect(refused.refused).toMatch(/absent was not among the candidates/);
+    expect(pauses).toBe(0);
   });
 });
 
