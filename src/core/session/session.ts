@@ -424,7 +424,8 @@ export class RungSession implements Session {
     // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
     // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
     // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
-    const text = this.log ? await readTextIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
+    // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
+    const text = this.log ? await readBytesIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
     const log = await readLoggedCallsInSlices(text, yieldToHost);
     const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
     const estimates: OpenerEstimate[] = [];
@@ -695,11 +696,11 @@ function yieldToHost(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-async function readTextIfExists(path: string): Promise<string> {
+async function readBytesIfExists(path: string): Promise<Buffer> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(path);
   } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return '';
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return Buffer.alloc(0);
     throw error;
   }
 }

@@ -317,6 +317,25 @@ describe('readLoggedCallsInSlices', () => {
     // Seven rows, a bad line and the empty last line: 9 lines, a pause after every second; then 5 calls, a pause after every second.
     expect(pauses).toBe(6);
   });
+
+  it('reads the same calls from the file\'s bytes, decoding each line, characters of several bytes included', async () => {
+    const rows = [
+      ...call('c1', 0.8, [['cheap', 'pass', 1]]),
+      ...call('c2', 0.8, [
+        ['cheap', 'fail', 1],
+        ['dear', 'pass', 10],
+      ]),
+    ].map((row, index) => ({ ...row, class: index === 0 ? 'résumé' : 'π', verdictReason: 'schema: “steps” missing 🙃' }));
+    const text = `${lines(rows)}\nnot json\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    expect(bytes.length).toBeGreaterThan(text.length);
+    let pauses = 0;
+    const fromBytes = await readLoggedCallsInSlices(bytes, async () => void pauses++, 1);
+    expect(fromBytes).toEqual(readLoggedCalls(text));
+    expect(fromBytes.calls.map((loggedCall) => loggedCall.classKey)).toEqual(['résumé', 'π']);
+    expect(fromBytes.unreadable).toBe(1);
+    expect(pauses).toBeGreaterThan(0);
+  });
 });
 
 describe('readLoggedCalls', () => {
