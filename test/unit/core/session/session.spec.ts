@@ -449,6 +449,32 @@ describe('RungSession.snapshot', () => {
     expect(older.total).toBe(7);
   });
 
+  it.each([
+    ['in memory', null],
+    ['in the decision log file', 'file'],
+  ])('pages a call settled after two newer calls with its attempt, %s', async (_where, store) => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ...(store === null ? { ledgerPath: null } : {}) });
+    const first = await session.chat({ messages: user('Describe Paris') });
+    const second = await session.chat({ messages: user('Describe Lyon') });
+    const third = await session.chat({ messages: user('Describe Nice') });
+    expect(session.settle(first.callId, { kind: 'fail', reason: 'thumbs down' })).toBe(true);
+    // Settling starts a flush it does not wait for; an export waits for the queued rows to land.
+    await session.exportLedger();
+    const page = (offset: number) => session.snapshot({ offset, limit: 1 }).decisions;
+    const shown = (decisions: { rows: { call: string; final: boolean }[] }) => decisions.rows.map((row) => [row.call, row.final]);
+
+    expect(shown(page(0))).toEqual([[third.callId, false]]);
+    expect(shown(page(1))).toEqual([[second.callId, false]]);
+    // The first call's verdict and attempt, a run longer than the page of one: its first row.
+    expect(shown(page(2))).toEqual([[first.callId, true]]);
+    expect(shown(session.snapshot({ offset: 2, limit: 2 }).decisions)).toEqual([
+      [first.callId, true],
+      [first.callId, false],
+    ]);
+    expect(page(0).total).toBe(4);
+  });
+
   it('counts rows appended after an earlier count without losing the ones before', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
