@@ -121,9 +121,9 @@ export interface EstimateOptions {
  * Calls worked through between pauses by {@link estimatePolicyInSlices}.
  *
  * @remarks
- * One estimate of the panel's newest 10,000 calls held the extension host's thread 23–167 ms in one
- * piece on the team's loaded 2-core machine (BENCHMARKS.md). In slices of 500 calls the longest piece
- * took 1–3 ms once warm, and 4–43 ms with the machine's load average at 8–9.
+ * One estimate of the panel's newest 10,000 calls held the extension host's thread 22–167 ms in one
+ * piece on the team's loaded 2-core machine; in slices of 500 calls the longest slice took 2.3–7.5 ms
+ * (BENCHMARKS.md, "What if at 100k decisions").
  */
 export const CALLS_PER_SLICE = 500;
 
