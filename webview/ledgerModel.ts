@@ -123,8 +123,27 @@ export function matchesFilter(row: DecisionWire, filter: DecisionFilterWire): bo
 function addDecision(state: LedgerState, row: DecisionWire, limit: number): LedgerState {
   const page = state.page;
   if (!matchesFilter(row, page.filter)) return state;
+  if (row.final) return addSettledVerdict(state, row, limit);
   if (page.offset > 0) return { ...state, page: { ...page, total: page.total + 1 }, newerRows: state.newerRows + 1 };
   return { ...state, page: { ...page, rows: firstWholeCalls([row, ...page.rows], limit), total: page.total + 1 } };
+}
+
+/**
+ * A verdict settled now (a thumbs down, an accepted edit): put beside its call when the call is on
+ * this page, whichever page it is, and only counted when it is not.
+ *
+ * @remarks
+ * The host counts a late verdict where its call was routed, just above the call's attempts
+ * (callPage.ts), and this does the same. Put at the top of the newest page like a new call, it showed
+ * as a call of its own with no attempts, above the call it settled. It is not counted as a newer row:
+ * it belongs to its call's page, which is seldom the newest.
+ */
+function addSettledVerdict(state: LedgerState, row: DecisionWire, limit: number): LedgerState {
+  const page = state.page;
+  const at = page.rows.findIndex((shown) => shown.call === row.call);
+  if (at < 0) return { ...state, page: { ...page, total: page.total + 1 } };
+  const rows = [...page.rows.slice(0, at), row, ...page.rows.slice(at)];
+  return { ...state, page: { ...page, rows: firstWholeCalls(rows, limit), total: page.total + 1 } };
 }
 
 /**
@@ -203,8 +222,9 @@ export interface RoutedCallView {
  *
  * @remarks
  * A call's rows are its attempts in order and perhaps a settling `final` row. The host ends pages
- * between calls, so a call's attempts arrive together; a verdict settled much later may sit on
- * another page, and each group is built from what the page holds.
+ * between calls and counts a verdict settled much later where its call was routed (callPage.ts), so a
+ * call's attempts and its late verdicts arrive on one page. Each group is still built from what the
+ * page holds: a filter can leave a call's attempts out and keep its verdict.
  */
 export function groupCalls(rows: readonly DecisionWire[], models: readonly ModelWire[], ratings: readonly RatingWire[]): RoutedCallView[] {
   const byCall = new Map<string, DecisionWire[]>();

@@ -12,7 +12,8 @@
  * Decisions travel a page at a time: a log holds up to 100k rows (the decision log's retention) and
  * the panel asks for the rows it shows, never for all of them. Offsets count rows, but the host
  * moves a page's ends to fall between calls (core/session/callPage.ts), so a page may hold fewer rows
- * than asked and start before the offset asked for; the page's own `offset` says where it starts.
+ * than asked and start before the offset asked for; the page's own `offset` says where it starts. A
+ * verdict settled later is counted with its call, where the call was routed, not where it was written.
  *
  * This module must stay importable by the browser bundle: it imports zod's `zod/mini` build and nothing
  * else. Mini, imported as a namespace, because the page ships what it imports: the webview bundle was

@@ -15,11 +15,13 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { seedDecisionRows, writeDecisionLog, type SeedModel } from '../../src/bench/decisionSeed';
+import type { DecisionRow } from '../../src/core/decisions/decision';
 import { decisionLogPath } from '../../src/core/ledger/decisionLog';
 import { WorkspaceLedger } from '../../src/core/ledger/workspaceLedger';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
+import { decisionRows } from './workspaceFiles';
 
 /** How long the panel may take to show what a check waits for, ms: a 100k-row snapshot on a loaded 2-core machine. */
 const PANEL_TIMEOUT_MS = 60_000;
@@ -180,6 +182,9 @@ async function ratingLayout(frame: FrameLocator): Promise<{ model: string; split
 }
 
 let providers: FakeProviders | undefined;
+/** The call the settled-later check gave a late verdict, and how many attempts it made. */
+let settledCall: { call: string; attempts: number } | undefined;
+const SETTLED_REASON = 'thumbs down';
 /** Rows each check's workspace was seeded with (whole calls, so a row or two over what was asked). */
 const seededRows = new Map<string, number>();
 /** Providers nobody answers on (the discard port): the seeded checks route nothing. */
@@ -285,6 +290,44 @@ const checks: E2eCheck[] = [
       assert.ok(routed > 0, 'the routed calls on the page carry no replay label');
       await badge.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-replay');
+    },
+  },
+  {
+    name: 'a verdict settled a page of calls later shows with its call on the older page, marked settled later, and not on its own on the newest',
+    async prepare(folder) {
+      await seedWorkspace(folder, 60, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' });
+      // The oldest call's thumbs down, written now as the router's settle writes it: after every other call.
+      const log = join(folder, '.rung', 'decisions.jsonl');
+      const rows = decisionRows(folder);
+      const oldest = rows.filter((row) => row.call === rows[0]?.call);
+      const last = oldest.at(-1) as DecisionRow;
+      settledCall = { call: last.call, attempts: oldest.length };
+      const verdict: DecisionRow = { ...last, at: Date.now(), verdict: 'fail', verdictReason: SETTLED_REASON, final: true, pruned: [], candidates: [], escalation: [] };
+      appendFileSync(log, `${JSON.stringify(verdict)}\n`);
+    },
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const settled = settledCall as { call: string; attempts: number };
+      const summaries = frame.locator('ol.calls > li summary');
+      const newest = await summaries.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? ''));
+      assert.ok(newest.length > 0, 'the newest page lists calls');
+      for (const label of newest) assert.doesNotMatch(label, /after 0 attempts/, 'no call on the newest page is a verdict on its own');
+      assert.equal(await frame.locator('ol.calls .verdict', { hasText: 'settled later' }).count(), 0, 'the settled call is not on the newest page');
+      const first = await frame.locator('#page-summary').innerText();
+      await frame.getByRole('button', { name: 'Show older decisions' }).click();
+      await frame.locator('#page-summary').filter({ hasNotText: first }).waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const badge = frame.locator('ol.calls summary .verdict', { hasText: 'fail (settled later)' });
+      await eventually(async () => (await badge.count()) === 1, 'the older page holds the settled call once, marked settled later', PANEL_TIMEOUT_MS);
+      const call = frame.locator('ol.calls > li', { has: frame.locator('summary .verdict', { hasText: 'fail (settled later)' }) });
+      const label = (await call.locator('summary').getAttribute('aria-label')) ?? '';
+      assert.match(label, new RegExp(`: fail on .+ after ${settled.attempts} attempt`), `the settled call keeps its ${settled.attempts} attempt(s): "${label}"`);
+      // Routed first of the seeded calls, it is the last call of the older page.
+      assert.equal(await frame.locator('ol.calls > li').last().locator('summary .verdict', { hasText: 'settled later' }).count(), 1, 'the settled call sits where it was routed, oldest on its page');
+      await call.locator('summary').click();
+      assert.match(await call.locator('p.facts').innerText(), new RegExp(`Settled later: fail \\(${SETTLED_REASON}\\)`));
+      await call.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-settled-later');
     },
   },
   {

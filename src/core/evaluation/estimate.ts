@@ -117,7 +117,66 @@ export interface EstimateOptions {
   minEffectiveSampleSize?: number;
 }
 
+/**
+ * Calls worked through between pauses by {@link estimatePolicyInSlices}.
+ *
+ * @remarks
+ * One estimate of the panel's newest 10,000 calls held the extension host's thread 22–167 ms in one
+ * piece on the team's loaded 2-core machine; in slices of 500 calls the longest slice took 2.3–7.5 ms
+ * (BENCHMARKS.md, "What if at 100k decisions").
+ */
+export const CALLS_PER_SLICE = 500;
+
 export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options: EstimateOptions = {}): PolicyEstimate {
+  return toEnd(estimateSteps(log, policy, options, Number.POSITIVE_INFINITY));
+}
+
+/**
+ * {@link estimatePolicy}, pausing on `pause` (a yield to the event loop) after every `callsPerSlice`
+ * calls of each pass over the log, so a thread that must keep serving others is never held for a
+ * whole estimate.
+ *
+ * @remarks
+ * Both run the same steps ({@link estimateSteps}), this one pausing where the other goes straight on,
+ * so the two give the same estimate to the last bit: every sum adds the same terms in the same order.
+ */
+export async function estimatePolicyInSlices(
+  log: LoggedCalls,
+  policy: RoutingPolicy,
+  pause: () => Promise<void>,
+  options: EstimateOptions & { callsPerSlice?: number } = {},
+): Promise<PolicyEstimate> {
+  const steps = estimateSteps(log, policy, options, options.callsPerSlice ?? CALLS_PER_SLICE);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** Runs steps that yield where a caller may pause straight through, and returns what they end with. */
+function toEnd<Result>(steps: Generator<void, Result>): Result {
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/** `items` mapped, yielding after every `perSlice` of them. */
+function* mapInSlices<Item, Mapped>(items: readonly Item[], perSlice: number, map: (item: Item) => Mapped): Generator<void, Mapped[]> {
+  const mapped: Mapped[] = [];
+  for (let index = 0; index < items.length; index++) {
+    mapped.push(map(items[index] as Item));
+    if ((index + 1) % perSlice === 0) yield;
+  }
+  return mapped;
+}
+
+/**
+ * The estimate as steps: it yields after every `callsPerSlice` calls of each pass over the log that
+ * does real work per call (fitting the outcome model, predicting and imputing each call's outcome).
+ *
+ * @remarks
+ * The passes that only add numbers up (weights, sums, spreads) take well under a millisecond on 10,000
+ * calls and run whole.
+ */
+function* estimateSteps(log: LoggedCalls, policy: RoutingPolicy, options: EstimateOptions, callsPerSlice: number): Generator<void, PolicyEstimate> {
   const minimum = options.minEffectiveSampleSize ?? MIN_EFFECTIVE_SAMPLE_SIZE;
   const base = { policy: formatPolicy(policy), calls: log.calls.length, leftOut: log.withoutPropensity };
   const unsupportedPolicy = unsupportedPart(policy);
@@ -154,16 +213,18 @@ export function estimatePolicy(log: LoggedCalls, policy: RoutingPolicy, options:
       refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
     };
   }
-  const model = OutcomeModel.fit(log.calls);
-  const cost = supported.map((call) => (skip.length ? costWithout(call, skip, model, target) : call.cost));
+  const model = yield* OutcomeModel.fitting(log.calls, callsPerSlice);
+  const cost = skip.length ? yield* mapInSlices(supported, callsPerSlice, (call) => costWithout(call, skip, model, target)) : supported.map((call) => call.cost);
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
-  const predictedCost = skip.length ? classMeans(supported, (call) => model.imputedCost(call, target, skip)) : supported.map((call) => model.cost(call.classKey, target));
-  const predictedSuccess = supported.map((call) => model.success(call.classKey, target));
+  const predictedCost = skip.length
+    ? yield* classMeans(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip))
+    : yield* mapInSlices(supported, callsPerSlice, (call) => model.cost(call.classKey, target));
+  const predictedSuccess = yield* mapInSlices(supported, callsPerSlice, (call) => model.success(call.classKey, target));
   const answerable = supported.map((call) => !call.everyRungFailed);
   const costTerms = doublyRobustTerms(weights, cost, predictedCost, answerable);
   const costSpread = modelledSpread(
     weights,
-    supported.map((call) => model.imputedCost(call, target, skip)),
+    yield* mapInSlices(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip)),
     predictedCost,
     answerable,
   );
@@ -204,9 +265,9 @@ function answeredBy(call: LoggedCall, skip: readonly string[]): boolean {
 }
 
 /** Each call's class mean of `value` over the calls given: the outcome model when the opener's own record no longer fits. */
-function classMeans(calls: readonly LoggedCall[], value: (call: LoggedCall) => number): number[] {
+function* classMeans(calls: readonly LoggedCall[], callsPerSlice: number, value: (call: LoggedCall) => number): Generator<void, number[]> {
   const sums = new Map<string, { n: number; sum: number }>();
-  const values = calls.map(value);
+  const values = yield* mapInSlices(calls, callsPerSlice, value);
   calls.forEach((call, i) => {
     const entry = sums.get(call.classKey) ?? { n: 0, sum: 0 };
     sums.set(call.classKey, { n: entry.n + 1, sum: entry.sum + (values[i] as number) });
@@ -393,12 +454,18 @@ export class OutcomeModel {
   ) {}
 
   static fit(calls: readonly LoggedCall[]): OutcomeModel {
+    return toEnd(OutcomeModel.fitting(calls, Number.POSITIVE_INFINITY));
+  }
+
+  /** {@link fit} as steps, yielding after every `callsPerSlice` calls so a caller may pause there. */
+  static *fitting(calls: readonly LoggedCall[], callsPerSlice: number): Generator<void, OutcomeModel> {
     const byClass = new Map<string, Tally>();
     const byModel = new Map<string, Tally>();
     const opened = new Map<string, Opened>();
     const asOpener = new Map<string, Seen>();
     const afterFailure = new Map<string, Seen>();
-    for (const call of calls) {
+    for (const [index, call] of calls.entries()) {
+      if (index > 0 && index % callsPerSlice === 0) yield;
       const key = `${call.classKey}\u0000${call.opener}`;
       if (!call.everyRungFailed) {
         const entry = opened.get(key) ?? { calls: 0, cost: 0 };

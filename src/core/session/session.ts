@@ -17,7 +17,7 @@ import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { estimatePolicy, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
+import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
 import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
@@ -421,15 +421,17 @@ export class RungSession implements Session {
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    // Read asynchronously and parsed in slices, each model estimated in its own turn: the extension
-    // host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one piece).
-    const text = this.log ? await readTextIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
+    // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
+    // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
+    // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
+    // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
+    const text = this.log ? await readBytesIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
     const log = await readLoggedCallsInSlices(text, yieldToHost);
     const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
     const estimates: OpenerEstimate[] = [];
     for (const model of this.panel.models) {
       await yieldToHost();
-      const estimate = openerEstimate(model.slug, estimatePolicy(recent, { open: model.slug, skip: [] }));
+      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost));
       estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
     }
     return estimates;
@@ -521,12 +523,14 @@ export class RungSession implements Session {
     if (this.log) {
       if (limit > 0) {
         visitLinesBackwards(this.log.path, (line) => {
-          if (!matcher.mayMatch(line)) return true;
+          if (!matcher.mayMatch(line)) return passOver(collector, line);
           const fields = parseObject(line);
-          if (!fields || !matcher.matches(fields)) return true;
+          if (!fields) return true;
+          if (!matcher.matches(fields)) return passOver(collector, line, fields);
           const row = parseRow(line);
           return row ? collector.add(row) : true;
         });
+        collector.end();
       }
       const key = JSON.stringify([filter.classKey ?? null, filter.model ?? null, filter.verdict ?? null]);
       let counter = this.counters.get(key);
@@ -541,10 +545,14 @@ export class RungSession implements Session {
     let wanted = true;
     for (let i = all.length - 1; i >= 0; i--) {
       const row = all[i] as DecisionRow;
-      if (!matcher.matches(row)) continue;
+      if (!matcher.matches(row)) {
+        if (wanted) wanted = collector.passOver(row);
+        continue;
+      }
       total++;
       if (wanted) wanted = collector.add(row);
     }
+    if (wanted) collector.end();
     return { ...collector.page(), total };
   }
 
@@ -688,13 +696,46 @@ function yieldToHost(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-async function readTextIfExists(path: string): Promise<string> {
+async function readBytesIfExists(path: string): Promise<Buffer> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(path);
   } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return '';
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return Buffer.alloc(0);
     throw error;
   }
+}
+
+/** How JSON.stringify writes a row's call id key, the text {@link callIdOf} looks for. */
+const CALL_KEY = '"call":"';
+
+/**
+ * Tells the page collector about a log line the filter left out, in case a verdict settled later
+ * waits for that line's call (callPage.ts); returns whether more lines are wanted.
+ *
+ * @remarks
+ * Read only while a verdict is held, and then only the call id is picked out of the text: a filtered
+ * page of a 100k-row log passes over nearly every line, and parsing each would cost what the filter's
+ * text test saves. A line of a held call is parsed, to know whether it is an attempt or another verdict.
+ */
+function passOver(collector: CallPageCollector, line: string, fields?: Record<string, unknown>): boolean {
+  if (!collector.holding()) return true;
+  const call = fields ? fields.call : callIdOf(line);
+  if (typeof call !== 'string' || !collector.holds(call)) return true;
+  const parsed = fields ?? parseObject(line);
+  return parsed ? collector.passOver({ call, final: parsed.final === true }) : true;
+}
+
+/** The `call` of a log line without parsing it, as JSON.stringify writes it; any other spelling is parsed. */
+function callIdOf(line: string): unknown {
+  const key = line.indexOf(CALL_KEY);
+  if (key >= 0) {
+    const start = key + CALL_KEY.length;
+    const end = line.indexOf('"', start);
+    const id = line.slice(start, end);
+    // An id with an escape in it (never one Rung writes) is read by the parser.
+    if (end >= 0 && !id.includes('\\')) return id;
+  }
+  return parseObject(line)?.call;
 }
 
 function rowMatcher(filter: DecisionFilter): RowMatcher {

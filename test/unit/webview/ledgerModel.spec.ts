@@ -181,6 +181,33 @@ describe('the panel state', () => {
     expect(state.newerRows).toBe(1);
   });
 
+  it('shows a verdict settled now beside its call when the call is on the page, counted where the call was routed', () => {
+    const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 }), wireDecision({ call: 'c1', at: 1_000 })], total: 3, offset: 0, filter: {} };
+    let state = reduce(emptyState(), { type: 'page', decisions: page }, 3);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }) }, 3);
+    // As the host pages it (callPage.ts): the verdict just above its call, and c1 pushed to the next page.
+    expect(state.page.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c3', 'c2!', 'c2']);
+    expect(state.page.total).toBe(4);
+    const calls = groupCalls(state.page.rows, models, []);
+    expect(calls.map((call) => [call.call, call.settled])).toEqual([
+      ['c3', false],
+      ['c2', true],
+    ]);
+  });
+
+  it('only counts a verdict settled now for a call on another page, and does not call it newer', () => {
+    const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 })], total: 9, offset: 0, filter: {} };
+    let state = reduce(emptyState(), { type: 'page', decisions: page }, 50);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'old', at: 9_000, final: true, verdict: 'fail' }) }, 50);
+    expect(state.page.rows.map((row) => row.call)).toEqual(['c3', 'c2']);
+    expect(state.page.total).toBe(10);
+    const older = reduce(emptyState(), { type: 'page', decisions: { ...page, offset: 50 } }, 50);
+    const settledHere = reduce(older, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true }) }, 50);
+    expect(settledHere.page.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c3', 'c2!', 'c2']);
+    expect(settledHere.newerRows).toBe(0);
+    expect(reduce(older, { type: 'decision-added', row: wireDecision({ call: 'old', at: 9_000, final: true }) }, 50).newerRows).toBe(0);
+  });
+
   it('ignores a new decision the filter excludes', () => {
     const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
     expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }) }, 50)).toBe(filtered);

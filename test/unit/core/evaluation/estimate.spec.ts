@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
-import { estimatePolicy, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
+import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
 import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
+import { seededRandom } from '../../../../src/core/random';
 import { decisionRow } from '../../support/decisionRow';
 
 const Z = 1.959963984540054;
@@ -247,6 +248,66 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
   });
 });
 
+/**
+ * `count` calls over four rungs in two classes: most open with `cheap` at 0.85, the rest with one of the
+ * first three rungs drawn uniformly, each climbing in order until a pass; the last rung, `rare`, seldom
+ * passes (so a skip of it can be estimated), some calls fail every rung, and some answers are unverified.
+ */
+function randomLog(count: number, seed: number): string {
+  const random = seededRandom(seed);
+  const models = ['cheap', 'mid', 'dear', 'rare'];
+  const prices = [0.001, 0.01, 0.1, 0.5];
+  const passRates = [0.3, 0.55, 0.8, 0.02];
+  const rows: DecisionRow[] = [];
+  for (let index = 0; index < count; index++) {
+    const drawn = random() < 0.15;
+    const opener = drawn ? Math.floor(random() * 3) : 0;
+    const climb = [opener, ...[0, 1, 2, 3].filter((rung) => rung !== opener)];
+    const attempts: [string, 'pass' | 'fail', number][] = [];
+    for (const rung of climb) {
+      const passed = random() < (passRates[rung] as number);
+      attempts.push([models[rung] as string, passed ? 'pass' : 'fail', (prices[rung] as number) * (1 + random())]);
+      if (passed) break;
+    }
+    const propensity = 0.05 + (opener === 0 ? 0.85 : 0);
+    const rowsOfCall = call(`c${index}`, propensity, attempts, models).map((row) => ({ ...row, class: index % 3 === 0 ? 'code' : 'mmlu', verdict: random() < 0.05 ? ('unverified' as const) : row.verdict }));
+    rows.push(...rowsOfCall);
+  }
+  return lines(rows);
+}
+
+describe('estimatePolicyInSlices', () => {
+  it('gives exactly the one-piece estimate, to the last bit, pausing after every slice of calls', async () => {
+    const log = readLoggedCalls(randomLog(400, 7));
+    for (const spec of ['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare', 'open=dear,skip=mid', 'open=rare']) {
+      const whole = estimatePolicy(log, parsePolicy(spec), small);
+      let pauses = 0;
+      const sliced = await estimatePolicyInSlices(log, parsePolicy(spec), async () => void pauses++, { ...small, callsPerSlice: 7 });
+      expect(sliced, spec).toStrictEqual(whole);
+      // Compared as text as well: JSON writes each number's shortest exact form, so any last-bit difference shows.
+      expect(JSON.stringify(sliced), spec).toBe(JSON.stringify(whole));
+      if (!whole.refused) {
+        expect(whole.versusLog, spec).toBeDefined();
+        // The fit, the predicted cost, the predicted success and the imputed cost each pause every 7 calls.
+        expect(pauses, spec).toBeGreaterThanOrEqual(4 * Math.floor((whole.calls - 1) / 7));
+      }
+    }
+    // Every pass is exercised: openers, skips whose climb is the logged one less a rung, a skip refused, an opener never tried.
+    const given = (spec: string) => estimatePolicy(log, parsePolicy(spec), small).refused === undefined;
+    expect(['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare'].filter(given)).toHaveLength(5);
+    expect(['open=dear,skip=mid', 'open=rare'].filter(given)).toHaveLength(0);
+  });
+
+  it('refuses what the one-piece estimate refuses, without pausing on a log it never weighs', async () => {
+    const log = readLoggedCalls(randomLog(50, 11));
+    let pauses = 0;
+    const refused = await estimatePolicyInSlices(log, parsePolicy('open=absent'), async () => void pauses++, { callsPerSlice: 7 });
+    expect(refused).toStrictEqual(estimatePolicy(log, parsePolicy('open=absent')));
+    expect(refused.refused).toMatch(/absent was not among the candidates/);
+    expect(pauses).toBe(0);
+  });
+});
+
 describe('readLoggedCallsInSlices', () => {
   it('reads the same calls as readLoggedCalls, pausing after every slice of lines', async () => {
     const text = `${withUnanswerableText()}\nnot json\n`;
@@ -255,6 +316,25 @@ describe('readLoggedCallsInSlices', () => {
     expect(sliced).toEqual(readLoggedCalls(text));
     // Seven rows, a bad line and the empty last line: 9 lines, a pause after every second; then 5 calls, a pause after every second.
     expect(pauses).toBe(6);
+  });
+
+  it('reads the same calls from the file\'s bytes, decoding each line, characters of several bytes included', async () => {
+    const rows = [
+      ...call('c1', 0.8, [['cheap', 'pass', 1]]),
+      ...call('c2', 0.8, [
+        ['cheap', 'fail', 1],
+        ['dear', 'pass', 10],
+      ]),
+    ].map((row, index) => ({ ...row, class: index === 0 ? 'résumé' : 'π', verdictReason: 'schema: “steps” missing 🙃' }));
+    const text = `${lines(rows)}\nnot json\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    expect(bytes.length).toBeGreaterThan(text.length);
+    let pauses = 0;
+    const fromBytes = await readLoggedCallsInSlices(bytes, async () => void pauses++, 1);
+    expect(fromBytes).toEqual(readLoggedCalls(text));
+    expect(fromBytes.calls.map((loggedCall) => loggedCall.classKey)).toEqual(['résumé', 'π']);
+    expect(fromBytes.unreadable).toBe(1);
+    expect(pauses).toBeGreaterThan(0);
   });
 });
 

@@ -420,6 +420,62 @@ describe('RungSession.snapshot', () => {
     expect(calls(inside)).toEqual(['c-1', 'c-1', 'c-1', 'c-0']);
   });
 
+  it('shows a verdict settled after a page of other calls on the page of its call, beside its attempts', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const at = Date.UTC(2026, 0, 2);
+    // Oldest first on disk: call a (two rungs, both passed), five one-row failed calls, then a's thumbs down.
+    const rows = [
+      decisionRow({ call: 'a', at, model: 'qwen2.5:3b', verdict: 'fail' }),
+      decisionRow({ call: 'a', at: at + 1, rung: 1, model: 'openai/gpt-4o-mini' }),
+      ...Array.from({ length: 5 }, (_, index) => decisionRow({ call: `c-${index}`, at: at + 60_000 * (index + 1), verdict: 'fail' })),
+      decisionRow({ call: 'a', at: at + 600_000, model: 'openai/gpt-4o-mini', verdict: 'fail', verdictReason: 'thumbs down', final: true }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const rowsOf = (page: { rows: { call: string; final: boolean }[] }) => page.rows.map((row) => (row.final ? `${row.call}!` : row.call));
+
+    const first = session.snapshot({ offset: 0, limit: 5 }).decisions;
+    expect(rowsOf(first)).toEqual(['c-4', 'c-3', 'c-2', 'c-1', 'c-0']);
+    expect(first.total).toBe(8);
+    const second = session.snapshot({ offset: first.offset + first.rows.length, limit: 5 }).decisions;
+    expect(rowsOf(second)).toEqual(['a!', 'a', 'a']);
+    expect(second.offset).toBe(5);
+
+    // Filtered on fail, a's passed second rung is left out; its verdict still sits where a was routed.
+    const failed = session.snapshot({ offset: 0, limit: 3, filter: { verdict: 'fail' } }).decisions;
+    expect(rowsOf(failed)).toEqual(['c-4', 'c-3', 'c-2']);
+    const older = session.snapshot({ offset: 3, limit: 5, filter: { verdict: 'fail' } }).decisions;
+    expect(rowsOf(older)).toEqual(['c-1', 'c-0', 'a!', 'a']);
+    expect(older.total).toBe(7);
+  });
+
+  it.each([
+    ['in memory', null],
+    ['in the decision log file', 'file'],
+  ])('pages a call settled after two newer calls with its attempt, %s', async (_where, store) => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ...(store === null ? { ledgerPath: null } : {}) });
+    const first = await session.chat({ messages: user('Describe Paris') });
+    const second = await session.chat({ messages: user('Describe Lyon') });
+    const third = await session.chat({ messages: user('Describe Nice') });
+    expect(session.settle(first.callId, { kind: 'fail', reason: 'thumbs down' })).toBe(true);
+    // Settling starts a flush it does not wait for; an export waits for the queued rows to land.
+    await session.exportLedger();
+    const page = (offset: number) => session.snapshot({ offset, limit: 1 }).decisions;
+    const shown = (decisions: { rows: { call: string; final: boolean }[] }) => decisions.rows.map((row) => [row.call, row.final]);
+
+    expect(shown(page(0))).toEqual([[third.callId, false]]);
+    expect(shown(page(1))).toEqual([[second.callId, false]]);
+    // The first call's verdict and attempt, a run longer than the page of one: its first row.
+    expect(shown(page(2))).toEqual([[first.callId, true]]);
+    expect(shown(session.snapshot({ offset: 2, limit: 2 }).decisions)).toEqual([
+      [first.callId, true],
+      [first.callId, false],
+    ]);
+    expect(page(0).total).toBe(4);
+  });
+
   it('counts rows appended after an earlier count without losing the ones before', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
