@@ -16,9 +16,11 @@
 import { loadCatalog, Catalog } from '../catalog/catalog';
 import type { Clock } from '../clock';
 import type { Panel } from '../panel';
+import { localServerHost } from '../routing/ladder';
 import type { ProviderFactory } from '../session/types';
 import { OllamaAdapter } from './ollamaAdapter';
 import { keyRequired } from './keyPolicy';
+import { learnLocalServerFacts, type LocalServerFacts } from './localServerFacts';
 import { OpenAiCompatibleAdapter } from './openAiCompatibleAdapter';
 import type { ModelFacts, ProviderAdapter } from './provider';
 import type { ProviderHealthBoard } from './providerHealthBoard';
@@ -38,6 +40,8 @@ export interface ProviderConnection {
   facts?: ModelFacts[];
   /** The provider's catalog, when it has one. */
   catalog?: Catalog;
+  /** Lines for the log about what could not be learned (a local server that gave no context window), and why. */
+  notes?: string[];
 }
 
 /** Builds the local Ollama adapter; its probe lists the models and their sizes. */
@@ -48,25 +52,43 @@ export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) 
 };
 
 /**
- * Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given.
+ * Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given,
+ * and, for a local server, the context windows the server itself reports.
  *
  * @remarks
  * A provider on a loopback address, or with `key: "none"`, takes calls without a key (keyPolicy.ts).
+ * A local server (one the ladder ranks as local: on loopback, not marked `key: "required"`) has no
+ * catalog to give its windows, so it is asked for them (localServerFacts.ts), for the models whose
+ * window the panel leaves out; what it reports stands before a catalog's, being the server's own limit.
  */
-export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models }) => {
+export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models, modelsWithoutContext }) => {
   if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
   const requireKey = keyRequired({ baseUrl, ...(key ? { key } : {}) });
-  const catalog =
+  const local = localServerHost({ kind: 'openai-compatible', baseUrl, ...(key ? { key } : {}) }) !== undefined;
+  const [catalog, server] = await Promise.all([
     apiKey && catalogPath
-      ? await loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
-      : Catalog.empty();
+      ? loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
+      : Catalog.empty(),
+    local
+      ? learnLocalServerFacts({ name, baseUrl, slugs: modelsWithoutContext ?? models ?? [], ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
+      : Promise.resolve<LocalServerFacts>({ facts: [] }),
+  ]);
   const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, requireKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
   const missing = adapter.missingKey();
+  const windows = new Map(server.facts.map((known) => [known.slug, known.context]));
   const facts = (models ?? []).flatMap((slug) => {
     const known = catalog.facts(slug);
-    return known ? [known] : [];
+    const context = windows.get(slug);
+    if (context === undefined) return known ? [known] : [];
+    return [{ ...(known ?? { slug }), context }];
   });
-  return { adapter, ready: missing === null ? { ok: true } : { ok: false, reason: missing }, facts, catalog };
+  return {
+    adapter,
+    ready: missing === null ? { ok: true } : { ok: false, reason: missing },
+    facts,
+    catalog,
+    ...(server.note ? { notes: [server.note] } : {}),
+  };
 };
 
 /** The kinds the core builds by itself. */
@@ -101,6 +123,8 @@ export interface ConnectedProviders {
   /** By configured slug: Ollama's parameter sizes and digests, the catalog's prices and context. */
   facts: Map<string, ModelFacts>;
   catalogs: Map<string, Catalog>;
+  /** The providers' {@link ProviderConnection.notes}, for the log. */
+  notes: string[];
 }
 
 export async function connectProviders(options: ConnectProvidersOptions): Promise<ConnectedProviders> {
@@ -109,6 +133,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
   const adapters = new Map<string, ProviderAdapter>();
   const facts = new Map<string, ModelFacts>();
   const catalogs = new Map<string, Catalog>();
+  const notes: string[] = [];
   const used = [...new Set(panel.models.map((model) => model.provider))];
   await Promise.all(
     used.map(async (name) => {
@@ -128,6 +153,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
           ...(config.key ? { key: config.key } : {}),
           clock,
           models: panel.models.filter((spec) => spec.provider === name).map((spec) => spec.slug),
+          modelsWithoutContext: panel.models.filter((spec) => spec.provider === name && spec.context === undefined).map((spec) => spec.slug),
           ...(options.keyHint ? { keyHint: options.keyHint(name) } : {}),
           ...(options.catalogPath ? { catalogPath: options.catalogPath(name) } : {}),
           ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -141,6 +167,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
       }
       adapters.set(name, connection.adapter);
       if (connection.catalog) catalogs.set(name, connection.catalog);
+      notes.push(...(connection.notes ?? []));
       for (const known of connection.facts ?? []) facts.set(known.slug, known);
       if (connection.ready) health.recordProbe(name, connection.ready.ok, connection.ready.reason);
       const probe = connection.probe;
@@ -155,7 +182,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
       for (const model of found.models ?? []) facts.set(model.slug, model);
     }),
   );
-  return { adapters, facts, catalogs };
+  return { adapters, facts, catalogs, notes };
 }
 
 function factoryRegistry(given: ConnectProvidersOptions['factories']): Map<string, ProviderFactory> {

@@ -144,6 +144,8 @@ interface ResettableLedger extends Ledger {
 interface Connected {
   adapters: Map<string, ProviderAdapter>;
   facts: Map<string, ModelFacts>;
+  /** What connecting could not learn, and why (a local server that gave no context window). */
+  notes: string[];
 }
 
 export class RungSession implements Session {
@@ -198,6 +200,7 @@ export class RungSession implements Session {
     const session = new RungSession(options, clock, ledger, ledgerPath, health, connected, secrets);
     opened.session = session;
     for (const notice of notices) session.notify('warning', notice.message);
+    for (const note of connected.notes) session.notify('info', note);
     session.noticeHealth();
     return session;
   }
@@ -446,6 +449,7 @@ export class RungSession implements Session {
     this.router.setPanel(panel);
     this.router.setFacts(connected.facts);
     this.emit({ type: 'panel-changed', panel });
+    for (const note of connected.notes) this.notify('info', note);
     this.noticeHealth();
   }
 

@@ -192,6 +192,8 @@ export type ProviderFactory = (input: {
   clock: Clock;
   /** The panel's slugs on this provider. */
   models?: readonly string[];
+  /** Those of {@link models} whose context window the panel does not state, for a factory that can ask the provider. */
+  modelsWithoutContext?: readonly string[];
   /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
   keyHint?: string;
   /** Where this provider's catalog is cached; absent: no catalog is fetched. */

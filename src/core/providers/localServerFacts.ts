@@ -1,0 +1,195 @@
+/**
+ * The context windows a local OpenAI-compatible server reports for its models (vLLM, llama.cpp's
+ * `llama-server`, LM Studio), learned as {@link ModelFacts} the way Ollama's parameter sizes are.
+ *
+ * @remarks
+ * Such a server has no catalog (a catalog is fetched only with a key), so without this a model on it
+ * had no known context unless the panel stated one, and the ranking never prunes an unknown context:
+ * a prompt longer than the server's window was sent to it, and the server refused it or cut it. Each of
+ * the three servers says its window somewhere else, so all three places are asked at once:
+ *
+ * - vLLM: `GET /v1/models`, each entry's `max_model_len`.
+ * - llama.cpp: `GET /props`, `default_generation_settings.n_ctx` — the window a request gets on the
+ *   server as it was started (`-c`, per slot), the real limit — and, should that fail, `GET /v1/models`,
+ *   `meta.n_ctx_train`: the window the model was trained for, an upper bound, so it prunes only what
+ *   cannot fit at all.
+ * - LM Studio: `GET /api/v0/models`, `loaded_context_length` for a loaded model (it was loaded with
+ *   that window), else `max_context_length`.
+ *
+ * The same patience as Ollama's probe ({@link PROBE_TIMEOUT_MS}) bounds all three together, and
+ * nothing here throws or marks the provider down: a server that answers none of them, answers with
+ * something else, or is not there leaves the window unknown — unpruned, as before — and the answer
+ * carries one note saying why, for the log. A window the panel states is never asked for.
+ */
+import * as z from 'zod';
+import { Deadline } from './deadline';
+import { PROBE_TIMEOUT_MS } from './ollamaAdapter';
+import type { ModelFacts } from './provider';
+import { errorCode, isRecord, joinUrl, type FetchLike } from './transport';
+
+/** Where a learned window came from, strongest first: the order in which they are believed. */
+export type ContextSource = 'llama.cpp n_ctx' | 'LM Studio' | 'vLLM max_model_len' | 'llama.cpp n_ctx_train';
+
+/** The parsed JSON of each endpoint that answered 2xx with JSON; undefined for one that did not. */
+export interface ServerAnswers {
+  /** `GET /v1/models` (vLLM, llama.cpp, and LM Studio's plain list). */
+  models?: unknown;
+  /** `GET /props` (llama.cpp). */
+  props?: unknown;
+  /** `GET /api/v0/models` (LM Studio). */
+  lmStudio?: unknown;
+}
+
+/** One model's learned window and which answer gave it. */
+export interface LearnedContext {
+  context: number;
+  source: ContextSource;
+}
+
+/** An entry of a `data` list; every field but `id` is checked where it is read, so one odd field spoils nothing. */
+const entrySchema = z.looseObject({ id: z.string() });
+const listSchema = z.looseObject({ data: z.array(z.unknown()) });
+const propsSchema = z.looseObject({ default_generation_settings: z.looseObject({ n_ctx: z.unknown() }) });
+
+/**
+ * The window each of `slugs` has according to the answers; a slug no answer gives a window for is absent.
+ *
+ * @remarks
+ * Entries are matched to slugs by `id`, exactly: vLLM refuses a name it does not serve, and LM Studio
+ * loads the model a name names. llama.cpp is the exception: a `llama-server` not in router mode holds one
+ * model and answers every name with it (its `/v1/models` "always has one single element", and that
+ * element's id is a file path no panel would use), so its `/props` window is every slug's when the list
+ * has at most one model. In router mode the list has several and `/props` is not one model's, so it is
+ * not used.
+ */
+export function contextWindows(answers: ServerAnswers, slugs: readonly string[]): Map<string, LearnedContext> {
+  const listed = listEntries(answers.models);
+  const lmStudio = listEntries(answers.lmStudio);
+  const serverWindow = listed === undefined || listed.length <= 1 ? propsWindow(answers.props) : undefined;
+  const found = new Map<string, LearnedContext>();
+  for (const slug of slugs) {
+    const studio = lmStudio?.find((entry) => entry.id === slug);
+    const model = listed?.find((entry) => entry.id === slug);
+    const candidates: [number | undefined, ContextSource][] = [
+      [serverWindow, 'llama.cpp n_ctx'],
+      [windowOf(studio?.loaded_context_length) ?? windowOf(studio?.max_context_length), 'LM Studio'],
+      [windowOf(model?.max_model_len), 'vLLM max_model_len'],
+      [windowOf(isRecord(model?.meta) ? model.meta.n_ctx_train : undefined), 'llama.cpp n_ctx_train'],
+    ];
+    const first = candidates.find(([context]) => context !== undefined);
+    if (first?.[0] !== undefined) found.set(slug, { context: first[0], source: first[1] });
+  }
+  return found;
+}
+
+export interface LocalServerFactsOptions {
+  /** The provider's name, for the note. */
+  name: string;
+  /** The OpenAI-compatible base (`http://127.0.0.1:1234/v1`); `/props` and `/api/v0/models` are beside its `/v1`. */
+  baseUrl: string;
+  /** The slugs whose window the panel leaves out. */
+  slugs: readonly string[];
+  /** Sent as a bearer token when set (an LM Studio with authentication on). */
+  apiKey?: string;
+  fetch?: FetchLike;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface LocalServerFacts {
+  /** Only the slugs a window was learned for, each with its `context`. */
+  facts: ModelFacts[];
+  /** Why some slugs' windows stay unknown, in one line for the log; absent when none does or the caller stopped. */
+  note?: string;
+}
+
+/** Asks the server's three endpoints at once and learns what windows it can; never throws, never waits past the timeout. */
+export async function learnLocalServerFacts(options: LocalServerFactsOptions): Promise<LocalServerFacts> {
+  if (options.slugs.length === 0) return { facts: [] };
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const root = serverRoot(options.baseUrl);
+  const deadline = new Deadline(options.signal);
+  deadline.arm(timeoutMs);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const get = async (url: string, label: string): Promise<Fetched> => {
+    try {
+      const response = await doFetch(url, { headers, signal: deadline.signal });
+      if (!response.ok) return { reason: `${label} answered ${response.status}` };
+      try {
+        return { json: await response.json() };
+      } catch {
+        if (deadline.signal.aborted) throw new Error('aborted while reading');
+        return { reason: `${label} answered something that is not JSON` };
+      }
+    } catch (error) {
+      if (deadline.stopped) return { reason: 'stopped' };
+      if (deadline.timedOut) return { reason: `no answer from ${root} within ${timeoutMs} ms` };
+      const code = errorCode(error);
+      return { reason: `no server at ${root}${code ? ` (${code})` : ''}` };
+    }
+  };
+  let fetched: [Fetched, Fetched, Fetched];
+  try {
+    fetched = await Promise.all([
+      get(joinUrl(options.baseUrl, '/models'), 'GET /v1/models'),
+      get(joinUrl(root, '/props'), 'GET /props'),
+      get(joinUrl(root, '/api/v0/models'), 'GET /api/v0/models'),
+    ]);
+  } finally {
+    deadline.clear();
+  }
+  const [models, props, lmStudio] = fetched;
+  const learned = contextWindows({ models: models.json, props: props.json, lmStudio: lmStudio.json }, options.slugs);
+  const facts = [...learned].map(([slug, { context }]): ModelFacts => ({ slug, context }));
+  const unknown = options.slugs.filter((slug) => !learned.has(slug));
+  if (unknown.length === 0 || deadline.stopped) return { facts };
+  const them = unknown.length === 1 ? 'it' : 'them';
+  const reasons = new Set([
+    models.reason ?? listReason(models.json, 'GET /v1/models', `max_model_len or meta.n_ctx_train for ${them}`),
+    props.reason ?? (propsWindow(props.json) === undefined ? 'GET /props gave no default_generation_settings.n_ctx' : 'GET /props is not one model\'s (the server lists several)'),
+    lmStudio.reason ?? listReason(lmStudio.json, 'GET /api/v0/models', `max_context_length for ${them}`),
+  ]);
+  const which = unknown.length === 1 ? `of ${unknown[0]} is` : `of ${unknown.join(', ')} are`;
+  return {
+    facts,
+    note:
+      `${options.name}: the context window ${which} unknown (${[...reasons].join('; ')}), ` +
+      `so a prompt too long for ${them} is not pruned; give the model a "context" in the panel to set one`,
+  };
+}
+
+interface Fetched {
+  json?: unknown;
+  reason?: string;
+}
+
+/** The base without its trailing `/v1`: where llama.cpp's `/props` and LM Studio's `/api/v0` live. */
+function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function listEntries(json: unknown): z.infer<typeof entrySchema>[] | undefined {
+  const parsed = listSchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  return parsed.data.data.flatMap((entry) => {
+    const read = entrySchema.safeParse(entry);
+    return read.success ? [read.data] : [];
+  });
+}
+
+function propsWindow(json: unknown): number | undefined {
+  const parsed = propsSchema.safeParse(json);
+  return parsed.success ? windowOf(parsed.data.default_generation_settings.n_ctx) : undefined;
+}
+
+/** Why a list that answered gave no window for the slugs in question. */
+function listReason(json: unknown, label: string, missing: string): string {
+  return listEntries(json) === undefined ? `${label} answered something that is not a model list` : `${label} lists no ${missing}`;
+}
+
+/** A window is a whole number of tokens above zero; anything else (null, "4096", -1) is no window. */
+function windowOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}

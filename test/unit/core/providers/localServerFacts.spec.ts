@@ -1,0 +1,187 @@
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
+import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
+import { parsePanel } from '../../../../src/core/panel';
+import { connectProviders } from '../../../../src/core/providers/connectProviders';
+import { contextWindows, learnLocalServerFacts } from '../../../../src/core/providers/localServerFacts';
+import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
+import { seededRandom } from '../../../../src/core/random';
+import { Router } from '../../../../src/core/routing/router';
+import { FixedClock } from '../../support/FixedClock';
+import { fixture, json, WireServer, type Route } from '../../support/wireServer';
+
+/**
+ * A local OpenAI-compatible server's context windows, read from the answers vLLM, llama.cpp's server and
+ * LM Studio give (test/fixtures/wire/local, sources in SOURCES.md), served from 127.0.0.1.
+ */
+
+const servers: WireServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+const recorded = (name: string): Route => json(JSON.parse(fixture(`local/${name}`)));
+
+/** Answers with bytes that are not JSON, as a proxy's error page would. */
+const notJson: Route = (response: ServerResponse) => {
+  response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>');
+};
+
+/** LM Studio's plain OpenAI list: ids only, no window. */
+const lmStudioPlainList = json({
+  object: 'list',
+  data: [
+    { id: 'qwen2.5-7b-instruct', object: 'model', owned_by: 'organization_owner' },
+    { id: 'llama-3.2-3b-instruct', object: 'model', owned_by: 'organization_owner' },
+  ],
+});
+
+async function serve(server: WireServer): Promise<string> {
+  servers.push(server);
+  return `${await server.start()}/v1`;
+}
+
+function windowsOf(facts: { slug: string; context?: number }[]): Record<string, number | undefined> {
+  return Object.fromEntries(facts.map((known) => [known.slug, known.context]));
+}
+
+describe('learnLocalServerFacts: each server says its window in its own place', () => {
+  it("reads vLLM's max_model_len from /v1/models, and leaves an adapter listed with a null one unknown", async () => {
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', recorded('vllm-models.json')));
+    const learned = await learnLocalServerFacts({ name: 'vllm', baseUrl, slugs: ['already_exists', 'to_remove'] });
+    expect(windowsOf(learned.facts)).toEqual({ already_exists: 4096 });
+    expect(learned.note).toContain('vllm: the context window of to_remove is unknown (');
+    expect(learned.note).toContain('GET /v1/models lists no max_model_len or meta.n_ctx_train for it');
+  });
+
+  it("takes llama.cpp's /props n_ctx, the window it was started with, over the trained window, for whatever name the panel uses", async () => {
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', recorded('llamacpp-models.json')).on('GET', '/props', recorded('llamacpp-props.json')));
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: ['llama-3.1-8b-instruct'] });
+    expect(windowsOf(learned.facts)).toEqual({ 'llama-3.1-8b-instruct': 1024 });
+    expect(learned.note).toBeUndefined();
+  });
+
+  it("falls back to llama.cpp's n_ctx_train for the listed model when /props gives nothing", async () => {
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', recorded('llamacpp-models.json')));
+    const listedId = '../models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf';
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: [listedId, 'another-name'] });
+    expect(windowsOf(learned.facts)).toEqual({ [listedId]: 131072 });
+    expect(learned.note).toContain('the context window of another-name is unknown');
+    expect(learned.note).toContain('GET /props answered 404');
+  });
+
+  it("reads LM Studio's loaded window for a loaded model and its largest for one not loaded", async () => {
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', lmStudioPlainList).on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json')));
+    const learned = await learnLocalServerFacts({ name: 'lmstudio', baseUrl, slugs: ['qwen2.5-7b-instruct', 'llama-3.2-3b-instruct'] });
+    expect(windowsOf(learned.facts)).toEqual({ 'qwen2.5-7b-instruct': 4096, 'llama-3.2-3b-instruct': 131072 });
+    expect(learned.note).toBeUndefined();
+  });
+
+  it('asks /props and /api/v0 beside the /v1 of the base URL, with the key when one is set', async () => {
+    const server = new WireServer().on('GET', '/v1/models', recorded('vllm-models.json'));
+    const baseUrl = await serve(server);
+    await learnLocalServerFacts({ name: 'vllm', baseUrl, slugs: ['already_exists'], apiKey: 'local-key' });
+    expect(server.requests.map((seen) => seen.path).sort()).toEqual(['/api/v0/models', '/props', '/v1/models']);
+    expect(server.requests.every((seen) => seen.headers.authorization === 'Bearer local-key')).toBe(true);
+  });
+});
+
+describe('learnLocalServerFacts: a server that gives no window loses nothing', () => {
+  it('leaves the window unknown when no endpoint answers, with one note naming each answer', async () => {
+    const baseUrl = await serve(new WireServer());
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['my-model'] });
+    expect(learned.facts).toEqual([]);
+    expect(learned.note).toBe(
+      'local: the context window of my-model is unknown (GET /v1/models answered 404; GET /props answered 404; GET /api/v0/models answered 404), ' +
+        'so a prompt too long for it is not pruned; give the model a "context" in the panel to set one',
+    );
+  });
+
+  it('leaves the window unknown when the bodies are malformed, and says how', async () => {
+    const baseUrl = await serve(
+      new WireServer()
+        .on('GET', '/v1/models', notJson)
+        .on('GET', '/props', json({ default_generation_settings: { n_ctx: '4096' } }))
+        .on('GET', '/api/v0/models', json({ data: 'qwen2.5-7b-instruct' })),
+    );
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['qwen2.5-7b-instruct'] });
+    expect(learned.facts).toEqual([]);
+    expect(learned.note).toContain('GET /v1/models answered something that is not JSON');
+    expect(learned.note).toContain('GET /props gave no default_generation_settings.n_ctx');
+    expect(learned.note).toContain('GET /api/v0/models answered something that is not a model list');
+  });
+
+  it('leaves the window unknown when nothing listens, saying so once', async () => {
+    const server = new WireServer();
+    const baseUrl = await serve(server);
+    await server.close();
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['a', 'b'] });
+    expect(learned.facts).toEqual([]);
+    expect(learned.note).toBe(
+      `local: the context window of a, b are unknown (no server at ${baseUrl.replace(/\/v1$/, '')} (ECONNREFUSED)), ` +
+        'so a prompt too long for them is not pruned; give the model a "context" in the panel to set one',
+    );
+  });
+
+  it('gives up on a server that never answers once its timeout has passed', async () => {
+    const silent: Route = () => undefined;
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent));
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['my-model'], timeoutMs: 50 });
+    expect(learned.facts).toEqual([]);
+    expect(learned.note).toContain(`(no answer from ${baseUrl.replace(/\/v1$/, '')} within 50 ms)`);
+  });
+
+  it('says nothing about a look-up the caller stopped', async () => {
+    const stop = new AbortController();
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', () => stop.abort()));
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['my-model'], signal: stop.signal });
+    expect(learned).toEqual({ facts: [] });
+  });
+});
+
+describe('contextWindows', () => {
+  it("does not lend llama.cpp's /props window to every name when the server lists several models (router mode)", () => {
+    const props = JSON.parse(fixture('local/llamacpp-props.json')) as unknown;
+    const models = { object: 'list', data: [{ id: 'small' }, { id: 'large', meta: { n_ctx_train: 32768 } }] };
+    const windows = contextWindows({ models, props }, ['small', 'large']);
+    expect(Object.fromEntries([...windows].map(([slug, learned]) => [slug, learned.context]))).toEqual({ large: 32768 });
+  });
+
+  it('skips a malformed entry and reads the well-formed ones beside it', () => {
+    const lmStudio = { data: [{ id: null, max_context_length: 1 }, 'garbage', { id: 'real-model', max_context_length: -1, loaded_context_length: 8192 }] };
+    expect(contextWindows({ lmStudio }, ['real-model']).get('real-model')).toEqual({ context: 8192, source: 'LM Studio' });
+  });
+});
+
+describe('a local server window in the ranking', () => {
+  async function lmStudioPanel(models: { slug: string; context?: number }[]) {
+    const lmStudio = new WireServer().on('GET', '/v1/models', lmStudioPlainList).on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json'));
+    const baseUrl = await serve(lmStudio);
+    const panel = parsePanel(
+      { models: models.map((model) => ({ ...model, provider: 'lmstudio' })), routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl } } },
+      'test panel',
+    );
+    const clock = new FixedClock();
+    const health = new ProviderHealthBoard({ clock });
+    const connected = await connectProviders({ panel, clock, health, keyFor: () => undefined });
+    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health, facts: connected.facts });
+    return { router, lmStudio, notes: connected.notes };
+  }
+
+  it('prunes the local model a prompt is too long for, with the context reason, and opens with the next rung', async () => {
+    const { router, notes } = await lmStudioPanel([{ slug: 'qwen2.5-7b-instruct' }, { slug: 'llama-3.2-3b-instruct' }]);
+    const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 5000 });
+    expect(ranking.pruned).toEqual([{ model: 'qwen2.5-7b-instruct', reason: 'pruned: needs context 5000 > 4096', cause: 'needs context 5000 > 4096' }]);
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['llama-3.2-3b-instruct']);
+    expect(notes).toEqual([]);
+  });
+
+  it("lets the panel's context win over the server's, and learns the server's for a model that states none", async () => {
+    const { router, lmStudio } = await lmStudioPanel([{ slug: 'qwen2.5-7b-instruct', context: 8192 }, { slug: 'llama-3.2-3b-instruct' }]);
+    const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 200_000 });
+    expect(ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: needs context 200000 > 8192', 'pruned: needs context 200000 > 131072']);
+    expect(lmStudio.requests.map((seen) => seen.path).sort()).toEqual(['/api/v0/models', '/props', '/v1/models']);
+  });
+});
