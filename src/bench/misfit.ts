@@ -161,6 +161,7 @@ export interface PairRow {
   predicted: number;
 }
 
+/** For every pair of models, the share of calls both fail, observed and as the fit's prior predicts. */
 export function jointFailures(rows: readonly OutcomeRow[], models: readonly string[], fit: RaschFit): PairRow[] {
   const weights = prior(fit.sdLogits, fit.unanswerable);
   const pairs: PairRow[] = [];
@@ -204,6 +205,12 @@ export interface MisfitOptions {
   rounds?: number;
 }
 
+/**
+ * Fits the one-difficulty model to the rows and sets its predictions beside what the rows show.
+ *
+ * @remarks
+ * `order` is the price order the cascade climbs (see {@link priceOrder}); the fit uses the same models.
+ */
 export function misfit(rows: readonly OutcomeRow[], order: readonly string[], options: MisfitOptions = {}): MisfitSummary {
   const fit = fitRasch(rows, order, options.fixed, options.rounds);
   const climb = climbTable(rows, order, fit);
