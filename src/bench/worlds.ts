@@ -33,6 +33,34 @@ export interface WorldModel {
   accuracy: Record<string, number>;
   /** From this share of the run on (0–1), the accuracy at these classes instead: a slug whose model was swapped. */
   drift?: { from: number; accuracy: Record<string, number> };
+  /** The group (say, a lineage of one vendor's sizes) whose shared failures it takes part in: see {@link WorldCorrelation}. */
+  group?: string;
+}
+
+/**
+ * Failures tied together beyond the one difficulty every model shares, as the recorded outcomes show.
+ *
+ * @remarks
+ * Fitting the router's one-difficulty model to the recorded `train` split (`node scripts/misfit.mjs`)
+ * leaves the mean excess of joint failures over all pairs near 0 (the fitted spread absorbs the
+ * average), but pairs of one lineage — two llamas, gpt-4o-mini and gpt-4o, the two qwens — fail together
+ * more than the fit predicts, and pairs across lineages less. A cascade then climbs from a cheap model to
+ * its dearer sibling on exactly the calls the sibling is likely to fail too, and a planner that reads
+ * one difficulty off the failures so far is too hopeful about that climb. Each group draws its own
+ * difficulty shift per call, N(0, `groupSdLogits`²), added to the shared one for its models only.
+ */
+export interface WorldCorrelation {
+  /** Spread of each group's own difficulty shift per call, logits; 0 when absent. */
+  groupSdLogits?: number;
+  /** Spread of each model's own difficulty shift per call, logits (failures less tied than one difficulty); 0 when absent. */
+  residualSdLogits?: number;
+  /**
+   * Share of the answerable calls that are traps: the key is wrong or the question misleads, so every
+   * model, strong or weak, passes only by chance ({@link WorldCorrelation.trapPass}); none when absent.
+   */
+  trapShare?: number;
+  /** The chance a model passes a trap (a guess among four choices: 0.25). */
+  trapPass?: number;
 }
 
 /** How long a class's prompts and answers are, tokens: each drawn uniformly from [least, least + span). */
@@ -59,6 +87,8 @@ export interface World {
   difficultySdLogits?: number;
   /** Prompt and answer lengths per class; 300–699 in and 50–199 out when absent. */
   tokens?: Record<string, WorldTokens>;
+  /** Failures shared within groups of models beyond the one difficulty; none when absent (the older worlds). */
+  correlation?: WorldCorrelation;
 }
 
 const CLASSES = ['alpha', 'beta', 'gamma'];
@@ -149,6 +179,33 @@ export const WORLDS: World[] = [
       { slug: 'in10.0', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
     ],
   },
+  {
+    name: 'eleven-models-correlated',
+    about: 'eleven-models with failures tied within lineages beyond one difficulty, as the recorded train split shows',
+    classes: ['science', 'commonsense', 'code'],
+    promptsPerClass: 1_050,
+    unanswerableShare: 0.026,
+    difficultySdLogits: 0.85,
+    correlation: { groupSdLogits: 0.5 },
+    tokens: {
+      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
+      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
+      code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
+    },
+    models: [
+      { slug: 'in0.20', group: 'a', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
+      { slug: 'in0.25', group: 'b', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
+      { slug: 'in0.35', group: 'a', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
+      { slug: 'in0.50', group: 'c', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.6, commonsense: 0.65, code: 0.2 } },
+      { slug: 'in0.80', group: 'a', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
+      { slug: 'in1.25', group: 'c', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
+      { slug: 'in2.50', group: 'b', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
+      { slug: 'in3.00', group: 'a', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
+      { slug: 'in5.00', group: 'c', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
+      { slug: 'in10.0b', group: 'c', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
+      { slug: 'in10.0', group: 'b', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
+    ],
+  },
 ];
 
 export function worldNamed(name: string): World {
@@ -169,12 +226,20 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
   const classes = shuffleClasses(world.classes ?? CLASSES, world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS, random);
   const unanswerableShare = world.unanswerableShare ?? WORLD_UNANSWERABLE_SHARE;
   const spread = world.difficultySdLogits ?? WORLD_DIFFICULTY_SD_LOGITS;
+  const groupSd = world.correlation?.groupSdLogits ?? 0;
+  const residualSd = world.correlation?.residualSdLogits ?? 0;
+  const trapShare = world.correlation?.trapShare ?? 0;
+  const trapPass = world.correlation?.trapPass ?? 0;
+  const groups = world.correlation ? [...new Set(world.models.flatMap((model) => (model.group === undefined ? [] : [model.group])))].sort() : [];
   const abilities = new Map<string, number>();
-  const abilityFor = (accuracy: number): number => {
-    const key = accuracy.toFixed(6);
+  // A model's difficulty is the shared one plus its group's and its own shifts, so its accuracy is solved
+  // over the wider spread, and over the calls that are not traps (a trap passes at `trapPass` whatever the ability).
+  const abilityFor = (accuracy: number, grouped: boolean): number => {
+    const key = `${accuracy.toFixed(6)}/${grouped}`;
     let value = abilities.get(key);
     if (value === undefined) {
-      value = abilityForAccuracy(accuracy, unanswerableShare, spread);
+      const onOrdinary = trapShare > 0 ? (accuracy / (1 - unanswerableShare) - trapShare * trapPass) / (1 - trapShare) : accuracy / (1 - unanswerableShare);
+      value = abilityForAccuracy(Math.max(0.001, onOrdinary) * (1 - unanswerableShare), unanswerableShare, Math.hypot(spread, grouped ? groupSd : 0, residualSd));
       abilities.set(key, value);
     }
     return value;
@@ -186,11 +251,16 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
     const tokens = world.tokens?.[cls] ?? DEFAULT_TOKENS;
     const inputTokens = tokens.input.least + Math.floor(random() * tokens.input.span);
     const outputTokens = tokens.output.least + Math.floor(random() * tokens.output.span);
+    // Drawn only for worlds with correlation, after every older draw, so the older worlds keep their bytes.
+    const trap = trapShare > 0 && random() < trapShare;
+    const shifts = new Map(groups.map((group) => [group, normal(random) * groupSd]));
     const m: OutcomeRow['m'] = {};
     for (const model of world.models) {
       const drifted = model.drift && index >= model.drift.from * total ? model.drift.accuracy[cls] : undefined;
       const accuracy = drifted ?? model.accuracy[cls] ?? 0;
-      const right = !unanswerable && random() < logistic(abilityFor(accuracy) - difficulty);
+      const shift = (model.group === undefined ? 0 : (shifts.get(model.group) ?? 0)) + (residualSd > 0 ? normal(random) * residualSd : 0);
+      const chance = trap ? trapPass : logistic(abilityFor(accuracy, shifts.has(model.group ?? '')) - difficulty - shift);
+      const right = !unanswerable && random() < chance;
       // One price for both kinds of token keeps the older worlds' bytes as they were.
       const cost = model.outputPrice === undefined ? ((inputTokens + outputTokens) * model.price) / 1e6 : (inputTokens * model.price + outputTokens * model.outputPrice) / 1e6;
       m[model.slug] = { c: right ? 1 : 0, cost, ti: inputTokens, to: outputTokens };
