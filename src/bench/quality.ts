@@ -1,5 +1,5 @@
 /**
- * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]…`:
+ * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend]`:
  * every routing-quality figure BENCHMARKS.md reports, from one command.
  *
  * @remarks
@@ -8,7 +8,8 @@
  * `worlds.ts`, written as JSON lines to a temporary directory and read back the way `rung replay` reads
  * any outcomes file. Each figure is the mean over seeds 1–5, perfect check (`--noisy`: 5% false passes
  * and 5% false fails), quality mode (`--economy`), one pass from an empty ledger, beside the simple
- * online learner on the same prompts in the same order.
+ * online learner on the same prompts in the same order. `--spend` adds, for each generated world, where
+ * Rung's money went against the learner's (`spend.ts`), by class and model and by verdict.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import type { Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection } from '../core/replay/outcomes';
 import { runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
+import { spendBreakdown, type SpendBreakdown, type VerdictSpend } from './spend';
 import { generateWorld, WORLDS, type World } from './worlds';
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -39,6 +41,8 @@ interface Line {
   hindsight: number;
   /** Drift worlds: per seed, calls at the drifted class after the swap until Rung last opened with the swapped model. */
   detection?: number[];
+  /** Generated worlds under `--spend`: per seed, where the money went, with that seed's best single model's cost. */
+  spend?: { breakdown: SpendBreakdown; bestCost: number; order: string[] }[];
 }
 
 async function main(): Promise<void> {
@@ -56,12 +60,13 @@ async function main(): Promise<void> {
   if (only !== 'recorded') {
     const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
     try {
-      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier));
+      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, args.includes('--spend')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
+  for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
 }
 
 async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line[]> {
@@ -81,8 +86,9 @@ async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: Repla
   return lines;
 }
 
-async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line> {
+async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verifier: ReplayVerifier, spend: boolean): Promise<Line> {
   const runs: ReplaySummary[] = [];
+  const spends: NonNullable<Line['spend']> = [];
   const hindsight: number[] = [];
   const detection: number[] = [];
   for (const seed of SEEDS) {
@@ -94,13 +100,14 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
     const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink });
     runs.push(run);
     hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
+    if (spend) spends.push({ breakdown: spendBreakdown(rows, models, sink.rows), bestCost: run.bestSingle.cost, order: world.models.map((model) => model.slug) });
     const drifting = world.models.find((model) => model.drift);
     if (drifting?.drift) {
       const cls = Object.keys(drifting.drift.accuracy)[0] as string;
       detection.push(callsToStopOpening(rows, sink.rows, drifting.slug, cls, Math.ceil(drifting.drift.from * rows.length)));
     }
   }
-  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}) };
+  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
 }
 
 async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line> {
@@ -159,6 +166,50 @@ function table(lines: Line[], tradeoff: Tradeoff, verifier: ReplayVerifier): str
         `${line.cascade.accuracy.toFixed(4)} at ${pct(line.cascade.share)} | ${line.oracle.accuracy.toFixed(4)} at ${pct(line.oracle.share)} | ${pct(line.hindsight)} | ${mean(line.rho).toFixed(2)} | ` +
         `${line.detection ? `${line.detection.join(', ')} (max ${Math.max(...line.detection)})` : ''} |`,
     );
+  }
+  return out.join('\n');
+}
+
+/**
+ * Two tables, means over the seeds with each seed's cost as a share of its best single model: per class
+ * and model, Rung's and the learner's tries, passes and cost; then cost by verdict. The learner here is
+ * rerun under a perfect check (`spend.ts`), so under `--noisy` its column is not the table's.
+ */
+function spendTables(name: string, spends: NonNullable<Line['spend']>): string {
+  const runs = spends.length;
+  const out = [
+    `Where the money went on ${name}, mean over ${runs} seeds (cost in points of the best single model's cost):`,
+    '',
+    '| class | model | Rung tries | passes | cost | learner tries | passes | cost | Rung − learner |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const keys = new Set(spends.flatMap((entry) => [...entry.breakdown.byModel.keys()]));
+  const order = spends[0]?.order ?? [];
+  const sorted = [...keys].sort((a, b) => {
+    const [classA = '', modelA = ''] = a.split(' ');
+    const [classB = '', modelB = ''] = b.split(' ');
+    return classA.localeCompare(classB) || order.indexOf(modelA) - order.indexOf(modelB);
+  });
+  const avg = (pick: (entry: NonNullable<Line['spend']>[number]) => number) => spends.reduce((sum, entry) => sum + pick(entry), 0) / runs;
+  for (const key of sorted) {
+    const [cls, model] = key.split(' ');
+    const rung = (field: 'tries' | 'passes' | 'cost') => avg((entry) => (entry.breakdown.byModel.get(key)?.rung[field] ?? 0) / (field === 'cost' ? entry.bestCost / 100 : 1));
+    const learner = (field: 'tries' | 'passes' | 'cost') => avg((entry) => (entry.breakdown.byModel.get(key)?.learner[field] ?? 0) / (field === 'cost' ? entry.bestCost / 100 : 1));
+    out.push(
+      `| ${cls} | ${model} | ${rung('tries').toFixed(0)} | ${rung('passes').toFixed(0)} | ${rung('cost').toFixed(2)} | ${learner('tries').toFixed(0)} | ${learner('passes').toFixed(0)} | ${learner('cost').toFixed(2)} | ${(rung('cost') - learner('cost')).toFixed(2)} |`,
+    );
+  }
+  const verdicts: [keyof VerdictSpend, string][] = [
+    ['passed', 'answers that passed'],
+    ['failedBeforePass', 'failures before a pass'],
+    ['nobodyAnswers', 'prompts no model answers'],
+    ['gaveUp', 'answerable prompts given up on'],
+  ];
+  out.push('', '| verdict | Rung | learner | Rung − learner |', '| --- | ---: | ---: | ---: |');
+  for (const [field, label] of verdicts) {
+    const rung = avg((entry) => entry.breakdown.rung[field] / (entry.bestCost / 100));
+    const learner = avg((entry) => entry.breakdown.learner[field] / (entry.bestCost / 100));
+    out.push(`| ${label} | ${rung.toFixed(2)} | ${learner.toFixed(2)} | ${(rung - learner).toFixed(2)} |`);
   }
   return out.join('\n');
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { climbTable, fitRasch, lineageOf, misfit, priceOrder } from '../../../src/bench/misfit';
-import { generateWorld, worldNamed, WORLDS } from '../../../src/bench/worlds';
+import { generateWorld, worldNamed, WORLDS, type World } from '../../../src/bench/worlds';
 import type { OutcomeRow } from '../../../src/core/replay/outcomes';
 
 /** Seed 1 of each world as it was generated before worlds could correlate failures (computed on main at 8f523bf). */
@@ -18,7 +18,7 @@ const CORRELATED = worldNamed('eleven-models-correlated');
 /** The correlated world's lineages, applied to any world with the same slugs. */
 const groupOf = (model: string) => CORRELATED.models.find((entry) => entry.slug === model)?.group ?? model;
 
-function science(rows: OutcomeRow[]): OutcomeRow[] {
+function science(rows: readonly OutcomeRow[]): OutcomeRow[] {
   return rows.filter((row) => row.family === 'science');
 }
 
@@ -27,7 +27,7 @@ describe('correlated worlds', () => {
     for (const [name, hash] of Object.entries(SEED_1_SHA256)) {
       expect(createHash('sha256').update(JSON.stringify(generateWorld(worldNamed(name), 1))).digest('hex'), name).toBe(hash);
     }
-    expect(WORLDS.filter((world) => !world.correlation).map((world) => world.name)).toEqual(Object.keys(SEED_1_SHA256));
+    expect(WORLDS.slice(0, 6).map((world) => world.name)).toEqual(Object.keys(SEED_1_SHA256));
   });
 
   it('generates the correlated eleven-model world the same for a seed and differently for another', () => {
@@ -46,15 +46,26 @@ describe('correlated worlds', () => {
   });
 
   it('makes one lineage fail together more than one shared difficulty predicts, where the uncorrelated world does not', () => {
-    const correlatedRows = science(generateWorld(CORRELATED, 1));
-    const plainRows = science(generateWorld(worldNamed('eleven-models'), 1));
-    const correlated = misfit(correlatedRows, priceOrder(correlatedRows, Object.keys((correlatedRows[0] as OutcomeRow).m)), { groupOf, rounds: 80 });
-    const plain = misfit(plainRows, priceOrder(plainRows, Object.keys((plainRows[0] as OutcomeRow).m)), { groupOf, rounds: 80 });
-    // Probability points of joint failure beyond the fit: the recorded train split shows about +0.2 within a lineage.
-    expect(correlated.withinGroupExcess).toBeGreaterThan(0.0015);
-    expect(correlated.withinGroupExcess - correlated.acrossGroupExcess).toBeGreaterThan(0.002);
-    expect(Math.abs(plain.withinGroupExcess - plain.acrossGroupExcess)).toBeLessThan(0.0015);
-  });
+    // Probability points of joint failure beyond the fit, mean over the three families of seed 1. The
+    // recorded train split shows about +0.2 within a lineage and 0 across; sampling alone moves the gap
+    // between the two by up to about 0.25 in one family, so the test takes the mean of three.
+    const excess = (world: World) => {
+      const rows = generateWorld(world, 1);
+      const results = ['science', 'commonsense', 'code'].map((family) => {
+        const members = rows.filter((row) => row.family === family);
+        return misfit(members, priceOrder(members, Object.keys((members[0] as OutcomeRow).m)), { groupOf, rounds: 60 });
+      });
+      const within = results.reduce((sum, result) => sum + result.withinGroupExcess, 0) / results.length;
+      const across = results.reduce((sum, result) => sum + result.acrossGroupExcess, 0) / results.length;
+      return { within, gap: within - across };
+    };
+    const correlated = excess(CORRELATED);
+    expect(correlated.within).toBeGreaterThan(0.0025);
+    expect(correlated.gap).toBeGreaterThan(0.004);
+    // The same lineages drawn with no shift of their own (and the plain world) show no such gap.
+    expect(excess({ ...CORRELATED, correlation: { groupSdLogits: 0 } }).gap).toBeLessThan(0.003);
+    expect(Math.abs(excess(worldNamed('eleven-models')).gap)).toBeLessThan(0.003);
+  }, 120_000);
 });
 
 describe('the one-difficulty fit', () => {
