@@ -50,6 +50,16 @@ export interface Difficulty {
 }
 
 /**
+ * How far a rating follows its prior when the prior moves, logits²: the prior's variance in a
+ * conjugate-normal update, so a rating holding information I moves by Δ / (1 + I × this).
+ *
+ * @remarks
+ * 1 was a first guess and was not tuned; 9 (the fold's own prior variance) was looked at on the
+ * generated worlds only and did worse there (BENCHMARKS.md, issue 13, "Policy changes tried" item 5).
+ */
+export const PRIOR_FOLLOW_VARIANCE = 1;
+
+/**
  * How fast the drift detector forgets: each outcome's surprise enters its running mean with weight
  * 1 / DRIFT_MEMORY_OBSERVATIONS.
  */
@@ -78,6 +88,15 @@ export interface Rating {
    * of `graded`; absent when it never fired.
    */
   sinceDrift?: number;
+  /**
+   * Fisher information about the rating folded in so far, Σ weight × (dp/dθ)² / (p (1 − p)) against
+   * each call's difficulty: how firmly the model's own evidence holds the rating where it is. Absent on
+   * a rating from a ledger older than this field, which never follows its prior (see
+   * {@link applyObservation}).
+   */
+  information?: number;
+  /** The prior the rating last followed, logits; absent until an observation carried one. */
+  followedPrior?: number;
 }
 
 /** One graded outcome, queued for the ledger. */
@@ -93,7 +112,11 @@ export interface Observation {
   difficulty?: Difficulty;
   /** How much of the outcome was about the model, 0–1; 1 when absent. */
   weight?: number;
-  /** The cold-start rating to begin from if the ledger knows nothing of this model and class. */
+  /**
+   * The rating the model is presumed to have before its own evidence says otherwise: where a new rating
+   * begins, and what an existing one follows as far as its information lets it (see
+   * {@link applyObservation}).
+   */
   prior?: number;
   /** When the outcome was graded, ms since the epoch. */
   at: number;
@@ -162,7 +185,7 @@ export function expectedSuccess(rating: number, difficulty: Difficulty = { mean:
  * the same observations in the same order reaches the same state.
  */
 export function applyObservation(current: Rating | undefined, observation: Observation): Rating {
-  const start = current ?? { rating: observation.prior ?? 0, graded: 0, ok: 0 };
+  const start = followPrior(current, observation);
   const n = start.graded;
   const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
   const expected = expectedSuccess(start.rating, observation.difficulty);
@@ -183,7 +206,46 @@ export function applyObservation(current: Rating | undefined, observation: Obser
     ok: start.ok + observed,
     surprise,
     ...(sinceDrift === undefined ? {} : { sinceDrift: sinceDrift + 1 }),
+    ...(start.information === undefined
+      ? {}
+      : { information: start.information + weight * fisherInformation(start.rating, observation.difficulty), followedPrior: observation.prior ?? start.followedPrior ?? 0 }),
   };
+}
+
+/**
+ * The rating an observation starts from: a new one at the observation's prior, an existing one moved by
+ * as much of the prior's change as its own information leaves open.
+ *
+ * @remarks
+ * Why a rating follows a prior at all: a cascade climbs to a dear rung only on calls every cheaper rung
+ * failed, and on data where the cheap rungs between them answer nearly everything answerable those are
+ * calls nobody answers. The paired evidence rightly learns nothing from failing them, so a dear rung's
+ * rating stayed at its cold-start prior (ability 0.5) below cheap rungs measured on ordinary calls, and
+ * the learned order of models ran against their true accuracy (rank correlation −0.29 on the
+ * eleven-model world). The router now gives each observation the best measured rating among the
+ * cheaper rungs at the class as the prior (a dearer model on the same panel is presumed no less able
+ * until its evidence says so). A rating that holds no information about its model follows that prior
+ * wholly; a well-measured one hardly moves. A rating loaded from a ledger that kept no information
+ * (before schema v5) stays where its evidence put it, as it always did.
+ */
+function followPrior(current: Rating | undefined, observation: Observation): Rating {
+  if (current === undefined) return { rating: observation.prior ?? 0, graded: 0, ok: 0, information: 0 };
+  if (current.information === undefined || observation.prior === undefined) return current;
+  const shift = (observation.prior - (current.followedPrior ?? observation.prior)) / (1 + current.information * PRIOR_FOLLOW_VARIANCE);
+  return { ...current, rating: clamp(current.rating + shift, -RATING_LIMIT_LOGITS, RATING_LIMIT_LOGITS) };
+}
+
+/**
+ * Fisher information one outcome carries about a rating, against the call's difficulty (probit
+ * approximation, as in {@link expectedSuccess}): about 0 on a call the posterior calls unanswerable.
+ */
+function fisherInformation(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
+  const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
+  const success = logistic((rating - difficulty.mean) / scale);
+  const answerable = 1 - (difficulty.unanswerable ?? 0);
+  const p = answerable * success;
+  const slope = (answerable * success * (1 - success)) / scale;
+  return p <= 0 || p >= 1 ? 0 : (slope * slope) / (p * (1 - p));
 }
 
 function clamp(value: number, low: number, high: number): number {

@@ -67,6 +67,17 @@ export function matchesClass(key: string, classKey: string): boolean {
   return key === classKey || key.startsWith(`${classKey}/`);
 }
 
+/**
+ * The information a merged rating holds against its prior: the sum of both sides' (the source's in
+ * proportion to the observations newly folded), or none when either side never counted it.
+ */
+function mergedInformation(local: RatingEntry | undefined, source: RatingEntry, newGraded: number): Pick<RatingEntry, 'information' | 'followedPrior'> {
+  const side = local ?? source;
+  const information =
+    local === undefined ? source.information : local.information === undefined || source.information === undefined ? undefined : local.information + (source.information * newGraded) / Math.max(1, source.graded);
+  return { ...(information === undefined ? {} : { information }), ...(side.followedPrior === undefined ? {} : { followedPrior: side.followedPrior }) };
+}
+
 function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
@@ -244,6 +255,7 @@ export class LedgerState {
           updatedAt: Math.max(local?.updatedAt ?? 0, source.updatedAt),
           ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
           ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
+          ...mergedInformation(local, source, newGraded),
         });
       }
       this.merged.set(key, {
@@ -270,8 +282,10 @@ export class LedgerState {
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
-    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since FROM ratings', (row) => {
+    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior FROM ratings', (row) => {
       const since = nullableNumber(row[7]);
+      const information = nullableNumber(row[8]);
+      const followedPrior = nullableNumber(row[9]);
       const entry: RatingEntry = {
         model: String(row[0]),
         classKey: String(row[1]),
@@ -281,6 +295,8 @@ export class LedgerState {
         updatedAt: Number(row[5]),
         surprise: Number(row[6]),
         ...(since === null ? {} : { sinceDrift: since }),
+        ...(information === null ? {} : { information }),
+        ...(followedPrior === null ? {} : { followedPrior }),
       };
       state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
     });
@@ -305,8 +321,8 @@ export class LedgerState {
       for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources']) db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
-        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt, e.surprise ?? 0, e.sinceDrift ?? null]),
+        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt, e.surprise ?? 0, e.sinceDrift ?? null, e.information ?? null, e.followedPrior ?? null]),
       );
       insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
       insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));

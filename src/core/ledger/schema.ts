@@ -96,6 +96,16 @@ export const MIGRATIONS: readonly Migration[] = [
       db.run(`ALTER TABLE ratings ADD COLUMN drift_since INTEGER`);
     },
   },
+  {
+    to: 5,
+    summary: 'how firmly each rating holds against its prior',
+    apply(db) {
+      // NULL: a rating from before v5, whose information was never counted. It keeps the place its
+      // evidence gave it and never follows a prior, as every rating of those versions did.
+      db.run(`ALTER TABLE ratings ADD COLUMN information REAL`);
+      db.run(`ALTER TABLE ratings ADD COLUMN followed_prior REAL`);
+    },
+  },
 ];
 
 /** The version this code writes. */

@@ -22,7 +22,7 @@ import { posterior } from './difficulty';
 import { CascadePlan } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
-import { learningKeys, standing } from './standing';
+import { learningKeys, standing, type Standing } from './standing';
 import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteObserver, RouteRequest, RouteResult } from './types';
 
 export interface RouterOptions {
@@ -126,8 +126,15 @@ export class Router {
       ranking.candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
       this.panel.routing.tradeoff,
     );
-    const climb = new Climb<T>(request, ranking, plan, this.chooseOpener(ranking.candidates, request, plan), (candidate) =>
-      standing(snapshot, candidate.resolved, request.classKey).rating ?? rolePrior(candidate.spec.role),
+    const priors = presumedPriors(ranking.candidates, (candidate) => standing(snapshot, candidate.resolved, request.classKey));
+    const priorOf = (candidate: Candidate): number => priors.get(candidate.slug) ?? rolePrior(candidate.spec.role);
+    const climb = new Climb<T>(
+      request,
+      ranking,
+      plan,
+      this.chooseOpener(ranking.candidates, request, plan),
+      (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
+      priorOf,
     );
 
     // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
@@ -224,7 +231,7 @@ export class Router {
       }),
       graded: climb.graded.map((g) => ({ rating: g.rating, success: g.success })),
       lastRating: lastGraded?.rating ?? climb.ratingOf(candidate),
-      lastPrior: rolePrior(candidate.spec.role),
+      lastPrior: climb.priorOf(candidate),
       lastGraded: isGraded(last.verdict),
     });
   }
@@ -411,8 +418,10 @@ class Climb<T> {
     readonly ranking: Ranking,
     readonly plan: CascadePlan,
     readonly opener: { index: number; explore: boolean; propensity: number },
-    /** The rating a candidate is graded against: measured, or its role's prior. */
+    /** The rating a candidate is graded against: measured, or its prior. */
     readonly ratingOf: (candidate: Candidate) => number,
+    /** What a candidate is presumed able to do before its own evidence says otherwise (see {@link presumedPriors}). */
+    readonly priorOf: (candidate: Candidate) => number,
   ) {}
 
   candidateAt(index: number): Candidate {
@@ -434,7 +443,7 @@ class Climb<T> {
     this.tried.push(record.rung);
     if (isGraded(record.verdict)) {
       const servedBy = { ...candidate, resolved };
-      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: rolePrior(candidate.spec.role) });
+      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: this.priorOf(candidate) });
     }
     if (record.verdict === 'fail') this.failed.push(record.rung);
   }
@@ -465,6 +474,33 @@ interface GradedOutcome {
   rating: number;
   success: boolean;
   prior: number;
+}
+
+/**
+ * Each candidate's prior for this call: its role's, raised to the best measured rating among the
+ * candidates that cost less at this call.
+ *
+ * @remarks
+ * A dearer model on the same panel is presumed no less able than the cheaper ones already measured,
+ * until its own evidence says otherwise. In a cascade that evidence is thin for the dear rungs, which
+ * see only calls the cheap ones failed; without this their ratings sat at the role's prior, below the
+ * cheap rungs, and the learned order of models ran against their true accuracy. The rating follows this
+ * prior only as far as its own information allows (ratings.ts, `applyObservation`). Never price as such:
+ * price only says which models' evidence counts as a floor, not how able a model is.
+ */
+function presumedPriors(candidates: readonly Candidate[], standingOf: (candidate: Candidate) => Standing): Map<string, number> {
+  const measured = candidates.flatMap((candidate) => {
+    const { rating, measured: past } = standingOf(candidate);
+    return past && rating !== undefined && candidate.cost !== null ? [{ cost: candidate.cost, rating }] : [];
+  });
+  const priors = new Map<string, number>();
+  for (const candidate of candidates) {
+    let prior = rolePrior(candidate.spec.role);
+    const cost = candidate.cost;
+    if (cost !== null) for (const other of measured) if (other.cost < cost) prior = Math.max(prior, other.rating);
+    priors.set(candidate.slug, prior);
+  }
+  return priors;
 }
 
 function logit(p: number): number {

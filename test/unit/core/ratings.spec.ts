@@ -57,6 +57,42 @@ describe('applyObservation', () => {
   });
 });
 
+describe('a rating following its prior', () => {
+  const hopeless = { mean: 0, sd: 1.5, unanswerable: 0.999 };
+  const ordinary = { mean: 0, sd: 0.5, unanswerable: 0 };
+
+  function fold(prior: number, outcomes: number, difficulty: Observation['difficulty']) {
+    let rating = applyObservation(undefined, observation(false, { prior, difficulty }));
+    for (let i = 1; i < outcomes; i++) rating = applyObservation(rating, observation(i % 2 === 0, { prior, difficulty }));
+    return rating;
+  }
+
+  it('follows a moved prior almost wholly when its evidence was all on calls nobody could answer', () => {
+    const uninformed = fold(0, 8, hopeless);
+    expect(uninformed.information).toBeLessThan(0.05);
+    const moved = applyObservation(uninformed, observation(false, { prior: 1.5, difficulty: hopeless }));
+    expect(moved.rating - uninformed.rating).toBeGreaterThan(1.4);
+    expect(moved.followedPrior).toBe(1.5);
+  });
+
+  it('hardly moves with its prior once its own evidence is informative', () => {
+    const measured = fold(0, 60, ordinary);
+    expect(measured.information).toBeGreaterThan(5);
+    const moved = applyObservation(measured, observation(false, { prior: 1.5, difficulty: ordinary }));
+    const unmoved = applyObservation(measured, observation(false, { prior: 0, difficulty: ordinary }));
+    expect(Math.abs(moved.rating - unmoved.rating)).toBeLessThan(0.25);
+    expect(moved.rating).toBeGreaterThan(unmoved.rating);
+  });
+
+  it('stays where its evidence put it when it holds no count of its information (a ledger from before v5)', () => {
+    const old = { rating: -0.5, graded: 20, ok: 6 };
+    const withPrior = applyObservation(old, observation(false, { prior: 2, difficulty: hopeless }));
+    const without = applyObservation(old, observation(false, { difficulty: hopeless }));
+    expect(withPrior.rating).toBe(without.rating);
+    expect(withPrior.information).toBeUndefined();
+  });
+});
+
 describe('expectedSuccess', () => {
   it('rises with the rating', () => {
     const ratings = [-6, -3, -1, 0, 0.5, 1, 3, 6];

@@ -91,6 +91,33 @@ describe('ledger schema', () => {
     expect(out.trim()).toBe('10|1|1');
   });
 
+  it('keeps a rating from before v5 where its evidence put it when the prior moves, and saves the information a new rating gathers', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV2(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const [old] = ledger.entries();
+    expect([old?.information, old?.followedPrior]).toEqual([undefined, undefined]);
+    // An uninformative outcome (a call nearly sure to be unanswerable) under a prior far above the rating.
+    const difficulty = { mean: 0, sd: 1.5, unanswerable: 0.999 };
+    ledger.observe([
+      { model: 'qwen3:14b', classKey: 'plan', success: false, difficulty, prior: 3, at: clock.now() },
+      { model: 'qwen3:14b', classKey: 'plan', success: false, difficulty, prior: 4, at: clock.now() },
+      { model: 'fresh', classKey: 'plan', success: false, difficulty, prior: 2, at: clock.now() },
+    ]);
+    const after = new Map(ledger.entries().map((entry) => [entry.model, entry]));
+    expect(after.get('qwen3:14b')?.rating).toBeCloseTo(1.25, 1);
+    expect(after.get('qwen3:14b')?.information).toBeUndefined();
+    await ledger.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT model, information IS NULL, followed_prior FROM ratings ORDER BY model`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['fresh|0|2.0', 'qwen3:14b|1|']);
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const fresh = reopened.entries().find((entry) => entry.model === 'fresh');
+    expect(fresh?.followedPrior).toBe(2);
+    expect(fresh?.information).toBeGreaterThanOrEqual(0);
+    await reopened.close();
+  });
+
   it('migrates an old file in memory only when opened read-only', async () => {
     const path = join(dir.path, 'ledger.sqlite');
     writeV1(path);
