@@ -101,6 +101,48 @@ function perClass(alpha: number, beta: number, gamma: number): Record<string, nu
   return { alpha, beta, gamma };
 }
 
+/** The panel of the eleven-model worlds: 11 models at $0.20–$10 per million input tokens, output dearer for the dear ones. */
+const ELEVEN_MODELS: WorldModel[] = [
+  { slug: 'in0.20', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
+  { slug: 'in0.25', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
+  { slug: 'in0.35', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
+  { slug: 'in0.50', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.75, commonsense: 0.77, code: 0.25 } },
+  { slug: 'in0.80', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
+  { slug: 'in1.25', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
+  { slug: 'in2.50', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
+  { slug: 'in3.00', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
+  { slug: 'in5.00', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
+  { slug: 'in10.0b', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
+  { slug: 'in10.0', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
+];
+
+/** What the eleven-model worlds share besides the panel: three families of 1,050, a narrow spread, their token lengths. */
+const ELEVEN_MODEL_SHAPE = {
+  classes: ['science', 'commonsense', 'code'],
+  promptsPerClass: 1_050,
+  difficultySdLogits: 0.85,
+  tokens: {
+    science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
+    commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
+    code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
+  },
+} satisfies Partial<World>;
+
+/** Which lineage each of the eleven models belongs to in `eleven-models-correlated`. */
+const LINEAGES: Record<string, string> = {
+  'in0.20': 'a',
+  'in0.25': 'b',
+  'in0.35': 'a',
+  'in0.50': 'c',
+  'in0.80': 'a',
+  'in1.25': 'c',
+  'in2.50': 'b',
+  'in3.00': 'a',
+  'in5.00': 'c',
+  'in10.0b': 'c',
+  'in10.0': 'b',
+};
+
 export const WORLDS: World[] = [
   {
     name: 'spread-100x',
@@ -159,28 +201,9 @@ export const WORLDS: World[] = [
   {
     name: 'eleven-models',
     about: 'like the unseen data of issue 13: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
-    classes: ['science', 'commonsense', 'code'],
-    promptsPerClass: 1_050,
+    ...ELEVEN_MODEL_SHAPE,
     unanswerableShare: 0.024,
-    difficultySdLogits: 0.85,
-    tokens: {
-      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
-      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
-      code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
-    },
-    models: [
-      { slug: 'in0.20', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
-      { slug: 'in0.25', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
-      { slug: 'in0.35', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
-      { slug: 'in0.50', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.75, commonsense: 0.77, code: 0.25 } },
-      { slug: 'in0.80', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
-      { slug: 'in1.25', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
-      { slug: 'in2.50', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
-      { slug: 'in3.00', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
-      { slug: 'in5.00', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
-      { slug: 'in10.0b', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
-      { slug: 'in10.0', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
-    ],
+    models: ELEVEN_MODELS,
   },
   // Read off the recorded `train` split (`node scripts/misfit.mjs`): pairs of one lineage fail together
   // about 0.2 points more often than the one-difficulty fit predicts and pairs across lineages about 0
@@ -192,29 +215,14 @@ export const WORLDS: World[] = [
   {
     name: 'eleven-models-correlated',
     about: 'eleven-models with failures tied within lineages beyond one difficulty, as the recorded train split shows',
-    classes: ['science', 'commonsense', 'code'],
-    promptsPerClass: 1_050,
+    ...ELEVEN_MODEL_SHAPE,
     unanswerableShare: 0.026,
-    difficultySdLogits: 0.85,
     correlation: { groupSdLogits: 0.5 },
-    tokens: {
-      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
-      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
-      code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
-    },
-    models: [
-      { slug: 'in0.20', group: 'a', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
-      { slug: 'in0.25', group: 'b', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
-      { slug: 'in0.35', group: 'a', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
-      { slug: 'in0.50', group: 'c', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.6, commonsense: 0.65, code: 0.2 } },
-      { slug: 'in0.80', group: 'a', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
-      { slug: 'in1.25', group: 'c', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
-      { slug: 'in2.50', group: 'b', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
-      { slug: 'in3.00', group: 'a', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
-      { slug: 'in5.00', group: 'c', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
-      { slug: 'in10.0b', group: 'c', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
-      { slug: 'in10.0', group: 'b', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
-    ],
+    models: ELEVEN_MODELS.map((model) => ({
+      ...model,
+      group: LINEAGES[model.slug] as string,
+      ...(model.slug === 'in0.50' ? { accuracy: { science: 0.6, commonsense: 0.65, code: 0.2 } } : {}),
+    })),
   },
   // Not read off any data: eleven-models with 4% of prompts nobody answers instead of 2.4%. Rung is dearer
   // than the simple learner here (it keeps climbing to dear rungs that have only ever seen calls every
@@ -222,28 +230,9 @@ export const WORLDS: World[] = [
   {
     name: 'eleven-models-unanswerable',
     about: 'a stress probe, not read off data: eleven-models with 4% of prompts nobody answers (2.4% there), where Rung spends more than the simple learner',
-    classes: ['science', 'commonsense', 'code'],
-    promptsPerClass: 1_050,
+    ...ELEVEN_MODEL_SHAPE,
     unanswerableShare: 0.04,
-    difficultySdLogits: 0.85,
-    tokens: {
-      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
-      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
-      code: { input: { least: 100, span: 300 }, output: { least: 80, span: 250 } },
-    },
-    models: [
-      { slug: 'in0.20', price: 0.2, accuracy: { science: 0.66, commonsense: 0.72, code: 0.12 } },
-      { slug: 'in0.25', price: 0.25, outputPrice: 1.25, accuracy: { science: 0.72, commonsense: 0.75, code: 0.3 } },
-      { slug: 'in0.35', price: 0.35, outputPrice: 0.4, accuracy: { science: 0.66, commonsense: 0.73, code: 0.5 } },
-      { slug: 'in0.50', price: 0.5, outputPrice: 1.5, accuracy: { science: 0.75, commonsense: 0.77, code: 0.25 } },
-      { slug: 'in0.80', price: 0.8, accuracy: { science: 0.82, commonsense: 0.8, code: 0.6 } },
-      { slug: 'in1.25', price: 1.25, outputPrice: 5, accuracy: { science: 0.84, commonsense: 0.81, code: 0.66 } },
-      { slug: 'in2.50', price: 2.5, outputPrice: 10, accuracy: { science: 0.9, commonsense: 0.85, code: 0.8 } },
-      { slug: 'in3.00', price: 3, outputPrice: 15, accuracy: { science: 0.91, commonsense: 0.86, code: 0.84 } },
-      { slug: 'in5.00', price: 5, outputPrice: 15, accuracy: { science: 0.89, commonsense: 0.87, code: 0.82 } },
-      { slug: 'in10.0b', price: 10, outputPrice: 30, accuracy: { science: 0.9, commonsense: 0.86, code: 0.8 } },
-      { slug: 'in10.0', price: 10, outputPrice: 30, accuracy: { science: 0.93, commonsense: 0.88, code: 0.86 } },
-    ],
+    models: ELEVEN_MODELS,
   },
 ];
 
