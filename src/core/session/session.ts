@@ -31,7 +31,7 @@ import { connectProviders } from '../providers/connectProviders';
 import type { ModelFacts, ProviderAdapter } from '../providers/provider';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
-import { ability, MIN_GRADED, PRIOR_VARIANCE } from '../ratings';
+import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { RoutingError } from '../routing/rank';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
@@ -381,7 +381,7 @@ export class RungSession implements Session {
           classKey: entry.classKey,
           rating: entry.rating,
           ability: p,
-          uncertainty: entry.graded === 0 ? null : ratingStandardError(p, entry.graded),
+          uncertainty: entry.graded === 0 ? null : ratingStandardError(p, entry),
           graded: entry.graded,
           ok: entry.ok,
           measured: entry.graded >= MIN_GRADED,
@@ -677,8 +677,19 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
  * A rating's standard error in logits, from the graded count: the Bernoulli information n·p·(1−p) at
  * the rating's own ability, plus the N(0, 3²) prior's. An estimate, not the online update's own figure.
  */
-function ratingStandardError(p: number, graded: number): number {
-  return 1 / Math.sqrt(1 / PRIOR_VARIANCE + graded * p * (1 - p));
+/**
+ * The rating's standard error, logits: from the Fisher information its evidence holds, where the ledger
+ * counts it (schema v5 on).
+ *
+ * @remarks
+ * Counting every graded outcome as if it were on a call of average difficulty (graded × p(1 − p), the
+ * fallback for ratings that never counted their information) shows a dear rung with 30 failures on
+ * calls nobody answers as firmly measured, when those failures say almost nothing and its rating
+ * stands on the prior it presumes from the cheaper rungs: its interval should say so.
+ */
+function ratingStandardError(p: number, entry: Pick<Rating, 'graded' | 'information'>): number {
+  const information = entry.information ?? entry.graded * p * (1 - p);
+  return 1 / Math.sqrt(1 / PRIOR_VARIANCE + information);
 }
 
 /**

@@ -524,6 +524,29 @@ describe('RungSession.snapshot', () => {
   });
 });
 
+describe('RungSession: how sure a rating is', () => {
+  it('shows a wide interval for a rating whose failures were all on calls nobody could answer, and a narrow one where its evidence was informative', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const path = join(dir.path, '.rung', 'ledger.sqlite');
+    const seeded = await WorkspaceLedger.open({ path, clock: new FixedClock() });
+    const hopeless = { mean: 0, sd: 1.5, unanswerable: 0.999 };
+    const ordinary = { mean: 0, sd: 0.5, unanswerable: 0 };
+    seeded.observe(
+      Array.from({ length: 30 }, (_, i) => [
+        { model: 'openai/gpt-4o-mini', classKey: 'plan', success: false, difficulty: hopeless, prior: 1, at: i },
+        { model: 'qwen2.5:3b', classKey: 'plan', success: i % 2 === 0, difficulty: ordinary, prior: 0, at: i },
+      ]).flat(),
+    );
+    await seeded.close();
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: path });
+    const ratings = new Map(session.snapshot().ratings.map((rating) => [rating.model, rating]));
+    // Both hold 30 graded outcomes; only the cheap model's say anything about it.
+    expect(ratings.get('openai/gpt-4o-mini')?.graded).toBe(30);
+    expect(ratings.get('openai/gpt-4o-mini')?.uncertainty).toBeGreaterThan(2);
+    expect(ratings.get('qwen2.5:3b')?.uncertainty).toBeLessThan(0.8);
+  });
+});
+
 describe('RungSession: the decision log', () => {
   it('reports a decision log it cannot write once per failed write, retries on the ledger\'s timer, and lands the rows once it can', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
