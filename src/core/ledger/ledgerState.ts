@@ -345,7 +345,9 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
   return {
     rating: (model, classKey) => {
       const entry = state.ratings.get(ratingKey(model, classKey));
-      return entry ? { rating: entry.rating, graded: entry.graded, ok: entry.ok } : undefined;
+      if (!entry) return undefined;
+      const { rating, graded, ok, information, followedPrior } = entry;
+      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }) };
     },
     resolve: (slug) => {
       for (const candidate of aliasCandidates(slug)) {

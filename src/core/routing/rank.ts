@@ -13,7 +13,7 @@ import type { ModelFacts } from '../providers/provider';
 import type { ProviderHealth } from '../providers/health';
 import type { LedgerSnapshot } from '../ledger/ledger';
 import { ability, MIN_GRADED, rolePrior } from '../ratings';
-import { hasEvidence, standing } from './standing';
+import { hasEvidence, standing, type Standing } from './standing';
 import type { PrunedCandidate } from '../decisions/decision';
 import { isLocal, localServerHost, tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
@@ -103,6 +103,11 @@ function chainModels(panel: Panel, pinned: RouteRequest['pinned']): ModelSpec[] 
   return panel.models.some((model) => model.slug === pinned.slug) ? panel.models : [...panel.models, pinned];
 }
 
+/** The reason's note that a measured rating stands on the prior presumed from the cheaper rungs, or nothing. */
+function onPrior(presumed: Standing['presumed']): string {
+  return presumed === undefined ? '' : `, rated on its presumed prior ${presumed.prior.toFixed(2)} (its own outcomes say little about it)`;
+}
+
 function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean): Scored {
   const { snapshot, panel, request } = input;
   const config = panel.providers[spec.provider];
@@ -113,15 +118,15 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   const server = localServerHost(config);
   const onTier = server === undefined ? `tier${tier}` : `tier${tier} (local server ${server})`;
   const resolved = snapshot.resolve(spec.slug);
-  const { rating, graded, ok, measured, key, ownGraded } = standing(snapshot, resolved, request.classKey);
+  const { rating, graded, ok, measured, key, ownGraded, presumed } = standing(snapshot, resolved, request.classKey);
   // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
   // rerouted a whole panel.
   const p = ability(measured && rating !== undefined ? rating : rolePrior(spec.role));
   const cost = input.pricer(spec, local, request);
   let reason: string;
   if (coldStart) reason = `no-measured-profiles ${onTier}`;
-  else if (measured && key === request.classKey) reason = `measured ${ok}/${graded} success class=${key}`;
-  else if (measured) reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)`;
+  else if (measured && key === request.classKey) reason = `measured ${ok}/${graded} success class=${key}${onPrior(presumed)}`;
+  else if (measured) reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)${onPrior(presumed)}`;
   else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior ${onTier}`;
   return {
     slug: spec.slug,

@@ -13,7 +13,7 @@
  */
 import { splitClassKey } from '../classKey';
 import type { LedgerSnapshot } from '../ledger/ledger';
-import { MIN_GRADED } from '../ratings';
+import { MIN_GRADED, type Rating } from '../ratings';
 
 export interface Standing {
   /** Logits, or undefined when nothing has been observed at either key. */
@@ -26,18 +26,41 @@ export interface Standing {
   key: string;
   /** Graded observations at the shaped key itself, when the class stands in for it. */
   ownGraded: number;
+  /** Whether `rating` stands on the prior it followed rather than on its own evidence (see {@link standsOnPrior}). */
+  presumed?: { prior: number };
 }
 
 export function standing(snapshot: LedgerSnapshot, model: string, classKey: string): Standing {
   const own = snapshot.rating(model, classKey);
   const ownGraded = own?.graded ?? 0;
-  if (own && own.graded >= MIN_GRADED) return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded };
+  if (own && own.graded >= MIN_GRADED) return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded, ...standsOnPrior(own) };
   const { cls, shape } = splitClassKey(classKey);
   if (shape !== undefined) {
     const parent = snapshot.rating(model, cls);
-    if (parent && parent.graded >= MIN_GRADED) return { rating: parent.rating, graded: parent.graded, ok: parent.ok, measured: true, key: cls, ownGraded };
+    if (parent && parent.graded >= MIN_GRADED) return { rating: parent.rating, graded: parent.graded, ok: parent.ok, measured: true, key: cls, ownGraded, ...standsOnPrior(parent) };
   }
   return { rating: own?.rating, graded: ownGraded, ok: own?.ok ?? 0, measured: false, key: classKey, ownGraded };
+}
+
+/**
+ * Below this Fisher information (logits⁻²), a rating that sits within {@link PRESUMED_WITHIN_LOGITS} of
+ * the prior it followed is said to stand on that prior.
+ *
+ * @remarks
+ * A dear rung climbed to only on calls every cheaper rung failed passes the gate of 8 with failures that
+ * say almost nothing about it, and is rated near the best cheaper rung (ratings.ts, `applyObservation`):
+ * `measured 1/31 success` beside a high ability reads as a contradiction unless the reason says why.
+ * Thirty such failures hold about 0.05; eight ordinary outcomes about 1. Low information alone is not
+ * enough: ten successes in a row also hold little (about 1) yet moved the rating well away from its prior.
+ */
+export const PRESUMED_BELOW_INFORMATION = 0.5;
+export const PRESUMED_WITHIN_LOGITS = 0.5;
+
+function standsOnPrior(rating: Rating): Pick<Standing, 'presumed'> {
+  const { information, followedPrior } = rating;
+  if (information === undefined || followedPrior === undefined) return {};
+  const onPrior = information < PRESUMED_BELOW_INFORMATION && Math.abs(rating.rating - followedPrior) < PRESUMED_WITHIN_LOGITS;
+  return onPrior ? { presumed: { prior: followedPrior } } : {};
 }
 
 /** The keys a graded outcome at `classKey` is recorded under: the key, and its class when it is shaped. */

@@ -85,7 +85,7 @@ describe('WorkspaceLedger', () => {
     memory.spawnEnded('s1');
     expect(before.rating('m', 'plan')).toBeUndefined();
     expect(before.inFlight('m')).toBe(1);
-    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expect.any(Number), graded: 1, ok: 1 });
+    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expect.any(Number), graded: 1, ok: 1, information: expect.any(Number), followedPrior: 0 });
     expect(memory.snapshot(clock.now()).inFlight('m')).toBe(0);
   });
 
@@ -141,7 +141,7 @@ describe('WorkspaceLedger', () => {
     await second.flush();
     memory.observe([...a, ...b]);
     const expected = memory.snapshot(clock.now()).rating('m', 'plan');
-    expect((await open()).snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expected?.rating, graded: 3, ok: 2 });
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expected?.rating, graded: 3, ok: 2, information: expected?.information, followedPrior: expected?.followedPrior });
   });
 
   it('refreshes from another writer only when the file changed', async () => {

@@ -27,7 +27,10 @@ afterEach(() => dir.remove());
 
 describe('ratings that follow the presumed prior', () => {
   it('order the models past the gate with their true accuracy where the dear rungs only see calls the cheap ones failed', async () => {
-    const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, ledger: new MemoryLedger() });
+    const sink = new MemoryDecisionSink();
+    const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, ledger: new MemoryLedger(), sink });
+    // The decisions say which ratings stand on the presumed prior rather than on their own outcomes.
+    expect(sink.rows.some((row) => row.class === 'science' && /rated on its presumed prior \d/.test(row.reason))).toBe(true);
     const byClass = new Map(run.rankCorrelation.map((entry) => [entry.class, entry.pastGateRho]));
     // Rated from the role's prior alone, the dear rungs sat below the cheap ones here: −0.29 in the mean.
     for (const cls of ['science', 'commonsense', 'code']) expect(byClass.get(cls), cls).toBeGreaterThan(0.3);

@@ -32,7 +32,15 @@ describe('excluding a model with no success', () => {
     expect(slugs(ranking)).toContain('dear');
     const dear = ranking.candidates.find((candidate) => candidate.slug === 'dear');
     expect(dear?.ability).toBeGreaterThanOrEqual(INCAPABLE_ABILITY);
-    expect(dear?.reason).toBe('measured 0/8 success class=plan');
+    // Failures that say nothing about it leave its rating on the prior, and the reason says so.
+    expect(dear?.reason).toBe('measured 0/8 success class=plan, rated on its presumed prior 0.00 (its own outcomes say little about it)');
+  });
+
+  it('does not call a rating presumed when its own successes moved it, though they hold little information', () => {
+    const ledger = new MemoryLedger();
+    ledger.observe(Array.from({ length: 10 }, (): Observation => ({ model: 'dear', classKey: 'plan', success: true, prior: 0, at: NOW })));
+    const dear = rankOn(panel, {}, { ledger }).candidates.find((candidate) => candidate.slug === 'dear');
+    expect(dear?.reason).toBe('measured 10/10 success class=plan');
   });
 
   it('excludes a model that failed 8 calls it opened and the next rung passed, naming its rating', () => {
