@@ -1,6 +1,7 @@
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeTwoRungPanel } from '../support/twoRungPanel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChatCommand } from '../../../src/cli/chatCommand';
 import { EXIT_OK, EXIT_USAGE, readStreamText } from '../../../src/cli/io';
@@ -36,17 +37,7 @@ async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, st
   const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
-  writeFileSync(
-    join(workspace, 'panel.json'),
-    JSON.stringify({
-      models: [
-        { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
-        { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
-      ],
-      routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
-    }),
-  );
+  writeTwoRungPanel(workspace, ollamaUrl, cloudUrl);
   return { io: new CapturedIo(workspace, env), ollama, cloud };
 }
 

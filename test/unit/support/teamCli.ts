@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeTwoRungPanel } from './twoRungPanel';
 import { main } from '../../../src/cli/main';
 import { CapturedIo } from './CapturedIo';
 import { fixture, json, replay, WireServer } from './wireServer';
@@ -29,17 +30,7 @@ export async function escalatingChatWorkspace(folder: string): Promise<{ close()
   const close = async (): Promise<void> => void (await Promise.all([ollama.close(), cloud.close()]));
   try {
     const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
-    writeFileSync(
-      join(folder, 'panel.json'),
-      JSON.stringify({
-        models: [
-          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
-          { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
-        ],
-        routing: { explore: 0 },
-        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
-      }),
-    );
+    writeTwoRungPanel(folder, ollamaUrl, cloudUrl);
     writeFileSync(join(folder, 'city.schema.json'), JSON.stringify({ type: 'object', required: ['city', 'population'] }));
   } catch (error) {
     await close();
