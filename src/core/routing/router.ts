@@ -122,12 +122,20 @@ export class Router {
     }
     observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
-    const plan = new CascadePlan(
-      ranking.candidates.map((candidate) => ({ rating: logit(candidate.ability), cost: candidate.cost, measured: candidate.measured })),
-      this.panel.routing.tradeoff,
-    );
     const priors = presumedPriors(ranking.candidates, (candidate) => standing(snapshot, candidate.resolved, request.classKey));
     const priorOf = (candidate: Candidate): number => priors.get(candidate.slug) ?? rolePrior(candidate.spec.role);
+    // A rung below the gate is planned at its presumed prior, not the role's alone. Economy may give such
+    // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
+    // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
+    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
+    const plan = new CascadePlan(
+      ranking.candidates.map((candidate) => ({
+        rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
+        cost: candidate.cost,
+        measured: candidate.measured,
+      })),
+      this.panel.routing.tradeoff,
+    );
     const climb = new Climb<T>(
       request,
       ranking,

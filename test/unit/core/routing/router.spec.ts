@@ -379,6 +379,41 @@ describe('Router: stopping the climb', () => {
   });
 });
 
+describe('Router: economy and rungs below the gate', () => {
+  // alpha, measured, answers 9 calls in 10; beta, ten times dearer and tried only on alpha's failures,
+  // stays below the gate.
+  async function trained(tradeoff: 'quality' | 'economy', alphaSteps = Array.from({ length: 20 }, (_, i) => (i % 10 === 9 ? FAIL : PASS))): Promise<RouterHarness> {
+    const harness = new RouterHarness(alphaBetaPanel({ routing: { explore: 0, tradeoff } }));
+    const training = new ScriptedAttempts().on('alpha', ...alphaSteps).on('beta', PASS);
+    for (let i = 0; i < alphaSteps.length; i++) await harness.router.route(request(), training.fn);
+    return harness;
+  }
+
+  it('climbs to a dear rung below the gate when the cheaper measured rung says the class is answerable', async () => {
+    const harness = await trained('economy');
+    expect(harness.ledger.entries().find((e) => e.model === 'beta')?.graded).toBeLessThan(8);
+    // Planned at its role's prior (ability 0.5) beta would be a poor bet after able alpha failed;
+    // planned at its presumed prior (alpha's rating) it is worth its price.
+    const result = await harness.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
+    expect(result.attempts.map((a) => a.model)).toEqual(['alpha', 'beta']);
+  });
+
+  it('stops before a dear rung below the gate in economy when the class gives it no reason to be a good bet, and says why', async () => {
+    // alpha answers half the calls: no cheaper rung vouches for beta beyond the role's prior.
+    const halves = Array.from({ length: 20 }, (_, i) => (i % 2 ? FAIL : PASS));
+    const economy = await trained('economy', halves);
+    expect(economy.ledger.entries().find((e) => e.model === 'beta')?.graded ?? 0).toBeLessThan(8);
+    const rowsBefore = economy.sink.rows.length;
+    const result = await economy.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
+    expect(result.attempts.map((a) => a.model)).toEqual(['alpha']);
+    expect(economy.sink.rows[rowsBefore]?.pruned).toEqual([{ model: 'beta', reason: expect.stringMatching(/^skipped: stopped climbing after 1 failed; .* \(economy\)$/) }]);
+    // Quality keeps climbing to it until it is measured.
+    const quality = await trained('quality', halves);
+    const climbed = await quality.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
+    expect(climbed.attempts.map((a) => a.model)).toEqual(['alpha', 'beta']);
+  });
+});
+
 describe('Router: the gate of 8 graded observations', () => {
   it('keeps the opener after five verified failures in a class', async () => {
     const harness = new RouterHarness(alphaBetaPanel());
