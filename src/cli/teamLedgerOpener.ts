@@ -17,7 +17,7 @@
 import { dirname, join } from 'node:path';
 import type { Clock } from '../core/clock';
 import type { Ledger } from '../core/ledger/ledger';
-import { isTeamLedgerUrl, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl, isUnreachable, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
 import { openTeamOrWorkspace } from '../core/ledger/teamOrWorkspace';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
@@ -51,7 +51,7 @@ export function openTeamLedger(url: string, io: TeamOpenerIo, options: { readOnl
 }
 
 /**
- * The team's ledger, or the workspace ledger under `cwd` when the server cannot be used (refused, no
+ * The team's ledger, or the workspace ledger under `cwd` when the server cannot be reached (refused, no
  * answer within the connect limit, a password it does not take): said once on stderr, naming the server
  * and why, and what this run does not share.
  *
@@ -68,6 +68,9 @@ export function openTeamOrFallback(url: string, io: TeamOpenerIo, options: { rea
     subject: 'this run',
     readOnly: options.readOnly ?? false,
     shareDecisions: options.shareDecisions ?? false,
+    // A server that answers but holds no ledger, or one of another version, is not mended by working
+    // elsewhere: that stays an error that says what to do.
+    fallBackOn: isUnreachable,
     log: (level, message) => {
       if (level !== 'info') io.stderr(`rung: ${message}\n`);
     },

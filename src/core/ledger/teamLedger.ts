@@ -172,6 +172,25 @@ export function isTeamLedgerUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
+/**
+ * Whether opening the team's ledger failed because the server could not be reached or would not let this
+ * role in (refused, no answer, a network that is down, a password it did not take), rather than for what
+ * it holds (no Rung ledger yet, a schema too old or too new), which working elsewhere would not mend.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every((part) => isUnreachable(part));
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // Node's socket errors (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENOTFOUND…), and PostgreSQL's
+    // connection (08), authorisation (28), too-many-connections (53300) and starting-up (57P03) states.
+    return /^E[A-Z_]+$/.test(code) || /^(08|28)/.test(code) || code === '53300' || code === '57P03';
+  }
+  // pg's own: the connect limit passed, a connection the server dropped, or a password it asks for and was not given.
+  return /^(Connection terminated|timeout expired|SASL: )/.test(cause.message);
+}
+
 /** The URL with any password in it replaced, for messages. */
 export function redactedUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
@@ -349,7 +368,7 @@ export class TeamLedger implements Ledger {
       await ledger.refresh();
     } catch (error) {
       await pool.end();
-      throw new Error(`cannot use the team ledger ${redactedUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`cannot use the team ledger ${redactedUrl(options.url)}: ${openProblem(error, options.url)}`, { cause: error });
     }
     if (ledger.outbox && ledger.outbox.read().length > 0) {
       // What an earlier process learned offline goes now that the server answers; if it fails, the timer retries.
@@ -697,6 +716,26 @@ export class TeamLedger implements Ledger {
     // Only what has not reached the server stays on top; what was sent is in `base` now.
     this.state = base.applied([...this.offline.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })), ...opsOf(this.queued)]);
   }
+}
+
+/**
+ * What went wrong opening the team's ledger, for a person.
+ *
+ * @remarks
+ * pg's words are kept (they name the role: `password authentication failed for user "ana"`), except when
+ * the server asks for a password and none was given, which pg reports as a SASL message about a string.
+ */
+function openProblem(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/client password must be a string/.test(message)) return message;
+  let role = '';
+  try {
+    role = decodeURIComponent(new URL(url).username);
+  } catch {
+    // An unparsable URL fails before any password is asked for.
+  }
+  const who = role ? `role "${role}"` : 'the role (PGUSER, else your user name)';
+  return `the server asks for the password of ${who} and none was given (put it in PGPASSWORD or ~/.pgpass; ${message})`;
 }
 
 /** SQL true when `class_key` is the class in `$1` or one of its shapes (`edit` matches `edit/typescript`). */

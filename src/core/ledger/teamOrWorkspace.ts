@@ -46,6 +46,11 @@ export interface TeamOrWorkspaceOptions {
   syncIntervalMs?: number;
   /** See TEAM_CONNECT_TIMEOUT_MS; tests shorten it. */
   connectTimeoutMs?: number;
+  /**
+   * Which failures to open fall back to the workspace file; the others are thrown. All of them unless
+   * given: a window must open whatever the server says.
+   */
+  fallBackOn?: (error: unknown) => boolean;
 }
 
 /** Opens the team ledger, or the workspace file when the server cannot be used; never throws for a server that is down. */
@@ -75,6 +80,7 @@ export async function openTeamOrWorkspace(options: TeamOrWorkspaceOptions): Prom
     };
     team = await TeamLedger.open(teamOptions);
   } catch (error) {
+    if (options.fallBackOn && !options.fallBackOn(error)) throw error;
     return openFallback(options, error);
   }
   options.log('info', `${options.readOnly ? 'reading' : 'learning into'} the team ledger ${where} as ${options.memberId}`);
