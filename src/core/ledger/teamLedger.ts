@@ -172,6 +172,9 @@ export function isTeamLedgerUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
+/** Node's error codes for a server that cannot be reached: refused, reset, timed out, no route, no such host. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EADDRNOTAVAIL']);
+
 /**
  * Whether opening the team's ledger failed because the server could not be reached or would not let this
  * role in (refused, no answer, a network that is down, a password it did not take), rather than for what
@@ -183,12 +186,30 @@ export function isUnreachable(error: unknown): boolean {
   if (!(cause instanceof Error)) return false;
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'string') {
-    // Node's socket errors (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH, ENOTFOUND…), and PostgreSQL's
-    // connection (08), authorisation (28), too-many-connections (53300) and starting-up (57P03) states.
-    return /^E[A-Z_]+$/.test(code) || /^(08|28)/.test(code) || code === '53300' || code === '57P03';
+    // Node's socket errors, and PostgreSQL's connection (08), authorisation (28), too-many-connections
+    // (53300) and starting-up (57P03) states. Named one by one: Node's other codes (ERR_MODULE_NOT_FOUND
+    // for a pg that is not installed) are this machine's problem, which no fallback hides.
+    return UNREACHABLE_CODES.has(code) || /^(08|28)[0-9A-Z]{3}$/.test(code) || code === '53300' || code === '57P03';
   }
   // pg's own: the connect limit passed, a connection the server dropped, or a password it asks for and was not given.
   return /^(Connection terminated|timeout expired|SASL: )/.test(cause.message);
+}
+
+/**
+ * The URL carrying `password`, when one is given apart from it (the extension's SecretStorage).
+ *
+ * @remarks
+ * pg reads a connection string over its other options, and reads a URL without a password as the empty
+ * password: given beside the URL as pg's `password` option, the password was never sent, and a server
+ * that asks for one refused every member who had set it with "Rung: Set Team Ledger Password". It goes
+ * percent-encoded, whatever it holds (`@`, `:`, `/`, `%`); pg decodes it.
+ */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined || password === '') return url;
+  const parsed = new URL(url);
+  // The setter leaves `%` alone (it takes it for an escape already made): encode it all first.
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
 }
 
 /** The URL with any password in it replaced, for messages. */
@@ -357,8 +378,7 @@ export class TeamLedger implements Ledger {
     const named: typeof pg.Pool | undefined = pg.Pool;
     const PoolClass = named ?? pg.default.Pool;
     const pool = new PoolClass({
-      connectionString: options.url,
-      ...(options.password !== undefined ? { password: options.password } : {}),
+      connectionString: withPassword(options.url, options.password),
       max: POOL_SIZE,
       connectionTimeoutMillis: options.connectTimeoutMs ?? TEAM_CONNECT_TIMEOUT_MS,
       application_name: 'rung',
