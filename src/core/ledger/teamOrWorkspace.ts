@@ -7,14 +7,16 @@
  * answer (a train, a VPN that is down, a password that changed). It then learns into the workspace file,
  * as without a team, and says so once; the next open that reaches the server imports that file's own
  * evidence, which counts what was learned offline once however often it runs (see
- * TeamLedger.importLedger). A read-only open (ranking) reads the workspace file if there is one and
- * writes nothing, not even the file.
+ * TeamLedger.importLedger); decision rows the member shares wait in the team's outbox (see
+ * OfflineTeamLedger). A read-only open (ranking) reads the workspace file if there is one and writes
+ * nothing, not even the file.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock';
 import type { Ledger } from './ledger';
 import { MemoryLedger } from './memoryLedger';
+import { OfflineTeamLedger } from './offlineTeamLedger';
 import type { LedgerNotice } from './notices';
 import { loadSqlJs } from './sqlJs';
 import { redactedUrl, TeamLedger, type TeamLedgerOptions } from './teamLedger';
@@ -104,10 +106,14 @@ async function openFallback(options: TeamOrWorkspaceOptions, error: unknown): Pr
       ledger = new MemoryLedger();
     }
   } else {
-    const decisions = options.shareDecisions ? `; its decision rows are not shared with the team (they stay in the decision log beside that file)` : '';
+    const outboxPath = teamOutboxPath(dirname(path), options.url);
+    const decisions = options.shareDecisions ? `; its shared decision rows wait in ${outboxPath} until then` : '';
     message = `${reason}; ${options.subject} learns into the workspace ledger ${path} instead, and what it learns is not shared with the team until Rung next opens with the server answering${decisions}`;
     mkdirSync(dirname(path), { recursive: true });
-    ledger = await WorkspaceLedger.open({ path, clock: options.clock, ...(options.onWorkspaceNotice ? { onNotice: options.onWorkspaceNotice } : {}) });
+    const open = { path, clock: options.clock, ...(options.onWorkspaceNotice ? { onNotice: options.onWorkspaceNotice } : {}) };
+    ledger = options.shareDecisions
+      ? await OfflineTeamLedger.openOffline(open, { outboxPath, memberId: options.memberId, onOutboxProblem: (problem) => options.log('warning', problem) })
+      : await WorkspaceLedger.open(open);
   }
   options.log('warning', message);
   options.notifyFallback?.(message);

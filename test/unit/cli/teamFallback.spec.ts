@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/core/clock';
 import { isUnreachable, TeamLedger } from '../../../src/core/ledger/teamLedger';
+import { TeamOutbox, teamOutboxPath } from '../../../src/core/ledger/teamOutbox';
 import { makeOutcomes, toJsonLines } from '../support/outcomesFixture';
 import { makeTempDir } from '../support/tempDir';
 import { TcpProxy } from '../support/tcpProxy';
@@ -75,6 +76,7 @@ describe('rung with a team ledger whose server cannot be used', () => {
     const down = `postgres://ana@127.0.0.1:${port}/team`;
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-fallback-');
+    const outbox = teamOutboxPath(join(cwd.path, '.rung'), down);
     try {
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
       const offline = await cli(['replay', 'outcomes.jsonl', '--ledger', down, '--share-decisions', '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
@@ -83,10 +85,11 @@ describe('rung with a team ledger whose server cannot be used', () => {
       expect(attempts).toBeGreaterThan(0);
       // One line: the server, the reason, where the run learned instead and what the team did not get.
       expect(offline.err.trim().split('\n')).toEqual([
-        `rung: cannot use the team ledger ${down}: connect ECONNREFUSED 127.0.0.1:${port}; this run learns into the workspace ledger ${join(cwd.path, '.rung', 'ledger.sqlite')} instead, and what it learns is not shared with the team until Rung next opens with the server answering; its decision rows are not shared with the team (they stay in the decision log beside that file)`,
+        `rung: cannot use the team ledger ${down}: connect ECONNREFUSED 127.0.0.1:${port}; this run learns into the workspace ledger ${join(cwd.path, '.rung', 'ledger.sqlite')} instead, and what it learns is not shared with the team until Rung next opens with the server answering; its shared decision rows wait in ${outbox} until then`,
       ]);
       expect(await graded(cwd.path)).toBe(attempts);
       expect(decisionRows(cwd.path)).toBe(attempts);
+      expect(new TeamOutbox({ path: outbox, clock: systemClock }).readDecisions()).toHaveLength(attempts);
 
       // The server answers: the next run sends the workspace file's evidence along with its own, and a
       // run after that does not send it again.
@@ -103,7 +106,7 @@ describe('rung with a team ledger whose server cannot be used', () => {
     }
   });
 
-  it('chats into the workspace ledger while the PostgreSQL server is stopped, and its evidence reaches the team once it is back', async () => {
+  it('chats into the workspace ledger while the PostgreSQL server is stopped, and its evidence and shared rows reach the team once it is back, once', async () => {
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-fallback-');
     const servers = await escalatingChatWorkspace(cwd.path);
@@ -112,7 +115,7 @@ describe('rung with a team ledger whose server cannot be used', () => {
       server.down();
       let offline: Awaited<ReturnType<typeof cli>>;
       try {
-        offline = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
+        offline = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, env);
       } finally {
         server.up();
       }
@@ -121,16 +124,24 @@ describe('rung with a team ledger whose server cannot be used', () => {
       const port = new URL(url).port;
       expect(fallbackLines(offline.err)).toEqual([
         expect.stringMatching(
-          new RegExp(`^rung: cannot use the team ledger postgres://postgres@127\\.0\\.0\\.1:${port}/team_\\w+: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; this run learns into the workspace ledger .*ledger\\.sqlite instead, and what it learns is not shared with the team until Rung next opens with the server answering$`),
+          new RegExp(`^rung: cannot use the team ledger postgres://postgres@127\\.0\\.0\\.1:${port}/team_\\w+: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; this run learns into the workspace ledger .*ledger\\.sqlite instead, and what it learns is not shared with the team until Rung next opens with the server answering; its shared decision rows wait in .*team-outbox-\\w+\\.jsonl until then$`),
         ),
       ]);
       expect(await graded(cwd.path)).toBe(2);
+      const offlineCalls = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { call: string }).call);
+      expect(offlineCalls).toHaveLength(2);
 
-      const online = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
-      expect(online.code).toBe(0);
-      expect(fallbackLines(online.err)).toEqual([]);
-      // Both calls' two graded attempts: the offline one imported from the workspace file, once.
-      expect(await graded(cwd.path, url)).toBe(4);
+      // Back, without --share-decisions: the rows shared offline go all the same (they were shared when
+      // written), and the next run finds nothing left to send.
+      for (let run = 0; run < 2; run++) {
+        const online = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
+        expect(online.code).toBe(0);
+        expect(fallbackLines(online.err)).toEqual([]);
+        expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions ORDER BY at, attempt')).toEqual(offlineCalls.map((call) => ({ member_id: 'ana', call_id: call })));
+      }
+      expect(existsSync(teamOutboxPath(join(cwd.path, '.rung'), url))).toBe(false);
+      // Three calls' two graded attempts each: the offline one imported from the workspace file, once.
+      expect(await graded(cwd.path, url)).toBe(6);
     } finally {
       await servers.close();
       cwd.remove();
