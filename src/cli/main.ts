@@ -15,7 +15,7 @@ import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
-import { openTeamLedger } from './teamLedgerOpener';
+import { openTeamOrFallback } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';
 import { runChatCommand } from './chatCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readStreamText, StoppedError, UsageError, type CliIo } from './io';
@@ -26,7 +26,8 @@ import { asksForHelp, commandList, formatHelp, usageLine, type CommandUsage } fr
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 
 /**
- * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL, else the workspace file.
+ * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL (the workspace file when the
+ * server cannot be used, said on stderr), else the workspace file.
  *
  * @remarks
  * For a file, it tells the user on stderr about anything it had to do (a corrupt file moved aside), and
@@ -34,7 +35,7 @@ import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
  */
 export const openLedger: LedgerOpener = (path, io, options = {}) =>
   isTeamLedgerUrl(path)
-    ? openTeamLedger(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
+    ? openTeamOrFallback(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
     : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
         if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
         return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });

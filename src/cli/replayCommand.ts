@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
-import { isTeamLedgerUrl, TeamLedger } from '../core/ledger/teamLedger';
+import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
@@ -93,9 +93,10 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
     // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
     log = logBeside ? decisionLogBeside(logBeside, io, REPLAY_COMMAND.name, ledger) : undefined;
-    // With the team's opt-in the rows also go to the server, with the ledger's background flush.
-    const team = values['share-decisions'] && ledger instanceof TeamLedger ? ledger : undefined;
-    const shared: DecisionSink | undefined = team ? { append: (row) => team.shareDecision(row) } : undefined;
+    // With the team's opt-in the rows also go to the server, with the ledger's background flush (or, when
+    // the server could not be reached, to the team's outbox, for the next run that reaches it).
+    const sharing = values['share-decisions'] ? ledger : undefined;
+    const shared: DecisionSink | undefined = sharing?.shareDecision ? { append: (row) => sharing.shareDecision?.(row) } : undefined;
     const sinks = [file, log?.log, shared].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {

@@ -19,9 +19,9 @@
  * as of the last refresh, plus what this process has not yet had acknowledged. `observe`, `alias` and the
  * spawn records queue; {@link TeamLedger.flush} sends the queue in one transaction and then reads what is
  * new on the server. A background timer does both every {@link TEAM_SYNC_INTERVAL_MS} unless the owner
- * turns it off. When a send fails and the ledger has an outbox file, the observations go there, so that
- * what was learned while the server was unreachable survives the process and is sent, once, by whoever
- * next reaches the server (see TeamOutbox).
+ * turns it off. When a send fails and the ledger has an outbox file, the observations (and the decision
+ * rows a member shares) go there, so that what was learned while the server was unreachable survives the
+ * process and is sent, once, by whoever next reaches the server (see TeamOutbox).
  *
  * Calls in flight are rows too, stamped with the server's clock (`now()`), so the 30-minute stale cutoff
  * is the same for every member whatever their laptop's clock says.
@@ -39,7 +39,7 @@ import { decisionRowSchema, LIVE_SOURCE, type DecisionRow } from '../decisions/d
 import type { Observation } from '../ratings';
 import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
-import { outboxKey, TeamOutbox, type OutboxEntry } from './teamOutbox';
+import { decisionKey, outboxKey, TeamOutbox, type OutboxDecision, type OutboxEntry } from './teamOutbox';
 
 /** How often, ms, the background timer sends the queue and reads what is new on the server. */
 export const TEAM_SYNC_INTERVAL_MS = 10_000;
@@ -172,6 +172,46 @@ export function isTeamLedgerUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
+/** Node's error codes for a server that cannot be reached: refused, reset, timed out, no route, no such host. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EADDRNOTAVAIL']);
+
+/**
+ * Whether opening the team's ledger failed because the server could not be reached or would not let this
+ * role in (refused, no answer, a network that is down, a password it did not take), rather than for what
+ * it holds (no Rung ledger yet, a schema too old or too new), which working elsewhere would not mend.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every((part) => isUnreachable(part));
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // Node's socket errors, and PostgreSQL's connection (08), authorisation (28), too-many-connections
+    // (53300) and starting-up (57P03) states. Named one by one: Node's other codes (ERR_MODULE_NOT_FOUND
+    // for a pg that is not installed) are this machine's problem, which no fallback hides.
+    return UNREACHABLE_CODES.has(code) || /^(08|28)[0-9A-Z]{3}$/.test(code) || code === '53300' || code === '57P03';
+  }
+  // pg's own: the connect limit passed, a connection the server dropped, or a password it asks for and was not given.
+  return /^(Connection terminated|timeout expired|SASL: )/.test(cause.message);
+}
+
+/**
+ * The URL carrying `password`, when one is given apart from it (the extension's SecretStorage).
+ *
+ * @remarks
+ * pg reads a connection string over its other options, and reads a URL without a password as the empty
+ * password: given beside the URL as pg's `password` option, the password was never sent, and a server
+ * that asks for one refused every member who had set it with "Rung: Set Team Ledger Password". It goes
+ * percent-encoded, whatever it holds (`@`, `:`, `/`, `%`); pg decodes it.
+ */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined || password === '') return url;
+  const parsed = new URL(url);
+  // The setter leaves `%` alone (it takes it for an escape already made): encode it all first.
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
 /** The URL with any password in it replaced, for messages. */
 export function redactedUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
@@ -196,8 +236,9 @@ export interface TeamLedgerOptions {
    */
   writerId?: string;
   /**
-   * The outbox file (see {@link teamOutboxPath}): observations whose send failed are kept there across
-   * exits, and any found there are sent. Absent: they are kept in memory only, and lost at exit.
+   * The outbox file (see {@link teamOutboxPath}): observations and shared decision rows whose send failed
+   * are kept there across exits, and any found there are sent. Absent: they are kept in memory only, and
+   * lost at exit.
    */
   outboxPath?: string;
   /**
@@ -216,7 +257,9 @@ export interface TeamLedgerOptions {
    * @remarks
    * Off, decision rows stay in the member's workspace only, as the issue that introduced the team ledger
    * promised. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
-   * flush, in the same transaction as the observations, stored once however often it is sent.
+   * flush, in the same transaction as the observations, stored once however often it is sent. Rows an
+   * earlier process left in the outbox are sent whatever this one's setting: they were shared when
+   * they were written.
    */
   shareDecisions?: boolean;
   /** See {@link TEAM_CONNECT_TIMEOUT_MS}; tests shorten it. */
@@ -236,8 +279,8 @@ interface Batch {
   aliases: Map<string, string>;
   spawnStarts: Spawn[];
   spawnEnds: string[];
-  /** Decision rows to share; empty unless the member opted in. */
-  decisions: DecisionRow[];
+  /** Decision rows to share, each under its member; empty unless the member opted in. */
+  decisions: OutboxDecision[];
 }
 
 function emptyBatch(): Batch {
@@ -292,6 +335,8 @@ export class TeamLedger implements Ledger {
   private queued = emptyBatch();
   /** This process's observations that went to the outbox after a failed send, until one succeeds. */
   private offline: QueuedObservation[] = [];
+  /** This process's shared decision rows that went to the outbox, until a send succeeds. */
+  private offlineDecisions: OutboxDecision[] = [];
   /** Flushes and refreshes run one at a time, so a refresh never reads between a batch's send and its bookkeeping. */
   private chain: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -333,8 +378,7 @@ export class TeamLedger implements Ledger {
     const named: typeof pg.Pool | undefined = pg.Pool;
     const PoolClass = named ?? pg.default.Pool;
     const pool = new PoolClass({
-      connectionString: options.url,
-      ...(options.password !== undefined ? { password: options.password } : {}),
+      connectionString: withPassword(options.url, options.password),
       max: POOL_SIZE,
       connectionTimeoutMillis: options.connectTimeoutMs ?? TEAM_CONNECT_TIMEOUT_MS,
       application_name: 'rung',
@@ -349,9 +393,9 @@ export class TeamLedger implements Ledger {
       await ledger.refresh();
     } catch (error) {
       await pool.end();
-      throw new Error(`cannot use the team ledger ${redactedUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`cannot use the team ledger ${redactedUrl(options.url)}: ${openProblem(error, options.url)}`, { cause: error });
     }
-    if (ledger.outbox && ledger.outbox.read().length > 0) {
+    if (ledger.outbox && !ledger.outbox.isEmpty) {
       // What an earlier process learned offline goes now that the server answers; if it fails, the timer retries.
       await ledger.flush().catch((error: unknown) => options.onSyncError?.(error instanceof Error ? error : new Error(String(error))));
     }
@@ -400,17 +444,18 @@ export class TeamLedger implements Ledger {
    * Queues one decision row for the team when this member opted in (`shareDecisions`); does nothing otherwise.
    *
    * @remarks
-   * Never waits on the network: the row goes with the next flush. A failed send keeps it queued for the
-   * one after; it is keyed by member, call, attempt and time, so a row sent twice is stored once.
+   * Never waits on the network: the row goes with the next flush. A failed send keeps it for the one
+   * after, in the outbox when there is one, so an exit while the server is away loses none; it is keyed
+   * by member, call, attempt and time, so a row sent twice is stored once.
    */
   shareDecision(row: DecisionRow): void {
     if (!this.shareDecisions) return;
-    this.queued.decisions.push(row);
+    this.queued.decisions.push({ member: this.memberId, decision: row });
   }
 
-  /** Decision rows queued for the team and not yet acknowledged. */
+  /** Decision rows this process shared that the server has not acknowledged, in memory or in the outbox. */
   get unsentDecisions(): number {
-    return this.queued.decisions.length;
+    return this.queued.decisions.length + this.offlineDecisions.length;
   }
 
   /**
@@ -491,12 +536,17 @@ export class TeamLedger implements Ledger {
       await this.flush();
     } catch (error) {
       if (this.queued.decisions.length > 0) {
-        // The rows are in this workspace's decision log already; only the team's copy is missing.
+        // No outbox, or it could not be written: the rows are in this workspace's decision log already;
+        // only the team's copy is missing.
         this.onNotice?.(`the team server did not answer; ${this.queued.decisions.length} decision row${this.queued.decisions.length === 1 ? ' was' : 's were'} not shared (still in this workspace's decision log)`);
       }
       if (this.queued.observations.length > 0 || !this.outbox) throw error;
-      if (this.offline.length > 0) {
-        this.onNotice?.(`the team server did not answer (${error instanceof Error ? error.message : String(error)}); ${this.offline.length} observation${this.offline.length === 1 ? '' : 's'} kept in ${this.outbox.path}, sent once it answers`);
+      const kept = [
+        ...(this.offline.length > 0 ? [`${this.offline.length} observation${this.offline.length === 1 ? '' : 's'}`] : []),
+        ...(this.offlineDecisions.length > 0 ? [`${this.offlineDecisions.length} shared decision row${this.offlineDecisions.length === 1 ? '' : 's'}`] : []),
+      ];
+      if (kept.length > 0) {
+        this.onNotice?.(`the team server did not answer (${error instanceof Error ? error.message : String(error)}); ${kept.join(' and ')} kept in ${this.outbox.path}, sent once it answers`);
       }
     } finally {
       await this.pool.end();
@@ -617,16 +667,31 @@ export class TeamLedger implements Ledger {
    * @remarks
    * If the connection drops before the commit is acknowledged, the batch may or may not have landed; it
    * goes back in front of the queue as it was, same origins, so sending it again lands it at most once.
-   * With an outbox, its observations are written there too, so an exit before the next send loses nothing.
+   * With an outbox, its observations and decision rows are written there too, so an exit before the next
+   * send loses nothing.
    */
   private async send(): Promise<void> {
     const batch = this.queued;
     const inMemory = new Set(batch.observations.map(outboxKey));
     const fromOutbox = (this.outbox?.read() ?? []).filter((entry) => !inMemory.has(outboxKey(entry)));
-    if (fromOutbox.length === 0 && batch.observations.length === 0 && batch.aliases.size === 0 && batch.spawnStarts.length === 0 && batch.spawnEnds.length === 0 && batch.decisions.length === 0) return;
+    const decisionsInMemory = new Set(batch.decisions.map(decisionKey));
+    const decisionsFromOutbox = (this.outbox?.readDecisions() ?? []).filter((entry) => !decisionsInMemory.has(decisionKey(entry)));
+    if (
+      fromOutbox.length === 0 &&
+      decisionsFromOutbox.length === 0 &&
+      batch.observations.length === 0 &&
+      batch.aliases.size === 0 &&
+      batch.spawnStarts.length === 0 &&
+      batch.spawnEnds.length === 0 &&
+      batch.decisions.length === 0
+    ) {
+      return;
+    }
     this.queued = emptyBatch();
     try {
-      await this.transaction((client) => writeBatch(client, this.memberId, { ...batch, observations: [...fromOutbox, ...batch.observations] }));
+      await this.transaction((client) =>
+        writeBatch(client, this.memberId, { ...batch, observations: [...fromOutbox, ...batch.observations], decisions: [...decisionsFromOutbox, ...batch.decisions] }),
+      );
     } catch (error) {
       this.queued = joinBatches(batch, this.queued);
       await this.keepOffline();
@@ -635,28 +700,44 @@ export class TeamLedger implements Ledger {
     // Everything this process had put in the outbox was in the file just sent, or was sent by whoever
     // removed it from the file: either way it is on the server now.
     this.offline = [];
-    if (fromOutbox.length > 0 && this.outbox) {
+    this.offlineDecisions = [];
+    if ((fromOutbox.length > 0 || decisionsFromOutbox.length > 0) && this.outbox) {
       try {
-        await this.outbox.remove(new Set(fromOutbox.map(outboxKey)));
+        await this.outbox.remove(new Set([...fromOutbox.map(outboxKey), ...decisionsFromOutbox.map(decisionKey)]));
       } catch (error) {
-        this.onNotice?.(`could not clear the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); its observations will be sent again, and counted once`);
+        this.onNotice?.(`could not clear the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); its entries will be sent again, and counted once`);
       }
     }
   }
 
-  /** Moves the queued observations into the outbox, where they outlive this process; they stay queued if it cannot be written. */
+  /**
+   * Moves the queued observations and shared decision rows into the outbox, where they outlive this
+   * process; what cannot be written there stays queued.
+   */
   private async keepOffline(): Promise<void> {
-    if (!this.outbox || this.queued.observations.length === 0) return;
-    const moving = this.queued.observations.slice();
-    try {
-      await this.outbox.add(moving);
-    } catch (error) {
-      this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} observations stay in memory only`);
-      return;
+    if (!this.outbox) return;
+    if (this.queued.observations.length > 0) {
+      const moving = this.queued.observations.slice();
+      try {
+        await this.outbox.add(moving);
+        const moved = new Set(moving.map(outboxKey));
+        this.queued.observations = this.queued.observations.filter((entry) => !moved.has(outboxKey(entry)));
+        this.offline.push(...moving);
+      } catch (error) {
+        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} observations stay in memory only`);
+      }
     }
-    const moved = new Set(moving.map(outboxKey));
-    this.queued.observations = this.queued.observations.filter((entry) => !moved.has(outboxKey(entry)));
-    this.offline.push(...moving);
+    if (this.queued.decisions.length > 0) {
+      const moving = this.queued.decisions.slice();
+      try {
+        await this.outbox.addDecisions(moving);
+        const moved = new Set(moving.map(decisionKey));
+        this.queued.decisions = this.queued.decisions.filter((entry) => !moved.has(decisionKey(entry)));
+        this.offlineDecisions.push(...moving);
+      } catch (error) {
+        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} decision rows stay in memory only`);
+      }
+    }
   }
 
   /**
@@ -697,6 +778,26 @@ export class TeamLedger implements Ledger {
     // Only what has not reached the server stays on top; what was sent is in `base` now.
     this.state = base.applied([...this.offline.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })), ...opsOf(this.queued)]);
   }
+}
+
+/**
+ * What went wrong opening the team's ledger, for a person.
+ *
+ * @remarks
+ * pg's words are kept (they name the role: `password authentication failed for user "ana"`), except when
+ * the server asks for a password and none was given, which pg reports as a SASL message about a string.
+ */
+function openProblem(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/client password must be a string/.test(message)) return message;
+  let role = '';
+  try {
+    role = decodeURIComponent(new URL(url).username);
+  } catch {
+    // An unparsable URL fails before any password is asked for.
+  }
+  const who = role ? `role "${role}"` : 'the role (PGUSER, else your user name)';
+  return `the server asks for the password of ${who} and none was given (put it in PGPASSWORD or ~/.pgpass; ${message})`;
 }
 
 /** SQL true when `class_key` is the class in `$1` or one of its shapes (`edit` matches `edit/typescript`). */
@@ -826,18 +927,19 @@ async function writeBatch(client: PoolClient, memberId: string, batch: Batch): P
   if (batch.decisions.length > 0) {
     // A row's attempt is how many models the call had tried before it; with the call, whether it is the
     // settling `final` row, and its time, that names the row, so a resent batch adds nothing.
+    // Each row under the member who shared it: a row from the outbox may predate a change of RUNG_MEMBER.
     await client.query(
       `INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision)
-       SELECT $1, call_id, attempt, final, at, decision
-       FROM unnest($2::text[], $3::integer[], $4::boolean[], $5::bigint[], $6::jsonb[]) AS t(call_id, attempt, final, at, decision)
+       SELECT member_id, call_id, attempt, final, at, decision
+       FROM unnest($1::text[], $2::text[], $3::integer[], $4::boolean[], $5::bigint[], $6::jsonb[]) AS t(member_id, call_id, attempt, final, at, decision)
        ON CONFLICT DO NOTHING`,
       [
-        memberId,
-        batch.decisions.map((row) => row.call),
-        batch.decisions.map((row) => row.escalation.length),
-        batch.decisions.map((row) => row.final),
-        batch.decisions.map((row) => Math.round(row.at)),
-        batch.decisions.map((row) => JSON.stringify(row)),
+        batch.decisions.map((entry) => entry.member),
+        batch.decisions.map((entry) => entry.decision.call),
+        batch.decisions.map((entry) => entry.decision.escalation.length),
+        batch.decisions.map((entry) => entry.decision.final),
+        batch.decisions.map((entry) => Math.round(entry.decision.at)),
+        batch.decisions.map((entry) => JSON.stringify(entry.decision)),
       ],
     );
   }

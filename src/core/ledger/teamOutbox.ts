@@ -1,6 +1,6 @@
 /**
- * The team ledger's outbox: observations the server has not acknowledged, kept in a file in the workspace
- * so that they outlive the process.
+ * The team ledger's outbox: observations, and shared decision rows, the server has not acknowledged, kept
+ * in a file in the workspace so that they outlive the process.
  *
  * @remarks
  * A member who learns while the team's server is unreachable and then closes the window would otherwise
@@ -9,6 +9,9 @@
  * one, another window on the same workspace — sends the whole file, and removes what was acknowledged.
  * Sending an entry twice (a process killed between the server's commit and the removal, two windows
  * sending the same file) is harmless: the server keeps the first row with that key and ignores the rest.
+ * Decision rows a member chose to share (`shareDecisions`) wait here the same way, each with its member;
+ * the server stores a decision row once per member, call, attempt, `final` and time, the key
+ * {@link decisionKey} names, so a row sent twice is stored once too.
  *
  * The file is JSON lines, one entry a line, rewritten whole under a lock file and renamed into place, like
  * the workspace ledger: a reader sees some writer's complete file, and two writers never drop each
@@ -19,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
+import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
 import { writeFileAtomic } from './atomicWrite';
 import { FileLock, isCode } from './fileLock';
@@ -32,6 +36,13 @@ export interface OutboxEntry {
   observation: Observation;
 }
 
+/** One shared decision row waiting for the server, under the member who shared it. */
+export interface OutboxDecision {
+  /** Part of the server's key, so the row is stored under who shared it even if `RUNG_MEMBER` changes. */
+  member: string;
+  decision: DecisionRow;
+}
+
 export interface TeamOutboxOptions {
   path: string;
   clock: Clock;
@@ -42,6 +53,15 @@ export interface TeamOutboxOptions {
 /** The key the server deduplicates on, as one string. */
 export function outboxKey(entry: { member: string; origin: string }): string {
   return `${entry.member}\u0000${entry.origin}`;
+}
+
+/**
+ * The key the server deduplicates a shared decision row on (member, call, attempt, `final`, time), as one
+ * string that no observation's key can equal (an origin never holds a NUL).
+ */
+export function decisionKey(entry: OutboxDecision): string {
+  const row = entry.decision;
+  return ['decision', entry.member, row.call, String(row.escalation.length), String(row.final), String(Math.round(row.at))].join('\u0000');
 }
 
 /**
@@ -74,30 +94,57 @@ export class TeamOutbox {
     this.onMalformed = options.onMalformed;
   }
 
-  /** Every entry in the file, oldest first; none when there is no file. Takes no lock (writers rename whole files). */
+  /** Every observation in the file, oldest first; none when there is no file. Takes no lock (writers rename whole files). */
   read(): OutboxEntry[] {
     return this.readLines().entries;
   }
 
-  /** Adds entries not already in the file; throws when the file cannot be written or the lock stayed busy. */
-  async add(entries: readonly OutboxEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.rewrite((lines) => {
-      const present = new Set(lines.entries.map(outboxKey));
-      const added = entries.filter((entry) => !present.has(outboxKey(entry)));
-      return added.length === 0 ? undefined : [...lines.raw, ...added.map((entry) => JSON.stringify(entry))];
-    });
+  /** Every shared decision row in the file, oldest first. Takes no lock. */
+  readDecisions(): OutboxDecision[] {
+    return this.readLines().decisions;
   }
 
-  /** Removes the entries with these keys (the server acknowledged them); the file goes when nothing is left. */
+  /** Whether the file holds anything to send. */
+  get isEmpty(): boolean {
+    const lines = this.readLines();
+    return lines.entries.length === 0 && lines.decisions.length === 0;
+  }
+
+  /** Adds observations not already in the file; throws when the file cannot be written or the lock stayed busy. */
+  async add(entries: readonly OutboxEntry[]): Promise<void> {
+    await this.addItems(entries.map((entry) => ({ key: outboxKey(entry), line: entry })));
+  }
+
+  /** Adds shared decision rows not already in the file; throws like {@link add}. */
+  async addDecisions(entries: readonly OutboxDecision[]): Promise<void> {
+    await this.addItems(entries.map((entry) => ({ key: decisionKey(entry), line: entry })));
+  }
+
+  /**
+   * Removes the entries with these keys ({@link outboxKey}, {@link decisionKey}: the server acknowledged
+   * them); the file goes when nothing is left.
+   */
   async remove(keys: ReadonlySet<string>): Promise<void> {
     if (keys.size === 0) return;
     await this.rewrite((lines) => {
       const kept = lines.raw.filter((_, index) => {
-        const entry = lines.byLine[index];
-        return entry === undefined || !keys.has(outboxKey(entry));
+        const key = lines.keys[index];
+        return key === undefined || !keys.has(key);
       });
       return kept.length === lines.raw.length ? undefined : kept;
+    });
+  }
+
+  private async addItems(items: readonly { key: string; line: OutboxEntry | OutboxDecision }[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.rewrite((lines) => {
+      const present = new Set(lines.keys);
+      const added = items.filter((item) => {
+        if (present.has(item.key)) return false;
+        present.add(item.key);
+        return true;
+      });
+      return added.length === 0 ? undefined : [...lines.raw, ...added.map((item) => JSON.stringify(item.line))];
     });
   }
 
@@ -127,15 +174,26 @@ export class TeamOutbox {
     try {
       text = readFileSync(this.path, 'utf8');
     } catch (error) {
-      if (isCode(error, 'ENOENT')) return { raw: [], byLine: [], entries: [] };
+      if (isCode(error, 'ENOENT')) return { raw: [], keys: [], entries: [], decisions: [] };
       throw error;
     }
     const raw = text.split('\n').filter((line) => line.trim() !== '');
-    const byLine = raw.map((line) => this.parse(line));
-    return { raw, byLine, entries: byLine.filter((entry): entry is OutboxEntry => entry !== undefined) };
+    const entries: OutboxEntry[] = [];
+    const decisions: OutboxDecision[] = [];
+    const keys = raw.map((line): string | undefined => {
+      const parsed = this.parse(line);
+      if (parsed === undefined) return undefined;
+      if ('observation' in parsed) {
+        entries.push(parsed);
+        return outboxKey(parsed);
+      }
+      decisions.push(parsed);
+      return decisionKey(parsed);
+    });
+    return { raw, keys, entries, decisions };
   }
 
-  private parse(line: string): OutboxEntry | undefined {
+  private parse(line: string): OutboxEntry | OutboxDecision | undefined {
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -143,9 +201,11 @@ export class TeamOutbox {
       value = undefined;
     }
     if (isEntry(value)) return value;
+    const decision = asDecision(value);
+    if (decision) return decision;
     if (!this.reported.has(line)) {
       this.reported.add(line);
-      this.onMalformed?.(`a line of the team outbox ${this.path} is not an observation and was left in place: ${line.slice(0, 120)}`);
+      this.onMalformed?.(`a line of the team outbox ${this.path} is neither an observation nor a decision row and was left in place: ${line.slice(0, 120)}`);
     }
     return undefined;
   }
@@ -154,9 +214,19 @@ export class TeamOutbox {
 interface ReadLines {
   /** Every non-blank line, as written. */
   raw: string[];
-  /** The entry each line holds, or undefined for one that does not parse. */
-  byLine: (OutboxEntry | undefined)[];
+  /** The key of the entry each line holds, or undefined for one that does not parse. */
+  keys: (string | undefined)[];
   entries: OutboxEntry[];
+  decisions: OutboxDecision[];
+}
+
+/** The decision entry a line holds, read with the decision log's own schema; undefined when it holds none. */
+function asDecision(value: unknown): OutboxDecision | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entry = value as Record<string, unknown>;
+  if (typeof entry.member !== 'string' || !('decision' in entry)) return undefined;
+  const parsed = decisionRowSchema.safeParse(entry.decision);
+  return parsed.success ? { member: entry.member, decision: parsed.data } : undefined;
 }
 
 function isEntry(value: unknown): value is OutboxEntry {

@@ -168,7 +168,11 @@ export class WorkspaceLedger implements Ledger {
    */
   static async open(options: OpenLedgerOptions): Promise<WorkspaceLedger> {
     const sql = options.sql ?? (await loadSqlJs(options));
-    const ledger = new WorkspaceLedger({ ...options, sql });
+    return WorkspaceLedger.started(new WorkspaceLedger({ ...options, sql }));
+  }
+
+  /** The rest of {@link open} once the ledger is built, for a subclass that builds its own. */
+  protected static async started<T extends WorkspaceLedger>(ledger: T): Promise<T> {
     ledger.loadFromDisk(true);
     if (ledger.needsWrite) await ledger.flush();
     ledger.scheduleRefresh();

@@ -117,6 +117,31 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
       folder.remove();
     }
   });
+  it('keeps the decision rows a window shares while the server is away, and the next window that reaches it sends them', async () => {
+    const url = await freshDatabase(server);
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const folder = makeTempDir('rung-team-choice-');
+    try {
+      const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
+      proxy.cut();
+      const shown: string[] = [];
+      const offline = await openTeamOrWorkspace({ ...options(proxy.urlFor(url), workspacePath, [], shown), shareDecisions: true });
+      expect(offline).toBeInstanceOf(WorkspaceLedger);
+      expect(shown).toEqual([expect.stringMatching(/; its shared decision rows wait in .*team-outbox-\w+\.jsonl until then$/)]);
+      offline.shareDecision?.(decisionRow({ call: 'away' }));
+      await offline.close();
+
+      proxy.restore();
+      const online = await openTeamOrWorkspace(options(proxy.urlFor(url), workspacePath, [], []));
+      expect(online).toBeInstanceOf(TeamLedger);
+      await online.close();
+      expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions')).toEqual([{ member_id: 'ana', call_id: 'away' }]);
+    } finally {
+      await proxy.close();
+      folder.remove();
+    }
+  });
+
   it('shares decision rows with the team only when rung.teamLedger.shareDecisions is on', async () => {
     const url = await freshDatabase(server);
     const folder = makeTempDir('rung-team-choice-');

@@ -11,20 +11,33 @@ export interface TestPostgres {
   /** The server's own database, for making test databases. */
   url: string;
   stop(): void;
+  /** Stops the server and keeps its data: connections to its port are refused until {@link up}. */
+  down(): void;
+  /** Starts it again on the same port, with the same data. */
+  up(): void;
+  /** Makes `role` a login role that must give `password` (scram-sha-256) over TCP. */
+  passwordRole(role: string, password: string): void;
 }
 
 export function startPostgres(): TestPostgres {
   const [url, folder] = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8' }).trim().split(' ');
   if (!url || !folder) throw new Error('scripts/test-postgres.sh start printed no URL and folder');
-  return { url, stop: () => execFileSync('bash', [SCRIPT, 'stop', folder]) };
+  return {
+    url,
+    stop: () => execFileSync('bash', [SCRIPT, 'stop', folder]),
+    down: () => execFileSync('bash', [SCRIPT, 'down', folder]),
+    up: () => execFileSync('bash', [SCRIPT, 'up', folder]),
+    // The password goes to the script in its environment, never on a command line.
+    passwordRole: (role, password) => execFileSync('bash', [SCRIPT, 'password-role', folder, role], { env: { ...process.env, ROLE_PASSWORD: password } }),
+  };
 }
 
 let databases = 0;
 
-/** A fresh, empty database on the server; returns its URL. */
-export async function freshDatabase(server: TestPostgres): Promise<string> {
+/** A fresh, empty database on the server, owned by `owner` when given (else the server's superuser); returns its URL as that superuser. */
+export async function freshDatabase(server: TestPostgres, owner?: string): Promise<string> {
   const name = `team_${process.pid}_${++databases}`;
-  await query(server.url, `CREATE DATABASE ${name}`);
+  await query(server.url, `CREATE DATABASE ${name}${owner ? ` OWNER ${owner}` : ''}`);
   return server.url.replace(/\/[^/]*$/, `/${name}`);
 }
 

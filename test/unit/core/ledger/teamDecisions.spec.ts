@@ -5,6 +5,7 @@ import { EXIT_USAGE } from '../../../../src/cli/io';
 import { systemClock } from '../../../../src/core/clock';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { TEAM_MIGRATIONS, TeamLedger, type SharedDecision, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
+import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { decisionRow } from '../../support/decisionRow';
 import { makeOutcomes, toJsonLines } from '../../support/outcomesFixture';
 import { makeTempDir } from '../../support/tempDir';
@@ -93,7 +94,7 @@ describe('sharing decision rows with the team ledger', () => {
     expect(await storedDecisions(url)).toHaveLength(3);
   });
 
-  it('says how many shared rows an exit could not send, and still closes with the observations in the outbox', async () => {
+  it('keeps the shared rows an exit could not send in the outbox with the observations, and says how many', async () => {
     const url = await freshDatabase(server);
     const proxy = await TcpProxy.start(Number(new URL(url).port));
     const folder = makeTempDir('rung-team-decisions-');
@@ -104,7 +105,10 @@ describe('sharing decision rows with the team ledger', () => {
       ledger.observe([{ model: 'steady', classKey: 'plan', success: true, at: 1 }]);
       for (const row of escalatedCall('call-1')) ledger.shareDecision(row);
       await ledger.close();
-      expect(notices.some((message) => message.includes("3 decision rows were not shared (still in this workspace's decision log)"))).toBe(true);
+      expect(notices).toEqual([expect.stringMatching(/^the team server did not answer \(.*\); 1 observation and 3 shared decision rows kept in .*outbox\.jsonl, sent once it answers$/)]);
+      expect(new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock }).readDecisions().map((entry) => [entry.member, entry.decision])).toEqual(
+        escalatedCall('call-1').map((row) => ['ana', row]),
+      );
     } finally {
       await proxy.close();
       folder.remove();

@@ -70,8 +70,8 @@ interface WorkerRun {
  * Runs the team worker as its own OS process. With `whenOpened`, the worker waits after connecting until
  * `whenOpened` has run (the test takes the server away there).
  */
-function runWorker(url: string, member: string, count: number, options: { outbox?: string; whenOpened?: () => void } = {}): Promise<WorkerRun> {
-  const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : ''];
+function runWorker(url: string, member: string, count: number, options: { outbox?: string; whenOpened?: () => void; decisions?: number } = {}): Promise<WorkerRun> {
+  const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : '', String(options.decisions ?? 0)];
   const child = fork(worker, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let stdout = '';
   let stderr = '';
@@ -158,6 +158,38 @@ describe('TeamLedger on a real PostgreSQL', () => {
       expect(await gradedSeenFresh(url)).toBe(30);
     } finally {
       await proxy.close();
+      folder.remove();
+    }
+  });
+
+  it('keeps shared decision rows across an exit while the server is stopped, and two later processes land them exactly once', async () => {
+    const url = await freshDatabase(server);
+    const folder = makeTempDir('rung-team-outbox-');
+    try {
+      const outbox = join(folder.path, 'team-outbox.jsonl');
+      // Ana connects, PostgreSQL stops, she learns 10 observations, shares 25 decision rows and exits.
+      let offline: WorkerRun;
+      try {
+        offline = await runWorker(url, 'ana', 10, { outbox, decisions: 25, whenOpened: () => server.down() });
+      } finally {
+        server.up();
+      }
+      expect(offline).toMatchObject({ code: 0, stderr: '' });
+      expect(offline.stdout).toMatch(/10 observations and 25 shared decision rows kept in .*team-outbox\.jsonl, sent once it answers/);
+      expect(new TeamOutbox({ path: outbox, clock: systemClock }).readDecisions()).toHaveLength(25);
+      expect(await query(url, 'SELECT count(*)::int AS count FROM rung_decisions')).toEqual([{ count: 0 }]);
+
+      // The server is back; two processes that learn and share nothing themselves send the same file at once.
+      const sent = await Promise.all([runWorker(url, 'ana', 0, { outbox }), runWorker(url, 'ana', 0, { outbox })]);
+      expect(sent).toEqual([
+        { code: 0, stdout: '', stderr: '' },
+        { code: 0, stdout: '', stderr: '' },
+      ]);
+      const stored = await query<{ member_id: string; call_id: string }>(url, 'SELECT member_id, call_id FROM rung_decisions ORDER BY at');
+      expect(stored).toEqual(Array.from({ length: 25 }, (_, i) => ({ member_id: 'ana', call_id: `call-ana-${i}` })));
+      expect(await storedRows(url)).toBe(10);
+      expect(existsSync(outbox)).toBe(false);
+    } finally {
       folder.remove();
     }
   });

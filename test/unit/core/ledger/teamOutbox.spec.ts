@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
-import { outboxKey, TeamOutbox, teamOutboxPath, type OutboxEntry } from '../../../../src/core/ledger/teamOutbox';
+import { decisionKey, outboxKey, TeamOutbox, teamOutboxPath, type OutboxEntry } from '../../../../src/core/ledger/teamOutbox';
+import { decisionRow } from '../../support/decisionRow';
 import { makeTempDir } from '../../support/tempDir';
 
 let folder: ReturnType<typeof makeTempDir>;
@@ -47,7 +48,30 @@ describe('TeamOutbox', () => {
     await outbox.remove(new Set([outboxKey(entry('w:1'))]));
     expect(readFileSync(path, 'utf8')).toBe('not json at all\n');
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/is not an observation and was left in place: not json at all/);
+    expect(said[0]).toMatch(/is neither an observation nor a decision row and was left in place: not json at all/);
+  });
+
+  it('keeps shared decision rows beside the observations, each once per member, call, attempt, final and time', async () => {
+    const path = join(folder.path, 'outbox.jsonl');
+    const outbox = new TeamOutbox({ path, clock: systemClock });
+    const first = { member: 'ana', decision: decisionRow({ call: 'c1', at: 1_000 }) };
+    const settled = { member: 'ana', decision: decisionRow({ call: 'c1', at: 1_000, final: true }) };
+    const bens = { member: 'ben', decision: decisionRow({ call: 'c1', at: 1_000 }) };
+    await outbox.add([entry('w:1')]);
+    await outbox.addDecisions([first, settled]);
+    await outbox.addDecisions([first, bens]);
+    expect(outbox.read().map((item) => item.origin)).toEqual(['w:1']);
+    expect(outbox.readDecisions()).toEqual([first, settled, bens]);
+    // Four lines: the row added twice is in the file once.
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(4);
+
+    await outbox.remove(new Set([decisionKey(first), outboxKey(entry('w:1'))]));
+    expect(outbox.read()).toEqual([]);
+    expect(outbox.readDecisions()).toEqual([settled, bens]);
+    expect(outbox.isEmpty).toBe(false);
+    await outbox.remove(new Set([settled, bens].map(decisionKey)));
+    expect(existsSync(path)).toBe(false);
+    expect(outbox.isEmpty).toBe(true);
   });
 
   it('names one file per server and database, whoever connects and with whatever password', () => {
