@@ -7,7 +7,7 @@
  * page can never reach the core's rules directly: every number it shows came through a parsed message.
  */
 import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
-import { type LedgerState, askForOpeners, emptyState, reduce } from './ledgerModel';
+import { type LedgerState, askForOpeners, emptyState, reduce, sameFilter } from './ledgerModel';
 import { type RenderMemory, type ViewHandlers, renderApp } from './render';
 
 /** What `acquireVsCodeApi()` gives a webview; declared here because no typings ship for it. */
@@ -72,8 +72,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     return;
   }
   const message: HostMessage = parsed.message;
+  const wasStale = state.stale;
   state = reduce(state, message, view.limit);
   if (message.type === 'page' || message.type === 'snapshot') remember({ ...view, filter: message.decisions.filter, offset: message.decisions.offset });
+  // Rows that came in above the page moved it down; a reload must come back to the same rows.
+  else if (state.page.offset !== view.offset && sameFilter(state.page.filter, view.filter)) remember({ ...view, offset: state.page.offset });
+  if (state.stale && !wasStale) send({ type: 'page', filter: state.page.filter, offset: state.page.offset, limit: view.limit });
   render();
 });
 
