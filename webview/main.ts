@@ -38,9 +38,9 @@ const handlers: ViewHandlers = {
     remember({ ...view, filter, offset: 0 });
     send({ type: 'page', filter, offset: 0, limit: view.limit });
   },
-  page(offset: number) {
+  page(offset: number, before?: number) {
     remember({ ...view, offset });
-    send({ type: 'page', filter: view.filter, offset, limit: view.limit });
+    send({ type: 'page', filter: view.filter, offset, limit: view.limit, ...(before !== undefined ? { before } : {}) });
   },
   pin: (model) => send({ type: 'pin', model }),
   avoid: (model) => send({ type: 'avoid', model }),

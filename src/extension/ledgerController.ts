@@ -190,8 +190,9 @@ export class LedgerController {
         return;
       }
       case 'page': {
-        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
-        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
+        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter), ...(message.before !== undefined ? { before: message.before } : {}) });
+        // The offset the page really starts at: a later snapshot (a reopened session) shows the same rows.
+        this.view = { filter: message.filter, offset: snapshot.decisions.offset, limit: message.limit };
         this.send({ type: 'page', decisions: pageWire(snapshot, message.filter) });
         return;
       }

@@ -203,6 +203,8 @@ export const viewMessageSchema = z.discriminatedUnion('type', [
     filter: decisionFilterSchema,
     offset: count,
     limit: pageLimit,
+    /** "Newer": the page that ends just before this row (where the page on screen starts); `offset` is then not read. */
+    before: z.optional(count),
   }),
   z.object({ type: z.literal('pin'), model: slug }),
   z.object({ type: z.literal('avoid'), model: slug }),

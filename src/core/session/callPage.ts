@@ -32,6 +32,12 @@ import type { DecisionRow } from '../decisions/decision';
 export interface CallPageOptions {
   /** Whether a call is shown, given all of its matching rows (newest first); every call is without it. */
   keep?: (rows: readonly DecisionRow[]) => boolean;
+  /**
+   * Makes the page of newer rows that ends just before this row offset (the page the user is on starts
+   * there): it starts at the first call that begins at or after `offset`, not at the start of a call
+   * `offset` falls inside, which would end it early and skip the rows in between.
+   */
+  end?: number;
   /** Stops at this call instead of making a page, to say where it is counted (see {@link CallPageCollector.located}); give it an offset past every row. */
   locate?: string;
 }
@@ -48,6 +54,8 @@ export class CallPageCollector {
   private start: number;
   private done = false;
   private found: { offset: number; rows: DecisionRow[] } | undefined;
+  /** With `end`: the rows of the call `offset` fell inside, passed over in case no other call fits before `end`. */
+  private passed: DecisionRow[] = [];
 
   constructor(
     private readonly offset: number,
@@ -99,6 +107,7 @@ export class CallPageCollector {
   /** The reader reached the log's oldest row: calls whose first row never came are counted there. */
   end(): void {
     for (const call of [...this.held.keys()]) if (!this.release(call)) return;
+    if (this.options.end !== undefined && !this.done) this.closeBefore();
   }
 
   /** The page: its rows, newest first, and the row offset it really starts at. */
@@ -136,6 +145,18 @@ export class CallPageCollector {
   private place(row: DecisionRow): boolean {
     if (this.done) return false;
     this.counted++;
+    const end = this.options.end;
+    if (end !== undefined && this.counted > end) {
+      // The row the page after this one starts with: this page is whole.
+      this.closeBefore();
+      return false;
+    }
+    if (end !== undefined && this.skipped >= this.offset && this.rows.length === 0 && this.run.length > 0 && (this.run[0] as DecisionRow).call === row.call) {
+      // `offset` fell inside this call: it is shown on the page before this one, which ends where it does.
+      this.passed.push(row);
+      this.start++;
+      return true;
+    }
     if (this.skipped < this.offset) {
       if (this.run.length > 0 && (this.run[0] as DecisionRow).call !== row.call) this.run = [];
       this.run.push(row);
@@ -157,6 +178,14 @@ export class CallPageCollector {
     // moves whole to the next page, unless it is the only call here.
     this.finish(row);
     return false;
+  }
+
+  /** Ends a page of newer rows at `end`; one call alone longer than the room before `end` shows its rows there, split. */
+  private closeBefore(): void {
+    this.done = true;
+    if (this.rows.length > 0 || this.passed.length === 0) return;
+    this.rows.push(...this.passed);
+    this.start = this.offset;
   }
 
   private finish(next: DecisionRow): void {

@@ -372,7 +372,7 @@ export class RungSession implements Session {
     return settled;
   }
 
-  snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
+  snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter; before?: number } = {}): SessionSnapshot {
     this.requireOpen();
     const now = this.clock.now();
     return {
@@ -391,7 +391,7 @@ export class RungSession implements Session {
           updatedAt: entry.updatedAt,
         };
       }),
-      decisions: this.decisionPage(Math.max(0, options.offset ?? 0), Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}),
+      decisions: this.decisionPage(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
       spend: this.spend(now),
       providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
         const reason = this.health.unavailableReason(name, now);
@@ -523,9 +523,11 @@ export class RungSession implements Session {
     return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
   }
 
-  /** A page of matching rows, newest first, starting and ending between calls (callPage.ts). */
-  private decisionPage(offset: number, limit: number, filter: DecisionFilter): DecisionPage {
-    const collector = new CallPageCollector(offset, limit, keepFor(filter));
+  /** A page of matching rows, newest first, starting and ending between calls (callPage.ts); with `before`, the one ending there. */
+  private decisionPage(offset: number, limit: number, filter: DecisionFilter, before?: number): DecisionPage {
+    const end = before === undefined ? undefined : Math.max(0, before);
+    const start = end === undefined ? Math.max(0, offset) : Math.max(0, end - limit);
+    const collector = new CallPageCollector(start, limit, { ...keepFor(filter), ...(end !== undefined ? { end } : {}) });
     if (limit > 0) this.readCalls(collector, filter);
     return { ...collector.page(), total: this.decisionTotal(filter) };
   }

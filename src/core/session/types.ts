@@ -260,8 +260,11 @@ export interface Session {
   rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; conversationId?: string }): Ranking;
   /** A verdict that arrived after the answer (thumbs up/down, an accepted or discarded edit). */
   settle(callId: string, verdict: VerdictWithReason): boolean;
-  /** Ratings, a page of recent decisions, spend: everything a panel shows. */
-  snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter }): SessionSnapshot;
+  /**
+   * Ratings, a page of recent decisions, spend: everything a panel shows. With `before`, the page is the
+   * newer one that ends just before that row offset ("Newer" from a page starting there); `offset` is then not read.
+   */
+  snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter; before?: number }): SessionSnapshot;
   /**
    * Where `row`, the newest row of its call just written, is counted in the decision list `filter`
    * shows, and how much the list grew: what a panel needs to keep its page where it is.

@@ -144,6 +144,15 @@ describe('the ledger panel controller', () => {
     expect(log.lines).toEqual(['error ledger panel: could not place a new decision row: EIO: the log could not be read']);
   });
 
+  it('asks the session for the page that ends where the page on screen starts when the user goes to newer rows', async () => {
+    const { session, posted, controller } = harness();
+    for (let index = 0; index < 5; index++) session.rows.push(decisionRow({ call: `c${index}` }));
+    await controller.receive(ready);
+    await controller.receive({ type: 'page', filter: {}, offset: 1, limit: 2, before: 3 });
+    expect(session.snapshots.at(-1)).toEqual({ offset: 1, limit: 2, filter: {}, before: 3 });
+    expect(posted.at(-1)?.type).toBe('page');
+  });
+
   it('sends nothing before the webview is ready', () => {
     const { session, posted, timers } = harness();
     session.write(decisionRow({ call: 'early' }));

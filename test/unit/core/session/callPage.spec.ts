@@ -218,6 +218,56 @@ describe('CallPageCollector', () => {
     expect(lettersOf(counted.located()?.rows ?? [])).toBe('aAA');
   });
 
+  it('pages back to the newer rows that end where the page on screen starts, skipping none', () => {
+    // Newest first: A (3 rows), B (2), C (3); four to a page.
+    const rows = rowsOf('AAABBCCC');
+    expect(walk(rows, 4)).toEqual(['AAA', 'BB', 'CCC']);
+    // "Newer" from CCC (row 5): a page of four back started inside A, moved back to A's start and ended early: AAA, and BB never showed.
+    expect(pageOf(rows, 1, 4, { end: 5 })).toEqual({ calls: 'BB', offset: 3 });
+    expect(pageOf(rows, 0, 4, { end: 3 })).toEqual({ calls: 'AAA', offset: 0 });
+    // A call alone longer than the room before the page on screen shows its rows there, split, rather than nothing.
+    expect(pageOf(rowsOf('AAAAAB'), 2, 3, { end: 5 })).toEqual({ calls: 'AAA', offset: 2 });
+  });
+
+  it('pages back over every row once from the oldest page, over many random interleaved logs and page sizes', () => {
+    const random = seededRandom(20261204);
+    for (let trial = 0; trial < 200; trial++) {
+      const letters = [...'ABCDEFGHIJKLMNOPQRST'];
+      const oldestFirst: string[] = [];
+      const open: { letter: string; left: number }[] = [];
+      while (letters.length > 0 || open.length > 0) {
+        if (letters.length > 0 && (open.length === 0 || (open.length < 2 && random() < 0.5))) {
+          open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
+          continue;
+        }
+        const at = Math.floor(random() * open.length);
+        const call = open[at] as { letter: string; left: number };
+        oldestFirst.push(call.letter);
+        if (--call.left > 0) continue;
+        open.splice(at, 1);
+        if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
+      }
+      const rows = rowsOf(oldestFirst.reverse().join(''));
+      const limit = 4 + Math.floor(random() * 8);
+      const forward = walk(rows, limit);
+      // From the oldest page, "Newer" until the newest: each page ends where the one on screen starts.
+      const starts: number[] = [];
+      for (let offset = 0, index = 0; index < forward.length; index++) {
+        starts.push(offset);
+        offset = pageOf(rows, offset, limit).offset + (forward[index] as string).length;
+      }
+      const back: string[] = [];
+      for (let before = starts.at(-1) as number; before > 0; ) {
+        const page = pageOf(rows, Math.max(0, before - limit), limit, { end: before });
+        expect(page.offset + page.calls.length, `the page before row ${before}`).toBe(before);
+        expect(page.calls.length).toBeGreaterThan(0);
+        back.unshift(page.calls);
+        before = page.offset;
+      }
+      expect([...back, forward.at(-1)].join('')).toBe(forward.join(''));
+    }
+  });
+
   it('gives an empty page for a limit of 0 and past the last row', () => {
     expect(pageOf(rowsOf('ABC'), 0, 0)).toEqual({ calls: '', offset: 0 });
     expect(pageOf(rowsOf('ABC'), 5, 3)).toEqual({ calls: '', offset: 5 });

@@ -503,6 +503,23 @@ describe('RungSession.snapshot', () => {
     expect(second.total).toBe(5);
   });
 
+  it('pages back to newer rows from where the page on screen starts, without skipping a call', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // Oldest first: c climbed three rungs, b two, a three. Newest first, four to a page: a a a | b b | c c c.
+    const rungs = { c: 3, b: 2, a: 3 };
+    const rows = Object.entries(rungs).flatMap(([call, count], index) => Array.from({ length: count }, (_, rung) => decisionRow({ call, rung, at: Date.UTC(2026, 0, 2) + index * 60_000 + rung })));
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call).join('');
+    expect(calls(session.snapshot({ offset: 5, limit: 4 }).decisions)).toBe('ccc');
+    // Stepped back by the three rows on screen, the page started inside a, moved to a's start and ended before b: aaa.
+    const newer = session.snapshot({ limit: 4, before: 5 }).decisions;
+    expect(calls(newer)).toBe('bb');
+    expect(newer.offset).toBe(3);
+    expect(calls(session.snapshot({ limit: 4, before: 3 }).decisions)).toBe('aaa');
+  });
+
   it('says where a row just written goes in the list a filter shows, reading rows not yet in the file', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
