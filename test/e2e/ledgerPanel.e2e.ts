@@ -335,6 +335,9 @@ const checks: E2eCheck[] = [
       assert.match(await call.locator('p.facts').innerText(), new RegExp(`Settled later: fail \\(${SETTLED_REASON}\\)`));
       await call.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-settled-later');
+      // "Newer" asks for the page that ends where this one starts: back to exactly the first page.
+      await frame.getByRole('button', { name: 'Show newer decisions' }).click();
+      await frame.locator('#page-summary', { hasText: first }).waitFor({ timeout: PANEL_TIMEOUT_MS });
     },
   },
   {
