@@ -36,6 +36,8 @@ export interface LedgerState {
   ledgerPath: string | null;
   /** Rows that arrived while the page showed older rows, so the view can offer to go back to the newest. */
   newerRows: number;
+  /** Rows came in on this page that the page does not have (a call a verdict filter took in whole): ask for it again. */
+  stale: boolean;
   notice: { level: 'info' | 'warning' | 'error'; message: string } | null;
   /** "What if I had opened with…": nothing until asked, `waiting` until the host answers. */
   openers: { status: 'not-asked' | 'waiting' } | { status: 'answered'; estimates: OpenerEstimateWire[] };
@@ -51,6 +53,7 @@ export function emptyState(filter: DecisionFilterWire = {}, offset = 0): LedgerS
     providers: [],
     ledgerPath: null,
     newerRows: 0,
+    stale: false,
     notice: null,
     openers: { status: 'not-asked' },
   };
@@ -79,11 +82,12 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
         providers: message.providers,
         ledgerPath: message.ledgerPath,
         newerRows: 0,
+        stale: false,
       };
     case 'page':
-      return { ...state, page: message.decisions, newerRows: 0 };
+      return { ...state, page: message.decisions, newerRows: 0, stale: false };
     case 'decision-added':
-      return addDecision(state, message.row, limit);
+      return addDecision(state, message, limit);
     case 'ratings-changed':
       return { ...state, ratings: message.ratings };
     case 'spend-changed':
@@ -103,47 +107,39 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
 }
 
 /**
- * Whether a row belongs on a page with this filter: the test the session applies to the log (a class
- * takes in its shapes, a model matches the slug or the snapshot that served it).
- */
-export function matchesFilter(row: DecisionWire, filter: DecisionFilterWire): boolean {
-  if (filter.classKey !== undefined && row.classKey !== filter.classKey && !row.classKey.startsWith(`${filter.classKey}/`)) return false;
-  if (filter.model !== undefined && row.model !== filter.model && row.resolved !== filter.model) return false;
-  if (filter.verdict !== undefined && row.verdict !== filter.verdict) return false;
-  return true;
-}
-
-/**
- * A new row: counted if it matches the filter, and shown at once when the page is the newest.
+ * A row just written, placed where the host counts it (`offset`, `added`: callPage.ts orders the list).
  *
  * @remarks
- * On an older page the row is only counted: prepending would shift what the user is reading under
- * their eyes, so the view says how many newer rows wait instead.
+ * Rows that come in above the page (a new call, a later rung or a verdict of a call on a newer page)
+ * move the page's offset down by as many, so "Older" and "Newer" go on from the rows on screen:
+ * kept where it was, "Older" showed the page's last call again. On an older page they are not shown:
+ * prepending would shift what the user is reading under their eyes, so the view says how many newer
+ * rows wait instead (a verdict is not one: it belongs to its call, seldom the newest). A row of a call
+ * on this page is put beside it; a call a verdict filter now takes in whole, whose other rows the page
+ * does not have, makes the page stale so it is asked for again. A verdict settled much later is
+ * counted where its call was routed, just above the call's attempts: put at the top of the newest
+ * page like a new call, it showed as a call of its own with no attempts, above the call it settled.
  */
-function addDecision(state: LedgerState, row: DecisionWire, limit: number): LedgerState {
+function addDecision(state: LedgerState, message: Extract<HostMessage, { type: 'decision-added' }>, limit: number): LedgerState {
   const page = state.page;
-  if (!matchesFilter(row, page.filter)) return state;
-  if (row.final) return addSettledVerdict(state, row, limit);
-  if (page.offset > 0) return { ...state, page: { ...page, total: page.total + 1 }, newerRows: state.newerRows + 1 };
-  return { ...state, page: { ...page, rows: firstWholeCalls([row, ...page.rows], limit), total: page.total + 1 } };
+  // Placed in another list than this page's (the page changed since), or not in any: the next page request shows it.
+  if (message.offset === null || message.added === 0 || !sameFilter(message.filter, page.filter)) return state;
+  const total = page.total + message.added;
+  if (message.offset < page.offset) {
+    const newerRows = state.newerRows + (message.row.final ? 0 : message.added);
+    return { ...state, page: { ...page, offset: page.offset + message.added, total }, newerRows };
+  }
+  const onPage = message.offset === page.offset || message.offset < page.offset + page.rows.length;
+  if (!onPage) return { ...state, page: { ...page, total } };
+  if (message.added > 1) return { ...state, page: { ...page, total }, stale: true };
+  const at = message.offset - page.offset;
+  const rows = [...page.rows.slice(0, at), message.row, ...page.rows.slice(at)];
+  return { ...state, page: { ...page, rows: firstWholeCalls(rows, limit), total } };
 }
 
-/**
- * A verdict settled now (a thumbs down, an accepted edit): put beside its call when the call is on
- * this page, whichever page it is, and only counted when it is not.
- *
- * @remarks
- * The host counts a late verdict where its call was routed, just above the call's attempts
- * (callPage.ts), and this does the same. Put at the top of the newest page like a new call, it showed
- * as a call of its own with no attempts, above the call it settled. It is not counted as a newer row:
- * it belongs to its call's page, which is seldom the newest.
- */
-function addSettledVerdict(state: LedgerState, row: DecisionWire, limit: number): LedgerState {
-  const page = state.page;
-  const at = page.rows.findIndex((shown) => shown.call === row.call);
-  if (at < 0) return { ...state, page: { ...page, total: page.total + 1 } };
-  const rows = [...page.rows.slice(0, at), row, ...page.rows.slice(at)];
-  return { ...state, page: { ...page, rows: firstWholeCalls(rows, limit), total: page.total + 1 } };
+/** Whether two filters pick the same rows. */
+export function sameFilter(a: DecisionFilterWire, b: DecisionFilterWire): boolean {
+  return a.classKey === b.classKey && a.model === b.model && a.verdict === b.verdict;
 }
 
 /**

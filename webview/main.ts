@@ -7,7 +7,7 @@
  * page can never reach the core's rules directly: every number it shows came through a parsed message.
  */
 import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
-import { type LedgerState, askForOpeners, emptyState, reduce } from './ledgerModel';
+import { type LedgerState, askForOpeners, emptyState, reduce, sameFilter } from './ledgerModel';
 import { type RenderMemory, type ViewHandlers, renderApp } from './render';
 
 /** What `acquireVsCodeApi()` gives a webview; declared here because no typings ship for it. */
@@ -38,9 +38,9 @@ const handlers: ViewHandlers = {
     remember({ ...view, filter, offset: 0 });
     send({ type: 'page', filter, offset: 0, limit: view.limit });
   },
-  page(offset: number) {
+  page(offset: number, before?: number) {
     remember({ ...view, offset });
-    send({ type: 'page', filter: view.filter, offset, limit: view.limit });
+    send({ type: 'page', filter: view.filter, offset, limit: view.limit, ...(before !== undefined ? { before } : {}) });
   },
   pin: (model) => send({ type: 'pin', model }),
   avoid: (model) => send({ type: 'avoid', model }),
@@ -72,8 +72,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     return;
   }
   const message: HostMessage = parsed.message;
+  const wasStale = state.stale;
   state = reduce(state, message, view.limit);
   if (message.type === 'page' || message.type === 'snapshot') remember({ ...view, filter: message.decisions.filter, offset: message.decisions.offset });
+  // Rows that came in above the page moved it down; a reload must come back to the same rows.
+  else if (state.page.offset !== view.offset && sameFilter(state.page.filter, view.filter)) remember({ ...view, offset: state.page.offset });
+  if (state.stale && !wasStale) send({ type: 'page', filter: state.page.filter, offset: state.page.offset, limit: view.limit });
   render();
 });
 

@@ -31,7 +31,8 @@ import {
 /** What the page asks for when the user acts; main.ts turns these into protocol messages. */
 export interface ViewHandlers {
   filter(filter: DecisionFilterWire): void;
-  page(offset: number): void;
+  /** A page from `offset`, or with `before` the page that ends just before that row. */
+  page(offset: number, before?: number): void;
   pin(model: string): void;
   avoid(model: string): void;
   resetClass(classKey: string): void;
@@ -150,7 +151,8 @@ function renderDecisions(state: LedgerState, handlers: ViewHandlers, memory: Ren
   const first = shown > 0 ? page.offset + 1 : 0;
   const summary = h('p', { class: 'page-summary', id: 'page-summary' }, `Rows ${first.toLocaleString('en')}–${(page.offset + shown).toLocaleString('en')} of ${page.total.toLocaleString('en')}, newest first`);
   const limit = Math.max(shown, 1);
-  const newer = button('Newer', 'chevron-left', 'Show newer decisions', () => handlers.page(Math.max(0, page.offset - limit)));
+  // The page that ends where this one starts: stepped back by a page's rows, it could start inside a call, end early and skip the rows between.
+  const newer = button('Newer', 'chevron-left', 'Show newer decisions', () => handlers.page(Math.max(0, page.offset - limit), page.offset));
   const older = button('Older', 'chevron-right', 'Show older decisions', () => handlers.page(page.offset + limit));
   if (page.offset === 0) newer.setAttribute('disabled', '');
   if (page.offset + shown >= page.total) older.setAttribute('disabled', '');

@@ -11,7 +11,8 @@
  * window with no folder open and `test/integration/untrusted` on a folder nobody trusted.
  * It ends with the line `N passed, N failed` over the suite and the checks, and exits non-zero when
  * anything failed. `RUNG_CANARY=1` counts the canary as an ordinary suite, so the run is seen to fail.
- * `RUNG_HOST_ONLY=text` runs only the browser checks whose name contains `text` (no canary, no suite),
+ * `RUNG_HOST_ONLY=text` runs only the browser checks whose name or file contains `text` (no canary, no suite;
+ * `RUNG_HOST_ONLY=ledgerPanel` runs the checks of `test/e2e/ledgerPanel.e2e.ts`),
  * to iterate on one check in a minute rather than the whole run's six; a filter that matches nothing fails.
  * `RUNG_HOST_ONLY=restricted` runs only the no-folder and untrusted windows.
  * Logs (the server's, each page's console) go to `test-results/host/`, screenshots to
@@ -73,7 +74,7 @@ async function main(): Promise<number> {
         console.log(`RUNG_HOST_ONLY=${only}: only the ${RESTRICTED_WINDOWS}`);
         await runRestrictedWindows(browser, scratch, results, tally);
       } else {
-        console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name contains it; the canary and the extension-host suite are skipped`);
+        console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name or file contains it; the canary and the extension-host suite are skipped`);
         add(tally, await runChecks(browser, server, scratch, only));
       }
     } else {
@@ -227,7 +228,7 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
     const exported = Array.isArray(module.default) ? (module.default as unknown[]) : [module.default];
     for (const check of exported) {
       if (isCheck(check)) {
-        if (!only || check.name.includes(only)) checks.push({ file, check });
+        if (!only || check.name.includes(only) || file.includes(only)) checks.push({ file, check });
       }
       else {
         console.log(`  FAIL ${file}: its default export must be an E2eCheck ({ name, run }) or a list of them`);

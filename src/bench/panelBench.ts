@@ -10,7 +10,7 @@
  * reading the log backwards and building the reply. "Cold" is the first of its kind after the session
  * opened (the session counts a filter's rows once, then keeps the count up to date).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -56,7 +56,8 @@ export async function runPanelBench(count = PANEL_DECISIONS): Promise<BenchRow[]
   const clock: Clock = { now: () => now };
   try {
     const ledgerPath = join(dir, '.rung', 'ledger.sqlite');
-    writeDecisionLog(decisionLogPath(ledgerPath), seedDecisionRows(count, now));
+    const seeded = seedDecisionRows(count, now);
+    writeDecisionLog(decisionLogPath(ledgerPath), seeded);
     const panel = parsePanel(
       {
         models: SEED_MODELS.map((model) => (model.price ? { slug: model.slug, provider: model.provider, price: model.price } : { slug: model.slug, provider: model.provider })),
@@ -102,6 +103,22 @@ export async function runPanelBench(count = PANEL_DECISIONS): Promise<BenchRow[]
       refreshCpu.push((used.user + used.system) / 1000);
     }
     rows.push({ name: 'panel refresh of ratings and spend, 30-day window (ms)', n: count, ...summarise(refresh), extra: { cpuMedianMs: round(summarise(refreshCpu).medianMs, 1) } });
+    // Where a thumbs down for a call about 1,000 rows back goes on the page: asked for every row written.
+    const target = seeded[Math.max(0, seeded.length - 1_000)];
+    if (target) {
+      const verdict = { ...target, at: now, verdict: 'fail' as const, verdictReason: 'thumbs down', final: true, pruned: [], candidates: [], escalation: [] };
+      appendFileSync(decisionLogPath(ledgerPath), `${JSON.stringify(verdict)}\n`);
+      for (const filter of [{}, { verdict: 'fail' as const }]) {
+        const times: number[] = [];
+        let place = session.placeOf(verdict, filter);
+        for (let run = 0; run < WARM_RUNS; run++) {
+          const started = performance.now();
+          place = session.placeOf(verdict, filter);
+          times.push(performance.now() - started);
+        }
+        rows.push({ name: `panel place of a verdict 1,000 rows back${filter.verdict ? ', filtered by verdict fail' : ''} (ms)`, n: count, ...summarise(times), extra: { offset: place.offset ?? -1, added: place.added } });
+      }
+    }
     controller.dispose();
     await session.dispose();
     return rows;

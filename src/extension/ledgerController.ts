@@ -190,8 +190,9 @@ export class LedgerController {
         return;
       }
       case 'page': {
-        this.view = { filter: message.filter, offset: message.offset, limit: message.limit };
-        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter) });
+        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter), ...(message.before !== undefined ? { before: message.before } : {}) });
+        // The offset the page really starts at: a later snapshot (a reopened session) shows the same rows.
+        this.view = { filter: message.filter, offset: snapshot.decisions.offset, limit: message.limit };
         this.send({ type: 'page', decisions: pageWire(snapshot, message.filter) });
         return;
       }
@@ -236,7 +237,7 @@ export class LedgerController {
     if (!this.ready) return;
     switch (change.type) {
       case 'decision-written':
-        this.send({ type: 'decision-added', row: decisionWire(change.row) });
+        this.send(this.decisionAdded(change.row));
         this.scheduleRefresh();
         return;
       case 'ledger-changed':
@@ -255,6 +256,27 @@ export class LedgerController {
       default:
         unhandled(change);
     }
+  }
+
+  /**
+   * A row just written, with where it goes in the list the page shows.
+   *
+   * @remarks
+   * The page cannot tell on its own: a late verdict or a later rung is counted with its call, which may
+   * sit on a newer page, this one or an older one, and a verdict filter can bring a whole call in. Told
+   * only the row, a page showing older rows kept its offset when rows came in above it, so "Older"
+   * showed its last call again (and "Newer" skipped one). A row that cannot be placed is sent unplaced:
+   * the page shows it on its next request.
+   */
+  private decisionAdded(row: DecisionRow): HostMessage {
+    const filter = this.view.filter;
+    let place: { offset: number | null; added: number } = { offset: null, added: 0 };
+    try {
+      place = this.openSession().placeOf(row, toFilter(filter));
+    } catch (error) {
+      this.log.error(`ledger panel: could not place a new decision row: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { type: 'decision-added', row: decisionWire(row), filter, offset: place.offset, added: place.added };
   }
 
   /** Re-reads ratings and spend once for every burst of changes, spaced by what the last re-read cost. */

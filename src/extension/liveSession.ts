@@ -37,6 +37,10 @@ export class LiveSession implements Session {
     return this.open.snapshot(options);
   }
 
+  placeOf(...args: Parameters<Session['placeOf']>): ReturnType<Session['placeOf']> {
+    return this.open.placeOf(...args);
+  }
+
   explain(callId: string): ReturnType<Session['explain']> {
     return this.open.explain(callId);
   }

@@ -174,7 +174,12 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
     ledgerPath: z.nullable(z.string()),
   }),
   z.object({ type: z.literal('page'), decisions: decisionPageSchema }),
-  z.object({ type: z.literal('decision-added'), row: decisionSchema }),
+  /**
+   * A row just written, and where it goes in the list `filter` shows (the page's filter when the host
+   * placed it): its call's rows start at `offset` (null when the filter does not show it), and the
+   * list gained `added` rows, more than one when the row brought its whole call in under a verdict.
+   */
+  z.object({ type: z.literal('decision-added'), row: decisionSchema, filter: decisionFilterSchema, offset: z.nullable(count), added: count }),
   z.object({ type: z.literal('ratings-changed'), ratings: z.array(ratingSchema) }),
   z.object({ type: z.literal('spend-changed'), spend: spendSchema }),
   z.object({ type: z.literal('panel-changed'), models: z.array(modelSchema), providers: z.array(providerSchema) }),
@@ -198,6 +203,8 @@ export const viewMessageSchema = z.discriminatedUnion('type', [
     filter: decisionFilterSchema,
     offset: count,
     limit: pageLimit,
+    /** "Newer": the page that ends just before this row (where the page on screen starts); `offset` is then not read. */
+    before: z.optional(count),
   }),
   z.object({ type: z.literal('pin'), model: slug }),
   z.object({ type: z.literal('avoid'), model: slug }),

@@ -59,8 +59,7 @@ async function seedWorkspace(folder: string, rows: number, panel: Record<string,
   for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_MODEL, classKey: 'plan', success: true, at: now - 500 + index }]);
   await ledger.close();
   mkdirSync(join(folder, '.vscode'), { recursive: true });
-  // The Chat view in the secondary side bar would take a third of the width the panel is seen at.
-  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.secondarySideBar.defaultVisibility': 'hidden', ...settings }, null, 2));
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
   return seeded.length;
 }
 
@@ -73,9 +72,10 @@ async function openLedger(page: Page, workbench: Workbench): Promise<{ frame: Fr
   return { frame, firstPaintMs: performance.now() - started };
 }
 
-/** Hides the explorer so a screenshot shows the panel at the width a user reading it would give it. */
+/** Hides the explorer and the Chat view so a screenshot shows the panel at the width a user reading it would give it. */
 async function widen(workbench: Workbench): Promise<void> {
   await workbench.runCommand('View: Close Primary Side Bar');
+  await workbench.hideSecondarySideBar();
 }
 
 /**
@@ -231,7 +231,14 @@ const checks: E2eCheck[] = [
       // before it arrived once listed the unfiltered page's calls and timed out on one that went away.
       await frame.locator('#page-summary').filter({ hasNotText: unfiltered }).waitFor();
       await frame.locator('ol.calls > li, p.empty').first().waitFor();
-      for (const summary of await frame.locator('ol.calls summary').all()) assert.match((await summary.getAttribute('aria-label')) ?? '', /: fail on /);
+      // Every call shown failed somewhere, and is shown whole: one that climbed past a failed rung to a pass keeps that pass.
+      const labels: string[] = [];
+      for (const call of await frame.locator('ol.calls > li').all()) {
+        const label = (await call.locator('summary').getAttribute('aria-label')) ?? '';
+        labels.push(label);
+        assert.ok((await call.locator('.verdict-fail').count()) > 0, `a call on the page of failures has a failure: "${label}"`);
+      }
+      assert.ok(labels.some((label) => /: pass on .+ after [2-9]\d* attempts/.test(label)), `a call that failed a rung and passed the next is on the page whole: ${JSON.stringify(labels)}`);
       // The filter survives the panel being reloaded (its state is the webview's own).
       await workbench.runCommand('Developer: Reload Webviews');
       await ledgerFrame(page).locator('#filter-verdict').waitFor({ timeout: PANEL_TIMEOUT_MS });
@@ -255,8 +262,8 @@ const checks: E2eCheck[] = [
     async run(page, workbench) {
       await page.locator('.part.auxiliarybar').waitFor({ timeout: PANEL_TIMEOUT_MS });
       const { frame } = await openLedger(page, workbench);
-      // Explorer closed, Chat view open: the panel lays out in two columns and the ratings sit in the narrow one.
-      await widen(workbench);
+      // Explorer closed, Chat view left open (this check is about it): the panel lays out in two columns and the ratings sit in the narrow one.
+      await workbench.runCommand('View: Close Primary Side Bar');
       const ratings = frame.locator('section.ratings');
       for (const model of LONG_MODELS) await ratings.locator('tbody th', { hasText: model.slug }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
       const width = await frame.locator('section.ratings').evaluate((element) => Math.round(element.getBoundingClientRect().width));
@@ -328,6 +335,9 @@ const checks: E2eCheck[] = [
       assert.match(await call.locator('p.facts').innerText(), new RegExp(`Settled later: fail \\(${SETTLED_REASON}\\)`));
       await call.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-settled-later');
+      // "Newer" asks for the page that ends where this one starts: back to exactly the first page.
+      await frame.getByRole('button', { name: 'Show newer decisions' }).click();
+      await frame.locator('#page-summary', { hasText: first }).waitFor({ timeout: PANEL_TIMEOUT_MS });
     },
   },
   {
@@ -352,6 +362,7 @@ const checks: E2eCheck[] = [
         const newest = ledgerFrame(page).locator('ol.calls > li').first();
         assert.match(await newest.locator('summary .class-key').innerText(), /^chat/);
         assert.ok((providers?.requests.length ?? 0) > 0, 'the call reached a fake provider');
+        await workbench.hideSecondarySideBar();
         await workbench.screenshot('ledger-panel-live');
       } finally {
         await providers?.close();

@@ -65,8 +65,6 @@ const check: E2eCheck = {
     writeFileSync(join(rung, 'panel.json'), JSON.stringify(fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'http://127.0.0.1:9' }), null, 2));
     const rows = whatIfRows(Date.now());
     writeDecisionLog(decisionLogPath(join(rung, 'ledger.sqlite')), rows);
-    mkdirSync(join(folder, '.vscode'), { recursive: true });
-    writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.secondarySideBar.defaultVisibility': 'hidden' }, null, 2));
     const log = readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n'));
     expectedSentences = [CHEAP_MODEL, CLOUD_MODEL].map((model) => {
       const estimate = estimatePolicy(log, { open: model, skip: [] });
@@ -78,6 +76,7 @@ const check: E2eCheck = {
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await frame.locator('ol.calls > li').first().waitFor({ timeout: PANEL_TIMEOUT_MS });
     await workbench.runCommand('View: Close Primary Side Bar');
+    await workbench.hideSecondarySideBar();
     const section = frame.locator('section.what-if');
     assert.equal(await section.locator('ul.opener-estimates').count(), 0, 'nothing is estimated before it is asked for');
     await section.locator('button', { hasText: 'What if I had opened with' }).click();

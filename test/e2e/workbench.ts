@@ -126,6 +126,20 @@ export class Workbench {
     return toast;
   }
 
+  /**
+   * Hides the secondary side bar, where the workbench opens the Chat view on a first run, and waits until it is gone.
+   *
+   * @remarks
+   * For screenshots of an editor (the ledger panel) at the width a user reading it would give it. The
+   * workspace setting `workbench.secondarySideBar.defaultVisibility: hidden` did not keep it closed on
+   * 1.139: the ledger panel's screenshots showed the Chat view taking a fifth of the window beside it.
+   */
+  async hideSecondarySideBar(): Promise<void> {
+    const bar = this.page.locator('.part.auxiliarybar');
+    if (await bar.isVisible()) await this.runCommand('View: Hide Secondary Side Bar');
+    await bar.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  }
+
   /** Saves what the user sees as `test-results/screenshots/NAME.png` and returns the path. */
   async screenshot(name: string): Promise<string> {
     mkdirSync(this.screenshots, { recursive: true });

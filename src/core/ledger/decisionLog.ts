@@ -104,6 +104,14 @@ export class DecisionLog implements DecisionSink {
     return this.buffer.length;
   }
 
+  /**
+   * The rows appended but not yet written, as lines without their newline, oldest first: a reader of
+   * the file puts them after its last line, so a row shows from the moment it is appended.
+   */
+  queuedLines(): string[] {
+    return this.buffer.map((line) => line.slice(0, -1));
+  }
+
   /** Queues one row; it lands with the next batch, at most {@link FLUSH_INTERVAL_MS} later. */
   append(row: DecisionRow): void {
     this.buffer.push(`${JSON.stringify(row)}\n`);

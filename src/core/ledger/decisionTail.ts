@@ -17,15 +17,17 @@ import { isCode } from './fileLock';
 export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
 
 /**
- * Calls `visit` with each complete line of the file at `path`, newest first, until it returns false
- * or the file's start is reached. A missing file has no lines. Returns the byte offset just past the
- * last complete line, where a forward reader picks up what is appended later.
+ * Calls `visit` with each complete line of the file at `path` and the byte offset it starts at, newest
+ * first, until it returns false or the file's start is reached. A missing file has no lines. With
+ * `until`, only the bytes before it are read (`until` just past a line, as a forward reader returns it).
+ * Returns the byte offset just past the last complete line, where a forward reader picks up what is
+ * appended later.
  */
-export function visitLinesBackwards(path: string, visit: (line: string) => boolean): number {
+export function visitLinesBackwards(path: string, visit: (line: string, start: number) => boolean, until?: number): number {
   const fd = openIfExists(path);
   if (fd === undefined) return 0;
   try {
-    let position = fstatSync(fd).size;
+    let position = Math.min(fstatSync(fd).size, until ?? Number.MAX_SAFE_INTEGER);
     let completeEnd = 0;
     let carry: Buffer = Buffer.alloc(0);
     let atEnd = true;
@@ -49,12 +51,12 @@ export function visitLinesBackwards(path: string, visit: (line: string) => boole
       while (end > 0) {
         const start = data.lastIndexOf(0x0a, end - 1);
         if (start < 0) break;
-        if (end > start + 1 && !visit(data.subarray(start + 1, end).toString('utf8'))) return completeEnd;
+        if (end > start + 1 && !visit(data.subarray(start + 1, end).toString('utf8'), position + start + 1)) return completeEnd;
         end = start;
       }
       carry = data.subarray(0, end);
     }
-    if (!atEnd && carry.length > 0) visit(carry.toString('utf8'));
+    if (!atEnd && carry.length > 0) visit(carry.toString('utf8'), 0);
     return completeEnd;
   } finally {
     closeSync(fd);
@@ -62,11 +64,11 @@ export function visitLinesBackwards(path: string, visit: (line: string) => boole
 }
 
 /**
- * Calls `visit` with each complete line from byte `from` on, oldest first. Returns the offset just past
- * the last complete line (a line still being written is read next time, whole), or -1 when the file is
- * shorter than `from` (compacted since): the caller starts again.
+ * Calls `visit` with each complete line from byte `from` on, oldest first, and the byte offset it starts
+ * at. Returns the offset just past the last complete line (a line still being written is read next
+ * time, whole), or -1 when the file is shorter than `from` (compacted since): the caller starts again.
  */
-export function visitLinesForward(path: string, from: number, visit: (line: string) => void): number {
+export function visitLinesForward(path: string, from: number, visit: (line: string, start: number) => void): number {
   const fd = openIfExists(path);
   if (fd === undefined) return from === 0 ? 0 : -1;
   try {
@@ -78,11 +80,13 @@ export function visitLinesForward(path: string, from: number, visit: (line: stri
       const length = Math.min(TAIL_READ_CHUNK_BYTES, size - position);
       const chunk = Buffer.alloc(length);
       readSync(fd, chunk, 0, length, position);
+      // Where `data` starts in the file: the carried part of a line began before this chunk.
+      const base = position - carry.length;
       position += length;
       const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
       let start = 0;
       for (let newline = data.indexOf(0x0a, start); newline >= 0; newline = data.indexOf(0x0a, start)) {
-        if (newline > start) visit(data.subarray(start, newline).toString('utf8'));
+        if (newline > start) visit(data.subarray(start, newline).toString('utf8'), base + start);
         start = newline + 1;
       }
       carry = data.subarray(start);
@@ -105,8 +109,13 @@ export function parseRow(line: string): DecisionRow | undefined {
 export interface RowMatcher {
   mayMatch(line: string): boolean;
   matches(row: RowFields): boolean;
-  /** Whether every row matches (no filter): then a line is counted without being parsed. */
+  /** Whether every row matches (no filter on the row): then a line is counted without being parsed. */
   everything?: boolean;
+  /**
+   * A verdict that picks calls rather than rows: a call's matching rows count only when one of them
+   * has it (callPage.ts says why).
+   */
+  verdict?: string;
 }
 
 /** The fields a filter reads, as a parsed line holds them (not yet checked against the row schema). */
@@ -128,37 +137,161 @@ export function parseObject(line: string): Record<string, unknown> | undefined {
   }
 }
 
+/** How JSON.stringify writes a row's call id key, the text {@link callIdOf} looks for. */
+const CALL_KEY = '"call":"';
+
+/** The `call` of a log line without parsing it, as JSON.stringify writes it; any other spelling is parsed. */
+export function callIdOf(line: string): unknown {
+  const key = line.indexOf(CALL_KEY);
+  if (key >= 0) {
+    const start = key + CALL_KEY.length;
+    const end = line.indexOf('"', start);
+    const id = line.slice(start, end);
+    // An id with an escape in it (never one Rung writes) is read by the parser.
+    if (end >= 0 && !id.includes('\\')) return id;
+  }
+  return parseObject(line)?.call;
+}
+
+/**
+ * Whether a log line's verdict is `verdict`, read from the text when JSON.stringify wrote it (a row's
+ * only `"verdict":` key is its own: a pruned entry has none, and one inside a string is escaped).
+ */
+export function hasVerdict(line: string, verdict: string): boolean {
+  if (line.includes(`"verdict":${JSON.stringify(verdict)}`)) return true;
+  if (line.includes('"verdict":"')) return false;
+  return parseObject(line)?.verdict === verdict;
+}
+
+/**
+ * Where each call's first row is in the log: the place a page counts the whole call at (callPage.ts).
+ *
+ * @remarks
+ * A page is read from the log's end, and a call's first row is the one after which no older row of
+ * it follows: only a forward read can tell which that is. Kept up to date like {@link RowCounter},
+ * reading only what was appended since, and read again whole when the file shrank (compacted). It
+ * picks out call ids without parsing rows, and holds one entry a call: about 3 MB for 50,000 calls.
+ */
+export class CallStarts {
+  private offset = 0;
+  private readonly starts = new Map<string, number>();
+
+  constructor(private readonly path: string) {}
+
+  /** Reads what was appended since the last call; returns the offset just past the last line it knows. */
+  refresh(): number {
+    const note = (line: string, start: number): void => {
+      const call = callIdOf(line);
+      if (typeof call === 'string' && !this.starts.has(call)) this.starts.set(call, start);
+    };
+    let next = visitLinesForward(this.path, this.offset, note);
+    if (next < 0) {
+      this.starts.clear();
+      next = visitLinesForward(this.path, 0, note);
+    }
+    this.offset = Math.max(0, next);
+    return this.offset;
+  }
+
+  /** The byte offset of the first row of `call`, as of the last {@link refresh}; undefined for a call not in the log. */
+  startOf(call: string): number | undefined {
+    return this.starts.get(call);
+  }
+}
+
+/** What a verdict-filtered count remembers of each call: how many rows wait on it, or that it is shown. */
+interface CallTally {
+  shown(call: string): boolean;
+  show(call: string): void;
+  waiting(call: string): number;
+  wait(call: string, rows: number): void;
+}
+
 /**
  * Counts the rows of a log that match, remembering where it stopped so the next count reads only what
- * was appended since; a file that shrank (compacted) is counted again from its start.
+ * was appended since; a file that shrank (compacted) is counted again from its start. Rows still queued
+ * for the file are counted on top, each time, without being remembered.
+ *
+ * @remarks
+ * With a verdict, a call's matching rows count once one of them has it (and every later one with
+ * them): the count remembers, for each call not yet shown, how many of its rows wait.
  */
 export class RowCounter {
   private offset = 0;
   private count = 0;
+  private readonly waitingRows = new Map<string, number>();
+  private readonly shownCalls = new Set<string>();
+  private readonly tally: CallTally = {
+    shown: (call) => this.shownCalls.has(call),
+    show: (call) => {
+      this.shownCalls.add(call);
+      this.waitingRows.delete(call);
+    },
+    waiting: (call) => this.waitingRows.get(call) ?? 0,
+    wait: (call, rows) => this.waitingRows.set(call, rows),
+  };
 
   constructor(
     private readonly path: string,
     private readonly matcher: RowMatcher,
   ) {}
 
-  total(): number {
+  /** The matching rows in the file and in `queued` (lines not yet written, oldest first). */
+  total(queued: readonly string[] = []): number {
     const count = (line: string): void => {
-      // Without a filter a row is any line that opens an object: a torn line is almost never one.
-      if (this.matcher.everything) {
-        if (line.startsWith('{')) this.count++;
-        return;
-      }
-      if (!this.matcher.mayMatch(line)) return;
-      const row = parseObject(line);
-      if (row && this.matcher.matches(row)) this.count++;
+      this.count += this.rowsAdded(line, this.tally);
     };
     let next = visitLinesForward(this.path, this.offset, count);
     if (next < 0) {
       this.count = 0;
+      this.waitingRows.clear();
+      this.shownCalls.clear();
       next = visitLinesForward(this.path, 0, count);
     }
     this.offset = Math.max(0, next);
-    return this.count;
+    if (queued.length === 0) return this.count;
+    // The queued rows land in the file soon and are counted from there: here they are counted on a layer of their own.
+    const shown = new Set<string>();
+    const waiting = new Map<string, number>();
+    const layer: CallTally = {
+      shown: (call) => shown.has(call) || this.tally.shown(call),
+      show: (call) => shown.add(call),
+      waiting: (call) => waiting.get(call) ?? this.tally.waiting(call),
+      wait: (call, rows) => waiting.set(call, rows),
+    };
+    let extra = 0;
+    for (const line of queued) extra += this.rowsAdded(line, layer);
+    return this.count + extra;
+  }
+
+  /** How many rows `line` adds to the count: itself, and with a verdict the rows of its call that waited on it. */
+  private rowsAdded(line: string, tally: CallTally): number {
+    const verdict = this.matcher.verdict;
+    let call: unknown;
+    let hit: boolean;
+    if (this.matcher.everything) {
+      // Without a filter on the row a row is any line that opens an object: a torn line is almost never one.
+      if (!line.startsWith('{')) return 0;
+      if (verdict === undefined) return 1;
+      call = callIdOf(line);
+      hit = hasVerdict(line, verdict);
+    } else {
+      if (!this.matcher.mayMatch(line)) return 0;
+      const row = parseObject(line);
+      if (!row || !this.matcher.matches(row)) return 0;
+      if (verdict === undefined) return 1;
+      call = row.call;
+      hit = row.verdict === verdict;
+    }
+    if (typeof call !== 'string') return 0;
+    if (tally.shown(call)) return 1;
+    if (!hit) {
+      tally.wait(call, tally.waiting(call) + 1);
+      return 0;
+    }
+    const waited = tally.waiting(call);
+    tally.show(call);
+    return waited + 1;
   }
 }
 

@@ -151,10 +151,22 @@ export interface DecisionPage {
   offset: number;
 }
 
+/**
+ * Which decisions a page shows. The class and the model pick rows; the verdict picks calls: a call is
+ * shown whole (every row the class and model keep) when one of those rows has the verdict.
+ */
 export interface DecisionFilter {
   classKey?: string;
   model?: string;
   verdict?: Verdict;
+}
+
+/** Where a newly written row goes in the decision list a filter shows (`Session.placeOf`). */
+export interface DecisionPlace {
+  /** The row offset its call's rows start at, where the row is now counted (newest first); null when the call is not shown. */
+  offset: number | null;
+  /** How many rows the list gained: 1 for a row shown, 0 for one left out, more when the row brought its whole call in. */
+  added: number;
 }
 
 export interface SessionSnapshot {
@@ -248,8 +260,16 @@ export interface Session {
   rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; conversationId?: string }): Ranking;
   /** A verdict that arrived after the answer (thumbs up/down, an accepted or discarded edit). */
   settle(callId: string, verdict: VerdictWithReason): boolean;
-  /** Ratings, a page of recent decisions, spend: everything a panel shows. */
-  snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter }): SessionSnapshot;
+  /**
+   * Ratings, a page of recent decisions, spend: everything a panel shows. With `before`, the page is the
+   * newer one that ends just before that row offset ("Newer" from a page starting there); `offset` is then not read.
+   */
+  snapshot(options?: { offset?: number; limit?: number; filter?: DecisionFilter; before?: number }): SessionSnapshot;
+  /**
+   * Where `row`, the newest row of its call just written, is counted in the decision list `filter`
+   * shows, and how much the list grew: what a panel needs to keep its page where it is.
+   */
+  placeOf(row: DecisionRow, filter?: DecisionFilter): DecisionPlace;
   /** Every decision row written for one call, oldest first (the last is the truth): "explain this answer". */
   explain(callId: string): DecisionRow[];
   /** Forgets every rating at a class key (and its shapes), as `rung ledger reset --class` does. */

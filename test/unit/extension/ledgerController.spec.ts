@@ -118,6 +118,41 @@ describe('the ledger panel controller', () => {
     expect(log.lines.filter((line) => line.startsWith('warn ledger panel: dropped a malformed'))).toHaveLength(3);
   });
 
+  it('says where a new decision goes in the list the page shows, under the filter the page last asked for', async () => {
+    const { session, posted, controller } = harness();
+    await controller.receive(ready);
+    session.write(decisionRow({ call: 'older', verdict: 'fail' }));
+    await controller.receive({ type: 'page', filter: { verdict: 'fail' }, offset: 0, limit: 50 });
+    session.write(decisionRow({ call: 'newer', verdict: 'fail' }));
+    session.write(decisionRow({ call: 'passed' }));
+    expect(session.placeFilters).toEqual([{}, { verdict: 'fail' }, { verdict: 'fail' }]);
+    expect(posted.filter((message) => message.type === 'decision-added').map(({ row, ...place }) => [row.call, place])).toEqual([
+      ['older', { type: 'decision-added', filter: {}, offset: 0, added: 1 }],
+      ['newer', { type: 'decision-added', filter: { verdict: 'fail' }, offset: 0, added: 1 }],
+      ['passed', { type: 'decision-added', filter: { verdict: 'fail' }, offset: null, added: 0 }],
+    ]);
+  });
+
+  it('sends a new decision it could not place unplaced, and says why in the log', async () => {
+    const { session, posted, log, controller } = harness();
+    await controller.receive(ready);
+    session.placeOf = () => {
+      throw new Error('EIO: the log could not be read');
+    };
+    session.write(decisionRow({ call: 'c' }));
+    expect(posted.at(-1)).toMatchObject({ type: 'decision-added', row: { call: 'c' }, offset: null, added: 0 });
+    expect(log.lines).toEqual(['error ledger panel: could not place a new decision row: EIO: the log could not be read']);
+  });
+
+  it('asks the session for the page that ends where the page on screen starts when the user goes to newer rows', async () => {
+    const { session, posted, controller } = harness();
+    for (let index = 0; index < 5; index++) session.rows.push(decisionRow({ call: `c${index}` }));
+    await controller.receive(ready);
+    await controller.receive({ type: 'page', filter: {}, offset: 1, limit: 2, before: 3 });
+    expect(session.snapshots.at(-1)).toEqual({ offset: 1, limit: 2, filter: {}, before: 3 });
+    expect(posted.at(-1)?.type).toBe('page');
+  });
+
   it('sends nothing before the webview is ready', () => {
     const { session, posted, timers } = harness();
     session.write(decisionRow({ call: 'early' }));

@@ -79,9 +79,9 @@ describe('ledger protocol', () => {
   });
 
   it('carries a replayed row\'s source and policy, and a routed row without them', () => {
-    const replayed = { type: 'decision-added', row: wireDecision({ call: 'replay-1a2b3c4d/p1', source: 'replay', policy: 'open=qwen3:14b' }) };
+    const replayed = { type: 'decision-added', row: wireDecision({ call: 'replay-1a2b3c4d/p1', source: 'replay', policy: 'open=qwen3:14b' }), filter: {}, offset: 0, added: 1 };
     expect(parseHostMessage(overTheWire(replayed))).toEqual({ ok: true, message: replayed });
-    const routed = { type: 'decision-added', row: wireDecision({ call: 'chat-1' }) };
+    const routed = { type: 'decision-added', row: wireDecision({ call: 'chat-1' }), filter: {}, offset: null, added: 0 };
     expect(parseHostMessage(overTheWire(routed))).toEqual({ ok: true, message: routed });
   });
 

@@ -3,6 +3,7 @@ import { parsePanel, type Panel } from '../../../src/core/panel';
 import type { Ranking } from '../../../src/core/routing/types';
 import type {
   DecisionFilter,
+  DecisionPlace,
   OpenerEstimate,
   RatingView,
   Session,
@@ -35,6 +36,8 @@ export class MemorySession implements Session {
     'memory session',
   );
   readonly snapshots: { offset?: number; limit?: number; filter?: DecisionFilter }[] = [];
+  /** The filter of every {@link placeOf} asked. */
+  readonly placeFilters: DecisionFilter[] = [];
   readonly resets: string[] = [];
   /** What {@link estimateOpeners} answers, and how many times it was asked. */
   openerEstimates: OpenerEstimate[] = [];
@@ -51,16 +54,19 @@ export class MemorySession implements Session {
     this.emit({ type: 'decision-written', row });
   }
 
+  private matching(filter: DecisionFilter): DecisionRow[] {
+    return this.rows
+      .filter((row) => (filter.classKey === undefined || row.class === filter.classKey) && (filter.model === undefined || row.model === filter.model) && (filter.verdict === undefined || row.verdict === filter.verdict))
+      .reverse();
+  }
+
   get listenerCount(): number {
     return this.listeners.size;
   }
 
   snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
     this.snapshots.push(options);
-    const filter = options.filter ?? {};
-    const matching = this.rows
-      .filter((row) => (filter.classKey === undefined || row.class === filter.classKey) && (filter.model === undefined || row.model === filter.model) && (filter.verdict === undefined || row.verdict === filter.verdict))
-      .reverse();
+    const matching = this.matching(options.filter ?? {});
     const offset = options.offset ?? 0;
     const limit = options.limit ?? 50;
     return {
@@ -93,6 +99,13 @@ export class MemorySession implements Session {
 
   settle(): boolean {
     return false;
+  }
+
+  /** Where a written row goes: its own place among the matching rows, newest first (this double keeps calls in log order). */
+  placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
+    this.placeFilters.push(filter);
+    const offset = this.matching(filter).indexOf(row);
+    return offset < 0 ? { offset: null, added: 0 } : { offset, added: 1 };
   }
 
   explain(callId: string): DecisionRow[] {

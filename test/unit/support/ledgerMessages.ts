@@ -57,7 +57,7 @@ export const hostExamples: { [K in HostMessage['type']]: Extract<HostMessage, { 
     ledgerPath: '/work/.rung/ledger.sqlite',
   },
   page: { type: 'page', decisions: { rows: [], total: 0, offset: 50, filter: { verdict: 'fail', model: 'qwen3:14b' } } },
-  'decision-added': { type: 'decision-added', row: wireDecision({ call: 'c2', verdict: 'fail', verdictReason: 'schema: missing "steps"' }) },
+  'decision-added': { type: 'decision-added', row: wireDecision({ call: 'c2', verdict: 'fail', verdictReason: 'schema: missing "steps"' }), filter: {}, offset: 0, added: 1 },
   'ratings-changed': { type: 'ratings-changed', ratings: [wireRating({ model: 'qwen3:14b', uncertainty: null, graded: 0, ok: 0, measured: false })] },
   'spend-changed': { type: 'spend-changed', spend: { ...exampleSpend, strongestModel: null, strongestEstimate: null } },
   'panel-changed': { type: 'panel-changed', models: [], providers: [] },

@@ -5,7 +5,6 @@ import {
   emptyState,
   firstWholeCalls,
   groupCalls,
-  matchesFilter,
   nameBreakPieces,
   openerSentence,
   priceText,
@@ -16,6 +15,10 @@ import {
   spendChart,
   strongestEstimateText,
 } from '../../../webview/ledgerModel';
+import type { DecisionRow } from '../../../src/core/decisions/decision';
+import { CallPageCollector } from '../../../src/core/session/callPage';
+import { decisionWire } from '../../../src/extension/ledgerController';
+import { decisionRow } from '../support/decisionRow';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -23,6 +26,33 @@ const models: ModelWire[] = [
   { slug: 'qwen3:14b', provider: 'ollama', role: 'mid', local: true, price: null },
   { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', local: false, price: { input: 0.15, output: 0.6 } },
 ];
+
+/** For rows newest first, whether each is its call's first row in the log. */
+function firstRows(log: readonly DecisionRow[]): boolean[] {
+  const seen = new Set<string>();
+  return [...log].reverse().map((row) => !seen.has(row.call) && seen.add(row.call) !== undefined).reverse();
+}
+
+/** The page the host serves from `log` (rows newest first, every row shown), as the session reads it. */
+function hostPage(log: readonly DecisionRow[], offset: number, limit: number) {
+  const collector = new CallPageCollector(offset, limit);
+  const first = firstRows(log);
+  let wanted = true;
+  for (const [index, row] of log.entries()) if (!(wanted = collector.add(row, first[index] === true))) break;
+  if (wanted) collector.end();
+  const page = collector.page();
+  return { rows: page.rows.map(decisionWire), total: log.length, offset: page.offset, filter: {} };
+}
+
+/** Where the host says `row`, the newest of its call in `log`, goes: the session's `placeOf` without a filter. */
+function hostPlace(log: readonly DecisionRow[], row: DecisionRow): { offset: number; added: number } {
+  const collector = new CallPageCollector(Number.MAX_SAFE_INTEGER, 1, { locate: row.call });
+  const first = firstRows(log);
+  let wanted = true;
+  for (const [index, shown] of log.entries()) if (!(wanted = collector.add(shown, first[index] === true))) break;
+  if (wanted) collector.end();
+  return { offset: collector.located()?.offset ?? -1, added: 1 };
+}
 
 /** An escalating call: the 3b fails the schema check, the 14b passes; rows newest first, as a page holds them. */
 function escalatingCall(call: string, at: number) {
@@ -166,25 +196,45 @@ describe('the spend chart', () => {
 });
 
 describe('the panel state', () => {
-  it('shows a new matching decision at the top of the newest page and drops the oldest past the page size', () => {
+  it('shows a new decision at the top of the newest page and drops the oldest past the page size', () => {
     let state = reduce(emptyState(), { ...hostExamples.snapshot, decisions: { rows: [wireDecision({ call: 'old1' }), wireDecision({ call: 'old2' })], total: 2, offset: 0, filter: {} } }, 2);
-    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }) }, 2);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }), filter: {}, offset: 0, added: 1 }, 2);
     expect(state.page.rows.map((row) => row.call)).toEqual(['new', 'old1']);
     expect(state.page.total).toBe(3);
   });
 
-  it('only counts a new decision while an older page is shown', () => {
+  it('moves an older page down by a new decision above it, and counts it as newer without showing it', () => {
     let state = reduce(emptyState(), { type: 'page', decisions: { rows: [wireDecision({ call: 'old' })], total: 60, offset: 50, filter: {} } }, 50);
-    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }) }, 50);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }), filter: {}, offset: 0, added: 1 }, 50);
     expect(state.page.rows.map((row) => row.call)).toEqual(['old']);
+    expect(state.page.offset).toBe(51);
     expect(state.page.total).toBe(61);
     expect(state.newerRows).toBe(1);
   });
 
-  it('shows a verdict settled now beside its call when the call is on the page, counted where the call was routed', () => {
+  it('keeps paging from the rows on screen after a verdict settled now for a call on a newer page: no row twice, none skipped', () => {
+    // Twelve one-row calls, c11 the newest, four to a page; the panel shows the second page, c7 to c4.
+    const log = Array.from({ length: 12 }, (_, index) => decisionRow({ call: `c${11 - index}` }));
+    let state = reduce(emptyState(), { type: 'page', decisions: hostPage(log, 4, 4) }, 4);
+    expect(state.page.rows.map((row) => row.call)).toEqual(['c7', 'c6', 'c5', 'c4']);
+    // A thumbs down for c9, on the first page: the host counts it above c9, so every row below moves down one.
+    const verdict = decisionRow({ call: 'c9', final: true, verdict: 'fail', verdictReason: 'thumbs down' });
+    log.unshift(verdict);
+    state = reduce(state, { type: 'decision-added', row: decisionWire(verdict), filter: {}, ...hostPlace(log, verdict) }, 4);
+    expect(state.page.rows.map((row) => row.call)).toEqual(['c7', 'c6', 'c5', 'c4']);
+    expect(state.page.offset).toBe(5);
+    expect(state.newerRows).toBe(0);
+    // "Older" and "Newer" as the pager asks: from the row after the last shown, and back by a page.
+    const older = hostPage(log, state.page.offset + state.page.rows.length, 4);
+    expect(older.rows.map((row) => row.call)).toEqual(['c3', 'c2', 'c1', 'c0']);
+    const newer = hostPage(log, state.page.offset - state.page.rows.length, 4);
+    expect(newer.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c10', 'c9!', 'c9', 'c8']);
+  });
+
+  it('shows a verdict settled now beside its call when the call is on the page, counted where the host counts it', () => {
     const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 }), wireDecision({ call: 'c1', at: 1_000 })], total: 3, offset: 0, filter: {} };
     let state = reduce(emptyState(), { type: 'page', decisions: page }, 3);
-    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }) }, 3);
+    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }), filter: {}, offset: 1, added: 1 }, 3);
     // As the host pages it (callPage.ts): the verdict just above its call, and c1 pushed to the next page.
     expect(state.page.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c3', 'c2!', 'c2']);
     expect(state.page.total).toBe(4);
@@ -195,26 +245,27 @@ describe('the panel state', () => {
     ]);
   });
 
-  it('only counts a verdict settled now for a call on another page, and does not call it newer', () => {
+  it('only counts a verdict settled now for a call on an older page, and does not call it newer', () => {
     const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 })], total: 9, offset: 0, filter: {} };
-    let state = reduce(emptyState(), { type: 'page', decisions: page }, 50);
-    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'old', at: 9_000, final: true, verdict: 'fail' }) }, 50);
+    const state = reduce(reduce(emptyState(), { type: 'page', decisions: page }, 50), { type: 'decision-added', row: wireDecision({ call: 'old', final: true, verdict: 'fail' }), filter: {}, offset: 7, added: 1 }, 50);
     expect(state.page.rows.map((row) => row.call)).toEqual(['c3', 'c2']);
+    expect(state.page.offset).toBe(0);
     expect(state.page.total).toBe(10);
-    const older = reduce(emptyState(), { type: 'page', decisions: { ...page, offset: 50 } }, 50);
-    const settledHere = reduce(older, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true }) }, 50);
-    expect(settledHere.page.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c3', 'c2!', 'c2']);
-    expect(settledHere.newerRows).toBe(0);
-    expect(reduce(older, { type: 'decision-added', row: wireDecision({ call: 'old', at: 9_000, final: true }) }, 50).newerRows).toBe(0);
+    expect(state.newerRows).toBe(0);
   });
 
-  it('ignores a new decision the filter excludes', () => {
+  it('asks for its page again when a verdict filter takes in a whole call there, whose other rows it does not have', () => {
+    const page = { rows: [wireDecision({ call: 'c3', verdict: 'fail' }), wireDecision({ call: 'c1', verdict: 'fail' })], total: 2, offset: 0, filter: { verdict: 'fail' as const } };
+    const state = reduce(reduce(emptyState(), { type: 'page', decisions: page }, 50), { type: 'decision-added', row: wireDecision({ call: 'c2', final: true, verdict: 'fail' }), filter: { verdict: 'fail' }, offset: 1, added: 2 }, 50);
+    expect(state.stale).toBe(true);
+    expect(state.page.total).toBe(4);
+    expect(reduce(state, { type: 'page', decisions: { ...page, total: 4 } }, 50).stale).toBe(false);
+  });
+
+  it('ignores a new decision its filter does not show, or one placed under another filter than the page\'s', () => {
     const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
-    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }) }, 50)).toBe(filtered);
-    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit/typescript', model: 'qwen2.5:3b' })).toBe(true);
-    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'edit/typescript' }), { classKey: 'edit' })).toBe(true);
-    expect(matchesFilter(wireDecision({ call: 'x', classKey: 'editor' }), { classKey: 'edit' })).toBe(false);
-    expect(matchesFilter(wireDecision({ call: 'x', model: 'alias/latest', resolved: 'alias/2026-01' }), { model: 'alias/2026-01' })).toBe(true);
+    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: { verdict: 'fail' }, offset: null, added: 0 }, 50)).toBe(filtered);
+    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: {}, offset: 0, added: 1 }, 50)).toBe(filtered);
   });
 
   it('replaces ratings, spend, models and the notice from their deltas', () => {

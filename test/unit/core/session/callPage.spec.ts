@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { seededRandom } from '../../../../src/core/random';
-import { CallPageCollector } from '../../../../src/core/session/callPage';
+import { CallPageCollector, type CallPageOptions } from '../../../../src/core/session/callPage';
 import { decisionRow } from '../../support/decisionRow';
 
 /**
@@ -17,20 +17,35 @@ function lettersOf(rows: readonly DecisionRow[]): string {
   return rows.map((row) => (row.final ? row.call.toLowerCase() : row.call)).join('');
 }
 
+/** For rows newest first, whether each is its call's first row in the log: no older row of the call follows. */
+function firstRows(rows: readonly DecisionRow[]): boolean[] {
+  const seen = new Set<string>();
+  const first: boolean[] = [];
+  for (let index = rows.length - 1; index >= 0; index--) {
+    const call = (rows[index] as DecisionRow).call;
+    first[index] = !seen.has(call);
+    seen.add(call);
+  }
+  return first;
+}
+
 /** One page as the session reads it: rows newest first until the collector has its page, then the log's end. */
-function pageOf(rows: readonly DecisionRow[], offset: number, limit: number): { calls: string; offset: number } {
-  const collector = new CallPageCollector(offset, limit);
-  for (const row of rows) if (!collector.add(row)) break;
-  collector.end();
+function pageOf(rows: readonly DecisionRow[], offset: number, limit: number, options: CallPageOptions = {}): { calls: string; offset: number } {
+  const collector = new CallPageCollector(offset, limit, options);
+  const first = firstRows(rows);
+  let wanted = true;
+  for (const [index, row] of rows.entries()) if (!(wanted = collector.add(row, first[index] === true))) break;
+  if (wanted) collector.end();
   const page = collector.page();
   return { calls: lettersOf(page.rows), offset: page.offset };
 }
 
 /** Pages from the newest on, each "Older" starting where the last page ended, as the panel does. */
-function walk(rows: readonly DecisionRow[], limit: number): string[] {
+function walk(rows: readonly DecisionRow[], limit: number, options: CallPageOptions = {}): string[] {
   const pages: string[] = [];
   for (let offset = 0; offset < rows.length; ) {
-    const page = pageOf(rows, offset, limit);
+    const page = pageOf(rows, offset, limit, options);
+    if (page.calls === '') break;
     pages.push(page.calls);
     offset = page.offset + page.calls.length;
   }
@@ -58,7 +73,8 @@ describe('CallPageCollector', () => {
     for (let trial = 0; trial < 200; trial++) {
       let calls = '';
       const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-      for (let call = 0; call < 30; call++) calls += (letters[call % 26] as string).repeat(1 + Math.floor(random() * 4));
+      // One letter a call: a call id names one call, wherever its rows are.
+      for (let call = 0; call < 26; call++) calls += (letters[call] as string).repeat(1 + Math.floor(random() * 4));
       const limit = 4 + Math.floor(random() * 12);
       const pages = walk(rowsOf(calls), limit);
       expect(pages.join('')).toBe(calls);
@@ -67,8 +83,7 @@ describe('CallPageCollector', () => {
       pages.forEach((page, index) => {
         for (const call of new Set(page)) pageOfCall.set(call, [...(pageOfCall.get(call) ?? []), index]);
       });
-      // Letters repeat after 26 calls; a repeated letter is another call, in another run.
-      for (const [call, where] of pageOfCall) expect(where.length, `call ${call} on pages ${where.join(', ')} of ${pages.join(' | ')}`).toBeLessThanOrEqual(2);
+      for (const [call, where] of pageOfCall) expect(where.length, `call ${call} on pages ${where.join(', ')} of ${pages.join(' | ')}`).toBe(1);
       for (let index = 1; index < pages.length; index++) expect((pages[index - 1] as string).at(-1)).not.toBe((pages[index] as string)[0]);
     }
   });
@@ -91,7 +106,7 @@ describe('CallPageCollector', () => {
     const collector = new CallPageCollector(1, 1);
     const log = [decisionRow({ call: 'A', final: true, verdict: 'fail' }), decisionRow({ call: 'B', verdict: 'fail' }), decisionRow({ call: 'A' }), decisionRow({ call: 'C', verdict: 'fail' })];
     for (const row of log) {
-      const more = row.verdict === 'fail' ? collector.add(row) : collector.passOver(row);
+      const more = row.verdict === 'fail' ? collector.add(row, !row.final) : collector.passOver(row, !row.final);
       if (!more) break;
     }
     collector.end();
@@ -127,6 +142,129 @@ describe('CallPageCollector', () => {
           for (const other of pages.filter((_, at) => at !== index)) expect(other).not.toContain(verdict.toUpperCase());
         }
       }
+    }
+  });
+
+  it('pages two calls routed at once, whose attempts the log holds in turns, each as one call with all its rows', () => {
+    // Newest first: B's second rung, A's second rung, B's first, A's first. Paged as runs: ['BA', 'BA'].
+    expect(walk(rowsOf('BABA'), 2)).toEqual(['BB', 'AA']);
+    // Three at once: each call counted where it was routed (its oldest row), B the newest, A the oldest.
+    expect(walk(rowsOf('CBABCA'), 3)).toEqual(['BB', 'CC', 'AA']);
+    // A verdict settled later goes with its call's attempts, wherever they are.
+    expect(walk(rowsOf('aBABA'), 3)).toEqual(['BB', 'aAA']);
+    expect(pageOf(rowsOf('CBABCA'), 3, 3)).toEqual({ calls: 'CC', offset: 2 });
+  });
+
+  it('keeps every call of an interleaved log whole on one page, over many random logs and page sizes', () => {
+    const random = seededRandom(20261203);
+    for (let trial = 0; trial < 200; trial++) {
+      // 20 calls of 1–3 attempts, up to three under way at once, each attempt written when it ends; some get a verdict later.
+      const letters = [...'ABCDEFGHIJKLMNOPQRST'];
+      const oldestFirst: string[] = [];
+      const open: { letter: string; left: number }[] = [];
+      while (letters.length > 0 || open.length > 0) {
+        if (letters.length > 0 && (open.length === 0 || (open.length < 3 && random() < 0.5))) {
+          open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
+          continue;
+        }
+        const at = Math.floor(random() * open.length);
+        const call = open[at] as { letter: string; left: number };
+        oldestFirst.push(call.letter);
+        if (--call.left > 0) continue;
+        open.splice(at, 1);
+        if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
+      }
+      const log = oldestFirst.reverse().join('');
+      const limit = 4 + Math.floor(random() * 8);
+      const pages = walk(rowsOf(log), limit);
+      expect([...pages.join('')].sort().join(''), `pages ${pages.join(' | ')} of ${log}`).toBe([...log].sort().join(''));
+      for (const page of pages) {
+        expect(page.length).toBeLessThanOrEqual(limit);
+        for (const letter of new Set(page.toUpperCase())) {
+          const rows = (text: string) => [...text.toUpperCase()].filter((shown) => shown === letter).length;
+          expect(rows(page), `call ${letter} whole on one page: ${pages.join(' | ')} of ${log}`).toBe(rows(log));
+        }
+      }
+    }
+  });
+
+  it('with a verdict, shows a call whole when any of its rows has that verdict, and not at all otherwise', () => {
+    // Newest first: A's thumbs down over its passed attempt; B failed its first rung and passed its second; C passed.
+    const rows = [
+      decisionRow({ call: 'A', final: true, verdict: 'fail' }),
+      decisionRow({ call: 'B', rung: 1, verdict: 'pass' }),
+      decisionRow({ call: 'B', rung: 0, verdict: 'fail' }),
+      decisionRow({ call: 'C', verdict: 'pass' }),
+      decisionRow({ call: 'A', verdict: 'pass' }),
+    ];
+    const having = (verdict: string): CallPageOptions => ({ keep: (call) => call.some((row) => row.verdict === verdict) });
+    // Filtering rows, "fail" showed B's failed rung without the answer it climbed to, and A's thumbs down alone.
+    expect(pageOf(rows, 0, 10, having('fail')).calls).toBe('BBaA');
+    expect(pageOf(rows, 0, 10, having('pass')).calls).toBe('BBCaA');
+    expect(walk(rows, 2, having('fail'))).toEqual(['BB', 'aA']);
+    expect(pageOf(rows, 0, 10, having('stopped')).calls).toBe('');
+  });
+
+  it('says where a call is counted and which of its rows match, without making a page', () => {
+    const collector = new CallPageCollector(Number.MAX_SAFE_INTEGER, 1, { locate: 'A', keep: () => false });
+    const rows = rowsOf('aCBABCA');
+    const first = firstRows(rows);
+    for (const [index, row] of rows.entries()) if (!collector.add(row, first[index] === true)) break;
+    // B then C come first in the order (their first rows are newer); the keep test is not asked of A.
+    expect(collector.located()?.offset).toBe(0);
+    const counted = new CallPageCollector(Number.MAX_SAFE_INTEGER, 1, { locate: 'A' });
+    for (const [index, row] of rows.entries()) if (!counted.add(row, first[index] === true)) break;
+    expect(counted.located()?.offset).toBe(4);
+    expect(lettersOf(counted.located()?.rows ?? [])).toBe('aAA');
+  });
+
+  it('pages back to the newer rows that end where the page on screen starts, skipping none', () => {
+    // Newest first: A (3 rows), B (2), C (3); four to a page.
+    const rows = rowsOf('AAABBCCC');
+    expect(walk(rows, 4)).toEqual(['AAA', 'BB', 'CCC']);
+    // "Newer" from CCC (row 5): a page of four back started inside A, moved back to A's start and ended early: AAA, and BB never showed.
+    expect(pageOf(rows, 1, 4, { end: 5 })).toEqual({ calls: 'BB', offset: 3 });
+    expect(pageOf(rows, 0, 4, { end: 3 })).toEqual({ calls: 'AAA', offset: 0 });
+    // A call alone longer than the room before the page on screen shows its rows there, split, rather than nothing.
+    expect(pageOf(rowsOf('AAAAAB'), 2, 3, { end: 5 })).toEqual({ calls: 'AAA', offset: 2 });
+  });
+
+  it('pages back over every row once from the oldest page, over many random interleaved logs and page sizes', () => {
+    const random = seededRandom(20261204);
+    for (let trial = 0; trial < 200; trial++) {
+      const letters = [...'ABCDEFGHIJKLMNOPQRST'];
+      const oldestFirst: string[] = [];
+      const open: { letter: string; left: number }[] = [];
+      while (letters.length > 0 || open.length > 0) {
+        if (letters.length > 0 && (open.length === 0 || (open.length < 2 && random() < 0.5))) {
+          open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
+          continue;
+        }
+        const at = Math.floor(random() * open.length);
+        const call = open[at] as { letter: string; left: number };
+        oldestFirst.push(call.letter);
+        if (--call.left > 0) continue;
+        open.splice(at, 1);
+        if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
+      }
+      const rows = rowsOf(oldestFirst.reverse().join(''));
+      const limit = 4 + Math.floor(random() * 8);
+      const forward = walk(rows, limit);
+      // From the oldest page, "Newer" until the newest: each page ends where the one on screen starts.
+      const starts: number[] = [];
+      for (let offset = 0, index = 0; index < forward.length; index++) {
+        starts.push(offset);
+        offset = pageOf(rows, offset, limit).offset + (forward[index] as string).length;
+      }
+      const back: string[] = [];
+      for (let before = starts.at(-1) as number; before > 0; ) {
+        const page = pageOf(rows, Math.max(0, before - limit), limit, { end: before });
+        expect(page.offset + page.calls.length, `the page before row ${before}`).toBe(before);
+        expect(page.calls.length).toBeGreaterThan(0);
+        back.unshift(page.calls);
+        before = page.offset;
+      }
+      expect([...back, forward.at(-1)].join('')).toBe(forward.join(''));
     }
   });
 

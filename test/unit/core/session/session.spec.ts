@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDecisionLines } from '../../../../src/core/decisions/decision';
+import { parseDecisionLines, type DecisionRow } from '../../../../src/core/decisions/decision';
 import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/flushTimer';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
@@ -442,12 +442,106 @@ describe('RungSession.snapshot', () => {
     expect(rowsOf(second)).toEqual(['a!', 'a', 'a']);
     expect(second.offset).toBe(5);
 
-    // Filtered on fail, a's passed second rung is left out; its verdict still sits where a was routed.
+    // Filtered on fail, a is shown whole, its passed second rung too; its verdict still sits where a was routed.
     const failed = session.snapshot({ offset: 0, limit: 3, filter: { verdict: 'fail' } }).decisions;
     expect(rowsOf(failed)).toEqual(['c-4', 'c-3', 'c-2']);
     const older = session.snapshot({ offset: 3, limit: 5, filter: { verdict: 'fail' } }).decisions;
-    expect(rowsOf(older)).toEqual(['c-1', 'c-0', 'a!', 'a']);
-    expect(older.total).toBe(7);
+    expect(rowsOf(older)).toEqual(['c-1', 'c-0', 'a!', 'a', 'a']);
+    expect(older.total).toBe(8);
+  });
+
+  it('with a verdict filter, shows a call whole when any of its rows has the verdict, and counts its rows in the total', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const at = Date.UTC(2026, 0, 2);
+    // Oldest first: a passed, then b failed its first rung and passed its second, c passed, then a got a thumbs down.
+    const rows = [
+      decisionRow({ call: 'a', at }),
+      decisionRow({ call: 'b', at: at + 1, verdict: 'fail' }),
+      decisionRow({ call: 'b', at: at + 2, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini', resolved: 'openai/gpt-4o-mini' }),
+      decisionRow({ call: 'c', at: at + 3 }),
+      decisionRow({ call: 'a', at: at + 4, verdict: 'fail', verdictReason: 'thumbs down', final: true }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const shown = (page: { rows: { call: string; final: boolean; rung: number }[] }) => page.rows.map((row) => (row.final ? `${row.call}!` : `${row.call}${row.rung}`));
+
+    // Filtering rows, this page was ['b0', 'a!']: a rung without the answer it climbed to, and a verdict without its call.
+    const failed = session.snapshot({ limit: 10, filter: { verdict: 'fail' } }).decisions;
+    expect(shown(failed)).toEqual(['b1', 'b0', 'a!', 'a0']);
+    expect(failed.total).toBe(4);
+    const passed = session.snapshot({ limit: 10, filter: { verdict: 'pass' } }).decisions;
+    expect(shown(passed)).toEqual(['c0', 'b1', 'b0', 'a!', 'a0']);
+    expect(passed.total).toBe(5);
+    // The model still picks rows: b's rung on the cloud model, which failed nowhere, is not a failed call's row.
+    expect(shown(session.snapshot({ limit: 10, filter: { verdict: 'fail', model: 'qwen2.5:3b' } }).decisions)).toEqual(['b0', 'a!', 'a0']);
+    expect(session.snapshot({ limit: 10, filter: { verdict: 'fail', model: 'openai/gpt-4o-mini' } }).decisions.total).toBe(0);
+  });
+
+  it('pages two calls whose attempts the log holds in turns (routed at once) each as one call with all its rungs', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const at = Date.UTC(2026, 0, 2);
+    // Oldest first: a and b each failed a rung and climbed, their rows in turns; then c.
+    const rows = [
+      decisionRow({ call: 'a', at, verdict: 'fail' }),
+      decisionRow({ call: 'b', at: at + 1, verdict: 'fail' }),
+      decisionRow({ call: 'a', at: at + 2, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini' }),
+      decisionRow({ call: 'b', at: at + 3, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini' }),
+      decisionRow({ call: 'c', at: at + 4 }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const shown = (page: { rows: { call: string; rung: number }[] }) => page.rows.map((row) => `${row.call}${row.rung}`);
+
+    // Paged as runs of the log, these were ['c0', 'b1', 'a1'] and ['b0', 'a0']: each call cut in two.
+    const first = session.snapshot({ limit: 3 }).decisions;
+    expect(shown(first)).toEqual(['c0', 'b1', 'b0']);
+    const second = session.snapshot({ offset: first.offset + first.rows.length, limit: 3 }).decisions;
+    expect(shown(second)).toEqual(['a1', 'a0']);
+    expect(second.offset).toBe(3);
+    expect(second.total).toBe(5);
+  });
+
+  it('pages back to newer rows from where the page on screen starts, without skipping a call', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    // Oldest first: c climbed three rungs, b two, a three. Newest first, four to a page: a a a | b b | c c c.
+    const rungs = { c: 3, b: 2, a: 3 };
+    const rows = Object.entries(rungs).flatMap(([call, count], index) => Array.from({ length: count }, (_, rung) => decisionRow({ call, rung, at: Date.UTC(2026, 0, 2) + index * 60_000 + rung })));
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call).join('');
+    expect(calls(session.snapshot({ offset: 5, limit: 4 }).decisions)).toBe('ccc');
+    // Stepped back by the three rows on screen, the page started inside a, moved to a's start and ended before b: aaa.
+    const newer = session.snapshot({ limit: 4, before: 5 }).decisions;
+    expect(calls(newer)).toBe('bb');
+    expect(newer.offset).toBe(3);
+    expect(calls(session.snapshot({ limit: 4, before: 3 }).decisions)).toBe('aaa');
+  });
+
+  it('says where a row just written goes in the list a filter shows, reading rows not yet in the file', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const first = await session.chat({ messages: user('Describe Paris') });
+    await session.chat({ messages: user('Describe Lyon') });
+    await session.chat({ messages: user('Describe Nice') });
+    await session.exportLedger();
+    const places: unknown[] = [];
+    session.onChange((change) => {
+      // Asked as the panel asks, while the row is still queued for the file.
+      if (change.type !== 'decision-written') return;
+      places.push([session.placeOf(change.row), session.placeOf(change.row, { verdict: 'fail' }), session.placeOf(change.row, { model: 'openai/gpt-4o-mini' })]);
+      places.push(session.snapshot({ limit: 10 }).decisions.total);
+    });
+    session.settle(first.callId, { kind: 'fail', reason: 'thumbs down' });
+    expect(places).toEqual([
+      // Unfiltered: counted above the first call's attempt, below the two newer calls. On fail: the call comes in whole, at the top.
+      [{ offset: 2, added: 1 }, { offset: 0, added: 2 }, { offset: null, added: 0 }],
+      4,
+    ]);
+    const later = await session.chat({ messages: user('Describe Lille') });
+    expect(session.placeOf(session.explain(later.callId)[0] as DecisionRow)).toEqual({ offset: 0, added: 1 });
   });
 
   it.each([
