@@ -53,39 +53,41 @@ export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) 
 
 /**
  * Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given,
- * and, for a local server, the context windows the server itself reports.
+ * and, for a local server, the context windows and parameter counts the server itself reports.
  *
  * @remarks
  * A provider on a loopback address, or with `key: "none"`, takes calls without a key (keyPolicy.ts).
  * A local server (one the ladder ranks as local: on loopback, not marked `key: "required"`) has no
  * catalog to give its windows, so it is asked for them (localServerFacts.ts), for the models whose
  * window the panel leaves out; what it reports stands before a catalog's, being the server's own limit.
+ * Its parameter counts (llama.cpp's) are asked for every model on it, for the ladder's tier.
  */
 export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models, modelsWithoutContext }) => {
   if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
   const requireKey = keyRequired({ baseUrl, ...(key ? { key } : {}) });
   const local = localServerHost({ kind: 'openai-compatible', baseUrl, ...(key ? { key } : {}) }) !== undefined;
+  const slugs = models ?? [];
   const [catalog, server] = await Promise.all([
     apiKey && catalogPath
       ? loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
       : Catalog.empty(),
     local
-      ? learnLocalServerFacts({ name, baseUrl, slugs: modelsWithoutContext ?? models ?? [], ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
+      ? learnLocalServerFacts({ name, baseUrl, slugs: modelsWithoutContext ?? slugs, sizeSlugs: slugs, ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
       : Promise.resolve<LocalServerFacts>({ facts: [] }),
   ]);
   const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, requireKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
   const missing = adapter.missingKey();
-  const windows = new Map(server.facts.map((known) => [known.slug, known.context]));
-  const facts = (models ?? []).flatMap((slug) => {
-    const known = catalog.facts(slug);
-    const context = windows.get(slug);
-    if (context === undefined) return known ? [known] : [];
-    return [{ ...(known ?? { slug }), context }];
-  });
+  // What the server reports stands over the catalog's, being the server's own limit.
+  const known = new Map<string, ModelFacts>();
+  for (const slug of slugs) {
+    const listed = catalog.facts(slug);
+    if (listed) known.set(slug, listed);
+  }
+  for (const learned of server.facts) known.set(learned.slug, { ...known.get(learned.slug), ...learned });
   return {
     adapter,
     ready: missing === null ? { ok: true } : { ok: false, reason: missing },
-    facts,
+    facts: [...known.values()],
     catalog,
     ...(server.note ? { notes: [server.note] } : {}),
   };

@@ -20,6 +20,9 @@
  * nothing here throws or marks the provider down: a server that answers none of them, answers with
  * something else, or is not there leaves the window unknown — unpruned, as before — and the answer
  * carries one note saying why, for the log. A window the panel states is never asked for.
+ *
+ * llama.cpp's `/v1/models` also gives each model's parameter count (`meta.n_params`), which is all the
+ * ladder needs for a local tier (ladder.ts): read from that one list, it costs no request of its own.
  */
 import * as z from 'zod';
 import { Deadline } from './deadline';
@@ -82,6 +85,26 @@ export function contextWindows(answers: ServerAnswers, slugs: readonly string[])
   return found;
 }
 
+/**
+ * The parameter count, in billions, each of `slugs` has according to llama.cpp's `/v1/models` (`meta.n_params`).
+ *
+ * @remarks
+ * Matched by `id` as {@link contextWindows} does, and for the same reason a list of one model lends its
+ * count to every slug: a `llama-server` not in router mode answers every name with the one model it
+ * holds, listed under its file path. Only llama.cpp writes `meta`, so vLLM's and LM Studio's lists give
+ * nothing here, and their models keep the tier a size in their id gives.
+ */
+export function parameterCounts(models: unknown, slugs: readonly string[]): Map<string, number> {
+  const listed = listEntries(models) ?? [];
+  const found = new Map<string, number>();
+  for (const slug of slugs) {
+    const entry = listed.find((model) => model.id === slug) ?? (listed.length === 1 ? listed[0] : undefined);
+    const count = positiveInteger(isRecord(entry?.meta) ? entry.meta.n_params : undefined);
+    if (count !== undefined) found.set(slug, count / 1e9);
+  }
+  return found;
+}
+
 export interface LocalServerFactsOptions {
   /** The provider's name, for the note. */
   name: string;
@@ -89,6 +112,11 @@ export interface LocalServerFactsOptions {
   baseUrl: string;
   /** The slugs whose window the panel leaves out. */
   slugs: readonly string[];
+  /**
+   * The slugs whose parameter count is wanted, for the ladder's tier: every model of the panel on the
+   * server (a `role` overrides the tier anyway). Absent: none. Asked of `/v1/models` alone when no window is wanted.
+   */
+  sizeSlugs?: readonly string[];
   /** Sent as a bearer token when set (an LM Studio with authentication on). */
   apiKey?: string;
   fetch?: FetchLike;
@@ -97,7 +125,7 @@ export interface LocalServerFactsOptions {
 }
 
 export interface LocalServerFacts {
-  /** Only the slugs a window was learned for, each with its `context`. */
+  /** Only the slugs a window or a parameter count was learned for, each with its `context` or `parameterBillions`. */
   facts: ModelFacts[];
   /** Why some slugs' windows stay unknown, in one line for the log; absent when none does or the caller stopped. */
   note?: string;
@@ -105,7 +133,9 @@ export interface LocalServerFacts {
 
 /** Asks the server's three endpoints at once and learns what windows it can; never throws, never waits past the timeout. */
 export async function learnLocalServerFacts(options: LocalServerFactsOptions): Promise<LocalServerFacts> {
-  if (options.slugs.length === 0) return { facts: [] };
+  const sizeSlugs = options.sizeSlugs ?? [];
+  const askWindows = options.slugs.length > 0;
+  if (!askWindows && sizeSlugs.length === 0) return { facts: [] };
   const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const root = serverRoot(options.baseUrl);
@@ -130,19 +160,25 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
       return { reason: `no server at ${root}${code ? ` (${code})` : ''}` };
     }
   };
+  const notAsked = Promise.resolve<Fetched>({});
   let fetched: [Fetched, Fetched, Fetched];
   try {
     fetched = await Promise.all([
       get(joinUrl(options.baseUrl, '/models'), 'GET /v1/models'),
-      get(joinUrl(root, '/props'), 'GET /props'),
-      get(joinUrl(root, '/api/v0/models'), 'GET /api/v0/models'),
+      askWindows ? get(joinUrl(root, '/props'), 'GET /props') : notAsked,
+      askWindows ? get(joinUrl(root, '/api/v0/models'), 'GET /api/v0/models') : notAsked,
     ]);
   } finally {
     deadline.clear();
   }
   const [models, props, lmStudio] = fetched;
   const learned = contextWindows({ models: models.json, props: props.json, lmStudio: lmStudio.json }, options.slugs);
-  const facts = [...learned].map(([slug, { context }]): ModelFacts => ({ slug, context }));
+  const sizes = parameterCounts(models.json, sizeSlugs);
+  const facts = [...new Set([...learned.keys(), ...sizes.keys()])].map((slug): ModelFacts => {
+    const context = learned.get(slug)?.context;
+    const parameterBillions = sizes.get(slug);
+    return { slug, ...(context !== undefined ? { context } : {}), ...(parameterBillions !== undefined ? { parameterBillions } : {}) };
+  });
   const unknown = options.slugs.filter((slug) => !learned.has(slug));
   if (unknown.length === 0 || deadline.stopped) return { facts };
   const them = unknown.length === 1 ? 'it' : 'them';
@@ -191,5 +227,9 @@ function listReason(json: unknown, label: string, missing: string): string {
 
 /** A window is a whole number of tokens above zero; anything else (null, "4096", -1) is no window. */
 function windowOf(value: unknown): number | undefined {
+  return positiveInteger(value);
+}
+
+function positiveInteger(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }

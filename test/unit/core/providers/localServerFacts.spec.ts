@@ -4,12 +4,13 @@ import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
 import { connectProviders } from '../../../../src/core/providers/connectProviders';
-import { contextWindows, learnLocalServerFacts } from '../../../../src/core/providers/localServerFacts';
+import { contextWindows, learnLocalServerFacts, parameterCounts } from '../../../../src/core/providers/localServerFacts';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
 import { seededRandom } from '../../../../src/core/random';
+import { tierOf } from '../../../../src/core/routing/ladder';
 import { Router } from '../../../../src/core/routing/router';
 import { FixedClock } from '../../support/FixedClock';
-import { fixture, json, WireServer, type Route } from '../../support/wireServer';
+import { fixture, json, replay, WireServer, type Route } from '../../support/wireServer';
 
 /**
  * A local OpenAI-compatible server's context windows, read from the answers vLLM, llama.cpp's server and
@@ -183,5 +184,79 @@ describe('a local server window in the ranking', () => {
     const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 200_000 });
     expect(ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: needs context 200000 > 8192', 'pruned: needs context 200000 > 131072']);
     expect(lmStudio.requests.map((seen) => seen.path).sort()).toEqual(['/api/v0/models', '/props', '/v1/models']);
+  });
+});
+
+/** What `llama-server` answers, from its README (test/fixtures/wire/local): one model of 8,030,261,312 parameters, started with a window of 1024. */
+function llamaServer(): WireServer {
+  return new WireServer()
+    .on('GET', '/v1/models', recorded('llamacpp-models.json'))
+    .on('GET', '/props', recorded('llamacpp-props.json'))
+    .on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+}
+
+const lookUps = (server: WireServer) => server.requests.filter((seen) => seen.method === 'GET').map((seen) => seen.path).sort();
+
+describe("learnLocalServerFacts: llama.cpp's parameter count", () => {
+  it("reads meta.n_params from llama.cpp's /v1/models for whatever name the panel uses, in billions", async () => {
+    const baseUrl = await serve(llamaServer());
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: ['my-model'], sizeSlugs: ['my-model'] });
+    expect(learned.facts).toEqual([{ slug: 'my-model', context: 1024, parameterBillions: 8.030261312 }]);
+  });
+
+  it('asks /v1/models alone when only sizes are wanted (every window stated in the panel)', async () => {
+    const server = llamaServer();
+    const baseUrl = await serve(server);
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: [], sizeSlugs: ['my-model'] });
+    expect(learned).toEqual({ facts: [{ slug: 'my-model', parameterBillions: 8.030261312 }] });
+    expect(lookUps(server)).toEqual(['/v1/models']);
+  });
+});
+
+describe('parameterCounts', () => {
+  it('gives a sizeless id the tier its parameter count says, and a role still overrides it', () => {
+    const models = { object: 'list', data: [{ id: 'house-model', meta: { n_params: 3_212_749_824 } }] };
+    const counts = parameterCounts(models, ['house-model']);
+    expect(counts).toEqual(new Map([['house-model', 3.212749824]]));
+    const config = { kind: 'openai-compatible' as const, baseUrl: 'http://127.0.0.1:8080/v1' };
+    const facts = { slug: 'house-model', parameterBillions: counts.get('house-model') as number };
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp' }, config, facts)).toBe(1);
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp' }, config, undefined)).toBe(2);
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp', role: 'top' }, config, facts)).toBe(3);
+  });
+
+  it('matches by id in a list of several (router mode), and reads nothing from lists without meta or with a malformed count', () => {
+    const models = { data: [{ id: 'small', meta: { n_params: 1_500_000_000 } }, { id: 'large', meta: { n_params: 32_763_876_352 } }, { id: 'odd', meta: { n_params: '7B' } }] };
+    expect(parameterCounts(models, ['large', 'odd', 'elsewhere'])).toEqual(new Map([['large', 32.763876352]]));
+    expect(parameterCounts(JSON.parse(fixture('local/vllm-models.json')), ['already_exists'])).toEqual(new Map());
+  });
+});
+
+describe("llama.cpp's parameter count in the ranking", () => {
+  it('learns the count when the providers connect, even for a model whose window the panel states, and a role overrides its tier', async () => {
+    const server = llamaServer();
+    const baseUrl = await serve(server);
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'my-model', provider: 'llamacpp', context: 4096 },
+          { slug: 'my-model-as-base', provider: 'llamacpp', role: 'base', context: 4096 },
+        ],
+        routing: { explore: 0 },
+        providers: { llamacpp: { kind: 'openai-compatible', baseUrl } },
+      },
+      'test panel',
+    );
+    const clock = new FixedClock();
+    const health = new ProviderHealthBoard({ clock });
+    const connected = await connectProviders({ panel, clock, health, keyFor: () => undefined });
+    expect(connected.facts.get('my-model')).toEqual({ slug: 'my-model', parameterBillions: 8.030261312 });
+    expect(lookUps(server)).toEqual(['/v1/models']);
+    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health, facts: connected.facts });
+    const host = new URL(baseUrl).host;
+    expect(router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false }).candidates.map((candidate) => [candidate.slug, candidate.reason])).toEqual([
+      ['my-model-as-base', `no-measured-profiles tier1 (local server ${host})`],
+      ['my-model', `no-measured-profiles tier2 (local server ${host})`],
+    ]);
   });
 });
