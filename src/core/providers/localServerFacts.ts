@@ -23,10 +23,15 @@
  *
  * llama.cpp's `/v1/models` also gives each model's parameter count (`meta.n_params`), which is all the
  * ladder needs for a local tier (ladder.ts): read from that one list, it costs no request of its own.
+ *
+ * A window left unknown is asked for again ({@link LocalServerFactsSource}): the look-up runs when the
+ * providers connect, and a server the user starts after that would otherwise stay unknown, and
+ * unpruned, until the next reconnect.
  */
 import * as z from 'zod';
+import type { Clock } from '../clock';
 import { Deadline } from './deadline';
-import { PROBE_TIMEOUT_MS } from './ollamaAdapter';
+import { PROBE_CACHE_MS, PROBE_TIMEOUT_MS } from './ollamaAdapter';
 import type { ModelFacts } from './provider';
 import { errorCode, isRecord, joinUrl, type FetchLike } from './transport';
 
@@ -199,6 +204,98 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
 interface Fetched {
   json?: unknown;
   reason?: string;
+}
+
+/**
+ * How long after a look-up that left a window unknown the server is asked again, at the earliest, ms.
+ *
+ * @remarks
+ * Ollama's probe cache ({@link PROBE_CACHE_MS}, 30 s), after which the health board asks a down Ollama
+ * again: a local server started after Rung connected is found on the first call 30 s after the last
+ * look-up, as a restarted Ollama is. Asking on every call would add a request, and up to
+ * {@link PROBE_TIMEOUT_MS} of waiting, to each call routed while a server stays silent — a vLLM LoRA
+ * adapter's window is `null` for good.
+ */
+export const RELEARN_AFTER_MS = PROBE_CACHE_MS;
+
+/** What {@link LocalServerFactsSource.relearn} learned: the facts newly known and a line for the log about them. */
+export interface RelearnedFacts {
+  /** Only what was newly learned, per slug (`context`, `parameterBillions`). */
+  facts: ModelFacts[];
+  /** One line naming the windows now known; absent when none is. */
+  note?: string;
+}
+
+/**
+ * One local server's facts, learned when the providers connect and asked again, for what is still
+ * unknown, while a window is.
+ *
+ * @remarks
+ * Asked again only on {@link relearn}, which the session awaits before routing a call (as it awaits the
+ * health board's recheck), never on a timer: a server nobody routes to costs nothing. The look-up is the
+ * same one, so the same {@link PROBE_TIMEOUT_MS} caps what a call can wait for it, and it asks only for
+ * the windows and sizes still unknown. A sizeless server (vLLM, LM Studio) is not asked again for sizes
+ * alone, since it never gives them; when a window is asked again, a size still unknown is asked with it.
+ */
+export class LocalServerFactsSource {
+  private readonly clock: Clock;
+  private readonly relearnAfterMs: number;
+  private unknownWindows: readonly string[];
+  private unknownSizes: readonly string[];
+  /** When the last look-up started, ms since the epoch; undefined before the first. */
+  private askedAt: number | undefined;
+  private asking = false;
+
+  constructor(private readonly options: Omit<LocalServerFactsOptions, 'signal'> & { clock: Clock; relearnAfterMs?: number }) {
+    this.clock = options.clock;
+    this.relearnAfterMs = options.relearnAfterMs ?? RELEARN_AFTER_MS;
+    this.unknownWindows = options.slugs;
+    this.unknownSizes = options.sizeSlugs ?? [];
+  }
+
+  /** The first look-up, when the providers connect: every window and size asked for. */
+  learn(signal?: AbortSignal): Promise<LocalServerFacts> {
+    return this.ask(signal);
+  }
+
+  /**
+   * Asks again for the windows still unknown, when one is and {@link RELEARN_AFTER_MS} have passed since
+   * the last look-up; resolves to undefined without asking otherwise, or while another look-up is under way.
+   */
+  async relearn(signal?: AbortSignal): Promise<RelearnedFacts | undefined> {
+    if (this.unknownWindows.length === 0 || this.asking) return undefined;
+    if (this.askedAt !== undefined && this.clock.now() - this.askedAt < this.relearnAfterMs) return undefined;
+    const before = new Set(this.unknownWindows);
+    const { facts } = await this.ask(signal);
+    const windows = facts.filter((known) => known.context !== undefined && before.has(known.slug));
+    if (windows.length === 0) return { facts };
+    const each = windows.map((known) => `${known.slug} (${known.context})`).join(', ');
+    const which = windows.length === 1 ? 'window' : 'windows';
+    return { facts, note: `${this.options.name}: the server now gives the context ${which} of ${each}, so a prompt too long for ${windows.length === 1 ? 'it' : 'them'} is pruned` };
+  }
+
+  private async ask(signal?: AbortSignal): Promise<LocalServerFacts> {
+    const previous = this.askedAt;
+    this.askedAt = this.clock.now();
+    this.asking = true;
+    try {
+      const learned = await learnLocalServerFacts({
+        ...this.options,
+        slugs: this.unknownWindows,
+        sizeSlugs: this.unknownSizes,
+        ...(signal ? { signal } : {}),
+      });
+      // A look-up the caller stopped says nothing about the server: the next call may ask at once.
+      if (signal?.aborted) this.askedAt = previous;
+      const windows = new Set(learned.facts.filter((known) => known.context !== undefined).map((known) => known.slug));
+      const sizes = new Set(learned.facts.filter((known) => known.parameterBillions !== undefined).map((known) => known.slug));
+      this.unknownWindows = this.unknownWindows.filter((slug) => !windows.has(slug));
+      this.unknownSizes = this.unknownSizes.filter((slug) => !sizes.has(slug));
+      return learned;
+    } finally {
+      this.asking = false;
+    }
+  }
 }
 
 /** The base without its trailing `/v1`: where llama.cpp's `/props` and LM Studio's `/api/v0` live. */
