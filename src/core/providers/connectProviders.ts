@@ -40,7 +40,7 @@ export interface ProviderConnection {
   facts?: ModelFacts[];
   /** The provider's catalog, when it has one. */
   catalog?: Catalog;
-  /** Lines for the log about what could not be learned (a local server that gave no context window), and why. */
+  /** Lines for the log about what could not be learned (a catalog that could not be fetched, a local server that gave no context window), and why. */
   notes?: string[];
   /**
    * Asks the provider again for facts it could not give when it connected (a local server started
@@ -98,12 +98,13 @@ export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, 
       return merged;
     });
   add(server.facts);
+  const notes = [catalogNote(name, catalog, signal), server.note].filter((note): note is string => note !== undefined);
   return {
     adapter,
     ready: missing === null ? { ok: true } : { ok: false, reason: missing },
     facts: [...known.values()],
     catalog,
-    ...(server.note ? { notes: [server.note] } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     ...(source
       ? {
           relearn: async (later?: AbortSignal) => {
@@ -114,6 +115,21 @@ export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, 
       : {}),
   };
 };
+
+/**
+ * The catalog's own note (a failed fetch, a cache it could not write) as a line for the log, naming the
+ * provider; undefined when there is none or the caller stopped the fetch.
+ *
+ * @remarks
+ * A failed fetch used to be silent: the catalog fell back to its cache, however old, or to nothing, and
+ * a model's price then came from a stale list or not at all (so the price cap could not act on it) with
+ * nothing saying why. A fetch the user stopped is no fault of the provider's, and the one who stopped it
+ * already knows.
+ */
+function catalogNote(name: string, catalog: Catalog, signal: AbortSignal | undefined): string | undefined {
+  if (catalog.note === undefined || signal?.aborted) return undefined;
+  return `${name}'s catalog: ${catalog.note}`;
+}
 
 /** The kinds the core builds by itself. */
 export const DEFAULT_PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {

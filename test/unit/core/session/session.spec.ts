@@ -230,6 +230,24 @@ describe('RungSession: provider health', () => {
   });
 });
 
+describe('RungSession: what connecting could not learn', () => {
+  it("logs a catalog that could not be fetched once, as a notice the panel hears too, and again only when a new panel's fetch fails", async () => {
+    const { ollamaUrl, cloud, cloudUrl } = await providers(prose(), jsonAnswer());
+    cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
+    const logged: string[] = [];
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const heard: SessionChange[] = [];
+    session.onChange((change) => heard.push(change));
+    const line = "info: openrouter's catalog: fetch failed (HTTP 500) and there is no cache";
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line]);
+    await session.chat({ messages: user('Describe Paris') });
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line]);
+    await session.setPanel(twoRungPanel(ollamaUrl, cloudUrl));
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line, line]);
+    expect(heard).toContainEqual({ type: 'notice', level: 'info', message: line.slice('info: '.length) });
+  });
+});
+
 describe('RungSession: verdicts', () => {
   it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
     const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
