@@ -17,7 +17,7 @@ import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
+import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
@@ -438,9 +438,11 @@ export class RungSession implements Session {
     const log = await readLoggedCallsInSlices(text, yieldToHost);
     const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
     const estimates: OpenerEstimate[] = [];
+    // One fit of the outcome model for every panel model: it reads the log, not the opener.
+    const outcomeModel = new SharedOutcomeModel(recent.calls);
     for (const model of this.panel.models) {
       await yieldToHost();
-      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost));
+      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost, { outcomeModel }));
       estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
     }
     return estimates;
