@@ -70,12 +70,14 @@ async function main(): Promise<void> {
         };
         const ticker = setInterval(tick, RESOLUTION_MS);
         const started = performance.now();
+        const startedCpu = mainThreadCpuMs();
         const estimates = await session.estimateOpeners();
         const wallMs = performance.now() - started;
+        const cpuMs = mainThreadCpuMs() - startedCpu;
         clearInterval(ticker);
         tick();
         const said = estimates.map((estimate) => `${estimate.model}: ${estimate.versusLog ? `cost ${(100 * estimate.versusLog.costChange).toFixed(0)}%` : estimate.refused}`).join('; ');
-        out(`run ${sample + 1}: wall ${wallMs.toFixed(0)} ms, longest block ${longestGapMs.toFixed(0)} ms, most CPU in one block ${mostCpuMs.toFixed(0)} ms (${said})`);
+        out(`run ${sample + 1}: wall ${wallMs.toFixed(0)} ms, main-thread CPU ${cpuMs.toFixed(0)} ms, longest block ${longestGapMs.toFixed(0)} ms, most CPU in one block ${mostCpuMs.toFixed(0)} ms (${said})`);
       }
       // Where the time goes: the same work called directly, one part at a time.
       const text = readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8');
