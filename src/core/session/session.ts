@@ -144,7 +144,7 @@ interface ResettableLedger extends Ledger {
 interface Connected {
   adapters: Map<string, ProviderAdapter>;
   facts: Map<string, ModelFacts>;
-  /** What connecting could not learn, and why (a local server that gave no context window). */
+  /** What connecting could not learn, and why (a catalog that could not be fetched, a local server that gave no context window). */
   notes: string[];
   /** Asks again for what connecting could not learn (connectProviders.ts). */
   relearn: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes: string[] }>;
