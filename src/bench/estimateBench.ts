@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../core/clock';
-import { CALLS_PER_SLICE, estimatePolicy, estimatePolicyInSlices, OutcomeModel } from '../core/evaluation/estimate';
+import { CALLS_PER_SLICE, estimatePolicy, estimatePolicyInSlices, OutcomeModel, SharedOutcomeModel } from '../core/evaluation/estimate';
 import { readLoggedCalls } from '../core/evaluation/loggedCalls';
 import { parsePanel } from '../core/panel';
 import type { ProviderAdapter, StreamPart } from '../core/providers/provider';
@@ -36,6 +36,8 @@ const LOG_ROWS = 100_000;
 const SAMPLES = 3;
 /** How often the block-measuring timer asks to run, ms. */
 const RESOLUTION_MS = 5;
+/** Turns of the estimates with and without a shared outcome model. */
+const SHARING_ROUNDS = 5;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rung-estimate-bench-'));
@@ -68,12 +70,14 @@ async function main(): Promise<void> {
         };
         const ticker = setInterval(tick, RESOLUTION_MS);
         const started = performance.now();
+        const startedCpu = mainThreadCpuMs();
         const estimates = await session.estimateOpeners();
         const wallMs = performance.now() - started;
+        const cpuMs = mainThreadCpuMs() - startedCpu;
         clearInterval(ticker);
         tick();
         const said = estimates.map((estimate) => `${estimate.model}: ${estimate.versusLog ? `cost ${(100 * estimate.versusLog.costChange).toFixed(0)}%` : estimate.refused}`).join('; ');
-        out(`run ${sample + 1}: wall ${wallMs.toFixed(0)} ms, longest block ${longestGapMs.toFixed(0)} ms, most CPU in one block ${mostCpuMs.toFixed(0)} ms (${said})`);
+        out(`run ${sample + 1}: wall ${wallMs.toFixed(0)} ms, main-thread CPU ${cpuMs.toFixed(0)} ms, longest block ${longestGapMs.toFixed(0)} ms, most CPU in one block ${mostCpuMs.toFixed(0)} ms (${said})`);
       }
       // Where the time goes: the same work called directly, one part at a time.
       const text = readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8');
@@ -104,6 +108,17 @@ async function main(): Promise<void> {
           `estimatePolicy open=${model.slug}: ${whole.toFixed(0)} ms on every call, ${recentMs.toFixed(0)} ms on the ${MAX_ESTIMATED_CALLS} most recent; ` +
             `in ${slices.length} slices of ${CALLS_PER_SLICE} calls, the longest ${Math.max(...slices).toFixed(1)} ms`,
         );
+      }
+      // The What if's estimates without the parse: every panel model fitting its own outcome model (as
+      // before the fit was shared) against one fit for all, taken in turns so the machine's load falls on both.
+      for (let round = 1; round <= SHARING_ROUNDS; round++) {
+        const times = [false, true].map((share) => {
+          const outcomeModel = share ? new SharedOutcomeModel(recent.calls) : undefined;
+          const at = performance.now();
+          for (const model of panel.models) estimatePolicy(recent, { open: model.slug, skip: [] }, outcomeModel ? { outcomeModel } : {});
+          return (performance.now() - at).toFixed(0);
+        });
+        out(`every model's estimate of the ${MAX_ESTIMATED_CALLS} most recent calls, round ${round}: ${times[0]} ms each fitting its own outcome model, ${times[1]} ms sharing one`);
       }
     } finally {
       await session.dispose();

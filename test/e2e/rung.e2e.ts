@@ -54,6 +54,18 @@ async function waitForRow(workbench: Workbench, what: string, match: (row: Decis
   }
 }
 
+/** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
+async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
+  await openQuickPickCommand(page, workbench, 'Rung: Set Provider Key', 'Rung: Set Provider Key');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('cloud');
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
+  await input.fill('test-key-0123456789abcdef');
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
 /** Runs a palette command that opens a quick pick of its own, and waits for that quick pick's title. */
 async function openQuickPickCommand(page: Page, workbench: Workbench, title: string, pickTitle: string | RegExp): Promise<void> {
   const rows = await workbench.paletteRows(title);
@@ -158,15 +170,23 @@ const checks: E2eCheck[] = [
     },
   ),
 
+  withProviders(
+    "after a key is set, Rung: Show Log says the cloud provider's catalog could not be fetched",
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await workbench.runCommand('Rung: Show Log');
+      // The failed fetch writes no cache, so whichever check sets the key first sees "there is no cache"; a later one the cache.
+      // `\s`, not a space: the output view writes its spaces as no-break spaces.
+      await page.locator('.part.panel').getByText(/cloud's\scatalog:\sfetch\sfailed\s\(HTTP\s503\)/).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.screenshot('rung-catalog-note-in-log');
+    },
+    (providers) => {
+      providers.catalogStatus = 503;
+    },
+  ),
+
   withProviders('after a key is set, an @rung edit escalates in view and the status bar shows the model and its cost', async (page, workbench) => {
-    await openQuickPickCommand(page, workbench, 'Rung: Set Provider Key', 'Rung: Set Provider Key');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('cloud');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-    await input.fill('test-key-0123456789abcdef');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await setCloudKey(page, workbench);
     await workbench.sendChat('@rung /edit write a constant holding the answer');
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });

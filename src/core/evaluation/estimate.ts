@@ -115,6 +115,15 @@ export interface PolicyEstimate {
 export interface EstimateOptions {
   /** Refuse below this effective sample size; {@link MIN_EFFECTIVE_SAMPLE_SIZE} when absent. */
   minEffectiveSampleSize?: number;
+  /**
+   * The outcome model of the same log's calls, shared by several estimates of that log; when absent the
+   * estimate fits its own.
+   *
+   * @remarks
+   * The outcome model depends on the log alone, never on the target policy, so the panel's What if,
+   * which estimates every panel model from one log, fitted the same model once per panel model.
+   */
+  outcomeModel?: SharedOutcomeModel;
 }
 
 /**
@@ -213,7 +222,7 @@ function* estimateSteps(log: LoggedCalls, policy: RoutingPolicy, options: Estima
       refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
     };
   }
-  const model = yield* OutcomeModel.fitting(log.calls, callsPerSlice);
+  const model = options.outcomeModel ? yield* options.outcomeModel.fitting(log.calls, callsPerSlice) : yield* OutcomeModel.fitting(log.calls, callsPerSlice);
   const cost = skip.length ? yield* mapInSlices(supported, callsPerSlice, (call) => costWithout(call, skip, model, target)) : supported.map((call) => call.cost);
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
   const predictedCost = skip.length
@@ -430,6 +439,29 @@ interface Seen {
 }
 
 const emptySeen = (): Seen => ({ weight: 0, passed: 0, cost: 0 });
+
+/**
+ * One {@link OutcomeModel} fit for several estimates of one log, made by the first estimate that needs it.
+ *
+ * @remarks
+ * Fitted on first need rather than up front because an estimate refused early (a model seldom a
+ * candidate, or too few openings) needs no model, and the What if should then cost no fit at all, as
+ * before. Sharing changes no figure: the model reads only the log, and its one cache (a rung's expected
+ * pass and cost) holds values that depend only on the model. It is bound to the calls it was made for,
+ * so an estimate of another log cannot be handed a model of the wrong one.
+ */
+export class SharedOutcomeModel {
+  private model: OutcomeModel | undefined;
+
+  constructor(private readonly calls: readonly LoggedCall[]) {}
+
+  /** The model of `calls` (the very array this was made for), fitted in steps the first time. */
+  *fitting(calls: readonly LoggedCall[], callsPerSlice: number): Generator<void, OutcomeModel> {
+    if (calls !== this.calls) throw new Error('a shared outcome model is for the calls it was made for');
+    if (!this.model) this.model = yield* OutcomeModel.fitting(this.calls, callsPerSlice);
+    return this.model;
+  }
+}
 
 /**
  * Per (class, model): the pass rate of a model's attempts, what an attempt costs, and what a call

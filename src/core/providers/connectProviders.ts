@@ -20,7 +20,7 @@ import { localServerHost } from '../routing/ladder';
 import type { ProviderFactory } from '../session/types';
 import { OllamaAdapter } from './ollamaAdapter';
 import { keyRequired } from './keyPolicy';
-import { learnLocalServerFacts, type LocalServerFacts } from './localServerFacts';
+import { LocalServerFactsSource, type LocalServerFacts } from './localServerFacts';
 import { OpenAiCompatibleAdapter } from './openAiCompatibleAdapter';
 import type { ModelFacts, ProviderAdapter } from './provider';
 import type { ProviderHealthBoard } from './providerHealthBoard';
@@ -40,8 +40,14 @@ export interface ProviderConnection {
   facts?: ModelFacts[];
   /** The provider's catalog, when it has one. */
   catalog?: Catalog;
-  /** Lines for the log about what could not be learned (a local server that gave no context window), and why. */
+  /** Lines for the log about what could not be learned (a catalog that could not be fetched, a local server that gave no context window), and why. */
   notes?: string[];
+  /**
+   * Asks the provider again for facts it could not give when it connected (a local server started
+   * since); resolves to the whole facts of each model it learned more about, and a line for the log.
+   * Cheap to call before every call: it asks at most once per its own interval, and never throws.
+   */
+  relearn?: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes?: string[] }>;
 }
 
 /** Builds the local Ollama adapter; its probe lists the models and their sizes. */
@@ -53,43 +59,77 @@ export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) 
 
 /**
  * Builds an OpenAI-compatible adapter, with the provider's catalog when a key and a cache path are given,
- * and, for a local server, the context windows the server itself reports.
+ * and, for a local server, the context windows and parameter counts the server itself reports.
  *
  * @remarks
  * A provider on a loopback address, or with `key: "none"`, takes calls without a key (keyPolicy.ts).
  * A local server (one the ladder ranks as local: on loopback, not marked `key: "required"`) has no
  * catalog to give its windows, so it is asked for them (localServerFacts.ts), for the models whose
  * window the panel leaves out; what it reports stands before a catalog's, being the server's own limit.
+ * Its parameter counts (llama.cpp's) are asked for every model on it, for the ladder's tier. While a
+ * window stays unknown the server is asked again, now and then, through {@link ProviderConnection.relearn}.
  */
 export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models, modelsWithoutContext }) => {
   if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
   const requireKey = keyRequired({ baseUrl, ...(key ? { key } : {}) });
   const local = localServerHost({ kind: 'openai-compatible', baseUrl, ...(key ? { key } : {}) }) !== undefined;
+  const slugs = models ?? [];
+  const source = local
+    ? new LocalServerFactsSource({ name, baseUrl, clock, slugs: modelsWithoutContext ?? slugs, sizeSlugs: slugs, ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}) })
+    : undefined;
   const [catalog, server] = await Promise.all([
     apiKey && catalogPath
       ? loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
       : Catalog.empty(),
-    local
-      ? learnLocalServerFacts({ name, baseUrl, slugs: modelsWithoutContext ?? models ?? [], ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
-      : Promise.resolve<LocalServerFacts>({ facts: [] }),
+    source ? source.learn(signal) : Promise.resolve<LocalServerFacts>({ facts: [] }),
   ]);
   const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, requireKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
   const missing = adapter.missingKey();
-  const windows = new Map(server.facts.map((known) => [known.slug, known.context]));
-  const facts = (models ?? []).flatMap((slug) => {
-    const known = catalog.facts(slug);
-    const context = windows.get(slug);
-    if (context === undefined) return known ? [known] : [];
-    return [{ ...(known ?? { slug }), context }];
-  });
+  // What the server reports stands over the catalog's, being the server's own limit; a later look-up adds to both.
+  const known = new Map<string, ModelFacts>();
+  for (const slug of slugs) {
+    const listed = catalog.facts(slug);
+    if (listed) known.set(slug, listed);
+  }
+  const add = (found: readonly ModelFacts[]): ModelFacts[] =>
+    found.map((learned) => {
+      const merged = { ...known.get(learned.slug), ...learned };
+      known.set(learned.slug, merged);
+      return merged;
+    });
+  add(server.facts);
+  const notes = [catalogNote(name, catalog, signal), server.note].filter((note): note is string => note !== undefined);
   return {
     adapter,
     ready: missing === null ? { ok: true } : { ok: false, reason: missing },
-    facts,
+    facts: [...known.values()],
     catalog,
-    ...(server.note ? { notes: [server.note] } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(source
+      ? {
+          relearn: async (later?: AbortSignal) => {
+            const found = await source.relearn(later);
+            return { facts: add(found?.facts ?? []), ...(found?.note ? { notes: [found.note] } : {}) };
+          },
+        }
+      : {}),
   };
 };
+
+/**
+ * The catalog's own note (a failed fetch, a cache it could not write) as a line for the log, naming the
+ * provider; undefined when there is none or the caller stopped the fetch.
+ *
+ * @remarks
+ * A failed fetch used to be silent: the catalog fell back to its cache, however old, or to nothing, and
+ * a model's price then came from a stale list or not at all (so the price cap could not act on it) with
+ * nothing saying why. A fetch the user stopped is no fault of the provider's, and the one who stopped it
+ * already knows.
+ */
+function catalogNote(name: string, catalog: Catalog, signal: AbortSignal | undefined): string | undefined {
+  if (catalog.note === undefined || signal?.aborted) return undefined;
+  return `${name}'s catalog: ${catalog.note}`;
+}
 
 /** The kinds the core builds by itself. */
 export const DEFAULT_PROVIDER_FACTORIES: Readonly<Record<string, ProviderFactory>> = {
@@ -125,6 +165,12 @@ export interface ConnectedProviders {
   catalogs: Map<string, Catalog>;
   /** The providers' {@link ProviderConnection.notes}, for the log. */
   notes: string[];
+  /**
+   * Asks every provider that can for the facts it could not give when it connected
+   * ({@link ProviderConnection.relearn}), all at once; resolves to the whole facts of each model some
+   * provider learned more about, by configured slug, and their lines for the log.
+   */
+  relearn: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes: string[] }>;
 }
 
 export async function connectProviders(options: ConnectProvidersOptions): Promise<ConnectedProviders> {
@@ -134,6 +180,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
   const facts = new Map<string, ModelFacts>();
   const catalogs = new Map<string, Catalog>();
   const notes: string[] = [];
+  const relearners: NonNullable<ProviderConnection['relearn']>[] = [];
   const used = [...new Set(panel.models.map((model) => model.provider))];
   await Promise.all(
     used.map(async (name) => {
@@ -168,6 +215,7 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
       adapters.set(name, connection.adapter);
       if (connection.catalog) catalogs.set(name, connection.catalog);
       notes.push(...(connection.notes ?? []));
+      if (connection.relearn) relearners.push(connection.relearn);
       for (const known of connection.facts ?? []) facts.set(known.slug, known);
       if (connection.ready) health.recordProbe(name, connection.ready.ok, connection.ready.reason);
       const probe = connection.probe;
@@ -182,7 +230,11 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
       for (const model of found.models ?? []) facts.set(model.slug, model);
     }),
   );
-  return { adapters, facts, catalogs, notes };
+  const relearn = async (signal?: AbortSignal) => {
+    const found = await Promise.all(relearners.map((ask) => ask(signal)));
+    return { facts: found.flatMap((one) => one.facts), notes: found.flatMap((one) => one.notes ?? []) };
+  };
+  return { adapters, facts, catalogs, notes, relearn };
 }
 
 function factoryRegistry(given: ConnectProvidersOptions['factories']): Map<string, ProviderFactory> {

@@ -20,10 +20,18 @@
  * nothing here throws or marks the provider down: a server that answers none of them, answers with
  * something else, or is not there leaves the window unknown — unpruned, as before — and the answer
  * carries one note saying why, for the log. A window the panel states is never asked for.
+ *
+ * llama.cpp's `/v1/models` also gives each model's parameter count (`meta.n_params`), which is all the
+ * ladder needs for a local tier (ladder.ts): read from that one list, it costs no request of its own.
+ *
+ * A window left unknown is asked for again ({@link LocalServerFactsSource}): the look-up runs when the
+ * providers connect, and a server the user starts after that would otherwise stay unknown, and
+ * unpruned, until the next reconnect.
  */
 import * as z from 'zod';
+import type { Clock } from '../clock';
 import { Deadline } from './deadline';
-import { PROBE_TIMEOUT_MS } from './ollamaAdapter';
+import { PROBE_CACHE_MS, PROBE_TIMEOUT_MS } from './ollamaAdapter';
 import type { ModelFacts } from './provider';
 import { errorCode, isRecord, joinUrl, type FetchLike } from './transport';
 
@@ -82,6 +90,26 @@ export function contextWindows(answers: ServerAnswers, slugs: readonly string[])
   return found;
 }
 
+/**
+ * The parameter count, in billions, each of `slugs` has according to llama.cpp's `/v1/models` (`meta.n_params`).
+ *
+ * @remarks
+ * Matched by `id` as {@link contextWindows} does, and for the same reason a list of one model lends its
+ * count to every slug: a `llama-server` not in router mode answers every name with the one model it
+ * holds, listed under its file path. Only llama.cpp writes `meta`, so vLLM's and LM Studio's lists give
+ * nothing here, and their models keep the tier a size in their id gives.
+ */
+export function parameterCounts(models: unknown, slugs: readonly string[]): Map<string, number> {
+  const listed = listEntries(models) ?? [];
+  const found = new Map<string, number>();
+  for (const slug of slugs) {
+    const entry = listed.find((model) => model.id === slug) ?? (listed.length === 1 ? listed[0] : undefined);
+    const count = positiveInteger(isRecord(entry?.meta) ? entry.meta.n_params : undefined);
+    if (count !== undefined) found.set(slug, count / 1e9);
+  }
+  return found;
+}
+
 export interface LocalServerFactsOptions {
   /** The provider's name, for the note. */
   name: string;
@@ -89,6 +117,11 @@ export interface LocalServerFactsOptions {
   baseUrl: string;
   /** The slugs whose window the panel leaves out. */
   slugs: readonly string[];
+  /**
+   * The slugs whose parameter count is wanted, for the ladder's tier: every model of the panel on the
+   * server (a `role` overrides the tier anyway). Absent: none. Asked of `/v1/models` alone when no window is wanted.
+   */
+  sizeSlugs?: readonly string[];
   /** Sent as a bearer token when set (an LM Studio with authentication on). */
   apiKey?: string;
   fetch?: FetchLike;
@@ -97,7 +130,7 @@ export interface LocalServerFactsOptions {
 }
 
 export interface LocalServerFacts {
-  /** Only the slugs a window was learned for, each with its `context`. */
+  /** Only the slugs a window or a parameter count was learned for, each with its `context` or `parameterBillions`. */
   facts: ModelFacts[];
   /** Why some slugs' windows stay unknown, in one line for the log; absent when none does or the caller stopped. */
   note?: string;
@@ -105,7 +138,9 @@ export interface LocalServerFacts {
 
 /** Asks the server's three endpoints at once and learns what windows it can; never throws, never waits past the timeout. */
 export async function learnLocalServerFacts(options: LocalServerFactsOptions): Promise<LocalServerFacts> {
-  if (options.slugs.length === 0) return { facts: [] };
+  const sizeSlugs = options.sizeSlugs ?? [];
+  const askWindows = options.slugs.length > 0;
+  if (!askWindows && sizeSlugs.length === 0) return { facts: [] };
   const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const root = serverRoot(options.baseUrl);
@@ -130,19 +165,25 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
       return { reason: `no server at ${root}${code ? ` (${code})` : ''}` };
     }
   };
+  const notAsked = Promise.resolve<Fetched>({});
   let fetched: [Fetched, Fetched, Fetched];
   try {
     fetched = await Promise.all([
       get(joinUrl(options.baseUrl, '/models'), 'GET /v1/models'),
-      get(joinUrl(root, '/props'), 'GET /props'),
-      get(joinUrl(root, '/api/v0/models'), 'GET /api/v0/models'),
+      askWindows ? get(joinUrl(root, '/props'), 'GET /props') : notAsked,
+      askWindows ? get(joinUrl(root, '/api/v0/models'), 'GET /api/v0/models') : notAsked,
     ]);
   } finally {
     deadline.clear();
   }
   const [models, props, lmStudio] = fetched;
   const learned = contextWindows({ models: models.json, props: props.json, lmStudio: lmStudio.json }, options.slugs);
-  const facts = [...learned].map(([slug, { context }]): ModelFacts => ({ slug, context }));
+  const sizes = parameterCounts(models.json, sizeSlugs);
+  const facts = [...new Set([...learned.keys(), ...sizes.keys()])].map((slug): ModelFacts => {
+    const context = learned.get(slug)?.context;
+    const parameterBillions = sizes.get(slug);
+    return { slug, ...(context !== undefined ? { context } : {}), ...(parameterBillions !== undefined ? { parameterBillions } : {}) };
+  });
   const unknown = options.slugs.filter((slug) => !learned.has(slug));
   if (unknown.length === 0 || deadline.stopped) return { facts };
   const them = unknown.length === 1 ? 'it' : 'them';
@@ -163,6 +204,98 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
 interface Fetched {
   json?: unknown;
   reason?: string;
+}
+
+/**
+ * How long after a look-up that left a window unknown the server is asked again, at the earliest, ms.
+ *
+ * @remarks
+ * Ollama's probe cache ({@link PROBE_CACHE_MS}, 30 s), after which the health board asks a down Ollama
+ * again: a local server started after Rung connected is found on the first call 30 s after the last
+ * look-up, as a restarted Ollama is. Asking on every call would add a request, and up to
+ * {@link PROBE_TIMEOUT_MS} of waiting, to each call routed while a server stays silent — a vLLM LoRA
+ * adapter's window is `null` for good.
+ */
+export const RELEARN_AFTER_MS = PROBE_CACHE_MS;
+
+/** What {@link LocalServerFactsSource.relearn} learned: the facts newly known and a line for the log about them. */
+export interface RelearnedFacts {
+  /** Only what was newly learned, per slug (`context`, `parameterBillions`). */
+  facts: ModelFacts[];
+  /** One line naming the windows now known; absent when none is. */
+  note?: string;
+}
+
+/**
+ * One local server's facts, learned when the providers connect and asked again, for what is still
+ * unknown, while a window is.
+ *
+ * @remarks
+ * Asked again only on {@link relearn}, which the session awaits before routing a call (as it awaits the
+ * health board's recheck), never on a timer: a server nobody routes to costs nothing. The look-up is the
+ * same one, so the same {@link PROBE_TIMEOUT_MS} caps what a call can wait for it, and it asks only for
+ * the windows and sizes still unknown. A sizeless server (vLLM, LM Studio) is not asked again for sizes
+ * alone, since it never gives them; when a window is asked again, a size still unknown is asked with it.
+ */
+export class LocalServerFactsSource {
+  private readonly clock: Clock;
+  private readonly relearnAfterMs: number;
+  private unknownWindows: readonly string[];
+  private unknownSizes: readonly string[];
+  /** When the last look-up started, ms since the epoch; undefined before the first. */
+  private askedAt: number | undefined;
+  private asking = false;
+
+  constructor(private readonly options: Omit<LocalServerFactsOptions, 'signal'> & { clock: Clock; relearnAfterMs?: number }) {
+    this.clock = options.clock;
+    this.relearnAfterMs = options.relearnAfterMs ?? RELEARN_AFTER_MS;
+    this.unknownWindows = options.slugs;
+    this.unknownSizes = options.sizeSlugs ?? [];
+  }
+
+  /** The first look-up, when the providers connect: every window and size asked for. */
+  learn(signal?: AbortSignal): Promise<LocalServerFacts> {
+    return this.ask(signal);
+  }
+
+  /**
+   * Asks again for the windows still unknown, when one is and {@link RELEARN_AFTER_MS} have passed since
+   * the last look-up; resolves to undefined without asking otherwise, or while another look-up is under way.
+   */
+  async relearn(signal?: AbortSignal): Promise<RelearnedFacts | undefined> {
+    if (this.unknownWindows.length === 0 || this.asking) return undefined;
+    if (this.askedAt !== undefined && this.clock.now() - this.askedAt < this.relearnAfterMs) return undefined;
+    const before = new Set(this.unknownWindows);
+    const { facts } = await this.ask(signal);
+    const windows = facts.filter((known) => known.context !== undefined && before.has(known.slug));
+    if (windows.length === 0) return { facts };
+    const each = windows.map((known) => `${known.slug} (${known.context})`).join(', ');
+    const which = windows.length === 1 ? 'window' : 'windows';
+    return { facts, note: `${this.options.name}: the server now gives the context ${which} of ${each}, so a prompt too long for ${windows.length === 1 ? 'it' : 'them'} is pruned` };
+  }
+
+  private async ask(signal?: AbortSignal): Promise<LocalServerFacts> {
+    const previous = this.askedAt;
+    this.askedAt = this.clock.now();
+    this.asking = true;
+    try {
+      const learned = await learnLocalServerFacts({
+        ...this.options,
+        slugs: this.unknownWindows,
+        sizeSlugs: this.unknownSizes,
+        ...(signal ? { signal } : {}),
+      });
+      // A look-up the caller stopped says nothing about the server: the next call may ask at once.
+      if (signal?.aborted) this.askedAt = previous;
+      const windows = new Set(learned.facts.filter((known) => known.context !== undefined).map((known) => known.slug));
+      const sizes = new Set(learned.facts.filter((known) => known.parameterBillions !== undefined).map((known) => known.slug));
+      this.unknownWindows = this.unknownWindows.filter((slug) => !windows.has(slug));
+      this.unknownSizes = this.unknownSizes.filter((slug) => !sizes.has(slug));
+      return learned;
+    } finally {
+      this.asking = false;
+    }
+  }
 }
 
 /** The base without its trailing `/v1`: where llama.cpp's `/props` and LM Studio's `/api/v0` live. */
@@ -191,5 +324,9 @@ function listReason(json: unknown, label: string, missing: string): string {
 
 /** A window is a whole number of tokens above zero; anything else (null, "4096", -1) is no window. */
 function windowOf(value: unknown): number | undefined {
+  return positiveInteger(value);
+}
+
+function positiveInteger(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }

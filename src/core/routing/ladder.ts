@@ -8,9 +8,11 @@
  *
  * An OpenAI-compatible server on this machine's loopback address (LM Studio, llama.cpp's server, vLLM)
  * is local too: it cannot be a cloud bill, and ranking it as T4 sent a fresh workspace's first calls to
- * the cloud while a free model sat idle on the same machine. Such a server reports no parameter size, so
- * its tier is read from a size in the model id (`qwen2.5-7b-instruct`), else the mid tier: T1 would
- * claim a smallness nothing showed, and T3 would open a dear cloud rung sooner than a 3b model deserves.
+ * the cloud while a free model sat idle on the same machine. llama.cpp's server reports its model's
+ * parameter count (`meta.n_params`, localServerFacts.ts), which gives the tier as Ollama's size does and,
+ * like it, stands over a size in the id. vLLM and LM Studio report none, so there the tier is read from a
+ * size in the model id (`qwen2.5-7b-instruct`), else the mid tier: T1 would claim a smallness nothing
+ * showed, and T3 would open a dear cloud rung sooner than a 3b model deserves.
  */
 import type { ModelSpec, ProviderConfig } from '../panel';
 import { isLoopbackUrl } from '../providers/keyPolicy';

@@ -17,7 +17,7 @@ import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, type PolicyEstimate } from '../evaluation/estimate';
+import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import { CallStarts, callIdOf, hasVerdict, parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
@@ -145,8 +145,10 @@ interface ResettableLedger extends Ledger {
 interface Connected {
   adapters: Map<string, ProviderAdapter>;
   facts: Map<string, ModelFacts>;
-  /** What connecting could not learn, and why (a local server that gave no context window). */
+  /** What connecting could not learn, and why (a catalog that could not be fetched, a local server that gave no context window). */
   notes: string[];
+  /** Asks again for what connecting could not learn (connectProviders.ts). */
+  relearn: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes: string[] }>;
 }
 
 export class RungSession implements Session {
@@ -161,6 +163,7 @@ export class RungSession implements Session {
   private readonly options: RungSessionOptions;
   private adapters: Map<string, ProviderAdapter>;
   private facts: Map<string, ModelFacts>;
+  private relearn: Connected['relearn'];
   private readonly secrets = new Set<string>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
   private readonly healthSeen = new Map<string, string | null>();
@@ -217,6 +220,7 @@ export class RungSession implements Session {
     this.health = health;
     this.adapters = connected.adapters;
     this.facts = connected.facts;
+    this.relearn = connected.relearn;
     for (const secret of secrets) this.secrets.add(secret);
     if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
     else {
@@ -283,6 +287,8 @@ export class RungSession implements Session {
     // A provider that was down when the session opened may be back; the ranking reads the board only.
     await this.health.recheck(request.signal);
     this.noticeHealth();
+    // Likewise a local server started since: its window is what prunes a prompt too long for it.
+    await this.relearnFacts(request.signal);
     const messages = messagesWithSchema(request.messages, schema);
     const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
@@ -435,9 +441,11 @@ export class RungSession implements Session {
     const log = await readLoggedCallsInSlices(text, yieldToHost);
     const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
     const estimates: OpenerEstimate[] = [];
+    // One fit of the outcome model for every panel model: it reads the log, not the opener.
+    const outcomeModel = new SharedOutcomeModel(recent.calls);
     for (const model of this.panel.models) {
       await yieldToHost();
-      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost));
+      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost, { outcomeModel }));
       estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
     }
     return estimates;
@@ -449,6 +457,7 @@ export class RungSession implements Session {
     this.panel = panel;
     this.adapters = connected.adapters;
     this.facts = connected.facts;
+    this.relearn = connected.relearn;
     this.router.setPanel(panel);
     this.router.setFacts(connected.facts);
     this.emit({ type: 'panel-changed', panel });
@@ -500,6 +509,26 @@ export class RungSession implements Session {
     ]);
     clearTimeout(timer);
     if (!waited) this.options.log?.('warning', `${this.inFlight.size} call(s) did not stop within ${STOP_WAIT_MS} ms of shutting down; what they learn from here on is not saved`);
+  }
+
+  /**
+   * Asks the providers again for the facts they could not give when they connected, and hands what
+   * they learn to the ranking.
+   *
+   * @remarks
+   * Each provider asks at most once per its own interval (30 s for a local server's window) and for at
+   * most its probe timeout (2 s), so most calls wait for nothing here. What a connection replaced by
+   * {@link setPanel} learns meanwhile is dropped: its facts belong to the panel that was.
+   */
+  private async relearnFacts(signal: AbortSignal | undefined): Promise<void> {
+    const relearn = this.relearn;
+    const found = await relearn(signal);
+    if (relearn !== this.relearn || found.facts.length === 0) return;
+    const facts = new Map(this.facts);
+    for (const known of found.facts) facts.set(known.slug, known);
+    this.facts = facts;
+    this.router.setFacts(facts);
+    for (const note of found.notes) this.notify('info', note);
   }
 
   /** Refuses a call no model on the panel can hold, naming what it needs and the largest context there is. */

@@ -31,6 +31,8 @@ export interface FakeProviders {
   cheapAnswer: (body: Record<string, unknown>) => string;
   /** What the cloud model answers; the default passes every check. */
   cloudAnswer: (body: Record<string, unknown>) => string;
+  /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
+  catalogStatus?: number;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       for (const piece of chunks(text)) response.write(chunk({ content: piece }, null));
       response.write(chunk({}, 'stop', { prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 }));
       response.end('data: [DONE]\n\n');
+    } else if (request.method === 'GET' && path === '/v1/models' && fake.catalogStatus !== undefined) {
+      response.writeHead(fake.catalogStatus, { 'content-type': 'application/json' }).end('{"error":{"message":"the model list is down"}}');
     } else if (request.method === 'GET' && path === '/v1/models') {
       json(response, { data: [{ id: CLOUD_MODEL, context_length: 128000, pricing: { prompt: '0.000001', completion: '0.000002' } }] });
     } else {

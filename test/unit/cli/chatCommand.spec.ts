@@ -95,6 +95,14 @@ describe('rung chat', () => {
     expect(cloud.requests.find((request) => request.path === '/api/v1/chat/completions')?.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
+  it("says once on stderr that the cloud provider's catalog could not be fetched, and still answers", async () => {
+    const { io, cloud } = await setUp(prose(), jsonAnswer());
+    cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(EXIT_OK);
+    expect(io.err.split('\n').filter((line) => line.includes('catalog'))).toEqual(["rung chat: openrouter's catalog: fetch failed (HTTP 500) and there is no cache"]);
+  });
+
   it('prunes a cloud provider without a key, says which variable to set, and exits 1 when no answer stands', async () => {
     const { io, cloud } = await setUp(prose(), jsonAnswer(), {});
     const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--json', 'Give me Paris as JSON'], io);

@@ -49,13 +49,13 @@ export class WireServer {
     return this;
   }
 
-  /** Starts listening on a free port; returns the base URL. */
-  async start(): Promise<string> {
+  /** Starts listening on `port`, a free one when absent (a server that comes up where another was); returns the base URL. */
+  async start(port = 0): Promise<string> {
     const server = createServer((request, response) => void this.handle(request, response));
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    const { port: listening } = server.address() as AddressInfo;
+    return `http://127.0.0.1:${listening}`;
   }
 
   async close(): Promise<void> {
@@ -87,6 +87,17 @@ export class WireServer {
     }
     await route(response, seen);
   }
+}
+
+/**
+ * An address on 127.0.0.1 where nothing listens (a port a server just let go), for a server a test starts
+ * there later with {@link WireServer.start}.
+ */
+export async function vacantAddress(): Promise<{ url: string; port: number }> {
+  const probe = new WireServer();
+  const url = await probe.start();
+  await probe.close();
+  return { url, port: Number(new URL(url).port) };
 }
 
 /** A fixture's text. */

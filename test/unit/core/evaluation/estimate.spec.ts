@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
-import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel } from '../../../../src/core/evaluation/estimate';
+import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel, SharedOutcomeModel } from '../../../../src/core/evaluation/estimate';
 import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { seededRandom } from '../../../../src/core/random';
@@ -305,6 +305,35 @@ describe('estimatePolicyInSlices', () => {
     expect(refused).toStrictEqual(estimatePolicy(log, parsePolicy('open=absent')));
     expect(refused.refused).toMatch(/absent was not among the candidates/);
     expect(pauses).toBe(0);
+  });
+});
+
+describe('SharedOutcomeModel', () => {
+  it('gives every policy, skips included, exactly the estimate it gives with a fit of its own, from one fit made on first need', () => {
+    const log = readLoggedCalls(randomLog(400, 7));
+    const shared = new SharedOutcomeModel(log.calls);
+    const fits = vi.spyOn(OutcomeModel, 'fitting');
+    try {
+      // The refused ones first: a log they never weigh needs no model, so none is fitted for them.
+      for (const spec of ['open=rare', 'open=dear,skip=mid']) estimatePolicy(log, parsePolicy(spec), { ...small, outcomeModel: shared });
+      expect(fits).not.toHaveBeenCalled();
+      for (const spec of ['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare']) {
+        const own = estimatePolicy(log, parsePolicy(spec), small);
+        const withShared = estimatePolicy(log, parsePolicy(spec), { ...small, outcomeModel: shared });
+        expect(withShared, spec).toStrictEqual(own);
+        expect(JSON.stringify(withShared), spec).toBe(JSON.stringify(own));
+      }
+      // One for the shared model, one for each of the five estimates that fitted their own.
+      expect(fits).toHaveBeenCalledTimes(6);
+    } finally {
+      fits.mockRestore();
+    }
+  });
+
+  it('refuses to serve an estimate of other calls than those it was made for', () => {
+    const log = readLoggedCalls(randomLog(400, 7));
+    const shared = new SharedOutcomeModel(readLoggedCalls(randomLog(400, 8)).calls);
+    expect(() => estimatePolicy(log, parsePolicy('open=cheap'), { ...small, outcomeModel: shared })).toThrow('a shared outcome model is for the calls it was made for');
   });
 });
 

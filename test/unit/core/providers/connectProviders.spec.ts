@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +66,45 @@ describe('connectProviders', () => {
     expect(health.unavailableReason('keyless', clock.now())).toBe('keyless: no API key (set RUNG_KEYLESS_API_KEY)');
     expect(health.unavailableReason('editor', clock.now())).toBe('provider kind vscode-lm has no adapter here');
     expect(ollama.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
+  });
+
+  it("says in one line for the log, naming the provider, when its catalog could not be fetched and what was used instead", async () => {
+    const cloud = new WireServer().on('GET', '/v1/models', recordedStatus('openai/500-server-error.json'));
+    servers.push(cloud);
+    const baseUrl = `${await cloud.start()}/v1`;
+    const dir = mkdtempSync(join(tmpdir(), 'rung-connect-'));
+    dirs.push(dir);
+    const panel = parsePanel(
+      { models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }], providers: { router: { kind: 'openai-compatible', baseUrl, key: 'required' } } },
+      'test panel',
+    );
+    const clock = new FixedClock(Date.UTC(2026, 0, 10));
+    const connect = () =>
+      connectProviders({ panel, clock, health: new ProviderHealthBoard({ clock }), keyFor: () => 'sk-test-router', catalogPath: (provider) => join(dir, `catalog-${provider}.json`) });
+    expect((await connect()).notes).toEqual(["router's catalog: fetch failed (HTTP 500) and there is no cache"]);
+    writeFileSync(
+      join(dir, 'catalog-router.json'),
+      JSON.stringify({ version: 1, fetchedAt: Date.UTC(2026, 0, 1), models: [{ slug: 'openai/gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }] }),
+    );
+    const connected = await connect();
+    expect(connected.notes).toEqual(["router's catalog: fetch failed (HTTP 500); using the cache from 2026-01-01T00:00:00.000Z"]);
+    expect(connected.facts.get('openai/gpt-4o-mini')?.price).toEqual({ input: 0.15, output: 0.6 });
+  });
+
+  it('says nothing of a catalog fetch the caller stopped', async () => {
+    const stop = new AbortController();
+    const cloud = new WireServer().on('GET', '/v1/models', () => stop.abort());
+    servers.push(cloud);
+    const panel = parsePanel(
+      { models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }], providers: { router: { kind: 'openai-compatible', baseUrl: `${await cloud.start()}/v1`, key: 'required' } } },
+      'test panel',
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'rung-connect-'));
+    dirs.push(dir);
+    const clock = new FixedClock();
+    const connected = await connectProviders({ panel, clock, health: new ProviderHealthBoard({ clock }), keyFor: () => 'sk-test-router', catalogPath: () => join(dir, 'catalog.json'), signal: stop.signal });
+    expect(cloud.requests.map((seen) => seen.path)).toEqual(['/v1/models']);
+    expect(connected.notes).toEqual([]);
   });
 
   it('does not mark Ollama down for a probe the caller stopped', async () => {

@@ -4,12 +4,14 @@ import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
 import { connectProviders } from '../../../../src/core/providers/connectProviders';
-import { contextWindows, learnLocalServerFacts } from '../../../../src/core/providers/localServerFacts';
+import { contextWindows, learnLocalServerFacts, LocalServerFactsSource, parameterCounts, RELEARN_AFTER_MS } from '../../../../src/core/providers/localServerFacts';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
 import { seededRandom } from '../../../../src/core/random';
+import { tierOf } from '../../../../src/core/routing/ladder';
 import { Router } from '../../../../src/core/routing/router';
+import { ContextRefusalError, RungSession } from '../../../../src/core/session/session';
 import { FixedClock } from '../../support/FixedClock';
-import { fixture, json, WireServer, type Route } from '../../support/wireServer';
+import { fixture, json, replay, vacantAddress, WireServer, type Route } from '../../support/wireServer';
 
 /**
  * A local OpenAI-compatible server's context windows, read from the answers vLLM, llama.cpp's server and
@@ -183,5 +185,181 @@ describe('a local server window in the ranking', () => {
     const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 200_000 });
     expect(ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: needs context 200000 > 8192', 'pruned: needs context 200000 > 131072']);
     expect(lmStudio.requests.map((seen) => seen.path).sort()).toEqual(['/api/v0/models', '/props', '/v1/models']);
+  });
+});
+
+/** What `llama-server` answers, from its README (test/fixtures/wire/local): one model of 8,030,261,312 parameters, started with a window of 1024. */
+function llamaServer(): WireServer {
+  return new WireServer()
+    .on('GET', '/v1/models', recorded('llamacpp-models.json'))
+    .on('GET', '/props', recorded('llamacpp-props.json'))
+    .on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+}
+
+const lookUps = (server: WireServer) => server.requests.filter((seen) => seen.method === 'GET').map((seen) => seen.path).sort();
+
+describe("learnLocalServerFacts: llama.cpp's parameter count", () => {
+  it("reads meta.n_params from llama.cpp's /v1/models for whatever name the panel uses, in billions", async () => {
+    const baseUrl = await serve(llamaServer());
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: ['my-model'], sizeSlugs: ['my-model'] });
+    expect(learned.facts).toEqual([{ slug: 'my-model', context: 1024, parameterBillions: 8.030261312 }]);
+  });
+
+  it('asks /v1/models alone when only sizes are wanted (every window stated in the panel)', async () => {
+    const server = llamaServer();
+    const baseUrl = await serve(server);
+    const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: [], sizeSlugs: ['my-model'] });
+    expect(learned).toEqual({ facts: [{ slug: 'my-model', parameterBillions: 8.030261312 }] });
+    expect(lookUps(server)).toEqual(['/v1/models']);
+  });
+});
+
+describe('parameterCounts', () => {
+  it('gives a sizeless id the tier its parameter count says, and a role still overrides it', () => {
+    const models = { object: 'list', data: [{ id: 'house-model', meta: { n_params: 3_212_749_824 } }] };
+    const counts = parameterCounts(models, ['house-model']);
+    expect(counts).toEqual(new Map([['house-model', 3.212749824]]));
+    const config = { kind: 'openai-compatible' as const, baseUrl: 'http://127.0.0.1:8080/v1' };
+    const facts = { slug: 'house-model', parameterBillions: counts.get('house-model') as number };
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp' }, config, facts)).toBe(1);
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp' }, config, undefined)).toBe(2);
+    expect(tierOf({ slug: 'house-model', provider: 'llamacpp', role: 'top' }, config, facts)).toBe(3);
+  });
+
+  it('matches by id in a list of several (router mode), and reads nothing from lists without meta or with a malformed count', () => {
+    const models = { data: [{ id: 'small', meta: { n_params: 1_500_000_000 } }, { id: 'large', meta: { n_params: 32_763_876_352 } }, { id: 'odd', meta: { n_params: '7B' } }] };
+    expect(parameterCounts(models, ['large', 'odd', 'elsewhere'])).toEqual(new Map([['large', 32.763876352]]));
+    expect(parameterCounts(JSON.parse(fixture('local/vllm-models.json')), ['already_exists'])).toEqual(new Map());
+  });
+});
+
+describe('a local server whose window is unknown is asked again', () => {
+  it('asks again only once RELEARN_AFTER_MS have passed since the last look-up, then learns from a server started since', async () => {
+    const { url, port } = await vacantAddress();
+    const clock = new FixedClock();
+    const source = new LocalServerFactsSource({ name: 'llamacpp', baseUrl: `${url}/v1`, clock, slugs: ['my-model'], sizeSlugs: ['my-model'] });
+    const first = await source.learn();
+    expect(first.facts).toEqual([]);
+    expect(first.note).toContain(`no server at ${url} (ECONNREFUSED)`);
+    const server = llamaServer();
+    servers.push(server);
+    await server.start(port);
+    clock.advance(RELEARN_AFTER_MS - 1);
+    expect(await source.relearn()).toBeUndefined();
+    expect(server.requests).toEqual([]);
+    clock.advance(1);
+    expect(await source.relearn()).toEqual({
+      facts: [{ slug: 'my-model', context: 1024, parameterBillions: 8.030261312 }],
+      note: 'llamacpp: the server now gives the context window of my-model (1024), so a prompt too long for it is pruned',
+    });
+    expect(lookUps(server)).toEqual(['/api/v0/models', '/props', '/v1/models']);
+    // Nothing is unknown any more: nothing is asked, however long it has been.
+    clock.advance(10 * RELEARN_AFTER_MS);
+    expect(await source.relearn()).toBeUndefined();
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('keeps asking a server that gives no window, once per interval, and says nothing new', async () => {
+    const server = new WireServer().on('GET', '/v1/models', lmStudioPlainList);
+    const baseUrl = await serve(server);
+    const clock = new FixedClock();
+    const source = new LocalServerFactsSource({ name: 'lmstudio', baseUrl, clock, slugs: ['qwen2.5-7b-instruct'], sizeSlugs: ['qwen2.5-7b-instruct'] });
+    await source.learn();
+    clock.advance(RELEARN_AFTER_MS);
+    expect(await source.relearn()).toEqual({ facts: [] });
+    expect(await source.relearn()).toBeUndefined();
+    expect(server.requests).toHaveLength(6);
+  });
+
+  it('does not ask again while a look-up is under way, and lets a stopped one be asked again at once', async () => {
+    const stop = new AbortController();
+    // The first look-up is answered, the second is stopped by the caller while the server waits, the third answered.
+    const server = new WireServer().on('GET', '/v1/models', lmStudioPlainList, () => stop.abort(), lmStudioPlainList);
+    const baseUrl = await serve(server);
+    const clock = new FixedClock();
+    const source = new LocalServerFactsSource({ name: 'local', baseUrl, clock, slugs: ['my-model'] });
+    await source.learn();
+    clock.advance(RELEARN_AFTER_MS);
+    const stopped = source.relearn(stop.signal);
+    expect(await source.relearn()).toBeUndefined();
+    expect(await stopped).toEqual({ facts: [] });
+    expect(server.requests.filter((seen) => seen.path === '/v1/models')).toHaveLength(2);
+    expect(await source.relearn()).toEqual({ facts: [] });
+    expect(server.requests.filter((seen) => seen.path === '/v1/models')).toHaveLength(3);
+  });
+
+  it('gives up on a silent server after the look-up timeout, as the first look-up does', async () => {
+    const silent: Route = () => undefined;
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent));
+    const clock = new FixedClock();
+    const source = new LocalServerFactsSource({ name: 'local', baseUrl, clock, slugs: ['my-model'], timeoutMs: 50 });
+    expect((await source.learn()).note).toContain('within 50 ms');
+    clock.advance(RELEARN_AFTER_MS);
+    expect(await source.relearn()).toEqual({ facts: [] });
+  });
+});
+
+describe('a local server started after Rung connected', () => {
+  /** About 5,000 tokens at 4 characters a token: more than the 1024 llama-server was started with. */
+  const LONG_PROMPT = `Summarise this log. ${'line of a long build log '.repeat(800)}`;
+
+  it('prunes by the window the session learns on the first call RELEARN_AFTER_MS after connecting, and says so', async () => {
+    const { url, port } = await vacantAddress();
+    const panel = parsePanel({ models: [{ slug: 'my-model', provider: 'llamacpp' }], routing: { explore: 0 }, providers: { llamacpp: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }, 'test panel');
+    const clock = new FixedClock();
+    const said: string[] = [];
+    const session = await RungSession.open({ panel, clock, keys: async () => undefined, log: (_level, message) => said.push(message) });
+    try {
+      expect(said.filter((line) => line.includes('context window'))).toEqual([
+        `llamacpp: the context window of my-model is unknown (no server at ${url} (ECONNREFUSED)), so a prompt too long for it is not pruned; give the model a "context" in the panel to set one`,
+      ]);
+      const server = llamaServer();
+      servers.push(server);
+      await server.start(port);
+      // Before the interval is out, the call goes as before: the window is still unknown, and not asked for.
+      clock.advance(RELEARN_AFTER_MS - 1);
+      const sent = await session.chat({ messages: [{ role: 'user', content: LONG_PROMPT }] });
+      expect(sent.answer?.model).toBe('my-model');
+      expect(lookUps(server)).toEqual([]);
+      clock.advance(1);
+      const refused = await session.chat({ messages: [{ role: 'user', content: LONG_PROMPT }] }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ContextRefusalError);
+      expect((refused as ContextRefusalError).refusal).toMatchObject({ largestContext: 1024, largestModel: 'my-model' });
+      expect(lookUps(server)).toEqual(['/api/v0/models', '/props', '/v1/models']);
+      expect(server.requests.filter((seen) => seen.method === 'POST')).toHaveLength(1);
+      expect(said).toContain('llamacpp: the server now gives the context window of my-model (1024), so a prompt too long for it is pruned');
+      expect(session.rank({ classKey: 'chat' }).candidates[0]?.reason).toBe('no-measured-profiles tier2 (local server ' + new URL(url).host + ')');
+    } finally {
+      await session.dispose();
+    }
+  });
+});
+
+describe("llama.cpp's parameter count in the ranking", () => {
+  it('learns the count when the providers connect, even for a model whose window the panel states, and a role overrides its tier', async () => {
+    const server = llamaServer();
+    const baseUrl = await serve(server);
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'my-model', provider: 'llamacpp', context: 4096 },
+          { slug: 'my-model-as-base', provider: 'llamacpp', role: 'base', context: 4096 },
+        ],
+        routing: { explore: 0 },
+        providers: { llamacpp: { kind: 'openai-compatible', baseUrl } },
+      },
+      'test panel',
+    );
+    const clock = new FixedClock();
+    const health = new ProviderHealthBoard({ clock });
+    const connected = await connectProviders({ panel, clock, health, keyFor: () => undefined });
+    expect(connected.facts.get('my-model')).toEqual({ slug: 'my-model', parameterBillions: 8.030261312 });
+    expect(lookUps(server)).toEqual(['/v1/models']);
+    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health, facts: connected.facts });
+    const host = new URL(baseUrl).host;
+    expect(router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false }).candidates.map((candidate) => [candidate.slug, candidate.reason])).toEqual([
+      ['my-model-as-base', `no-measured-profiles tier1 (local server ${host})`],
+      ['my-model', `no-measured-profiles tier2 (local server ${host})`],
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseDecisionLines, type DecisionRow } from '../../../../src/core/decisions/decision';
+import { OutcomeModel } from '../../../../src/core/evaluation/estimate';
 import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/flushTimer';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
@@ -9,6 +10,7 @@ import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
 import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
+import { seededRandom } from '../../../../src/core/random';
 import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
@@ -227,6 +229,24 @@ describe('RungSession: provider health', () => {
     const result = await session.chat({ messages: user('Describe Paris') });
     expect(result.answer?.model).toBe('qwen2.5:3b');
     expect(session.snapshot().providers).toEqual([{ name: 'ollama', healthy: true }]);
+  });
+});
+
+describe('RungSession: what connecting could not learn', () => {
+  it("logs a catalog that could not be fetched once, as a notice the panel hears too, and again only when a new panel's fetch fails", async () => {
+    const { ollamaUrl, cloud, cloudUrl } = await providers(prose(), jsonAnswer());
+    cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
+    const logged: string[] = [];
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const heard: SessionChange[] = [];
+    session.onChange((change) => heard.push(change));
+    const line = "info: openrouter's catalog: fetch failed (HTTP 500) and there is no cache";
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line]);
+    await session.chat({ messages: user('Describe Paris') });
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line]);
+    await session.setPanel(twoRungPanel(ollamaUrl, cloudUrl));
+    expect(logged.filter((entry) => entry.includes('catalog'))).toEqual([line, line]);
+    expect(heard).toContainEqual({ type: 'notice', level: 'info', message: line.slice('info: '.length) });
   });
 });
 
@@ -761,6 +781,44 @@ class EditorModels implements ProviderAdapter {
   }
 }
 
+/**
+ * A decision log of `count` calls climbing through `models` in panel order until one passes, a fifth of
+ * them opening with a rung drawn at random (seeded) and the propensity recorded, over two classes; dearer
+ * rungs pass more often and cost more, and some calls fail on every rung.
+ */
+function climbingLog(models: readonly string[], count: number, seed: number): DecisionRow[] {
+  const random = seededRandom(seed);
+  const rows: DecisionRow[] = [];
+  for (let call = 0; call < count; call++) {
+    const drawn = random() < 0.2;
+    const opener = drawn ? Math.floor(random() * models.length) : 0;
+    const propensity = 0.2 / models.length + (opener === 0 ? 0.8 : 0);
+    const climb = [opener, ...models.map((_, index) => index).filter((index) => index !== opener)];
+    for (const [position, index] of climb.entries()) {
+      const passed = random() < 0.3 + 0.15 * index;
+      const model = models[index] as string;
+      rows.push(
+        decisionRow({
+          call: `c-${call}`,
+          at: call,
+          class: call % 2 === 0 ? 'chat' : 'plan',
+          candidates: [...models],
+          rung: index,
+          escalation: climb.slice(0, position).map((earlier) => models[earlier] as string),
+          model,
+          resolved: model,
+          explore: position === 0 && drawn && opener !== 0,
+          propensity: position === 0 ? propensity : 1,
+          verdict: passed ? 'pass' : 'fail',
+          cost: 0.001 * (index + 1) * (1 + random()),
+        }),
+      );
+      if (passed) break;
+    }
+  }
+  return rows;
+}
+
 describe('RungSession.estimateOpeners', () => {
   const THREE = ['qwen2.5:3b', 'qwen3:14b', 'openai/gpt-4o-mini'];
   const threeRungs = [
@@ -795,6 +853,26 @@ describe('RungSession.estimateOpeners', () => {
     expect(dear?.versusLog?.costChange).toBeCloseTo(9 / 11, 9);
     expect(cheap?.versusLog?.successChange).toBeCloseTo(0, 12);
     expect(estimates[1]?.versusLog).toBeUndefined();
+  });
+
+  it('fits the outcome model once for every panel model, and gives the estimates it gave when each model fitted its own', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), climbingLog(THREE, 1_500, 7).map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
+    const fits = vi.spyOn(OutcomeModel, 'fitting');
+    try {
+      const estimates = await session.estimateOpeners();
+      expect(fits).toHaveBeenCalledTimes(1);
+      // Recorded from estimateOpeners at a4fbcd5, when each model's estimate fitted its own outcome model.
+      expect(estimates).toStrictEqual([
+        { model: 'qwen2.5:3b', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: -0.008742026830919847, costChangeLow: -0.039162488092160795, costChangeHigh: 0.0216784344303211, successChange: -0.026250670616444448, successChangeLow: -0.036598194222677925, successChangeHigh: -0.01590314701021097 } },
+        { model: 'qwen3:14b', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: -0.008499301907819001, costChangeLow: -0.09748953874415908, costChangeHigh: 0.08049093492852108, successChange: 0.08954640856435332, successChangeLow: -0.006174604779751763, successChangeHigh: 0.1852674219084584 } },
+        { model: 'openai/gpt-4o-mini', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: 0.12100994795363751, costChangeLow: 0.056699284870338124, costChangeHigh: 0.1853206110369369, successChange: 0.25689724385584783, successChangeLow: 0.16457509977664792, successChangeHigh: 0.34921938793504775 } },
+      ]);
+    } finally {
+      fits.mockRestore();
+    }
   });
 
   it('estimates from the most recent calls only on a long log, and says how many the log holds', async () => {
