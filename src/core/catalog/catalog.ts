@@ -115,6 +115,8 @@ const listSchema = z.looseObject({
 const cacheSchema = z.object({
   version: z.literal(CACHE_VERSION),
   fetchedAt: z.number(),
+  /** The list's address; absent in a cache written before it was recorded, which is then taken as this server's. */
+  url: z.string().optional(),
   models: z.array(
     z.object({
       slug: z.string(),
@@ -171,12 +173,13 @@ export interface LoadCatalogOptions {
 /** Loads the catalog: a fresh cache, else a fetch (cached on success), else the cache however old, else nothing. Never throws. */
 export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog> {
   const now = options.clock.now();
-  const cached = await readCache(options.cachePath);
+  const url = joinUrl(options.baseUrl, '/models');
+  const cached = await readCache(options.cachePath, url);
   if (cached && now - cached.fetchedAt < (options.freshMs ?? CATALOG_FRESH_MS)) return cached.catalog;
-  const fetched = await fetchList(options);
+  const fetched = await fetchList(url, options);
   if (fetched.entries) {
     const catalog = new Catalog(fetched.entries, now, 'network');
-    const written = await writeCache(options.cachePath, catalog);
+    const written = await writeCache(options.cachePath, url, catalog);
     return written ? catalog : new Catalog(fetched.entries, now, 'network', `could not write the cache at ${options.cachePath}`);
   }
   if (cached) {
@@ -185,7 +188,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
   return Catalog.empty(`fetch failed (${fetched.reason}) and there is no cache`);
 }
 
-async function fetchList(options: LoadCatalogOptions): Promise<{ entries?: CatalogEntry[]; reason: string }> {
+async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ entries?: CatalogEntry[]; reason: string }> {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
   const deadline = new Deadline(options.signal);
@@ -193,7 +196,7 @@ async function fetchList(options: LoadCatalogOptions): Promise<{ entries?: Catal
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    const response = await doFetch(joinUrl(options.baseUrl, '/models'), { headers, signal: deadline.signal });
+    const response = await doFetch(url, { headers, signal: deadline.signal });
     if (!response.ok) return { reason: `HTTP ${response.status}` };
     const entries = parseModelList(await response.json());
     return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
@@ -206,10 +209,19 @@ async function fetchList(options: LoadCatalogOptions): Promise<{ entries?: Catal
   }
 }
 
-async function readCache(path: string): Promise<{ catalog: Catalog; fetchedAt: number } | undefined> {
+/**
+ * The cache at `path`, when it holds the list at `url`.
+ *
+ * @remarks
+ * The file is named by provider, and a provider's `baseUrl` can change under the same name (a panel
+ * moved from one gateway to another, a local server on a new port): another server's list would price
+ * this one's models, or leave them unpriced, for a day, and stand in for a failed fetch however old.
+ */
+async function readCache(path: string, url: string): Promise<{ catalog: Catalog; fetchedAt: number } | undefined> {
   try {
     const parsed = cacheSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
     if (!parsed.success) return undefined;
+    if (parsed.data.url !== undefined && parsed.data.url !== url) return undefined;
     const fetchedAt = parsed.data.fetchedAt;
     return { catalog: new Catalog(parsed.data.models, fetchedAt, 'cache'), fetchedAt };
   } catch {
@@ -219,11 +231,11 @@ async function readCache(path: string): Promise<{ catalog: Catalog; fetchedAt: n
 }
 
 /** Writes the cache whole (a temporary file, then a rename) so a reader never sees half of one. */
-async function writeCache(path: string, catalog: Catalog): Promise<boolean> {
+async function writeCache(path: string, url: string, catalog: Catalog): Promise<boolean> {
   try {
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, models: catalog.entries() })}\n`);
+    await writeFile(temporary, `${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, url, models: catalog.entries() })}\n`);
     await rename(temporary, path);
     return true;
   } catch {

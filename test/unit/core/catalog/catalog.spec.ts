@@ -86,6 +86,33 @@ describe('loadCatalog', () => {
     expect(catalog.source).toBe('none');
   });
 
+  it("asks the network, and never falls back to the cache, when the cache holds another server's list", async () => {
+    server.on('GET', '/models', json(models()));
+    const clock = new FixedClock();
+    const cachePath = join(dir, 'c.json');
+    await loadCatalog({ baseUrl: await server.start(), cachePath, clock });
+    const moved = new WireServer();
+    try {
+      moved.on('GET', '/v1/models', json({ error: { message: 'upstream down' } }, 503));
+      const elsewhere = await loadCatalog({ baseUrl: `${await moved.start()}/v1`, cachePath, clock });
+      expect(moved.requests).toHaveLength(1);
+      expect(elsewhere.source).toBe('none');
+      expect(elsewhere.note).toBe('fetch failed (HTTP 503) and there is no cache');
+    } finally {
+      await moved.close();
+    }
+  });
+
+  it('takes a cache written before the list address was recorded as the same server', async () => {
+    const cachePath = join(dir, 'c.json');
+    const clock = new FixedClock();
+    writeFileSync(cachePath, JSON.stringify({ version: 1, fetchedAt: clock.now(), models: [{ slug: 'a/b', price: { input: 1, output: 2 }, advertised: [] }] }));
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath, clock });
+    expect(catalog.source).toBe('cache');
+    expect(catalog.entry('a/b')?.price).toEqual({ input: 1, output: 2 });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('sends the key as a bearer token and never writes it to the cache', async () => {
     server.on('GET', '/models', json(models()));
     const cachePath = join(dir, 'c.json');
