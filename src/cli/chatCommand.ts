@@ -10,6 +10,7 @@
  * a script can parse stdout whole.
  */
 import { resolve } from 'node:path';
+import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
@@ -231,7 +232,7 @@ function phrase(verdict: VerdictWithReason): string {
 
 function readJson(path: string, io: CliIo, flag: string): unknown {
   try {
-    return JSON.parse(readUserFile(path, io, flag));
+    return parseJsonText(readUserFile(path, io, flag));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`);

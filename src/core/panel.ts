@@ -7,6 +7,7 @@
  * a misspelt `maxOutputPrise` silently ignored would be a price cap the user believes in and does not have.
  */
 import * as z from 'zod';
+import { parseJsonText } from './jsonText';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -139,7 +140,7 @@ export class PanelError extends Error {
 export function parsePanelText(text: string, source: string, env: Environment = {}): Panel {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
     throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
   }

@@ -9,6 +9,7 @@
  * under the name the user typed (`rung.routing.explore`), not the panel path it was copied to
  * (`routing.explore`), because the user cannot find the second one anywhere.
  */
+import { parseJsonText } from '../core/jsonText';
 import { parsePanel, PanelError, type Environment, type Panel, type PanelFile } from '../core/panel';
 
 /** Settings laid over the panel; each absent (null in the settings) one leaves the panel's value. */
@@ -74,7 +75,7 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
     source = sources.file.path;
     let json: unknown;
     try {
-      json = JSON.parse(sources.file.text);
+      json = parseJsonText(sources.file.text);
     } catch (error) {
       throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
     }

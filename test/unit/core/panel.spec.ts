@@ -131,6 +131,15 @@ describe('parsePanel', () => {
   it('reports text that is not JSON as one issue', () => {
     expect(() => parsePanelText('{ "models": [', 'panel.json')).toThrow(/panel\.json: invalid panel\n {2}- not valid JSON/);
   });
+
+  it('says on which line of the panel file the JSON breaks', () => {
+    const text = JSON.stringify({ models: [] }, null, 2).replace('[]', '[],');
+    expect(() => parsePanelText(text, 'panel.json')).toThrow(/not valid JSON: .*line 3 column 1\b/);
+  });
+
+  it('reads a panel file saved with a byte-order mark', () => {
+    expect(parsePanelText(`\ufeff${JSON.stringify(minimal)}`, 'panel.json').models).toHaveLength(minimal.models.length);
+  });
 });
 
 describe('apiKeyVariable', () => {
