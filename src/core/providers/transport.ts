@@ -106,6 +106,18 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       const classify = options.failureForStatus ?? ((status, text, headers) => failureForStatus(provider, status, text, parseRetryAfterMs(headers, options.now())));
       throw classify(response.status, message, response.headers);
     }
+    if (isWebPage(response.headers)) {
+      // A login page, a proxy's notice or the server's own web UI: a base URL that is not the API's.
+      // Read as a stream it would fail as "malformed line 1", which sends the user after the model.
+      let title: string | undefined;
+      try {
+        title = pageTitle((await response.text()).slice(0, ERROR_BODY_CHARS));
+      } catch (error) {
+        throw explain(error, 'read');
+      }
+      const named = title ? ` ("${scrub(title).slice(0, ERROR_MESSAGE_CHARS)}")` : '';
+      throw new ProviderError(`${provider}: ${origin(url)} answered with a web page${named}, not the model API; check the provider's baseUrl`, { provider });
+    }
     if (!response.body) throw new ProviderError(`${provider}: the response had no body`, { provider });
     reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -245,6 +257,17 @@ export function parseRetryAfterMs(headers: Headers, now: number): number | undef
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Whether a response says it is HTML, which neither NDJSON nor an event stream ever is. */
+function isWebPage(headers: Headers): boolean {
+  return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(headers.get('content-type') ?? '');
+}
+
+/** The text of an HTML page's `<title>`, on one line, if it has one. */
+function pageTitle(html: string): string | undefined {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
+  return title || undefined;
 }
 
 /** A function that replaces every secret (of four characters or more) in a text with `[redacted]`. */

@@ -119,6 +119,14 @@ describe('OllamaAdapter', () => {
     expect(text(parts)).toBe('Sure');
   });
 
+  it('says an address that answers with a web page (a proxy, a web UI) is not the Ollama API', async () => {
+    const page = '<html><head><title>Open WebUI</title></head><body></body></html>';
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(page, { contentType: 'text/html' })));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/answered with a web page \("Open WebUI"\), not the model API; check the provider's baseUrl$/);
+  });
+
   it('treats an error line mid-stream as a provider error', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-error-mid-stream.ndjson'))));
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));

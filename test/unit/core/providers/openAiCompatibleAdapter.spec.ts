@@ -129,6 +129,15 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(text(parts)).toBe('Sure');
   });
 
+  it('says a base URL that answers 200 with a web page is not the model API, naming the page', async () => {
+    const page = '<!doctype html>\n<html><head><title>Sign in\n to the gateway</title></head><body>…</body></html>\n';
+    const adapter = await adapterFor(replay(page, { contentType: 'text/html; charset=utf-8' }));
+    const { parts, error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/^openrouter: http:\/\/127\.0\.0\.1:\d+ answered with a web page \("Sign in to the gateway"\), not the model API; check the provider's baseUrl$/);
+    expect(parts).toEqual([]);
+  });
+
   it('treats an error chunk mid-stream as a provider error', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-error-mid-stream.sse'), sse));
     const { error } = await collect(adapter.chat('deepseek/deepseek-chat-v3-0324', user, [], {}));
