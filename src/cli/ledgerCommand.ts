@@ -466,8 +466,9 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
     : DEFAULT_RETENTION;
   // Compaction takes the log's lock: a lock taken over from a dead process is said on stderr.
   const { log } = decisionLogBeside(decisionsLedgerFile(values.ledger, io), io, 'rung ledger compact');
-  const { kept, dropped } = await log.compact(retention);
+  const { kept, dropped, setAside, setAsidePath } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
+  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was' : 'were'} not JSON to ${setAsidePath}\n`);
   return EXIT_OK;
 }
 

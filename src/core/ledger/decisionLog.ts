@@ -22,7 +22,7 @@
  * observations land in the same wake-up. A write that fails is reported as a `save-failed` notice, as
  * the ledger reports its own, and retried a second later with nothing dropped.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
@@ -61,6 +61,18 @@ export interface DecisionRetention {
   maxRows?: number;
 }
 
+/** What {@link DecisionLog.compact} did. */
+export interface CompactResult {
+  /** Rows left in the log. */
+  kept: number;
+  /** Rows past the retention age or count, removed. */
+  dropped: number;
+  /** Lines that were not JSON, moved out of the log into {@link CompactResult.setAsidePath}. */
+  setAside: number;
+  /** Where they went (the log's path with `.unreadable`), when there were any. */
+  setAsidePath?: string;
+}
+
 export interface DecisionLogOptions {
   path: string;
   clock: Clock;
@@ -82,6 +94,8 @@ export class DecisionLog implements DecisionSink {
   readonly path: string;
   /** Everything the user should hear about, oldest first. */
   readonly notices: LedgerNotice[] = [];
+  /** Where compaction moves lines that are not JSON, rather than deleting them. */
+  readonly unreadablePath: string;
   private readonly clock: Clock;
   private readonly timer: FlushTimer;
   private readonly onNotice: NoticeListener | undefined;
@@ -93,6 +107,7 @@ export class DecisionLog implements DecisionSink {
 
   constructor(options: DecisionLogOptions) {
     this.path = options.path;
+    this.unreadablePath = `${options.path}.unreadable`;
     this.clock = options.clock;
     this.timer = options.flushTimer ?? new FlushTimer({ clock: options.clock, schedule: options.schedule });
     this.onNotice = options.onNotice;
@@ -182,32 +197,46 @@ export class DecisionLog implements DecisionSink {
    * are unaffected. Dropping by count may cut a call's first rows and keep its last; the last row is the
    * truth, so what survives still reads correctly.
    */
-  async compact(retention: DecisionRetention = DEFAULT_RETENTION): Promise<{ kept: number; dropped: number }> {
+  async compact(retention: DecisionRetention = DEFAULT_RETENTION): Promise<CompactResult> {
     await this.flush();
     const held = await this.lock.acquire();
     if (!held) throw new Error(`cannot compact ${this.path}: ${this.lock.path} is held by another process; try again`);
     try {
       const text = readIfExists(this.path);
-      if (!text) return { kept: 0, dropped: 0 };
+      if (!text) return { kept: 0, dropped: 0, setAside: 0 };
       const lines = text.split('\n');
       // The segment after the last newline is torn (no appender runs while we hold the lock).
       const complete = lines.slice(0, -1);
       const oldest = retention.maxAgeMs === undefined ? Number.NEGATIVE_INFINITY : this.clock.now() - retention.maxAgeMs;
       let kept: string[] = [];
+      const unreadable: string[] = [];
+      let rows = 0;
       for (const line of complete) {
         let at: unknown;
         try {
           at = (JSON.parse(line) as { at?: unknown }).at;
         } catch {
-          continue; // a torn row
+          if (line.trim()) unreadable.push(line);
+          continue;
         }
+        rows++;
         if (typeof at === 'number' && at < oldest) continue;
         kept.push(line);
       }
+      const torn = lines[lines.length - 1] ?? '';
+      if (torn.trim()) unreadable.push(torn);
       if (retention.maxRows !== undefined && kept.length > retention.maxRows) kept = kept.slice(kept.length - retention.maxRows);
-      const dropped = complete.length - kept.length + (lines[lines.length - 1] ? 1 : 0);
-      if (dropped > 0) writeFileAtomic(this.path, Buffer.from(kept.length ? `${kept.join('\n')}\n` : '', 'utf8'));
-      return { kept: kept.length, dropped };
+      const changed = kept.length !== complete.length || torn !== '';
+      // Retention drops rows on purpose; a line that is not JSON (a crash's torn row, a hand edit, a
+      // merge conflict's markers) is not Rung's to delete, so it is moved aside before the rewrite.
+      if (unreadable.length) appendFileSync(this.unreadablePath, `${unreadable.join('\n')}\n`);
+      if (changed) writeFileAtomic(this.path, Buffer.from(kept.length ? `${kept.join('\n')}\n` : '', 'utf8'));
+      return {
+        kept: kept.length,
+        dropped: rows - kept.length,
+        setAside: unreadable.length,
+        ...(unreadable.length ? { setAsidePath: this.unreadablePath } : {}),
+      };
     } finally {
       held.release();
     }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runLedgerCommand } from '../../../src/cli/ledgerCommand';
@@ -217,6 +217,14 @@ describe('rung ledger', () => {
     io.out = '';
     await runLedgerCommand(['show', '--json'], io);
     expect((JSON.parse(io.out) as unknown[]).length).toBe(2);
+  });
+
+  it('says where compaction moved the lines of the decision log that were not JSON', async () => {
+    seedDecisions();
+    appendFileSync(decisionLogPath(ledgerPath), '=======\n');
+    expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
+    expect(io.out).toContain('kept 3 decision rows, dropped 0');
+    expect(io.out).toContain(`moved 1 line that was not JSON to ${decisionLogPath(ledgerPath)}.unreadable`);
   });
 
   it('refuses a merge from a file that is not a ledger without creating one of its own', async () => {

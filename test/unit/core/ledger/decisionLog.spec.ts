@@ -94,10 +94,25 @@ describe('DecisionLog', () => {
     for (let i = 0; i < 4; i++) log.append(decisionRow({ call: `new${i}`, at: clock.now() }));
     await log.flush();
     appendFileSync(log.path, '{"future":true,"call":"n","model":"m","verdict":"pass","at":' + clock.now() + '}\n{"torn');
-    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 5, dropped: 2 });
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 5, dropped: 1, setAside: 1, setAsidePath: `${log.path}.unreadable` });
     expect(readFileSync(log.path, 'utf8')).toContain('"future":true');
-    expect(await log.compact({ maxRows: 2 })).toEqual({ kept: 2, dropped: 3 });
+    expect(await log.compact({ maxRows: 2 })).toEqual({ kept: 2, dropped: 3, setAside: 0 });
     expect(log.readAll().rows.map((row) => row.call)).toEqual(['new3', 'n']);
+  });
+
+  it('moves lines that are not JSON aside instead of deleting them, and keeps what it had moved before', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: clock.now() }));
+    await log.flush();
+    appendFileSync(log.path, '<<<<<<< HEAD\n\n');
+    log.append(decisionRow({ call: 'b', at: clock.now() }));
+    await log.flush();
+    appendFileSync(log.path, '{"call":"c","at":');
+    expect(await log.compact()).toEqual({ kept: 2, dropped: 0, setAside: 2, setAsidePath: `${log.path}.unreadable` });
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['a', 'b']);
+    appendFileSync(log.path, 'not json either\n');
+    expect((await log.compact()).setAside).toBe(1);
+    expect(readFileSync(`${log.path}.unreadable`, 'utf8')).toBe('<<<<<<< HEAD\n{"call":"c","at":\nnot json either\n');
   });
 
   it('keeps its rows queued while another process holds the lock', async () => {
