@@ -12,8 +12,7 @@ const checks: E2eCheck[] = [
       );
       // Rung's status bar item appears when activation has finished and its commands are registered.
       await page.locator('.statusbar-item', { hasText: 'Rung:' }).first().waitFor({ timeout: 60_000 });
-      await workbench.runCommand('Rung: Show Log');
-      await page.locator('.part.panel').getByText(/activated\sin\s\d/).first().waitFor();
+      await workbench.runCommandUntil('Rung: Show Log', page.locator('.part.panel').getByText(/activated\sin\s\d/).first());
       await workbench.screenshot('rung-show-log');
     },
   },
