@@ -14,7 +14,7 @@ import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
-import type { PrunedCandidate } from '../core/decisions/decision';
+import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
@@ -199,11 +199,7 @@ class ChatPrinter {
 
   /** Prints the pruned rungs not printed yet, each once: `pruned qwen2.5:3b: needs context 25601 > 4000`. */
   private pruned(pruned: readonly PrunedCandidate[]): void {
-    for (const entry of pruned.slice(this.prunedSeen)) {
-      // The reason opens with what happened (`pruned: …`, `skipped: …`): said once, before the model.
-      const match = /^(\w+): (.*)$/s.exec(entry.reason);
-      this.notice(match ? `${match[1]} ${entry.model}: ${match[2]}` : `${entry.model}: ${entry.reason}`);
-    }
+    for (const entry of pruned.slice(this.prunedSeen)) this.notice(prunedLine(entry));
     this.prunedSeen = Math.max(this.prunedSeen, pruned.length);
   }
 

@@ -7,7 +7,7 @@
  * the same way, and so the wording is tested without an editor. Nothing here decides anything: every
  * figure comes from the session (a ranking, a result, decision rows).
  */
-import type { DecisionRow } from '../core/decisions/decision';
+import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
 import type { SessionAttempt, SessionChatResult } from '../core/session/types';
@@ -144,11 +144,11 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
       continue;
     }
     lines.push(
-      `- **${row.model}** on rung ${row.rung + 1} of [${row.candidates.join(', ')}]${row.explore ? ` (exploring, propensity ${row.propensity.toFixed(2)})` : ''}: ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`,
+      `- **${row.model}** on rung ${row.rung + 1} of ${row.candidates.length} (${row.candidates.join(', ')})${row.explore ? ` (exploring, propensity ${row.propensity.toFixed(2)})` : ''}: ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`,
       `  - why this model: ${row.reason || '(no reason recorded)'}`,
       `  - served by ${row.resolved ?? 'unknown'}, ${row.mode}, ${formatUsd(row.cost)}, ${row.latencyMs ?? '?'} ms${row.escalation.length ? `, after ${row.escalation.join(', ')} failed` : ''}`,
     );
-    for (const pruned of row.pruned) lines.push(`  - pruned ${pruned.model}: ${pruned.reason}`);
+    for (const pruned of row.pruned) lines.push(`  - ${prunedLine(pruned)}`);
   }
   return `${lines.join('\n')}\n`;
 }

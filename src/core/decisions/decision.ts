@@ -70,6 +70,18 @@ export type DecisionRow = z.output<z.ZodObject<typeof decisionRowShape>>;
 /** A model left out of the running, and why (naming its evidence). */
 export type PrunedCandidate = DecisionRow['pruned'][number];
 
+/**
+ * A pruned or skipped rung on one line: `pruned qwen2.5:3b: needs context 25601 > 4000`.
+ *
+ * @remarks
+ * The reason opens with what happened (`pruned: …`, `skipped: …`), so it is said once, before the
+ * model; the CLI's stderr and the editor's Explain Last Decision print the same line.
+ */
+export function prunedLine(entry: PrunedCandidate): string {
+  const match = /^(\w+): (.*)$/s.exec(entry.reason);
+  return match ? `${match[1]} ${entry.model}: ${match[2]}` : `${entry.model}: ${entry.reason}`;
+}
+
 export const DECISION_ROW_VERSION = 1;
 
 /**

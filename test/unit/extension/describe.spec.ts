@@ -84,8 +84,10 @@ describe('describe', () => {
       pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price' }], final: false,
     };
     const text = explainMarkdown('c1', [row, { ...row, verdict: 'pass', verdictReason: 'the user marked the answer helpful', final: true }]);
-    expect(text).toContain('**qwen3:14b** on rung 1 of [qwen3:14b, openai/gpt-4o-mini]: fail: no JSON found');
-    expect(text).toContain('pruned anthropic/claude-opus-4: pruned: output price');
+    expect(text).toContain('**qwen3:14b** on rung 1 of 2 (qwen3:14b, openai/gpt-4o-mini): fail: no JSON found');
+    // What happened is said once, before the model, as `rung chat` prints it.
+    expect(text).toContain('  - pruned anthropic/claude-opus-4: output price\n');
+    expect(text).not.toContain('pruned: ');
     expect(text).toContain('**Settled later:** qwen3:14b → pass: the user marked the answer helpful');
     expect(explainMarkdown('c2', [])).toContain('no row for this call');
   });
