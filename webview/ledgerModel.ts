@@ -293,11 +293,12 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
  * A pruned rung's reason as the ladder states it, said once.
  *
  * @remarks
- * The router writes some reasons with their `pruned: ` prefix and some without (`needs tools`); the
- * ladder prefixes the bare ones so that every pruned rung reads the same.
+ * The ranking writes `pruned: …` and the router `skipped: …` (a rung economy stopped before); older
+ * rows and other writers may give the bare cause (`needs tools`), which the ladder calls pruned so
+ * that every row reads the same. A skipped rung stays skipped: it was not pruned.
  */
 export function prunedText(reason: string): string {
-  return /^pruned:/i.test(reason) ? reason : `pruned: ${reason}`;
+  return /^(pruned|skipped):/i.test(reason) ? reason : `pruned: ${reason}`;
 }
 
 /** A model's list price as the ladder states it. */

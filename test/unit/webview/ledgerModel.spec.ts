@@ -83,6 +83,8 @@ describe('grouping decision rows into routed calls', () => {
   it('says pruned once, whether or not the router wrote the prefix', () => {
     expect(prunedText('needs tools')).toBe('pruned: needs tools');
     expect(prunedText('pruned: busy qwen3:14b 1/1 in flight')).toBe('pruned: busy qwen3:14b 1/1 in flight');
+    const skipped = 'skipped: stopped climbing after 2 failed; expected cost of going on $0.0031 > unanswered $0.0020 (economy)';
+    expect(prunedText(skipped)).toBe(skipped);
   });
 
   it('tells a call a replay wrote from a routed one, naming the policy it ran', () => {
