@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TAIL_READ_CHUNK_BYTES, visitLinesBackwards } from '../../../../src/core/ledger/decisionTail';
+import { TAIL_READ_CHUNK_BYTES, visitLinesBackwards, visitLinesForward } from '../../../../src/core/ledger/decisionTail';
 import { seededRandom } from '../../../../src/core/random';
 import { makeTempDir } from '../../support/tempDir';
 
@@ -64,5 +64,38 @@ describe('visitLinesBackwards', () => {
     expect(visited()).toEqual({ lines: [], end: 0 });
     writeFileSync(path, `{"torn":"${'t'.repeat(2 * TAIL_READ_CHUNK_BYTES)}`);
     expect(visited()).toEqual({ lines: [], end: 0 });
+  });
+});
+
+describe('visitLinesForward', () => {
+  function forward(from: number): { lines: [string, number][]; end: number } {
+    const lines: [string, number][] = [];
+    const end = visitLinesForward(path, from, (line, start) => lines.push([line, start]));
+    return { lines, end };
+  }
+
+  it('finds every line from an offset on, oldest first, when lines are many times longer than a read', () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 20; round++) {
+      const lengths = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Math.floor(random() * 3.5 * TAIL_READ_CHUNK_BYTES));
+      const torn = random() < 0.5 ? `{"torn":"${'t'.repeat(Math.floor(random() * 2 * TAIL_READ_CHUNK_BYTES))}` : '';
+      const text = `${lengths.map((length, index) => (length === 0 ? '' : `${index}${'x'.repeat(length)}`)).join('\n')}\n${torn}`;
+      writeFileSync(path, text);
+      const all = expectedLines(text).reverse();
+      expect(forward(0)).toEqual({ lines: all, end: text.length - torn.length });
+      // From the start of a later line, as a reader that has read up to there asks.
+      const from = all.at(-1)?.[1] ?? 0;
+      expect(forward(from).lines).toEqual(all.filter(([, start]) => start >= from));
+    }
+  });
+
+  it('reads a torn row whole once it is finished, and starts again on a file shorter than it was', () => {
+    writeFileSync(path, `{"a":1}\n{"b":"${'b'.repeat(2 * TAIL_READ_CHUNK_BYTES)}`);
+    const first = forward(0);
+    expect(first.lines).toEqual([['{"a":1}', 0]]);
+    writeFileSync(path, `{"a":1}\n{"b":"${'b'.repeat(2 * TAIL_READ_CHUNK_BYTES)}"}\n`);
+    expect(forward(first.end).lines.map(([line, start]) => [line.length, start])).toEqual([[2 * TAIL_READ_CHUNK_BYTES + 8, 8]]);
+    writeFileSync(path, '');
+    expect(forward(first.end).end).toBe(-1);
   });
 });
