@@ -25,6 +25,18 @@ function expectedLines(text: string): [string, number][] {
   return found.reverse();
 }
 
+/**
+ * Writes up to six lines of up to 3.5 reads each (empty ones too) and, in half the calls, a torn tail
+ * up to two reads long: neither an empty line nor a torn tail is a line.
+ */
+function writeRandomLog(random: () => number): { text: string; torn: string } {
+  const lengths = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Math.floor(random() * 3.5 * TAIL_READ_CHUNK_BYTES));
+  const torn = random() < 0.5 ? `{"torn":"${'t'.repeat(Math.floor(random() * 2 * TAIL_READ_CHUNK_BYTES))}` : '';
+  const text = `${lengths.map((length, index) => (length === 0 ? '' : `${index}${'x'.repeat(length)}`)).join('\n')}\n${torn}`;
+  writeFileSync(path, text);
+  return { text, torn };
+}
+
 function visited(until?: number): { lines: [string, number][]; end: number } {
   const lines: [string, number][] = [];
   const end = visitLinesBackwards(path, (line, start) => (lines.push([line, start]), true), until);
@@ -35,11 +47,7 @@ describe('visitLinesBackwards', () => {
   it('finds every line, newest first, when lines are many times longer than a read and end on any byte', () => {
     const random = seededRandom(7);
     for (let round = 0; round < 20; round++) {
-      const lengths = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Math.floor(random() * 3.5 * TAIL_READ_CHUNK_BYTES));
-      // Empty lines too, and a torn tail in half the rounds: neither is a line.
-      const torn = random() < 0.5 ? `{"torn":"${'t'.repeat(Math.floor(random() * 2 * TAIL_READ_CHUNK_BYTES))}` : '';
-      const text = `${lengths.map((length, index) => (length === 0 ? '' : `${index}${'x'.repeat(length)}`)).join('\n')}\n${torn}`;
-      writeFileSync(path, text);
+      const { text, torn } = writeRandomLog(random);
       const { lines, end } = visited();
       expect(lines).toEqual(expectedLines(text));
       expect(end).toBe(text.length - torn.length);
@@ -77,10 +85,7 @@ describe('visitLinesForward', () => {
   it('finds every line from an offset on, oldest first, when lines are many times longer than a read', () => {
     const random = seededRandom(11);
     for (let round = 0; round < 20; round++) {
-      const lengths = Array.from({ length: 1 + Math.floor(random() * 6) }, () => Math.floor(random() * 3.5 * TAIL_READ_CHUNK_BYTES));
-      const torn = random() < 0.5 ? `{"torn":"${'t'.repeat(Math.floor(random() * 2 * TAIL_READ_CHUNK_BYTES))}` : '';
-      const text = `${lengths.map((length, index) => (length === 0 ? '' : `${index}${'x'.repeat(length)}`)).join('\n')}\n${torn}`;
-      writeFileSync(path, text);
+      const { text, torn } = writeRandomLog(random);
       const all = expectedLines(text).reverse();
       expect(forward(0)).toEqual({ lines: all, end: text.length - torn.length });
       // From the start of a later line, as a reader that has read up to there asks.
