@@ -52,6 +52,29 @@ function walk(rows: readonly DecisionRow[], limit: number, options: CallPageOpti
   return pages;
 }
 
+/**
+ * A random log of 20 calls (A–T) of 1–3 attempts, newest first, with up to `atOnce` under way at once,
+ * each attempt written when it ends; some calls get a verdict later (their lower-case letter).
+ */
+function interleavedLog(random: () => number, atOnce: number): string {
+  const letters = [...'ABCDEFGHIJKLMNOPQRST'];
+  const oldestFirst: string[] = [];
+  const open: { letter: string; left: number }[] = [];
+  while (letters.length > 0 || open.length > 0) {
+    if (letters.length > 0 && (open.length === 0 || (open.length < atOnce && random() < 0.5))) {
+      open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
+      continue;
+    }
+    const at = Math.floor(random() * open.length);
+    const call = open[at] as { letter: string; left: number };
+    oldestFirst.push(call.letter);
+    if (--call.left > 0) continue;
+    open.splice(at, 1);
+    if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
+  }
+  return oldestFirst.reverse().join('');
+}
+
 describe('CallPageCollector', () => {
   it('ends a page before a call whose rows would straddle its boundary, and starts the next page with that call', () => {
     expect(walk(rowsOf('ABBBCCD'), 3)).toEqual(['A', 'BBB', 'CCD']);
@@ -158,23 +181,7 @@ describe('CallPageCollector', () => {
   it('keeps every call of an interleaved log whole on one page, over many random logs and page sizes', () => {
     const random = seededRandom(20261203);
     for (let trial = 0; trial < 200; trial++) {
-      // 20 calls of 1–3 attempts, up to three under way at once, each attempt written when it ends; some get a verdict later.
-      const letters = [...'ABCDEFGHIJKLMNOPQRST'];
-      const oldestFirst: string[] = [];
-      const open: { letter: string; left: number }[] = [];
-      while (letters.length > 0 || open.length > 0) {
-        if (letters.length > 0 && (open.length === 0 || (open.length < 3 && random() < 0.5))) {
-          open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
-          continue;
-        }
-        const at = Math.floor(random() * open.length);
-        const call = open[at] as { letter: string; left: number };
-        oldestFirst.push(call.letter);
-        if (--call.left > 0) continue;
-        open.splice(at, 1);
-        if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
-      }
-      const log = oldestFirst.reverse().join('');
+      const log = interleavedLog(random, 3);
       const limit = 4 + Math.floor(random() * 8);
       const pages = walk(rowsOf(log), limit);
       expect([...pages.join('')].sort().join(''), `pages ${pages.join(' | ')} of ${log}`).toBe([...log].sort().join(''));
@@ -232,22 +239,7 @@ describe('CallPageCollector', () => {
   it('pages back over every row once from the oldest page, over many random interleaved logs and page sizes', () => {
     const random = seededRandom(20261204);
     for (let trial = 0; trial < 200; trial++) {
-      const letters = [...'ABCDEFGHIJKLMNOPQRST'];
-      const oldestFirst: string[] = [];
-      const open: { letter: string; left: number }[] = [];
-      while (letters.length > 0 || open.length > 0) {
-        if (letters.length > 0 && (open.length === 0 || (open.length < 2 && random() < 0.5))) {
-          open.push({ letter: letters.shift() as string, left: 1 + Math.floor(random() * 3) });
-          continue;
-        }
-        const at = Math.floor(random() * open.length);
-        const call = open[at] as { letter: string; left: number };
-        oldestFirst.push(call.letter);
-        if (--call.left > 0) continue;
-        open.splice(at, 1);
-        if (random() < 0.3) oldestFirst.push(call.letter.toLowerCase());
-      }
-      const rows = rowsOf(oldestFirst.reverse().join(''));
+      const rows = rowsOf(interleavedLog(random, 2));
       const limit = 4 + Math.floor(random() * 8);
       const forward = walk(rows, limit);
       // From the oldest page, "Newer" until the newest: each page ends where the one on screen starts.
