@@ -97,8 +97,9 @@ export class Workbench {
    * showed the log. Unproven which of two causes it is: a click lost when the Chat view takes focus in
    * a fresh window's first seconds (a palette that loses focus between a click's press and release
    * closes without running its row), or the workbench ignoring the reveal of a channel it has not
-   * finished creating. A second miss fails the check, with what the panel showed, so a command that
-   * really shows nothing still fails.
+   * finished creating (the less likely: 1.139's workbench creates a registered channel synchronously,
+   * and its reveal needs nothing more). A second miss fails the check, with what the panel showed, so a
+   * command that really shows nothing still fails.
    */
   async runCommandUntil(title: string, shown: Locator, firstTryMs = 10_000, secondTryMs = UI_TIMEOUT_MS): Promise<void> {
     await this.runCommand(title);
