@@ -22,15 +22,14 @@
  * finish the call while the new window's host holds the same ledger.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { loadSqlJs } from '../../src/core/ledger/sqlJs';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import type { DecisionRow } from '../../src/core/decisions/decision';
-import { decisionRows } from './workspaceFiles';
+import { decisionRows, ledgerOnDisk } from './workspaceFiles';
 
 /** The first rung: answers at once, with code that does not parse. */
 const QUICK_MODEL = 'tiny-coder:1b';
@@ -110,22 +109,6 @@ async function within<T>(promise: Promise<T>, what: string): Promise<T> {
     return await Promise.race([promise, new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not happen within ${WAIT_MS} ms`)), WAIT_MS)))]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Graded observations per `model|class`, as the ledger file holds them, and its integrity check. */
-async function ledgerOnDisk(folder: string): Promise<{ graded: Map<string, number>; integrity: string }> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database(readFileSync(join(folder, '.rung', 'ledger.sqlite')));
-  try {
-    const integrity = db.exec('PRAGMA integrity_check').map((result) => result.values.map((row) => String(row[0])).join('; ')).join('; ');
-    const graded = new Map<string, number>();
-    for (const result of db.exec('SELECT model, class_key, graded FROM ratings')) {
-      for (const [model, classKey, count] of result.values) graded.set(`${String(model)}|${String(classKey)}`, Number(count));
-    }
-    return { graded, integrity };
-  } finally {
-    db.close();
   }
 }
 

@@ -130,6 +130,8 @@ export class Workbench {
    * never reached the model server): the `@` and `/` completions can open late, and an Enter that lands
    * on an open suggestion accepts it instead of sending. So the text is checked to be in the input, an
    * open suggestion list is closed, and the send is confirmed by the request appearing in the chat.
+   * After an answer from a participant the input keeps that participant (`@rung`) for the next
+   * message, so a message naming it again is typed without the name.
    */
   async sendChat(text: string): Promise<void> {
     const input = this.page.locator('.interactive-input-part .monaco-editor').first();
@@ -137,11 +139,14 @@ export class Workbench {
     await input.waitFor({ timeout: CHAT_OPEN_TIMEOUT_MS });
     const requests = this.page.locator('.interactive-item-container.interactive-request');
     const before = await requests.count();
-    await input.click();
-    await this.page.keyboard.type(text);
     const lines = input.locator('.view-lines');
     const typed = async (): Promise<string> => ((await lines.textContent()) ?? '').replace(/\u00a0/g, ' ');
-    await eventually(async () => (await typed()).includes(text), `the chat input holds "${text}" (it holds "${await typed()}")`);
+    const participant = /^@\S+ /.exec(text)?.[0];
+    const kept = participant !== undefined && (await typed()).trim() === participant.trim();
+    await input.click();
+    await this.page.keyboard.press('End');
+    await this.page.keyboard.type(kept ? text.slice(participant.length) : text);
+    await eventually(async () => (await typed()).replace(/\s+/g, ' ').includes(text), `the chat input holds "${text}" (it holds "${await typed()}")`);
     // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
     const suggestions = this.page.locator('.suggest-widget.visible');
     if (await suggestions.isVisible()) await this.page.keyboard.press('Escape');
