@@ -7,7 +7,8 @@
  * whatever version of Rung wrote it, so it is read by shape and anything else is ignored rather than
  * trusted. Kept free of `vscode` so it is tested without an editor.
  */
-import type { VerdictWithReason } from '../core/session/types';
+import { aboveOnLadder } from '../core/routing/rank';
+import type { SessionChatResult, VerdictWithReason } from '../core/session/types';
 
 export interface RungChatMetadata {
   callId: string;
@@ -18,6 +19,11 @@ export interface RungChatMetadata {
   prompt: string;
   /** The answer's text, for the next turn's history without the closing line. */
   answer: string;
+  /**
+   * Whether the call's ladder held an eligible rung above `model`, so a retry has somewhere to climb;
+   * unknown for an answer written before Rung remembered it.
+   */
+  stronger?: boolean;
 }
 
 /** The metadata of a result, or undefined when it is not one Rung wrote. */
@@ -31,6 +37,7 @@ export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
     model: typeof value.model === 'string' ? value.model : undefined,
     prompt: value.prompt,
     answer: typeof value.answer === 'string' ? value.answer : '',
+    ...(typeof value.stronger === 'boolean' ? { stronger: value.stronger } : {}),
   };
 }
 
@@ -41,3 +48,9 @@ export function feedbackVerdict(helpful: boolean): VerdictWithReason {
 
 /** "Retry with a stronger model": the answer failed in the user's eyes, a graded failure like a check's. */
 export const RETRY_VERDICT: VerdictWithReason = { kind: 'fail', reason: 'the user asked for a stronger model' };
+
+/** Whether the call's ranking holds an eligible rung the ladder puts above the model that answered. */
+export function hasStrongerRung(result: Pick<SessionChatResult, 'answer' | 'ranking'>): boolean {
+  const answered = result.ranking.candidates.find((candidate) => candidate.slug === result.answer?.model);
+  return answered !== undefined && result.ranking.candidates.some((candidate) => aboveOnLadder(candidate, answered));
+}

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ChatMessage } from '../core/providers/provider';
 import type { Session, SessionChatResult, SessionEvent } from '../core/session/types';
 import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from './describe';
-import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import { feedbackVerdict, hasStrongerRung, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import type { RungLog } from './log';
 import { NotSetUpError, type SessionHost } from './sessionHost';
 import type { RungState } from './state';
@@ -33,7 +33,8 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
   participant.followupProvider = {
     provideFollowups: (result) => {
       const metadata = metadataOf(result);
-      return metadata?.model ? [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }] : [];
+      // Offered only where there is a stronger rung to retry on: past the ladder's top a retry could only go down.
+      return metadata?.model && metadata.stronger !== false ? [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }] : [];
     },
   };
   context.subscriptions.push(
@@ -86,14 +87,15 @@ interface RouteInput {
   messages: ChatMessage[];
   classKey: string;
   prompt: string;
-  avoid?: string;
+  /** A retry's rejected model: the call climbs past it (`above`), and no user avoid applies. */
+  above?: string;
 }
 
 async function route(session: Session, deps: ChatParticipantDeps, input: RouteInput, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   const abort = new AbortController();
   const cancel = token.onCancellationRequested(() => abort.abort());
   const pinned = deps.state.pinned;
-  const avoid = input.avoid ?? deps.state.avoided;
+  const avoid = input.above === undefined ? deps.state.avoided : undefined;
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
@@ -134,6 +136,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         signal: abort.signal,
         ...(pinned ? { pinned } : {}),
         ...(avoid && avoid !== pinned ? { avoid } : {}),
+        ...(input.above !== undefined ? { above: input.above } : {}),
       },
       onEvent,
     );
@@ -144,7 +147,14 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
   stream.markdown(`\n\n---\n${answerFooter(result)}`);
   stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
   stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
-  const metadata: RungChatMetadata = { callId: result.callId, classKey: result.classKey, model: result.answer?.model, prompt: input.prompt, answer: result.answer?.text ?? text };
+  const metadata: RungChatMetadata = {
+    callId: result.callId,
+    classKey: result.classKey,
+    model: result.answer?.model,
+    prompt: input.prompt,
+    answer: result.answer?.text ?? text,
+    stronger: hasStrongerRung(result),
+  };
   return { metadata, ...(result.answer || result.stopped ? {} : { errorDetails: { message: answerFooter(result) } }) };
 }
 
@@ -158,12 +168,16 @@ async function retry(session: Session, deps: ChatParticipantDeps, request: vscod
     return {};
   }
   session.settle(previous.callId, RETRY_VERDICT);
-  stream.markdown(`Marked ${previous.model}'s answer as failed; asking again with a stronger model first.\n\n`);
+  if (previous.stronger === false) {
+    stream.markdown(`Marked ${previous.model}'s answer as failed. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
+    return {};
+  }
+  stream.markdown(`Marked ${previous.model}'s answer as failed; asking again on the rungs above it.\n\n`);
   const extra = request.prompt.trim();
   // The conversation before the retried question, then the question itself.
   const before = historyMessages(turns.slice(0, Math.max(0, index - 1)));
   const messages = [...before, { role: 'user' as const, content: extra ? `${previous.prompt}\n\n${extra}` : previous.prompt }];
-  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, avoid: previous.model }, stream, token);
+  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, above: previous.model }, stream, token);
 }
 
 /** `/why`: the last call's decision rows, as Explain Last Decision shows them. */

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import type { E2eCheck, Workbench } from './workbench';
-import { decisionRows } from './workspaceFiles';
+import { eventually, type E2eCheck, type Workbench } from './workbench';
+import { decisionRows, ledgerOnDisk } from './workspaceFiles';
 
 /** How long a check waits for an answer to appear, ms: the first request also starts the session. */
 const ANSWER_TIMEOUT_MS = 60_000;
@@ -137,6 +137,44 @@ const checks: E2eCheck[] = [
       assert.equal(row.verdict, 'unverified');
       assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
       await workbench.screenshot('rung-chat-view-answer');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'Six times seven is 42.';
+    },
+  ),
+
+  withProviders(
+    "clicking \"Retry with a stronger model\" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it",
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await workbench.sendChat('@rung What is six times seven?');
+      const first = page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).last();
+      await first.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const answered = await waitForRow(workbench, 'the @rung call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      assert.equal(answered.verdict, 'unverified', 'a plain question has no check of its own: only the user can grade it');
+      await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).first().click();
+      const retried = page.locator('.interactive-item-container.interactive-response', { hasText: `Marked ${CHEAP_MODEL}'s answer as failed` }).last();
+      await retried.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.match((await retried.textContent()) ?? '', new RegExp(`Answered by ${CLOUD_MODEL}`));
+      const settled = await waitForRow(workbench, 'the retried answer settled', (entry) => entry.call === answered.call && entry.final);
+      assert.deepEqual([settled.model, settled.verdict, settled.verdictReason], [CHEAP_MODEL, 'fail', 'the user asked for a stronger model']);
+      const again = await waitForRow(workbench, 'the retry as a call of its own', (entry) => entry.call !== answered.call && entry.model === CLOUD_MODEL);
+      assert.deepEqual(
+        decisionRows(workbench.folder)
+          .filter((entry) => entry.call === again.call)
+          .map((entry) => [entry.model, entry.rung, entry.candidates, entry.pruned]),
+        [[CLOUD_MODEL, 0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]]],
+        'the retry climbed past the rejected model, saying why it was left out',
+      );
+      // The observation lands on the ledger's own timer, a second at most after the row.
+      await eventually(async () => (await ledgerOnDisk(workbench.folder)).graded.get(`${CHEAP_MODEL}|chat`) === 1, `the ledger counts one graded call of ${CHEAP_MODEL} at chat`, ANSWER_TIMEOUT_MS);
+      await workbench.screenshot('rung-retry-stronger');
+      // The cloud model is the ladder's top: a retry past it has nowhere to go, and says so.
+      await workbench.sendChat('@rung /retry');
+      await page.locator('.interactive-item-container.interactive-response', { hasText: `Marked ${CLOUD_MODEL}'s answer as failed. No eligible model sits above it on the ladder` }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const top = await waitForRow(workbench, 'the top rung\'s answer settled', (entry) => entry.call === again.call && entry.final);
+      assert.deepEqual([top.model, top.verdict], [CLOUD_MODEL, 'fail']);
+      await workbench.screenshot('rung-retry-nothing-stronger');
     },
     (providers) => {
       providers.cheapAnswer = () => 'Six times seven is 42.';

@@ -78,10 +78,12 @@ export function rank(input: RankInput): Ranking {
 
   const strict = panel.routing.requireEvidence && ordered.some((candidate) => candidate.measured);
   const caps = capsFor(panel, classKey);
+  // A model off the panel has no place on its ladder, so there is nothing to climb past.
+  const floor = request.above === undefined ? undefined : scored.find((candidate) => candidate.slug === request.above);
   const candidates: Candidate[] = [];
   const pruned: RankedOut[] = [];
   for (const candidate of ordered) {
-    const cause = pruneCause(candidate, input, caps, strict);
+    const cause = pruneCause(candidate, input, caps, strict) ?? (floor && !aboveOnLadder(candidate, floor) ? `not above ${floor.slug} on the ladder (a stronger model was asked for)` : null);
     // The logged reason keeps the SPEC's vocabulary (`pruned: needs tools`); the cause alone is for
     // front ends that already say "pruned".
     if (cause) pruned.push({ model: candidate.slug, reason: `pruned: ${cause}`, cause });
@@ -149,6 +151,14 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
 
 function byLadder(a: Scored, b: Scored): number {
   return a.tier - b.tier || compareCost(a.cost, b.cost) || a.index - b.index;
+}
+
+/**
+ * Whether the ladder puts `candidate` above `than`: a higher tier, or a dearer model of the same tier
+ * (an unknown price counts as the dearest, as the ladder sorts it).
+ */
+export function aboveOnLadder(candidate: Pick<Candidate, 'tier' | 'cost'>, than: Pick<Candidate, 'tier' | 'cost'>): boolean {
+  return candidate.tier > than.tier || (candidate.tier === than.tier && compareCost(candidate.cost, than.cost) > 0);
 }
 
 function byExpectedCost(a: Scored, b: Scored): number {

@@ -25,6 +25,12 @@ export interface RouteRequest {
   pinned?: string | ModelSpec;
   /** A model to move off the opener position without removing it. */
   avoid?: string;
+  /**
+   * A model to climb past: every rung the ladder does not put above it (a higher tier, or a dearer
+   * model of its tier) is pruned with that reason. "Retry with a stronger model" asks this: a rung
+   * below the rejected answer's model, or the model itself, is not what the user asked for.
+   */
+  above?: string;
   /** A verifier will check the answer; exploration happens only on such calls. */
   verifiable: boolean;
   /** For pricing the call: tokens in, tokens expected out. */

@@ -303,6 +303,7 @@ export class RungSession implements Session {
       ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
+      ...(request.above !== undefined ? { above: request.above } : {}),
       ...this.budgetFor(),
     };
     const attempt = providerAttempt({

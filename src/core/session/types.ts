@@ -67,6 +67,8 @@ export interface SessionChatRequest {
   pinned?: string;
   /** A model to keep off the opener. */
   avoid?: string;
+  /** A model to climb past: rungs not above it on the ladder are pruned (see `RouteRequest.above`). */
+  above?: string;
   /** The conversation: the scope of the diversity caps. */
   conversationId?: string;
   /** Overrides the call id (tests, a retry that must settle the same call). */

@@ -3,7 +3,7 @@ import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { ability } from '../../../../src/core/ratings';
-import { RoutingError } from '../../../../src/core/routing/rank';
+import { aboveOnLadder, RoutingError } from '../../../../src/core/routing/rank';
 import { NOW, rankOn, record, prunedReasons, slugs } from '../../support/rankInput';
 import { StaticHealth } from '../../support/StaticHealth';
 
@@ -363,6 +363,27 @@ describe('rank with user preferences', () => {
 
   it('leaves the order alone when the avoided model is not the opener', () => {
     expect(slugs(rankOn(panel, { avoid: 'mini' }))).toEqual(['qwen2.5:3b', 'qwen3:14b', 'mini']);
+  });
+
+  it('climbs past a model the user asked to go above, pruning it and every rung below it with the reason', () => {
+    const ranking = rankOn(panel, { above: 'qwen3:14b' });
+    expect(slugs(ranking)).toEqual(['mini']);
+    expect(prunedReasons(ranking)).toEqual({
+      'qwen2.5:3b': 'pruned: not above qwen3:14b on the ladder (a stronger model was asked for)',
+      'qwen3:14b': 'pruned: not above qwen3:14b on the ladder (a stronger model was asked for)',
+    });
+  });
+
+  it('leaves no rung when the model to go above is the ladder\'s top, and ignores one off the panel', () => {
+    expect(slugs(rankOn(panel, { above: 'mini' }))).toEqual([]);
+    expect(slugs(rankOn(panel, { above: 'nowhere' }))).toEqual(['qwen2.5:3b', 'qwen3:14b', 'mini']);
+  });
+
+  it('puts a dearer model of the same tier above a cheaper one, and an equal one not above', () => {
+    expect(aboveOnLadder({ tier: 4, cost: 0.002 }, { tier: 4, cost: 0.001 })).toBe(true);
+    expect(aboveOnLadder({ tier: 4, cost: 0.001 }, { tier: 4, cost: 0.001 })).toBe(false);
+    expect(aboveOnLadder({ tier: 4, cost: null }, { tier: 4, cost: 0.001 })).toBe(true);
+    expect(aboveOnLadder({ tier: 2, cost: 0 }, { tier: 4, cost: 0.001 })).toBe(false);
   });
 });
 
