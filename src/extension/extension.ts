@@ -100,7 +100,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     host.onChange((change) => {
       if (change.type === 'decision-written') log.decision(change.row);
       else if (change.type === 'provider-health') log.info(`provider ${change.provider} ${change.healthy ? 'is back' : `is down: ${change.reason ?? 'no reason given'}`}`);
-      else if (change.type === 'notice') notify(change.level, change.message, log);
+      else if (change.type === 'notice') showNotice(change.level, change.message);
     }),
     secrets.onDidChange((provider) => void host.reopen(`the key for ${provider} changed`)),
     secrets.onDidChangeTeamPassword(() => void host.reopen('the team ledger password changed')),
@@ -126,16 +126,10 @@ async function applyPanel(host: SessionHost, panel: Panel): Promise<void> {
   else await host.get();
 }
 
-function notify(level: 'info' | 'warning' | 'error', message: string, log: RungLog): void {
-  if (level === 'error') {
-    log.error(message);
-    void vscode.window.showErrorMessage(`Rung: ${message}`);
-  } else if (level === 'warning') {
-    log.warn(message);
-    void vscode.window.showWarningMessage(`Rung: ${message}`);
-  } else {
-    log.info(message);
-  }
+/** A session notice as a toast; the session has logged it already (its `log` option), so it is not logged again. */
+function showNotice(level: 'info' | 'warning' | 'error', message: string): void {
+  if (level === 'error') void vscode.window.showErrorMessage(`Rung: ${message}`);
+  else if (level === 'warning') void vscode.window.showWarningMessage(`Rung: ${message}`);
 }
 
 /** Stops the calls under way and saves the ledger and the decision log, within the time VS Code allows. */

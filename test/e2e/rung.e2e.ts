@@ -9,7 +9,7 @@
  * recorded, not taken on trust.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
@@ -29,8 +29,16 @@ import { decisionRows, ledgerOnDisk } from './workspaceFiles';
  */
 const ANSWER_TIMEOUT_MS = 120_000;
 
-/** A check with its own pair of model servers, started before the workbench opens and closed after. */
-function withProviders(name: string, run: (page: Page, workbench: Workbench, providers: FakeProviders) => Promise<void>, answers?: (providers: FakeProviders) => void): E2eCheck {
+/**
+ * A check with its own pair of model servers, started before the workbench opens and closed after;
+ * `seed` may write more into the workspace's `.rung` folder before the window opens.
+ */
+function withProviders(
+  name: string,
+  run: (page: Page, workbench: Workbench, providers: FakeProviders) => Promise<void>,
+  answers?: (providers: FakeProviders) => void,
+  seed?: (rungFolder: string) => void,
+): E2eCheck {
   let providers: FakeProviders | undefined;
   return {
     name,
@@ -39,6 +47,7 @@ function withProviders(name: string, run: (page: Page, workbench: Workbench, pro
       answers?.(providers);
       mkdirSync(join(folder, '.rung'), { recursive: true });
       writeFileSync(join(folder, '.rung', 'panel.json'), `${JSON.stringify(fakePanel(providers), null, 2)}\n`);
+      seed?.(join(folder, '.rung'));
     },
     async run(page, workbench) {
       assert.ok(providers, 'the model servers started');
@@ -51,6 +60,9 @@ function withProviders(name: string, run: (page: Page, workbench: Workbench, pro
     },
   };
 }
+
+/** What a damaged ledger file holds in the check that finds one: text where SQLite's header should be. */
+const NOT_A_LEDGER = 'these bytes were a ledger once\n'.repeat(200);
 
 /** Waits until the decision log holds a row that `match` accepts. */
 async function waitForRow(workbench: Workbench, what: string, match: (row: DecisionRow) => boolean): Promise<DecisionRow> {
@@ -188,6 +200,31 @@ const checks: E2eCheck[] = [
     (providers) => {
       providers.cheapAnswer = () => 'Six times seven is 42.';
     },
+  ),
+
+  withProviders(
+    'a ledger file that is not a database is moved aside with a warning in the notifications naming where, and the next question is answered and recorded in a fresh one',
+    async (page, workbench) => {
+      await workbench.sendChat('@rung What is six times seven?');
+      await page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).last().getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      // The warning came while the window opened, where a toast may be gone before anyone reads it:
+      // the notification centre keeps it.
+      await workbench.runCommand('Notifications: Show Notifications');
+      const warning = page.locator('.notifications-center .notification-list-item', { hasText: 'a fresh ledger started' }).first();
+      await warning.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const rungFolder = join(workbench.folder, '.rung');
+      const aside = readdirSync(rungFolder).filter((name) => name.startsWith('ledger.sqlite.corrupt-'));
+      assert.equal(aside.length, 1, `one copy moved aside: ${JSON.stringify(readdirSync(rungFolder))}`);
+      assert.match((await warning.textContent()) ?? '', new RegExp(`is not a readable SQLite database .*moved to .*${aside[0]?.replace(/[.]/g, '\\.')}`));
+      assert.equal(readFileSync(join(rungFolder, aside[0] as string), 'utf8'), NOT_A_LEDGER, 'the damaged file is kept byte for byte');
+      await waitForRow(workbench, 'the question after the move', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
+      await workbench.screenshot('rung-corrupt-ledger-moved');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'Six times seven is 42.';
+    },
+    (rungFolder) => writeFileSync(join(rungFolder, 'ledger.sqlite'), NOT_A_LEDGER),
   ),
 
   withProviders(

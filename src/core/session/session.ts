@@ -151,6 +151,9 @@ interface Connected {
   relearn: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes: string[] }>;
 }
 
+/** The most notices kept for a first listener; past it they are in the log only. */
+const MAX_UNHEARD_NOTICES = 20;
+
 export class RungSession implements Session {
   private panel: Panel;
   private readonly clock: Clock;
@@ -166,6 +169,12 @@ export class RungSession implements Session {
   private relearn: Connected['relearn'];
   private readonly secrets = new Set<string>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
+  /**
+   * Notices raised while nobody listened, for the first listener. Opening raises them before `open`
+   * returns, so before anyone can subscribe: a damaged ledger moved aside, a catalog that could not be
+   * fetched. Without this they reached the log and never the user.
+   */
+  private unheard: SessionChange[] = [];
   private readonly healthSeen = new Map<string, string | null>();
   private readonly counters = new Map<string, RowCounter>();
   /** Where each call's first row is in the decision log, read as the log grows: pages count a call there. */
@@ -468,6 +477,9 @@ export class RungSession implements Session {
 
   onChange(listener: (change: SessionChange) => void): () => void {
     this.listeners.add(listener);
+    const unheard = this.unheard;
+    this.unheard = [];
+    for (const change of unheard) listener(change);
     return () => this.listeners.delete(listener);
   }
 
@@ -722,6 +734,10 @@ export class RungSession implements Session {
   }
 
   private emit(change: SessionChange): void {
+    if (this.listeners.size === 0) {
+      if (change.type === 'notice' && this.unheard.length < MAX_UNHEARD_NOTICES) this.unheard.push(change);
+      return;
+    }
     for (const listener of [...this.listeners]) listener(change);
   }
 

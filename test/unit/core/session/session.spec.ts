@@ -250,6 +250,32 @@ describe('RungSession: what connecting could not learn', () => {
   });
 });
 
+describe('RungSession: notices raised while opening', () => {
+  it('keeps them for the first listener, which is the only one to hear them, each logged once', async () => {
+    const { ollamaUrl, cloud, cloudUrl } = await providers(prose(), jsonAnswer());
+    cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
+    const ledgerPath = join(dir.path, '.rung', 'ledger.sqlite');
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    writeFileSync(ledgerPath, 'these bytes were a ledger once\n'.repeat(50));
+    const logged: string[] = [];
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath, catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const first: SessionChange[] = [];
+    const second: SessionChange[] = [];
+    session.onChange((change) => first.push(change));
+    session.onChange((change) => second.push(change));
+    const moved = first.filter((change) => change.type === 'notice' && change.level === 'warning' && /moved to .*ledger\.sqlite\.corrupt-/.test(change.message));
+    expect(moved).toHaveLength(1);
+    expect(second).toEqual([]);
+    expect(logged.filter((line) => line.includes('.corrupt-'))).toHaveLength(1);
+    const catalog = "openrouter's catalog: fetch failed (HTTP 500) and there is no cache";
+    expect(first).toContainEqual({ type: 'notice', level: 'info', message: catalog });
+    // A later notice goes to every listener as it happens.
+    await session.setPanel(twoRungPanel(ollamaUrl, cloudUrl));
+    expect(second.filter((change) => change.type === 'notice')).toEqual([{ type: 'notice', level: 'info', message: catalog }]);
+    expect(first.filter((change) => change.type === 'notice' && change.message === catalog)).toHaveLength(2);
+  });
+});
+
 describe('RungSession: verdicts', () => {
   it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
     const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
