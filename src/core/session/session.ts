@@ -151,7 +151,7 @@ interface Connected {
   relearn: (signal?: AbortSignal) => Promise<{ facts: ModelFacts[]; notes: string[] }>;
 }
 
-/** The most notices kept for a first listener; past it they are in the log only. */
+/** The most notices and health changes kept for a first listener; past it notices are in the log only. */
 const MAX_UNHEARD_NOTICES = 20;
 
 export class RungSession implements Session {
@@ -170,9 +170,10 @@ export class RungSession implements Session {
   private readonly secrets = new Set<string>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
   /**
-   * Notices raised while nobody listened, for the first listener. Opening raises them before `open`
-   * returns, so before anyone can subscribe: a damaged ledger moved aside, a catalog that could not be
-   * fetched. Without this they reached the log and never the user.
+   * Notices and provider-health changes raised while nobody listened, for the first listener. Opening
+   * raises them before `open` returns, so before anyone can subscribe: a damaged ledger moved aside, a
+   * catalog that could not be fetched, a provider down from the start. Without this a front end never
+   * heard of them (the log had the notices, not the health).
    */
   private unheard: SessionChange[] = [];
   private readonly healthSeen = new Map<string, string | null>();
@@ -735,7 +736,7 @@ export class RungSession implements Session {
 
   private emit(change: SessionChange): void {
     if (this.listeners.size === 0) {
-      if (change.type === 'notice' && this.unheard.length < MAX_UNHEARD_NOTICES) this.unheard.push(change);
+      if ((change.type === 'notice' || change.type === 'provider-health') && this.unheard.length < MAX_UNHEARD_NOTICES) this.unheard.push(change);
       return;
     }
     for (const listener of [...this.listeners]) listener(change);

@@ -276,6 +276,16 @@ describe('RungSession: notices raised while opening', () => {
   });
 });
 
+describe('RungSession: provider health known at open', () => {
+  it('tells the first listener of a provider that was down from the start', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), keys: async () => undefined });
+    const heard: SessionChange[] = [];
+    session.onChange((change) => heard.push(change));
+    expect(heard.filter((change) => change.type === 'provider-health')).toEqual([{ type: 'provider-health', provider: 'openrouter', healthy: false, reason: expect.stringMatching(/no API key/) }]);
+  });
+});
+
 describe('RungSession: verdicts', () => {
   it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
     const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
