@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
@@ -63,6 +63,26 @@ function withProviders(
 
 /** What a damaged ledger file holds in the check that finds one: text where SQLite's header should be. */
 const NOT_A_LEDGER = 'these bytes were a ledger once\n'.repeat(200);
+
+/** The cheap model's answer in the checks that ask what six times seven is. */
+const SIX_TIMES_SEVEN = 'Six times seven is 42.';
+
+function answerSixTimesSeven(providers: FakeProviders): void {
+  providers.cheapAnswer = () => SIX_TIMES_SEVEN;
+}
+
+/** The newest @rung response holding `text`, once its closing line ("Answered by …") is shown. */
+async function rungAnswer(page: Page, text: string): Promise<Locator> {
+  const response = page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
+  await response.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+  return response;
+}
+
+/** Asks `@rung` in the Chat view and waits for the answer holding `answer` to close. */
+async function askRung(page: Page, workbench: Workbench, question: string, answer: string): Promise<Locator> {
+  await workbench.sendChat(`@rung ${question}`);
+  return rungAnswer(page, answer);
+}
 
 /** Waits until the decision log holds a row that `match` accepts. */
 async function waitForRow(workbench: Workbench, what: string, match: (row: DecisionRow) => boolean): Promise<DecisionRow> {
@@ -153,29 +173,24 @@ const checks: E2eCheck[] = [
     async (page, workbench, providers) => {
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.sendChat('What is six times seven?');
-      await page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.verdict, 'unverified');
       assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
       await workbench.screenshot('rung-chat-view-answer');
     },
-    (providers) => {
-      providers.cheapAnswer = () => 'Six times seven is 42.';
-    },
+    answerSixTimesSeven,
   ),
 
   withProviders(
     "clicking \"Retry with a stronger model\" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it",
     async (page, workbench) => {
       await setCloudKey(page, workbench);
-      await workbench.sendChat('@rung What is six times seven?');
-      const first = page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).last();
-      await first.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       const answered = await waitForRow(workbench, 'the @rung call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(answered.verdict, 'unverified', 'a plain question has no check of its own: only the user can grade it');
       await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).first().click();
-      const retried = page.locator('.interactive-item-container.interactive-response', { hasText: `Marked ${CHEAP_MODEL}'s answer as failed` }).last();
-      await retried.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const retried = await rungAnswer(page, `Marked ${CHEAP_MODEL}'s answer as failed`);
       assert.match((await retried.textContent()) ?? '', new RegExp(`Answered by ${CLOUD_MODEL}`));
       const settled = await waitForRow(workbench, 'the retried answer settled', (entry) => entry.call === answered.call && entry.final);
       assert.deepEqual([settled.model, settled.verdict, settled.verdictReason], [CHEAP_MODEL, 'fail', 'the user asked for a stronger model']);
@@ -197,16 +212,13 @@ const checks: E2eCheck[] = [
       assert.deepEqual([top.model, top.verdict], [CLOUD_MODEL, 'fail']);
       await workbench.screenshot('rung-retry-nothing-stronger');
     },
-    (providers) => {
-      providers.cheapAnswer = () => 'Six times seven is 42.';
-    },
+    answerSixTimesSeven,
   ),
 
   withProviders(
     'a ledger file that is not a database is moved aside with a warning in the notifications naming where, and the next question is answered and recorded in a fresh one',
     async (page, workbench) => {
-      await workbench.sendChat('@rung What is six times seven?');
-      await page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42' }).last().getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       // The warning came while the window opened, where a toast may be gone before anyone reads it:
       // the notification centre keeps it.
       await workbench.runCommand('Notifications: Show Notifications');
@@ -221,9 +233,7 @@ const checks: E2eCheck[] = [
       await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
       await workbench.screenshot('rung-corrupt-ledger-moved');
     },
-    (providers) => {
-      providers.cheapAnswer = () => 'Six times seven is 42.';
-    },
+    answerSixTimesSeven,
     (rungFolder) => writeFileSync(join(rungFolder, 'ledger.sqlite'), NOT_A_LEDGER),
   ),
 
