@@ -119,9 +119,17 @@ export function escalationCause(event: { from: string; to: string; reason: strin
   return event.reason.startsWith(prefix) ? event.reason.slice(prefix.length) : event.reason;
 }
 
-/** The closing line of an answer: who answered, on which rung, why, what the check said, what it cost. */
+/**
+ * The closing line of an answer: who answered, on which rung, why, what was tried before it and how
+ * that ended, what the check said, what it cost.
+ *
+ * @remarks
+ * The climb is also shown as it happens, but the Chat view folds what streamed before the answer into
+ * "Completed N steps" once the response ends (1.139), so the closing line says it again.
+ */
 export function answerFooter(result: SessionChatResult): string {
-  const answered = result.answer ? [...result.attempts].reverse().find((attempt) => attempt.model === result.answer?.model) : undefined;
+  const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
+  const answered = at >= 0 ? result.attempts[at] : undefined;
   if (!answered) {
     const last = result.attempts.at(-1);
     if (result.stopped) return 'Stopped.';
@@ -130,7 +138,9 @@ export function answerFooter(result: SessionChatResult): string {
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
   const why = candidate ? ` — ${candidate.reason}` : '';
   const explore = answered.explore ? ' (exploring)' : '';
-  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}. Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
+  const before = result.attempts.slice(0, at).map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
+  const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
+  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}.${climbed} Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
 }
 
 /** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */

@@ -60,7 +60,7 @@ describe('describe', () => {
     expect(verdictPhrase({ kind: 'fail', reason: 'no JSON found' })).toBe('fail: no JSON found');
   });
 
-  it('names the model that answered, its rung, the reason it was chosen, the check and the cost', () => {
+  it('names the model that answered, its rung, the reason it was chosen, what was tried before it, the check and the cost', () => {
     const result: SessionChatResult = {
       callId: 'c1',
       classKey: 'plan',
@@ -73,7 +73,8 @@ describe('describe', () => {
       stopped: false,
       cost: 0.00039,
     };
-    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — measured 9/10. Check: pass: matches the schema. Cost $0.0004.');
+    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — measured 9/10. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+    expect(answerFooter({ ...result, answer: { ...(result.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: result.attempts.slice(0, 1) })).not.toContain('Tried before it');
     expect(answerFooter({ ...result, answer: undefined })).toBe('No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema.');
   });
 
