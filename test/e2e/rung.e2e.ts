@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
+import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
@@ -239,6 +240,31 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
+    'a local model whose stream breaks off mid-line is skipped with the reason in view, and the next rung answers without the broken one graded',
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      const response = await askRung(page, workbench, 'What is six times seven?', 'The answer is 42.');
+      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`Skipped ${CHEAP_MODEL} \\(.*malformed.*\\); trying ${CLOUD_MODEL}`));
+      // The skip streams into the steps the Chat view folds away once the answer ends; the closing line keeps it.
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\. Check:`));
+      const broken = await waitForRow(workbench, 'the broken rung', (entry) => entry.model === CHEAP_MODEL);
+      const answered = await waitForRow(workbench, 'the answer', (entry) => entry.call === broken.call && entry.model === CLOUD_MODEL);
+      assert.equal(broken.verdict, 'provider-error');
+      assert.match(broken.verdictReason ?? '', /malformed/);
+      assert.equal(answered.verdict, 'unverified');
+      // A provider's fault says nothing of the model: nothing is graded at the class.
+      const ledger = await ledgerOnDisk(workbench.folder);
+      assert.equal(ledger.graded.get(`${CHEAP_MODEL}|chat`) ?? 0, 0);
+      await workbench.screenshot('rung-malformed-stream-skipped');
+    },
+    (providers) => {
+      // Ollama's reply with its second line cut off mid-word (test/fixtures/wire/SOURCES.md).
+      providers.cheapStream = readFileSync(join(repositoryRoot(), 'test/fixtures/wire/ollama/chat-malformed-line.ndjson'), 'utf8');
+    },
+  ),
+
+  withProviders(
     'Ctrl+I in a TypeScript file with Rung Auto gets its answer inline, and the call is in the decision log',
     async (page, workbench, providers) => {
       await page.keyboard.press('Control+P');
@@ -287,7 +313,7 @@ const checks: E2eCheck[] = [
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = (await response.textContent()) ?? '';
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*rung 2 of 2`));
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*rung 2 of 2.*Tried before it: ${CHEAP_MODEL} \\(fail: syntax`));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);

@@ -31,6 +31,8 @@ export interface FakeProviders {
   cheapAnswer: (body: Record<string, unknown>) => string;
   /** What the cloud model answers; the default passes every check. */
   cloudAnswer: (body: Record<string, unknown>) => string;
+  /** When set, the cheap model's whole NDJSON reply, sent as it is (a recorded stream, a broken one). */
+  cheapStream?: string;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
   catalogStatus?: number;
   close(): Promise<void>;
@@ -82,6 +84,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     requests.push({ server: 'ollama', path, body });
     if (request.method === 'GET' && path === '/api/tags') {
       json(response, { models: [{ name: CHEAP_MODEL, model: CHEAP_MODEL, digest: 'sha256:0123456789abcdef', size: 1, details: { family: 'tiny', parameter_size: '1.1B' } }] });
+    } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapStream !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(fake.cheapStream);
     } else if (request.method === 'POST' && path === '/api/chat') {
       const text = fake.cheapAnswer(body);
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
