@@ -55,7 +55,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.explainLastDecision', (callId?: string) => explainLastDecision(deps, callId));
   register('rung.resetLedger', (options?: { confirmed?: boolean }) => resetLedger(deps, options));
   register('rung.exportLedger', (target?: vscode.Uri) => exportLedger(deps, target));
-  register('rung.showLog', () => deps.log.channel.show(true));
+  register('rung.showLog', () => deps.log.show());
 }
 
 /** The class key the picker ranks for: the last call's, else an edit in the active editor's language, else chat. */

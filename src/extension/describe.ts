@@ -39,12 +39,14 @@ export interface StatusView {
   today: number | undefined;
   /** Why the session cannot route (no panel), when it cannot. */
   problem?: string | undefined;
+  /** The newest warning the session raised since the user last looked at the log. */
+  warning?: string | undefined;
 }
 
 /** The status bar's text: `Rung: Auto · qwen3:14b $0 · today $0.0012`. */
 export function statusText(view: StatusView): string {
   if (view.problem) return '$(warning) Rung: not set up';
-  const parts = [`$(layers) Rung: ${view.pinned ? `$(pinned) ${view.pinned}` : 'Auto'}`];
+  const parts = [`${view.warning ? '$(warning)' : '$(layers)'} Rung: ${view.pinned ? `$(pinned) ${view.pinned}` : 'Auto'}`];
   if (view.last) parts.push(`${view.last.model} ${formatUsd(view.last.cost)}`);
   if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
   return parts.join(' · ');
@@ -53,6 +55,7 @@ export function statusText(view: StatusView): string {
 /** The status bar's tooltip, in full sentences. */
 export function statusTooltip(view: StatusView & { budget: number | null }): string {
   if (view.problem) return `Rung cannot route yet: ${view.problem}`;
+  if (view.warning) return `Rung warned: ${view.warning}\nClick to see it in the Rung log.`;
   const lines = [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
   if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
   if (view.today !== undefined) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);

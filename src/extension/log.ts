@@ -14,8 +14,17 @@ import { Redactor } from './redactor';
 
 export class RungLog implements vscode.Disposable {
   readonly redactor = new Redactor();
+  private readonly shown = new vscode.EventEmitter<void>();
+  /** Fires when the user is shown the log ("Rung: Show Log"), so a mark pointing at it can go. */
+  readonly onDidShow = this.shown.event;
 
   constructor(readonly channel: vscode.LogOutputChannel) {}
+
+  /** Reveals the log without taking focus from where the user is typing. */
+  show(): void {
+    this.channel.show(true);
+    this.shown.fire();
+  }
 
   info(text: string): void {
     this.channel.info(this.redactor.redact(text));
@@ -48,6 +57,7 @@ export class RungLog implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.shown.dispose();
     this.channel.dispose();
   }
 }

@@ -3,6 +3,10 @@
  * click opens the ledger.
  *
  * @remarks
+ * A warning the session raised (a damaged ledger moved aside, a decision log that cannot be written)
+ * marks the item until the user opens the log, and a click on the marked item opens the log: a
+ * warning raised while the window opens can land in the notification centre without a toast.
+ *
  * Today's spend is the session's figure (its spend view over the decision log), read again when the
  * session says the ledger or the log changed, never summed here: two windows and the CLI share one
  * ledger, and only the session sees all of their calls.
@@ -26,7 +30,7 @@ export interface StatusBarDeps {
 export function registerStatusBar(context: vscode.ExtensionContext, deps: StatusBarDeps): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem('rung.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Rung';
-  item.command = deps.openLedgerCommand;
+  let warning: string | undefined;
   const update = (): void => {
     const session = deps.sessions.current;
     let today: number | undefined;
@@ -43,7 +47,9 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
       last: last?.model ? { model: last.model, cost: last.cost } : undefined,
       today,
       problem: session ? undefined : deps.sessions.problem,
+      warning,
     };
+    item.command = warning ? 'rung.showLog' : deps.openLedgerCommand;
     item.text = statusText(view);
     item.tooltip = statusTooltip({ ...view, budget: deps.settings.dailyBudget });
     item.show();
@@ -53,7 +59,12 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
     deps.state.onDidChange(update),
     deps.sessions.onDidOpen(update),
     deps.sessions.onChange((change) => {
-      if (change.type === 'ledger-changed' || change.type === 'decision-written') update();
+      if (change.type === 'notice' && change.level !== 'info') warning = deps.log.redactor.redact(change.message);
+      if (change.type === 'ledger-changed' || change.type === 'decision-written' || change.type === 'notice') update();
+    }),
+    deps.log.onDidShow(() => {
+      warning = undefined;
+      update();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('rung.dailyBudget')) update();

@@ -217,7 +217,7 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    'a ledger file that is not a database is moved aside with a warning in the notifications naming where, and the next question is answered and recorded in a fresh one',
+    'a ledger file that is not a database is moved aside with a warning naming where, in the notifications and on the status bar until the log is read, and the next question is answered and recorded in a fresh one',
     async (page, workbench) => {
       await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       // The warning comes while the window opens. In this host no toast showed for it, even 1.5 s after
@@ -234,6 +234,14 @@ const checks: E2eCheck[] = [
       await waitForRow(workbench, 'the question after the move', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
       await workbench.screenshot('rung-corrupt-ledger-moved');
+      // Until the user reads the log, the status bar item is marked and its click shows the log.
+      const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
+      await status.locator('.codicon-warning').waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await status.click();
+      const channel = page.locator('.part.panel select').first();
+      await eventually(async () => (await channel.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? '').catch(() => '')) === 'Rung', 'the click showed the Rung log', ANSWER_TIMEOUT_MS);
+      await status.locator('.codicon-layers').waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.screenshot('rung-corrupt-ledger-log');
     },
     answerSixTimesSeven,
     (rungFolder) => writeFileSync(join(rungFolder, 'ledger.sqlite'), NOT_A_LEDGER),

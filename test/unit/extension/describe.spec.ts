@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import type { Candidate, Ranking } from '../../../src/core/routing/types';
 import type { SessionChatResult } from '../../../src/core/session/types';
-import { answerFooter, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, verdictPhrase } from '../../../src/extension/describe';
+import { answerFooter, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -43,6 +43,13 @@ describe('describe', () => {
       '$(layers) Rung: $(pinned) qwen3:14b · openai/gpt-4o-mini $0.0004 · today $0.0012',
     );
     expect(statusText({ pinned: undefined, last: undefined, today: undefined, problem: 'no panel' })).toBe('$(warning) Rung: not set up');
+  });
+
+  it('marks the status bar while a warning waits to be read in the log, and says so in the tooltip', () => {
+    const warning = 'the ledger .rung/ledger.sqlite is not a readable SQLite database; it was moved to .rung/ledger.sqlite.corrupt-1 and a fresh ledger started';
+    expect(statusText({ pinned: undefined, last: undefined, today: 0, warning })).toBe('$(warning) Rung: Auto · today $0');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, warning, budget: null })).toBe(`Rung warned: ${warning}\nClick to see it in the Rung log.`);
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, budget: null })).toMatch(/Click to open the ledger\.$/);
   });
 
   it('lists Auto, then the chain with provider, price, ability and graded count, then the pruned with their reasons', () => {
