@@ -20,10 +20,8 @@ import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../deci
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
-import { CallStarts, callIdOf, hasVerdict, parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
-import { matchesClass } from '../ledger/ledgerState';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { callCost, type Panel, type Price } from '../panel';
@@ -37,13 +35,12 @@ import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
 import { callVerification, inferClassKey, messagesWithSchema } from './callChecks';
-import { CallPageCollector, type CallPageOptions } from './callPage';
+import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
 import type {
   ContextRefusal,
   DecisionFilter,
-  DecisionPage,
   DecisionPlace,
   KeyLookup,
   OpenerEstimate,
@@ -161,6 +158,7 @@ export class RungSession implements Session {
   private readonly ledgerPath: string | null;
   private readonly log: DecisionLog | undefined;
   private readonly memoryRows: MemoryDecisionSink | undefined;
+  private readonly pages: DecisionPages;
   private readonly health: ProviderHealthBoard;
   private readonly router: Router;
   private readonly options: RungSessionOptions;
@@ -177,9 +175,6 @@ export class RungSession implements Session {
    */
   private unheard: SessionChange[] = [];
   private readonly healthSeen = new Map<string, string | null>();
-  private readonly counters = new Map<string, RowCounter>();
-  /** Where each call's first row is in the decision log, read as the log grows: pages count a call there. */
-  private callStarts: CallStarts | undefined;
   private disposed: Promise<void> | undefined;
   /** Calls under way, each with the switch that stops it: dispose stops them and waits for their rows and observations. */
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
@@ -248,6 +243,7 @@ export class RungSession implements Session {
       });
     }
     const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
+    this.pages = new DecisionPages(this.log ? { log: this.log } : { memory: this.memoryRows as MemoryDecisionSink });
     this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
@@ -408,7 +404,7 @@ export class RungSession implements Session {
           updatedAt: entry.updatedAt,
         };
       }),
-      decisions: this.decisionPage(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
+      decisions: this.pages.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
       spend: this.spend(now),
       providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
         const reason = this.health.unavailableReason(name, now);
@@ -416,6 +412,11 @@ export class RungSession implements Session {
       }),
       ledgerPath: this.ledgerPath,
     };
+  }
+
+  placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
+    this.requireOpen();
+    return this.pages.placeOf(row, filter);
   }
 
   explain(callId: string): DecisionRow[] {
@@ -564,115 +565,6 @@ export class RungSession implements Session {
     const dailyUsd = this.options.dailyBudgetUsd;
     if (dailyUsd === undefined) return {};
     return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
-  }
-
-  /** A page of matching rows, newest first, starting and ending between calls (callPage.ts); with `before`, the one ending there. */
-  private decisionPage(offset: number, limit: number, filter: DecisionFilter, before?: number): DecisionPage {
-    const end = before === undefined ? undefined : Math.max(0, before);
-    const start = end === undefined ? Math.max(0, offset) : Math.max(0, end - limit);
-    const collector = new CallPageCollector(start, limit, { ...keepFor(filter), ...(end !== undefined ? { end } : {}) });
-    if (limit > 0) this.readCalls(collector, filter);
-    return { ...collector.page(), total: this.decisionTotal(filter) };
-  }
-
-  placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
-    this.requireOpen();
-    // A row the class or the model leaves out changes nothing: they pick rows, and a call shows by the rows they keep.
-    if (!rowMatcher(filter).matches(row)) return { offset: null, added: 0 };
-    const collector = new CallPageCollector(Number.MAX_SAFE_INTEGER, 1, { locate: row.call });
-    this.readCalls(collector, filter, row.call);
-    const found = collector.located();
-    if (!found) return { offset: null, added: 0 };
-    const keep = keepFor(filter).keep;
-    const shown = (rows: readonly DecisionRow[]): number => (rows.length > 0 && (!keep || keep(rows)) ? rows.length : 0);
-    // `row` is its call's newest row, so the first the collector holds: without it, the call as it was.
-    const now = shown(found.rows);
-    return { offset: now > 0 ? found.offset : null, added: now - shown(found.rows.slice(1)) };
-  }
-
-  /**
-   * Gives `collector` the log's rows newest first, the rows still queued for the file before the rest,
-   * each marked with whether it is its call's first row, until the collector wants no more.
-   *
-   * @remarks
-   * Rows the class and model filters leave out are passed over, parsed only when the collector holds
-   * rows of their call. With a verdict, a row that would be its call's only one on the page and lacks
-   * the verdict is not parsed either, unless it is the call being located.
-   */
-  private readCalls(collector: CallPageCollector, filter: DecisionFilter, locate?: string): void {
-    const matcher = rowMatcher(filter);
-    const verdict = filter.verdict;
-    const handle = (line: string, firstOf: (call: string) => boolean): boolean => {
-      if (!matcher.mayMatch(line)) return passOver(collector, line, firstOf);
-      let fields: Record<string, unknown> | undefined;
-      if (!matcher.everything) {
-        fields = parseObject(line);
-        if (!fields) return true;
-        if (!matcher.matches(fields)) return passOver(collector, line, firstOf, fields);
-      }
-      if (verdict !== undefined) {
-        const call = fields ? fields.call : callIdOf(line);
-        if (typeof call === 'string' && call !== locate && !collector.holds(call) && !hasVerdict(line, verdict) && firstOf(call)) return true;
-      }
-      const row = parseRow(line);
-      return row ? collector.add(row, firstOf(row.call)) : true;
-    };
-    if (this.log) {
-      const starts = (this.callStarts ??= new CallStarts(this.log.path));
-      const known = starts.refresh();
-      const queued = this.log.queuedLines();
-      const seen = new Set<string>();
-      const queuedFirst = queued.map((line) => {
-        const call = callIdOf(line);
-        if (typeof call !== 'string' || seen.has(call) || starts.startOf(call) !== undefined) return false;
-        seen.add(call);
-        return true;
-      });
-      for (let index = queued.length - 1; index >= 0; index--) {
-        if (!handle(queued[index] as string, () => queuedFirst[index] === true)) return;
-      }
-      let wanted = true;
-      // Up to where the index of first rows has read: a row appended since (by another window) shows next time.
-      visitLinesBackwards(this.log.path, (line, at) => (wanted = handle(line, (call) => starts.startOf(call) === at)), known);
-      if (wanted) collector.end();
-      return;
-    }
-    const all = (this.memoryRows as MemoryDecisionSink).rows;
-    const seen = new Set<string>();
-    const first = all.map((row) => !seen.has(row.call) && seen.add(row.call) !== undefined);
-    for (let index = all.length - 1; index >= 0; index--) {
-      const row = all[index] as DecisionRow;
-      const wanted = matcher.matches(row) ? collector.add(row, first[index] === true) : collector.passOver(row, first[index] === true);
-      if (!wanted) return;
-    }
-    collector.end();
-  }
-
-  /** How many rows the decision list shows under `filter`: the rows queued for the file among them. */
-  private decisionTotal(filter: DecisionFilter): number {
-    const matcher = rowMatcher(filter);
-    if (this.log) {
-      const key = JSON.stringify([filter.classKey ?? null, filter.model ?? null, filter.verdict ?? null]);
-      let counter = this.counters.get(key);
-      if (!counter) {
-        counter = new RowCounter(this.log.path, matcher);
-        this.counters.set(key, counter);
-      }
-      return counter.total(this.log.queuedLines());
-    }
-    let total = 0;
-    const waiting = new Map<string, number>();
-    const shown = new Set<string>();
-    for (const row of (this.memoryRows as MemoryDecisionSink).rows) {
-      if (!matcher.matches(row)) continue;
-      if (filter.verdict === undefined || shown.has(row.call)) total++;
-      else if (row.verdict !== filter.verdict) waiting.set(row.call, (waiting.get(row.call) ?? 0) + 1);
-      else {
-        total += (waiting.get(row.call) ?? 0) + 1;
-        shown.add(row.call);
-      }
-    }
-    return total;
   }
 
   private spend(now: number): SpendView {
@@ -837,43 +729,4 @@ async function readBytesIfExists(path: string): Promise<Buffer> {
     if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return Buffer.alloc(0);
     throw error;
   }
-}
-
-/**
- * Tells the page collector about a log line the filter left out, in case rows of that line's call are
- * held for its first row (callPage.ts); returns whether more lines are wanted.
- *
- * @remarks
- * Read only while rows are held, and then only the call id is picked out of the text: a filtered
- * page of a 100k-row log passes over nearly every line, and parsing each would cost what the filter's
- * text test saves. A line of a held call is parsed, to know whether it is an attempt or a verdict.
- */
-function passOver(collector: CallPageCollector, line: string, firstOf: (call: string) => boolean, fields?: Record<string, unknown>): boolean {
-  if (!collector.holding()) return true;
-  const call = fields ? fields.call : callIdOf(line);
-  if (typeof call !== 'string' || !collector.holds(call)) return true;
-  const parsed = fields ?? parseObject(line);
-  return parsed ? collector.passOver({ call, final: parsed.final === true }, firstOf(call)) : true;
-}
-
-/** The verdict filter as a test of whole calls: a call is shown when one of its matching rows has the verdict. */
-function keepFor(filter: DecisionFilter): CallPageOptions {
-  const verdict = filter.verdict;
-  return verdict === undefined ? {} : { keep: (rows) => rows.some((row) => row.verdict === verdict) };
-}
-
-function rowMatcher(filter: DecisionFilter): RowMatcher {
-  const needles: string[] = [];
-  const wanted = filter.classKey === undefined ? undefined : shaped(filter.classKey);
-  if (wanted !== undefined) needles.push(JSON.stringify(wanted.split('/')[0]));
-  if (filter.model !== undefined) needles.push(JSON.stringify(filter.model));
-  return {
-    everything: needles.length === 0,
-    mayMatch: (line) => needles.every((needle) => line.includes(needle)),
-    // The verdict is not a test of the row: it picks whole calls (keepFor, and the counter's `verdict`).
-    matches: (row: RowFields) =>
-      (wanted === undefined || (typeof row.class === 'string' && matchesClass(typeof row.shape === 'string' && row.shape ? `${row.class}/${row.shape}` : row.class, wanted))) &&
-      (filter.model === undefined || row.model === filter.model || row.resolved === filter.model),
-    ...(filter.verdict !== undefined ? { verdict: filter.verdict } : {}),
-  };
 }
