@@ -95,6 +95,17 @@ export interface CodeServerOptions {
    * window in restricted mode; with it on, a folder nobody trusted opens untrusted.
    */
   workspaceTrust?: boolean;
+  /**
+   * Whether the workbench runs with VS Code's smoke-test driver (default: on).
+   *
+   * @remarks
+   * A built VS Code loads the extension under development named in the URL only with the driver on,
+   * and the driver is what reports a suite's exit code. It also keeps every notification from showing
+   * as a toast (1.139's NotificationsToasts.addToast returns at once under it) and skips dialogs, so a
+   * window meant to look as it does for a user — `npm start`, the checks of Rung installed from its
+   * .vsix — runs without it and has Rung installed instead ({@link CodeServer.installExtension}).
+   */
+  automation?: boolean;
 }
 
 export class CodeServer {
@@ -116,6 +127,19 @@ export class CodeServer {
 
   get pid(): number {
     return this.process.pid as number;
+  }
+
+  /**
+   * Installs a packaged extension into the profile `stateFolder` holds, as `code-server
+   * --install-extension` does for a user; run it before {@link CodeServer.start} on that folder.
+   */
+  static installExtension(host: TestHost, stateFolder: string, vsix: string): void {
+    const installed = spawnSync(
+      host.node,
+      [host.entry, '--user-data-dir', join(stateFolder, 'user-data'), '--extensions-dir', join(stateFolder, 'extensions'), '--install-extension', vsix, '--force'],
+      { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: join(stateFolder, 'xdg-config'), XDG_DATA_HOME: join(stateFolder, 'xdg-data') } },
+    );
+    if (installed.status !== 0) throw new Error(`code-server --install-extension ${vsix} failed (exit ${installed.status ?? installed.signal}):\n${installed.stdout}${installed.stderr}`);
   }
 
   /** Starts code-server and resolves once it answers `/healthz`. */
@@ -146,7 +170,7 @@ export class CodeServer {
       '--disable-getting-started-override',
       '--ignore-last-opened',
       // Makes VS Code 1.139 honour the test payload in the URL and report the suite's exit code.
-      '--vscode-option', 'enable-smoke-test-driver',
+      ...(options.automation === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
       options.workspace,
     ];
     const child = spawn(host.node, args, {
@@ -172,17 +196,19 @@ export class CodeServer {
   }
 
   /**
-   * The URL that opens `folder` (or no folder, for null) with the extension under development loaded
-   * from its folder, and, when `extensionTestsPath` is given, runs that suite in the window's extension host.
+   * The URL that opens `folder` (or no folder, for null), with the extension under development loaded
+   * from `extensionDevelopmentPath` when one is given (a server with `automation` on), and, when
+   * `extensionTestsPath` is given, that suite run in the window's extension host.
    */
-  workbenchUrl(options: { folder: string | null; extensionDevelopmentPath: string; extensionTestsPath?: string }): string {
+  workbenchUrl(options: { folder: string | null; extensionDevelopmentPath?: string; extensionTestsPath?: string }): string {
     const remote = (path: string): string => `vscode-remote://127.0.0.1:${this.port}${path}`;
-    const payload: [string, string][] = [['extensionDevelopmentPath', remote(options.extensionDevelopmentPath)]];
+    const payload: [string, string][] = [];
+    if (options.extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', remote(options.extensionDevelopmentPath)]);
     if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(options.extensionTestsPath)]);
     // No folder: code-server's `ew` ("the workspace was closed") opens an empty window instead of
     // sending the browser on to the folder it was started with.
     const opens = options.folder === null ? 'ew=true' : `folder=${encodeURIComponent(options.folder)}`;
-    return `${this.origin}/?${opens}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    return payload.length ? `${this.origin}/?${opens}&payload=${encodeURIComponent(JSON.stringify(payload))}` : `${this.origin}/?${opens}`;
   }
 
   /** The last lines of the server's log, for an error message. */

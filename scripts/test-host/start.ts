@@ -2,14 +2,18 @@
  * `npm start`: Rung in a real VS Code in the browser — code-server on 127.0.0.1 over the current folder.
  *
  * @remarks
- * The extension loads from this repository as the extension under development (so a rebuild and a
- * window reload pick up changes); the profile is kept between starts in the test host folder, so
- * settings and keys entered in the editor stay. `npm start -- PATH` opens another folder;
- * `RUNG_PORT` picks the port (default: a free one). Ctrl+C stops the server and everything it started.
+ * Rung is packaged from this build and installed into the profile, as a user installs it, and VS Code
+ * runs as a user has it: Rung's notifications (how to start, a damaged ledger moved aside) show as
+ * toasts. Loading the repository as the extension under development instead needs VS Code's test
+ * driver, which hides every toast (codeServer.ts); `RUNG_DEV=1` does that, for a rebuild and a window
+ * reload to pick up changes. The profile is kept between starts in the test host folder, so settings
+ * and keys entered in the editor stay. `npm start -- PATH` opens another folder; `RUNG_PORT` picks the
+ * port (default: a free one). Ctrl+C stops the server and everything it started.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CodeServer, installTestHost, repositoryRoot } from './codeServer';
+import { packageRung } from './vsix';
 
 async function main(): Promise<void> {
   const host = installTestHost();
@@ -18,7 +22,9 @@ async function main(): Promise<void> {
   const stateFolder = join(host.folder, 'start-profile');
   mkdirSync(stateFolder, { recursive: true });
   const port = process.env.RUNG_PORT ? Number(process.env.RUNG_PORT) : undefined;
-  const server = await CodeServer.start({ host, stateFolder, workspace: folder, ...(port ? { port } : {}) });
+  const development = process.env.RUNG_DEV === '1';
+  if (!development) CodeServer.installExtension(host, stateFolder, packageRung(join(stateFolder, 'rung.vsix')));
+  const server = await CodeServer.start({ host, stateFolder, workspace: folder, automation: development, ...(port ? { port } : {}) });
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
@@ -30,7 +36,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   console.log(`Rung in VS Code (code-server 4.139.1, VS Code 1.139.1) on ${folder}`);
-  console.log(`open: ${server.workbenchUrl({ folder, extensionDevelopmentPath: repositoryRoot() })}`);
+  console.log(`open: ${server.workbenchUrl({ folder, ...(development ? { extensionDevelopmentPath: repositoryRoot() } : {}) })}`);
   console.log(`server log: ${server.logFile}; Ctrl+C stops it`);
   const ended = await server.exited;
   if (!stopping) {
