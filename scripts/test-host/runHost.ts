@@ -8,7 +8,9 @@
  * 2. the real suite, `test/integration/**\/*.test.ts`, read back from its JSON results file;
  * 3. every browser check in `test/e2e/*.e2e.ts`, each on a fresh workbench over a fresh workspace copy.
  * A second code-server, with workspace trust on, runs two more suites: `test/integration/noFolder` in a
- * window with no folder open and `test/integration/untrusted` on a folder nobody trusted.
+ * window with no folder open and `test/integration/untrusted` on a folder nobody trusted. A third, started
+ * for the first check marked `installed`, has Rung installed from the .vsix this build packages and runs
+ * without VS Code's test driver, as a user's editor does (the driver hides every toast; codeServer.ts).
  * It ends with the line `N passed, N failed` over the suite and the checks, and exits non-zero when
  * anything failed. `RUNG_CANARY=1` counts the canary as an ordinary suite, so the run is seen to fail.
  * `RUNG_HOST_ONLY=text` runs only the browser checks whose name or file contains `text` (no canary, no suite;
@@ -26,6 +28,7 @@ import { files as e2eFiles } from 'rung:e2e-checks';
 import type { SuiteResults } from '../../test/integration/mochaSuite';
 import { Workbench, type E2eCheck } from '../../test/e2e/workbench';
 import { CodeServer, installTestHost, repositoryRoot } from './codeServer';
+import { packageRung } from './vsix';
 
 /** A whole extension-host suite's limit; a hung suite must fail the run, not hang CI. */
 const SUITE_TIMEOUT_MS = 10 * 60_000;
@@ -237,6 +240,42 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
     }
   }
   console.log('\nbrowser checks (Chromium on the workbench):');
+  let installed: CodeServer | undefined;
+  try {
+    await runEachCheck(browser, checks, scratch, tally, async (check, folder) => {
+      if (!check.installed) return server.workbenchUrl({ folder, extensionDevelopmentPath: root });
+      installed ??= await startInstalledServer(scratch);
+      return installed.workbenchUrl({ folder });
+    });
+  } finally {
+    if (installed) {
+      await installed.stop();
+      cpSync(installed.logFile, join(logs, 'code-server-installed.log'));
+    }
+  }
+  return tally;
+}
+
+/**
+ * The code-server of the checks that meet Rung as a user has it: installed from the .vsix this build
+ * packages, in a workbench without VS Code's test driver, so notifications show as toasts.
+ */
+async function startInstalledServer(scratch: string): Promise<CodeServer> {
+  const host = installTestHost();
+  const stateFolder = join(scratch, 'installed-server');
+  mkdirSync(stateFolder, { recursive: true });
+  CodeServer.installExtension(host, stateFolder, packageRung(join(scratch, 'rung.vsix')));
+  return CodeServer.start({ host, stateFolder, workspace: freshWorkspace(scratch, 'installed-default'), settings: {}, automation: false });
+}
+
+/** Runs each check on a fresh workspace copy in its own browser context, at the workbench URL `urlFor` gives it. */
+async function runEachCheck(
+  browser: Browser,
+  checks: { file: string; check: E2eCheck }[],
+  scratch: string,
+  tally: Tally,
+  urlFor: (check: E2eCheck, folder: string) => Promise<string>,
+): Promise<void> {
   for (const [index, { file, check }] of checks.entries()) {
     const folder = freshWorkspace(scratch, `check-${index}`);
     const context = await browser.newContext({ viewport: VIEWPORT });
@@ -247,8 +286,9 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
     try {
       await within(
         (async () => {
+          const url = await urlFor(check, folder);
           await check.prepare?.(folder);
-          await page.goto(server.workbenchUrl({ folder, extensionDevelopmentPath: root }));
+          await page.goto(url);
           await workbench.waitUntilReady();
           await check.run(page, workbench);
         })(),
@@ -267,7 +307,6 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
       console.save();
     }
   }
-  return tally;
 }
 
 function isCheck(value: unknown): value is E2eCheck {
