@@ -526,16 +526,3 @@ export function filterOptions(state: LedgerState): { classes: string[]; models: 
   if (state.page.filter.model) models.add(state.page.filter.model);
   return { classes: [...classes].sort(), models: [...models].sort() };
 }
-
-/**
- * The header's line for one provider: its name, and why it is down when it is.
- *
- * @remarks
- * A provider's own reason often names it already (`cloud: no API key`, the form the decision log
- * needs), so the name is not said twice.
- */
-export function providerStatus(provider: ProviderWire): string {
-  if (provider.healthy) return provider.name;
-  const reason = provider.reason ?? 'unavailable';
-  return reason.startsWith(`${provider.name}: `) ? reason : `${provider.name}: ${reason}`;
-}

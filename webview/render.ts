@@ -6,7 +6,7 @@
  * reasons quote model output and file names. Elements are built with `createElement`, which is also
  * what the CSP expects (no inline styles; colours come from classes in `media/ledger.css`).
  */
-import { type DecisionFilterWire, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
+import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
 import {
   type LedgerState,
   type RatingClassView,
@@ -25,7 +25,6 @@ import {
   ratingClasses,
   spendChart,
   strongestEstimateText,
-  providerStatus,
 } from './ledgerModel';
 
 /** What the page asks for when the user acts; main.ts turns these into protocol messages. */

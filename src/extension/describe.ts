@@ -41,12 +41,15 @@ export interface StatusView {
   problem?: string | undefined;
   /** The newest warning the session raised since the user last looked at the log. */
   warning?: string | undefined;
+  /** Each provider and why it cannot take a call, when none of the panel's providers can. */
+  unreachable?: readonly string[] | undefined;
 }
 
 /** The status bar's text: `Rung: Auto · qwen3:14b $0 · today $0.0012`. */
 export function statusText(view: StatusView): string {
   if (view.problem) return '$(warning) Rung: not set up';
-  const parts = [`${view.warning ? '$(warning)' : '$(layers)'} Rung: ${view.pinned ? `$(pinned) ${view.pinned}` : 'Auto'}`];
+  const mode = view.unreachable ? 'no model reachable' : view.pinned ? `$(pinned) ${view.pinned}` : 'Auto';
+  const parts = [`${view.warning || view.unreachable ? '$(warning)' : '$(layers)'} Rung: ${mode}`];
   if (view.last) parts.push(`${view.last.model} ${formatUsd(view.last.cost)}`);
   if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
   return parts.join(' · ');
@@ -55,8 +58,11 @@ export function statusText(view: StatusView): string {
 /** The status bar's tooltip, in full sentences. */
 export function statusTooltip(view: StatusView & { budget: number | null }): string {
   if (view.problem) return `Rung cannot route yet: ${view.problem}`;
-  if (view.warning) return `Rung warned: ${view.warning}\nClick to see it in the Rung log.`;
-  const lines = [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
+  const unreachable = view.unreachable ? [`No model on the panel can answer now:\n${view.unreachable.map((reason) => `- ${reason}`).join('\n')}`] : [];
+  if (view.warning) return [...unreachable, `Rung warned: ${view.warning}`, 'Click to see it in the Rung log.'].join('\n');
+  const lines = unreachable.length
+    ? unreachable
+    : [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
   if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
   if (view.today !== undefined) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
   lines.push('Click to open the ledger.');

@@ -1,6 +1,7 @@
 /**
  * The status bar item: Auto or the pinned model, the last answer's model and cost, today's spend; a
- * click opens the ledger.
+ * click opens the ledger. When no provider of the panel can take a call (no server, no key), it says
+ * so, and its tooltip gives each provider's reason.
  *
  * @remarks
  * A warning the session raised (a damaged ledger moved aside, a decision log that cannot be written)
@@ -12,6 +13,7 @@
  * ledger, and only the session sees all of their calls.
  */
 import * as vscode from 'vscode';
+import { providerStatus } from '../protocol/ledgerProtocol';
 import { statusText, statusTooltip, type StatusView } from './describe';
 import type { RungLog } from './log';
 import type { SessionHost } from './sessionHost';
@@ -34,11 +36,17 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
   const update = (): void => {
     const session = deps.sessions.current;
     let today: number | undefined;
+    let unreachable: string[] | undefined;
     if (session) {
       try {
-        today = session.snapshot({ limit: 0 }).spend.today;
+        const snapshot = session.snapshot({ limit: 0 });
+        today = snapshot.spend.today;
+        // Only when no provider can take a call: one of several down is the router's to route around.
+        if (snapshot.providers.length > 0 && snapshot.providers.every((provider) => !provider.healthy)) {
+          unreachable = snapshot.providers.map(providerStatus);
+        }
       } catch (error) {
-        deps.log.warn(`status bar: the spend could not be read: ${String(error)}`);
+        deps.log.warn(`status bar: the session could not be read: ${String(error)}`);
       }
     }
     const last = deps.state.lastCall;
@@ -48,6 +56,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
       today,
       problem: session ? undefined : deps.sessions.problem,
       warning,
+      unreachable,
     };
     item.command = warning ? 'rung.showLog' : deps.openLedgerCommand;
     item.text = statusText(view);
@@ -60,7 +69,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
     deps.sessions.onDidOpen(update),
     deps.sessions.onChange((change) => {
       if (change.type === 'notice' && change.level !== 'info') warning = deps.log.redactor.redact(change.message);
-      if (change.type === 'ledger-changed' || change.type === 'decision-written' || change.type === 'notice') update();
+      if (change.type === 'ledger-changed' || change.type === 'decision-written' || change.type === 'notice' || change.type === 'provider-health') update();
     }),
     deps.log.onDidShow(() => {
       warning = undefined;

@@ -123,6 +123,20 @@ export type ModelWire = z.infer<typeof modelSchema>;
 export const providerSchema = z.object({ name: slug, healthy: z.boolean(), reason: z.optional(text) });
 export type ProviderWire = z.infer<typeof providerSchema>;
 
+/**
+ * One provider's state in a line: its name, and why it is down when it is (the ledger panel's
+ * header, the status bar's tooltip).
+ *
+ * @remarks
+ * A provider's own reason often names it already (`cloud: no API key`, the form the decision log
+ * needs), so the name is not said twice.
+ */
+export function providerStatus(provider: ProviderWire): string {
+  if (provider.healthy) return provider.name;
+  const reason = provider.reason ?? 'unavailable';
+  return reason.startsWith(`${provider.name}: `) ? reason : `${provider.name}: ${reason}`;
+}
+
 export const decisionPageSchema = z.object({
   rows: z.array(decisionSchema).check(z.maxLength(MAX_PAGE_ROWS)),
   /** Rows in the whole log that match the filter. */

@@ -159,7 +159,7 @@ function firstRun(): E2eCheck {
  */
 function nothingToRouteTo(): E2eCheck {
   return {
-    name: 'installed from its .vsix, with no panel and no Ollama, Rung says how to start in a toast whose Create Panel File opens an example panel',
+    name: 'installed from its .vsix, with no panel and no Ollama, Rung says how to start in a toast whose Create Panel File opens an example panel, on which the status bar says no model is reachable yet and why',
     installed: true,
     prepare(folder) {
       // Port 9 (discard) refuses on 127.0.0.1: no Ollama answers there, whatever runs on this machine.
@@ -175,6 +175,17 @@ function nothingToRouteTo(): E2eCheck {
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as { models?: unknown[] };
       assert.ok(Array.isArray(written.models) && written.models.length > 0, `the example panel names models: ${JSON.stringify(written)}`);
+      // The new file is the panel in force without a reload (Rung watches it), and the status bar says
+      // at once that nothing on it can answer yet, each provider's reason on hover.
+      const status = page.locator('.statusbar-item', { hasText: 'Rung: no model reachable' }).first();
+      await status.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await status.hover();
+      const hover = page.locator('.workbench-hover, .monaco-hover', { hasText: 'No model on the panel can answer now' }).first();
+      await hover.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const said = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(said, /ollama: no server at http:\/\/127\.0\.0\.1:9/);
+      assert.match(said, /openrouter: no API key/);
+      assert.doesNotMatch(said, /openrouter: openrouter:/, 'a reason that names its provider is not prefixed with it again');
       await workbench.screenshot('installed-example-panel');
     },
   };

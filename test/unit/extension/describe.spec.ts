@@ -52,6 +52,23 @@ describe('describe', () => {
     expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, budget: null })).toMatch(/Click to open the ledger\.$/);
   });
 
+  it('says in the status bar when no provider of the panel can take a call, and why each cannot', () => {
+    const unreachable = ['ollama: no server at http://127.0.0.1:9', 'openrouter: no API key (run "Rung: Set Provider Key" for openrouter)'];
+    expect(statusText({ pinned: undefined, last: undefined, today: 0, unreachable })).toBe('$(warning) Rung: no model reachable · today $0');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, unreachable, budget: null })).toBe(
+      'No model on the panel can answer now:\n' +
+        '- ollama: no server at http://127.0.0.1:9\n' +
+        '- openrouter: no API key (run "Rung: Set Provider Key" for openrouter)\n' +
+        'Spent today: $0.\nClick to open the ledger.',
+    );
+    // A warning waiting in the log still sends the click there, and says so.
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, unreachable, warning: 'the decision log cannot be written', budget: null })).toMatch(
+      /^No model on the panel can answer now:\n.*\nRung warned: the decision log cannot be written\nClick to see it in the Rung log\.$/s,
+    );
+    // Not set up outranks it: there is no panel to reach.
+    expect(statusText({ pinned: undefined, last: undefined, today: undefined, problem: 'no panel', unreachable })).toBe('$(warning) Rung: not set up');
+  });
+
   it('lists Auto, then the chain with provider, price, ability and graded count, then the pruned with their reasons', () => {
     const rows = pickRows(ranking, [{ slug: 'anthropic/claude-opus-4', provider: 'openrouter', price: { input: 15, output: 75 } }], 'openai/gpt-4o-mini');
     expect(rows.map((row) => row.slug)).toEqual([undefined, 'qwen3:14b', 'openai/gpt-4o-mini', 'anthropic/claude-opus-4']);

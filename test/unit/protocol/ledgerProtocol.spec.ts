@@ -6,6 +6,7 @@ import {
   parseHostMessage,
   parseViewMessage,
   parseViewState,
+  providerStatus,
   viewMessageSchema,
 } from '../../../src/protocol/ledgerProtocol';
 import { hostExamples, viewExamples, wireDecision } from '../support/ledgerMessages';
@@ -95,5 +96,19 @@ describe('ledger protocol', () => {
     expect(parseViewState(overTheWire(saved))).toEqual(saved);
     expect(parseViewState({ filter: { verdict: 'great' }, offset: 0, limit: 50 })).toEqual(DEFAULT_VIEW_STATE);
     expect(parseViewState(undefined)).toEqual(DEFAULT_VIEW_STATE);
+  });
+});
+
+describe('provider status', () => {
+  it('names a provider once when its reason already starts with its name', () => {
+    expect(providerStatus({ name: 'cloud', healthy: false, reason: 'cloud: no API key (run "Rung: Set Provider Key" for cloud)' })).toBe(
+      'cloud: no API key (run "Rung: Set Provider Key" for cloud)',
+    );
+  });
+
+  it('puts the name before a reason that does not carry it, and only the name when healthy', () => {
+    expect(providerStatus({ name: 'ollama', healthy: false, reason: 'no server at http://127.0.0.1:9' })).toBe('ollama: no server at http://127.0.0.1:9');
+    expect(providerStatus({ name: 'ollama', healthy: false })).toBe('ollama: unavailable');
+    expect(providerStatus({ name: 'ollama', healthy: true })).toBe('ollama');
   });
 });

@@ -8,7 +8,6 @@ import {
   nameBreakPieces,
   openerSentence,
   priceText,
-  providerStatus,
   prunedText,
   ratingClasses,
   reduce,
@@ -135,20 +134,6 @@ describe('prices', () => {
   it('says a local model has no token price and an unpriced cloud model has an unknown one', () => {
     expect(priceText(models[0] as ModelWire)).toBe('local, no token price');
     expect(priceText({ slug: 'x', provider: 'openai', role: null, local: false, price: null })).toBe('price unknown');
-  });
-});
-
-describe('provider status', () => {
-  it('names a provider once when its reason already starts with its name', () => {
-    expect(providerStatus({ name: 'cloud', healthy: false, reason: 'cloud: no API key (run "Rung: Set Provider Key" for cloud)' })).toBe(
-      'cloud: no API key (run "Rung: Set Provider Key" for cloud)',
-    );
-  });
-
-  it('puts the name before a reason that does not carry it, and only the name when healthy', () => {
-    expect(providerStatus({ name: 'ollama', healthy: false, reason: 'no server at http://127.0.0.1:9' })).toBe('ollama: no server at http://127.0.0.1:9');
-    expect(providerStatus({ name: 'ollama', healthy: false })).toBe('ollama: unavailable');
-    expect(providerStatus({ name: 'ollama', healthy: true })).toBe('ollama');
   });
 });
 
