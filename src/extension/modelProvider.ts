@@ -9,11 +9,17 @@
  * from an attempt that failed its check must not be acted on. A caller that needs a checked answer
  * (a JSON plan) says so in `modelOptions.rung` and then gets only the answer that passed, not the
  * failed attempts' text before it.
+ *
+ * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
+ * the model that answered it, when a stronger rung is eligible (askedAgain.ts).
  */
 import * as vscode from 'vscode';
 import * as z from 'zod';
+import { systemClock } from '../core/clock';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
+import { AskedAgain } from './askedAgain';
+import { hasStrongerRung } from './chatMetadata';
 import { escalationCause, verdictPhrase } from './describe';
 import type { RungLog } from './log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
@@ -42,10 +48,11 @@ export interface ModelProviderDeps {
 
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
   const changed = new vscode.EventEmitter<void>();
+  const askedAgain = new AskedAgain(systemClock);
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, askedAgain, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
@@ -94,6 +101,7 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
 
 async function respond(
   deps: ModelProviderDeps,
+  askedAgain: AskedAgain,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -108,14 +116,24 @@ async function respond(
   const cancel = token.onCancellationRequested(() => abort.abort());
   const pinned = pinnedForModelId(model.id) ?? deps.state.pinned;
   const avoid = deps.state.avoided;
+  const coreMessages = toCoreMessages(messages);
+  const tools = options.tools?.length ? options.tools.map(toToolSpec) : [];
+  // Only Rung Auto climbs on a repeat: a model picked by name opens every call, as the user asked.
+  const repeat = pinned ? undefined : askedAgain.previous(coreMessages, tools);
+  const above = repeat?.stronger ? repeat.model : undefined;
+  if (repeat) {
+    const climb = above ? `climbing past ${repeat.model}` : `no eligible model sits above ${repeat.model}, so it is routed as before`;
+    deps.log.info(`${model.name}: the same request again, after ${repeat.model} answered it (${repeat.callId}): ${climb}`);
+  }
   const request: SessionChatRequest = {
-    messages: toCoreMessages(messages),
+    messages: coreMessages,
     classKey: asked.data.classKey ?? 'infer',
     signal: abort.signal,
-    ...(options.tools?.length ? { tools: options.tools.map(toToolSpec) } : {}),
+    ...(tools.length ? { tools } : {}),
     ...(checked ? { checks: { schema: asked.data.schema } } : {}),
     ...(pinned ? { pinned } : {}),
-    ...(avoid && avoid !== pinned ? { avoid } : {}),
+    // Climbing past a model replaces the user's avoid, as @rung's retry does: the ladder above it decides.
+    ...(above ? { above } : avoid && avoid !== pinned ? { avoid } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
   };
   let streamed = false;
@@ -152,6 +170,7 @@ async function respond(
       const last = result.attempts.at(-1);
       throw new Error(`Rung: no model produced an answer for this ${result.classKey} call${last ? ` (last: ${last.model}, ${verdictPhrase(last.verdict)})` : ''}.`);
     }
+    askedAgain.answered(coreMessages, tools, { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
     if (checked || !streamed) {
       if (result.answer.text) progress.report(new vscode.LanguageModelTextPart(result.answer.text));
     }

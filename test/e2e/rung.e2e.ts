@@ -223,6 +223,31 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
+    "the Chat view's own Retry under a Rung Auto answer asks again past the model that answered, grading nobody",
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.sendChat('What is six times seven?');
+      const response = page.locator('.interactive-item-container.interactive-response').last();
+      await response.getByText(SIX_TIMES_SEVEN).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const first = await waitForRow(workbench, 'the first answer', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      // The editor's Retry sends the same request again; nothing tells Rung it is a retry but that.
+      await response.hover();
+      await response.locator('a.action-label.codicon-refresh[aria-label="Retry"]').click();
+      await page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
+      assert.deepEqual(
+        [again.rung, again.candidates, again.pruned],
+        [0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]],
+        'the retry climbed past the model that answered, saying why it was left out',
+      );
+      assert.equal(decisionRows(workbench.folder).some((entry) => entry.call === first.call && entry.final), false, 'the first answer is graded by nobody');
+      await workbench.screenshot('rung-auto-retry');
+    },
+    answerSixTimesSeven,
+  ),
+
+  withProviders(
     "clicking \"Retry with a stronger model\" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it",
     async (page, workbench) => {
       await setCloudKey(page, workbench);

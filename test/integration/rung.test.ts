@@ -138,6 +138,36 @@ describe('Rung in a real extension host', function () {
     assert.deepEqual(rows[1]?.escalation, [CHEAP_MODEL]);
   });
 
+  it('climbs past the model that answered a Rung Auto request sent again unchanged, grading nobody, and routes it as before once nothing is above', async () => {
+    const started = Date.now();
+    const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
+    assert.ok(auto);
+    // The Chat view's Retry sends the very same request again (the browser check of it reads the bodies).
+    const ask = async (): Promise<void> => {
+      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Say hello, then I will ask the same again.')]);
+      for await (const part of response.text) void part;
+    };
+    const callAfter = (seen: Set<string>): Promise<DecisionRow[]> =>
+      waitFor('the next Rung Auto call', async () => {
+        const rows = await newestCall('chat', started);
+        return rows && !seen.has(rows[0]?.call ?? '') ? rows : undefined;
+      });
+    await ask();
+    const first = await callAfter(new Set());
+    assert.deepEqual(first.map((row) => row.model), [CHEAP_MODEL], 'the first asking opens on the cheap rung');
+    await ask();
+    const second = await callAfter(new Set([first[0]?.call ?? '']));
+    assert.deepEqual(
+      second.map((row) => [row.model, row.rung, row.candidates, row.pruned]),
+      [[CLOUD_MODEL, 0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]]],
+      'asked again, it climbs past the model that answered',
+    );
+    assert.equal((await session()).explain(first[0]?.call ?? '').some((row) => row.final), false, 'the first answer is graded by nobody');
+    await ask();
+    const third = await callAfter(new Set([first[0]?.call ?? '', second[0]?.call ?? '']));
+    assert.equal(third[0]?.model, CHEAP_MODEL, 'nothing sits above the cloud model, so the third asking is routed as a fresh one');
+  });
+
   it('routes an @rung edit through the cascade: the broken Ollama code escalates to the cloud model', async () => {
     const before = providers.requests.length;
     const started = Date.now();
