@@ -403,7 +403,7 @@ const checks: E2eCheck[] = [
   }),
   {
     ...withProviders(
-      'installed from its .vsix, Rung warns in a toast that a ledger file which is not a database was moved aside, and answers the next question from the package',
+      'installed from its .vsix, Rung warns in a toast that a ledger file which is not a database was moved aside, answers the next question from the package, and shows it in the ledger panel',
       async (page, workbench) => {
         const toast = await workbench.waitForNotification('a fresh ledger started', ANSWER_TIMEOUT_MS);
         const rungFolder = join(workbench.folder, '.rung');
@@ -416,6 +416,18 @@ const checks: E2eCheck[] = [
         await waitForRow(workbench, 'the question after the move', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
         await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
         await workbench.screenshot('installed-answer');
+        // The ledger panel from the package: its script, its stylesheet and the icon font it loads.
+        await workbench.runCommand('Rung: Open Ledger');
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        await frame.locator('ol.calls > li', { hasText: CHEAP_MODEL }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        const iconFont = await frame.locator('body').evaluate(async () => {
+          await document.fonts.ready;
+          const faces: FontFace[] = [];
+          document.fonts.forEach((face) => faces.push(face));
+          return faces.filter((face) => face.family.replace(/"/g, '') === 'codicon').map((face) => face.status);
+        });
+        assert.deepEqual(iconFont, ['loaded'], 'the packaged icon font loads inside the panel');
+        await workbench.screenshot('installed-ledger-panel');
       },
       answerSixTimesSeven,
       (rungFolder) => writeFileSync(join(rungFolder, 'ledger.sqlite'), NOT_A_LEDGER),
