@@ -9,7 +9,8 @@
  * any outcomes file. Each figure is the mean over seeds 1–5, perfect check (`--noisy`: 5% false passes
  * and 5% false fails), quality mode (`--economy`), one pass from an empty ledger, beside the simple
  * online learner on the same prompts in the same order. `--spend` adds, for each generated world, where
- * Rung's money went against the learner's (`spend.ts`), by class and model and by verdict.
+ * Rung's money went against the learner's (`spend.ts`), by class and model and by verdict. The recorded
+ * half ends with what classes finer than the family could buy at best on `test` ({@link finerClassTable}).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,58 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
+  if (only !== 'worlds' && named.length === 0) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(path, 'utf8'), path))}\n`);
+}
+
+/** Issue 13's accuracy target on the `test` split, where the finer-class bounds are read. */
+const TEST_TARGET_ACCURACY = 0.953;
+
+/**
+ * What routing on finer classes than the family could buy at best: the cheapest fixed chains per class
+ * in hindsight that reach {@link TEST_TARGET_ACCURACY} on `test`, for three ways of cutting it.
+ *
+ * @remarks
+ * A bound, not a policy: each chain is chosen knowing every answer of its class, so the fewer prompts a
+ * class holds, the more of the bound is hindsight a learner cannot have (half the subjects hold 16 `test`
+ * prompts or fewer, and the gate alone asks 8 graded answers per model). The prompt's length is known before any call; its cut points are the `train` split's terciles
+ * per family, so the classes are not fitted to `test`.
+ */
+function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): string {
+  const test = recorded.rows.filter((row) => row['split_src'] === 'test');
+  const train = recorded.rows.filter((row) => row['split_src'] === 'train');
+  const length = (row: OutcomeRow): number => mean(recorded.models.map((model) => row.m[model]?.ti ?? 0));
+  const cuts = new Map<string, [number, number]>();
+  for (const family of new Set(train.map((row) => row.family))) {
+    const lengths = train.filter((row) => row.family === family).map(length).sort((a, b) => a - b);
+    cuts.set(family, [lengths[Math.floor(lengths.length / 3)] ?? 0, lengths[Math.floor((2 * lengths.length) / 3)] ?? 0]);
+  }
+  const tercile = (row: OutcomeRow): string => {
+    const [low, high] = cuts.get(row.family) ?? [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    const at = length(row);
+    return at <= low ? 'short' : at <= high ? 'middle' : 'long';
+  };
+  const best = recorded.models
+    .map((model) => ({ correct: test.filter((row) => row.m[model]?.c === 1).length, cost: test.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0) }))
+    .sort((a, b) => b.correct - a.correct || a.cost - b.cost)[0];
+  const cuttings: [string, (row: OutcomeRow) => string][] = [
+    ['family (what Rung learns per)', (row) => row.family],
+    ['family and prompt length (train terciles)', (row) => `${row.family}/${tercile(row)}`],
+    ['subject (subfamily; triviaqa and gsm8k have none)', (row) => `${row.family}/${String(row['subfamily'] ?? '')}`],
+  ];
+  const out = [
+    `What finer classes could buy at best: the cheapest fixed chains per class in hindsight reaching ${TEST_TARGET_ACCURACY} on the 9-model test split (${test.length} prompts), as a share of the best single model's cost.`,
+    '',
+    '| classes | how many | prompts per class (median) | hindsight chains at the target |',
+    '| --- | ---: | ---: | ---: |',
+  ];
+  for (const [name, classOf] of cuttings) {
+    const sizes = new Map<string, number>();
+    for (const row of test) sizes.set(classOf(row), (sizes.get(classOf(row)) ?? 0) + 1);
+    const sorted = [...sizes.values()].sort((a, b) => a - b);
+    const cost = hindsightChainCost(test, recorded.models, classOf, TEST_TARGET_ACCURACY);
+    out.push(`| ${name} | ${sizes.size} | ${sorted[Math.floor(sorted.length / 2)] ?? 0} | ${best ? pct(cost / best.cost) : 'n/a'} |`);
+  }
+  return out.join('\n');
 }
 
 async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line[]> {
