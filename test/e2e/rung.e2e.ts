@@ -96,6 +96,11 @@ async function waitForRow(workbench: Workbench, what: string, match: (row: Decis
   }
 }
 
+/** The pruned entry of a rung a retry climbed past, with the router's reason. */
+function climbedPast(model: string): { model: string; reason: string } {
+  return { model, reason: `pruned: not above ${model} on the ladder (a stronger model was asked for)` };
+}
+
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
 async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
   await openQuickPickCommand(page, workbench, 'Rung: Set Provider Key', 'Rung: Set Provider Key');
@@ -238,7 +243,7 @@ const checks: E2eCheck[] = [
       const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
       assert.deepEqual(
         [again.rung, again.candidates, again.pruned],
-        [0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]],
+        [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]],
         'the retry climbed past the model that answered, saying why it was left out',
       );
       assert.equal(decisionRows(workbench.folder).some((entry) => entry.call === first.call && entry.final), false, 'the first answer is graded by nobody');
@@ -264,7 +269,7 @@ const checks: E2eCheck[] = [
         decisionRows(workbench.folder)
           .filter((entry) => entry.call === again.call)
           .map((entry) => [entry.model, entry.rung, entry.candidates, entry.pruned]),
-        [[CLOUD_MODEL, 0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]]],
+        [[CLOUD_MODEL, 0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]]],
         'the retry climbed past the rejected model, saying why it was left out',
       );
       // The observation lands on the ledger's own timer, a second at most after the row.
