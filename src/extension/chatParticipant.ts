@@ -5,13 +5,15 @@
  * @remarks
  * The participant renders the session's events and nothing else. Thumbs up and down become verdicts
  * on the call (`session.settle`), and "Retry with a stronger model" is a graded failure: the answer is
- * settled as failed, then the same question is routed again with that model kept off the opener.
+ * settled as failed, then the same question is routed again on the rungs above that model. The Chat
+ * view's own Retry sends the same request again: it climbs the same way but grades nobody (askedAgain.ts).
  */
 import * as vscode from 'vscode';
 import type { ChatMessage } from '../core/providers/provider';
 import type { Session, SessionChatResult, SessionEvent } from '../core/session/types';
 import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from './describe';
 import { feedbackVerdict, hasStrongerRung, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import type { AskedAgain } from './askedAgain';
 import type { RungLog } from './log';
 import { NotSetUpError, type SessionHost } from './sessionHost';
 import type { RungState } from './state';
@@ -25,6 +27,8 @@ export interface ChatParticipantDeps {
   sessions: SessionHost;
   state: RungState;
   log: RungLog;
+  /** The requests answered lately, so the same one sent again climbs. */
+  askedAgain: AskedAgain;
 }
 
 export function registerChatParticipant(context: vscode.ExtensionContext, deps: ChatParticipantDeps): void {
@@ -95,7 +99,13 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
   const abort = new AbortController();
   const cancel = token.onCancellationRequested(() => abort.abort());
   const pinned = deps.state.pinned;
-  const avoid = input.above === undefined ? deps.state.avoided : undefined;
+  // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry
+  // does, unless a model is pinned: the user chose what opens.
+  const repeat = input.above === undefined && !pinned ? deps.askedAgain.previous(input.messages) : undefined;
+  if (repeat) deps.log.info(`@rung: the same request again, after ${repeat.model} answered it (${repeat.callId})${repeat.stronger ? `: climbing past ${repeat.model}` : `; no eligible model sits above ${repeat.model}, so it is routed as before`}`);
+  const above = input.above ?? (repeat?.stronger ? repeat.model : undefined);
+  if (input.above === undefined && above !== undefined) stream.markdown(`Asked again: trying the rungs above ${above}, whose answer is left ungraded.\n\n`);
+  const avoid = above === undefined ? deps.state.avoided : undefined;
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
@@ -136,7 +146,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         signal: abort.signal,
         ...(pinned ? { pinned } : {}),
         ...(avoid && avoid !== pinned ? { avoid } : {}),
-        ...(input.above !== undefined ? { above: input.above } : {}),
+        ...(above !== undefined ? { above } : {}),
       },
       onEvent,
     );
@@ -144,7 +154,8 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     cancel.dispose();
   }
   deps.state.recordCall(result, '@rung');
-  stream.markdown(`\n\n---\n${answerFooter(result)}`);
+  if (result.answer) deps.askedAgain.answered(input.messages, [], { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
+  stream.markdown(`\n\n---\n${answerFooter(result, above !== undefined ? { above } : {})}`);
   stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
   stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
   const metadata: RungChatMetadata = {

@@ -134,9 +134,10 @@ export function escalationCause(event: { from: string; to: string; reason: strin
  *
  * @remarks
  * The climb is also shown as it happens, but the Chat view folds what streamed before the answer into
- * "Completed N steps" once the response ends (1.139), so the closing line says it again.
+ * "Completed N steps" once the response ends (1.139), so the closing line says it again, and says when
+ * the call was a question asked again above a model (`above`: a retry, or the same request again).
  */
-export function answerFooter(result: SessionChatResult): string {
+export function answerFooter(result: SessionChatResult, options: { above?: string } = {}): string {
   const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
   const answered = at >= 0 ? result.attempts[at] : undefined;
   if (!answered) {
@@ -149,7 +150,8 @@ export function answerFooter(result: SessionChatResult): string {
   const explore = answered.explore ? ' (exploring)' : '';
   const before = result.attempts.slice(0, at).map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
   const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
-  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}.${climbed} Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
+  const asked = options.above ? ` Asked again above ${options.above}: the rungs at or below it were left out.` : '';
+  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}.${asked}${climbed} Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
 }
 
 /** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */

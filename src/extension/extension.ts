@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
+import { AskedAgain } from './askedAgain';
 import { timerScheduler } from '../core/ledger/flushTimer';
 import type { Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
@@ -77,7 +78,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
   context.subscriptions.push(state, settings, host);
 
-  const deps = { sessions: host, settings, state, secrets, log };
+  // One memory of answered requests for Rung Auto and @rung alike: either's Retry climbs (askedAgain.ts).
+  const deps = { sessions: host, settings, state, secrets, log, askedAgain: new AskedAgain(systemClock) };
   const failed: string[] = [];
   const features: [string, () => void][] = [
     ['settings', () => registerSettings(context, { settings, log, applyPanel: (panel) => applyPanel(host, panel), reopen: (reason) => host.reopen(reason) })],

@@ -15,10 +15,9 @@
  */
 import * as vscode from 'vscode';
 import * as z from 'zod';
-import { systemClock } from '../core/clock';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
-import { AskedAgain } from './askedAgain';
+import type { AskedAgain } from './askedAgain';
 import { hasStrongerRung } from './chatMetadata';
 import { escalationCause, verdictPhrase } from './describe';
 import type { RungLog } from './log';
@@ -44,15 +43,16 @@ export interface ModelProviderDeps {
   settings: RungSettings;
   state: RungState;
   log: RungLog;
+  /** The requests answered lately, so the same one sent again climbs. */
+  askedAgain: AskedAgain;
 }
 
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
   const changed = new vscode.EventEmitter<void>();
-  const askedAgain = new AskedAgain(systemClock);
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, askedAgain, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
@@ -101,7 +101,6 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
 
 async function respond(
   deps: ModelProviderDeps,
-  askedAgain: AskedAgain,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -119,7 +118,7 @@ async function respond(
   const coreMessages = toCoreMessages(messages);
   const tools = options.tools?.length ? options.tools.map(toToolSpec) : [];
   // Only Rung Auto climbs on a repeat: a model picked by name opens every call, as the user asked.
-  const repeat = pinned ? undefined : askedAgain.previous(coreMessages, tools);
+  const repeat = pinned ? undefined : deps.askedAgain.previous(coreMessages, tools);
   const above = repeat?.stronger ? repeat.model : undefined;
   if (repeat) {
     const climb = above ? `climbing past ${repeat.model}` : `no eligible model sits above ${repeat.model}, so it is routed as before`;
@@ -170,7 +169,7 @@ async function respond(
       const last = result.attempts.at(-1);
       throw new Error(`Rung: no model produced an answer for this ${result.classKey} call${last ? ` (last: ${last.model}, ${verdictPhrase(last.verdict)})` : ''}.`);
     }
-    askedAgain.answered(coreMessages, tools, { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
+    deps.askedAgain.answered(coreMessages, tools, { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
     if (checked || !streamed) {
       if (result.answer.text) progress.report(new vscode.LanguageModelTextPart(result.answer.text));
     }

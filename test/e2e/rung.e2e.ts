@@ -196,6 +196,40 @@ function nothingToRouteTo(): E2eCheck {
   };
 }
 
+/**
+ * The Chat view's own Retry under an answer from Rung Auto or from @rung: the editor sends the same
+ * request again, and Rung climbs past the model that answered without grading it.
+ */
+function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
+  return withProviders(
+    `the Chat view's own Retry under ${asked === '@rung' ? 'an @rung' : 'a Rung Auto'} answer asks again past the model that answered, grading nobody`,
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      let response: Locator;
+      if (asked === '@rung') response = await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
+      else {
+        await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await workbench.sendChat('What is six times seven?');
+        response = page.locator('.interactive-item-container.interactive-response').last();
+        await response.getByText(SIX_TIMES_SEVEN).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      }
+      const first = await waitForRow(workbench, 'the first answer', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      // The editor's Retry sends the same request again; nothing tells Rung it is a retry but that.
+      await response.hover();
+      await response.locator('a.action-label.codicon-refresh[aria-label="Retry"]').click();
+      const retried = page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first();
+      await retried.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's answer is the model's text alone.
+      if (asked === '@rung') await retried.getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
+      assert.deepEqual([again.rung, again.candidates, again.pruned], [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]], 'the retry climbed past the model that answered, saying why it was left out');
+      assert.equal(decisionRows(workbench.folder).some((entry) => entry.call === first.call && entry.final), false, 'the first answer is graded by nobody');
+      await workbench.screenshot(asked === '@rung' ? 'rung-participant-native-retry' : 'rung-auto-retry');
+    },
+    answerSixTimesSeven,
+  );
+}
+
 const checks: E2eCheck[] = [
   firstRun(),
   nothingToRouteTo(),
@@ -227,30 +261,8 @@ const checks: E2eCheck[] = [
     answerSixTimesSeven,
   ),
 
-  withProviders(
-    "the Chat view's own Retry under a Rung Auto answer asks again past the model that answered, grading nobody",
-    async (page, workbench) => {
-      await setCloudKey(page, workbench);
-      await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      await workbench.sendChat('What is six times seven?');
-      const response = page.locator('.interactive-item-container.interactive-response').last();
-      await response.getByText(SIX_TIMES_SEVEN).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const first = await waitForRow(workbench, 'the first answer', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
-      // The editor's Retry sends the same request again; nothing tells Rung it is a retry but that.
-      await response.hover();
-      await response.locator('a.action-label.codicon-refresh[aria-label="Retry"]').click();
-      await page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
-      assert.deepEqual(
-        [again.rung, again.candidates, again.pruned],
-        [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]],
-        'the retry climbed past the model that answered, saying why it was left out',
-      );
-      assert.equal(decisionRows(workbench.folder).some((entry) => entry.call === first.call && entry.final), false, 'the first answer is graded by nobody');
-      await workbench.screenshot('rung-auto-retry');
-    },
-    answerSixTimesSeven,
-  ),
+  nativeRetry('Rung Auto'),
+  nativeRetry('@rung'),
 
   withProviders(
     "clicking \"Retry with a stronger model\" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it",

@@ -100,6 +100,7 @@ describe('describe', () => {
     expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — measured 9/10. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
     expect(answerFooter({ ...result, answer: { ...(result.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: result.attempts.slice(0, 1) })).not.toContain('Tried before it');
     expect(answerFooter({ ...result, answer: undefined })).toBe('No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema.');
+    expect(answerFooter(result, { above: 'llama3.2:1b' })).toContain('— measured 9/10. Asked again above llama3.2:1b: the rungs at or below it were left out. Tried before it:');
   });
 
   it('explains a call from its decision rows, the settled verdict included', () => {
