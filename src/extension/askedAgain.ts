@@ -1,12 +1,12 @@
 /**
- * Recognises a request the editor sends again unchanged, so Rung Auto can climb past the model whose
- * answer the user set aside.
+ * Recognises a request the editor sends again unchanged, so Rung Auto and @rung can climb past the
+ * model whose answer the user set aside.
  *
  * @remarks
- * Under a Rung Auto answer the Chat view offers its own Retry (and inline chat its rerun), which sends
- * the very same request again: in VS Code 1.139 the two bodies Rung's model server received were byte
- * for byte the same (the browser check "the Chat view's Retry under a Rung Auto answer…"). The model
- * API says nothing else about it, so the request itself is the signal. Asking the same thing again
+ * Under a Rung Auto or an @rung answer the Chat view offers its own Retry, which sends the very same
+ * request again: in VS Code 1.139 the two bodies Rung's model server received were byte for byte the
+ * same (the browser checks "the Chat view's own Retry under…"). Neither API says anything else about
+ * it, so the request itself is the signal. Asking the same thing again
  * means the answer did not serve, and the router's answer to that is a stronger rung, as `@rung /retry`
  * gives; unlike `/retry` it grades nobody, because a Retry may also mean "say it differently".
  *
