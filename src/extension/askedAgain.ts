@@ -64,6 +64,16 @@ export class AskedAgain {
   }
 }
 
+/**
+ * What the same request asked again leads to: the model to climb past, when a stronger rung was
+ * eligible, and the log's sentence for it. One rule for every front end that asks.
+ */
+export function climbAfter(previous: RememberedAnswer): { above: string | undefined; note: string } {
+  const above = previous.stronger ? previous.model : undefined;
+  const climb = above ? `climbing past ${previous.model}` : `no eligible model sits above ${previous.model}, so it is routed as before`;
+  return { above, note: `the same request again, after ${previous.model} answered it (${previous.callId}): ${climb}` };
+}
+
 /** The request as a digest: its messages in order and the tools it offered (by name and schema). */
 function fingerprint(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): string {
   return createHash('sha256').update(JSON.stringify([messages, tools])).digest('hex');

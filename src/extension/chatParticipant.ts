@@ -13,7 +13,7 @@ import type { ChatMessage } from '../core/providers/provider';
 import type { Session, SessionChatResult, SessionEvent } from '../core/session/types';
 import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from './describe';
 import { feedbackVerdict, hasStrongerRung, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
-import type { AskedAgain } from './askedAgain';
+import { climbAfter, type AskedAgain } from './askedAgain';
 import type { RungLog } from './log';
 import { NotSetUpError, type SessionHost } from './sessionHost';
 import type { RungState } from './state';
@@ -101,9 +101,10 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
   const pinned = deps.state.pinned;
   // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry
   // does, unless a model is pinned: the user chose what opens.
-  const repeat = input.above === undefined && !pinned ? deps.askedAgain.previous(input.messages) : undefined;
-  if (repeat) deps.log.info(`@rung: the same request again, after ${repeat.model} answered it (${repeat.callId})${repeat.stronger ? `: climbing past ${repeat.model}` : `; no eligible model sits above ${repeat.model}, so it is routed as before`}`);
-  const above = input.above ?? (repeat?.stronger ? repeat.model : undefined);
+  const previous = input.above === undefined && !pinned ? deps.askedAgain.previous(input.messages) : undefined;
+  const repeat = previous ? climbAfter(previous) : undefined;
+  if (repeat) deps.log.info(`@rung: ${repeat.note}`);
+  const above = input.above ?? repeat?.above;
   if (input.above === undefined && above !== undefined) stream.markdown(`Asked again: trying the rungs above ${above}, whose answer is left ungraded.\n\n`);
   const avoid = above === undefined ? deps.state.avoided : undefined;
   let text = '';

@@ -17,7 +17,7 @@ import * as vscode from 'vscode';
 import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
-import type { AskedAgain } from './askedAgain';
+import { climbAfter, type AskedAgain } from './askedAgain';
 import { hasStrongerRung } from './chatMetadata';
 import { escalationCause, verdictPhrase } from './describe';
 import type { RungLog } from './log';
@@ -118,12 +118,10 @@ async function respond(
   const coreMessages = toCoreMessages(messages);
   const tools = options.tools?.length ? options.tools.map(toToolSpec) : [];
   // Only Rung Auto climbs on a repeat: a model picked by name opens every call, as the user asked.
-  const repeat = pinned ? undefined : deps.askedAgain.previous(coreMessages, tools);
-  const above = repeat?.stronger ? repeat.model : undefined;
-  if (repeat) {
-    const climb = above ? `climbing past ${repeat.model}` : `no eligible model sits above ${repeat.model}, so it is routed as before`;
-    deps.log.info(`${model.name}: the same request again, after ${repeat.model} answered it (${repeat.callId}): ${climb}`);
-  }
+  const previous = pinned ? undefined : deps.askedAgain.previous(coreMessages, tools);
+  const repeat = previous ? climbAfter(previous) : undefined;
+  if (repeat) deps.log.info(`${model.name}: ${repeat.note}`);
+  const above = repeat?.above;
   const request: SessionChatRequest = {
     messages: coreMessages,
     classKey: asked.data.classKey ?? 'infer',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../../src/core/providers/provider';
-import { ASKED_AGAIN_WITHIN_MS, AskedAgain } from '../../../src/extension/askedAgain';
+import { ASKED_AGAIN_WITHIN_MS, AskedAgain, climbAfter } from '../../../src/extension/askedAgain';
 
 class StepClock {
   time = 1_000_000;
@@ -53,5 +53,16 @@ describe('a request asked again', () => {
     for (let index = 0; index < 50; index++) again.answered([{ role: 'user', content: `question ${index}` }], [], { callId: `q${index}`, model: 'm', stronger: true });
     expect(again.previous(question, tools)).toBeUndefined();
     expect(again.previous([{ role: 'user', content: 'question 0' }], [])?.callId).toBe('q0');
+  });
+
+  it('climbs past the model that answered only when a stronger rung was eligible, and says which in the log', () => {
+    expect(climbAfter({ callId: 'c1', model: 'tiny-coder:1b', stronger: true, at: 0 })).toEqual({
+      above: 'tiny-coder:1b',
+      note: 'the same request again, after tiny-coder:1b answered it (c1): climbing past tiny-coder:1b',
+    });
+    expect(climbAfter({ callId: 'c2', model: 'test/strong-model', stronger: false, at: 0 })).toEqual({
+      above: undefined,
+      note: 'the same request again, after test/strong-model answered it (c2): no eligible model sits above test/strong-model, so it is routed as before',
+    });
   });
 });
