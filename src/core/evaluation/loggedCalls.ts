@@ -62,44 +62,138 @@ export function readLoggedCalls(text: string): LoggedCalls {
   return reader.finish();
 }
 
-/** Lines read between pauses by {@link readLoggedCallsInSlices}: about 12 ms of parsing on average on the team's loaded 2-core machine (2.5 s per 100k rows). */
+/** Lines parsed between pauses by {@link readRecentLoggedCalls}: about 12 ms of parsing on average on the team's loaded 2-core machine (2.5 s per 100k rows). */
 export const LINES_PER_SLICE = 500;
 
-/**
- * {@link readLoggedCalls}, pausing every {@link LINES_PER_SLICE} lines on `pause` (a yield to the event
- * loop), and as often while it gathers the lines into calls, so a thread that must keep serving others
- * is never held for the whole log.
- *
- * @remarks
- * The extension host runs every extension on one thread: a 100k-row log parsed in one go held it
- * for 0.7–5 s (BENCHMARKS.md). Lines are found with `indexOf` rather than `split`, which would itself
- * hold the thread over the whole text at once. Given the file's bytes rather than its text, each line
- * is decoded as it is read: decoding a 50 MB log into one string took 20–82 ms in one piece on the
- * team's 2-core machine. A line ends at a newline byte, which UTF-8 never uses inside a character, so
- * the lines decode to the same text either way.
- */
-export async function readLoggedCallsInSlices(text: string | Buffer, pause: () => Promise<void>, linesPerSlice = LINES_PER_SLICE): Promise<LoggedCalls> {
-  const reader = new LoggedCallReader();
-  const lineEnd = typeof text === 'string' ? (from: number) => text.indexOf('\n', from) : (from: number) => text.indexOf(NEWLINE_BYTE, from);
-  const line = typeof text === 'string' ? (start: number, end: number) => text.slice(start, end) : (start: number, end: number) => text.toString('utf8', start, end);
-  let from = 0;
-  let lines = 0;
-  while (from <= text.length) {
-    const end = lineEnd(from);
-    const stop = end < 0 ? text.length : end;
-    reader.add(line(from, stop));
-    from = stop + 1;
-    if (++lines % linesPerSlice === 0) await pause();
-  }
-  return reader.finishInSlices(pause, linesPerSlice);
+const NEWLINE_BYTE = 0x0a;
+
+/** The newest calls of a log, and how many calls the whole log holds. */
+export interface RecentLoggedCalls {
+  log: LoggedCalls;
+  /** Distinct call ids in the whole log, the ones left unread included. */
+  callsInLog: number;
 }
 
-const NEWLINE_BYTE = 0x0a;
+/**
+ * {@link readLoggedCalls} for only the newest `maxCalls` calls (by where each call's first row stands),
+ * counting the rest by id alone, and pausing on `pause` (a yield to the event loop) every
+ * {@link LINES_PER_SLICE} lines in each pass, so a thread that must keep serving others is never held for the
+ * whole log.
+ *
+ * @remarks
+ * The extension host runs every extension on one thread: a 100k-row log parsed in one go held it for
+ * 0.7–5 s (BENCHMARKS.md). Lines are found with `indexOf` rather than `split`, which would itself hold the
+ * thread over the whole text at once. Given the file's bytes rather than its text, only what is read is
+ * decoded: decoding a 50 MB log into one string took 20–82 ms in one piece on the team's 2-core machine.
+ * A line ends at a newline byte, which UTF-8 never uses inside a character, so the lines decode to the
+ * same text either way.
+ *
+ * The What if estimates at most the newest 10,000 calls, yet parsing a 100k-row log whole was most of
+ * its time (0.7–1.0 s of 0.8–1.5 s, BENCHMARKS.md). A first pass finds each line's call id without
+ * parsing it — the `"call":"` key as the session writes it; inside a JSON string a quote is always
+ * escaped, so those bytes cannot occur in a value — and a second parses only the lines of the calls
+ * kept. A line whose id is not found that way (a log written by hand with spaces after the colon) is
+ * parsed to find it. A call is counted from its first row, so a late
+ * `final` row never makes an old call new; for a log of whole rows the calls read are those the
+ * whole-log reader gives last, in the same order (a torn line naming a new call counts as one).
+ */
+export async function readRecentLoggedCalls(
+  text: string | Buffer,
+  maxCalls: number,
+  pause: () => Promise<void>,
+  linesPerSlice = LINES_PER_SLICE,
+): Promise<RecentLoggedCalls> {
+  const lines = new LineCursor(text);
+  const idOfLine: (string | undefined)[] = [];
+  const firstLine = new Map<string, number>();
+  for (let index = 0; lines.next(); index++) {
+    const id = lines.callId();
+    idOfLine.push(id);
+    if (id !== undefined && !firstLine.has(id)) firstLine.set(id, index);
+    if ((index + 1) % linesPerSlice === 0) await pause();
+  }
+  const kept = new Set([...firstLine.keys()].slice(-maxCalls));
+  const reader = new LoggedCallReader();
+  const rescan = new LineCursor(text);
+  let parsed = 0;
+  for (let index = 0; rescan.next(); index++) {
+    const id = idOfLine[index];
+    if (id === undefined) {
+      if (!rescan.blank()) reader.countUnreadable();
+      continue;
+    }
+    if (!kept.has(id)) continue;
+    reader.add(rescan.text());
+    if (++parsed % linesPerSlice === 0) await pause();
+  }
+  return { log: await reader.finishInSlices(pause, linesPerSlice), callsInLog: firstLine.size };
+}
+
+const CALL_KEY = '"call":"';
+const QUOTE_BYTE = 0x22;
+
+/** Walks the lines of a log held as text or as bytes, decoding only what is asked for. */
+class LineCursor {
+  private start = 0;
+  private end = -1;
+  private readonly key = Buffer.from(CALL_KEY);
+
+  constructor(private readonly source: string | Buffer) {}
+
+  /** Moves to the next line; false past the last. */
+  next(): boolean {
+    if (this.end >= this.source.length) return false;
+    this.start = this.end + 1;
+    const found = typeof this.source === 'string' ? this.source.indexOf('\n', this.start) : this.source.indexOf(NEWLINE_BYTE, this.start);
+    this.end = found < 0 ? this.source.length : found;
+    return true;
+  }
+
+  text(): string {
+    return typeof this.source === 'string' ? this.source.slice(this.start, this.end) : this.source.toString('utf8', this.start, this.end);
+  }
+
+  blank(): boolean {
+    return this.text().trim() === '';
+  }
+
+  /** The line's call id, or undefined for a line that is not a decision row. */
+  callId(): string | undefined {
+    // Searched within the line alone: a search running on past a line without the key would make a
+    // log of such lines quadratic.
+    const line = typeof this.source === 'string' ? this.source.slice(this.start, this.end) : this.source.subarray(this.start, this.end);
+    const at = typeof line === 'string' ? line.indexOf(CALL_KEY) : line.indexOf(this.key);
+    if (at >= 0) {
+      const from = at + CALL_KEY.length;
+      const close = typeof line === 'string' ? line.indexOf('"', from) : line.indexOf(QUOTE_BYTE, from);
+      const id = close < 0 ? undefined : typeof line === 'string' ? line.slice(from, close) : line.toString('utf8', from, close);
+      // An id holding an escape (a backslash before its closing quote) is left to the parser.
+      if (id !== undefined && !id.includes('\\')) return id;
+    }
+    return this.parsedCallId();
+  }
+
+  private parsedCallId(): string | undefined {
+    const line = this.text();
+    if (!line.trim()) return undefined;
+    try {
+      const call = (JSON.parse(line) as { call?: unknown } | null)?.call;
+      return typeof call === 'string' ? call : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
 
 /** Collects decision lines, one at a time, into calls. */
 class LoggedCallReader {
   private readonly byCall = new Map<string, ReadRow[]>();
   private unreadable = 0;
+
+  /** A line known not to be a decision row without reading it again. */
+  countUnreadable(): void {
+    this.unreadable++;
+  }
 
   add(line: string): void {
     if (!line.trim()) return;

@@ -18,7 +18,7 @@ import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
-import { readLoggedCallsInSlices } from '../evaluation/loggedCalls';
+import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
 import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
@@ -450,15 +450,16 @@ export class RungSession implements Session {
     // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
     // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
     const text = this.log ? await readBytesIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
-    const log = await readLoggedCallsInSlices(text, yieldToHost);
-    const recent = log.calls.length > MAX_ESTIMATED_CALLS ? { ...log, calls: log.calls.slice(-MAX_ESTIMATED_CALLS) } : log;
+    // Only the newest calls' rows are parsed and the older ones counted by id: on a 100k-row log that
+    // halved the What if's wall and CPU time (BENCHMARKS.md).
+    const { log: recent, callsInLog } = await readRecentLoggedCalls(text, MAX_ESTIMATED_CALLS, yieldToHost);
     const estimates: OpenerEstimate[] = [];
     // One fit of the outcome model for every panel model: it reads the log, not the opener.
     const outcomeModel = new SharedOutcomeModel(recent.calls);
     for (const model of this.panel.models) {
       await yieldToHost();
       const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost, { outcomeModel }));
-      estimates.push(recent === log ? estimate : { ...estimate, logCalls: log.calls.length });
+      estimates.push(callsInLog > MAX_ESTIMATED_CALLS ? { ...estimate, logCalls: callsInLog } : estimate);
     }
     return estimates;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel, SharedOutcomeModel } from '../../../../src/core/evaluation/estimate';
-import { readLoggedCalls, readLoggedCallsInSlices, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
+import { readLoggedCalls, readRecentLoggedCalls, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { seededRandom } from '../../../../src/core/random';
 import { decisionRow } from '../../support/decisionRow';
@@ -337,33 +337,86 @@ describe('SharedOutcomeModel', () => {
   });
 });
 
-describe('readLoggedCallsInSlices', () => {
-  it('reads the same calls as readLoggedCalls, pausing after every slice of lines', async () => {
+describe('readRecentLoggedCalls', () => {
+  it('with no cap reads the same calls as readLoggedCalls, pausing while it reads', async () => {
     const text = `${withUnanswerableText()}\nnot json\n`;
     let pauses = 0;
-    const sliced = await readLoggedCallsInSlices(text, async () => void pauses++, 2);
-    expect(sliced).toEqual(readLoggedCalls(text));
-    // Seven rows, a bad line and the empty last line: 9 lines, a pause after every second; then 5 calls, a pause after every second.
-    expect(pauses).toBe(6);
+    const { log, callsInLog } = await readRecentLoggedCalls(text, Number.POSITIVE_INFINITY, async () => void pauses++, 2);
+    expect(log).toEqual(readLoggedCalls(text));
+    expect(log.unreadable).toBe(1);
+    expect(callsInLog).toBe(5);
+    expect(pauses).toBeGreaterThan(0);
   });
 
-  it('reads the same calls from the file\'s bytes, decoding each line, characters of several bytes included', async () => {
+  it("reads the same calls from the file's bytes, decoding each line, characters of several bytes included", async () => {
     const rows = [
       ...call('c1', 0.8, [['cheap', 'pass', 1]]),
       ...call('c2', 0.8, [
         ['cheap', 'fail', 1],
         ['dear', 'pass', 10],
       ]),
-    ].map((row, index) => ({ ...row, class: index === 0 ? 'résumé' : 'π', verdictReason: 'schema: “steps” missing 🙃' }));
+    ].map((row, index) => ({ ...row, call: `${row.call}-ü`, class: index === 0 ? 'résumé' : 'π', verdictReason: 'schema: “steps” missing 🙃' }));
     const text = `${lines(rows)}\nnot json\n`;
     const bytes = Buffer.from(text, 'utf8');
     expect(bytes.length).toBeGreaterThan(text.length);
     let pauses = 0;
-    const fromBytes = await readLoggedCallsInSlices(bytes, async () => void pauses++, 1);
-    expect(fromBytes).toEqual(readLoggedCalls(text));
-    expect(fromBytes.calls.map((loggedCall) => loggedCall.classKey)).toEqual(['résumé', 'π']);
-    expect(fromBytes.unreadable).toBe(1);
+    const { log } = await readRecentLoggedCalls(bytes, Number.POSITIVE_INFINITY, async () => void pauses++, 1);
+    expect(log).toEqual(readLoggedCalls(text));
+    expect(log.calls.map((loggedCall) => [loggedCall.call, loggedCall.classKey])).toEqual([
+      ['c1-ü', 'résumé'],
+      ['c2-ü', 'π'],
+    ]);
+    expect(log.unreadable).toBe(1);
     expect(pauses).toBeGreaterThan(0);
+  });
+
+  it('keeps the newest calls by their first row, as the whole-log reader orders them, and counts the rest by id', async () => {
+    // Calls interleave (a second window's call starts before the first's climb ends), and a verdict
+    // given later settles c1 after every other call has started: c1 stays the oldest call.
+    const [c1] = call('c1', 0.8, [['cheap', 'pass', 1]]);
+    const c2 = call('c2', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'pass', 10],
+    ]);
+    const [c3] = call('c3', 0.2, [['dear', 'pass', 10]]);
+    const c4 = call('c4', 0.8, [
+      ['cheap', 'fail', 1],
+      ['dear', 'fail', 10],
+    ]);
+    const settled = { ...(c1 as DecisionRow), final: true, verdict: 'fail' as const };
+    const rows = [c1, c2[0], c3, c2[1], c4[0], settled, c4[1]] as DecisionRow[];
+    for (const text of [lines(rows), Buffer.from(lines(rows))]) {
+      const whole = readLoggedCalls(lines(rows));
+      for (const max of [1, 2, 3, 4, 9]) {
+        const { log, callsInLog } = await readRecentLoggedCalls(text, max, async () => undefined);
+        expect(callsInLog).toBe(4);
+        expect(log.calls).toEqual(whole.calls.slice(-max));
+      }
+    }
+    const { log } = await readRecentLoggedCalls(lines(rows), 2, async () => undefined);
+    expect(log.calls.map((loggedCall) => loggedCall.call)).toEqual(['c3', 'c4']);
+  });
+
+  it('on a long random log keeps exactly the whole-log reader\'s newest calls', async () => {
+    const text = randomLog(600, 11);
+    const whole = readLoggedCalls(text);
+    const { log, callsInLog } = await readRecentLoggedCalls(Buffer.from(text), 250, async () => undefined, 50);
+    expect(callsInLog).toBe(600);
+    expect(log.calls).toEqual(whole.calls.slice(-250));
+    expect(log.calls[0]?.call).toBe('c350');
+  });
+
+  it('finds the call of a line written by hand or holding an escaped id, and counts lines that are no row', async () => {
+    const spaced = '{ "call" : "hand", "model": "cheap", "verdict": "pass", "propensity": 1 }';
+    const escaped = JSON.stringify(decisionRow({ call: 'say "hi"\\now', model: 'dear', verdict: 'pass', propensity: 0.5 }));
+    const noCall = '{"model":"cheap","verdict":"pass"}';
+    const torn = '{"call":"torn","model":"ch';
+    const text = [...call('old', 0.8, [['cheap', 'pass', 1]]).map((row) => JSON.stringify(row)), spaced, 'not json', escaped, noCall, '', torn].join('\n');
+    const { log, callsInLog } = await readRecentLoggedCalls(text, 3, async () => undefined);
+    expect(log.calls.map((loggedCall) => loggedCall.call)).toEqual(['hand', 'say "hi"\\now']);
+    // "old" is left unread; the torn line names a call, so it counts as one and as unreadable.
+    expect(callsInLog).toBe(4);
+    expect(log.unreadable).toBe(3);
   });
 });
 
