@@ -7,6 +7,7 @@
  * what the CSP expects (no inline styles; colours come from classes in `media/ledger.css`).
  */
 import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
+import { plainReason } from '../src/protocol/reasonText';
 import {
   type LedgerState,
   type RatingClassView,
@@ -233,7 +234,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
   const facts = h(
     'p',
     { class: 'facts' },
-    `Why the opener: ${call.reason || '—'}. `,
+    h('span', { class: 'why', title: call.reason }, `Why the opener: ${plainReason(call.reason) || '—'}. `),
     `${call.explore ? 'Explored' : 'Greedy'} opener, propensity ${call.propensity.toFixed(2)}. `,
     call.settled ? `Settled later: ${call.verdict}${call.verdictReason ? ` (${call.verdictReason})` : ''}. ` : '',
   );

@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { ChatMessage } from '../core/providers/provider';
 import type { Session, SessionChatResult, SessionEvent } from '../core/session/types';
 import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from './describe';
+import { plainReason } from '../protocol/reasonText';
 import { feedbackVerdict, hasStrongerRung, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import { climbAfter, type AskedAgain } from './askedAgain';
 import type { RungLog } from './log';
@@ -115,7 +116,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         stream.progress(`Routing as ${event.classKey}: ${event.ranking.candidates.map((candidate) => candidate.slug).join(' → ') || 'no eligible rung'}`);
         return;
       case 'rung-started':
-        stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${event.candidate.reason}`);
+        stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${plainReason(event.candidate.reason)}`);
         return;
       case 'part':
         if (event.part.type === 'text-delta' && event.part.text) {

@@ -11,6 +11,7 @@ import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
 import type { SessionAttempt, SessionChatResult } from '../core/session/types';
+import { plainReason } from '../protocol/reasonText';
 
 /** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
 export function formatUsd(amount: number | null | undefined): string {
@@ -93,7 +94,7 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
       slug: candidate.slug,
       label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
       description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local)} · ${formatAbility(candidate)}`,
-      detail: `rung ${index + 1} for ${ranking.classKey}: ${candidate.reason}`,
+      detail: `rung ${index + 1} for ${ranking.classKey}: ${plainReason(candidate.reason)}`,
     });
   }
   for (const pruned of ranking.pruned) {
@@ -146,7 +147,7 @@ export function answerFooter(result: SessionChatResult, options: { above?: strin
     return last ? `No answer stands: the last attempt, ${last.model}, ended ${verdictPhrase(last.verdict)}.` : `No rung could take this ${result.classKey} call.`;
   }
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
-  const why = candidate ? ` — ${candidate.reason}` : '';
+  const why = candidate ? ` — ${plainReason(candidate.reason)}` : '';
   const explore = answered.explore ? ' (exploring)' : '';
   const before = result.attempts.slice(0, at).map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
   const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';

@@ -104,6 +104,9 @@ async function assertSeededContent(frame: FrameLocator, rows: number): Promise<v
   assert.equal(await first.locator('details').getAttribute('open'), '', 'the newest call is open');
   assert.ok(await first.locator('.rung.pruned', { hasText: `pruned: ${PRUNE_REASON}` }).isVisible(), 'the pruned rung and its reason are on screen');
   assert.ok((await first.locator('.rung.tried').count()) >= 1, 'the ladder shows an attempted rung');
+  // The router's reason in words, its logged wording on hover.
+  const why = frame.locator('p.facts .why[title^="measured 11/14 success class="]').first();
+  assert.match((await why.textContent())?.trim() ?? '', /^Why the opener: 11 of 14 graded answers passed in \S+\.$/);
   const ratings = frame.locator('section.ratings');
   await ratings.locator('tr', { hasText: CHEAP_MODEL }).first().waitFor();
   assert.equal(await ratings.locator('meter[aria-label="12 graded, past the gate of 8"]').count(), 1, 'the measured model is past the gate');

@@ -24,7 +24,7 @@ function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate 
 
 const ranking: Ranking = {
   classKey: 'plan',
-  candidates: [candidate('qwen3:14b'), candidate('openai/gpt-4o-mini', { ability: 0.9, graded: 10, ok: 9, measured: true, reason: 'measured 9/10' })],
+  candidates: [candidate('qwen3:14b'), candidate('openai/gpt-4o-mini', { ability: 0.9, graded: 10, ok: 9, measured: true, reason: 'measured 9/10 success class=plan' })],
   pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price 75.00 > cap 20.00' }],
 };
 
@@ -76,6 +76,8 @@ describe('describe', () => {
     expect(rows[1]?.description).toBe('ollama · free (local) · ability 62% (prior, 3 graded)');
     expect(rows[2]?.label).toBe('$(pinned) openai/gpt-4o-mini');
     expect(rows[2]?.description).toBe('openrouter · $0.15/$0.6 per M · ability 90% (9/10 graded)');
+    expect(rows[1]?.detail).toBe('rung 1 for plan: nothing graded in this class yet, so the ladder places it: a mid-sized local model');
+    expect(rows[2]?.detail).toBe('rung 2 for plan: 9 of 10 graded answers passed in plan');
     expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
   });
 
@@ -97,10 +99,10 @@ describe('describe', () => {
       stopped: false,
       cost: 0.00039,
     };
-    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — measured 9/10. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
     expect(answerFooter({ ...result, answer: { ...(result.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: result.attempts.slice(0, 1) })).not.toContain('Tried before it');
     expect(answerFooter({ ...result, answer: undefined })).toBe('No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema.');
-    expect(answerFooter(result, { above: 'llama3.2:1b' })).toContain('— measured 9/10. Asked again above llama3.2:1b: the rungs at or below it were left out. Tried before it:');
+    expect(answerFooter(result, { above: 'llama3.2:1b' })).toContain('— 9 of 10 graded answers passed in plan. Asked again above llama3.2:1b: the rungs at or below it were left out. Tried before it:');
   });
 
   it('explains a call from its decision rows, the settled verdict included', () => {

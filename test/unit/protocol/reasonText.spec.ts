@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLedger } from '../../../src/core/ledger/memoryLedger';
+import { parsePanel } from '../../../src/core/panel';
+import { plainReason } from '../../../src/protocol/reasonText';
+import { NOW, rankOn, record } from '../support/rankInput';
+
+// Every reason here is one `rank` wrote, so a change to the router's wording fails this file rather
+// than leaving the front ends to pass the new wording through unexplained.
+const panel = parsePanel(
+  {
+    routing: { explore: 0 },
+    models: [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'qwen3:14b', provider: 'ollama', role: 'mid' },
+      { slug: 'coder', provider: 'lmstudio' },
+      { slug: 'mini', provider: 'openrouter', price: { input: 0.15, output: 0.6 } },
+    ],
+    providers: { lmstudio: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' } },
+  },
+  'test panel',
+);
+
+function reasons(ranking: ReturnType<typeof rankOn>): Record<string, [string, string]> {
+  return Object.fromEntries(ranking.candidates.map((candidate) => [candidate.slug, [candidate.reason, plainReason(candidate.reason)]]));
+}
+
+describe('plainReason', () => {
+  it('says what each rung of the ladder is at cold start, naming the local server a rung stands on', () => {
+    expect(reasons(rankOn(panel, {}))).toEqual({
+      'qwen2.5:3b': ['no-measured-profiles tier1', 'nothing graded in this class yet, so the ladder places it: a small local model'],
+      'qwen3:14b': ['no-measured-profiles tier2', 'nothing graded in this class yet, so the ladder places it: a mid-sized local model'],
+      coder: ['no-measured-profiles tier2 (local server 127.0.0.1:1234)', 'nothing graded in this class yet, so the ladder places it: a mid-sized local model on 127.0.0.1:1234'],
+      mini: ['no-measured-profiles tier4', 'nothing graded in this class yet, so the ladder places it: a cloud model'],
+    });
+  });
+
+  it('says how many graded answers passed, how far a rung is from the gate, and whose record stands in for a shape', () => {
+    const ledger = new MemoryLedger();
+    record(ledger, 'qwen2.5:3b', 'edit', 7, 2);
+    record(ledger, 'qwen3:14b', 'edit', 2, 1);
+    const plain = reasons(rankOn(panel, { classKey: 'edit' }, { ledger }));
+    expect(plain['qwen2.5:3b']).toEqual(['measured 7/9 success class=edit', '7 of 9 graded answers passed in edit']);
+    expect(plain['qwen3:14b']).toEqual(['below gate 3/8 graded class=edit, prior tier2', '3 of the 8 graded answers a rating needs in edit, so the ladder places it: a mid-sized local model']);
+    const shaped = reasons(rankOn(panel, { classKey: 'edit/typescript' }, { ledger }));
+    expect(shaped['qwen2.5:3b']).toEqual([
+      'measured 7/9 success class=edit (edit/typescript: 0/8 graded)',
+      '7 of 9 graded answers passed in edit, which stands in for edit/typescript until it has 8 of its own (0 so far)',
+    ]);
+  });
+
+  it('says a pin and an avoid are the user’s, around the reason they change', () => {
+    expect(plainReason(rankOn(panel, { pinned: 'mini' }).candidates[0]?.reason ?? '')).toBe('pinned by you; nothing graded in this class yet, so the ladder places it: a cloud model');
+    expect(plainReason(rankOn(panel, { avoid: 'qwen2.5:3b' }).candidates[1]?.reason ?? '')).toBe(
+      'nothing graded in this class yet, so the ladder places it: a small local model; moved off the opener because you avoid it',
+    );
+  });
+
+  it('says a rating stands on the presumed prior without the logits', () => {
+    const ledger = new MemoryLedger();
+    // Eight failures on calls that say nothing about the model: its information stays near zero, so it
+    // follows the prior it was given (ratings.ts).
+    ledger.observe(Array.from({ length: 8 }, () => ({ model: 'mini', classKey: 'plan', success: false, difficulty: { mean: 0, sd: 1.5, unanswerable: 1 }, prior: 0, at: NOW })));
+    const reason = rankOn(panel, {}, { ledger }).candidates.find((candidate) => candidate.slug === 'mini')?.reason ?? '';
+    expect(reason).toBe('measured 0/8 success class=plan, rated on its presumed prior 0.00 (its own outcomes say little about it)');
+    expect(plainReason(reason)).toBe('0 of 8 graded answers passed in plan, rated as able as the best cheaper model until its own answers say more');
+  });
+
+  it('returns a reason it does not know unchanged', () => {
+    expect(plainReason('some reason a later router writes')).toBe('some reason a later router writes');
+    expect(plainReason('')).toBe('');
+  });
+});
