@@ -21,21 +21,22 @@ const TIERS: Record<string, string> = {
 
 /** `tier2` or `tier1 (local server 127.0.0.1:11434)` as words. */
 function tierText(tier: string, server: string | undefined): string {
-  const what = TIERS[tier] ?? `tier ${tier}`;
-  return server ? `${what} on ${server}` : what;
+  const what = TIERS[tier];
+  if (!what) return `ladder tier ${tier}`;
+  return `${what}${server ? ` on ${server}` : ''} (ladder tier ${tier})`;
 }
 
 const TIER = String.raw`tier(\d+)(?: \(local server ([^)]+)\))?`;
 const PATTERNS: [RegExp, (...groups: string[]) => string][] = [
-  [new RegExp(`^no-measured-profiles ${TIER}$`), (tier, server) => `nothing graded in this class yet, so the ladder places it: ${tierText(tier as string, server)}`],
+  [new RegExp(`^no-measured-profiles ${TIER}$`), (tier, server) => `not yet graded in this class: ${tierText(tier as string, server)}`],
   [
     /^measured (\d+)\/(\d+) success class=(\S+) \((\S+): (\d+)\/(\d+) graded\)$/,
-    (ok, graded, cls, shape, own, gate) => `${ok} of ${graded} graded answers passed in ${cls}, which stands in for ${shape} until it has ${gate} of its own (${own} so far)`,
+    (ok, graded, cls, shape, own, gate) => `${ok} of ${graded} graded answers passed in ${cls} (${shape} has ${own} of the ${gate} of its own it needs)`,
   ],
   [/^measured (\d+)\/(\d+) success class=(\S+)$/, (ok, graded, cls) => `${ok} of ${graded} graded answers passed in ${cls}`],
   [
     new RegExp(`^below gate (\\d+)/(\\d+) graded class=(\\S+), prior ${TIER}$`),
-    (graded, gate, cls, tier, server) => `${graded} of the ${gate} graded answers a rating needs in ${cls}, so the ladder places it: ${tierText(tier as string, server)}`,
+    (graded, gate, cls, tier, server) => `${graded} of the ${gate} graded answers a rating needs in ${cls}: ${tierText(tier as string, server)}`,
   ],
 ];
 

@@ -111,7 +111,11 @@ export class Workbench {
   async runCommandUntil(title: string, shown: Locator, firstTryMs = 10_000, secondTryMs = UI_TIMEOUT_MS): Promise<void> {
     await this.runCommand(title);
     if (await shown.waitFor({ timeout: firstTryMs }).then(() => true, () => false)) return;
-    console.log(`        (ran "${title}" again: after ${firstTryMs} ms the first run showed nothing; the panel held ${JSON.stringify(await this.panelText())})`);
+    await this.screenshot(`missed-${title.replace(/\W+/g, '-').toLowerCase()}`);
+    const panel = await this.panelText();
+    // The palette lists a command it ran under "recently used": whether the click was taken at all.
+    const recent = (await this.paletteRows('')).slice(0, 3);
+    console.log(`        (ran "${title}" again: after ${firstTryMs} ms the first run showed nothing; the panel held ${JSON.stringify(panel)}; the palette's first rows: ${JSON.stringify(recent)})`);
     await this.runCommand(title);
     try {
       await shown.waitFor({ timeout: secondTryMs });

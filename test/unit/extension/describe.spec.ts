@@ -76,7 +76,7 @@ describe('describe', () => {
     expect(rows[1]?.description).toBe('ollama · free (local) · ability 62% (prior, 3 graded)');
     expect(rows[2]?.label).toBe('$(pinned) openai/gpt-4o-mini');
     expect(rows[2]?.description).toBe('openrouter · $0.15/$0.6 per M · ability 90% (9/10 graded)');
-    expect(rows[1]?.detail).toBe('rung 1 for plan: nothing graded in this class yet, so the ladder places it: a mid-sized local model');
+    expect(rows[1]?.detail).toBe('rung 1 for plan: not yet graded in this class: a mid-sized local model (ladder tier 2)');
     expect(rows[2]?.detail).toBe('rung 2 for plan: 9 of 10 graded answers passed in plan');
     expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
   });

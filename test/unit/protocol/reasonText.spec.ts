@@ -27,10 +27,10 @@ function reasons(ranking: ReturnType<typeof rankOn>): Record<string, [string, st
 describe('plainReason', () => {
   it('says what each rung of the ladder is at cold start, naming the local server a rung stands on', () => {
     expect(reasons(rankOn(panel, {}))).toEqual({
-      'qwen2.5:3b': ['no-measured-profiles tier1', 'nothing graded in this class yet, so the ladder places it: a small local model'],
-      'qwen3:14b': ['no-measured-profiles tier2', 'nothing graded in this class yet, so the ladder places it: a mid-sized local model'],
-      coder: ['no-measured-profiles tier2 (local server 127.0.0.1:1234)', 'nothing graded in this class yet, so the ladder places it: a mid-sized local model on 127.0.0.1:1234'],
-      mini: ['no-measured-profiles tier4', 'nothing graded in this class yet, so the ladder places it: a cloud model'],
+      'qwen2.5:3b': ['no-measured-profiles tier1', 'not yet graded in this class: a small local model (ladder tier 1)'],
+      'qwen3:14b': ['no-measured-profiles tier2', 'not yet graded in this class: a mid-sized local model (ladder tier 2)'],
+      coder: ['no-measured-profiles tier2 (local server 127.0.0.1:1234)', 'not yet graded in this class: a mid-sized local model on 127.0.0.1:1234 (ladder tier 2)'],
+      mini: ['no-measured-profiles tier4', 'not yet graded in this class: a cloud model (ladder tier 4)'],
     });
   });
 
@@ -40,18 +40,18 @@ describe('plainReason', () => {
     record(ledger, 'qwen3:14b', 'edit', 2, 1);
     const plain = reasons(rankOn(panel, { classKey: 'edit' }, { ledger }));
     expect(plain['qwen2.5:3b']).toEqual(['measured 7/9 success class=edit', '7 of 9 graded answers passed in edit']);
-    expect(plain['qwen3:14b']).toEqual(['below gate 3/8 graded class=edit, prior tier2', '3 of the 8 graded answers a rating needs in edit, so the ladder places it: a mid-sized local model']);
+    expect(plain['qwen3:14b']).toEqual(['below gate 3/8 graded class=edit, prior tier2', '3 of the 8 graded answers a rating needs in edit: a mid-sized local model (ladder tier 2)']);
     const shaped = reasons(rankOn(panel, { classKey: 'edit/typescript' }, { ledger }));
     expect(shaped['qwen2.5:3b']).toEqual([
       'measured 7/9 success class=edit (edit/typescript: 0/8 graded)',
-      '7 of 9 graded answers passed in edit, which stands in for edit/typescript until it has 8 of its own (0 so far)',
+      '7 of 9 graded answers passed in edit (edit/typescript has 0 of the 8 of its own it needs)',
     ]);
   });
 
   it('says a pin and an avoid are the user’s, around the reason they change', () => {
-    expect(plainReason(rankOn(panel, { pinned: 'mini' }).candidates[0]?.reason ?? '')).toBe('pinned by you; nothing graded in this class yet, so the ladder places it: a cloud model');
+    expect(plainReason(rankOn(panel, { pinned: 'mini' }).candidates[0]?.reason ?? '')).toBe('pinned by you; not yet graded in this class: a cloud model (ladder tier 4)');
     expect(plainReason(rankOn(panel, { avoid: 'qwen2.5:3b' }).candidates[1]?.reason ?? '')).toBe(
-      'nothing graded in this class yet, so the ladder places it: a small local model; moved off the opener because you avoid it',
+      'not yet graded in this class: a small local model (ladder tier 1); moved off the opener because you avoid it',
     );
   });
 
