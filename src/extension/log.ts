@@ -22,6 +22,9 @@ export class RungLog implements vscode.Disposable {
 
   /** Reveals the log without taking focus from where the user is typing. */
   show(): void {
+    // A line per request, so a reveal the workbench dropped can be told from a command that never ran
+    // (the browser checks saw the first Show Log in a fresh window open nothing, now and then).
+    this.channel.info('the log was asked for (Rung: Show Log)');
     this.channel.show(true);
     this.shown.fire();
   }

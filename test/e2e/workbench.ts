@@ -108,9 +108,9 @@ export class Workbench {
    * and its reveal needs nothing more). A second miss fails the check, with what the panel showed, so a
    * command that really shows nothing still fails.
    */
-  async runCommandUntil(title: string, shown: Locator, firstTryMs = 10_000, secondTryMs = UI_TIMEOUT_MS): Promise<void> {
+  async runCommandUntil(title: string, shown: Locator, firstTryMs = 10_000, secondTryMs = UI_TIMEOUT_MS): Promise<'first run' | 'second run'> {
     await this.runCommand(title);
-    if (await shown.waitFor({ timeout: firstTryMs }).then(() => true, () => false)) return;
+    if (await shown.waitFor({ timeout: firstTryMs }).then(() => true, () => false)) return 'first run';
     await this.screenshot(`missed-${title.replace(/\W+/g, '-').toLowerCase()}`);
     const panel = await this.panelText();
     // The palette lists a command it ran under "recently used": whether the click was taken at all.
@@ -119,6 +119,7 @@ export class Workbench {
     await this.runCommand(title);
     try {
       await shown.waitFor({ timeout: secondTryMs });
+      return 'second run';
     } catch (error) {
       throw new Error(`"${title}" ran twice and did not show what was expected; the panel held ${JSON.stringify(await this.panelText())}`, { cause: error });
     }
