@@ -77,8 +77,8 @@ export interface RecentLoggedCalls {
 /**
  * {@link readLoggedCalls} for only the newest `maxCalls` calls (by where each call's first row stands),
  * counting the rest by id alone, and pausing on `pause` (a yield to the event loop) every
- * {@link LINES_PER_SLICE} lines in each pass, so a thread that must keep serving others is never held for the
- * whole log.
+ * {@link LINES_PER_SLICE} lines in each pass, so a thread that must keep serving others is never held
+ * for the whole log.
  *
  * @remarks
  * The extension host runs every extension on one thread: a 100k-row log parsed in one go held it for
@@ -93,9 +93,9 @@ export interface RecentLoggedCalls {
  * parsing it — the `"call":"` key as the session writes it; inside a JSON string a quote is always
  * escaped, so those bytes cannot occur in a value — and a second parses only the lines of the calls
  * kept. A line whose id is not found that way (a log written by hand with spaces after the colon) is
- * parsed to find it. A call is counted from its first row, so a late
- * `final` row never makes an old call new; for a log of whole rows the calls read are those the
- * whole-log reader gives last, in the same order (a torn line naming a new call counts as one).
+ * parsed to find it. A call is counted from its first row, so a late `final` row never makes an old
+ * call new; for a log of whole rows the calls read are those the whole-log reader gives last, in the
+ * same order (a torn line naming a new call counts as one).
  */
 export async function readRecentLoggedCalls(
   text: string | Buffer,
