@@ -102,6 +102,11 @@ export function posterior(outcomes: readonly PairedOutcome[]): Difficulty {
   return summarise(weights);
 }
 
+/** The weights' share on the call nobody answers. */
+export function unanswerableShare(weights: Float64Array): number {
+  return weights[DIFFICULTY_GRID.length] ?? 0;
+}
+
 export function classPrior(): Float64Array {
   return PRIOR;
 }

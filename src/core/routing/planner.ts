@@ -16,13 +16,16 @@
  * Below the gate of graded evidence a rung is never reordered: unmeasured rungs are tried in the
  * ranking's order (measured ones may go before them when they are the better bet), so one bad streak
  * cannot reroute a class. In `quality` the call does not stop while one remains either, so every rung
- * gets measured. `economy` lets a call stop before them, judged at the rating the router plans them at
+ * gets measured — except where a try would measure nothing: on a call that looks unanswerable
+ * ({@link HOLD_RELEASED_UNANSWERABLE}) the hold does not bind a rung that has failed every try it has had
+ * at the class, and the rung is judged like a measured one. `economy` lets a call stop before them,
+ * judged at the rating the router plans them at
  * (their presumed prior, router.ts): measuring the dearest rungs of a panel costs 8 calls each on calls
  * every cheaper rung failed, and that cold start alone was about 2 points of the best single model's
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, issue 13).
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, condition, successProbability } from './difficulty';
+import { classPrior, condition, successProbability, unanswerableShare } from './difficulty';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
@@ -39,8 +42,29 @@ import { classPrior, condition, successProbability } from './difficulty';
  * before that work; since economy may stop before rungs below the gate, the rule "the least multiple on
  * the grid whose accuracy on `train` is within 2 points of quality's" (issue 13 asks economy for 0.95
  * where it asks quality for 0.97) confirms it: 0.9530 at 11.4% against quality's 0.9693 at 17.6%.
+ * Since quality releases its hold on calls that look unanswerable, every multiple up to 40 costs less
+ * than the learner on `train`, so the first rule no longer binds; 10 stays because from 12 up Rung is
+ * dearer than the learner on generated worlds issue 13 asks it to beat (BENCHMARKS.md).
  */
 export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 10, economy: 3 };
+
+/**
+ * The posterior share of "nobody can answer this" at which `quality`'s hold on rungs below the gate no
+ * longer binds a rung that has failed every try it has had at the class.
+ *
+ * @remarks
+ * Where the cheap rungs answer nearly every answerable call, the only calls that reach the dear rungs
+ * are ones nobody answers, and the hold paid for 8 of them per dear rung and class: about 1.4 points of
+ * the best single model's cost on the eleven-model world, for failures that say nothing about the rung.
+ * Releasing the hold on every call that looks unanswerable saved that but dropped `test` accuracy from
+ * 0.9531 to 0.9498: in triviaqa gpt-4o answers a third of the calls gpt-4o-mini fails, yet each looks
+ * unanswerable, so it was never tried. A rung that has passed once keeps the hold; one that has failed
+ * its every try (at least one) on such calls is given up on them by price and chance like a measured rung,
+ * and on calls that do not look unanswerable the hold still measures it. 0.5 and "at least one try"
+ * were chosen on `train` by a rule stated first (the least `train` cost with accuracy within 0.001 of
+ * the hold's; grids 0.5/0.7/0.9/0.97 and 1/2/3/4/6 tries); BENCHMARKS.md, issue 13.
+ */
+export const HOLD_RELEASED_UNANSWERABLE = 0.5;
 
 export interface PlannedRung {
   /** Rating (logits) the planner believes: measured, or the prior below the gate. */
@@ -49,6 +73,9 @@ export interface PlannedRung {
   cost: number | null;
   /** Whether it has passed the gate of graded evidence: in `quality` a call may stop only before such rungs. */
   measured: boolean;
+  /** Graded tries at the class so far, and passes among them: a rung below the gate that has only failed is not held for on a call that looks unanswerable. */
+  graded: number;
+  ok: number;
 }
 
 export interface PlanStep {
@@ -59,6 +86,11 @@ export interface PlanStep {
   /** Expected cost of going on (USD plus the failure penalty), and of stopping now. */
   valueIfContinued: number;
   valueIfStopped: number;
+  /**
+   * On a stop in `quality` before rungs below the gate: the call's posterior share of "unanswerable",
+   * which released the hold (every such rung left had failed each try it had at the class).
+   */
+  released?: { unanswerable: number };
 }
 
 /** Plans one call's cascade over its rungs (indices into the ranking's candidates). */
@@ -90,14 +122,28 @@ export class CascadePlan {
     const remaining = this.rungs.map((_, index) => index).filter((index) => !tried.includes(index));
     const { next, success, value } = this.climb(remaining, weights);
     if (next === null) return { next: null, success: 0, valueIfContinued: this.penalty, valueIfStopped: this.penalty };
-    const mustGoOn = this.mustGoOn(remaining);
-    if (!mustGoOn && value > this.penalty) return { next: null, success, valueIfContinued: value, valueIfStopped: this.penalty };
+    const mustGoOn = this.mustGoOn(remaining, weights);
+    if (!mustGoOn && value > this.penalty) {
+      const stop: PlanStep = { next: null, success, valueIfContinued: value, valueIfStopped: this.penalty };
+      const heldBefore = this.holdsBelowGate && remaining.some((index) => !(this.rungs[index] as PlannedRung).measured);
+      return heldBefore ? { ...stop, released: { unanswerable: unanswerableShare(weights) } } : stop;
+    }
     return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
   }
 
-  /** Whether the call may not stop before `remaining`: one of them is below the gate and the tradeoff holds such rungs. */
-  private mustGoOn(remaining: readonly number[]): boolean {
-    return this.holdsBelowGate && remaining.some((index) => !(this.rungs[index] as PlannedRung).measured);
+  /**
+   * Whether the call may not stop before `remaining`: the tradeoff holds rungs below the gate and one of
+   * them is still held on this call (see {@link HOLD_RELEASED_UNANSWERABLE}).
+   */
+  private mustGoOn(remaining: readonly number[], weights: Float64Array): boolean {
+    if (!this.holdsBelowGate) return false;
+    const looksUnanswerable = unanswerableShare(weights) >= HOLD_RELEASED_UNANSWERABLE;
+    return remaining.some((index) => {
+      const rung = this.rungs[index] as PlannedRung;
+      if (rung.measured) return false;
+      const onlyFailed = rung.graded > 0 && rung.ok === 0;
+      return !(looksUnanswerable && onlyFailed);
+    });
   }
 
   /**
@@ -123,8 +169,9 @@ export class CascadePlan {
       }
     }
     const rest = remaining.filter((index) => index !== best);
-    const after = this.climb(rest, condition(weights, { rating: (this.rungs[best] as PlannedRung).rating, success: false }));
-    const mustGoOn = this.mustGoOn(rest);
+    const afterFailure = condition(weights, { rating: (this.rungs[best] as PlannedRung).rating, success: false });
+    const after = this.climb(rest, afterFailure);
+    const mustGoOn = this.mustGoOn(rest, afterFailure);
     const continuation = mustGoOn ? after.value : Math.min(after.value, this.penalty);
     return { next: best, success: bestSuccess, value: (this.costs[best] as number) + (1 - bestSuccess) * continuation };
   }

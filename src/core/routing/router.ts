@@ -133,6 +133,8 @@ export class Router {
         rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
         cost: candidate.cost,
         measured: candidate.measured,
+        graded: candidate.graded,
+        ok: candidate.ok,
       })),
       this.panel.routing.tradeoff,
     );
@@ -214,7 +216,9 @@ export class Router {
     if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
     const step = climb.plan.step(climb.tried, climb.failed);
     if (step.next === null) {
-      const why = `skipped: stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff})`;
+      // In quality a stop before rungs below the gate is the released hold's: the reason says so.
+      const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
+      const why = `skipped: stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
     return step.next;

@@ -57,7 +57,7 @@ export interface Candidate {
   resolved: string;
   /** P(success) on this call as the ranking sees it (measured, or the prior below the gate). */
   ability: number;
-  /** Graded observations behind `ability` for this class key (0 when the prior is used). */
+  /** Graded observations at this class key (below the gate, those gathered so far, while the prior sets `ability`). */
   graded: number;
   /** Passes among them. */
   ok: number;

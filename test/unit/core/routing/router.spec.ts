@@ -414,6 +414,51 @@ describe('Router: economy and rungs below the gate', () => {
   });
 });
 
+describe('Router: quality releases its hold on calls that look unanswerable', () => {
+  // Three cheap rungs have each answered 40 hard calls: when all three fail, the call most likely has
+  // no answer. beta, ten times dearer, is below the gate with one try; what it did there decides.
+  const cheap = ['alpha', 'gamma', 'delta'];
+  function afterBetaTried(betaPassed: boolean): RouterHarness {
+    const panel = parsePanel(
+      {
+        models: [
+          ...cheap.map((slug) => ({ slug, provider: 'openrouter', price: { input: 0.1, output: 0.1 } })),
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        ],
+        routing: { explore: 0, tradeoff: 'quality' },
+        diversity: { maxTotalPerProvider: null, maxConsecutivePerProvider: null },
+      },
+      'released hold',
+    );
+    const harness = new RouterHarness(panel);
+    const hard = { mean: 3, sd: 0.5, unanswerable: 0 };
+    for (const model of cheap) harness.ledger.observe(Array.from({ length: 40 }, () => ({ model, classKey: 'plan', success: true, difficulty: hard, at: 0 })));
+    harness.ledger.observe([{ model: 'beta', classKey: 'plan', success: betaPassed, at: 0 }]);
+    return harness;
+  }
+  const allCheapFail = (): ScriptedAttempts => new ScriptedAttempts().on('alpha', FAIL).on('gamma', FAIL).on('delta', FAIL).on('beta', PASS);
+
+  it('stops before a rung below the gate that failed its only try, and the reason says the hold was released', async () => {
+    const harness = afterBetaTried(false);
+    const result = await harness.router.route(request(), allCheapFail().fn);
+    expect(result.attempts.map((a) => a.model)).toEqual(cheap);
+    expect(harness.sink.rows[2]?.pruned).toEqual([
+      {
+        model: 'beta',
+        reason: expect.stringMatching(
+          /^skipped: stopped climbing after 3 failed; expected cost of going on \$[\d.e-]+ > unanswered \$[\d.e-]+ \(quality; looks unanswerable at 0\.\d\d, and each rung left below the gate has failed every try at the class\)$/,
+        ),
+      },
+    ]);
+  });
+
+  it('keeps climbing to a rung below the gate that passed its try', async () => {
+    const harness = afterBetaTried(true);
+    const result = await harness.router.route(request(), allCheapFail().fn);
+    expect(result.attempts.map((a) => a.model)).toEqual([...cheap, 'beta']);
+  });
+});
+
 describe('Router: the gate of 8 graded observations', () => {
   it('keeps the opener after five verified failures in a class', async () => {
     const harness = new RouterHarness(alphaBetaPanel());
