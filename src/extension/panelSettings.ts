@@ -23,6 +23,31 @@ export interface PanelOverrides {
   maxTotalPerProvider?: number | null;
 }
 
+/** What reading a setting needs: `vscode.WorkspaceConfiguration` has it, and so does a test's map. */
+export interface SettingsReader {
+  get<T>(section: string, defaultValue: T): T;
+}
+
+/**
+ * The settings laid over the panel, read with null as "not set".
+ *
+ * @remarks
+ * Each is read with a null default, so an explicit `false` or `0` in the settings overrides the panel's
+ * value: `rung.routing.explorePaid: false` once read as "not set" (`false || null`) and left a panel's
+ * `explorePaid: true` in force, though its description promises to turn paid exploration off.
+ */
+export function readOverrides(config: SettingsReader): PanelOverrides {
+  return {
+    explore: config.get<number | null>('routing.explore', null),
+    explorePaid: config.get<boolean | null>('routing.explorePaid', null),
+    requireEvidence: config.get<boolean | null>('routing.requireEvidence', null),
+    tradeoff: config.get<string | null>('routing.tradeoff', null),
+    maxOutputPrice: config.get<number | null>('maxOutputPrice', null),
+    maxConsecutivePerProvider: config.get<number | null>('diversity.maxConsecutivePerProvider', null),
+    maxTotalPerProvider: config.get<number | null>('diversity.maxTotalPerProvider', null),
+  };
+}
+
 export interface PanelSources {
   /** `rung.panel`, when set. */
   inline: unknown;

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../core/panel';
-import { composePanel, type PanelOverrides } from './panelSettings';
+import { composePanel, readOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
 import { NotSetUpError } from './sessionHost';
@@ -152,15 +152,7 @@ export class RungSettings implements vscode.Disposable {
     const config = this.config;
     const filePath = this.panelFilePath;
     const fileText = filePath ? await readFile(filePath, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))) : undefined;
-    const overrides: PanelOverrides = {
-      explore: config.get<number | null>('routing.explore', null),
-      explorePaid: config.get<boolean>('routing.explorePaid', false) || null,
-      requireEvidence: config.get<boolean | null>('routing.requireEvidence', null),
-      tradeoff: config.get<string | null>('routing.tradeoff', null),
-      maxOutputPrice: config.get<number | null>('maxOutputPrice', null),
-      maxConsecutivePerProvider: config.get<number | null>('diversity.maxConsecutivePerProvider', null),
-      maxTotalPerProvider: config.get<number | null>('diversity.maxTotalPerProvider', null),
-    };
+    const overrides = readOverrides(config);
     const composed = composePanel({
       inline: config.get<unknown>('panel', null),
       file: fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText },

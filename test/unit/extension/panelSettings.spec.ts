@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PanelError } from '../../../src/core/panel';
-import { composePanel, type PanelSources } from '../../../src/extension/panelSettings';
+import { composePanel, readOverrides, type PanelSources, type SettingsReader } from '../../../src/extension/panelSettings';
 
 const models = [
   { slug: 'qwen3:14b', provider: 'ollama' },
@@ -101,5 +101,15 @@ describe('composePanel', () => {
   it('lets exploration open on paid models only when rung.routing.explorePaid says so', () => {
     expect(composePanel(sources({ inline: { models } }))?.panel.routing.explorePaid).toBe(false);
     expect(composePanel(sources({ inline: { models }, overrides: { explorePaid: true } }))?.panel.routing.explorePaid).toBe(true);
+  });
+
+  it('lets rung.routing.explorePaid set to false turn off a panel\'s paid exploration', () => {
+    // What the editor's settings return: the user's value where set, the caller's default elsewhere.
+    const settings = (values: Record<string, unknown>): SettingsReader => ({ get: <T>(section: string, fallback: T): T => (section in values ? (values[section] as T) : fallback) });
+    const panel = { models, routing: { explorePaid: true } };
+    const off = composePanel(sources({ inline: panel, overrides: readOverrides(settings({ 'routing.explorePaid': false })) }));
+    expect(off?.panel.routing.explorePaid).toBe(false);
+    // Not set: the panel's value stands.
+    expect(composePanel(sources({ inline: panel, overrides: readOverrides(settings({})) }))?.panel.routing.explorePaid).toBe(true);
   });
 });
