@@ -119,7 +119,7 @@ function renderHeader(state: LedgerState, handlers: ViewHandlers): HTMLElement {
     h('h1', {}, icon('list-ordered'), 'Rung Ledger'),
     h('p', { class: 'ledger-path' }, state.ledgerPath ? `Ledger: ${state.ledgerPath}` : 'Ledger: in memory (not saved)'),
     providers,
-    button('Export', 'export', 'Export the ledger as JSON', () => handlers.exportLedger()),
+    button('Export', 'export', 'Export the ledger as JSON lines', () => handlers.exportLedger()),
     notice,
   );
 }

@@ -194,7 +194,7 @@ async function setTeamLedgerPassword(deps: CommandDeps, given?: string): Promise
   const password =
     given ??
     (await vscode.window.showInputBox({
-      title: 'Rung: Team Ledger Password',
+      title: 'Rung: Set Team Ledger Password',
       prompt: `For ${deps.settings.teamLedgerUrl ?? 'rung.teamLedger.url'}. Kept in the editor's secret storage, never in settings; empty forgets it (the CLI reads PGPASSWORD instead).`,
       password: true,
       ignoreFocusOut: true,
@@ -221,7 +221,7 @@ async function rateLastAnswer(deps: CommandDeps, verdict?: 'pass' | 'fail'): Pro
           { label: '$(thumbsup) Good', verdict: 'pass' as const, description: `${last.model}'s answer did the job` },
           { label: '$(thumbsdown) Bad', verdict: 'fail' as const, description: `${last.model}'s answer did not` },
         ],
-        { title: `Rung: Rate the last answer (${last.origin}, ${last.model})` },
+        { title: `Rung: Rate Last Answer (${last.origin}, ${last.model})` },
       )
     )?.verdict;
   if (!choice) return false;
@@ -266,8 +266,9 @@ async function exportLedger(deps: CommandDeps, target?: vscode.Uri): Promise<vsc
     target ??
     (await vscode.window.showSaveDialog({
       title: 'Rung: Export Ledger',
-      filters: { JSON: ['json'] },
-      ...(deps.settings.folder ? { defaultUri: vscode.Uri.joinPath(deps.settings.folder, 'rung-ledger.json') } : {}),
+      // The export is JSON lines (one rating or decision per line), which a .json filter would misname.
+      filters: { 'JSON lines': ['jsonl'] },
+      ...(deps.settings.folder ? { defaultUri: vscode.Uri.joinPath(deps.settings.folder, 'rung-ledger.jsonl') } : {}),
     }));
   if (!uri) return undefined;
   const text = await session.exportLedger();

@@ -103,7 +103,7 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
       slug: pruned.model,
       label: `${pruned.model === pinned ? '$(pinned) ' : ''}$(circle-slash) ${pruned.model}`,
       description: spec ? `${spec.provider} · ${formatPrice(spec, false)}` : '',
-      detail: pruned.reason,
+      detail: plainReason(pruned.reason),
     });
   }
   return rows;

@@ -5,7 +5,7 @@
  * @remarks
  * The router writes its reasons in the SPEC's terse vocabulary (`no-measured-profiles tier1`, `measured
  * 12/13 success class=edit`), and those strings stay as they are in the decision log, the Rung log and
- * Explain Call: they are the record, and a log reader greps them. Read in a chat footer they looked like
+ * Explain Last Decision: they are the record, and a log reader greps them. Read in a chat footer they looked like
  * an internal error code, so the front ends say the same facts in words and keep the record's wording
  * where the user can reach it (the panel's tooltip). A reason this does not know is returned unchanged,
  * so a new reason is never hidden, only left terse.
@@ -38,11 +38,15 @@ const PATTERNS: [RegExp, (...groups: string[]) => string][] = [
     new RegExp(`^below gate (\\d+)/(\\d+) graded class=(\\S+), prior ${TIER}$`),
     (graded, gate, cls, tier, server) => `${graded} of the ${gate} graded answers a rating needs in ${cls}: ${tierText(tier as string, server)}`,
   ],
+  [
+    /^pruned: measured 0\/(\d+) success class=(\S+), rated ([\d.]+) < ([\d.]+) against the calls' difficulty$/,
+    (graded, cls, ability, floor) => `pruned: none of ${graded} graded answers passed in ${cls}, and allowing for how hard those calls were it rates ${ability}, under the ${floor} a model needs`,
+  ],
 ];
 
 const PRESUMED = /, rated on its presumed prior -?[\d.]+ \(its own outcomes say little about it\)$/;
 
-/** One reason of a candidate's (rank.ts) in plain words; an unknown one unchanged. */
+/** One reason of a candidate's, or a pruned model's (rank.ts), in plain words; an unknown one unchanged. */
 export function plainReason(reason: string): string {
   const pinned = /^pinned by the user; (.*)$/.exec(reason);
   if (pinned) return `pinned by you; ${plainReason(pinned[1] as string)}`;

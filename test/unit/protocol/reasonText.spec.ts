@@ -65,6 +65,18 @@ describe('plainReason', () => {
     expect(plainReason(reason)).toBe('0 of 8 graded answers passed in plan, rated as able as the best cheaper model until its own answers say more');
   });
 
+  it('says why a model that never passed was dropped, and leaves the other pruning reasons as they read', () => {
+    const ledger = new MemoryLedger();
+    // Twelve failures on easy calls: the paired evidence rates the model far below the floor.
+    ledger.observe(Array.from({ length: 12 }, () => ({ model: 'mini', classKey: 'plan', success: false, difficulty: { mean: -2, sd: 0.5, unanswerable: 0 }, at: NOW })));
+    const pruned = rankOn(panel, {}, { ledger }).pruned.find((entry) => entry.model === 'mini');
+    expect(pruned?.reason).toMatch(/^pruned: measured 0\/12 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/);
+    expect(plainReason(pruned?.reason ?? '')).toMatch(
+      /^pruned: none of 12 graded answers passed in plan, and allowing for how hard those calls were it rates 0\.\d\d, under the 0\.25 a model needs$/,
+    );
+    expect(plainReason('pruned: needs tools')).toBe('pruned: needs tools');
+  });
+
   it('returns a reason it does not know unchanged', () => {
     expect(plainReason('some reason a later router writes')).toBe('some reason a later router writes');
     expect(plainReason('')).toBe('');
