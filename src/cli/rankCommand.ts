@@ -38,6 +38,11 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
   if (!values.class) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
   const panel = readPanelFile(values.panel, io);
   if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
+  // A pin or avoid naming no panel model is a mistyped flag (exit 2), not a routing failure.
+  for (const flag of ['pinned', 'avoid'] as const) {
+    const slug = values[flag];
+    if (slug !== undefined && !panel.models.some((model) => model.slug === slug)) throw new UsageError(`--${flag} ${slug}: no model of that slug on the panel (${panel.models.map((model) => model.slug).join(', ')})`);
+  }
 
   let ledger: Ledger = new MemoryLedger();
   if (values.ledger) {

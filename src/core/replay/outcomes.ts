@@ -45,6 +45,9 @@ export class OutcomesError extends Error {
 export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[]; models: string[] } {
   const rows: OutcomeRow[] = [];
   let models: string[] | undefined;
+  // Each prompt becomes one call whose id is the prompt's: two rows with one id would mix two prompts'
+  // attempts under one call in the decision log.
+  const lineOfId = new Map<string, number>();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
@@ -69,6 +72,9 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
       const missing = models.filter((model) => !(model in row.m));
       if (missing.length) throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
     }
+    const earlier = lineOfId.get(row.id);
+    if (earlier !== undefined) throw new OutcomesError(source, i + 1, `prompt id "${row.id}" is already on line ${earlier}: each prompt needs its own id`);
+    lineOfId.set(row.id, i + 1);
     rows.push(row);
   }
   if (!models) throw new OutcomesError(source, 1, 'no rows');

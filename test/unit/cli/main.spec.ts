@@ -142,6 +142,14 @@ describe('rung replay', () => {
     expect(io.err).toMatch(/missing\.jsonl:2: model missing from the row: large/);
   });
 
+  it('refuses a second row with a prompt id already used, naming both lines', async () => {
+    const rows = makeOutcomes(3);
+    (rows[2] as { id: string }).id = (rows[0] as { id: string }).id;
+    write('twice.jsonl', toJsonLines(rows));
+    expect(await main(['replay', 'twice.jsonl'], io)).toBe(2);
+    expect(io.err).toMatch(new RegExp(`twice\\.jsonl:3: prompt id "${(rows[0] as { id: string }).id}" is already on line 1`));
+  });
+
   it('names a row field of the wrong type with its line', async () => {
     write('typed.jsonl', '{"id":"a","family":"f","m":{"x":{"c":2,"cost":0}}}\n');
     expect(await main(['replay', 'typed.jsonl'], io)).toBe(2);
@@ -244,6 +252,15 @@ describe('rung rank', () => {
     write('panel.json', JSON.stringify(panel));
     expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--context', '12k'], io)).toBe(2);
     expect(io.err).toContain('--context must be a whole number of tokens, not "12k"');
+  });
+
+  it('exits 2 on a pin or avoid that names no panel model, listing the panel', async () => {
+    write('panel.json', JSON.stringify(panel));
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--pinned', 'qwen3:4b'], io)).toBe(2);
+    expect(io.err).toContain('--pinned qwen3:4b: no model of that slug on the panel (opus, qwen3:14b, qwen2.5:3b)');
+    const avoid = new CapturedIo(dir);
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--avoid', 'qwen3:4b'], avoid)).toBe(2);
+    expect(avoid.err).toContain('--avoid qwen3:4b: no model of that slug on the panel');
   });
 });
 
