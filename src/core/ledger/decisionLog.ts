@@ -204,14 +204,17 @@ export class DecisionLog implements DecisionSink {
     try {
       const text = readIfExists(this.path);
       if (!text) return { kept: 0, dropped: 0, setAside: 0 };
+      // The piece after the last newline is read like any other line. No appender writes while the lock
+      // is held, so it is not a row in progress: it is what a killed writer tore, or a whole row left by
+      // something that does not end its last line (an editor, a merge). A row is one JSON object, and no
+      // prefix of an object short of its closing brace parses: a piece that parses is whole and is kept,
+      // with the newline it lacked; a torn one does not parse and is set aside.
       const lines = text.split('\n');
-      // The segment after the last newline is torn (no appender runs while we hold the lock).
-      const complete = lines.slice(0, -1);
       const oldest = retention.maxAgeMs === undefined ? Number.NEGATIVE_INFINITY : this.clock.now() - retention.maxAgeMs;
       let kept: string[] = [];
       const unreadable: string[] = [];
       let rows = 0;
-      for (const line of complete) {
+      for (const line of lines) {
         let at: unknown;
         try {
           at = (JSON.parse(line) as { at?: unknown }).at;
@@ -223,14 +226,12 @@ export class DecisionLog implements DecisionSink {
         if (typeof at === 'number' && at < oldest) continue;
         kept.push(line);
       }
-      const torn = lines[lines.length - 1] ?? '';
-      if (torn.trim()) unreadable.push(torn);
       if (retention.maxRows !== undefined && kept.length > retention.maxRows) kept = kept.slice(kept.length - retention.maxRows);
-      const changed = kept.length !== complete.length || torn !== '';
+      const next = kept.length ? `${kept.join('\n')}\n` : '';
       // Retention drops rows on purpose; a line that is not JSON (a crash's torn row, a hand edit, a
       // merge conflict's markers) is not Rung's to delete, so it is moved aside before the rewrite.
       if (unreadable.length) appendFileSync(this.unreadablePath, `${unreadable.join('\n')}\n`);
-      if (changed) writeFileAtomic(this.path, Buffer.from(kept.length ? `${kept.join('\n')}\n` : '', 'utf8'));
+      if (next !== text) writeFileAtomic(this.path, Buffer.from(next, 'utf8'));
       return {
         kept: kept.length,
         dropped: rows - kept.length,

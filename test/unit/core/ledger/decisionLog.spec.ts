@@ -115,6 +115,19 @@ describe('DecisionLog', () => {
     expect(readFileSync(`${log.path}.unreadable`, 'utf8')).toBe('<<<<<<< HEAD\n{"call":"c","at":\nnot json either\n');
   });
 
+  it('keeps a whole last row that has no newline after it, and ends the log with one', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: clock.now() }));
+    await log.flush();
+    // As an editor or a merge that drops the final newline leaves the log.
+    appendFileSync(log.path, JSON.stringify(decisionRow({ call: 'b', at: clock.now() })));
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 2, dropped: 0, setAside: 0 });
+    expect(existsSync(log.unreadablePath)).toBe(false);
+    expect(readFileSync(log.path, 'utf8').endsWith('}\n')).toBe(true);
+    expect(log.readAll()).toMatchObject({ skipped: 0 });
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['a', 'b']);
+  });
+
   it('keeps its rows queued while another process holds the lock', async () => {
     const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
     writeFileSync(`${log.path}.lock`, JSON.stringify({ token: 'other', pid: 1, at: clock.now() }));
