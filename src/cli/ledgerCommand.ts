@@ -468,7 +468,7 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { log } = decisionLogBeside(decisionsLedgerFile(values.ledger, io), io, 'rung ledger compact');
   const { kept, dropped, setAside, setAsidePath } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
-  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was' : 'were'} not JSON to ${setAsidePath}\n`);
+  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was not a decision row' : 'were not decision rows'} to ${setAsidePath}\n`);
   return EXIT_OK;
 }
 

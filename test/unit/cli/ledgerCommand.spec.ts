@@ -219,12 +219,17 @@ describe('rung ledger', () => {
     expect((JSON.parse(io.out) as unknown[]).length).toBe(2);
   });
 
-  it('says where compaction moved the lines of the decision log that were not JSON', async () => {
+  it('says where compaction moved the lines of the decision log that were not decision rows', async () => {
     seedDecisions();
     appendFileSync(decisionLogPath(ledgerPath), '=======\n');
     expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
     expect(io.out).toContain('kept 3 decision rows, dropped 0');
-    expect(io.out).toContain(`moved 1 line that was not JSON to ${decisionLogPath(ledgerPath)}.unreadable`);
+    expect(io.out).toContain(`moved 1 line that was not a decision row to ${decisionLogPath(ledgerPath)}.unreadable`);
+    io.out = '';
+    // JSON, but no row: counted with the rest of what was set aside, not as rows kept.
+    appendFileSync(decisionLogPath(ledgerPath), '[1,2,3]\nnull\n');
+    expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
+    expect(io.out).toBe(`kept 3 decision rows, dropped 0 from ${decisionLogPath(ledgerPath)}\nmoved 2 lines that were not decision rows to ${decisionLogPath(ledgerPath)}.unreadable\n`);
   });
 
   it('refuses a merge from a file that is not a ledger without creating one of its own', async () => {

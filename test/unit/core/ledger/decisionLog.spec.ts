@@ -128,6 +128,29 @@ describe('DecisionLog', () => {
     expect(log.readAll().rows.map((row) => row.call)).toEqual(['a', 'b']);
   });
 
+  it('sets lines aside with their exact bytes, and keeps a row that is not valid UTF-8 as it was', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'old', at: clock.now() - 10_000 }));
+    await log.flush();
+    const garbage = Buffer.from([0x00, 0x00, 0xff, 0xfe]);
+    // A row whose reason holds a byte that is not UTF-8: a reader sees U+FFFD, the file keeps the byte.
+    const oddRow = Buffer.concat([Buffer.from(`{"call":"odd","model":"m","verdict":"pass","at":${clock.now()},"reason":"`), Buffer.from([0xff]), Buffer.from('"}')]);
+    appendFileSync(log.path, Buffer.concat([garbage, Buffer.from('\n'), oddRow, Buffer.from('\n')]));
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 1, dropped: 1, setAside: 1, setAsidePath: log.unreadablePath });
+    expect(readFileSync(log.unreadablePath)).toEqual(Buffer.concat([garbage, Buffer.from('\n')]));
+    expect(readFileSync(log.path)).toEqual(Buffer.concat([oddRow, Buffer.from('\n')]));
+  });
+
+  it('sets aside JSON that is not an object as not a decision row, whatever its value', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: clock.now() }));
+    await log.flush();
+    appendFileSync(log.path, '[1,2,3]\nnull\n42\n"call"\n');
+    expect(await log.compact()).toEqual({ kept: 1, dropped: 0, setAside: 4, setAsidePath: log.unreadablePath });
+    expect(readFileSync(log.unreadablePath, 'utf8')).toBe('[1,2,3]\nnull\n42\n"call"\n');
+    expect(log.readAll()).toMatchObject({ skipped: 0 });
+  });
+
   it('keeps its rows queued while another process holds the lock', async () => {
     const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
     writeFileSync(`${log.path}.lock`, JSON.stringify({ token: 'other', pid: 1, at: clock.now() }));
