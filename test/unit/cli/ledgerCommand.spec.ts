@@ -98,6 +98,20 @@ describe('rung ledger', () => {
     expect(lines[2]).toContain('fail (final) ← truth');
   });
 
+  it('lists the other decisions when one row has a time no Date can hold', async () => {
+    writeRows([decisionRow({ call: 'c1', at: 1 }), decisionRow({ call: 'far', at: 1e300 }), decisionRow({ call: 'c2', at: 2 })]);
+    expect(await runLedgerCommand(['decisions'], io)).toBe(0);
+    expect(io.err).toBe('');
+    const lines = io.out.trim().split('\n');
+    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([
+      ['1970-01-01T00:00:00.001Z', 'live', 'c1'],
+      ['1970-01-01T00:00:00.002Z', 'live', 'c2'],
+    ]);
+    io.out = '';
+    expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'decisions'], io)).toBe(0);
+    expect(io.out).not.toContain('far');
+  });
+
   it('prints where each row came from: live for a routed call, replay for a replayed one with its policy', async () => {
     writeRows([
       decisionRow({ call: 'chat-6f1c', at: 1 }),

@@ -55,6 +55,17 @@ describe('DecisionLog', () => {
     expect(all.skipped).toBe(1);
   });
 
+  it('skips a row whose time no Date can hold, and counts it with the other unreadable lines', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: 1 }));
+    log.append(decisionRow({ call: 'far', at: 1e300 }));
+    log.append(decisionRow({ call: 'b', at: 2 }));
+    await log.flush();
+    expect(log.readAll()).toMatchObject({ skipped: 1, rows: [{ call: 'a' }, { call: 'b' }] });
+    expect(log.last(5).map((row) => row.call)).toEqual(['a', 'b']);
+    expect(log.forCall('far').rows).toEqual([]);
+  });
+
   it('starts a fresh line after a torn row, so the next row is not lost with it', async () => {
     const log = openLog();
     log.append(decisionRow({ call: 'c0' }));
