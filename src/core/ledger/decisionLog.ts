@@ -22,14 +22,14 @@
  * observations land in the same wake-up. A write that fails is reported as a `save-failed` notice, as
  * the ledger reports its own, and retried a second later with nothing dropped.
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode } from './fileLock';
+import { FileLock } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
-import { parseObject, visitLinesBackwards } from './decisionTail';
+import { parseObject, readIfExists, visitLinesBackwards } from './decisionTail';
 import { describe } from './ledgerFile';
 import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
 
@@ -151,7 +151,7 @@ export class DecisionLog implements DecisionSink {
 
   /** Every readable row, oldest first, and how many lines were skipped (torn or not a row). */
   readAll(): { rows: DecisionRow[]; skipped: number } {
-    const text = readIfExists(this.path);
+    const text = readIfExists(this.path).toString('utf8');
     const end = text.lastIndexOf('\n') + 1;
     const parsed = parseDecisionLines(text.slice(0, end));
     // A last line without its newline is a row still being written or torn by a killed writer.
@@ -180,7 +180,7 @@ export class DecisionLog implements DecisionSink {
   /** Every row of one call, and the truth about it: its last row (a later `final` row settles a verdict). */
   forCall(callId: string): { rows: DecisionRow[]; truth: DecisionRow | undefined } {
     const needle = JSON.stringify(callId).slice(1, -1);
-    const text = readIfExists(this.path);
+    const text = readIfExists(this.path).toString('utf8');
     const end = text.lastIndexOf('\n') + 1;
     const lines = text.slice(0, end).split('\n').filter((line) => line.includes(needle));
     const rows = parseDecisionLines(lines.join('\n')).rows.filter((row) => row.call === callId);
@@ -204,7 +204,7 @@ export class DecisionLog implements DecisionSink {
     try {
       // Bytes, not text: a line that is not UTF-8 would come back from a string with U+FFFD in place of
       // what it held, and what is set aside or kept must be exactly what was there.
-      const bytes = readBytesIfExists(this.path);
+      const bytes = readIfExists(this.path);
       if (bytes.length === 0) return { kept: 0, dropped: 0, setAside: 0 };
       const oldest = retention.maxAgeMs === undefined ? Number.NEGATIVE_INFINITY : this.clock.now() - retention.maxAgeMs;
       let kept: Buffer[] = [];
@@ -328,6 +328,8 @@ function writeWhole(fd: number, data: Buffer): void {
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
+const NEWLINE = Buffer.from('\n');
+
 /** The pieces of `bytes` between newlines, the piece after the last one included (empty when the bytes end in one). */
 function splitLines(bytes: Buffer): Buffer[] {
   const lines: Buffer[] = [];
@@ -343,24 +345,4 @@ function splitLines(bytes: Buffer): Buffer[] {
 /** Each line followed by a newline. */
 function joinLines(lines: Buffer[]): Buffer {
   return Buffer.concat(lines.flatMap((line) => [line, NEWLINE]));
-}
-
-const NEWLINE = Buffer.from('\n');
-
-function readBytesIfExists(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return Buffer.alloc(0);
-    throw error;
-  }
-}
-
-function readIfExists(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return '';
-    throw error;
-  }
 }

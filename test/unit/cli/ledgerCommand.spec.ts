@@ -280,6 +280,19 @@ describe('rung ledger', () => {
     expect(io.out).toBe('');
   });
 
+  it('fails decisions, export and compact on a directory where the decision log should be, naming it', async () => {
+    await seed();
+    const logPath = decisionLogPath(ledgerPath);
+    mkdirSync(logPath);
+    for (const argv of [['decisions'], ['decisions', '--call', 'c1'], ['export', '--format', 'jsonl'], ['export', '--format', 'csv', '--what', 'decisions'], ['compact']]) {
+      io.out = '';
+      io.err = '';
+      expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
+      expect(io.err).toBe(`rung ledger ${argv[0]}: cannot use ${logPath} as the decision log: it is a directory, not a decision log file\n`);
+      expect(io.out).toBe('');
+    }
+  });
+
   it('names an unknown option or command and exits 2', async () => {
     expect(await runLedgerCommand(['show', '--colour'], io)).toBe(2);
     expect(io.err).toContain("'--colour'");

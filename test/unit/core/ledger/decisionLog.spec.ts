@@ -162,6 +162,18 @@ describe('DecisionLog', () => {
     expect(log.readAll()).toMatchObject({ skipped: 0 });
   });
 
+  it('refuses a directory at its path by name, reading or compacting, and leaves it as it is', async () => {
+    const log = openLog();
+    mkdirSync(log.path);
+    const refusal = `cannot use ${log.path} as the decision log: it is a directory, not a decision log file`;
+    expect(() => log.readAll()).toThrow(refusal);
+    expect(() => log.last(5)).toThrow(refusal);
+    expect(() => log.forCall('c')).toThrow(refusal);
+    await expect(log.compact()).rejects.toThrow(refusal);
+    expect(existsSync(log.unreadablePath)).toBe(false);
+    expect(existsSync(`${log.path}.lock`)).toBe(false);
+  });
+
   it('keeps its rows queued while another process holds the lock', async () => {
     const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
     writeFileSync(`${log.path}.lock`, JSON.stringify({ token: 'other', pid: 1, at: clock.now() }));
