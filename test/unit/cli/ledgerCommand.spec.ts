@@ -246,6 +246,17 @@ describe('rung ledger', () => {
     expect(io.out).toBe(`kept 3 decision rows, dropped 0 from ${decisionLogPath(ledgerPath)}\nmoved 2 lines that were not decision rows to ${decisionLogPath(ledgerPath)}.unreadable\n`);
   });
 
+  it('says there is no ledger when compact finds neither a ledger nor a decision log, and creates nothing', async () => {
+    expect(await runLedgerCommand(['compact'], io)).toBe(1);
+    expect(io.err).toBe(`rung ledger compact: no ledger at ${ledgerPath} (pass --ledger FILE)\n`);
+    io.err = '';
+    expect(await runLedgerCommand(['compact', '--ledger', join('nowhere', 'ledger.sqlite')], io)).toBe(1);
+    expect(io.err).toBe(`rung ledger compact: no ledger at ${join(dir.path, 'nowhere', 'ledger.sqlite')} (pass --ledger FILE)\n`);
+    expect(io.out).toBe('');
+    expect(existsSync(join(dir.path, '.rung'))).toBe(false);
+    expect(existsSync(join(dir.path, 'nowhere'))).toBe(false);
+  });
+
   it('refuses a merge from a file that is not a ledger without creating one of its own', async () => {
     writeFileSync(join(dir.path, 'notes.sqlite'), 'these are not the ratings you are looking for');
     expect(await runLedgerCommand(['merge', 'notes.sqlite'], io)).toBe(1);
