@@ -464,11 +464,16 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
         maxRows: values['max-rows'] === undefined ? undefined : positiveInteger(values['max-rows'], '--max-rows'),
       }
     : DEFAULT_RETENTION;
+  const path = decisionsLedgerFile(values.ledger, io);
+  // With neither there is nothing to compact, and the likeliest cause is a --ledger or a folder named
+  // wrong: said as the other subcommands say it, where the lock taken next failed with a raw ENOENT in
+  // a folder that does not exist. The log alone is enough, since it may outlive its ledger.
+  if (!existsSync(path) && !existsSync(decisionLogPath(path))) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
   // Compaction takes the log's lock: a lock taken over from a dead process is said on stderr.
-  const { log } = decisionLogBeside(decisionsLedgerFile(values.ledger, io), io, 'rung ledger compact');
+  const { log } = decisionLogBeside(path, io, 'rung ledger compact');
   const { kept, dropped, setAside, setAsidePath } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
-  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was' : 'were'} not JSON to ${setAsidePath}\n`);
+  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was not a decision row' : 'were not decision rows'} to ${setAsidePath}\n`);
   return EXIT_OK;
 }
 

@@ -11,6 +11,16 @@ import * as z from 'zod';
 import { VERDICTS, type Verdict } from '../verdict';
 
 /**
+ * How far from the epoch a `Date` reaches either way, ms: 100 million days (ECMA-262).
+ *
+ * @remarks
+ * A row's `at` past it names no time: `new Date(at).toISOString()` throws "Invalid time value", and one
+ * such row in the log made `rung ledger decisions` fail without listing any. The reader refuses the row
+ * instead, as it refuses any other row it cannot use, and counts it skipped.
+ */
+export const DATE_LIMIT_MS = 8.64e15;
+
+/**
  * The row's fields, each with the default a row from an older Rung (without it) reads as.
  *
  * @remarks
@@ -21,8 +31,8 @@ import { VERDICTS, type Verdict } from '../verdict';
 const decisionRowShape = {
   /** Row schema version. */
   v: z.number().default(1),
-  /** ms since the epoch. */
-  at: z.number().default(0),
+  /** ms since the epoch, within {@link DATE_LIMIT_MS}. */
+  at: z.number().min(-DATE_LIMIT_MS).max(DATE_LIMIT_MS).default(0),
   call: z.string(),
   run: z.string().nullable().default(null),
   class: z.string().default(''),

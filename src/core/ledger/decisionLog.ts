@@ -22,14 +22,14 @@
  * observations land in the same wake-up. A write that fails is reported as a `save-failed` notice, as
  * the ledger reports its own, and retried a second later with nothing dropped.
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode } from './fileLock';
+import { FileLock } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
-import { visitLinesBackwards } from './decisionTail';
+import { parseObject, readIfExists, visitLinesBackwards } from './decisionTail';
 import { describe } from './ledgerFile';
 import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
 
@@ -67,7 +67,7 @@ export interface CompactResult {
   kept: number;
   /** Rows past the retention age or count, removed. */
   dropped: number;
-  /** Lines that were not JSON, moved out of the log into {@link CompactResult.setAsidePath}. */
+  /** Lines that were not decision rows (not a JSON object), moved out of the log into {@link CompactResult.setAsidePath}. */
   setAside: number;
   /** Where they went (the log's path with `.unreadable`), when there were any. */
   setAsidePath?: string;
@@ -94,7 +94,7 @@ export class DecisionLog implements DecisionSink {
   readonly path: string;
   /** Everything the user should hear about, oldest first. */
   readonly notices: LedgerNotice[] = [];
-  /** Where compaction moves lines that are not JSON, rather than deleting them. */
+  /** Where compaction moves lines that are not decision rows, rather than deleting them. */
   readonly unreadablePath: string;
   private readonly clock: Clock;
   private readonly timer: FlushTimer;
@@ -151,7 +151,7 @@ export class DecisionLog implements DecisionSink {
 
   /** Every readable row, oldest first, and how many lines were skipped (torn or not a row). */
   readAll(): { rows: DecisionRow[]; skipped: number } {
-    const text = readIfExists(this.path);
+    const text = readIfExists(this.path).toString('utf8');
     const end = text.lastIndexOf('\n') + 1;
     const parsed = parseDecisionLines(text.slice(0, end));
     // A last line without its newline is a row still being written or torn by a killed writer.
@@ -180,7 +180,7 @@ export class DecisionLog implements DecisionSink {
   /** Every row of one call, and the truth about it: its last row (a later `final` row settles a verdict). */
   forCall(callId: string): { rows: DecisionRow[]; truth: DecisionRow | undefined } {
     const needle = JSON.stringify(callId).slice(1, -1);
-    const text = readIfExists(this.path);
+    const text = readIfExists(this.path).toString('utf8');
     const end = text.lastIndexOf('\n') + 1;
     const lines = text.slice(0, end).split('\n').filter((line) => line.includes(needle));
     const rows = parseDecisionLines(lines.join('\n')).rows.filter((row) => row.call === callId);
@@ -202,35 +202,40 @@ export class DecisionLog implements DecisionSink {
     const held = await this.lock.acquire();
     if (!held) throw new Error(`cannot compact ${this.path}: ${this.lock.path} is held by another process; try again`);
     try {
-      const text = readIfExists(this.path);
-      if (!text) return { kept: 0, dropped: 0, setAside: 0 };
-      const lines = text.split('\n');
-      // The segment after the last newline is torn (no appender runs while we hold the lock).
-      const complete = lines.slice(0, -1);
+      // Bytes, not text: a line that is not UTF-8 would come back from a string with U+FFFD in place of
+      // what it held, and what is set aside or kept must be exactly what was there.
+      const bytes = readIfExists(this.path);
+      if (bytes.length === 0) return { kept: 0, dropped: 0, setAside: 0 };
       const oldest = retention.maxAgeMs === undefined ? Number.NEGATIVE_INFINITY : this.clock.now() - retention.maxAgeMs;
-      let kept: string[] = [];
-      const unreadable: string[] = [];
+      let kept: Buffer[] = [];
+      const unreadable: Buffer[] = [];
       let rows = 0;
-      for (const line of complete) {
-        let at: unknown;
-        try {
-          at = (JSON.parse(line) as { at?: unknown }).at;
-        } catch {
-          if (line.trim()) unreadable.push(line);
+      // The piece after the last newline is read like any other line. No appender writes while the lock
+      // is held, so it is not a row in progress: it is what a killed writer tore, or a whole row left by
+      // something that does not end its last line (an editor, a merge). A row is one JSON object, and no
+      // prefix of an object short of its closing brace parses: a piece that parses is whole and is kept,
+      // with the newline it lacked; a torn one does not parse and is set aside.
+      for (const line of splitLines(bytes)) {
+        const text = line.toString('utf8');
+        if (!text.trim()) continue;
+        // A row is any JSON object, as the row counters read it: one the reader here would refuse may be
+        // a newer Rung's (a verdict this one does not know), and is not this one's to move.
+        const row = parseObject(text);
+        if (!row) {
+          unreadable.push(line);
           continue;
         }
         rows++;
-        if (typeof at === 'number' && at < oldest) continue;
+        if (typeof row.at === 'number' && row.at < oldest) continue;
         kept.push(line);
       }
-      const torn = lines[lines.length - 1] ?? '';
-      if (torn.trim()) unreadable.push(torn);
       if (retention.maxRows !== undefined && kept.length > retention.maxRows) kept = kept.slice(kept.length - retention.maxRows);
-      const changed = kept.length !== complete.length || torn !== '';
-      // Retention drops rows on purpose; a line that is not JSON (a crash's torn row, a hand edit, a
-      // merge conflict's markers) is not Rung's to delete, so it is moved aside before the rewrite.
-      if (unreadable.length) appendFileSync(this.unreadablePath, `${unreadable.join('\n')}\n`);
-      if (changed) writeFileAtomic(this.path, Buffer.from(kept.length ? `${kept.join('\n')}\n` : '', 'utf8'));
+      const next = joinLines(kept);
+      // Retention drops rows on purpose; a line that is not a row (a crash's torn row, a hand edit, a
+      // merge conflict's markers, JSON that is no object) is not Rung's to delete, so it is moved aside
+      // before the rewrite.
+      if (unreadable.length) appendFileSync(this.unreadablePath, joinLines(unreadable));
+      if (!next.equals(bytes)) writeFileAtomic(this.path, next);
       return {
         kept: kept.length,
         dropped: rows - kept.length,
@@ -323,11 +328,21 @@ function writeWhole(fd: number, data: Buffer): void {
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
-function readIfExists(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return '';
-    throw error;
+const NEWLINE = Buffer.from('\n');
+
+/** The pieces of `bytes` between newlines, the piece after the last one included (empty when the bytes end in one). */
+function splitLines(bytes: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let newline = bytes.indexOf(0x0a); newline >= 0; newline = bytes.indexOf(0x0a, start)) {
+    lines.push(bytes.subarray(start, newline));
+    start = newline + 1;
   }
+  lines.push(bytes.subarray(start));
+  return lines;
+}
+
+/** Each line followed by a newline. */
+function joinLines(lines: Buffer[]): Buffer {
+  return Buffer.concat(lines.flatMap((line) => [line, NEWLINE]));
 }

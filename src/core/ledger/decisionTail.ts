@@ -9,9 +9,10 @@
  * writer) and is never returned. Counting rows for a filter reads the file forwards, but only the
  * bytes added since the last count, and parses only lines a cheap text test cannot rule out.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { parseDecisionLines, type DecisionRow } from '../decisions/decision';
 import { isCode } from './fileLock';
+import { whatIs } from './ledgerFile';
 
 /** Bytes read per step when reading the log backwards for its last rows. */
 export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
@@ -315,11 +316,43 @@ export class RowCounter {
   }
 }
 
-function openIfExists(path: string): number | undefined {
+/**
+ * Opens the log at `path` for reading; undefined when there is none.
+ *
+ * @remarks
+ * Anything but a regular file is refused by name, in the words the ledger file uses: a directory there
+ * used to fail every reader with a bare "EISDIR: illegal operation on a directory, read", naming no
+ * path. Opened non-blocking, as the ledger file is, so a named pipe at the path cannot hang the open.
+ */
+export function openIfExists(path: string): number | undefined {
+  let fd: number;
   try {
-    return openSync(path, 'r');
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if (isCode(error, 'ENOENT')) return undefined;
+    // Where a directory cannot be opened at all (Windows), the open is what fails.
+    if (isCode(error, 'EISDIR')) throw notALogFile(path, 'a directory');
     throw error;
   }
+  const stat = fstatSync(fd);
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw notALogFile(path, whatIs(stat));
+  }
+  return fd;
+}
+
+/** The whole log at `path` (refused by name when it is not a file), or no bytes when there is none. */
+export function readIfExists(path: string): Buffer {
+  const fd = openIfExists(path);
+  if (fd === undefined) return Buffer.alloc(0);
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function notALogFile(path: string, what: string): Error {
+  return new Error(`cannot use ${path} as the decision log: it is ${what}, not a decision log file`);
 }

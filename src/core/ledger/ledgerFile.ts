@@ -11,7 +11,7 @@
  * something, so they are refused by name and left exactly as they are. An SQL error while telling
  * whose a whole database is counts for that: such a file is foreign, never damaged.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { isCode } from './fileLock';
 import { readSchema } from './schema';
@@ -100,7 +100,8 @@ export function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntSta
   }
 }
 
-function whatIs(stat: BigIntStats): string {
+/** What a path that is not a regular file holds, to follow "is": "a directory", "a named pipe". */
+export function whatIs(stat: Pick<Stats | BigIntStats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>): string {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a named pipe';
   if (stat.isSocket()) return 'a socket';

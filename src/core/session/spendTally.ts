@@ -9,7 +9,7 @@
  * counted. Only the fields spend needs are read, with `JSON.parse` and no row schema.
  */
 import { visitLinesBackwards, visitLinesForward, parseObject } from '../ledger/decisionTail';
-import type { DecisionRow } from '../decisions/decision';
+import { DATE_LIMIT_MS, type DecisionRow } from '../decisions/decision';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -121,8 +121,11 @@ function spendFields(line: string): SpendFields | undefined {
   const row = parseObject(line);
   if (!row || typeof row.model !== 'string') return undefined;
   const count = (field: unknown): number | null => (typeof field === 'number' ? field : null);
+  const at = count(row.at) ?? 0;
+  // Passed over as the row schema refuses it: no day can be named for it, and naming one threw.
+  if (Math.abs(at) > DATE_LIMIT_MS) return undefined;
   return {
-    at: count(row.at) ?? 0,
+    at,
     model: row.model,
     cost: count(row.cost),
     inputTokens: count(row.inputTokens),

@@ -98,6 +98,20 @@ describe('rung ledger', () => {
     expect(lines[2]).toContain('fail (final) ← truth');
   });
 
+  it('lists the other decisions when one row has a time no Date can hold', async () => {
+    writeRows([decisionRow({ call: 'c1', at: 1 }), decisionRow({ call: 'far', at: 1e300 }), decisionRow({ call: 'c2', at: 2 })]);
+    expect(await runLedgerCommand(['decisions'], io)).toBe(0);
+    expect(io.err).toBe('');
+    const lines = io.out.trim().split('\n');
+    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 3))).toEqual([
+      ['1970-01-01T00:00:00.001Z', 'live', 'c1'],
+      ['1970-01-01T00:00:00.002Z', 'live', 'c2'],
+    ]);
+    io.out = '';
+    expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'decisions'], io)).toBe(0);
+    expect(io.out).not.toContain('far');
+  });
+
   it('prints where each row came from: live for a routed call, replay for a replayed one with its policy', async () => {
     writeRows([
       decisionRow({ call: 'chat-6f1c', at: 1 }),
@@ -219,12 +233,28 @@ describe('rung ledger', () => {
     expect((JSON.parse(io.out) as unknown[]).length).toBe(2);
   });
 
-  it('says where compaction moved the lines of the decision log that were not JSON', async () => {
+  it('says where compaction moved the lines of the decision log that were not decision rows', async () => {
     seedDecisions();
     appendFileSync(decisionLogPath(ledgerPath), '=======\n');
     expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
     expect(io.out).toContain('kept 3 decision rows, dropped 0');
-    expect(io.out).toContain(`moved 1 line that was not JSON to ${decisionLogPath(ledgerPath)}.unreadable`);
+    expect(io.out).toContain(`moved 1 line that was not a decision row to ${decisionLogPath(ledgerPath)}.unreadable`);
+    io.out = '';
+    // JSON, but no row: counted with the rest of what was set aside, not as rows kept.
+    appendFileSync(decisionLogPath(ledgerPath), '[1,2,3]\nnull\n');
+    expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
+    expect(io.out).toBe(`kept 3 decision rows, dropped 0 from ${decisionLogPath(ledgerPath)}\nmoved 2 lines that were not decision rows to ${decisionLogPath(ledgerPath)}.unreadable\n`);
+  });
+
+  it('says there is no ledger when compact finds neither a ledger nor a decision log, and creates nothing', async () => {
+    expect(await runLedgerCommand(['compact'], io)).toBe(1);
+    expect(io.err).toBe(`rung ledger compact: no ledger at ${ledgerPath} (pass --ledger FILE)\n`);
+    io.err = '';
+    expect(await runLedgerCommand(['compact', '--ledger', join('nowhere', 'ledger.sqlite')], io)).toBe(1);
+    expect(io.err).toBe(`rung ledger compact: no ledger at ${join(dir.path, 'nowhere', 'ledger.sqlite')} (pass --ledger FILE)\n`);
+    expect(io.out).toBe('');
+    expect(existsSync(join(dir.path, '.rung'))).toBe(false);
+    expect(existsSync(join(dir.path, 'nowhere'))).toBe(false);
   });
 
   it('refuses a merge from a file that is not a ledger without creating one of its own', async () => {
@@ -259,6 +289,19 @@ describe('rung ledger', () => {
     expect(await runLedgerCommand(['show', '--ledger', 'somewhere'], io)).toBe(1);
     expect(io.err).toContain(`${join(dir.path, 'somewhere')} as the ledger: it is a directory, not a ledger file`);
     expect(io.out).toBe('');
+  });
+
+  it('fails decisions, export and compact on a directory where the decision log should be, naming it', async () => {
+    await seed();
+    const logPath = decisionLogPath(ledgerPath);
+    mkdirSync(logPath);
+    for (const argv of [['decisions'], ['decisions', '--call', 'c1'], ['export', '--format', 'jsonl'], ['export', '--format', 'csv', '--what', 'decisions'], ['compact']]) {
+      io.out = '';
+      io.err = '';
+      expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
+      expect(io.err).toBe(`rung ledger ${argv[0]}: cannot use ${logPath} as the decision log: it is a directory, not a decision log file\n`);
+      expect(io.out).toBe('');
+    }
   });
 
   it('names an unknown option or command and exits 2', async () => {

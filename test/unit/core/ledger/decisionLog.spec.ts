@@ -55,6 +55,17 @@ describe('DecisionLog', () => {
     expect(all.skipped).toBe(1);
   });
 
+  it('skips a row whose time no Date can hold, and counts it with the other unreadable lines', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: 1 }));
+    log.append(decisionRow({ call: 'far', at: 1e300 }));
+    log.append(decisionRow({ call: 'b', at: 2 }));
+    await log.flush();
+    expect(log.readAll()).toMatchObject({ skipped: 1, rows: [{ call: 'a' }, { call: 'b' }] });
+    expect(log.last(5).map((row) => row.call)).toEqual(['a', 'b']);
+    expect(log.forCall('far').rows).toEqual([]);
+  });
+
   it('starts a fresh line after a torn row, so the next row is not lost with it', async () => {
     const log = openLog();
     log.append(decisionRow({ call: 'c0' }));
@@ -113,6 +124,54 @@ describe('DecisionLog', () => {
     appendFileSync(log.path, 'not json either\n');
     expect((await log.compact()).setAside).toBe(1);
     expect(readFileSync(`${log.path}.unreadable`, 'utf8')).toBe('<<<<<<< HEAD\n{"call":"c","at":\nnot json either\n');
+  });
+
+  it('keeps a whole last row that has no newline after it, and ends the log with one', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: clock.now() }));
+    await log.flush();
+    // As an editor or a merge that drops the final newline leaves the log.
+    appendFileSync(log.path, JSON.stringify(decisionRow({ call: 'b', at: clock.now() })));
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 2, dropped: 0, setAside: 0 });
+    expect(existsSync(log.unreadablePath)).toBe(false);
+    expect(readFileSync(log.path, 'utf8').endsWith('}\n')).toBe(true);
+    expect(log.readAll()).toMatchObject({ skipped: 0 });
+    expect(log.readAll().rows.map((row) => row.call)).toEqual(['a', 'b']);
+  });
+
+  it('sets lines aside with their exact bytes, and keeps a row that is not valid UTF-8 as it was', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'old', at: clock.now() - 10_000 }));
+    await log.flush();
+    const garbage = Buffer.from([0x00, 0x00, 0xff, 0xfe]);
+    // A row whose reason holds a byte that is not UTF-8: a reader sees U+FFFD, the file keeps the byte.
+    const oddRow = Buffer.concat([Buffer.from(`{"call":"odd","model":"m","verdict":"pass","at":${clock.now()},"reason":"`), Buffer.from([0xff]), Buffer.from('"}')]);
+    appendFileSync(log.path, Buffer.concat([garbage, Buffer.from('\n'), oddRow, Buffer.from('\n')]));
+    expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 1, dropped: 1, setAside: 1, setAsidePath: log.unreadablePath });
+    expect(readFileSync(log.unreadablePath)).toEqual(Buffer.concat([garbage, Buffer.from('\n')]));
+    expect(readFileSync(log.path)).toEqual(Buffer.concat([oddRow, Buffer.from('\n')]));
+  });
+
+  it('sets aside JSON that is not an object as not a decision row, whatever its value', async () => {
+    const log = openLog();
+    log.append(decisionRow({ call: 'a', at: clock.now() }));
+    await log.flush();
+    appendFileSync(log.path, '[1,2,3]\nnull\n42\n"call"\n');
+    expect(await log.compact()).toEqual({ kept: 1, dropped: 0, setAside: 4, setAsidePath: log.unreadablePath });
+    expect(readFileSync(log.unreadablePath, 'utf8')).toBe('[1,2,3]\nnull\n42\n"call"\n');
+    expect(log.readAll()).toMatchObject({ skipped: 0 });
+  });
+
+  it('refuses a directory at its path by name, reading or compacting, and leaves it as it is', async () => {
+    const log = openLog();
+    mkdirSync(log.path);
+    const refusal = `cannot use ${log.path} as the decision log: it is a directory, not a decision log file`;
+    expect(() => log.readAll()).toThrow(refusal);
+    expect(() => log.last(5)).toThrow(refusal);
+    expect(() => log.forCall('c')).toThrow(refusal);
+    await expect(log.compact()).rejects.toThrow(refusal);
+    expect(existsSync(log.unreadablePath)).toBe(false);
+    expect(existsSync(`${log.path}.lock`)).toBe(false);
   });
 
   it('keeps its rows queued while another process holds the lock', async () => {
