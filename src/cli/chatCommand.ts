@@ -15,6 +15,7 @@ import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
+import { schemaProblems } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
@@ -57,7 +58,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   try {
     parsed = await readChatCommandLine(argv, io);
     panel = readPanelFile(parsed.panel, io);
-    schema = parsed.schema === undefined ? undefined : readJson(parsed.schema, io, '--schema');
+    schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
     if (error instanceof PanelError) {
@@ -226,11 +227,23 @@ function phrase(verdict: VerdictWithReason): string {
   return `${verdict.kind}: ${failure}${verdict.reason}`;
 }
 
-function readJson(path: string, io: CliIo, flag: string): unknown {
+/**
+ * The `--schema` file, parsed and checked as a schema before any model is asked.
+ *
+ * @remarks
+ * A schema the check cannot read is the user's mistake, and a usage error (exit 2) here; let through, it
+ * failed every rung in turn (`{"type": "nonsense"}`), each paid for and graded down in the ledger, or
+ * passed any answer (`[1, 2]`).
+ */
+function readSchema(path: string, io: CliIo): unknown {
+  let schema: unknown;
   try {
-    return parseJsonText(readUserFile(path, io, flag));
+    schema = parseJsonText(readUserFile(path, io, '--schema'));
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`--schema ${path} is not valid JSON: ${(error as Error).message}`);
   }
+  const problems = schemaProblems(schema);
+  if (problems.length > 0) throw new UsageError(`--schema ${path} is not a JSON Schema Rung can check: ${problems.join('; ')}`);
+  return schema;
 }

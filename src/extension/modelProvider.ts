@@ -16,6 +16,7 @@
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../core/providers/provider';
+import { schemaProblems } from '../core/session/callChecks';
 import type { SessionChatRequest, SessionEvent } from '../core/session/types';
 import { climbAfter, type AskedAgain } from './askedAgain';
 import { hasStrongerRung } from './chatMetadata';
@@ -31,10 +32,22 @@ const DEFAULT_CONTEXT_TOKENS = 32_768;
 /** Output tokens Rung declares for every model: the editor uses it only to budget. */
 const MAX_OUTPUT_TOKENS = 8_192;
 
-/** What a caller may ask of Rung in `modelOptions.rung`. */
+/**
+ * What a caller may ask of Rung in `modelOptions.rung`.
+ *
+ * @remarks
+ * A schema the check cannot read is the caller's error, thrown back with the rest of a malformed
+ * request, rather than a check every model fails and is graded down for.
+ */
 const rungModelOptions = z.looseObject({
   classKey: z.string().min(1).optional(),
-  schema: z.unknown().optional(),
+  schema: z
+    .unknown()
+    .optional()
+    .superRefine((schema, context) => {
+      if (schema === undefined) return;
+      for (const problem of schemaProblems(schema)) context.addIssue({ code: 'custom', message: problem });
+    }),
   conversationId: z.string().optional(),
 });
 

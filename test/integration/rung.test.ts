@@ -138,6 +138,18 @@ describe('Rung in a real extension host', function () {
     assert.deepEqual(rows[1]?.escalation, [CHEAP_MODEL]);
   });
 
+  it('throws a schema the check cannot read back to the caller, asking no model', async () => {
+    const before = providers.requests.length;
+    const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
+    assert.ok(auto);
+    const ask = async (): Promise<void> => {
+      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], { modelOptions: { rung: { schema: { type: 'nonsense' } } } });
+      for await (const part of response.text) void part;
+    };
+    await assert.rejects(ask, /modelOptions\.rung is malformed: schema: #\/type: unknown type "nonsense"/);
+    assert.equal(chatRequests('ollama', before) + chatRequests('cloud', before), 0);
+  });
+
   it('climbs past the model that answered a Rung Auto request sent again unchanged, grading nobody, and routes it as before once nothing is above', async () => {
     const started = Date.now();
     const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });

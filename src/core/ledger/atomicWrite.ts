@@ -7,18 +7,45 @@
  * before the rename orders the data before the name on disk: without it a power cut after the rename
  * could leave the new name pointing at unwritten blocks. Temp files are named `<file>.tmp-<pid>-<random>`
  * so a writer killed mid-save leaves one behind that the next lock holder can remove.
+ *
+ * The rename puts a new file, with its own mode, where the old one was, so the old file's mode is given
+ * to the temp file first: a ledger the user made private (600) came back 644 after one save. The rename
+ * also needs only the folder to be writable, so a file the user made read-only (444) was replaced as
+ * though it were not; it is refused instead ({@link ReadOnlyFileError}), on its mode bits rather than on
+ * a failed open, because root may open any file and CI runs as root.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, statSync, writeSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { unlinkQuietly } from './fileLock';
 
-/** Writes `data` to `path` atomically; returns the new file's stat (its inode survives the rename). */
+/** A file nobody may write (no write bit in its mode), which {@link writeFileAtomic} will not replace. */
+export class ReadOnlyFileError extends Error {
+  constructor(
+    readonly path: string,
+    /** The permission bits, `0o444`. */
+    readonly mode: number,
+  ) {
+    super(`${path} is read-only (mode ${mode.toString(8).padStart(3, '0')}), so Rung leaves it as it is; make it writable (chmod u+w) to save to it`);
+    this.name = 'ReadOnlyFileError';
+  }
+}
+
+/**
+ * Writes `data` to `path` atomically, keeping the mode of the file it replaces; returns the new file's
+ * stat (its inode survives the rename). Throws {@link ReadOnlyFileError}, writing nothing, when the
+ * file there is read-only.
+ */
 export function writeFileAtomic(path: string, data: Uint8Array): BigIntStats {
+  const mode = modeToKeep(path);
+  if (mode !== undefined && (mode & 0o222) === 0) throw new ReadOnlyFileError(path, mode);
   const temp = `${path}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const fd = openSync(temp, 'w');
+  // Created with the old mode so the temp file is never more open than the file it replaces; the umask
+  // may have taken bits from it, so they are set again exactly.
+  const fd = openSync(temp, 'w', mode ?? 0o666);
   let stat: BigIntStats;
   try {
+    if (mode !== undefined) fchmodSync(fd, mode);
     let offset = 0;
     while (offset < data.byteLength) offset += writeSync(fd, data, offset, data.byteLength - offset);
     fsyncSync(fd);
@@ -37,6 +64,20 @@ export function writeFileAtomic(path: string, data: Uint8Array): BigIntStats {
   }
   fsyncDirectory(dirname(path));
   return stat;
+}
+
+/**
+ * The permission bits of the regular file at `path`, or undefined when there is none: a new file takes
+ * the umask's default, and a path that cannot be read is left to the write to fail on, as before. The
+ * set-id and sticky bits are not carried over; a data file has no use for them.
+ */
+function modeToKeep(path: string): number | undefined {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? stat.mode & 0o777 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Removes temp files a killed writer left beside `path`. Call only while holding the file's lock. */

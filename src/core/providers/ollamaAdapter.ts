@@ -25,7 +25,7 @@ import {
   type StreamPart,
   type ToolSpec,
 } from './provider';
-import { errorCode, failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestLines, type FetchLike } from './transport';
+import { BODY_HEAD_CHARS, bodySketch, errorCode, failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestLines, type FetchLike } from './transport';
 
 /** The probe's patience, ms (SPEC §4): a local server that takes longer than this to list its models is not there. */
 export const PROBE_TIMEOUT_MS = 2_000;
@@ -149,6 +149,7 @@ export class OllamaAdapter implements ProviderAdapter {
     if (options.maxOutputTokens !== undefined) modelOptions.num_predict = options.maxOutputTokens;
     if (Object.keys(modelOptions).length) body.options = modelOptions;
 
+    let contentType: string | null = null;
     const lines = requestLines(
       joinUrl(this.baseUrl, '/api/chat'),
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
@@ -160,6 +161,7 @@ export class OllamaAdapter implements ProviderAdapter {
         idleTimeoutMs: this.options.idleTimeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         now: () => this.clock.now(),
+        onHeaders: (headers) => void (contentType = headers.get('content-type')),
         failureForStatus: (status, message, headers) => this.failureForStatus(model, status, message, headers),
       },
     );
@@ -168,9 +170,23 @@ export class OllamaAdapter implements ProviderAdapter {
     let lineNumber = 0;
     let sawToolCall = false;
     let toolIndex = 0;
+    let sawChunk = false;
+    // Set when the first line is not a chat chunk: the lines after it are only read to quote the body.
+    let foreignHead: string | undefined;
     for await (const line of lines) {
       lineNumber++;
       if (!line.trim()) continue;
+      if (foreignHead !== undefined) {
+        foreignHead += ` ${line.trim()}`;
+        if (foreignHead.length > BODY_HEAD_CHARS) break;
+        continue;
+      }
+      if (!sawChunk && !isChatChunk(line)) {
+        foreignHead = line.trim();
+        if (foreignHead.length > BODY_HEAD_CHARS) break;
+        continue;
+      }
+      sawChunk = true;
       const chunk = parseChunk(line, lineNumber, this.name);
       if (chunk.error !== undefined) throw new ProviderError(`${this.name}: the server reported an error mid-stream: ${chunk.error}`, { provider: this.name });
       if (chunk.model) resolved = chunk.model;
@@ -198,6 +214,8 @@ export class OllamaAdapter implements ProviderAdapter {
       }
     }
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
+    // Nothing Ollama would send, not even one chunk: naming what came says where to look.
+    if (!sawChunk) throw new ProviderError(`${this.name}: the response was not Ollama's NDJSON chat stream (${bodySketch(contentType, foreignHead ?? '')})`, { provider: this.name });
     throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without "done": true`, { provider: this.name });
   }
 
@@ -295,6 +313,25 @@ function parseArguments(text: string): unknown {
 
 function argumentText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value ?? {});
+}
+
+/**
+ * Whether a line reads as one of Ollama's chat chunks: a JSON object with a `message`, `done` or `error`.
+ *
+ * @remarks
+ * Asked of the first line only. A body that fails it is not a stream that broke but another kind of
+ * answer: a pretty-printed JSON document (its first line `{`), a `chat.completion` object from an
+ * OpenAI-compatible server (every chunk field is optional, so it parsed as an empty chunk and the call
+ * ended as "cut mid-way"), or a web page sent without an HTML content-type. Later lines keep the
+ * "malformed line N" message: there the stream was Ollama's and went wrong.
+ */
+function isChatChunk(line: string): boolean {
+  try {
+    const json: unknown = JSON.parse(line);
+    return isRecord(json) && ('message' in json || 'done' in json || 'error' in json);
+  } catch {
+    return false;
+  }
 }
 
 function parseChunk(line: string, lineNumber: number, provider: string): z.infer<typeof chunkSchema> {

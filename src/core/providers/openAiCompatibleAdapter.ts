@@ -207,7 +207,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
     // A stream that ends after its finish reason but before [DONE] still carried a whole answer (only
-    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut.
+    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut. A
+    // body that held no event at all never gets here: requestEvents names it as not an event stream.
     if (!state.done && state.finishReason === undefined) {
       throw new ProviderError(`${this.name}: stream cut mid-way: it ended without a finish reason or [DONE] (its last event on line ${lastLine})`, { provider: this.name });
     }

@@ -33,6 +33,11 @@ export const MAX_LINE_CHARS = 4 * 1024 * 1024;
 const ERROR_BODY_CHARS = 4_096;
 /** How much of the server's own error message goes into ours, characters. */
 const ERROR_MESSAGE_CHARS = 300;
+/**
+ * How much of a body that is not the stream asked for is quoted back, characters: enough to tell a
+ * `chat.completion` object, an HTML page or a proxy's notice apart at a glance, short of an answer's text.
+ */
+export const BODY_HEAD_CHARS = 120;
 
 /** Socket-level error codes that mean "nobody is listening there", as opposed to "it broke". */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -50,6 +55,8 @@ export interface TransportOptions {
   maxLineChars?: number;
   /** Secrets to scrub from any text that came off the wire before it goes into a message. */
   secrets?: readonly string[];
+  /** Told the headers of a 2xx response before its body is read, so a body of the wrong kind can be named by them. */
+  onHeaders?: (headers: Headers) => void;
   /** Turns a non-2xx response into a failure; {@link failureForStatus} when absent. */
   failureForStatus?: (status: number, serverMessage: string, headers: Headers) => ProviderFailure;
   /** For Retry-After dates. */
@@ -118,6 +125,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       const named = title ? ` ("${scrub(title).slice(0, ERROR_MESSAGE_CHARS)}")` : '';
       throw new ProviderError(`${provider}: ${origin(url)} answered with a web page${named}, not the model API; check the provider's baseUrl`, { provider });
     }
+    options.onHeaders?.(response.headers);
     if (!response.body) throw new ProviderError(`${provider}: the response had no body`, { provider });
     reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -199,28 +207,67 @@ export type ServerSentItem =
  * first and fed one at a time, so each event knows the line it began on. An event whose data is empty
  * (`data:` alone, a keep-alive some proxies send) carries nothing and is not passed on. A last event
  * the stream ended before closing with a blank line is still dispatched: the bytes arrived whole.
+ *
+ * A body that ends without one event, having held lines that are not the format's (or labelled as
+ * something else), was not an event stream at all: a server that ignored `stream: true` and sent a whole
+ * `chat.completion` object, or a proxy's plain-text notice. Every such line reads as an unknown field, so
+ * the adapter would call it a stream cut mid-way and send the user after the network; instead it fails
+ * here, naming the content-type and quoting how the body begins.
  */
 export async function* requestEvents(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<ServerSentItem> {
   const pending: ServerSentItem[] = [];
   let lineNumber = 0;
   let eventStart: number | undefined;
+  let dispatched = false;
+  let foreignLines = false;
+  let head = '';
+  let contentType: string | null = null;
   const parser = createParser({
     onEvent: (message) => {
-      if (message.data.trim() !== '') pending.push({ type: 'event', event: message.event, data: message.data, line: eventStart ?? lineNumber });
+      if (message.data.trim() === '') return;
+      dispatched = true;
+      pending.push({ type: 'event', event: message.event, data: message.data, line: eventStart ?? lineNumber });
     },
     onError: (error) => {
-      if (error.type === 'unknown-field' && error.field !== undefined) pending.push({ type: 'field', field: error.field, value: error.value ?? '', line: lineNumber });
+      if (error.type !== 'unknown-field' || error.field === undefined) return;
+      foreignLines = true;
+      pending.push({ type: 'field', field: error.field, value: error.value ?? '', line: lineNumber });
     },
   });
-  for await (const line of requestLines(url, init, options)) {
+  const onHeaders = (headers: Headers): void => {
+    contentType = headers.get('content-type');
+    options.onHeaders?.(headers);
+  };
+  for await (const line of requestLines(url, init, { ...options, onHeaders })) {
     lineNumber++;
     if (line !== '' && eventStart === undefined && !line.startsWith(':')) eventStart = lineNumber;
+    if (!dispatched && head.length <= BODY_HEAD_CHARS && line.trim() !== '' && !line.startsWith(':')) head += `${head ? ' ' : ''}${line.trim()}`;
     parser.feed(`${line}\n`);
     if (line === '') eventStart = undefined;
     while (pending.length) yield pending.shift() as ServerSentItem;
   }
   parser.feed('\n');
   while (pending.length) yield pending.shift() as ServerSentItem;
+  if (!dispatched && (foreignLines || !isEventStream(contentType))) {
+    const { provider } = options;
+    throw new ProviderError(`${provider}: the response was not an event stream (${bodySketch(contentType, head, redactor(options.secrets ?? []))})`, { provider });
+  }
+}
+
+/**
+ * A body the adapter could not read, in a few words: its content-type and how it begins, on one line
+ * (`content-type application/json; it begins {"id": "chatcmpl-…", …`), secrets scrubbed.
+ */
+export function bodySketch(contentType: string | null, head: string, scrub: (text: string) => string = (text) => text): string {
+  const type = contentType ? `content-type ${contentType.trim()}` : 'no content-type';
+  const text = scrub(head.replace(/\s+/g, ' ').trim());
+  if (!text) return `${type}; the body was empty`;
+  return `${type}; it begins ${text.length > BODY_HEAD_CHARS ? `${text.slice(0, BODY_HEAD_CHARS)}…` : text}`;
+}
+
+/** Whether a content-type says server-sent events. */
+function isEventStream(contentType: string | null): boolean {
+  return /^\s*text\/event-stream\b/i.test(contentType ?? '');
 }
 
 /**

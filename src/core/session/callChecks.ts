@@ -17,6 +17,13 @@ import { StructuredOutputVerifier } from '../verifiers/structuredOutputVerifier'
 import type { Verifier } from '../verifiers/verifier';
 import type { CallChecks } from './types';
 
+/**
+ * Whether a caller's schema is one the structured-output check can read, here so a front end asks it of
+ * the session's rules rather than of the verifiers: the CLI refuses a bad `--schema` file as a usage
+ * error and the model picker as a malformed request, both before `chat`, which refuses it too.
+ */
+export { InvalidSchemaError, schemaProblems } from '../verifiers/jsonSchema';
+
 /** The class key a call is routed as: the one asked for, or `plan` with a schema and `chat` without. */
 export function inferClassKey(classKey: string | undefined, checks: CallChecks | undefined): string {
   if (classKey !== undefined && classKey !== 'infer') return shaped(classKey);

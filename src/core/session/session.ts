@@ -34,7 +34,7 @@ import { RoutingError } from '../routing/rank';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
-import { callVerification, inferClassKey, messagesWithSchema } from './callChecks';
+import { callVerification, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
@@ -290,6 +290,9 @@ export class RungSession implements Session {
     const callId = request.callId ?? `chat-${randomUUID()}`;
     const classKey = inferClassKey(request.classKey, request.checks);
     const schema = request.checks?.schema;
+    // Refused before any rung is asked: the check would misread it and grade every model for the caller's mistake.
+    const problems = schema === undefined ? [] : schemaProblems(schema);
+    if (problems.length > 0) throw new InvalidSchemaError(problems);
     // A provider that was down when the session opened may be back; the ranking reads the board only.
     await this.health.recheck(request.signal);
     this.noticeHealth();

@@ -32,7 +32,10 @@ export interface VerdictWithReason {
 
 /** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */
 export interface CallChecks {
-  /** A JSON Schema the answer must match; asks the provider for JSON too. */
+  /**
+   * A JSON Schema the answer must match; asks the provider for JSON too. One the check cannot read
+   * (`schemaProblems`) makes `chat` reject with an `InvalidSchemaError` before any model is asked.
+   */
   schema?: unknown;
   /** A workspace command run on a scratch copy with the answer's files written in. */
   command?: {

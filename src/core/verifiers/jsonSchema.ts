@@ -6,7 +6,8 @@
  * Written here rather than taken from `ajv` because the schemas a chat call asks for are small and
  * flat, the subset is sixty lines, and ajv compiles schemas with `new Function`, which a strict
  * webview CSP forbids should the check ever run there. Keywords outside the subset are not silently
- * treated as satisfied: they are reported, so a verdict can say what it did not check.
+ * treated as satisfied: they are reported, so a verdict can say what it did not check. A schema the
+ * subset cannot read is refused before any model is asked ({@link schemaProblems}).
  */
 
 /** Keywords this validator reads. */
@@ -15,6 +16,76 @@ const SUPPORTED = new Set(['type', 'properties', 'required', 'items', 'enum', 'c
 const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', 'default', 'examples', '$comment']);
 /** The first few violations say enough; a list of hundreds says nothing more. */
 const MAX_ERRORS = 5;
+/** The names `type` may use: JSON Schema's seven, which {@link hasType} knows. */
+const TYPE_NAMES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
+
+/** A caller's schema that {@link validateJsonSchema} cannot hold an answer against; `problems` says why. */
+export class InvalidSchemaError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`the JSON Schema cannot be used: ${problems.join('; ')}`);
+    this.name = 'InvalidSchemaError';
+  }
+}
+
+/**
+ * What is wrong with `schema` as one this validator can check answers against, one line each
+ * (`#/properties/city/type: unknown type "text" (the types are array, boolean, …)`); empty when nothing is.
+ *
+ * @remarks
+ * Asked before any model is: a schema the validator misreads fails every answer (`{"type": "nonsense"}`
+ * graded every rung down, each one paid for) or passes every one (`[1, 2]` is no schema and checked
+ * nothing), and either way the models are graded for the caller's mistake. Only the subset's own
+ * keywords are held to their shape, because a malformed one is otherwise skipped without a word (an
+ * `enum` that is not a list, `required: "id"`); other keywords stay as before, reported as not checked.
+ * The tuple form of `items` (a list of schemas) is refused rather than reported, since `visit` would read
+ * it as no constraint at all. Places are JSON Pointers into the schema, `#` its root.
+ */
+export function schemaProblems(schema: unknown): string[] {
+  const problems: string[] = [];
+  inspect(schema, '#', problems);
+  return problems.slice(0, MAX_ERRORS);
+}
+
+function inspect(schema: unknown, at: string, problems: string[]): void {
+  if (typeof schema === 'boolean') return;
+  if (!isObject(schema)) {
+    problems.push(`${at}: a schema is an object or a boolean, not ${describe(schema)}`);
+    return;
+  }
+  if (schema.type !== undefined) {
+    const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (types.length === 0) problems.push(`${at}/type: an empty list allows nothing`);
+    for (const type of types) {
+      if (typeof type !== 'string') problems.push(`${at}/type: a type is a name, not ${describe(type)}`);
+      else if (!TYPE_NAMES.includes(type)) problems.push(`${at}/type: unknown type ${JSON.stringify(type)} (the types are ${TYPE_NAMES.join(', ')})`);
+    }
+  }
+  if (schema.properties !== undefined) {
+    if (!isObject(schema.properties)) problems.push(`${at}/properties: must be an object of schemas, not ${describe(schema.properties)}`);
+    else for (const [name, child] of Object.entries(schema.properties)) inspect(child, `${at}/properties/${pointerToken(name)}`, problems);
+  }
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((name) => typeof name === 'string'))) {
+    problems.push(`${at}/required: must be a list of property names, not ${describe(schema.required)}`);
+  }
+  if (Array.isArray(schema.items)) problems.push(`${at}/items: a list of schemas (the tuple form) is not supported; give one schema for every item`);
+  else if (schema.items !== undefined) inspect(schema.items, `${at}/items`, problems);
+  if (schema.enum !== undefined && !Array.isArray(schema.enum)) problems.push(`${at}/enum: must be a list of the allowed values, not ${describe(schema.enum)}`);
+  if (schema.additionalProperties !== undefined) inspect(schema.additionalProperties, `${at}/additionalProperties`, problems);
+}
+
+/** A JSON value's kind and, when short, the value: `a string ("no")`, `an array`. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  const shown = JSON.stringify(value) ?? String(value);
+  return `${typeof value === 'string' ? 'a string' : `a ${typeof value}`}${shown.length <= 40 ? ` (${shown})` : ''}`;
+}
+
+/** `name` as one JSON Pointer token: `~` and `/` escaped (RFC 6901). */
+function pointerToken(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
 
 export interface SchemaCheck {
   /** One line each: where, and what was wrong (`$.items[2].name: expected string, got number`). */

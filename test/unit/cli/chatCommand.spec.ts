@@ -218,6 +218,24 @@ describe('rung chat', () => {
     expect(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(KEY);
   });
 
+  it('exits 2 for a --schema the check cannot read, asking no model and grading none in the ledger', async () => {
+    const { io, ollama, cloud } = await setUp(prose(), jsonAnswer());
+    const opened: string[] = [];
+    writeFileSync(join(workspace, 'nonsense.json'), '{"type": "nonsense"}');
+    writeFileSync(join(workspace, 'list.json'), '[1, 2]');
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'nonsense.json', '--ledger', '.rung/ledger.sqlite', 'hi'], io, (path, opener) => {
+      opened.push(path);
+      return WorkspaceLedger.open({ path, clock: opener.clock });
+    });
+    expect(code).toBe(EXIT_USAGE);
+    expect(io.err).toContain('rung chat: --schema nonsense.json is not a JSON Schema Rung can check: #/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)');
+    expect(await runChatCommand(['--panel', 'panel.json', '--schema', 'list.json', 'hi'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain('--schema list.json is not a JSON Schema Rung can check: #: a schema is an object or a boolean, not an array');
+    expect([...ollama.requests, ...cloud.requests].filter((request) => request.method === 'POST')).toHaveLength(0);
+    expect(opened).toEqual([]);
+    expect(io.out).toBe('');
+  });
+
   it('refuses --ledger when no ledger opener was wired in', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     expect(await runChatCommand(['--panel', 'panel.json', '--ledger', 'l.sqlite', 'hi'], io)).toBe(2);

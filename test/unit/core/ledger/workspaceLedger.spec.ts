@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -367,6 +367,41 @@ describe('WorkspaceLedger', () => {
     expect(ledger.queued).toBe(0);
     await ledger.close();
     const reopened = await open();
+    expect(reopened.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await reopened.close();
+  });
+
+  it.runIf(process.platform !== 'win32')('keeps a private ledger private: a 600 file is still 600 after a save', async () => {
+    const path = ledgerPath();
+    const first = await open();
+    await first.close();
+    chmodSync(path, 0o600);
+    const ledger = await open();
+    ledger.observe([observation('m', true)]);
+    await ledger.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const reopened = await open({ readOnly: true });
+    expect(reopened.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
+    await reopened.close();
+  });
+
+  it('refuses to save over a read-only ledger, saying so and keeping what it queued, and saves once it is writable again', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.flush();
+    chmodSync(path, 0o444);
+    const before = readFileSync(path);
+    ledger.observe([observation('m', true)]);
+    await expect(ledger.flush()).rejects.toThrow(`${path} is read-only (mode 444)`);
+    expect(readFileSync(path)).toEqual(before);
+    expect(statSync(path).mode & 0o777).toBe(0o444);
+    expect(ledger.notices.filter((notice) => notice.kind === 'save-failed').map((notice) => notice.message)).toEqual([
+      `could not save the ledger ${path}: ${path} is read-only (mode 444), so Rung leaves it as it is; make it writable (chmod u+w) to save to it; will retry`,
+    ]);
+    expect(ledger.queued).toBe(1);
+    chmodSync(path, 0o644);
+    await ledger.close();
+    const reopened = await open({ readOnly: true });
     expect(reopened.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
     await reopened.close();
   });

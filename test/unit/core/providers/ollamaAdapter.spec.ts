@@ -127,6 +127,32 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/answered with a web page \("Open WebUI"\), not the model API; check the provider's baseUrl$/);
   });
 
+  it('says a JSON object that is not a chat chunk (an OpenAI chat.completion) is not Ollama\'s stream, naming its content-type', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('openai/chat-200-not-streamed.json')));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe(
+      'ollama: the response was not Ollama\'s NDJSON chat stream (content-type application/json; it begins {"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion","created":1741570283,"model":"gpt-4o-2024-08-0…)',
+    );
+    expect(parts).toEqual([]);
+  });
+
+  it('says a web page sent as 200 without an HTML content-type is not Ollama\'s stream, quoting its first lines', async () => {
+    const page = '<!DOCTYPE html>\n<html>\n  <head><title>Open WebUI</title></head>\n</html>\n';
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(page, { contentType: 'text/plain; charset=utf-8' })));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).message).toBe(
+      "ollama: the response was not Ollama's NDJSON chat stream (content-type text/plain; charset=utf-8; it begins <!DOCTYPE html> <html> <head><title>Open WebUI</title></head> </html>)",
+    );
+  });
+
+  it('quotes a pretty-printed JSON document from its first lines, not as a malformed line 1', async () => {
+    const document = JSON.stringify({ error: { message: 'not here' } }, null, 2);
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${document}\n`, { contentType: 'application/json' })));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).message).toBe('ollama: the response was not Ollama\'s NDJSON chat stream (content-type application/json; it begins { "error": { "message": "not here" } })');
+  });
+
   it('treats an error line mid-stream as a provider error', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-error-mid-stream.ndjson'))));
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));

@@ -138,6 +138,31 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(parts).toEqual([]);
   });
 
+  it('says a server that answered a whole chat.completion, not an event stream, sent no stream, naming its content-type and how it begins', async () => {
+    const adapter = await adapterFor(recordedStatus('openai/chat-200-not-streamed.json'));
+    const { parts, error } = await collect(adapter.chat('openai/gpt-4o', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe(
+      'openrouter: the response was not an event stream (content-type application/json; it begins {"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion","created":1741570283,"model":"gpt-4o-2024-08-0…)',
+    );
+    expect(parts).toEqual([]);
+  });
+
+  it('says a plain-text answer was not an event stream, quoting it trimmed and without the key', async () => {
+    const notice = `\n  upstream connect error or disconnect/reset before headers\n  (sent with Bearer ${KEY})  \n`;
+    const adapter = await adapterFor(replay(notice, { contentType: 'text/plain' }));
+    const { error } = await collect(adapter.chat('openai/gpt-4o', user, [], {}));
+    expect(failure(error).message).toBe(
+      'openrouter: the response was not an event stream (content-type text/plain; it begins upstream connect error or disconnect/reset before headers (sent with Bearer [redacted]))',
+    );
+  });
+
+  it('still calls an event stream that ends before its first event cut mid-way', async () => {
+    const adapter = await adapterFor(replay(': OPENROUTER PROCESSING\n\n', sse));
+    const { error } = await collect(adapter.chat('openai/gpt-4o', user, [], {}));
+    expect(failure(error).message).toMatch(/^openrouter: stream cut mid-way/);
+  });
+
   it('treats an error chunk mid-stream as a provider error', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-error-mid-stream.sse'), sse));
     const { error } = await collect(adapter.chat('deepseek/deepseek-chat-v3-0324', user, [], {}));

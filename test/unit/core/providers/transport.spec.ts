@@ -93,3 +93,31 @@ describe('requestEvents', () => {
     ]);
   });
 });
+
+describe('requestEvents on a body that is not an event stream', () => {
+  const read = async (body: string, contentType: string) => {
+    server = new WireServer().on('GET', '/events', serveBytes(Buffer.from(body), { every: 7 }, contentType));
+    const items: ServerSentItem[] = [];
+    try {
+      for await (const item of requestEvents(`${await server.start()}/events`, {}, { ...transport, secrets: ['sk-secret-1'] })) items.push(item);
+    } catch (error) {
+      return { items, error: (error as Error).message };
+    }
+    return { items, error: undefined };
+  };
+
+  it('fails one that held no event, naming its content-type and quoting its start, after passing its lines on as fields', async () => {
+    const { items, error } = await read('{"object": "chat.completion",\n "key": "sk-secret-1"}\n', 'application/json');
+    expect(items.map((item) => item.type)).toEqual(['field', 'field']);
+    expect(error).toBe('local: the response was not an event stream (content-type application/json; it begins {"object": "chat.completion", "key": "[redacted]"})');
+  });
+
+  it('names an empty body that was not labelled an event stream', async () => {
+    expect((await read('', 'application/json')).error).toBe('local: the response was not an event stream (content-type application/json; the body was empty)');
+  });
+
+  it('leaves an event stream of comments alone, and one mislabelled that held events', async () => {
+    expect(await read(': keep-alive\n\n', 'text/event-stream')).toEqual({ items: [], error: undefined });
+    expect(await read('data: {}\n\n', 'application/json')).toEqual({ items: [{ type: 'event', event: undefined, data: '{}', line: 1 }], error: undefined });
+  });
+});

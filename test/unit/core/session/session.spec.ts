@@ -11,6 +11,7 @@ import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } 
 import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { seededRandom } from '../../../../src/core/random';
+import { InvalidSchemaError } from '../../../../src/core/verifiers/jsonSchema';
 import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
@@ -140,6 +141,18 @@ describe('RungSession.chat', () => {
       [result.callId, 'openai/gpt-4o-mini', 'pass'],
     ]);
     expect(session.explain(result.callId).map((row) => row.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
+  });
+
+  it('refuses a schema the check cannot read before any model is asked, and grades nobody for it', async () => {
+    const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    const refusal = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema: { type: 'nonsense' } } }, (event) => events.push(event));
+    await expect(refusal).rejects.toBeInstanceOf(InvalidSchemaError);
+    await expect(refusal).rejects.toThrow('the JSON Schema cannot be used: #/type: unknown type "nonsense"');
+    expect(events).toEqual([]);
+    expect([...ollama.requests, ...cloud.requests].filter((request) => request.method === 'POST')).toHaveLength(0);
+    expect(session.snapshot().ratings).toEqual([]);
   });
 
   it('infers chat without a schema, and never explores or checks an unchecked chat answer', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractJson, StructuredOutputVerifier } from '../../../../src/core/verifiers/structuredOutputVerifier';
-import { validateJsonSchema } from '../../../../src/core/verifiers/jsonSchema';
+import { schemaProblems, validateJsonSchema } from '../../../../src/core/verifiers/jsonSchema';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen2.5:3b' });
 const planSchema = {
@@ -88,5 +88,50 @@ describe('validateJsonSchema', () => {
   it('rejects a "constructor" key under additionalProperties: false', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false };
     expect(validateJsonSchema(JSON.parse('{"city": "Paris", "constructor": 1}'), schema).errors).toEqual(['$: unexpected property "constructor"']);
+  });
+});
+
+describe('schemaProblems', () => {
+  it('finds nothing wrong with a schema the validator reads whole, booleans and annotations included', () => {
+    expect(schemaProblems(planSchema)).toEqual([]);
+    expect(schemaProblems(true)).toEqual([]);
+    expect(schemaProblems({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'any', type: ['string', 'null'], additionalProperties: false })).toEqual([]);
+  });
+
+  it('leaves keywords outside the subset to be reported as not checked, not refused', () => {
+    expect(schemaProblems({ type: 'string', pattern: '^a', minLength: 2 })).toEqual([]);
+  });
+
+  it('refuses an unknown type name, which would fail every answer, naming where it is and the names there are', () => {
+    expect(schemaProblems({ type: 'nonsense' })).toEqual(['#/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)']);
+    expect(schemaProblems({ type: 'object', properties: { 'a/b': { type: ['string', 'text'] } } })).toEqual([
+      '#/properties/a~1b/type: unknown type "text" (the types are array, boolean, integer, null, number, object, string)',
+    ]);
+    expect(schemaProblems({ type: [] })).toEqual(['#/type: an empty list allows nothing']);
+    expect(schemaProblems({ type: 3 })).toEqual(['#/type: a type is a name, not a number (3)']);
+  });
+
+  it('refuses a schema that is not an object or a boolean, which would pass every answer', () => {
+    expect(schemaProblems([1, 2])).toEqual(['#: a schema is an object or a boolean, not an array']);
+    expect(schemaProblems('object')).toEqual(['#: a schema is an object or a boolean, not a string ("object")']);
+    expect(schemaProblems(null)).toEqual(['#: a schema is an object or a boolean, not null']);
+    expect(schemaProblems({ type: 'array', items: 'string' })).toEqual(['#/items: a schema is an object or a boolean, not a string ("string")']);
+  });
+
+  it('refuses the subset\'s own keywords in a shape the validator would skip without a word', () => {
+    expect(schemaProblems({ properties: ['city'], required: 'city', enum: 'a', additionalProperties: 'no', items: [{ type: 'string' }] })).toEqual([
+      '#/properties: must be an object of schemas, not an array',
+      '#/required: must be a list of property names, not a string ("city")',
+      '#/items: a list of schemas (the tuple form) is not supported; give one schema for every item',
+      '#/enum: must be a list of the allowed values, not a string ("a")',
+      '#/additionalProperties: a schema is an object or a boolean, not a string ("no")',
+    ]);
+  });
+
+  it('agrees with the validator: each schema it refuses is one the validator misreads', () => {
+    // Without the refusal these grade a right answer down, or pass a wrong one.
+    expect(validateJsonSchema({ a: 1 }, { type: 'nonsense' }).errors).not.toEqual([]);
+    expect(validateJsonSchema('anything', [1, 2]).errors).toEqual([]);
+    expect(validateJsonSchema('no', { enum: 'yes' }).errors).toEqual([]);
   });
 });
