@@ -132,6 +132,8 @@ export class WorkspaceLedger implements Ledger {
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
   private closed = false;
+  /** Set once close() begins: a save that fails then is close's to throw, and nothing will retry it. */
+  private closing = false;
 
   constructor(options: WorkspaceLedgerOptions) {
     this.path = resolve(options.path);
@@ -318,6 +320,7 @@ export class WorkspaceLedger implements Ledger {
    */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.closing = true;
     this.cancelRefresh?.();
     this.cancelRefresh = undefined;
     this.cancelTimer();
@@ -393,6 +396,9 @@ export class WorkspaceLedger implements Ledger {
       }
       this.land();
     } catch (error) {
+      // While closing, the caller hears the failure from close() itself; a notice would say it twice,
+      // and "will retry" would be untrue.
+      if (this.closing) throw error;
       this.notify({ kind: 'save-failed', path: this.path, message: `could not save the ledger ${this.path}: ${describe(error)}; will retry` });
       this.scheduleFlush(FLUSH_INTERVAL_MS);
       throw error;

@@ -406,6 +406,19 @@ describe('WorkspaceLedger', () => {
     await reopened.close();
   });
 
+  it('says a save that fails while closing once, by throwing, with no notice promising a retry', async () => {
+    const path = ledgerPath();
+    const ledger = await open();
+    await ledger.flush();
+    chmodSync(path, 0o444);
+    ledger.observe([observation('m', true)]);
+    await expect(ledger.close()).rejects.toThrow(`${path} is read-only (mode 444)`);
+    expect(ledger.notices.filter((notice) => notice.kind === 'save-failed')).toEqual([]);
+    expect(ledger.queued).toBe(1);
+    chmodSync(path, 0o644);
+    await ledger.close();
+  });
+
   it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
     const path = ledgerPath();
     const ledger = await open();
