@@ -364,7 +364,9 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
   const path = decisionsLedgerFile(values.ledger, io);
   if (what === 'decisions') await requireReadableIfPresent(path, io);
   const ratings = what === 'decisions' ? [] : await readAnyEntries(values.ledger, io);
-  const rows = what === 'ratings' ? [] : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll().rows;
+  const { rows, skipped } = what === 'ratings' ? { rows: [], skipped: 0 } : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll();
+  // The export goes to stdout; what it left out is said on stderr, as rung evaluate says it.
+  if (skipped) io.stderr(`rung ledger export: ${skipped} line${skipped === 1 ? '' : 's'} of the log ${skipped === 1 ? 'is not a decision row' : 'are not decision rows'}; skipped\n`);
   io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
   return EXIT_OK;
 }

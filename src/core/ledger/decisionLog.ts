@@ -257,7 +257,7 @@ export class DecisionLog implements DecisionSink {
       if (!(await this.writeQueued())) this.reschedule();
     } catch (error) {
       // Reported here because a timer's flush has no caller to throw to; the rows stay queued.
-      this.notify({ kind: 'save-failed', path: this.path, message: `could not write ${count} decision rows to ${this.path}: ${describe(error)}; will retry` });
+      this.notify({ kind: 'save-failed', path: this.path, message: `could not write ${count} decision row${count === 1 ? '' : 's'} to ${this.path}: ${describe(error)}; will retry` });
       this.reschedule();
       throw error;
     }

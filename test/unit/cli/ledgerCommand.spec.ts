@@ -166,6 +166,14 @@ describe('rung ledger', () => {
     expect(records.map((record) => record.type)).toEqual(['rating', 'rating', 'decision', 'decision', 'decision']);
   });
 
+  it('says on stderr how many lines of the log an export left out, keeping stdout the export', async () => {
+    seedDecisions();
+    appendFileSync(decisionLogPath(ledgerPath), 'not json\n[1,2,3]\n');
+    expect(await runLedgerCommand(['export', '--format', 'jsonl', '--what', 'decisions'], io)).toBe(0);
+    expect(io.out.trim().split('\n')).toHaveLength(3);
+    expect(io.err).toBe('rung ledger export: 2 lines of the log are not decision rows; skipped\n');
+  });
+
   it('exports ratings as CSV with a header and quoted cells', async () => {
     await seed();
     expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'ratings'], io)).toBe(0);

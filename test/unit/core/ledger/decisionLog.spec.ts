@@ -199,7 +199,7 @@ describe('DecisionLog beside a ledger', () => {
     scheduler.runDue();
     await failed;
     expect(notices.map((notice) => [notice.kind, notice.path])).toEqual([['save-failed', path]]);
-    expect(notices[0]?.message).toMatch(/^could not write 1 decision rows to .*decisions\.jsonl: .*; will retry$/);
+    expect(notices[0]?.message).toMatch(/^could not write 1 decision row to .*decisions\.jsonl: .*; will retry$/);
     expect(log.notices).toEqual(notices);
     expect(log.queued).toBe(1);
     expect(scheduler.pendingDelays()).toEqual([FLUSH_INTERVAL_MS]);

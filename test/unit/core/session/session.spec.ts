@@ -731,7 +731,7 @@ describe('RungSession: the decision log', () => {
     });
     const result = await session.chat({ messages: user('Describe Paris') });
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^error: could not write 1 decision rows to .*decisions\.jsonl: .*; will retry$/);
+    expect(notices[0]).toMatch(/^error: could not write 1 decision row to .*decisions\.jsonl: .*; will retry$/);
 
     // The retry is on the ledger's timer: one more failed write, one more notice.
     clock.advance(FLUSH_INTERVAL_MS);
