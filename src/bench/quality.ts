@@ -82,8 +82,15 @@ const TEST_TARGET_ACCURACY = 0.953;
  * A bound, not a policy: each chain is chosen knowing every answer of its class, so the fewer prompts a
  * class holds, the more of the bound is hindsight a learner cannot have (half the subjects hold 16 `test`
  * prompts or fewer, and the gate alone asks 8 graded answers per model). The prompt's length is known before any call; its cut points are the `train` split's terciles
- * per family, so the classes are not fitted to `test`.
+ * per family, so the classes are not fitted to `test`. The last cutting asks whether the answers' own
+ * confidence (the data's `conf`, from a second self-check call) would be a way: it classes each prompt
+ * by the cheapest model's verdict and confidence there, a looser bound still, since its chains need not
+ * begin with the model whose answer named the class.
  */
+function spentBy(rows: readonly OutcomeRow[], model: string): number {
+  return rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
+}
+
 function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): string {
   const test = recorded.rows.filter((row) => row['split_src'] === 'test');
   const train = recorded.rows.filter((row) => row['split_src'] === 'train');
@@ -98,6 +105,18 @@ function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): st
     const at = length(row);
     return at <= low ? 'short' : at <= high ? 'middle' : 'long';
   };
+  // The cheapest model's own answer, once asked: pass or fail and its confidence, cut at `train` quintiles per family.
+  const cheapest = [...recorded.models].sort((a, b) => spentBy(train, a) - spentBy(train, b))[0] ?? '';
+  const confidence = (row: OutcomeRow): number => {
+    const conf = row.m[cheapest]?.conf ?? Number.NEGATIVE_INFINITY;
+    return Number.isFinite(conf) ? conf : Number.NEGATIVE_INFINITY;
+  };
+  const confidenceCuts = new Map<string, number[]>();
+  for (const family of new Set(train.map((row) => row.family))) {
+    const sorted = train.filter((row) => row.family === family).map(confidence).sort((a, b) => a - b);
+    confidenceCuts.set(family, [1, 2, 3, 4].map((fifth) => sorted[Math.floor((fifth * sorted.length) / 5)] ?? 0));
+  }
+  const quintile = (row: OutcomeRow): number => (confidenceCuts.get(row.family) ?? []).filter((cut) => confidence(row) > cut).length;
   const best = recorded.models
     .map((model) => ({ correct: test.filter((row) => row.m[model]?.c === 1).length, cost: test.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0) }))
     .sort((a, b) => b.correct - a.correct || a.cost - b.cost)[0];
@@ -105,6 +124,7 @@ function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): st
     ['family (what Rung learns per)', (row) => row.family],
     ['family and prompt length (train terciles)', (row) => `${row.family}/${tercile(row)}`],
     ['subject (subfamily; triviaqa and gsm8k have none)', (row) => `${row.family}/${String(row['subfamily'] ?? '')}`],
+    [`family and ${cheapest}'s answer: pass or fail, and its own confidence (train quintiles)`, (row) => `${row.family}/${row.m[cheapest]?.c}/${quintile(row)}`],
   ];
   const out = [
     `What finer classes could buy at best: the cheapest fixed chains per class in hindsight reaching ${TEST_TARGET_ACCURACY} on the 9-model test split (${test.length} prompts), as a share of the best single model's cost.`,
