@@ -70,8 +70,22 @@ export function readUserFile(path: string, io: Pick<CliIo, 'cwd'>, flag: string)
   try {
     return readFileSync(full, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(`cannot read ${flag} ${full}: ${readFailure(error)}`);
   }
+}
+
+/** Why a named file could not be read, in words: the user typed a path, not a system call. */
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'that is a folder, not a file',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+};
+
+function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code === undefined ? undefined : READ_FAILURES[code]) ?? code ?? (error as Error).message;
 }
 
 /** Reads and validates a panel file; the default providers follow the command's environment (`OLLAMA_HOST`). */

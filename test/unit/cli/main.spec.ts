@@ -188,7 +188,13 @@ describe('rung replay', () => {
 
   it('says a missing outcomes file cannot be read', async () => {
     expect(await main(['replay', 'nowhere.jsonl'], io)).toBe(2);
-    expect(io.err).toMatch(/cannot read .*nowhere\.jsonl: ENOENT/);
+    expect(io.err).toMatch(/cannot read outcomes file .*nowhere\.jsonl: no such file\n/);
+  });
+
+  it('says a folder given as the outcomes file is a folder', async () => {
+    mkdirSync(join(io.cwd, 'runs'), { recursive: true });
+    expect(await main(['replay', 'runs'], io)).toBe(2);
+    expect(io.err).toMatch(/cannot read outcomes file .*runs: that is a folder, not a file\n/);
   });
 });
 
