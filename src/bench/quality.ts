@@ -71,6 +71,11 @@ async function main(): Promise<void> {
   if (only !== 'worlds' && named.length === 0) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(path, 'utf8'), path))}\n`);
 }
 
+/** What `model` cost over `rows`, USD. */
+function spentBy(rows: readonly OutcomeRow[], model: string): number {
+  return rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
+}
+
 /** Issue 13's accuracy target on the `test` split, where the finer-class bounds are read. */
 const TEST_TARGET_ACCURACY = 0.953;
 
@@ -87,10 +92,6 @@ const TEST_TARGET_ACCURACY = 0.953;
  * by the cheapest model's verdict and confidence there, a looser bound still, since its chains need not
  * begin with the model whose answer named the class.
  */
-function spentBy(rows: readonly OutcomeRow[], model: string): number {
-  return rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
-}
-
 function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): string {
   const test = recorded.rows.filter((row) => row['split_src'] === 'test');
   const train = recorded.rows.filter((row) => row['split_src'] === 'train');
@@ -118,7 +119,7 @@ function finerClassTable(recorded: { rows: OutcomeRow[]; models: string[] }): st
   }
   const quintile = (row: OutcomeRow): number => (confidenceCuts.get(row.family) ?? []).filter((cut) => confidence(row) > cut).length;
   const best = recorded.models
-    .map((model) => ({ correct: test.filter((row) => row.m[model]?.c === 1).length, cost: test.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0) }))
+    .map((model) => ({ correct: test.filter((row) => row.m[model]?.c === 1).length, cost: spentBy(test, model) }))
     .sort((a, b) => b.correct - a.correct || a.cost - b.cost)[0];
   const cuttings: [string, (row: OutcomeRow) => string][] = [
     ['family (what Rung learns per)', (row) => row.family],
