@@ -81,7 +81,7 @@ const TEST_TARGET_ACCURACY = 0.953;
 
 /**
  * What routing on finer classes than the family could buy at best: the cheapest fixed chains per class
- * in hindsight that reach {@link TEST_TARGET_ACCURACY} on `test`, for three ways of cutting it.
+ * in hindsight that reach {@link TEST_TARGET_ACCURACY} on `test`, for four ways of cutting it.
  *
  * @remarks
  * A bound, not a policy: each chain is chosen knowing every answer of its class, so the fewer prompts a
