@@ -91,6 +91,7 @@ export interface OllamaAdapterOptions {
   probeTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
 }
 
@@ -159,6 +160,7 @@ export class OllamaAdapter implements ProviderAdapter {
         signal: options.signal,
         firstByteTimeoutMs: this.options.firstByteTimeoutMs ?? OLLAMA_FIRST_BYTE_TIMEOUT_MS,
         idleTimeoutMs: this.options.idleTimeoutMs,
+        noContentTimeoutMs: this.options.noContentTimeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         now: () => this.clock.now(),
         onHeaders: (headers) => void (contentType = headers.get('content-type')),

@@ -114,6 +114,7 @@ export interface OpenAiCompatibleAdapterOptions {
   reasoningParameter?: boolean;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
 }
 
@@ -185,6 +186,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
         signal: options.signal,
         firstByteTimeoutMs: this.options.firstByteTimeoutMs ?? CLOUD_FIRST_BYTE_TIMEOUT_MS,
         idleTimeoutMs: this.options.idleTimeoutMs,
+        noContentTimeoutMs: this.options.noContentTimeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         secrets,
         now: () => this.options.clock.now(),

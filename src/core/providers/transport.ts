@@ -20,6 +20,18 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 /** How long a stream may stay silent between two chunks once it has started, ms. */
 export const STREAM_IDLE_TIMEOUT_MS = 60_000;
 /**
+ * How long a stream may send nothing but keep-alives (blank lines, SSE comments) before it counts as
+ * stuck, ms: from the request, and again from each line that carries something.
+ *
+ * @remarks
+ * Every byte re-arms the idle timeout, so a server that only sends `: keep-alive` every few seconds
+ * would hold the call open forever. Keep-alives are not counted as progress here, but the bound is
+ * long, because OpenRouter sends `: OPENROUTER PROCESSING` for as long as a hidden-reasoning model
+ * thinks. Ten minutes is the default request timeout of the OpenAI and Anthropic SDKs
+ * (`DEFAULT_TIMEOUT`), the longest those providers' own clients wait for one answer.
+ */
+export const STREAM_NO_CONTENT_TIMEOUT_MS = 600_000;
+/**
  * The most a whole response body may hold, bytes (32 MiB).
  *
  * @remarks
@@ -51,6 +63,7 @@ export interface TransportOptions {
   /** Until the first body byte, ms. */
   firstByteTimeoutMs: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
   maxLineChars?: number;
   /** Secrets to scrub from any text that came off the wire before it goes into a message. */
@@ -75,14 +88,18 @@ export interface TransportOptions {
 export async function* requestLines(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<string> {
   const { provider, signal } = options;
   if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
-  const deadline = new Deadline(signal);
+  // Two timers on one signal: the byte deadline (first byte, then idle) and the content deadline.
+  const stall = new Deadline(signal);
+  const deadline = new Deadline(stall.signal);
   const idleMs = options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+  const noContentMs = options.noContentTimeoutMs ?? STREAM_NO_CONTENT_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const maxLine = options.maxLineChars ?? MAX_LINE_CHARS;
   const scrub = redactor(options.secrets ?? []);
   const explain = (error: unknown, phase: 'connect' | 'read'): ProviderFailure => {
     if (signal?.aborted) return new ProviderStopped(undefined, { provider });
-    if (deadline.timedOut) return new ProviderError(`${provider}: timed out: ${deadline.timedOut}`, { provider });
+    const timedOut = deadline.timedOut ?? stall.timedOut;
+    if (timedOut) return new ProviderError(`${provider}: timed out: ${timedOut}`, { provider });
     if (error instanceof ProviderFailure) return error;
     const code = errorCode(error);
     if (phase === 'connect' && code && UNREACHABLE_CODES.has(code)) {
@@ -93,6 +110,8 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
   };
 
   deadline.arm(options.firstByteTimeoutMs, `no first byte within ${options.firstByteTimeoutMs} ms`);
+  const noContent = `the stream sent nothing but keep-alives (blank lines, comments) for ${noContentMs} ms`;
+  stall.arm(noContentMs, noContent);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let finished = false;
   try {
@@ -164,6 +183,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
         const line = buffer.slice(start, end);
         start = end === cr && lf === end + 1 ? end + 2 : end + 1;
         if (end === cr && end === buffer.length - 1) afterCr = true;
+        if (line.trim() !== '' && !line.startsWith(':')) stall.arm(noContentMs, noContent);
         // Lines already read must not outrun a stop: the user sees nothing after pressing it.
         if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
         yield line;
@@ -178,6 +198,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     finished = true;
   } finally {
     deadline.clear();
+    stall.clear();
     if (reader && !finished) {
       // Cancelling tells the server to stop generating; a failure to cancel changes nothing for us.
       reader.cancel().catch(() => undefined);

@@ -215,6 +215,24 @@ describe('OllamaAdapter', () => {
     expect(text(parts)).toBe('{"');
   });
 
+  it('gives up on a stream that sends only blank lines after it started, however often they come', async () => {
+    const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
+    const { adapter } = await adapterFor(
+      (s) =>
+        s.on('POST', '/api/chat', (response) => {
+          response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+          response.write(`${first}\n`);
+          const timer = setInterval(() => response.write('\n'), 20);
+          response.on('close', () => clearInterval(timer));
+        }),
+      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+    );
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('ollama: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+    expect(text(parts)).toBe('{"');
+  }, 5_000);
+
   it('assembles a huge answer streamed in many lines', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) =>
       JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: `word${index} ` }, done: false }),

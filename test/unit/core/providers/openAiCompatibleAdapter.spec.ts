@@ -237,6 +237,20 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).details.status).toBe(500);
   });
 
+  it('gives up on a stream that sends only keep-alive comments, however often they come', async () => {
+    const adapter = await adapterFor(
+      (response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => response.write(': keep-alive\n\n'), 20);
+        response.on('close', () => clearInterval(timer));
+      },
+      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+    );
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+  }, 5_000);
+
   it('assembles a huge answer from many events', async () => {
     const event = (content: string) =>
       `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
