@@ -209,10 +209,13 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
     // A stream that ends after its finish reason but before [DONE] still carried a whole answer (only
-    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut. A
-    // body that held no event at all never gets here: requestEvents names it as not an event stream.
-    if (!state.done && state.finishReason === undefined) {
-      throw new ProviderError(`${this.name}: stream cut mid-way: it ended without a finish reason or [DONE] (its last event on line ${lastLine})`, { provider: this.name });
+    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut,
+    // [DONE] or not: a server closes a failed generation with [DONE] too (llama.cpp after its error
+    // event), and an answer nobody said was finished must not be graded as one. A body that held no
+    // event at all never gets here: requestEvents names it as not an event stream.
+    if (state.finishReason === undefined) {
+      const how = state.done ? `it sent [DONE] without a finish reason (on line ${lastLine})` : `it ended without a finish reason or [DONE] (its last event on line ${lastLine})`;
+      throw new ProviderError(`${this.name}: stream cut mid-way: ${how}`, { provider: this.name });
     }
     yield* state.flushToolCalls();
     const usage = state.usage;

@@ -115,6 +115,15 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 
+  it('treats [DONE] without a finish reason as a cut stream, not a finished answer', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-done-without-finish-reason.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('qwen2.5-coder-32b-instruct', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)');
+    expect(text(parts)).toBe('The function first checks');
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
   it('treats a socket destroyed mid-stream as a provider error', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-cut-mid-stream.sse'), { ...sse, ending: 'destroy' }));
     const { error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));

@@ -100,6 +100,10 @@ const openAiCases: WireCase[] = [
     failureMatches: /^openrouter: stream cut mid-way/,
   },
   {
+    fixture: 'openai/chat-done-without-finish-reason.sse',
+    heard: { text: 'The function first checks', failure: { kind: 'provider-error', message: 'openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)' } },
+  },
+  {
     fixture: 'openai/chat-openai-refusal.sse',
     heard: {
       text: "I'm very sorry, but I can't assist with that request.",
