@@ -88,7 +88,9 @@ const chunkSchema = z.looseObject({
     .looseObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional(), cost: z.number().nullable().optional() })
     .nullable()
     .optional(),
-  error: z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() }).optional(),
+  // A string is Hugging Face text-generation-inference's shape (`{"error": "…", "error_type": "…"}`,
+  // router/src/server.rs, `impl From<InferError> for Event`); read as an object it failed as "unexpected shape".
+  error: z.union([z.string(), z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() })]).optional(),
 });
 
 type Chunk = z.infer<typeof chunkSchema>;
@@ -312,8 +314,9 @@ class StreamState {
     const provider = this.provider;
     if (chunk.model) this.resolved = chunk.model;
     if (chunk.error) {
-      const status = typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
-      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(chunk.error.message ?? 'unknown error')}`, { provider, status });
+      const said = typeof chunk.error === 'string' ? chunk.error : chunk.error.message;
+      const status = typeof chunk.error === 'object' && typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
+      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(said ?? 'unknown error')}`, { provider, status });
     }
     if (chunk.usage) {
       this.usage = {
