@@ -117,9 +117,20 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
   try {
     let response: Response;
     try {
-      response = await options.fetch(url, { ...init, signal: deadline.signal });
+      // Not followed: a 307 or 308 resends the prompt to wherever it points, a host the user never
+      // configured, and without the key (fetch strips Authorization across origins), so an http://
+      // baseUrl redirected to https:// read as "the API key was rejected"; a 301 or 302 turns the POST
+      // into a bodiless GET, which fails as whatever that address says to a GET.
+      response = await options.fetch(url, { ...init, redirect: 'manual', signal: deadline.signal });
     } catch (error) {
       throw explain(error, 'connect');
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      response.body?.cancel().catch(() => undefined);
+      const target = redirectTarget(url, response.headers.get('location'));
+      const status = response.status || undefined;
+      const to = target ? ` to ${scrub(target).slice(0, ERROR_MESSAGE_CHARS)}` : '';
+      throw new ProviderError(`${provider}: ${origin(url)} redirected the request${status ? ` (${status})` : ''}${to}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`, { provider, ...(status ? { status } : {}) });
     }
     if (!response.ok) {
       let body = '';
@@ -368,6 +379,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** Joins a base URL and a path without doubling or dropping the slash. */
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** Where a redirect points, resolved against the request's URL; undefined when it names nowhere readable. */
+function redirectTarget(url: string, location: string | null): string | undefined {
+  if (!location) return undefined;
+  try {
+    return new URL(location, url).href;
+  } catch {
+    return undefined;
+  }
 }
 
 function origin(url: string): string {

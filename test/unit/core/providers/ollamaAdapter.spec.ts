@@ -169,6 +169,16 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/no first byte within 50 ms/);
   });
 
+  it('does not follow a redirect, and names the address it pointed to', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(302, { location: '/login?next=%2Fapi%2Fchat' }).end()));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(
+      /^ollama: http:\/\/127\.0\.0\.1:(\d+) redirected the request \(302\) to http:\/\/127\.0\.0\.1:\1\/login\?next=%2Fapi%2Fchat; Rung does not follow redirects, so set the provider's baseUrl to the address it points to$/,
+    );
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/chat']);
+  });
+
   it('calls a model that is not pulled unavailable', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-404-model-not-found.json')));
     const { error } = await collect(adapter.chat('qwen9:1b', user, [], {}));

@@ -187,6 +187,23 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).message).toMatch(/no first byte within 50 ms/);
   });
 
+  it('does not follow a redirect to another address, and says where it pointed', async () => {
+    const elsewhere = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
+    const target = `${(await elsewhere.start()).replace('127.0.0.1', 'localhost')}/v1/chat/completions`;
+    try {
+      const adapter = await adapterFor((response) => void response.writeHead(307, { location: target }).end());
+      const { parts, error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).details.status).toBe(307);
+      expect(failure(error).message).toMatch(/^openrouter: http:\/\/127\.0\.0\.1:\d+ redirected the request \(307\) to /);
+      expect(failure(error).message).toContain(` to ${target}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`);
+      expect(parts).toEqual([]);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('calls a rejected key unavailable without repeating the key anywhere', async () => {
     const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }));
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
