@@ -225,6 +225,14 @@ export class OllamaAdapter implements ProviderAdapter {
     if (status === 404) {
       return new ProviderUnavailable(`${this.name}: model ${model} is not pulled (404)${message ? `: ${message}` : ''}`, { provider: this.name, status });
     }
+    if (status === 401 || status === 403) {
+      // Rung sends Ollama no credentials, so the shared "the API key was rejected" would blame a key
+      // nobody sent: what refused is something in front of the server (an authenticating proxy).
+      return new ProviderUnavailable(`${this.name}: ${this.baseUrl} refused the request (${status}): it asks for credentials, and Rung sends none to Ollama`, {
+        provider: this.name,
+        status,
+      });
+    }
     if (status === 400 && /does not support/i.test(message)) {
       return new ProviderUnavailable(`${this.name}: ${message} (400)`, { provider: this.name, status });
     }

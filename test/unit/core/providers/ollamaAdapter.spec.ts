@@ -187,6 +187,14 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/qwen9:1b is not pulled/);
   });
 
+  it('says a server behind an authenticating proxy wants credentials, rather than blaming a key it was never sent', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(401, { 'www-authenticate': 'Basic realm="ollama"' }).end('Unauthorized')));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).details.status).toBe(401);
+    expect(failure(error).message).toMatch(/^ollama: http:\/\/127\.0\.0\.1:\d+ refused the request \(401\): it asks for credentials, and Rung sends none to Ollama$/);
+  });
+
   it('calls a model without tool support unavailable for a call with tools', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-400-no-tool-support.json')));
     const tool = { name: 'search', parameters: { type: 'object' } };
