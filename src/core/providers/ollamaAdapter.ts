@@ -259,7 +259,16 @@ export class OllamaAdapter implements ProviderAdapter {
     try {
       const response = await this.fetch(joinUrl(this.baseUrl, '/api/tags'), { signal: deadline.signal });
       if (!response.ok) return settle(false, [], `GET /api/tags answered ${response.status}`);
-      const parsed = tagsSchema.safeParse(await response.json());
+      // Read as text first: a body that is not JSON (a login page, another server's UI) would otherwise
+      // throw from json() into the catch below and be reported as "no server", when something answered.
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return settle(false, [], `GET /api/tags answered something that is not JSON (${bodySketch(response.headers.get('content-type'), text.slice(0, BODY_HEAD_CHARS + 1))})`);
+      }
+      const parsed = tagsSchema.safeParse(json);
       if (!parsed.success) return settle(false, [], 'GET /api/tags answered something that is not a model list');
       return settle(
         true,

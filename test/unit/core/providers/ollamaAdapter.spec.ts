@@ -323,6 +323,13 @@ describe('OllamaAdapter', () => {
     expect(server.requests.filter((request) => request.path === '/api/tags')).toHaveLength(2);
   });
 
+  it('says a probe answered with something that is not JSON, rather than that no server is there', async () => {
+    server = new WireServer().on('GET', '/api/tags', replay('<html><head><title>Sign in</title></head></html>\n', { contentType: 'text/html' }));
+    const adapter = new OllamaAdapter({ baseUrl: await server.start(), clock: new FixedClock() });
+    const probe = await adapter.probe();
+    expect(probe).toMatchObject({ ok: false, reason: 'GET /api/tags answered something that is not JSON (content-type text/html; it begins <html><head><title>Sign in</title></head></html>)' });
+  });
+
   it('counts a probe that gets no answer within its timeout as unavailable', async () => {
     server = new WireServer().on('GET', '/api/tags', replay('{"models":[]}\n', { delayMs: 5_000 }));
     const baseUrl = await server.start();
