@@ -105,6 +105,10 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     if (phase === 'connect' && code && UNREACHABLE_CODES.has(code)) {
       return new ProviderUnavailable(`${provider}: no server at ${origin(url)} (${code})`, { provider });
     }
+    // llhttp's codes: what answered is not an HTTP server (SSH, a database, a gRPC port), a wrong baseUrl.
+    if (phase === 'connect' && code?.startsWith('HPE_')) {
+      return new ProviderError(`${provider}: ${origin(url)} did not answer in HTTP (${code}); check the provider's baseUrl`, { provider });
+    }
     if (phase === 'connect') return new ProviderError(`${provider}: request failed${code ? ` (${code})` : ''}`, { provider });
     return new ProviderError(`${provider}: stream cut mid-way${code ? ` (${code})` : ''}`, { provider });
   };

@@ -299,6 +299,22 @@ describe('OllamaAdapter', () => {
     expect(probe.reason).toMatch(/ECONNREFUSED/);
   });
 
+  it('says an address that does not speak HTTP (another service on the port) is not the model API', async () => {
+    server = new WireServer();
+    const other = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n', () => socket.destroy()));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = other.address();
+      const port = typeof address === 'object' && address ? address.port : 1;
+      const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${port}`, clock: new FixedClock() });
+      const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).message).toBe(`ollama: http://127.0.0.1:${port} did not answer in HTTP (HPE_INVALID_CONSTANT); check the provider's baseUrl`);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
   it('lists models with parameter sizes in billions and digests', async () => {
     const { adapter } = await adapterFor(() => undefined);
     const models = await adapter.models();
