@@ -91,6 +91,7 @@ export interface OllamaAdapterOptions {
   probeTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
 }
 
@@ -159,6 +160,7 @@ export class OllamaAdapter implements ProviderAdapter {
         signal: options.signal,
         firstByteTimeoutMs: this.options.firstByteTimeoutMs ?? OLLAMA_FIRST_BYTE_TIMEOUT_MS,
         idleTimeoutMs: this.options.idleTimeoutMs,
+        noContentTimeoutMs: this.options.noContentTimeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         now: () => this.clock.now(),
         onHeaders: (headers) => void (contentType = headers.get('content-type')),
@@ -223,6 +225,14 @@ export class OllamaAdapter implements ProviderAdapter {
     if (status === 404) {
       return new ProviderUnavailable(`${this.name}: model ${model} is not pulled (404)${message ? `: ${message}` : ''}`, { provider: this.name, status });
     }
+    if (status === 401 || status === 403) {
+      // Rung sends Ollama no credentials, so the shared "the API key was rejected" would blame a key
+      // nobody sent: what refused is something in front of the server (an authenticating proxy).
+      return new ProviderUnavailable(`${this.name}: ${this.baseUrl} refused the request (${status}): it asks for credentials, and Rung sends none to Ollama`, {
+        provider: this.name,
+        status,
+      });
+    }
     if (status === 400 && /does not support/i.test(message)) {
       return new ProviderUnavailable(`${this.name}: ${message} (400)`, { provider: this.name, status });
     }
@@ -249,7 +259,16 @@ export class OllamaAdapter implements ProviderAdapter {
     try {
       const response = await this.fetch(joinUrl(this.baseUrl, '/api/tags'), { signal: deadline.signal });
       if (!response.ok) return settle(false, [], `GET /api/tags answered ${response.status}`);
-      const parsed = tagsSchema.safeParse(await response.json());
+      // Read as text first: a body that is not JSON (a login page, another server's UI) would otherwise
+      // throw from json() into the catch below and be reported as "no server", when something answered.
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return settle(false, [], `GET /api/tags answered something that is not JSON (${bodySketch(response.headers.get('content-type'), text.slice(0, BODY_HEAD_CHARS + 1))})`);
+      }
+      const parsed = tagsSchema.safeParse(json);
       if (!parsed.success) return settle(false, [], 'GET /api/tags answered something that is not a model list');
       return settle(
         true,

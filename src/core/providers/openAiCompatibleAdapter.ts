@@ -88,7 +88,9 @@ const chunkSchema = z.looseObject({
     .looseObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional(), cost: z.number().nullable().optional() })
     .nullable()
     .optional(),
-  error: z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() }).optional(),
+  // A string is Hugging Face text-generation-inference's shape (`{"error": "…", "error_type": "…"}`,
+  // router/src/server.rs, `impl From<InferError> for Event`); read as an object it failed as "unexpected shape".
+  error: z.union([z.string(), z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() })]).optional(),
 });
 
 type Chunk = z.infer<typeof chunkSchema>;
@@ -114,6 +116,7 @@ export interface OpenAiCompatibleAdapterOptions {
   reasoningParameter?: boolean;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
 }
 
@@ -185,6 +188,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
         signal: options.signal,
         firstByteTimeoutMs: this.options.firstByteTimeoutMs ?? CLOUD_FIRST_BYTE_TIMEOUT_MS,
         idleTimeoutMs: this.options.idleTimeoutMs,
+        noContentTimeoutMs: this.options.noContentTimeoutMs,
         maxResponseBytes: this.options.maxResponseBytes,
         secrets,
         now: () => this.options.clock.now(),
@@ -207,10 +211,13 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     }
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
     // A stream that ends after its finish reason but before [DONE] still carried a whole answer (only
-    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut. A
-    // body that held no event at all never gets here: requestEvents names it as not an event stream.
-    if (!state.done && state.finishReason === undefined) {
-      throw new ProviderError(`${this.name}: stream cut mid-way: it ended without a finish reason or [DONE] (its last event on line ${lastLine})`, { provider: this.name });
+    // the usage chunk may be missing), so it stands; one that ends before any finish reason was cut,
+    // [DONE] or not: a server closes a failed generation with [DONE] too (llama.cpp after its error
+    // event), and an answer nobody said was finished must not be graded as one. A body that held no
+    // event at all never gets here: requestEvents names it as not an event stream.
+    if (state.finishReason === undefined) {
+      const how = state.done ? `it sent [DONE] without a finish reason (on line ${lastLine})` : `it ended without a finish reason or [DONE] (its last event on line ${lastLine})`;
+      throw new ProviderError(`${this.name}: stream cut mid-way: ${how}`, { provider: this.name });
     }
     yield* state.flushToolCalls();
     const usage = state.usage;
@@ -307,8 +314,9 @@ class StreamState {
     const provider = this.provider;
     if (chunk.model) this.resolved = chunk.model;
     if (chunk.error) {
-      const status = typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
-      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(chunk.error.message ?? 'unknown error')}`, { provider, status });
+      const said = typeof chunk.error === 'string' ? chunk.error : chunk.error.message;
+      const status = typeof chunk.error === 'object' && typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
+      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(said ?? 'unknown error')}`, { provider, status });
     }
     if (chunk.usage) {
       this.usage = {

@@ -20,6 +20,18 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 /** How long a stream may stay silent between two chunks once it has started, ms. */
 export const STREAM_IDLE_TIMEOUT_MS = 60_000;
 /**
+ * How long a stream may send nothing but keep-alives (blank lines, SSE comments) before it counts as
+ * stuck, ms: from the request, and again from each line that carries something.
+ *
+ * @remarks
+ * Every byte re-arms the idle timeout, so a server that only sends `: keep-alive` every few seconds
+ * would hold the call open forever. Keep-alives are not counted as progress here, but the bound is
+ * long, because OpenRouter sends `: OPENROUTER PROCESSING` for as long as a hidden-reasoning model
+ * thinks. Ten minutes is the default request timeout of the OpenAI and Anthropic SDKs
+ * (`DEFAULT_TIMEOUT`), the longest those providers' own clients wait for one answer.
+ */
+export const STREAM_NO_CONTENT_TIMEOUT_MS = 600_000;
+/**
  * The most a whole response body may hold, bytes (32 MiB).
  *
  * @remarks
@@ -51,6 +63,7 @@ export interface TransportOptions {
   /** Until the first body byte, ms. */
   firstByteTimeoutMs: number;
   idleTimeoutMs?: number;
+  noContentTimeoutMs?: number;
   maxResponseBytes?: number;
   maxLineChars?: number;
   /** Secrets to scrub from any text that came off the wire before it goes into a message. */
@@ -75,32 +88,53 @@ export interface TransportOptions {
 export async function* requestLines(url: string, init: RequestInit, options: TransportOptions): AsyncGenerator<string> {
   const { provider, signal } = options;
   if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
-  const deadline = new Deadline(signal);
+  // Two timers on one signal: the byte deadline (first byte, then idle) and the content deadline.
+  const stall = new Deadline(signal);
+  const deadline = new Deadline(stall.signal);
   const idleMs = options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+  const noContentMs = options.noContentTimeoutMs ?? STREAM_NO_CONTENT_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const maxLine = options.maxLineChars ?? MAX_LINE_CHARS;
   const scrub = redactor(options.secrets ?? []);
   const explain = (error: unknown, phase: 'connect' | 'read'): ProviderFailure => {
     if (signal?.aborted) return new ProviderStopped(undefined, { provider });
-    if (deadline.timedOut) return new ProviderError(`${provider}: timed out: ${deadline.timedOut}`, { provider });
+    const timedOut = deadline.timedOut ?? stall.timedOut;
+    if (timedOut) return new ProviderError(`${provider}: timed out: ${timedOut}`, { provider });
     if (error instanceof ProviderFailure) return error;
     const code = errorCode(error);
     if (phase === 'connect' && code && UNREACHABLE_CODES.has(code)) {
       return new ProviderUnavailable(`${provider}: no server at ${origin(url)} (${code})`, { provider });
+    }
+    // llhttp's codes: what answered is not an HTTP server (SSH, a database, a gRPC port), a wrong baseUrl.
+    if (phase === 'connect' && code?.startsWith('HPE_')) {
+      return new ProviderError(`${provider}: ${origin(url)} did not answer in HTTP (${code}); check the provider's baseUrl`, { provider });
     }
     if (phase === 'connect') return new ProviderError(`${provider}: request failed${code ? ` (${code})` : ''}`, { provider });
     return new ProviderError(`${provider}: stream cut mid-way${code ? ` (${code})` : ''}`, { provider });
   };
 
   deadline.arm(options.firstByteTimeoutMs, `no first byte within ${options.firstByteTimeoutMs} ms`);
+  const noContent = `the stream sent nothing but keep-alives (blank lines, comments) for ${noContentMs} ms`;
+  stall.arm(noContentMs, noContent);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let finished = false;
   try {
     let response: Response;
     try {
-      response = await options.fetch(url, { ...init, signal: deadline.signal });
+      // Not followed: a 307 or 308 resends the prompt to wherever it points, a host the user never
+      // configured, and without the key (fetch strips Authorization across origins), so an http://
+      // baseUrl redirected to https:// read as "the API key was rejected"; a 301 or 302 turns the POST
+      // into a bodiless GET, which fails as whatever that address says to a GET.
+      response = await options.fetch(url, { ...init, redirect: 'manual', signal: deadline.signal });
     } catch (error) {
       throw explain(error, 'connect');
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      response.body?.cancel().catch(() => undefined);
+      const target = redirectTarget(url, response.headers.get('location'));
+      const status = response.status || undefined;
+      const to = target ? ` to ${scrub(target).slice(0, ERROR_MESSAGE_CHARS)}` : '';
+      throw new ProviderError(`${provider}: ${origin(url)} redirected the request${status ? ` (${status})` : ''}${to}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`, { provider, ...(status ? { status } : {}) });
     }
     if (!response.ok) {
       let body = '';
@@ -129,7 +163,12 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     if (!response.body) throw new ProviderError(`${provider}: the response had no body`, { provider });
     reader = response.body.getReader();
     const decoder = new TextDecoder();
-    let buffer = '';
+    // The start of a line still open, in the pieces it came in. It holds no line break, so only new text
+    // is searched, and the pieces are joined once, when the line ends: appending to one string and
+    // searching it again on every read costs time quadratic in the line (a 3 MiB line sent 64 bytes at a
+    // time took 38 s of CPU).
+    let pending: string[] = [];
+    let pendingChars = 0;
     let bytes = 0;
     // A CR that ended the last chunk may be the first half of a CRLF: its LF must not end a second line.
     let afterCr = false;
@@ -146,38 +185,48 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       if (bytes > maxBytes) {
         throw new ProviderError(`${provider}: response exceeded ${maxBytes} bytes`, { provider });
       }
-      buffer += decoder.decode(chunk.value, { stream: true });
-      if (afterCr && buffer.length > 0) {
-        if (buffer.startsWith('\n')) buffer = buffer.slice(1);
+      let text = decoder.decode(chunk.value, { stream: true });
+      if (afterCr && text.length > 0) {
+        if (text.startsWith('\n')) text = text.slice(1);
         afterCr = false;
       }
       // The next CR and LF are looked up once each and reused, so a chunk of many lines is read in one
       // pass (a fresh search for a CR that never comes would rescan the rest of the chunk per line).
       let start = 0;
-      let cr = buffer.indexOf('\r');
-      let lf = buffer.indexOf('\n');
+      let cr = text.indexOf('\r');
+      let lf = text.indexOf('\n');
       for (;;) {
-        if (cr >= 0 && cr < start) cr = buffer.indexOf('\r', start);
-        if (lf >= 0 && lf < start) lf = buffer.indexOf('\n', start);
+        if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
+        if (lf >= 0 && lf < start) lf = text.indexOf('\n', start);
         const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
         if (end < 0) break;
-        const line = buffer.slice(start, end);
+        let line = text.slice(start, end);
+        if (pending.length) {
+          line = pending.join('') + line;
+          pending = [];
+          pendingChars = 0;
+        }
         start = end === cr && lf === end + 1 ? end + 2 : end + 1;
-        if (end === cr && end === buffer.length - 1) afterCr = true;
+        if (end === cr && end === text.length - 1) afterCr = true;
+        if (line.trim() !== '' && !line.startsWith(':')) stall.arm(noContentMs, noContent);
         // Lines already read must not outrun a stop: the user sees nothing after pressing it.
         if (signal?.aborted) throw new ProviderStopped(undefined, { provider });
         yield line;
       }
-      buffer = buffer.slice(start);
-      if (buffer.length > maxLine) {
+      if (start < text.length) {
+        pending.push(text.slice(start));
+        pendingChars += text.length - start;
+      }
+      if (pendingChars > maxLine) {
         throw new ProviderError(`${provider}: a line exceeded ${maxLine} characters`, { provider });
       }
     }
-    buffer += decoder.decode();
-    if (buffer.trim()) yield buffer;
+    const rest = pending.join('') + decoder.decode();
+    if (rest.trim()) yield rest;
     finished = true;
   } finally {
     deadline.clear();
+    stall.clear();
     if (reader && !finished) {
       // Cancelling tells the server to stop generating; a failure to cancel changes nothing for us.
       reader.cancel().catch(() => undefined);
@@ -347,6 +396,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** Joins a base URL and a path without doubling or dropping the slash. */
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** Where a redirect points, resolved against the request's URL; undefined when it names nowhere readable. */
+function redirectTarget(url: string, location: string | null): string | undefined {
+  if (!location) return undefined;
+  try {
+    return new URL(location, url).href;
+  } catch {
+    return undefined;
+  }
 }
 
 function origin(url: string): string {

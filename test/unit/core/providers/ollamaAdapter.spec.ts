@@ -169,12 +169,30 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/no first byte within 50 ms/);
   });
 
+  it('does not follow a redirect, and names the address it pointed to', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(302, { location: '/login?next=%2Fapi%2Fchat' }).end()));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(
+      /^ollama: http:\/\/127\.0\.0\.1:(\d+) redirected the request \(302\) to http:\/\/127\.0\.0\.1:\1\/login\?next=%2Fapi%2Fchat; Rung does not follow redirects, so set the provider's baseUrl to the address it points to$/,
+    );
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/chat']);
+  });
+
   it('calls a model that is not pulled unavailable', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('ollama/chat-404-model-not-found.json')));
     const { error } = await collect(adapter.chat('qwen9:1b', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
     expect(failure(error).details.status).toBe(404);
     expect(failure(error).message).toMatch(/qwen9:1b is not pulled/);
+  });
+
+  it('says a server behind an authenticating proxy wants credentials, rather than blaming a key it was never sent', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(401, { 'www-authenticate': 'Basic realm="ollama"' }).end('Unauthorized')));
+    const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('unavailable');
+    expect(failure(error).details.status).toBe(401);
+    expect(failure(error).message).toMatch(/^ollama: http:\/\/127\.0\.0\.1:\d+ refused the request \(401\): it asks for credentials, and Rung sends none to Ollama$/);
   });
 
   it('calls a model without tool support unavailable for a call with tools', async () => {
@@ -214,6 +232,24 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/silent for 50 ms/);
     expect(text(parts)).toBe('{"');
   });
+
+  it('gives up on a stream that sends only blank lines after it started, however often they come', async () => {
+    const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
+    const { adapter } = await adapterFor(
+      (s) =>
+        s.on('POST', '/api/chat', (response) => {
+          response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+          response.write(`${first}\n`);
+          const timer = setInterval(() => response.write('\n'), 20);
+          response.on('close', () => clearInterval(timer));
+        }),
+      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+    );
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('ollama: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+    expect(text(parts)).toBe('{"');
+  }, 5_000);
 
   it('assembles a huge answer streamed in many lines', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) =>
@@ -263,6 +299,22 @@ describe('OllamaAdapter', () => {
     expect(probe.reason).toMatch(/ECONNREFUSED/);
   });
 
+  it('says an address that does not speak HTTP (another service on the port) is not the model API', async () => {
+    server = new WireServer();
+    const other = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n', () => socket.destroy()));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = other.address();
+      const port = typeof address === 'object' && address ? address.port : 1;
+      const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${port}`, clock: new FixedClock() });
+      const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).message).toBe(`ollama: http://127.0.0.1:${port} did not answer in HTTP (HPE_INVALID_CONSTANT); check the provider's baseUrl`);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
   it('lists models with parameter sizes in billions and digests', async () => {
     const { adapter } = await adapterFor(() => undefined);
     const models = await adapter.models();
@@ -285,6 +337,13 @@ describe('OllamaAdapter', () => {
     clock.advance(1);
     await adapter.available();
     expect(server.requests.filter((request) => request.path === '/api/tags')).toHaveLength(2);
+  });
+
+  it('says a probe answered with something that is not JSON, rather than that no server is there', async () => {
+    server = new WireServer().on('GET', '/api/tags', replay('<html><head><title>Sign in</title></head></html>\n', { contentType: 'text/html' }));
+    const adapter = new OllamaAdapter({ baseUrl: await server.start(), clock: new FixedClock() });
+    const probe = await adapter.probe();
+    expect(probe).toMatchObject({ ok: false, reason: 'GET /api/tags answered something that is not JSON (content-type text/html; it begins <html><head><title>Sign in</title></head></html>)' });
   });
 
   it('counts a probe that gets no answer within its timeout as unavailable', async () => {

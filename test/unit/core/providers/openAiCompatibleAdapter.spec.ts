@@ -115,6 +115,15 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 
+  it('treats [DONE] without a finish reason as a cut stream, not a finished answer', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-done-without-finish-reason.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('qwen2.5-coder-32b-instruct', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)');
+    expect(text(parts)).toBe('The function first checks');
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
   it('treats a socket destroyed mid-stream as a provider error', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-cut-mid-stream.sse'), { ...sse, ending: 'destroy' }));
     const { error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));
@@ -178,6 +187,23 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).message).toMatch(/no first byte within 50 ms/);
   });
 
+  it('does not follow a redirect to another address, and says where it pointed', async () => {
+    const elsewhere = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
+    const target = `${(await elsewhere.start()).replace('127.0.0.1', 'localhost')}/v1/chat/completions`;
+    try {
+      const adapter = await adapterFor((response) => void response.writeHead(307, { location: target }).end());
+      const { parts, error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).details.status).toBe(307);
+      expect(failure(error).message).toMatch(/^openrouter: http:\/\/127\.0\.0\.1:\d+ redirected the request \(307\) to /);
+      expect(failure(error).message).toContain(` to ${target}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`);
+      expect(parts).toEqual([]);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('calls a rejected key unavailable without repeating the key anywhere', async () => {
     const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }));
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
@@ -236,6 +262,20 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).kind).toBe('provider-error');
     expect(failure(error).details.status).toBe(500);
   });
+
+  it('gives up on a stream that sends only keep-alive comments, however often they come', async () => {
+    const adapter = await adapterFor(
+      (response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => response.write(': keep-alive\n\n'), 20);
+        response.on('close', () => clearInterval(timer));
+      },
+      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+    );
+    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toBe('openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+  }, 5_000);
 
   it('assembles a huge answer from many events', async () => {
     const event = (content: string) =>

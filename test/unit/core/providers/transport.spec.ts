@@ -63,6 +63,39 @@ describe('requestLines', () => {
   });
 });
 
+describe('requestLines on a long line in small pieces', () => {
+  /** A fetch that answers with `pieces` as the body's chunks, one read each, without a socket. */
+  const piecesFetch = (pieces: Uint8Array[]) => async () => {
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const piece = pieces[next++];
+        if (piece) controller.enqueue(piece);
+        else controller.close();
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'application/x-ndjson' } });
+  };
+
+  it('reads it in time linear in its length, so a server dripping one long line cannot pin the CPU', async () => {
+    // 3 MiB in 64-byte pieces (49,152 reads): searching the whole pending line again on every read took
+    // 38 s here, all of it on the event loop; reading each piece once takes a fraction of a second.
+    const piece = new TextEncoder().encode('x'.repeat(64));
+    const pieces = [...Array.from({ length: 49_152 }, () => piece), new TextEncoder().encode('\nlast')];
+    const lines: string[] = [];
+    for await (const line of requestLines('http://127.0.0.1:9/long', {}, { ...transport, fetch: piecesFetch(pieces) })) lines.push(line);
+    expect(lines.map((line) => line.length)).toEqual([3 * 1024 * 1024, 4]);
+  }, 10_000);
+
+  it('still stops a line longer than the limit', async () => {
+    const pieces = Array.from({ length: 64 }, () => new TextEncoder().encode('x'.repeat(64)));
+    const read = async () => {
+      for await (const line of requestLines('http://127.0.0.1:9/long', {}, { ...transport, fetch: piecesFetch(pieces), maxLineChars: 1_000 })) void line;
+    };
+    await expect(read()).rejects.toThrow('local: a line exceeded 1000 characters');
+  });
+});
+
 describe('requestEvents', () => {
   const stream = [
     '\uFEFF: a comment before anything',

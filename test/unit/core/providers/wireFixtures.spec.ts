@@ -100,6 +100,17 @@ const openAiCases: WireCase[] = [
     failureMatches: /^openrouter: stream cut mid-way/,
   },
   {
+    fixture: 'openai/chat-done-without-finish-reason.sse',
+    heard: { text: 'The function first checks', failure: { kind: 'provider-error', message: 'openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)' } },
+  },
+  {
+    fixture: 'openai/chat-tgi-error-string.sse',
+    heard: {
+      text: 'Here is',
+      failure: { kind: 'provider-error', message: 'openrouter: the provider reported an error mid-stream: Request failed during generation: Server error: CUDA out of memory. Tried to allocate 2.00 GiB' },
+    },
+  },
+  {
     fixture: 'openai/chat-openai-refusal.sse',
     heard: {
       text: "I'm very sorry, but I can't assist with that request.",
