@@ -79,12 +79,15 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     options.health?.recordSuccess(candidate.provider);
     const latencyMs = options.clock.now() - started;
     const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
-    // A refusal is the model's own "no": a failure to climb from, not an answer for a check to pass or
-    // leave unverified, so no verifier is asked.
+    // A refusal is the model's own "no", and an answer stopped at the model's output limit is one the
+    // provider itself says is not whole: failures to climb from, not answers for a check to pass or
+    // leave unverified, so no verifier is asked. A limit the caller set is the caller's to live with.
     const check =
       streamed.refusal !== undefined
         ? { verdict: 'fail' as const, reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` }
-        : await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+        : answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined
+          ? { verdict: 'fail' as const, reason: CUT_AT_OUTPUT_LIMIT }
+          : await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
     // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
     // price: a panel price is an override, and an override the recorded cost ignored would be none.
     const cost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
@@ -113,6 +116,9 @@ interface Streamed {
   /** The model declined, in these words. */
   refusal?: string;
 }
+
+/** The verdict reason of an answer the provider stopped at the model's output limit (finish reason `length`). */
+export const CUT_AT_OUTPUT_LIMIT = "cut off at the model's output limit (finish reason length): not a whole answer";
 
 /** How much of a refusal goes into the verdict reason, characters: enough to say why, short enough for a log row. */
 const REFUSAL_REASON_CHARS = 200;
