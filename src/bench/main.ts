@@ -25,6 +25,7 @@ import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
 import { runPanelBench } from './panelBench';
+import { runStreamBench } from './streamBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 const REPLAY_RUNS = 5;
@@ -36,6 +37,11 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runPanelBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=stream npm run bench`: the provider transport reading one long line in small pieces.
+  if (process.env.RUNG_BENCH_ONLY === 'stream') {
+    process.stdout.write(table(await runStreamBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
@@ -43,6 +49,7 @@ async function main(): Promise<void> {
   rows.push(...(await historyBench()));
   rows.push(...(await runLedgerBench()));
   rows.push(...(await runPanelBench()));
+  rows.push(...(await runStreamBench()));
   process.stdout.write(table(rows));
 }
 
