@@ -1,0 +1,79 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT_OK, EXIT_USAGE } from '../../../src/cli/io';
+import { main } from '../../../src/cli/main';
+import { parseDecisionLines } from '../../../src/core/decisions/decision';
+import { CapturedIo } from '../support/CapturedIo';
+import { makeOutcomes, toJsonLines } from '../support/outcomesFixture';
+
+// Bad input the CLI met in an audit: each case says what is wrong, exits 2, and leaves the user's files as they were.
+
+let dir: string;
+let io: CapturedIo;
+const outcomes = toJsonLines(makeOutcomes(5));
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rung-bad-input-'));
+  io = new CapturedIo(dir);
+  writeFileSync(join(dir, 'outcomes.jsonl'), outcomes);
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('rung replay --decisions', () => {
+  it('refuses to replace the outcomes file it was given, and leaves it as it was', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'outcomes.jsonl'], io)).toBe(EXIT_USAGE);
+    expect(readFileSync(join(dir, 'outcomes.jsonl'), 'utf8')).toBe(outcomes);
+    expect(io.err).toContain(`--decisions ${join(dir, 'outcomes.jsonl')} holds ${outcomes.trim().split('\n').length} lines that are not decision rows`);
+    expect(io.err).toContain('it was left as it is');
+    expect(io.out).toBe('');
+  });
+
+  it('refuses the decision log beside --ledger, whose earlier rows it would wipe', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite'], io)).toBe(EXIT_OK);
+    const log = join(dir, '.rung', 'decisions.jsonl');
+    const before = readFileSync(log, 'utf8');
+    const again = new CapturedIo(dir);
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--decisions', '.rung/decisions.jsonl'], again)).toBe(EXIT_USAGE);
+    expect(readFileSync(log, 'utf8')).toBe(before);
+    expect(again.err).toContain('is the decision log beside --ledger');
+  });
+
+  it('refuses a log of live calls, which no replay wrote', async () => {
+    const live = JSON.stringify({ ...parseDecisionLines(await replayRows()).rows[0], source: undefined, call: 'chat-1' });
+    writeFileSync(join(dir, 'live.jsonl'), `${live}\n`);
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'live.jsonl'], io)).toBe(EXIT_USAGE);
+    expect(readFileSync(join(dir, 'live.jsonl'), 'utf8')).toBe(`${live}\n`);
+    expect(io.err).toContain('holds decision rows that no replay wrote');
+  });
+
+  it('replaces an earlier replay\'s rows, as a rerun into the same file wants', async () => {
+    writeFileSync(join(dir, 'study.jsonl'), await replayRows());
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'study.jsonl'], io)).toBe(EXIT_OK);
+    const calls = new Set(parseDecisionLines(readFileSync(join(dir, 'study.jsonl'), 'utf8')).rows.map((row) => row.call.split('/')[0]));
+    expect(calls.size).toBe(1);
+  });
+
+  it('says a folder is a folder, as bad input, not as EISDIR', async () => {
+    mkdirSync(join(dir, 'out'));
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'out'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`--decisions ${join(dir, 'out')} is a folder, not a file`);
+    expect(io.err).not.toContain('EISDIR');
+  });
+});
+
+/** The rows one replay of the outcomes writes to --decisions. */
+async function replayRows(): Promise<string> {
+  const scratch = mkdtempSync(join(tmpdir(), 'rung-bad-input-rows-'));
+  try {
+    writeFileSync(join(scratch, 'outcomes.jsonl'), outcomes);
+    expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'rows.jsonl'], new CapturedIo(scratch))).toBe(EXIT_OK);
+    return readFileSync(join(scratch, 'rows.jsonl'), 'utf8');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
