@@ -48,7 +48,9 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
   // Each prompt becomes one call whose id is the prompt's: two rows with one id would mix two prompts'
   // attempts under one call in the decision log.
   const lineOfId = new Map<string, number>();
-  const lines = text.split('\n');
+  // A byte-order mark (Windows editors and Python's utf-8-sig write one) is not part of the first row: the
+  // panel reader drops it too, and here it failed line 1 with "Unexpected token", naming a character nobody can see.
+  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (!line.trim()) continue;

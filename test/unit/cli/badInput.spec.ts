@@ -77,3 +77,12 @@ async function replayRows(): Promise<string> {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+describe('rung replay OUTCOMES.jsonl', () => {
+  it('reads an outcomes file that opens with a byte-order mark, as the panel reader does', async () => {
+    writeFileSync(join(dir, 'bom.jsonl'), `\uFEFF${outcomes}`);
+    expect(await main(['replay', 'bom.jsonl', '--json'], io)).toBe(EXIT_OK);
+    expect(io.err).toBe('');
+    expect(JSON.parse(io.out)).toMatchObject({ items: outcomes.trim().split('\n').length });
+  });
+});
