@@ -41,10 +41,11 @@ export class OutcomesError extends Error {
   }
 }
 
-/** Parses JSON-lines outcomes; every row must grade every model the first row names. */
+/** Parses JSON-lines outcomes; every row must grade the same models. */
 export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[]; models: string[] } {
   const rows: OutcomeRow[] = [];
   let models: string[] | undefined;
+  let firstLine = 1;
   // Each prompt becomes one call whose id is the prompt's: two rows with one id would mix two prompts'
   // attempts under one call in the decision log.
   const lineOfId = new Map<string, number>();
@@ -68,11 +69,16 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
     }
     const row = parsed.data;
     if (!models) {
+      firstLine = i + 1;
       models = Object.keys(row.m);
       if (models.length === 0) throw new OutcomesError(source, i + 1, 'the row grades no model');
     } else {
       const missing = models.filter((model) => !(model in row.m));
       if (missing.length) throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
+      // The first row names the models, so one it lacks used to be dropped from the whole replay without
+      // a word (its grades on every other row ignored); it is as missing as a model a later row lacks.
+      const extra = Object.keys(row.m).filter((model) => !models?.includes(model));
+      if (extra.length) throw new OutcomesError(source, firstLine, `model${extra.length > 1 ? 's' : ''} missing from the row: ${extra.join(', ')} (graded on line ${i + 1})`);
     }
     const earlier = lineOfId.get(row.id);
     if (earlier !== undefined) throw new OutcomesError(source, i + 1, `prompt id "${row.id}" is already on line ${earlier}: each prompt needs its own id`);

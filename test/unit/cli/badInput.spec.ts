@@ -86,3 +86,14 @@ describe('rung replay OUTCOMES.jsonl', () => {
     expect(JSON.parse(io.out)).toMatchObject({ items: outcomes.trim().split('\n').length });
   });
 });
+
+describe('rung replay with a model some rows lack', () => {
+  it('refuses outcomes whose first row lacks a model the others grade, instead of dropping it from the replay', async () => {
+    const rows = makeOutcomes(2);
+    delete (rows[0] as { m: Record<string, unknown> }).m.large;
+    writeFileSync(join(dir, 'first.jsonl'), toJsonLines(rows));
+    expect(await main(['replay', 'first.jsonl', '--json'], io)).toBe(EXIT_USAGE);
+    expect(io.out).toBe('');
+    expect(io.err).toBe(`rung replay: ${join(dir, 'first.jsonl')}:1: model missing from the row: large (graded on line 2)\n`);
+  });
+});
