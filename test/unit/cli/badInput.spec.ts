@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT_OK, EXIT_USAGE } from '../../../src/cli/io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../../src/cli/io';
 import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { CapturedIo } from '../support/CapturedIo';
@@ -95,5 +95,19 @@ describe('rung replay with a model some rows lack', () => {
     expect(await main(['replay', 'first.jsonl', '--json'], io)).toBe(EXIT_USAGE);
     expect(io.out).toBe('');
     expect(io.err).toBe(`rung replay: ${join(dir, 'first.jsonl')}:1: model missing from the row: large (graded on line 2)\n`);
+  });
+});
+
+describe('rung evaluate --log', () => {
+  it('says a file with no decision row in it is not a decision log, as bad input', async () => {
+    expect(await main(['evaluate', '--log', 'outcomes.jsonl', '--policy', 'open=tiny'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`rung evaluate: --log outcomes.jsonl holds no decision rows (${outcomes.trim().split('\n').length} lines, none of them one): name a decision log`);
+    expect(io.err).not.toContain('propensity');
+  });
+
+  it('still answers 1 for an empty log, which is a log with no calls yet', async () => {
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    expect(await main(['evaluate', '--log', 'empty.jsonl', '--policy', 'open=tiny'], io)).toBe(EXIT_FAILED);
+    expect(io.err).toContain('no estimate for open=tiny');
   });
 });
