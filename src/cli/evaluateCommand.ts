@@ -41,7 +41,7 @@ export async function runEvaluateCommand(argv: string[], io: CliIo): Promise<num
   if (log.calls.length === 0 && log.withoutPropensity === 0 && log.unreadable > 0) {
     throw new UsageError(`--log ${values.log} holds no decision rows (${log.unreadable} line${log.unreadable === 1 ? '' : 's'}, none of them one): name a decision log, decisions.jsonl beside a ledger or a file rung replay --decisions wrote`);
   }
-  if (log.unreadable) io.stderr(`rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? '' : 's'} of the log are not decision rows; skipped\n`);
+  if (log.unreadable) io.stderr(`rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? ' of the log is not a decision row' : 's of the log are not decision rows'}; skipped\n`);
   const estimate = estimatePolicy(log, policy);
   if (values.json) {
     const { policy: spec, calls, leftOut, effectiveSampleSize, methods, refused } = estimate;

@@ -111,3 +111,12 @@ describe('rung evaluate --log', () => {
     expect(io.err).toContain('no estimate for open=tiny');
   });
 });
+
+describe('rung evaluate with a torn line in the log', () => {
+  it('says one skipped line in the singular, as ledger export does', async () => {
+    const rows = await replayRows();
+    writeFileSync(join(dir, 'torn.jsonl'), `${rows}{"v":1,"at":\n`);
+    await main(['evaluate', '--log', 'torn.jsonl', '--policy', 'open=tiny'], io);
+    expect(io.err).toContain('rung evaluate: 1 line of the log is not a decision row; skipped\n');
+  });
+});
