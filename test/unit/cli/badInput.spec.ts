@@ -120,3 +120,23 @@ describe('rung evaluate with a torn line in the log', () => {
     expect(io.err).toContain('rung evaluate: 1 line of the log is not a decision row; skipped\n');
   });
 });
+
+describe('rung rank --ledger', () => {
+  const panel = JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }, { slug: 'large', provider: 'openrouter' }] });
+
+  it('fails on a ledger it cannot read, as rung ledger show does, instead of ranking from the priors with exit 0', async () => {
+    writeFileSync(join(dir, 'panel.json'), panel);
+    writeFileSync(join(dir, 'ledger.sqlite'), 'not a database');
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'chat', '--ledger', 'ledger.sqlite'], io)).toBe(EXIT_FAILED);
+    expect(io.out).toBe('');
+    expect(io.err).toBe(`rung rank: the ledger ${join(dir, 'ledger.sqlite')} is not a readable SQLite database (file is not a database); showing nothing\n`);
+    expect(readFileSync(join(dir, 'ledger.sqlite'), 'utf8')).toBe('not a database');
+  });
+
+  it('still ranks from an empty ledger file, a ledger never written', async () => {
+    writeFileSync(join(dir, 'panel.json'), panel);
+    writeFileSync(join(dir, 'ledger.sqlite'), '');
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'chat', '--ledger', 'ledger.sqlite'], io)).toBe(EXIT_OK);
+    expect(io.out).toContain('rung rank: class chat');
+  });
+});
