@@ -8,8 +8,14 @@
 import * as z from 'zod';
 
 const modelOutcomeSchema = z.looseObject({
-  /** Graded correct, 0 or 1. */
-  c: z.union([z.literal(0), z.literal(1)]),
+  /**
+   * Graded correct, 0 or 1.
+   *
+   * @remarks
+   * One literal of two values, not a union of two literals: a union failed `"c": true` with a bare
+   * "Invalid input", never saying that 0 or 1 was wanted.
+   */
+  c: z.literal([0, 1]),
   /** USD of the answer call. */
   cost: z.number().min(0),
   ti: z.number().optional(),
