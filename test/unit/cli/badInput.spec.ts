@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../../src/cli/io';
@@ -146,5 +147,26 @@ describe('rung replay with a grade that is not 0 or 1', () => {
     writeFileSync(join(dir, 'graded.jsonl'), '{"id":"a","family":"f","m":{"x":{"c":true,"cost":0.1}}}\n');
     expect(await main(['replay', 'graded.jsonl'], io)).toBe(EXIT_USAGE);
     expect(io.err).toBe(`rung replay: ${join(dir, 'graded.jsonl')}:1: m.x.c: Invalid option: expected one of 0|1\n`);
+  });
+});
+
+describe('a named file that is not UTF-8 text', () => {
+  it('says the outcomes are gzip-compressed rather than showing their bytes as bad JSON', async () => {
+    writeFileSync(join(dir, 'outcomes.jsonl.gz'), gzipSync(outcomes));
+    expect(await main(['replay', 'outcomes.jsonl.gz'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`rung replay: cannot read outcomes file ${join(dir, 'outcomes.jsonl.gz')}: it is gzip-compressed; decompress it first (gunzip)\n`);
+  });
+
+  it('says a panel is UTF-16, as Windows PowerShell writes, and to save it as UTF-8', async () => {
+    const panel = JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }] });
+    writeFileSync(join(dir, 'panel.json'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(panel, 'utf16le')]));
+    expect(await main(['rank', '--panel', 'panel.json', '--class', 'chat'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`rung rank: cannot read --panel ${join(dir, 'panel.json')}: it is UTF-16 text; save it as UTF-8\n`);
+  });
+
+  it('says a --log with NUL bytes in it is a binary file', async () => {
+    writeFileSync(join(dir, 'ledger.sqlite'), Buffer.from('SQLite format 3\0\0\0', 'latin1'));
+    expect(await main(['evaluate', '--log', 'ledger.sqlite', '--policy', 'open=tiny'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`rung evaluate: cannot read --log ${join(dir, 'ledger.sqlite')}: it is a binary file, not text\n`);
   });
 });
