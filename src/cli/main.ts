@@ -24,6 +24,7 @@ import { RANK_COMMAND, rankCommand } from './rankCommand';
 import { REPLAY_COMMAND, runReplayCommand, type LedgerOpener } from './replayCommand';
 import { asksForHelp, commandList, formatHelp, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
+import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
 
 /**
  * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL (the workspace file when the
@@ -38,7 +39,10 @@ export const openLedger: LedgerOpener = (path, io, options = {}) =>
   isTeamLedgerUrl(path)
     ? openTeamOrFallback(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
     : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', async () => {
-        if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
+        if (!options.readOnly) {
+          refuseNonSqliteLedger(path);
+          mkdirSync(dirname(path), { recursive: true });
+        }
         // Read-only (rank), a damaged file opens as an empty ledger: a ranking from the priors, exit 0, that
         // a script would take for the ledger's. As in rung ledger show, what was wrong is the error instead.
         const failsUnreadable = (notice: LedgerNotice): boolean => options.readOnly === true && notice.kind === 'unreadable';

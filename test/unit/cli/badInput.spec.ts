@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -168,5 +168,33 @@ describe('a named file that is not UTF-8 text', () => {
     writeFileSync(join(dir, 'ledger.sqlite'), Buffer.from('SQLite format 3\0\0\0', 'latin1'));
     expect(await main(['evaluate', '--log', 'ledger.sqlite', '--policy', 'open=tiny'], io)).toBe(EXIT_USAGE);
     expect(io.err).toContain(`rung evaluate: cannot read --log ${join(dir, 'ledger.sqlite')}: it is a binary file, not text\n`);
+  });
+});
+
+describe('--ledger naming a file that is not an SQLite database', () => {
+  it('refuses it for replay and leaves it where it was, instead of moving it aside for a fresh ledger', async () => {
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'outcomes.jsonl'], io)).toBe(EXIT_USAGE);
+    expect(readFileSync(join(dir, 'outcomes.jsonl'), 'utf8')).toBe(outcomes);
+    expect(readdirSync(dir)).toEqual(['outcomes.jsonl']);
+    expect(io.err).toContain(`rung replay: ${join(dir, 'outcomes.jsonl')} is not a ledger: it is not an SQLite database at all; it was left as it is.`);
+  });
+
+  it('refuses it for ledger reset too', async () => {
+    writeFileSync(join(dir, 'notes.md'), '# notes\n');
+    expect(await main(['ledger', 'reset', '--ledger', 'notes.md', '--yes'], io)).toBe(EXIT_USAGE);
+    expect(readFileSync(join(dir, 'notes.md'), 'utf8')).toBe('# notes\n');
+    expect(readdirSync(dir).sort()).toEqual(['notes.md', 'outcomes.jsonl']);
+  });
+
+  it('still moves aside a damaged ledger that starts like SQLite, as the ledger always has', async () => {
+    writeFileSync(join(dir, 'ledger.sqlite'), Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(100, 7)]));
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'ledger.sqlite', '--json'], io)).toBe(EXIT_OK);
+    expect(io.err).toMatch(/ledger\.sqlite .*; it was moved to .*ledger\.sqlite\.corrupt-\d+ and a fresh ledger started/);
+  });
+
+  it('still starts a ledger in an empty file, a ledger never written', async () => {
+    writeFileSync(join(dir, 'ledger.sqlite'), '');
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'ledger.sqlite', '--json'], io)).toBe(EXIT_OK);
+    expect(readFileSync(join(dir, 'ledger.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
   });
 });
