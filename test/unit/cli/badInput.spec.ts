@@ -198,3 +198,19 @@ describe('--ledger naming a file that is not an SQLite database', () => {
     expect(readFileSync(join(dir, 'ledger.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
   });
 });
+
+describe('an empty --class', () => {
+  const panel = JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }] });
+
+  it('is a usage error for rank when it is only spaces, as when it is missing', async () => {
+    writeFileSync(join(dir, 'panel.json'), panel);
+    expect(await main(['rank', '--panel', 'panel.json', '--class', ' '], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(/^rung rank: missing --class CLASS/);
+  });
+
+  it('is a usage error for chat, said before any model is asked', async () => {
+    writeFileSync(join(dir, 'panel.json'), panel);
+    expect(await main(['chat', '--panel', 'panel.json', '--class=', 'hello'], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(/^rung chat: --class needs a class \(plan, chat, edit, leaf or your own\), not an empty one/);
+  });
+});
