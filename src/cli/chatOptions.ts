@@ -61,6 +61,8 @@ export interface ChatCommandLine {
 export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
   const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
   if (!values.panel) throw new UsageError('missing --panel FILE');
+  // An empty --class= reached shaped() only once the call was routed, and failed as a run-time error, exit 1.
+  if (values.class !== undefined && !values.class.trim()) throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
   if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
   if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');

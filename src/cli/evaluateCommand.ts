@@ -36,7 +36,12 @@ export async function runEvaluateCommand(argv: string[], io: CliIo): Promise<num
   if (values.policy === undefined) throw new UsageError('needs --policy SPEC');
   const policy = parsePolicy(values.policy);
   const log = readLoggedCalls(readUserFile(values.log, io, '--log'));
-  if (log.unreadable) io.stderr(`rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? '' : 's'} of the log are not decision rows; skipped\n`);
+  // Not one decision row is another file named by mistake (the outcomes, a panel, a gzip): that is bad
+  // input, where "the log holds no call with a propensity" and exit 1 sent the user looking for a logging fault.
+  if (log.calls.length === 0 && log.withoutPropensity === 0 && log.unreadable > 0) {
+    throw new UsageError(`--log ${values.log} holds no decision rows (${log.unreadable} line${log.unreadable === 1 ? '' : 's'}, none of them one): name a decision log, decisions.jsonl beside a ledger or a file rung replay --decisions wrote`);
+  }
+  if (log.unreadable) io.stderr(`rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? ' of the log is not a decision row' : 's of the log are not decision rows'}; skipped\n`);
   const estimate = estimatePolicy(log, policy);
   if (values.json) {
     const { policy: spec, calls, leftOut, effectiveSampleSize, methods, refused } = estimate;

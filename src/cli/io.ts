@@ -64,14 +64,39 @@ export function isParseArgsError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS');
 }
 
-/** Reads a file the user named with `flag`, relative to the command's folder; a missing file is a usage error that says which. */
+/**
+ * Reads a file the user named with `flag`, relative to the command's folder, as UTF-8 text; a missing
+ * file, or one that is not UTF-8 text, is a usage error that says which.
+ */
 export function readUserFile(path: string, io: Pick<CliIo, 'cwd'>, flag: string): string {
   const full = resolve(io.cwd, path);
+  let bytes: Buffer;
   try {
-    return readFileSync(full, 'utf8');
+    bytes = readFileSync(full);
   } catch (error) {
     throw new UsageError(`cannot read ${flag} ${full}: ${readFailure(error)}`);
   }
+  const notText = notUtf8Text(bytes);
+  if (notText) throw new UsageError(`cannot read ${flag} ${full}: ${notText}`);
+  return bytes.toString('utf8');
+}
+
+/** How many leading bytes are searched for a NUL, as git does to call a file binary. */
+const BINARY_SNIFF_BYTES = 8000;
+
+/**
+ * Why `bytes` are not UTF-8 text, or undefined.
+ *
+ * @remarks
+ * Decoded as they were, such files failed as "not valid JSON" on line 1 with the raw bytes in the
+ * message (`Unexpected token '', "�7%k�"...`): a gzip of the outcomes, or the UTF-16 that Windows
+ * PowerShell's `>` writes. What the file is says what to do.
+ */
+function notUtf8Text(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'it is gzip-compressed; decompress it first (gunzip)';
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return 'it is UTF-16 text; save it as UTF-8';
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'it is a binary file, not text';
+  return undefined;
 }
 
 /** Why a named file could not be read, in words: the user typed a path, not a system call. */

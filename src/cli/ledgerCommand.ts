@@ -27,6 +27,7 @@ import { decisionLogBeside } from './decisionLogBeside';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
+import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;
@@ -193,6 +194,7 @@ async function withTeam<T>(url: string, io: LedgerCommandIo, readOnly: boolean, 
  */
 async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean): Promise<WorkspaceLedger> {
   if (readOnly && !existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
+  if (!readOnly) refuseNonSqliteLedger(path);
   const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
     if (!readOnly) mkdirSync(dirname(path), { recursive: true });

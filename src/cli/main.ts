@@ -13,7 +13,7 @@ import { PanelError } from '../core/panel';
 import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
-import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
+import { WorkspaceLedger, type LedgerNotice } from '../core/ledger/workspaceLedger';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { openTeamOrFallback } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';
@@ -24,21 +24,42 @@ import { RANK_COMMAND, rankCommand } from './rankCommand';
 import { REPLAY_COMMAND, runReplayCommand, type LedgerOpener } from './replayCommand';
 import { asksForHelp, commandList, formatHelp, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
+import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
 
 /**
  * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL (the workspace file when the
  * server cannot be used, said on stderr), else the workspace file.
  *
  * @remarks
- * For a file, it tells the user on stderr about anything it had to do (a corrupt file moved aside), and
- * a folder it cannot write becomes a `WriteRefusedError` naming it.
+ * For a file, it tells the user on stderr about anything it had to do (a corrupt file moved aside), a
+ * folder it cannot write becomes a `WriteRefusedError` naming it, and read-only, a file it cannot read
+ * is the error.
  */
 export const openLedger: LedgerOpener = (path, io, options = {}) =>
   isTeamLedgerUrl(path)
     ? openTeamOrFallback(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
-    : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
-        if (!options.readOnly) mkdirSync(dirname(path), { recursive: true });
-        return WorkspaceLedger.open({ path, clock: io.clock, readOnly: options.readOnly, onNotice: (notice) => io.stderr(`rung: ${notice.message}\n`) });
+    : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', async () => {
+        if (!options.readOnly) {
+          refuseNonSqliteLedger(path);
+          mkdirSync(dirname(path), { recursive: true });
+        }
+        // Read-only (rank), a damaged file opens as an empty ledger: a ranking from the priors, exit 0, that
+        // a script would take for the ledger's. As in rung ledger show, what was wrong is the error instead.
+        const failsUnreadable = (notice: LedgerNotice): boolean => options.readOnly === true && notice.kind === 'unreadable';
+        const ledger = await WorkspaceLedger.open({
+          path,
+          clock: io.clock,
+          readOnly: options.readOnly,
+          onNotice: (notice) => {
+            if (!failsUnreadable(notice)) io.stderr(`rung: ${notice.message}\n`);
+          },
+        });
+        const unreadable = ledger.notices.find(failsUnreadable);
+        if (unreadable) {
+          await ledger.close();
+          throw new Error(unreadable.message);
+        }
+        return ledger;
       });
 
 interface Subcommand {

@@ -35,7 +35,8 @@ export const RANK_COMMAND = {
 export async function rankCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values } = parseCommandArgs(RANK_COMMAND, argv);
   if (!values.panel) throw new UsageError('missing --panel FILE');
-  if (!values.class) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
+  // Blank too: a class of spaces reached shaped() and failed as a run-time error, exit 1.
+  if (!values.class?.trim()) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
   const panel = readPanelFile(values.panel, io);
   if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
   // A pin or avoid naming no panel model is a mistyped flag (exit 2), not a routing failure.

@@ -3,9 +3,10 @@
  * against the best single model, the oracle and a plain price-order cascade.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DecisionRow, DecisionSink } from '../core/decisions/decision';
+import { decisionSource, parseDecisionLines, type DecisionRow, type DecisionSink } from '../core/decisions/decision';
+import { decisionLogPath } from '../core/ledger/decisionLog';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
@@ -33,7 +34,7 @@ export const REPLAY_COMMAND = {
     policy: { type: 'string', value: 'SPEC', description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas' },
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
     seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
-    decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines)' },
+    decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines), replacing it: only a new file, an empty one or an earlier replay\'s rows' },
     ledger: { type: 'string', value: 'FILE|URL', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it (for a team server, postgres://…, in .rung/ here)' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
@@ -82,6 +83,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const ledgerPath = values.ledger ? (isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger)) : undefined;
   // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
   const logBeside = ledgerPath && isTeamLedgerUrl(ledgerPath) ? resolve(io.cwd, DEFAULT_LEDGER_PATH) : ledgerPath;
+  if (decisionsPath) refuseToReplace(decisionsPath, logBeside);
   const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
   // Opened inside the try, so whatever opened before a later open fails is still closed.
@@ -173,6 +175,35 @@ function parseRate(text: string, name: string): number {
 function parseWhole(text: string, name: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${name} must be a whole number, not "${text}"`);
   return Number(text);
+}
+
+/**
+ * Refuses a `--decisions` FILE that is not an earlier replay's rows, before anything is opened.
+ *
+ * @remarks
+ * The file is truncated and rewritten, which is what a rerun into the same file wants; but the flag
+ * used to truncate whatever it named, so `--decisions OUTCOMES.jsonl` replaced the outcomes with
+ * decision rows, and `--decisions .rung/decisions.jsonl` beside `--ledger` wiped the workspace's log
+ * while the log's own appends went on into the same file. Only a file that holds nothing, or replay
+ * rows and nothing else, may be replaced; anything else is the user's, and is left as it is.
+ */
+function refuseToReplace(path: string, logBeside: string | undefined): void {
+  if (logBeside !== undefined && path === decisionLogPath(logBeside)) {
+    throw new UsageError(`--decisions ${path} is the decision log beside --ledger, which gets this run's rows already: drop --decisions or name another file`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new UsageError(`--decisions ${path} is a folder, not a file: name a file in it`);
+    // A file that is not there yet is the usual case; a path the disk refuses is said when it is opened.
+    return;
+  }
+  const { rows, skipped } = parseDecisionLines(text);
+  if (skipped > 0 || rows.some((row) => decisionSource(row) !== 'replay')) {
+    const what = skipped > 0 ? `${skipped} line${skipped === 1 ? ' that is not a decision row' : 's that are not decision rows'}` : 'decision rows that no replay wrote';
+    throw new UsageError(`--decisions ${path} holds ${what}, and would be replaced; it was left as it is: name a new file, or move that one away first`);
+  }
 }
 
 /** Writes decision rows as JSON lines, each row in one write so a reader never sees half of one. */

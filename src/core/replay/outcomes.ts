@@ -8,8 +8,14 @@
 import * as z from 'zod';
 
 const modelOutcomeSchema = z.looseObject({
-  /** Graded correct, 0 or 1. */
-  c: z.union([z.literal(0), z.literal(1)]),
+  /**
+   * Graded correct, 0 or 1.
+   *
+   * @remarks
+   * One literal of two values, not a union of two literals: a union failed `"c": true` with a bare
+   * "Invalid input", never saying that 0 or 1 was wanted.
+   */
+  c: z.literal([0, 1]),
   /** USD of the answer call. */
   cost: z.number().min(0),
   ti: z.number().optional(),
@@ -41,14 +47,17 @@ export class OutcomesError extends Error {
   }
 }
 
-/** Parses JSON-lines outcomes; every row must grade every model the first row names. */
+/** Parses JSON-lines outcomes; every row must grade the same models. */
 export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[]; models: string[] } {
   const rows: OutcomeRow[] = [];
   let models: string[] | undefined;
+  let firstLine = 1;
   // Each prompt becomes one call whose id is the prompt's: two rows with one id would mix two prompts'
   // attempts under one call in the decision log.
   const lineOfId = new Map<string, number>();
-  const lines = text.split('\n');
+  // A byte-order mark (Windows editors and Python's utf-8-sig write one) is not part of the first row: the
+  // panel reader drops it too, and here it failed line 1 with "Unexpected token", naming a character nobody can see.
+  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (!line.trim()) continue;
@@ -66,11 +75,16 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
     }
     const row = parsed.data;
     if (!models) {
+      firstLine = i + 1;
       models = Object.keys(row.m);
       if (models.length === 0) throw new OutcomesError(source, i + 1, 'the row grades no model');
     } else {
       const missing = models.filter((model) => !(model in row.m));
       if (missing.length) throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
+      // The first row names the models, so one it lacks used to be dropped from the whole replay without
+      // a word (its grades on every other row ignored); it is as missing as a model a later row lacks.
+      const extra = Object.keys(row.m).filter((model) => !models?.includes(model));
+      if (extra.length) throw new OutcomesError(source, firstLine, `model${extra.length > 1 ? 's' : ''} missing from the row: ${extra.join(', ')} (graded on line ${i + 1})`);
     }
     const earlier = lineOfId.get(row.id);
     if (earlier !== undefined) throw new OutcomesError(source, i + 1, `prompt id "${row.id}" is already on line ${earlier}: each prompt needs its own id`);
