@@ -9,16 +9,21 @@
  * name and left an SQLite file there, with exit 0. Every SQLite database, damaged pages or not, opens
  * with the same 16-byte header, so a file without it was never a ledger in any state a writer leaves:
  * Rung saves by an atomic rename, and an empty file is a ledger never written (it is allowed). Only the
- * CLI refuses: the extension's ledger is a path of its own, where such a file can only be damage.
+ * CLI refuses, and not at the workspace's own ledger (`.rung/ledger.sqlite`, the default path, which the
+ * extension opens too): a file there was put there by Rung, so whatever it holds can only be damage, and
+ * the CLI repairs it as the extension does.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { sep } from 'node:path';
+import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { UsageError } from './io';
 
 /** What every SQLite database file begins with: "SQLite format 3" and a NUL. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
-/** Throws a {@link UsageError} when `path` is a non-empty file that does not begin with the SQLite header; anything else is left to the ledger. */
+/** Throws a {@link UsageError} when `path` is a non-empty file, not the workspace's own ledger, that does not begin with the SQLite header; anything else is left to the ledger. */
 export function refuseNonSqliteLedger(path: string): void {
+  if (path === DEFAULT_LEDGER_PATH || path.endsWith(`${sep}${DEFAULT_LEDGER_PATH}`)) return;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let length: number;
   try {

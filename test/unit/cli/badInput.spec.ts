@@ -192,6 +192,14 @@ describe('--ledger naming a file that is not an SQLite database', () => {
     expect(io.err).toMatch(/ledger\.sqlite .*; it was moved to .*ledger\.sqlite\.corrupt-\d+ and a fresh ledger started/);
   });
 
+  it("still repairs the workspace's own ledger, which only Rung writes, as the extension does", async () => {
+    mkdirSync(join(dir, '.rung'));
+    writeFileSync(join(dir, '.rung', 'ledger.sqlite'), 'overwritten by a disk fault\n');
+    expect(await main(['ledger', 'reset', '--yes'], io)).toBe(EXIT_OK);
+    expect(io.err).toMatch(/ledger\.sqlite .*; it was moved to .*ledger\.sqlite\.corrupt-\d+ and a fresh ledger started/);
+    expect(readFileSync(join(dir, '.rung', 'ledger.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+  });
+
   it('still starts a ledger in an empty file, a ledger never written', async () => {
     writeFileSync(join(dir, 'ledger.sqlite'), '');
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'ledger.sqlite', '--json'], io)).toBe(EXIT_OK);
