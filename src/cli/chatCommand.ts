@@ -189,7 +189,8 @@ class ChatPrinter {
     if (this.json) {
       this.io.stdout(`${JSON.stringify({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
     } else {
-      this.out('\n');
+      // Ends the answer's line; a call that printed nothing leaves stdout empty, not one blank line.
+      this.endLine();
       const last = result?.attempts.at(-1);
       if (answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)})`);
       else if (last) this.notice(`no answer stands; last attempt ${last.model} (${phrase(last.verdict)})`);

@@ -130,6 +130,8 @@ describe('rung chat', () => {
     expect(io.err).toMatch(/rung chat: skipped qwen2\.5:3b \(provider-error: ollama: server error \(500\).*\); trying openai\/gpt-4o-mini\n/);
     expect(io.err).toContain('rung chat: no answer stands; last attempt openai/gpt-4o-mini (provider-error: unavailable: openrouter: the API key was rejected (401))\n');
     expect(io.err).not.toContain('provider-error: provider-error');
+    // No model said a word, so stdout holds none: not even a blank line for a script to read as the answer.
+    expect(io.out).toBe('');
   });
 
   it('says "stopped" once when the user stops the call mid-answer, and exits 130', async () => {
