@@ -136,8 +136,12 @@ export class RungSettings implements vscode.Disposable {
       if (error instanceof PanelError) {
         const keeping = this.lastGood ? ` Rung keeps using the last good panel (${this.lastGood.source}).` : '';
         this.log.warn(`${error.message}${keeping}`);
-        void vscode.window.showErrorMessage(`Rung: ${error.source} is invalid: ${error.issues.join('; ')}.${keeping}`, 'Open Settings').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
+        // The way to the mistake: the file itself when the file is what is wrong, else the settings.
+        const file = error.source === this.panelFilePath ? error.source : undefined;
+        void vscode.window.showErrorMessage(`Rung: ${error.source} is invalid: ${error.issues.join('; ')}.${keeping}`, file ? 'Open Panel File' : 'Open Settings').then((choice) => {
+          if (!choice) return;
+          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file));
+          else void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
         });
         if (this.lastGood) return this.lastGood;
       }
