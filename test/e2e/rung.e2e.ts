@@ -391,6 +391,24 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
+    'when no rung can answer, @rung says why once, in the Chat view\'s error box',
+    async (page, workbench) => {
+      // No key for the cloud model (pruned) and a cheap model whose stream breaks: no answer stands.
+      await workbench.sendChat('@rung What is six times seven?');
+      const response = page.locator('.interactive-item-container.interactive-response').last();
+      await response.getByText('No answer stands').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByRole('button', { name: 'Explain This Decision' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
+      assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);
+      await workbench.screenshot('rung-no-answer-stands');
+    },
+    (providers) => {
+      providers.cheapStream = readFileSync(join(repositoryRoot(), 'test/fixtures/wire/ollama/chat-malformed-line.ndjson'), 'utf8');
+    },
+  ),
+
+  withProviders(
     'Ctrl+I in a TypeScript file with Rung Auto gets its answer inline, and the call is in the decision log',
     async (page, workbench, providers) => {
       await page.keyboard.press('Control+P');
