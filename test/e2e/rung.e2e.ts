@@ -391,7 +391,7 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    'when no rung can answer, @rung says why once, in the Chat view\'s error box',
+    'when no rung can answer, @rung says why once, in the Chat view\'s error box, and the Rung log says the pruned rung once',
     async (page, workbench) => {
       // No key for the cloud model (pruned) and a cheap model whose stream breaks: no answer stands.
       await workbench.sendChat('@rung What is six times seven?');
@@ -402,6 +402,11 @@ const checks: E2eCheck[] = [
       assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
       assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);
       await workbench.screenshot('rung-no-answer-stands');
+      // The Rung log's decision line says the pruned rung's reason with its verb once, as Explain Last Decision does.
+      const panel = page.locator('.part.panel');
+      await workbench.runCommandUntil('Rung: Show Log', panel.getByText('the log was asked for (Rung: Show Log)').first());
+      await panel.getByText(`pruned ${CLOUD_MODEL}: `).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.equal(await panel.getByText(`${CLOUD_MODEL} (pruned: `).count(), 0, 'the log does not say "pruned" twice');
     },
     (providers) => {
       providers.cheapStream = readFileSync(join(repositoryRoot(), 'test/fixtures/wire/ollama/chat-malformed-line.ndjson'), 'utf8');
