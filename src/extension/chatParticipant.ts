@@ -157,7 +157,9 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
   }
   deps.state.recordCall(result, '@rung');
   if (result.answer) deps.askedAgain.answered(input.messages, [], { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
-  stream.markdown(`\n\n---\n${answerFooter(result, above !== undefined ? { above } : {})}`);
+  // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
+  const failed = !result.answer && !result.stopped;
+  if (!failed) stream.markdown(`\n\n---\n${answerFooter(result, above !== undefined ? { above } : {})}`);
   stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
   stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
   const metadata: RungChatMetadata = {
@@ -168,7 +170,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     answer: result.answer?.text ?? text,
     stronger: hasStrongerRung(result),
   };
-  return { metadata, ...(result.answer || result.stopped ? {} : { errorDetails: { message: answerFooter(result) } }) };
+  return { metadata, ...(failed ? { errorDetails: { message: answerFooter(result) } } : {}) };
 }
 
 /** `/retry`: the last answer failed in the user's eyes; route the same question again with its model kept off the opener. */

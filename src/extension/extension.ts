@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
 import { AskedAgain } from './askedAgain';
 import { timerScheduler } from '../core/ledger/flushTimer';
-import type { Panel } from '../core/panel';
+import { PanelError, type Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
 import { registerChatParticipant } from './chatParticipant';
 import { registerCommands } from './commands';
@@ -115,7 +115,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
     (error: unknown) => {
       if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, log });
-      else log.error('the session did not open', error);
+      // A panel that does not parse or validate was already said, in the log and in a toast: a typo is no stack trace.
+      else if (!(error instanceof PanelError)) log.error('the session did not open', error);
     },
   );
   return { activationMs, session: () => host.get(), failedFeatures: failed, logFolder: context.logUri };

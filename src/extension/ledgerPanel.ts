@@ -59,11 +59,16 @@ class LedgerPanelHost implements vscode.Disposable {
     private readonly deps: LedgerPanelDeps,
   ) {}
 
-  show(): void {
+  async show(): Promise<void> {
     if (this.current) {
       this.current.reveal();
       return;
     }
+    // After a reload, a ledger tab the window restored in the background is brought back (through the
+    // serializer) only when it is shown. Left there, it would be a second ledger beside the new one, and
+    // closed the new one when clicked (adopt keeps one panel); closed here, the ledger stays one tab.
+    const restored = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isLedgerTab);
+    if (restored.length > 0) await vscode.window.tabGroups.close(restored);
     const panel = vscode.window.createWebviewPanel(LEDGER_VIEW_TYPE, 'Rung Ledger', vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
     this.adopt(panel);
   }
@@ -81,6 +86,11 @@ class LedgerPanelHost implements vscode.Disposable {
     this.current?.dispose();
     this.current = undefined;
   }
+}
+
+/** Whether `tab` holds a ledger panel (its view type comes back with the editor's own prefix). */
+function isLedgerTab(tab: vscode.Tab): boolean {
+  return tab.input instanceof vscode.TabInputWebview && (tab.input.viewType === LEDGER_VIEW_TYPE || tab.input.viewType.endsWith(`-${LEDGER_VIEW_TYPE}`));
 }
 
 function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {

@@ -8,7 +8,7 @@
  * forget it.
  */
 import * as vscode from 'vscode';
-import type { DecisionRow } from '../core/decisions/decision';
+import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import { formatUsd, verdictPhrase } from './describe';
 import { Redactor } from './redactor';
 
@@ -52,7 +52,8 @@ export class RungLog implements vscode.Disposable {
       this.info(`decision ${row.call}: settled ${row.model} ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`);
       return;
     }
-    const pruned = row.pruned.length ? `; pruned ${row.pruned.map((entry) => `${entry.model} (${entry.reason})`).join(', ')}` : '';
+    // prunedLine says the reason's verb once ("pruned tiny-coder:1b: needs tools"), as Explain Last Decision does.
+    const pruned = row.pruned.length ? `; ${row.pruned.map(prunedLine).join('; ')}` : '';
     this.info(
       `decision ${row.call} ${row.class}: ${row.model} rung ${row.rung + 1}/${row.candidates.length} [${row.candidates.join(', ')}]${row.explore ? ' exploring' : ''} -> ` +
         `${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}, ${formatUsd(row.cost)}; why: ${row.reason}${pruned}`,

@@ -188,6 +188,23 @@ function withoutWorkspaceProviders(panel: Record<string, unknown>, notes: string
   return { ...rest, models: kept };
 }
 
+/**
+ * What Rung says about a panel that does not parse or validate: the log's warning (every issue on
+ * its own line) and the toast's one paragraph, each a finished sentence followed by what Rung does
+ * instead (`kept`: the source of the last good panel, when there is one; the same file as before
+ * this edit, or another source, such as the local Ollama's models).
+ */
+export function describePanelError(error: PanelError, kept: string | undefined): { log: string; toast: string } {
+  // The last good panel may be the same file as it was before this edit: naming the file again would read as if it were fine.
+  const keeping = kept === undefined ? '' : kept === error.source ? ' Rung keeps using its last good version.' : ` Rung keeps using the last good panel (${kept}).`;
+  return { log: `${sentence(error.message)}${keeping}`, toast: `Rung: ${error.source} is invalid: ${sentence(error.issues.join('; '))}${keeping}` };
+}
+
+/** `text` ending in a full stop, without doubling one it has. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** The providers every panel may name without declaring them (the core's defaults). */
 const BUILT_IN = new Set(['ollama', 'openrouter', 'openai']);
 

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../core/panel';
-import { composePanel, readOverrides } from './panelSettings';
+import { composePanel, describePanelError, readOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
 import { NotSetUpError } from './sessionHost';
@@ -22,6 +22,8 @@ import { readTeamLedgerSetting } from './teamLedgerChoice';
 export interface LoadedPanel {
   panel: Panel;
   source: string;
+  /** Set when the settings or the file just read were invalid and this is the last good panel, kept (and already in force). */
+  kept?: true;
 }
 
 export class RungSettings implements vscode.Disposable {
@@ -134,12 +136,16 @@ export class RungSettings implements vscode.Disposable {
       loaded = await this.read();
     } catch (error) {
       if (error instanceof PanelError) {
-        const keeping = this.lastGood ? ` Rung keeps using the last good panel (${this.lastGood.source}).` : '';
-        this.log.warn(`${error.message}${keeping}`);
-        void vscode.window.showErrorMessage(`Rung: ${error.source} is invalid: ${error.issues.join('; ')}.${keeping}`, 'Open Settings').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
+        const said = describePanelError(error, this.lastGood?.source);
+        this.log.warn(said.log);
+        // The way to the mistake: the file itself when the file is what is wrong, else the settings.
+        const file = error.source === this.panelFilePath ? error.source : undefined;
+        void vscode.window.showErrorMessage(said.toast, file ? 'Open Panel File' : 'Open Settings').then((choice) => {
+          if (!choice) return;
+          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file));
+          else void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
         });
-        if (this.lastGood) return this.lastGood;
+        if (this.lastGood) return { ...this.lastGood, kept: true };
       }
       throw error;
     }
@@ -204,6 +210,8 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
   const reload = async (why: string): Promise<void> => {
     try {
       const loaded = await deps.settings.load();
+      // An invalid change was said as a warning naming the panel kept; that panel is already in force.
+      if (loaded.kept) return;
       deps.log.info(`panel from ${loaded.source} (${why}): ${loaded.panel.models.map((model) => model.slug).join(', ')}`);
       await deps.applyPanel(loaded.panel);
     } catch (error) {

@@ -221,6 +221,29 @@ const checks: E2eCheck[] = [
     },
   },
   {
+    name: 'after a reload that restored the ledger in a background tab, Open Ledger shows one ledger, not a second beside it',
+    prepare: async (folder) => void (await seedWorkspace(folder, 40, offlinePanel)),
+    async run(page, workbench) {
+      await openLedger(page, workbench);
+      // Another editor on top: the ledger's tab is restored in the background, not yet brought back.
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('README.md');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'README.md' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab.active', { hasText: 'README.md' }).waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const loaded = page.waitForEvent('load', { timeout: PANEL_TIMEOUT_MS });
+      await workbench.runCommand('Developer: Reload Window');
+      await loaded;
+      await workbench.waitUntilReady();
+      const ledgerTabs = page.locator('.tabs-container .tab', { hasText: 'Rung Ledger' });
+      await ledgerTabs.first().waitFor({ timeout: PANEL_TIMEOUT_MS });
+      await page.locator('.part.statusbar', { hasText: /today \$/ }).waitFor({ timeout: PANEL_TIMEOUT_MS });
+      await openLedger(page, workbench);
+      assert.equal(await ledgerTabs.count(), 1, 'one Rung Ledger tab after Open Ledger');
+      await workbench.screenshot('ledger-panel-one-tab-after-reload');
+    },
+  },
+  {
     name: 'the ledger panel reads in a high-contrast theme, and its filters and calls are reached by keyboard',
     prepare: async (folder) => void (await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default High Contrast' })),
     async run(page, workbench) {

@@ -197,6 +197,42 @@ function nothingToRouteTo(): E2eCheck {
 }
 
 /**
+ * A panel file a user broke by hand (a trailing comma after the last model), in a window with Rung
+ * installed from its .vsix: the toast says where the mistake is and opens the file, and saving the
+ * file mended is the panel in force, without a reload.
+ */
+function brokenPanelFile(): E2eCheck {
+  return {
+    name: 'installed, with a trailing comma in .rung/panel.json, Rung says on which line in a toast whose Open Panel File opens the file, and the mended file is taken without a reload',
+    installed: true,
+    prepare(folder) {
+      // Port 9 (discard) refuses on 127.0.0.1: no Ollama answers there, whatever runs on this machine.
+      mkdirSync(join(folder, '.vscode'), { recursive: true });
+      writeFileSync(join(folder, '.vscode', 'settings.json'), `${JSON.stringify({ 'rung.ollamaHost': 'http://127.0.0.1:9' }, null, 2)}\n`);
+      mkdirSync(join(folder, '.rung'), { recursive: true });
+      writeFileSync(join(folder, '.rung', 'panel.json'), BROKEN_PANEL);
+    },
+    async run(page, workbench) {
+      const toast = await workbench.waitForNotification('panel.json is invalid', ANSWER_TIMEOUT_MS);
+      const said = ((await toast.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(said, /not valid JSON: Unexpected token '\]' \(line 4 column 3\)/, 'the toast says where the mistake is');
+      await page.locator('.statusbar-item', { hasText: 'Rung: not set up' }).first().waitFor();
+      await workbench.screenshot('installed-broken-panel-toast');
+      // The mistake is in the file, not in the settings: the toast's way in is the file.
+      assert.equal(await toast.getByRole('button', { name: 'Open Settings' }).count(), 0, 'the toast does not send the user to the settings for a mistake in the file');
+      await toast.getByRole('button', { name: 'Open Panel File' }).click();
+      await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      writeFileSync(join(workbench.folder, '.rung', 'panel.json'), BROKEN_PANEL.replace('},\n  ]', '}\n  ]'));
+      await page.locator('.statusbar-item', { hasText: 'Rung: no model reachable' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.screenshot('installed-broken-panel-mended');
+    },
+  };
+}
+
+/** A panel with the slip a user makes deleting its last model: a comma before the list's `]` (line 4, column 3). */
+const BROKEN_PANEL = '{\n  "models": [\n    { "slug": "tiny-coder:1b", "provider": "ollama", "role": "base" },\n  ],\n  "routing": { "explore": 0 }\n}\n';
+
+/**
  * The Chat view's own Retry under an answer from Rung Auto or from @rung: the editor sends the same
  * request again, and Rung climbs past the model that answered without grading it.
  */
@@ -233,6 +269,7 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
 const checks: E2eCheck[] = [
   firstRun(),
   nothingToRouteTo(),
+  brokenPanelFile(),
   withProviders('Pick Model from the palette shows the panel with each model\'s provider, price and ability', async (page, workbench) => {
     await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
     const list = page.locator('.quick-input-list');
@@ -349,6 +386,29 @@ const checks: E2eCheck[] = [
     },
     (providers) => {
       // Ollama's reply with its second line cut off mid-word (test/fixtures/wire/SOURCES.md).
+      providers.cheapStream = readFileSync(join(repositoryRoot(), 'test/fixtures/wire/ollama/chat-malformed-line.ndjson'), 'utf8');
+    },
+  ),
+
+  withProviders(
+    'when no rung can answer, @rung says why once, in the Chat view\'s error box, and the Rung log says the pruned rung once',
+    async (page, workbench) => {
+      // No key for the cloud model (pruned) and a cheap model whose stream breaks: no answer stands.
+      await workbench.sendChat('@rung What is six times seven?');
+      const response = page.locator('.interactive-item-container.interactive-response').last();
+      await response.getByText('No answer stands').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByRole('button', { name: 'Explain This Decision' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
+      assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);
+      await workbench.screenshot('rung-no-answer-stands');
+      // The Rung log's decision line says the pruned rung's reason with its verb once, as Explain Last Decision does.
+      const panel = page.locator('.part.panel');
+      await workbench.runCommandUntil('Rung: Show Log', panel.getByText('the log was asked for (Rung: Show Log)').first());
+      await panel.getByText(`pruned ${CLOUD_MODEL}: `).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.equal(await panel.getByText(`${CLOUD_MODEL} (pruned: `).count(), 0, 'the log does not say "pruned" twice');
+    },
+    (providers) => {
       providers.cheapStream = readFileSync(join(repositoryRoot(), 'test/fixtures/wire/ollama/chat-malformed-line.ndjson'), 'utf8');
     },
   ),

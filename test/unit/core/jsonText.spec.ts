@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonText } from '../../../src/core/jsonText';
+import { mistakeOffset, parseJsonText } from '../../../src/core/jsonText';
 
 describe('parseJsonText', () => {
   it('parses JSON as JSON.parse does', () => {
@@ -20,7 +20,61 @@ describe('parseJsonText', () => {
     expect(() => parseJsonText('{"a": 1}\n  {"b": x}')).toThrow(/line 2 column 3\b/);
   });
 
+  it('names the line and column of a trailing comma in a list, where JSON.parse names no position', () => {
+    // What a user gets by deleting the last model of a panel: JSON.parse says "Unexpected token ']', ..."
+    // with the text around it, on Node 20 as on later Nodes, and no place at all.
+    const text = '{\n  "models": [\n    { "slug": "a" },\n  ],\n  "routing": {}\n}';
+    expect(() => parseJsonText(text)).toThrow("Unexpected token ']' (line 4 column 3)");
+  });
+
+  it('says where the text ended when it ended too early', () => {
+    expect(() => parseJsonText('{\n  "models": [')).toThrow('Unexpected end of JSON input (line 2 column 14)');
+  });
+
   it('throws a SyntaxError, so callers can tell it from their own errors', () => {
     expect(() => parseJsonText('{ "models": [')).toThrow(SyntaxError);
   });
 });
+
+describe('mistakeOffset', () => {
+  it('finds no mistake in valid JSON of every kind', () => {
+    for (const text of ['{}', '[]', ' {"a": [1, -2.5e3, 0, true, false, null, "x\\"\\u00e9\\n"], "b": {}} ', '"text"', '0']) expect(mistakeOffset(text), text).toBeUndefined();
+  });
+
+  it('points at the first character that cannot continue the JSON', () => {
+    expect(mistakeOffset('[1, 2,]')).toBe(6);
+    expect(mistakeOffset('{"a": 1,}')).toBe(8);
+    expect(mistakeOffset('{"a" 1}')).toBe(5);
+    expect(mistakeOffset('{a: 1}')).toBe(1);
+    expect(mistakeOffset('[01]')).toBe(2);
+    expect(mistakeOffset('["a\\x"]')).toBe(3);
+    expect(mistakeOffset('{} {}')).toBe(3);
+    expect(mistakeOffset("['a']")).toBe(1);
+  });
+
+  it('points past the end of text that ends too early', () => {
+    expect(mistakeOffset('{"a": [1, 2')).toBe(11);
+    expect(mistakeOffset('"open')).toBe(5);
+    expect(mistakeOffset('')).toBe(0);
+  });
+
+  it('agrees with JSON.parse where JSON.parse gives a position', () => {
+    for (const text of ['{"a": 1,}', '{"a" 1}', '[1 2]', '{"a": 1}}']) {
+      const position = /position (\d+)/.exec(catchMessage(() => JSON.parse(text)))?.[1];
+      expect(mistakeOffset(text), text).toBe(Number(position));
+    }
+  });
+
+  it('gives up rather than overflow the stack on nesting no one writes by hand', () => {
+    expect(mistakeOffset('['.repeat(100_000))).toBeUndefined();
+  });
+});
+
+function catchMessage(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return '';
+}

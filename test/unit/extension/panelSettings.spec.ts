@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PanelError } from '../../../src/core/panel';
-import { composePanel, readOverrides, type PanelSources, type SettingsReader } from '../../../src/extension/panelSettings';
+import { composePanel, describePanelError, readOverrides, type PanelSources, type SettingsReader } from '../../../src/extension/panelSettings';
 
 const models = [
   { slug: 'qwen3:14b', provider: 'ollama' },
@@ -111,5 +111,27 @@ describe('composePanel', () => {
     expect(off?.panel.routing.explorePaid).toBe(false);
     // Not set: the panel's value stands.
     expect(composePanel(sources({ inline: panel, overrides: readOverrides(settings({})) }))?.panel.routing.explorePaid).toBe(true);
+  });
+});
+
+describe('describePanelError', () => {
+  const broken = new PanelError('/w/.rung/panel.json', ['models[1]: unknown key "contextWindow"']);
+
+  it('ends the log\'s warning with a full stop before saying which panel Rung keeps', () => {
+    // It read '... unknown key "contextWindow" Rung keeps using the last good panel (...)'.
+    const said = describePanelError(broken, 'the models of the local Ollama at http://127.0.0.1:11434');
+    expect(said.log).toBe('/w/.rung/panel.json: invalid panel\n  - models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).');
+    expect(said.toast).toBe('Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).');
+  });
+
+  it('says nothing of a last good panel when there is none, and doubles no full stop', () => {
+    const said = describePanelError(new PanelError('rung.panel', ['models: must be a non-empty array', 'routing.explore: must be between 0 and 1.']), undefined);
+    expect(said.log).toBe('rung.panel: invalid panel\n  - models: must be a non-empty array\n  - routing.explore: must be between 0 and 1.');
+    expect(said.toast).toBe('Rung: rung.panel is invalid: models: must be a non-empty array; routing.explore: must be between 0 and 1.');
+  });
+
+  it('says the file\'s last good version is kept, rather than naming the invalid file as the good panel', () => {
+    const said = describePanelError(broken, '/w/.rung/panel.json');
+    expect(said.toast).toBe('Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using its last good version.');
   });
 });
