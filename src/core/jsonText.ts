@@ -1,3 +1,7 @@
+// The package's ES module build: its `main` is a UMD wrapper whose requires esbuild cannot follow, so a
+// bundle that took it failed at load with "Cannot find module './impl/format'".
+import { parse, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+
 /**
  * JSON a user wrote by hand (a panel file, a `--messages` file), parsed so that a mistake in it can be
  * found: the error names the line and column, not only the character offset.
@@ -8,7 +12,7 @@
  * get no position from any Node: an unexpected token, such as the `]` after a trailing comma in a list,
  * is reported with a few characters of the text around it instead ("Unexpected token ']', ...\"true },
  * ], \"rout\"... is not valid JSON"), and the end of the input with nothing at all; for those the place
- * is found by reading the text again (`mistakeOffset`), and the quoted text is left out. A leading
+ * is found by reading the text again (`mistakeOffset`, with jsonc-parser), and the quoted text is left out. A leading
  * byte-order mark, which Windows editors write, is not a mistake the user can see, so it is skipped
  * rather than reported as "Unexpected token".
  */
@@ -41,85 +45,19 @@ function lineAndColumn(text: string, offset: number): string {
   return `(line ${line} column ${column})`;
 }
 
-/** Nesting deeper than this is not read again for a place: it is no hand-written file. */
-const MAX_DEPTH = 512;
-
 /**
- * Where strict JSON (RFC 8259) first goes wrong in `text`: the offset of the first character that
- * cannot continue it, `text.length` when the text ends too early; undefined when it is valid JSON, or
- * nested too deep to read again.
+ * Where strict JSON first goes wrong in `text`: the offset jsonc-parser (VS Code's own JSON parser, the
+ * one that reads settings.json) gives its first error, `text.length` when the text ends too early, the
+ * start of a string that never ends or holds a bad escape; undefined when it is valid JSON, or nested
+ * too deep to read again.
  */
 export function mistakeOffset(text: string): number | undefined {
-  let at = 0;
-  let tooDeep = false;
-  const space = (): void => {
-    while (at < text.length && ' \t\n\r'.includes(text[at] ?? '')) at++;
-  };
-  const string = (): boolean => {
-    at++; // the opening quote
-    while (at < text.length) {
-      const char = text[at] ?? '';
-      if (char === '"') {
-        at++;
-        return true;
-      }
-      if (char < ' ') return false;
-      if (char !== '\\') at++;
-      else if ('"\\/bfnrt'.includes(text[at + 1] ?? 'x')) at += 2;
-      else if (text[at + 1] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) at += 6;
-      else return false;
-    }
-    return false;
-  };
-  const number = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-  const value = (depth: number): boolean => {
-    space();
-    const char = text[at];
-    if (depth > MAX_DEPTH) {
-      tooDeep = true;
-      return false;
-    }
-    if (char === '"') return string();
-    if (char === '{' || char === '[') {
-      const close = char === '{' ? '}' : ']';
-      at++;
-      space();
-      if (text[at] === close) {
-        at++;
-        return true;
-      }
-      for (;;) {
-        if (close === '}') {
-          space();
-          if (text[at] !== '"' || !string()) return false;
-          space();
-          if (text[at] !== ':') return false;
-          at++;
-        }
-        if (!value(depth + 1)) return false;
-        space();
-        if (text[at] === ',') at++;
-        else if (text[at] === close) {
-          at++;
-          return true;
-        } else return false;
-      }
-    }
-    for (const word of ['true', 'false', 'null']) {
-      if (text.startsWith(word, at)) {
-        at += word.length;
-        return true;
-      }
-    }
-    number.lastIndex = at;
-    const digits = number.exec(text);
-    if (!digits) return false;
-    at += digits[0].length;
-    return true;
-  };
-  if (value(0)) {
-    space();
-    if (at === text.length) return undefined;
+  const errors: ParseError[] = [];
+  try {
+    parse(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  } catch {
+    // Its parser recurses: nesting that overflows the stack is no hand-written file.
+    return undefined;
   }
-  return tooDeep ? undefined : at;
+  return errors[0]?.offset;
 }

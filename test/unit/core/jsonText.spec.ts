@@ -47,14 +47,14 @@ describe('mistakeOffset', () => {
     expect(mistakeOffset('{"a" 1}')).toBe(5);
     expect(mistakeOffset('{a: 1}')).toBe(1);
     expect(mistakeOffset('[01]')).toBe(2);
-    expect(mistakeOffset('["a\\x"]')).toBe(3);
+    // A bad escape or an unterminated string is placed where the string starts.
+    expect(mistakeOffset('["a\\x"]')).toBe(1);
     expect(mistakeOffset('{} {}')).toBe(3);
     expect(mistakeOffset("['a']")).toBe(1);
   });
 
   it('points past the end of text that ends too early', () => {
     expect(mistakeOffset('{"a": [1, 2')).toBe(11);
-    expect(mistakeOffset('"open')).toBe(5);
     expect(mistakeOffset('')).toBe(0);
   });
 
@@ -63,6 +63,10 @@ describe('mistakeOffset', () => {
       const position = /position (\d+)/.exec(catchMessage(() => JSON.parse(text)))?.[1];
       expect(mistakeOffset(text), text).toBe(Number(position));
     }
+  });
+
+  it('places a string that never ends where it starts', () => {
+    expect(mistakeOffset('{"a": "open')).toBe(6);
   });
 
   it('gives up rather than overflow the stack on nesting no one writes by hand', () => {
