@@ -3,8 +3,9 @@ import { providerAttempt } from '../../../../src/core/chat/providerAttempt';
 import { OpenAiCompatibleAdapter } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import type { StreamPart } from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
-import type { Answer, Check, Verifier } from '../../../../src/core/verifiers/verifier';
+import type { Verifier } from '../../../../src/core/verifiers/verifier';
 import { FixedClock } from '../../support/FixedClock';
+import { PassingVerifier } from '../../support/PassingVerifier';
 import { fixtureBytes, serveBytes, WireServer } from '../../support/wireServer';
 
 const REFUSAL = "I'm very sorry, but I can't assist with that request.";
@@ -14,17 +15,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A verifier that would pass anything, and counts how often it was asked. */
-class PassingVerifier implements Verifier {
-  readonly name = 'passing';
-  asked: Answer[] = [];
-
-  async verify(answer: Answer): Promise<Check> {
-    this.asked.push(answer);
-    return { verdict: 'pass', reason: 'anything passes' };
-  }
-}
 
 const candidate: Candidate = {
   slug: 'gpt-4o',

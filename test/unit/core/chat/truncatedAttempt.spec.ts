@@ -3,8 +3,9 @@ import { CUT_AT_OUTPUT_LIMIT, providerAttempt } from '../../../../src/core/chat/
 import { OllamaAdapter } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatOptions } from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
-import type { Answer, Check, Verifier } from '../../../../src/core/verifiers/verifier';
+import type { Verifier } from '../../../../src/core/verifiers/verifier';
 import { FixedClock } from '../../support/FixedClock';
+import { PassingVerifier } from '../../support/PassingVerifier';
 import { serveBytes, WireServer } from '../../support/wireServer';
 
 let server: WireServer | undefined;
@@ -13,17 +14,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A verifier that would pass anything, and counts how often it was asked. */
-class PassingVerifier implements Verifier {
-  readonly name = 'passing';
-  asked: Answer[] = [];
-
-  async verify(answer: Answer): Promise<Check> {
-    this.asked.push(answer);
-    return { verdict: 'pass', reason: 'anything passes' };
-  }
-}
 
 const candidate: Candidate = {
   slug: 'qwen3:14b',
