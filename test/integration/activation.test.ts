@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import * as vscode from 'vscode';
 import type { RungApi } from '../../src/extension/extension';
+import { RungLog } from '../../src/extension/log';
 import { activateRung, eventually } from './support/rung';
 
 describe('activation', () => {
@@ -26,5 +27,33 @@ describe('activation', () => {
       return /activated in/.test(content) ? content : undefined;
     });
     assert.match(text, /activated in \d+(\.\d+)? ms/);
+  });
+
+  it("reveals a window's log once more after its first Show Log, and only after the first", () => {
+    const channel = vscode.window.createOutputChannel('Rung reveal check', { log: true });
+    let reveals = 0;
+    const show = channel.show.bind(channel) as (preserveFocus?: boolean) => void;
+    channel.show = ((preserveFocus?: boolean) => {
+      reveals++;
+      show(preserveFocus);
+    }) as typeof channel.show;
+    const pending: (() => void)[] = [];
+    let cancelled = 0;
+    const log = new RungLog(channel, {
+      later: (reveal) => {
+        pending.push(reveal);
+        return { dispose: () => cancelled++ };
+      },
+    });
+    log.show();
+    assert.equal(reveals, 1);
+    assert.equal(pending.length, 1, 'the first Show Log asks for one more reveal');
+    pending[0]?.();
+    assert.equal(reveals, 2);
+    log.show();
+    assert.equal(reveals, 3);
+    assert.equal(pending.length, 1, 'a later Show Log does not');
+    log.dispose();
+    assert.equal(cancelled, 1, 'disposing the log cancels a reveal still to come');
   });
 });
