@@ -21,6 +21,9 @@ const PALETTE_STEP_MS = 5_000;
 
 /** How long the Chat view may take to show its input: on a first run it starts with the window. */
 const CHAT_OPEN_TIMEOUT_MS = 60_000;
+/** How long a sent chat has to show its request before Enter is pressed again, and how often at most. */
+const ENTER_TAKEN_MS = 5_000;
+const ENTER_PRESSES = 3;
 
 /** How often {@link eventually} looks again. */
 const POLL_MS = 100;
@@ -160,9 +163,26 @@ export class Workbench {
     await eventually(async () => (await typed()).replace(/\s+/g, ' ').includes(text), `the chat input holds "${text}" (it holds "${await typed()}")`);
     // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
     const suggestions = this.page.locator('.suggest-widget.visible');
-    if (await suggestions.isVisible()) await this.page.keyboard.press('Escape');
-    await this.page.keyboard.press('Enter');
-    await eventually(async () => (await requests.count()) > before, `the chat shows "${text}" as sent`, CHAT_OPEN_TIMEOUT_MS);
+    const sent = async (): Promise<boolean> => (await requests.count()) > before;
+    // A slash command's suggestions can open just after the look and take the Enter (once in CI the text
+    // stayed in the input and nothing was sent): while the text is still there and nothing went, look and
+    // press again.
+    for (let press = 1; ; press++) {
+      if (await suggestions.isVisible()) await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('Enter');
+      const last = press === ENTER_PRESSES;
+      try {
+        await eventually(sent, `the chat shows "${text}" as sent`, last ? CHAT_OPEN_TIMEOUT_MS : ENTER_TAKEN_MS);
+        return;
+      } catch (error) {
+        if (last) throw error;
+        // The input emptied: that Enter was taken, and the request is still on its way.
+        if (!(await typed()).replace(/\s+/g, ' ').includes(text)) {
+          await eventually(sent, `the chat shows "${text}" as sent`, CHAT_OPEN_TIMEOUT_MS);
+          return;
+        }
+      }
+    }
   }
 
   /**
