@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { apiKeyVariable } from '../core/panel';
 import type { Session } from '../core/session/types';
 import { answerFooter, escalationCause, explainMarkdown, pickRows } from './describe';
+import { EXPLAIN_SCHEME, ExplainDocuments } from './explainDocuments';
 import type { RungLog } from './log';
 import type { ProviderSecrets } from './secrets';
 import type { SessionHost } from './sessionHost';
@@ -52,7 +53,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.clearProviderKey', (provider?: string) => clearProviderKey(deps, provider));
   register('rung.setTeamLedgerPassword', (password?: string) => setTeamLedgerPassword(deps, password));
   register('rung.rateLastAnswer', (verdict?: 'pass' | 'fail') => rateLastAnswer(deps, verdict));
-  register('rung.explainLastDecision', (callId?: string) => explainLastDecision(deps, callId));
+  const explanations = new ExplainDocuments();
+  context.subscriptions.push(explanations, vscode.workspace.registerTextDocumentContentProvider(EXPLAIN_SCHEME, explanations));
+  register('rung.explainLastDecision', (callId?: string) => explainLastDecision(deps, explanations, callId));
   register('rung.resetLedger', (options?: { confirmed?: boolean }) => resetLedger(deps, options));
   register('rung.exportLedger', (target?: vscode.Uri) => exportLedger(deps, target));
   register('rung.showLog', () => deps.log.show());
@@ -231,7 +234,7 @@ async function rateLastAnswer(deps: CommandDeps, verdict?: 'pass' | 'fail'): Pro
   return settled;
 }
 
-async function explainLastDecision(deps: CommandDeps, callId?: string): Promise<string | undefined> {
+async function explainLastDecision(deps: CommandDeps, explanations: ExplainDocuments, callId?: string): Promise<string | undefined> {
   const id = callId ?? deps.state.lastCall?.callId;
   if (!id) {
     void vscode.window.showInformationMessage('Rung: no call to explain yet in this window.');
@@ -239,7 +242,7 @@ async function explainLastDecision(deps: CommandDeps, callId?: string): Promise<
   }
   const session = await deps.sessions.get();
   const text = explainMarkdown(id, session.explain(id));
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+  const document = await explanations.open(id, text);
   await vscode.window.showTextDocument(document, { preview: true });
   return text;
 }
@@ -249,7 +252,8 @@ async function resetLedger(deps: CommandDeps, options?: { confirmed?: boolean })
   if (options?.confirmed !== true) {
     const choice = await vscode.window.showWarningMessage(
       'Reset the Rung ledger?',
-      { modal: true, detail: `Every rating, alias and in-flight mark in ${session.snapshot({ limit: 0 }).ledgerPath ?? 'the ledger'} is forgotten; the decision log is kept.` },
+      // Said in the user's words: the ledger's model aliases and in-flight marks go too, but mean nothing to them.
+      { modal: true, detail: `Every rating learned in ${session.snapshot({ limit: 0 }).ledgerPath ?? 'the ledger'} is forgotten, and routing starts again from the capability ladder; the decision log is kept.` },
       'Reset',
     );
     if (choice !== 'Reset') return false;

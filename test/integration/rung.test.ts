@@ -302,6 +302,12 @@ describe('Rung in a real extension host', function () {
   it('explains the last decision, exports the ledger and resets it when confirmed', async () => {
     const explained = await vscode.commands.executeCommand<string>('rung.explainLastDecision');
     assert.match(explained ?? '', /on rung 1 of/);
+    // A read-only Markdown document, not an untitled one: closing it asks nothing.
+    const shown = vscode.window.activeTextEditor?.document;
+    assert.equal(shown?.uri.scheme, 'rung-explain');
+    assert.equal(shown?.languageId, 'markdown');
+    assert.equal(shown?.isDirty, false);
+    assert.equal(shown?.getText(), explained);
     const target = vscode.Uri.file(join(tmpdir(), `rung-export-${process.pid}.json`));
     await vscode.commands.executeCommand('rung.exportLedger', target);
     assert.ok(readFileSync(target.fsPath, 'utf8').includes(CLOUD_MODEL));

@@ -1,0 +1,34 @@
+/**
+ * The documents Explain Last Decision opens: read-only Markdown, one per call, under a scheme of Rung's
+ * own.
+ *
+ * @remarks
+ * An untitled document is dirty from the start, so closing an explanation asked whether to save it;
+ * a document from a content provider is never dirty and cannot be edited by mistake.
+ */
+import * as vscode from 'vscode';
+
+export const EXPLAIN_SCHEME = 'rung-explain';
+
+export class ExplainDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  /** The text of every call explained in this window, by document URI: what the editor asks for again when it reopens one. */
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** The explanation of `callId` as a document; one already open shows `text` (a verdict may have been settled since). */
+  open(callId: string, text: string): Thenable<vscode.TextDocument> {
+    const uri = vscode.Uri.from({ scheme: EXPLAIN_SCHEME, path: `/Call ${callId}.md` });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return vscode.workspace.openTextDocument(uri);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
