@@ -407,6 +407,16 @@ export const SPEND_SERIES = 6;
 /** Days the chart shows, newest last: a month of bars stays readable at a panel's width. */
 export const SPEND_DAYS_SHOWN = 30;
 
+/**
+ * What the Spend section says in place of the chart, or undefined when it has bars to draw: a month of
+ * calls that all cost $0 (local models only) would draw an empty box.
+ */
+export function spendChartNote(chart: Pick<SpendChart, 'days' | 'maxDayCost'>): string | undefined {
+  if (chart.days.length === 0) return 'No spend recorded yet.';
+  if (chart.maxDayCost === 0) return 'Every call so far cost $0: nothing to chart.';
+  return undefined;
+}
+
 /** Stacked daily bars by model, and the totals by model and provider. */
 export function spendChart(spend: SpendWire, width: number, height: number): SpendChart {
   const modelTotals = new Map<string, { model: string; provider: string; cost: number; calls: number }>();

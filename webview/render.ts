@@ -25,6 +25,7 @@ import {
   prunedText,
   ratingClasses,
   spendChart,
+  spendChartNote,
   strongestEstimateText,
 } from './ledgerModel';
 
@@ -322,13 +323,14 @@ const CHART_HEIGHT = 120;
 
 function renderSpend(state: LedgerState): HTMLElement {
   const chart = spendChart(state.spend, CHART_WIDTH, CHART_HEIGHT);
+  const note = spendChartNote(chart);
   return h(
     'section',
     { class: 'spend', 'aria-labelledby': 'spend-title' },
     h('h2', { id: 'spend-title' }, 'Spend'),
     h('p', { class: 'totals' }, `Total ${formatUsd(state.spend.total)}, today ${formatUsd(state.spend.today)}.`),
     h('p', { class: 'estimate' }, strongestEstimateText(state.spend)),
-    chart.days.length > 0 ? renderChart(chart) : h('p', { class: 'empty' }, 'No spend recorded yet.'),
+    note === undefined ? renderChart(chart) : h('p', { class: 'empty' }, note),
     chart.providers.length > 0
       ? h(
           'table',

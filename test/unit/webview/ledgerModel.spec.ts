@@ -12,6 +12,7 @@ import {
   ratingClasses,
   reduce,
   spendChart,
+  spendChartNote,
   strongestEstimateText,
 } from '../../../webview/ledgerModel';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
@@ -172,6 +173,13 @@ describe('the spend chart', () => {
       ['openrouter', 4],
       ['ollama', 5],
     ]);
+  });
+
+  it('draws no empty box when every call cost nothing, and says why there is no chart', () => {
+    expect(spendChartNote(spendChart(exampleSpend, 200, 100))).toBeUndefined();
+    const local = { ...exampleSpend, byDay: exampleSpend.byDay.map((entry) => ({ ...entry, cost: 0 })) };
+    expect(spendChartNote(spendChart(local, 200, 100))).toBe('Every call so far cost $0: nothing to chart.');
+    expect(spendChartNote(spendChart({ ...exampleSpend, byDay: [] }, 200, 100))).toBe('No spend recorded yet.');
   });
 
   it('states the strongest model figure as an estimate, and says when there is none', () => {
