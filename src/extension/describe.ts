@@ -144,7 +144,7 @@ export function answerFooter(result: SessionChatResult, options: { above?: strin
   if (!answered) {
     const last = result.attempts.at(-1);
     if (result.stopped) return 'Stopped.';
-    return last ? `No answer stands: the last attempt, ${last.model}, ended ${verdictPhrase(last.verdict)}.` : `No rung could take this ${result.classKey} call.`;
+    return `${last ? `No answer stands: the last attempt, ${last.model}, ended ${verdictPhrase(last.verdict)}.` : `No rung could take this ${result.classKey} call.`}${leftOut(result.ranking)}`;
   }
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
   const why = candidate ? ` — ${plainReason(candidate.reason)}` : '';
@@ -153,6 +153,20 @@ export function answerFooter(result: SessionChatResult, options: { above?: strin
   const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
   const asked = options.above ? ` Asked again above ${options.above}: the rungs at or below it were left out.` : '';
   return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}.${asked}${climbed} Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
+}
+
+/** How many left-out models a no-answer line names before it only counts the rest. */
+const LEFT_OUT_NAMED = 3;
+
+/**
+ * The models the ranking left out of a call no rung answered, with why: a stronger model skipped for a
+ * missing key is often the way to an answer, and the last attempt alone does not say it was there.
+ */
+function leftOut(ranking: Ranking): string {
+  if (ranking.pruned.length === 0) return '';
+  const named = ranking.pruned.slice(0, LEFT_OUT_NAMED).map((entry) => `${entry.model} (${plainReason(entry.reason)})`);
+  const more = ranking.pruned.length - named.length;
+  return ` Left out of this call: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
 }
 
 /** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */
