@@ -11,24 +11,24 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
-import { AskedAgain } from './askedAgain';
+import { AskedAgain } from './calls/askedAgain';
 import { timerScheduler } from '../core/ledger/flushTimer';
 import { PanelError, type Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
-import { registerChatParticipant } from './chatParticipant';
-import { registerCommands } from './commands';
-import { registerEditSelection } from './editSelection';
-import { editorModelsFactory } from './editorModels';
-import { showHowToStart } from './firstRun';
-import { registerLedgerPanel, OPEN_LEDGER_COMMAND } from './ledgerPanel';
-import { LiveSession } from './liveSession';
+import { registerChatParticipant } from './chat/chatParticipant';
+import { registerCommands } from './commands/commands';
+import { registerEditSelection } from './edit/editSelection';
+import { editorModelsFactory } from './session/editorModels';
+import { showHowToStart } from './settings/firstRun';
+import { registerLedgerView, OPEN_LEDGER_COMMAND } from './ledgerView/ledgerView';
+import { LiveSession } from './ledgerView/liveSession';
 import { RungLog } from './log';
-import { registerModelProvider } from './modelProvider';
-import { ProviderSecrets } from './secrets';
-import { NotSetUpError, SessionHost } from './sessionHost';
-import { openSession } from './sessionFactory';
-import { registerSettings, RungSettings } from './settings';
-import { shutdownWithinBudget } from './shutdown';
+import { registerModelProvider } from './chat/modelProvider';
+import { ProviderSecrets } from './settings/secrets';
+import { NotSetUpError, SessionHost } from './session/sessionHost';
+import { openSession } from './session/sessionFactory';
+import { registerSettings, RungSettings } from './settings/settings';
+import { shutdownWithinBudget } from './session/shutdown';
 import { registerStatusBar } from './statusBar';
 import { RungState } from './state';
 
@@ -87,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log })],
+    ['ledger view', () => registerLedgerView(context, { session: new LiveSession(host), log })],
     ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {
