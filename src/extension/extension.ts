@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
-import { AskedAgain } from './calls/askedAgain';
+import { FeatureCalls } from './calls/featureCalls';
 import { timerScheduler } from '../core/ledger/flushTimer';
 import { PanelError, type Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
@@ -78,8 +78,10 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
   context.subscriptions.push(state, settings, host);
 
-  // One memory of answered requests for Rung Auto and @rung alike: either's Retry climbs (askedAgain.ts).
-  const deps = { sessions: host, settings, state, secrets, log, askedAgain: new AskedAgain(systemClock) };
+  // The one way every feature asks the session (calls/featureCalls.ts): one memory of answered requests
+  // for Rung Auto and @rung alike, so either's Retry climbs.
+  const calls = new FeatureCalls({ state, log, clock: systemClock });
+  const deps = { sessions: host, settings, state, secrets, log, calls };
   const failed: string[] = [];
   const features: [string, () => void][] = [
     ['settings', () => registerSettings(context, { settings, log, applyPanel: (panel) => applyPanel(host, panel), reopen: (reason) => host.reopen(reason) })],

@@ -7,8 +7,7 @@
  * whatever version of Rung wrote it, so it is read by shape and anything else is ignored rather than
  * trusted. Kept free of `vscode` so it is tested without an editor.
  */
-import { aboveOnLadder } from '../../core/routing/rank';
-import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
+import type { VerdictWithReason } from '../../core/session/types';
 
 export interface RungChatMetadata {
   callId: string;
@@ -48,9 +47,3 @@ export function feedbackVerdict(helpful: boolean): VerdictWithReason {
 
 /** "Retry with a stronger model": the answer failed in the user's eyes, a graded failure like a check's. */
 export const RETRY_VERDICT: VerdictWithReason = { kind: 'fail', reason: 'the user asked for a stronger model' };
-
-/** Whether the call's ranking holds an eligible rung the ladder puts above the model that answered. */
-export function hasStrongerRung(result: Pick<SessionChatResult, 'answer' | 'ranking'>): boolean {
-  const answered = result.ranking.candidates.find((candidate) => candidate.slug === result.answer?.model);
-  return answered !== undefined && result.ranking.candidates.some((candidate) => aboveOnLadder(candidate, answered));
-}

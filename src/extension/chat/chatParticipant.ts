@@ -6,15 +6,15 @@
  * The participant renders the session's events and nothing else. Thumbs up and down become verdicts
  * on the call (`session.settle`), and "Retry with a stronger model" is a graded failure: the answer is
  * settled as failed, then the same question is routed again on the rungs above that model. The Chat
- * view's own Retry sends the same request again: it climbs the same way but grades nobody (askedAgain.ts).
+ * view's own Retry sends the same request again: it climbs the same way but grades nobody (calls/askedAgain.ts).
  */
 import * as vscode from 'vscode';
 import type { ChatMessage } from '../../core/providers/provider';
-import type { Session, SessionChatResult, SessionEvent } from '../../core/session/types';
-import { answerFooter, escalationCause, explainMarkdown, verdictPhrase } from '../describe';
+import type { Session, SessionEvent } from '../../core/session/types';
+import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
-import { feedbackVerdict, hasStrongerRung, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
-import { climbAfter, type AskedAgain } from '../calls/askedAgain';
+import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import type { FeatureCalls } from '../calls/featureCalls';
 import type { RungLog } from '../log';
 import { NotSetUpError, type SessionHost } from '../session/sessionHost';
 import type { RungState } from '../state';
@@ -28,8 +28,8 @@ export interface ChatParticipantDeps {
   sessions: SessionHost;
   state: RungState;
   log: RungLog;
-  /** The requests answered lately, so the same one sent again climbs. */
-  askedAgain: AskedAgain;
+  /** How a feature asks the session: pin, avoid, climbs, recording and the log line. */
+  calls: FeatureCalls;
 }
 
 export function registerChatParticipant(context: vscode.ExtensionContext, deps: ChatParticipantDeps): void {
@@ -97,22 +97,20 @@ interface RouteInput {
 }
 
 async function route(session: Session, deps: ChatParticipantDeps, input: RouteInput, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
-  const abort = new AbortController();
-  const cancel = token.onCancellationRequested(() => abort.abort());
-  const pinned = deps.state.pinned;
-  // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry
-  // does, unless a model is pinned: the user chose what opens.
-  const previous = input.above === undefined && !pinned ? deps.askedAgain.previous(input.messages) : undefined;
-  const repeat = previous ? climbAfter(previous) : undefined;
-  if (repeat) deps.log.info(`@rung: ${repeat.note}`);
-  const above = input.above ?? repeat?.above;
-  if (input.above === undefined && above !== undefined) stream.markdown(`Asked again: trying the rungs above ${above}, whose answer is left ungraded.\n\n`);
-  const avoid = above === undefined ? deps.state.avoided : undefined;
+  const call = deps.calls.prepare({
+    feature: '@rung',
+    messages: input.messages,
+    classKey: input.classKey,
+    ...(input.above !== undefined ? { above: input.above } : {}),
+    // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry does.
+    climbWhenAskedAgain: true,
+    cancellation: token,
+  });
+  if (call.climb?.because === 'asked-again') stream.markdown(`Asked again: trying the rungs above ${call.climb.above}, whose answer is left ungraded.\n\n`);
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
       case 'routed':
-        deps.log.info(`@rung ${event.callId}: routed as ${event.classKey} over [${event.ranking.candidates.map((candidate) => candidate.slug).join(', ')}]`);
         stream.progress(`Routing as ${event.classKey}: ${event.ranking.candidates.map((candidate) => candidate.slug).join(' → ') || 'no eligible rung'}`);
         return;
       case 'rung-started':
@@ -125,12 +123,10 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         }
         return;
       case 'escalated':
-        deps.log.info(`@rung ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
         text = '';
         stream.markdown(`\n\n> **Escalated** from ${event.from} to ${event.to}: ${escalationCause(event)}\n\n`);
         return;
       case 'skipped':
-        deps.log.info(`@rung ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}`);
         text = '';
         stream.markdown(`\n\n> Skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}\n\n`);
         return;
@@ -139,27 +135,10 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         return;
     }
   };
-  let result: SessionChatResult;
-  try {
-    result = await session.chat(
-      {
-        messages: input.messages,
-        classKey: input.classKey,
-        signal: abort.signal,
-        ...(pinned ? { pinned } : {}),
-        ...(avoid && avoid !== pinned ? { avoid } : {}),
-        ...(above !== undefined ? { above } : {}),
-      },
-      onEvent,
-    );
-  } finally {
-    cancel.dispose();
-  }
-  deps.state.recordCall(result, '@rung');
-  if (result.answer) deps.askedAgain.answered(input.messages, [], { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
+  const { result, summary, line } = await call.run(session, onEvent);
   // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
   const failed = !result.answer && !result.stopped;
-  if (!failed) stream.markdown(`\n\n---\n${answerFooter(result, above !== undefined ? { above } : {})}`);
+  if (!failed) stream.markdown(`\n\n---\n${line}`);
   stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
   stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
   const metadata: RungChatMetadata = {
@@ -168,9 +147,9 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     model: result.answer?.model,
     prompt: input.prompt,
     answer: result.answer?.text ?? text,
-    stronger: hasStrongerRung(result),
+    stronger: summary.kind === 'answered' && summary.stronger,
   };
-  return { metadata, ...(failed ? { errorDetails: { message: answerFooter(result) } } : {}) };
+  return { metadata, ...(failed ? { errorDetails: { message: line } } : {}) };
 }
 
 /** `/retry`: the last answer failed in the user's eyes; route the same question again with its model kept off the opener. */

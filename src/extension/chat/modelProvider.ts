@@ -11,21 +11,19 @@
  * failed attempts' text before it.
  *
  * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
- * the model that answered it, when a stronger rung is eligible (askedAgain.ts).
+ * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts).
  */
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
 import { schemaProblems } from '../../core/session/callChecks';
-import type { SessionChatRequest, SessionEvent } from '../../core/session/types';
-import { climbAfter, type AskedAgain } from '../calls/askedAgain';
-import { hasStrongerRung } from './chatMetadata';
-import { escalationCause, verdictPhrase } from '../describe';
+import type { SessionEvent } from '../../core/session/types';
+import type { FeatureCalls } from '../calls/featureCalls';
+import { escalationCause } from '../describe';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
 import type { RungSettings } from '../settings/settings';
-import type { RungState } from '../state';
 
 /** Context window Rung Auto declares when no panel model states one, tokens. */
 const DEFAULT_CONTEXT_TOKENS = 32_768;
@@ -54,10 +52,9 @@ const rungModelOptions = z.looseObject({
 export interface ModelProviderDeps {
   sessions: SessionHost;
   settings: RungSettings;
-  state: RungState;
   log: RungLog;
-  /** The requests answered lately, so the same one sent again climbs. */
-  askedAgain: AskedAgain;
+  /** How a feature asks the session: pin, avoid, climbs, recording and the log line. */
+  calls: FeatureCalls;
 }
 
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
@@ -124,70 +121,42 @@ async function respond(
   const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
   if (!asked.success) throw new Error(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const checked = asked.data.schema !== undefined;
-  const abort = new AbortController();
-  const cancel = token.onCancellationRequested(() => abort.abort());
-  const pinned = pinnedForModelId(model.id) ?? deps.state.pinned;
-  const avoid = deps.state.avoided;
-  const coreMessages = toCoreMessages(messages);
-  const tools = options.tools?.length ? options.tools.map(toToolSpec) : [];
-  // Only Rung Auto climbs on a repeat: a model picked by name opens every call, as the user asked.
-  const previous = pinned ? undefined : deps.askedAgain.previous(coreMessages, tools);
-  const repeat = previous ? climbAfter(previous) : undefined;
-  if (repeat) deps.log.info(`${model.name}: ${repeat.note}`);
-  const above = repeat?.above;
-  const request: SessionChatRequest = {
-    messages: coreMessages,
-    classKey: asked.data.classKey ?? 'infer',
-    signal: abort.signal,
-    ...(tools.length ? { tools } : {}),
+  const picked = pinnedForModelId(model.id);
+  const call = deps.calls.prepare({
+    feature: model.name,
+    messages: toCoreMessages(messages),
+    ...(options.tools?.length ? { tools: options.tools.map(toToolSpec) } : {}),
+    ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
     ...(checked ? { checks: { schema: asked.data.schema } } : {}),
-    ...(pinned ? { pinned } : {}),
-    // Climbing past a model replaces the user's avoid, as @rung's retry does: the ladder above it decides.
-    ...(above ? { above } : avoid && avoid !== pinned ? { avoid } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
-  };
+    ...(picked ? { picked } : {}),
+    // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
+    climbWhenAskedAgain: true,
+    cancellation: token,
+  });
   let streamed = false;
   const onEvent = (event: SessionEvent): void => {
-    switch (event.type) {
-      case 'routed':
-        deps.log.info(`${model.name} ${event.callId}: routed as ${event.classKey} over [${event.ranking.candidates.map((candidate) => candidate.slug).join(', ')}]`);
-        return;
-      case 'part':
-        if (!checked && event.part.type === 'text-delta' && event.part.text) {
-          progress.report(new vscode.LanguageModelTextPart(event.part.text));
-          streamed = true;
-        }
-        return;
-      case 'escalated':
-        deps.log.info(`${model.name} ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
-        // Text already shown came from an answer that failed its check; say so before the next one.
-        if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
-        return;
-      case 'skipped':
-        deps.log.info(`${model.name} ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}`);
-        return;
-      case 'verdict':
-      case 'rung-started':
-      case 'done':
-        return;
+    if (event.type === 'part') {
+      if (!checked && event.part.type === 'text-delta' && event.part.text) {
+        progress.report(new vscode.LanguageModelTextPart(event.part.text));
+        streamed = true;
+      }
+    } else if (event.type === 'escalated') {
+      // Text already shown came from an answer that failed its check; say so before the next one.
+      if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
     }
   };
-  try {
-    const result = await session.chat(request, onEvent);
-    deps.state.recordCall(result, model.name);
-    if (!result.answer) {
-      if (result.stopped || token.isCancellationRequested) return;
-      const last = result.attempts.at(-1);
-      throw new Error(`Rung: no model produced an answer for this ${result.classKey} call${last ? ` (last: ${last.model}, ${verdictPhrase(last.verdict)})` : ''}.`);
-    }
-    deps.askedAgain.answered(coreMessages, tools, { callId: result.callId, model: result.answer.model, stronger: hasStrongerRung(result) });
-    if (checked || !streamed) {
-      if (result.answer.text) progress.report(new vscode.LanguageModelTextPart(result.answer.text));
-    }
-    for (const call of result.answer.toolCalls) progress.report(toToolCallPart(call));
-  } finally {
-    cancel.dispose();
+  const finished = await call.run(session, onEvent);
+  const answer = finished.result.answer;
+  if (!answer) {
+    if (finished.stopped) return;
+    // The same sentence @rung shows for a call no rung answered, in the editor's error box.
+    throw new Error(`Rung: ${finished.plainLine}`);
   }
+  if (checked || !streamed) {
+    if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
+  }
+  for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
 }
 
 /** The editor's messages as the core's: tool calls kept on the assistant turn, tool results as `tool` messages. */

@@ -11,7 +11,8 @@
 import * as vscode from 'vscode';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
-import { answerFooter, escalationCause, explainMarkdown, pickRows } from '../describe';
+import type { FeatureCalls } from '../calls/featureCalls';
+import { escalationCause, explainMarkdown, pickRows } from '../describe';
 import { EXPLAIN_SCHEME, ExplainDocuments } from './explainDocuments';
 import type { RungLog } from '../log';
 import type { ProviderSecrets } from '../settings/secrets';
@@ -25,6 +26,8 @@ export interface CommandDeps {
   state: RungState;
   secrets: ProviderSecrets;
   log: RungLog;
+  /** How a feature asks the session: pin, avoid, recording and the log line. */
+  calls: FeatureCalls;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -121,26 +124,15 @@ async function ask(deps: CommandDeps, prompt?: string): Promise<{ callId: string
   const question = prompt ?? (await vscode.window.showInputBox({ title: 'Rung: Ask', prompt: 'A question, routed to the cheapest model that can answer it', ignoreFocusOut: true }));
   if (!question?.trim()) return undefined;
   const session = await deps.sessions.get();
-  const pinned = deps.state.pinned;
-  const avoided = deps.state.avoided;
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Rung: asking', cancellable: true }, async (progress, token) => {
-    const abort = new AbortController();
-    const cancel = token.onCancellationRequested(() => abort.abort());
-    try {
-      return await session.chat(
-        { messages: [{ role: 'user', content: question }], classKey: 'infer', signal: abort.signal, ...(pinned ? { pinned } : {}), ...(avoided && avoided !== pinned ? { avoid: avoided } : {}) },
-        (event) => {
-          if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug}` });
-          if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
-        },
-      );
-    } finally {
-      cancel.dispose();
-    }
-  });
-  deps.state.recordCall(result, 'Ask');
+  const finished = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Rung: asking', cancellable: true }, (progress, token) =>
+    deps.calls.prepare({ feature: 'Ask', messages: [{ role: 'user', content: question }], cancellation: token }).run(session, (event) => {
+      if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug}` });
+      if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
+    }),
+  );
+  const { result } = finished;
   const body = result.answer ? result.answer.text : '_No answer stands._';
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: `${body}\n\n---\n${answerFooter(result)}\n` });
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: `${body}\n\n---\n${finished.line}\n` });
   await vscode.window.showTextDocument(document, { preview: false });
   return { callId: result.callId, model: result.answer?.model };
 }

@@ -13,12 +13,12 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { CallChecks, SessionEvent } from '../../core/session/types';
-import { answerFooter, escalationCause, verdictPhrase } from '../describe';
+import type { FeatureCalls } from '../calls/featureCalls';
+import { escalationCause } from '../describe';
 import { editMessages, extractEdit, SplicedSyntaxVerifier, spliceText } from './editPrompt';
 import type { RungLog } from '../log';
 import type { SessionHost } from '../session/sessionHost';
 import type { RungSettings } from '../settings/settings';
-import type { RungState } from '../state';
 
 const PROPOSAL_SCHEME = 'rung-edit';
 /** The context key the Accept and Reject buttons show on. */
@@ -27,8 +27,9 @@ const PENDING_CONTEXT = 'rung.editPending';
 export interface EditSelectionDeps {
   sessions: SessionHost;
   settings: RungSettings;
-  state: RungState;
   log: RungLog;
+  /** How a feature asks the session: pin, avoid, recording and the log line. */
+  calls: FeatureCalls;
 }
 
 /** An edit shown as a diff, waiting for the user. */
@@ -145,49 +146,33 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Rung: editing (${classKey})`, cancellable: true },
     async (progress, token) => {
-      const abort = new AbortController();
-      const cancel = token.onCancellationRequested(() => abort.abort());
+      const call = deps.calls.prepare({
+        feature: 'Edit Selection',
+        messages: editMessages({ instruction, documentText, start, end, languageId: document.languageId, fileName: basename(document.fileName) }),
+        classKey,
+        checks,
+        cancellation: token,
+      });
       const onEvent = (event: SessionEvent): void => {
         if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug} (rung ${event.attempt + 1})` });
-        else if (event.type === 'escalated') {
-          progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
-          deps.log.info(`edit ${event.callId}: escalated from ${event.from} to ${event.to}: ${escalationCause(event)}`);
-        } else if (event.type === 'skipped') deps.log.info(`edit ${event.callId}: skipped ${event.model} (${verdictPhrase(event.verdict)})`);
+        else if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
       };
-      try {
-        const pinned = deps.state.pinned;
-        const avoid = deps.state.avoided;
-        const result = await session.chat(
-          {
-            messages: editMessages({ instruction, documentText, start, end, languageId: document.languageId, fileName: basename(document.fileName) }),
-            classKey,
-            checks,
-            signal: abort.signal,
-            ...(pinned ? { pinned } : {}),
-            ...(avoid && avoid !== pinned ? { avoid } : {}),
-          },
-          onEvent,
-        );
-        deps.state.recordCall(result, 'Edit Selection');
-        if (result.stopped) return undefined;
-        const footer = answerFooter(result).replace(/\*\*|`/g, '');
-        const code = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
-        if (!result.answer || code === undefined) {
-          void vscode.window.showWarningMessage(`Rung: no edit to show. ${footer}`, 'Explain').then((choice) => {
-            if (choice) void vscode.commands.executeCommand('rung.explainLastDecision');
-          });
-          return { callId: result.callId, footer, proposedText: documentText, edit: undefined };
-        }
-        const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${basename(document.fileName)}`, query: result.callId });
-        return {
-          callId: result.callId,
-          footer,
-          proposedText: spliceText(documentText, start, end, code),
-          edit: { callId: result.callId, model: result.answer.model, document, version, range, replacement: code, proposal },
-        };
-      } finally {
-        cancel.dispose();
+      const { result, stopped, plainLine: footer } = await call.run(session, onEvent);
+      if (stopped) return undefined;
+      const code = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
+      if (!result.answer || code === undefined) {
+        void vscode.window.showWarningMessage(`Rung: no edit to show. ${footer}`, 'Explain').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('rung.explainLastDecision');
+        });
+        return { callId: result.callId, footer, proposedText: documentText, edit: undefined };
       }
+      const proposal = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${basename(document.fileName)}`, query: result.callId });
+      return {
+        callId: result.callId,
+        footer,
+        proposedText: spliceText(documentText, start, end, code),
+        edit: { callId: result.callId, model: result.answer.model, document, version, range, replacement: code, proposal },
+      };
     },
   );
 }
