@@ -317,7 +317,7 @@ function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   );
 }
 
-/** Chart size in SVG units; it scales to the panel's width. */
+/** Chart size in SVG units; it scales to the view's width. */
 const CHART_WIDTH = 320;
 const CHART_HEIGHT = 120;
 

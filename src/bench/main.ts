@@ -24,7 +24,7 @@ import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
-import { runPanelBench } from './panelBench';
+import { runLedgerViewBench } from './ledgerViewBench';
 import { runStreamBench } from './streamBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
@@ -32,9 +32,9 @@ const REPLAY_RUNS = 5;
 const RANK_RUNS = 5_000;
 
 async function main(): Promise<void> {
-  // `RUNG_BENCH_ONLY=panel npm run bench` measures the ledger panel alone (about a minute instead of several).
+  // `RUNG_BENCH_ONLY=panel npm run bench` measures the ledger view alone (about a minute instead of several).
   if (process.env.RUNG_BENCH_ONLY === 'panel') {
-    process.stdout.write(table(await runPanelBench()));
+    process.stdout.write(table(await runLedgerViewBench()));
     return;
   }
   // `RUNG_BENCH_ONLY=stream npm run bench`: the provider transport reading one long line in small pieces.
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   else process.stderr.write(`bench: ${outcomesPath} not found; skipping the replay figures\n`);
   rows.push(...(await historyBench()));
   rows.push(...(await runLedgerBench()));
-  rows.push(...(await runPanelBench()));
+  rows.push(...(await runLedgerViewBench()));
   rows.push(...(await runStreamBench()));
   process.stdout.write(table(rows));
 }
