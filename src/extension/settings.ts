@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../core/panel';
+import { issuePosition } from '../core/panelIssues';
 import { composePanel, describePanelError, readOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
@@ -142,7 +143,7 @@ export class RungSettings implements vscode.Disposable {
         const file = error.source === this.panelFilePath ? error.source : undefined;
         void vscode.window.showErrorMessage(said.toast, file ? 'Open Panel File' : 'Open Settings').then((choice) => {
           if (!choice) return;
-          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file));
+          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file), { selection: firstMistake(error) });
           else void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
         });
         if (this.lastGood) return { ...this.lastGood, kept: true };
@@ -192,6 +193,12 @@ export class RungSettings implements vscode.Disposable {
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** Where the first mistake of a panel file is, for opening the file there; undefined when no issue says. */
+function firstMistake(error: PanelError): vscode.Range | undefined {
+  const at = error.issues.map(issuePosition).find((position) => position !== undefined);
+  return at ? new vscode.Range(at.line - 1, at.column - 1, at.line - 1, at.column - 1) : undefined;
 }
 
 export interface SettingsDeps {
