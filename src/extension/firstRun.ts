@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { systemClock } from '../core/clock';
 import type { PanelFile } from '../core/panel';
 import { OllamaAdapter } from '../core/providers/ollamaAdapter';
-import { panelFromOllamaModels } from './firstRunPanel';
+import { panelFromOllamaModels } from '../core/ollamaPanel';
 import type { RungLog } from './log';
 
 /** A panel over the local Ollama's chat models, or undefined when no Ollama answered or it holds none. */
