@@ -1,31 +1,13 @@
 /**
- * The first run: a local Ollama found by itself becomes a panel; with nothing found, Rung says how to
- * start instead of failing.
+ * The first run with nothing to route to: Rung says how to start instead of failing.
  *
  * @remarks
- * The probe is the core Ollama adapter's own (`/api/tags`, 2 s), so "found" means what it means to
- * the router. It runs in the background after activation, never inside `activate()`: a machine with
- * no Ollama would otherwise wait out the timeout before the model picker could list Rung.
+ * How a panel is found (the settings, the file, else the local Ollama's models) is the core's rule
+ * (panelDiscovery.ts), used by the CLI too.
  */
 import * as vscode from 'vscode';
-import { systemClock } from '../core/clock';
 import type { PanelFile } from '../core/panel';
-import { OllamaAdapter } from '../core/providers/ollamaAdapter';
-import { panelFromOllamaModels } from '../core/ollamaPanel';
 import type { RungLog } from './log';
-
-/** A panel over the local Ollama's chat models, or undefined when no Ollama answered or it holds none. */
-export async function discoverOllamaPanel(options: { baseUrl: string; log: RungLog }): Promise<PanelFile | undefined> {
-  const adapter = new OllamaAdapter({ baseUrl: options.baseUrl, clock: systemClock });
-  const probe = await adapter.probe();
-  if (!probe.ok) {
-    options.log.info(`first run: no Ollama at ${options.baseUrl} (${probe.reason ?? 'no answer'})`);
-    return undefined;
-  }
-  const panel = panelFromOllamaModels(probe.models);
-  options.log.info(panel ? `first run: built a panel from the Ollama at ${options.baseUrl}: ${panel.models.map((model) => model.slug).join(', ')}` : `first run: the Ollama at ${options.baseUrl} holds no chat model`);
-  return panel;
-}
 
 /** An example panel file, written when the user asks for one: a local model and a cloud one above it. */
 export const EXAMPLE_PANEL: PanelFile = {
