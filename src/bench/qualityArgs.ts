@@ -4,7 +4,7 @@
  *
  * @remarks
  * The recorded outcomes are not in this repository (their source declares no licence), so a fresh clone
- * has none at the default place, `../shared/data/` beside it. With no argument the script used to read
+ * has none at the default place, a folder beside the clone. With no argument the script used to read
  * that file anyway and died with Node's raw `ENOENT` and a stack trace; a user who only cloned could not
  * run it at all. Without a file named, and none at the default place, it now says what it needs and
  * measures the worlds, which need nothing; a file the user named and that is not there is their mistake,
