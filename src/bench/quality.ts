@@ -21,6 +21,7 @@ import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection }
 import { runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
 import { spendBreakdown, type SpendBreakdown, type VerdictSpend } from './spend';
+import { QUALITY_USAGE, QualityUsageError, readQualityArgs, type QualityPlan } from './qualityArgs';
 import { generateWorld, WORLDS, type World } from './worlds';
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -47,28 +48,30 @@ interface Line {
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const tradeoff = (args.includes('--economy') ? 'economy' : 'quality') as Tradeoff;
-  // --noisy: the check passes a wrong answer 5% of the time and fails a right one 5% of the time.
-  const verifier: ReplayVerifier = args.includes('--noisy') ? { kind: 'noisy', falsePass: 0.05, falseFail: 0.05 } : { kind: 'perfect' };
-  // --world NAME (repeatable) measures only those worlds.
-  const named = args.flatMap((arg, index) => (args[index - 1] === '--world' ? [arg] : []));
-  const path = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--world') ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
+  let plan: QualityPlan;
+  try {
+    plan = readQualityArgs(process.argv.slice(2), process.env, DEFAULT_OUTCOMES);
+  } catch (error) {
+    if (!(error instanceof QualityUsageError)) throw error;
+    process.stderr.write(`quality: ${error.message}\n${QUALITY_USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const note of plan.notes) process.stderr.write(`quality: ${note}\n`);
+  const { tradeoff, verifier, named, recorded } = plan;
   const lines: Line[] = [];
-  // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
-  const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
-  if (only !== 'worlds' && named.length === 0) lines.push(...(await measureRecorded(path, tradeoff, verifier)));
-  if (only !== 'recorded') {
+  if (recorded !== undefined) lines.push(...(await measureRecorded(recorded, tradeoff, verifier)));
+  if (plan.worlds) {
     const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
     try {
-      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, args.includes('--spend')));
+      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, plan.spend));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
-  if (only !== 'worlds' && named.length === 0) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(path, 'utf8'), path))}\n`);
+  if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
 }
 
 /** What `model` cost over `rows`, USD. */

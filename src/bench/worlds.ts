@@ -200,7 +200,7 @@ export const WORLDS: World[] = [
   },
   {
     name: 'eleven-models',
-    about: 'like the unseen data of issue 13: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
+    about: 'shaped after unseen data this repository does not hold: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
     ...ELEVEN_MODEL_SHAPE,
     unanswerableShare: 0.024,
     models: ELEVEN_MODELS,

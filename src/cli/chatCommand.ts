@@ -20,7 +20,8 @@ import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
-import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readUserFile, UsageError, type CliIo } from './io';
+import { commandPanel } from './panelOption';
 import type { LedgerOpener } from './replayCommand';
 import { isTeamLedgerUrl, workspaceLedgerPath } from './teamLedgerOpener';
 import { asksForHelp, formatHelp, usageLine } from './usage';
@@ -57,7 +58,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   let schema: unknown;
   try {
     parsed = await readChatCommandLine(argv, io);
-    panel = readPanelFile(parsed.panel, io);
+    panel = await commandPanel(parsed.panel, io, CHAT_COMMAND.name);
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {

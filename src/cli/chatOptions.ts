@@ -9,6 +9,7 @@
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { UsageError, type CliIo } from './io';
+import { PANEL_FLAG_DESCRIPTION } from './panelOption';
 import { readPrompt, STDIN_OPERAND } from './prompt';
 import { parseCommandArgs, type CommandUsage } from './usage';
 
@@ -21,7 +22,7 @@ export const CHAT_COMMAND = {
     [STDIN_OPERAND, 'read the prompt from standard input; a pipe with no PROMPT is read the same way'],
   ],
   flags: {
-    panel: { type: 'string', value: 'FILE', description: 'the panel: models, providers, prices and routing settings (JSON)' },
+    panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
     class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); plan with --schema, else chat' },
     schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
     'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
@@ -31,13 +32,13 @@ export const CHAT_COMMAND = {
     json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
     'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
   },
-  required: ['panel'],
   notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],
 } as const satisfies CommandUsage;
 
 /** `rung chat`'s command line, read and checked: the flags' values and the prompt from wherever it came. */
 export interface ChatCommandLine {
-  panel: string;
+  /** `--panel`; undefined to find the panel as the extension does (panelOption.ts). */
+  panel: string | undefined;
   classKey: string | undefined;
   schema: string | undefined;
   verifyCommand: string | undefined;
@@ -60,7 +61,6 @@ export interface ChatCommandLine {
  */
 export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
   const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
-  if (!values.panel) throw new UsageError('missing --panel FILE');
   // An empty --class= reached shaped() only once the call was routed, and failed as a run-time error, exit 1.
   if (values.class !== undefined && !values.class.trim()) throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);

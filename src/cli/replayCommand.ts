@@ -10,7 +10,8 @@ import { decisionLogPath } from '../core/ledger/decisionLog';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
-import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
+import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/outcomes';
+import { generateWorld, WORLDS } from '../bench/worlds';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
@@ -22,9 +23,10 @@ import { parsePolicy } from '../core/evaluation/policy';
 export const REPLAY_COMMAND = {
   name: 'rung replay',
   summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
-  operands: 'OUTCOMES.jsonl',
-  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost']],
+  operands: '[OUTCOMES.jsonl]',
+  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost (or --world NAME)']],
   flags: {
+    world: { type: 'string', value: 'NAME', description: 'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order' },
     panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
     verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect, confidence[:LOGPROB], or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
     'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
@@ -43,7 +45,12 @@ export const REPLAY_COMMAND = {
     'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
     'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
   },
-  notes: ['--decisions and --ledger take one run: not with --seeds.'],
+  notes: [
+    '--decisions and --ledger take one run: not with --seeds.',
+    '',
+    'Built-in worlds (--world NAME), each made up to test the router where recorded data cannot, the same prompts from the same --seed (node scripts/quality.mjs measures them all):',
+    ...WORLDS.map((world) => `  ${world.name}: ${world.about}`),
+  ],
 } as const satisfies CommandUsage;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
@@ -51,12 +58,11 @@ export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: bool
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
-  if (positionals.length !== 1) throw new UsageError(`needs exactly one outcomes file${positionals.length ? ` (got ${positionals.length})` : ''}`);
-  const path = resolve(io.cwd, positionals[0] as string);
-  const parsed = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
-  const { models } = parsed;
-  const rows = selectOutcomes(parsed.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const outcomes = readOutcomes(positionals, values.world, values.seed, io);
+  const { path, models } = outcomes;
+  const rows = selectOutcomes(outcomes.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
   const selected = [
+    values.world !== undefined ? `, world ${values.world}` : '',
     values.split ? `, split ${values.split}` : '',
     values.family ? `, families ${values.family.join(',')}` : '',
     values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
@@ -120,7 +126,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           policy,
           ...(values.policy !== undefined ? { policySpec: values.policy } : {}),
           seed: seed + i,
-          inOrder: values['in-order'],
+          // A world's rows are in time order (a drift happens halfway through), as scripts/quality.mjs replays them.
+          inOrder: values['in-order'] || values.world !== undefined,
           sink,
           ledger,
           // Replaying the same prompts again must not reuse their call ids in the same log.
@@ -145,6 +152,27 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
   }
   return EXIT_OK;
+}
+
+/**
+ * The prompts to replay: the outcomes file named, or the built-in world `--world` names, made from
+ * `--seed` and read back as any outcomes file is (so it is replayed exactly as `scripts/quality.mjs`
+ * replays it); a usage error for neither, both, or a world that does not exist, listing the worlds.
+ */
+function readOutcomes(positionals: string[], worldName: string | undefined, seedText: string, io: CliIo): { path: string; rows: OutcomeRow[]; models: string[] } {
+  const worlds = WORLDS.map((world) => world.name).join(', ');
+  if (worldName !== undefined) {
+    if (positionals.length > 0) throw new UsageError(`give an outcomes file or --world ${worldName}, not both`);
+    const world = WORLDS.find((entry) => entry.name === worldName);
+    if (!world) throw new UsageError(`--world ${worldName}: no such world (the worlds: ${worlds})`);
+    const source = `world ${world.name}`;
+    const text = generateWorld(world, parseWhole(seedText, '--seed')).map((row) => JSON.stringify(row)).join('\n');
+    return { path: source, ...parseOutcomes(text, source) };
+  }
+  if (positionals.length === 0) throw new UsageError(`needs an outcomes file, or --world NAME to replay a built-in generated world (${worlds})`);
+  if (positionals.length > 1) throw new UsageError(`needs exactly one outcomes file (got ${positionals.length})`);
+  const path = resolve(io.cwd, positionals[0] as string);
+  return { path, ...parseOutcomes(readUserFile(path, io, 'outcomes file'), path) };
 }
 
 function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {

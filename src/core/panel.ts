@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { parseJsonText } from './jsonText';
+import { describePanelIssues, locatePanelIssues } from './panelIssues';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -144,14 +145,17 @@ export function parsePanelText(text: string, source: string, env: Environment = 
   } catch (error) {
     throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
   }
-  return parsePanel(json, source, env);
+  return parsePanel(json, source, env, text);
 }
 
-/** Validates a panel object and fills in its defaults. */
-export function parsePanel(json: unknown, source: string, env: Environment = {}): Panel {
+/**
+ * Validates a panel object and fills in its defaults. With `text`, the file the object was read from,
+ * each issue also says where it is in that file (line and column).
+ */
+export function parsePanel(json: unknown, source: string, env: Environment = {}, text?: string): Panel {
   const parsed = panelSchema.safeParse(json);
   if (!parsed.success) {
-    throw new PanelError(source, parsed.error.issues.map(describeIssue));
+    throw new PanelError(source, describePanelIssues(parsed.error.issues, panelSchema, json, text));
   }
   const file = parsed.data;
   const issues: string[] = [];
@@ -166,7 +170,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
       issues.push(`models[${index}].provider: unknown provider "${model.provider}" (declare it under "providers")`);
     }
   });
-  if (issues.length) throw new PanelError(source, issues);
+  if (issues.length) throw new PanelError(source, locatePanelIssues(issues, text));
   return {
     models: file.models,
     maxOutputPrice: file.maxOutputPrice ?? null,
@@ -228,19 +232,4 @@ export function capsFor(panel: Panel, classKey: string): DiversityCaps {
     maxTotalPerProvider:
       profile.maxTotalPerProvider !== undefined ? profile.maxTotalPerProvider : panel.diversity.maxTotalPerProvider,
   };
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = formatPath(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
-    return `${path || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
-  }
-  return `${path || '(top level)'}: ${issue.message}`;
-}
-
-function formatPath(path: PropertyKey[]): string {
-  return path
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
-    .join('');
 }

@@ -116,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   void host.get().then(
     (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
     (error: unknown) => {
-      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, log });
+      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, ollamaBaseUrl: settings.ollamaBaseUrl, log });
       // A panel that does not parse or validate was already said, in the log and in a toast: a typo is no stack trace.
       else if (!(error instanceof PanelError)) log.error('the session did not open', error);
     },

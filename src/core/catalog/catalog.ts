@@ -198,7 +198,15 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     const response = await doFetch(url, { headers, signal: deadline.signal });
     if (!response.ok) return { reason: `HTTP ${response.status}` };
-    const entries = parseModelList(await response.json());
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // A page where the list should be (a local server's web UI, a proxy's login) answered: no network fault.
+      return { reason: `the answer was not JSON (${response.headers.get('content-type') ?? 'no content type'})` };
+    }
+    const entries = parseModelList(json);
     return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
   } catch {
     if (deadline.stopped) return { reason: 'stopped' };

@@ -1,46 +1,24 @@
 /**
- * The first run: a local Ollama found by itself becomes a panel; with nothing found, Rung says how to
- * start instead of failing.
+ * The first run with nothing to route to: Rung says how to start instead of failing, and its "Create
+ * Panel File" writes a panel of the models the local Ollama has (the core's seedPanelFile), else an
+ * example, and says beside the opened file what it still needs.
  *
  * @remarks
- * The probe is the core Ollama adapter's own (`/api/tags`, 2 s), so "found" means what it means to
- * the router. It runs in the background after activation, never inside `activate()`: a machine with
- * no Ollama would otherwise wait out the timeout before the model picker could list Rung.
+ * How a panel is found (the settings, the file, else the local Ollama's models) is the core's rule
+ * (panelDiscovery.ts), used by the CLI too; what a new file holds is the core's as well (ollamaPanel.ts).
+ * This file only asks and shows. A file already there is opened as it is, never replaced, and the user is
+ * told so.
  */
 import * as vscode from 'vscode';
 import { systemClock } from '../../core/clock';
-import type { PanelFile } from '../../core/panel';
-import { OllamaAdapter } from '../../core/providers/ollamaAdapter';
-import { panelFromOllamaModels } from './firstRunPanel';
+import { createPanelFile } from '../../core/ollamaPanel';
 import type { RungLog } from '../log';
-
-/** A panel over the local Ollama's chat models, or undefined when no Ollama answered or it holds none. */
-export async function discoverOllamaPanel(options: { baseUrl: string; log: RungLog }): Promise<PanelFile | undefined> {
-  const adapter = new OllamaAdapter({ baseUrl: options.baseUrl, clock: systemClock });
-  const probe = await adapter.probe();
-  if (!probe.ok) {
-    options.log.info(`first run: no Ollama at ${options.baseUrl} (${probe.reason ?? 'no answer'})`);
-    return undefined;
-  }
-  const panel = panelFromOllamaModels(probe.models);
-  options.log.info(panel ? `first run: built a panel from the Ollama at ${options.baseUrl}: ${panel.models.map((model) => model.slug).join(', ')}` : `first run: the Ollama at ${options.baseUrl} holds no chat model`);
-  return panel;
-}
-
-/** An example panel file, written when the user asks for one: a local model and a cloud one above it. */
-export const EXAMPLE_PANEL: PanelFile = {
-  models: [
-    { slug: 'qwen2.5-coder:7b', provider: 'ollama', role: 'base' },
-    { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 0.15, output: 0.6 }, tools: true },
-  ],
-  routing: { explore: 0.05 },
-};
 
 /**
  * Tells the user how to start: a notification with the three ways in (run Ollama, set a key with a
  * panel, write a panel), once per window.
  */
-export async function showHowToStart(options: { reason: string; panelFilePath: string | undefined; log: RungLog }): Promise<void> {
+export async function showHowToStart(options: { reason: string; panelFilePath: string | undefined; ollamaBaseUrl: string; log: RungLog }): Promise<void> {
   options.log.info(`how to start: ${options.reason}`);
   const choices = ['Create Panel File', 'Set Provider Key', 'Open Settings'];
   const choice = await vscode.window.showInformationMessage(
@@ -53,13 +31,11 @@ export async function showHowToStart(options: { reason: string; panelFilePath: s
       await vscode.commands.executeCommand('workbench.action.openSettingsJson');
       return;
     }
-    const uri = vscode.Uri.file(options.panelFilePath);
-    const exists = await vscode.workspace.fs.stat(uri).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(`${JSON.stringify(EXAMPLE_PANEL, null, 2)}\n`));
-    await vscode.window.showTextDocument(uri);
+    const created = await createPanelFile(options.panelFilePath, { baseUrl: options.ollamaBaseUrl, clock: systemClock });
+    await vscode.window.showTextDocument(vscode.Uri.file(options.panelFilePath));
+    const said = created.created ? created.seed.note : `${options.panelFilePath} is there already: it is opened as it is, not replaced.`;
+    options.log.info(`panel file: ${said}`);
+    void vscode.window.showInformationMessage(`Rung: ${said}`);
   } else if (choice === 'Set Provider Key') {
     await vscode.commands.executeCommand('rung.setProviderKey');
   } else if (choice === 'Open Settings') {

@@ -92,6 +92,8 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
   const notes: string[] = [];
   let base: Record<string, unknown>;
   let source: string;
+  // The file's text, so each mistake says where it is; not once models were taken out of it (their indices moved).
+  let text: string | undefined;
   if (sources.inline !== null && sources.inline !== undefined) {
     if (!isRecord(sources.inline)) throw new PanelError('rung.panel', ['(top level): expected an object']);
     base = { ...sources.inline };
@@ -106,7 +108,11 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
     }
     if (!isRecord(json)) throw new PanelError(source, ['(top level): expected an object']);
     base = { ...json };
-    if (!sources.trusted) base = withoutWorkspaceProviders(base, notes);
+    text = sources.file.text;
+    if (!sources.trusted && isRecord(base.providers) && Object.keys(base.providers).length > 0) {
+      base = withoutWorkspaceProviders(base, notes);
+      text = undefined;
+    }
   } else {
     return undefined;
   }
@@ -115,7 +121,7 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
   const endpoints = endpointProviders(sources.endpoints);
   // The panel alone first, so a fault in it is blamed on it and not on a setting laid over it.
   const withEndpoints = { ...base, providers: { ...endpoints, ...(isRecord(base.providers) ? base.providers : {}) } };
-  parseNaming(withEndpoints, source, env);
+  parseNaming(withEndpoints, source, env, text);
   const merged = overlay(withEndpoints, sources.overrides);
   try {
     return { panel: parsePanel(merged, source, env), source, notes };
@@ -126,9 +132,9 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
 }
 
 /** Validates with the core schema; an `OLLAMA_HOST` fault is blamed on the setting when the setting supplied it. */
-function parseNaming(json: unknown, source: string, env: Environment): Panel {
+function parseNaming(json: unknown, source: string, env: Environment, text: string | undefined): Panel {
   try {
-    return parsePanel(json, source, env);
+    return parsePanel(json, source, env, text);
   } catch (error) {
     if (error instanceof PanelError && error.source === 'OLLAMA_HOST') throw new PanelError('rung.ollamaHost', error.issues);
     throw error;

@@ -11,9 +11,11 @@
 import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
 import { readFile } from 'node:fs/promises';
+import { systemClock } from '../../core/clock';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../../core/panel';
+import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
+import { issuePosition } from '../../core/panelIssues';
 import { composePanel, describePanelError, readOverrides } from './panelSettings';
-import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
 import { readTeamLedgerSetting } from './teamLedgerChoice';
@@ -142,7 +144,7 @@ export class RungSettings implements vscode.Disposable {
         const file = error.source === this.panelFilePath ? error.source : undefined;
         void vscode.window.showErrorMessage(said.toast, file ? 'Open Panel File' : 'Open Settings').then((choice) => {
           if (!choice) return;
-          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file));
+          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file), { selection: firstMistake(error) });
           else void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
         });
         if (this.lastGood) return { ...this.lastGood, kept: true };
@@ -154,44 +156,47 @@ export class RungSettings implements vscode.Disposable {
     return loaded;
   }
 
+  /**
+   * The panel by the core's rule (panelDiscovery.ts): the settings' or the panel file's, else the local
+   * Ollama's models. Which settings count, and what an untrusted workspace may supply, are this layer's
+   * (panelSettings.ts); the Ollama's panel takes the same overrides as a written one, so the settings mean one thing.
+   */
   private async read(): Promise<LoadedPanel> {
     const config = this.config;
     const filePath = this.panelFilePath;
-    const fileText = filePath ? await readFile(filePath, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))) : undefined;
     const overrides = readOverrides(config);
-    const composed = composePanel({
-      inline: config.get<unknown>('panel', null),
-      file: fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText },
-      overrides,
-      endpoints: config.get<Record<string, unknown>>('endpoints', {}) ?? {},
-      ollamaHost: config.get<string | null>('ollamaHost', null),
-      trusted: this.trusted,
-      env: this.env,
-    });
-    if (composed) {
-      for (const note of composed.notes) this.log.warn(note);
-      return { panel: composed.panel, source: composed.source };
+    const ollamaHost = config.get<string | null>('ollamaHost', null);
+    const compose = (inline: unknown, file: { path: string; text: string } | undefined, endpoints: Record<string, unknown>) =>
+      composePanel({ inline, file, overrides, endpoints, ollamaHost, trusted: this.trusted, env: this.env });
+    try {
+      const found = await discoverPanel({
+        configured: async () => {
+          const fileText = filePath ? await readFile(filePath, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))) : undefined;
+          return compose(config.get<unknown>('panel', null), fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText }, config.get<Record<string, unknown>>('endpoints', {}) ?? {});
+        },
+        lookedFor: ['rung.panel', filePath ?? '.rung/panel.json'],
+        ollama: { baseUrl: this.ollamaBaseUrl, clock: systemClock },
+        fromOllama: (file, source) => compose(file, undefined, {})?.panel ?? parsePanel(file, source, this.env),
+        env: this.env,
+        log: (message) => this.log.info(`first run: ${message}`),
+      });
+      for (const note of found.notes) this.log.warn(note);
+      return { panel: found.panel, source: found.source };
+    } catch (error) {
+      if (error instanceof PanelNotFoundError) throw new NotSetUpError(error.message);
+      throw error;
     }
-    const discovered = await discoverOllamaPanel({ baseUrl: this.ollamaBaseUrl, log: this.log });
-    if (!discovered) {
-      throw new NotSetUpError(`no panel is configured (rung.panel or ${filePath ?? '.rung/panel.json'}) and no local Ollama answered at ${this.ollamaBaseUrl}`);
-    }
-    // The discovered panel takes the same overrides as a written one, so the settings mean one thing.
-    const panel = composePanel({
-      inline: discovered,
-      file: undefined,
-      overrides,
-      endpoints: {},
-      ollamaHost: config.get<string | null>('ollamaHost', null),
-      trusted: this.trusted,
-      env: this.env,
-    });
-    return { panel: panel?.panel ?? parsePanel(discovered, 'local Ollama', this.env), source: `the models of the local Ollama at ${this.ollamaBaseUrl}` };
   }
 
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** Where the first mistake of a panel file is, for opening the file there; undefined when no issue says. */
+function firstMistake(error: PanelError): vscode.Range | undefined {
+  const at = error.issues.map(issuePosition).find((position) => position !== undefined);
+  return at ? new vscode.Range(at.line - 1, at.column - 1, at.line - 1, at.column - 1) : undefined;
 }
 
 export interface SettingsDeps {

@@ -9,7 +9,7 @@ import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
-import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
+import { fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -346,10 +346,10 @@ describe('rung chat', () => {
     expect(io.err).toContain('--verify-timeout must be a whole number of milliseconds');
   });
 
-  it('exits 2 with the usage when called without a panel or a prompt', async () => {
-    const io = new CapturedIo(workspace, {});
+  it('exits 2 with the usage when called without a panel it can find, or without a prompt', async () => {
+    const io = new CapturedIo(workspace, { OLLAMA_HOST: (await vacantAddress()).url });
     expect(await runChatCommand(['hello'], io)).toBe(2);
-    expect(io.err).toContain('missing --panel FILE');
+    expect(io.err).toContain('missing --panel FILE: there is no');
     expect(await runChatCommand(['--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('usage: rung chat');
     expect(io.out).toBe('');

@@ -55,11 +55,15 @@ describe('readChatCommandLine', () => {
     expect(line.verifyTimeoutMs).toBeUndefined();
   });
 
-  it('refuses a missing --panel before reading standard input', async () => {
+  it('refuses a mistyped flag before reading standard input', async () => {
     let reads = 0;
     const stdin: CliInput = { isTTY: false, readAll: () => Promise.resolve(`${reads++}`) };
-    await expect(readChatCommandLine(['-'], { cwd: '/', stdin })).rejects.toThrow('missing --panel FILE');
+    await expect(readChatCommandLine(['--verify-timeout', '500', '-'], { cwd: '/', stdin })).rejects.toThrow('--verify-timeout limits --verify-command, which is missing');
     expect(reads).toBe(0);
+  });
+
+  it('leaves the panel unnamed without --panel, for the command to find', async () => {
+    expect((await readChatCommandLine(['hi'], { cwd: '/' })).panel).toBeUndefined();
   });
 
   it('refuses --verify-timeout without a command to limit', async () => {

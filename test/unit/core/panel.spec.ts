@@ -18,17 +18,17 @@ describe('parsePanel', () => {
     vi.unstubAllEnvs();
   });
 
-  it('names an unknown top-level key', () => {
-    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"']);
+  it('names an unknown top-level key and the known one it is closest to', () => {
+    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"; did you mean "maxOutputPrice"?']);
   });
 
   it('names an unknown key nested in a model with its path', () => {
     const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama', contxt: 4096 }] });
-    expect(issues).toEqual(['models[0]: unknown key "contxt"']);
+    expect(issues).toEqual(['models[0]: unknown key "contxt"; did you mean "context"?']);
   });
 
-  it('names an unknown key nested in the routing block', () => {
-    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor"']);
+  it('names an unknown key nested in the routing block, and lists the keys there when the one it is closest to is written beside it', () => {
+    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured)']);
   });
 
   it('names the field path of a value of the wrong type', () => {

@@ -39,6 +39,25 @@ describe('composePanel', () => {
     expect(error.issues[0]).toMatch(/^not valid JSON/);
   });
 
+  it('says where in the file each mistake is, and says no place for a setting laid over it', () => {
+    const text = '{\n  "models": [\n    { "slug": "qwen3:14b", "provider": "ollama", "contxt": 4096 }\n  ]\n}\n';
+    expect(failure(sources({ file: { path: '/w/.rung/panel.json', text } })).issues).toEqual(['models[0]: unknown key "contxt"; did you mean "context"? (line 3 column 50)']);
+    const overridden = failure(sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) }, overrides: { explore: 3 } }));
+    expect(overridden.issues).toEqual(['rung.routing.explore: must be at most 1']);
+  });
+
+  it('says no place in an untrusted workspace\'s file once models on its own providers were left out, since their places moved', () => {
+    const file = {
+      models: [
+        { slug: 'theirs-model', provider: 'theirs' },
+        { slug: 'qwen3:14b', provider: 'ollama', role: 'bse' },
+      ],
+      providers: { theirs: { kind: 'openai-compatible', baseUrl: 'https://theirs.test/v1' } },
+    };
+    const error = failure(sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify(file, null, 2) }, trusted: false }));
+    expect(error.issues).toEqual(['models[0].role: must be one of "base", "mid" or "top", not "bse"; did you mean "base"?']);
+  });
+
   it('lays the individual settings over the panel', () => {
     const composed = composePanel(
       sources({
@@ -61,7 +80,7 @@ describe('composePanel', () => {
   it('blames a bad value inside the panel on the panel, even when settings are set too', () => {
     const error = failure(sources({ inline: { models, routing: { explor: 1 } }, overrides: { explore: 0.1 } }));
     expect(error.source).toBe('rung.panel');
-    expect(error.issues).toEqual(['routing: unknown key "explor"']);
+    expect(error.issues).toEqual(['routing: unknown key "explor"; did you mean "explore"?']);
   });
 
   it('turns rung.endpoints into OpenAI-compatible providers a model can name', () => {
