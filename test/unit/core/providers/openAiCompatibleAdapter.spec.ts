@@ -277,6 +277,27 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).message).toBe('openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
   }, 5_000);
 
+  it('assembles many tool calls whose deltas arrive interleaved, each in the order it was opened', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-tools', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const calls = 3_000;
+    const events: string[] = [];
+    // Every call opens with its id and name; then its arguments arrive in two halves, the second half
+    // of call n after the first half of call n + 1, as a server streaming calls in parallel sends them.
+    for (let index = 0; index < calls; index++) {
+      events.push(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'read_file', arguments: '' } }] }));
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: `{"path": "src/${index}` } }] }));
+      if (index > 0) events.push(chunk({ tool_calls: [{ index: index - 1, function: { arguments: '.ts"}' } }] }));
+    }
+    events.push(chunk({ tool_calls: [{ index: calls - 1, function: { arguments: '.ts"}' } }] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n');
+    const adapter = await adapterFor(replay(events.join(''), sse));
+    const { parts, error } = await collect(adapter.chat('gpt-4o-mini', user, [{ name: 'read_file', parameters: { type: 'object' } }], {}));
+    expect(error).toBeUndefined();
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual(
+      Array.from({ length: calls }, (_, index) => ({ type: 'tool-call', call: { id: `call_${index}`, name: 'read_file', arguments: `{"path": "src/${index}.ts"}` } })),
+    );
+  });
+
   it('assembles a huge answer from many events', async () => {
     const event = (content: string) =>
       `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
