@@ -109,6 +109,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
                     command: parsed.verifyCommand,
                     cwd: io.cwd,
                     ...(parsed.verifyTimeoutMs !== undefined ? { timeoutMs: parsed.verifyTimeoutMs } : {}),
+                    ...(parsed.verifyEnv.length > 0 ? { allowEnv: parsed.verifyEnv } : {}),
                     onProgress: (progress) => printer.notice(checkProgressLine(progress)),
                   },
                 }

@@ -7,6 +7,7 @@
  * declaration, whoever shapes the command itself.
  */
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
+import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { UsageError, type CliIo } from './io';
 import { readPrompt, STDIN_OPERAND } from './prompt';
@@ -26,6 +27,12 @@ export const CHAT_COMMAND = {
     schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
     'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
     'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
+    'verify-env': {
+      type: 'string',
+      value: 'NAME',
+      multiple: true,
+      description: 'let --verify-command see this environment variable too (repeat for more); it gets only PATH, HOME, the locale and the toolchains\' own locations otherwise, and never a RUNG_*_API_KEY',
+    },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
@@ -43,6 +50,8 @@ export interface ChatCommandLine {
   verifyCommand: string | undefined;
   /** `--verify-timeout`, ms; undefined keeps the verifier's default ({@link COMMAND_TIMEOUT_MS}). */
   verifyTimeoutMs: number | undefined;
+  /** `--verify-env`: variables the command may see beyond those every command gets. */
+  verifyEnv: string[];
   ledger: string | undefined;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
@@ -65,6 +74,11 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
   if (values.class !== undefined && !values.class.trim()) throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
   if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  const verifyEnv = values['verify-env'] ?? [];
+  if (verifyEnv.length > 0 && values['verify-command'] === undefined) throw new UsageError('--verify-env names variables for --verify-command, which is missing');
+  for (const name of verifyEnv) {
+    if (!VARIABLE_NAME.test(name)) throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
+  }
   if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
   return {
@@ -73,6 +87,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     schema: values.schema,
     verifyCommand: values['verify-command'],
     verifyTimeoutMs,
+    verifyEnv,
     ledger: values.ledger,
     shareDecisions: values['share-decisions'],
     json: values.json,

@@ -38,8 +38,8 @@ export interface CallVerification {
 
 /**
  * The checks a call gets: the schema, code syntax for edits (unless the front end checks the edit in
- * its file and says `answerSyntax: false`), the workspace command, and any a front end brings. The command gets `environment` less every key (`secrets` too), which it also scrubs
- * from what it prints.
+ * its file and says `answerSyntax: false`), the workspace command, and any a front end brings. The command gets the allowed part of
+ * `environment` (never a key), and every secret it could still find (`secrets` among them) is scrubbed from what it prints.
  */
 export function callVerification(classKey: string, checks: CallChecks | undefined, environment: Record<string, string | undefined>, secrets: readonly string[]): CallVerification {
   const verifiers: Verifier[] = [];
@@ -52,6 +52,7 @@ export function callVerification(classKey: string, checks: CallChecks | undefine
         command: command.command,
         cwd: command.cwd,
         env: command.env ?? environment,
+        ...(command.allowEnv ? { allowEnv: command.allowEnv } : {}),
         secrets,
         ...(command.timeoutMs !== undefined ? { timeoutMs: command.timeoutMs } : {}),
         ...(command.onProgress ? { onProgress: command.onProgress } : {}),

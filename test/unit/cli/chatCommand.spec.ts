@@ -182,6 +182,51 @@ describe('rung chat', () => {
     }
   });
 
+  it('keeps PGPASSWORD, a provider key and other secrets out of `--verify-command env`, its reason and the decision row', async () => {
+    const secrets = { PGPASSWORD: 'team-pg-s3cret', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab' };
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, LANG: 'C.UTF-8', ...secrets });
+    // `env` prints what the command was given; the exit 1 puts that output into the verdict reason.
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
+    expect(printed.attempts[0]).toMatchObject({ model: 'qwen2.5:3b', verdict: 'fail', reason: expect.stringContaining('LANG=C.UTF-8') });
+    const rows = readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8');
+    expect(parseDecisionLines(rows).rows[0]?.verdictReason).toContain('LANG=C.UTF-8');
+    for (const text of [printed.attempts[0]?.reason ?? '', rows, io.out, io.err]) {
+      for (const [name, value] of Object.entries({ ...secrets, RUNG_OPENROUTER_API_KEY: KEY })) {
+        expect(text).not.toContain(name);
+        expect(text).not.toContain(value);
+      }
+    }
+  });
+
+  it("scrubs PGPASSWORD from a check command's output when the command finds the password itself, in ~/.pgpass", async () => {
+    const password = 'pg-in-pgpass-7f3a';
+    const home = mkdtempSync(join(tmpdir(), 'rung-home-'));
+    writeFileSync(join(home, '.pgpass'), `db.example.com:5432:rung:ana:${password}\n`);
+    try {
+      const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, HOME: home, PGPASSWORD: password });
+      const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'cat "$HOME/.pgpass"; exit 1', '--json', 'Fix add'], io);
+      expect(code).toBe(0);
+      const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+      expect(reason).toContain('db.example.com:5432:rung:ana:[redacted]');
+      expect(reason).not.toContain(password);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('lets a check command see a variable named with --verify-env', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, DATABASE_URL: 'postgres://ana@localhost/app_test', OTHER: 'hidden-value' });
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--verify-env', 'DATABASE_URL', '--json', 'Fix add'], io);
+    expect(code).toBe(0);
+    const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+    expect(reason).toContain('DATABASE_URL=postgres://ana@localhost/app_test');
+    expect(reason).not.toContain('hidden-value');
+  });
+
   it('calls an unchecked chat answer unverified and lets it stand', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
