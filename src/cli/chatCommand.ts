@@ -9,6 +9,7 @@
  * exactly one JSON object and everything else (escalations, skips, pruned rungs) goes to stderr, so
  * a script can parse stdout whole.
  */
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
@@ -16,6 +17,7 @@ import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
 import { schemaProblems } from '../core/session/callChecks';
+import { sweepDeadScratch } from '../core/verifiers/scratchFolders';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
@@ -71,6 +73,9 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   }
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
+  if (parsed.verifyCommand !== undefined) {
+    for (const path of await sweepDeadScratch(tmpdir())) printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
+  }
   // The session keeps its decision log beside the ledger path; a team's decisions stay in this workspace.
   const teamUrl = parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger) ? parsed.ledger : undefined;
   const ledgerPath = parsed.ledger === undefined ? null : teamUrl ? workspaceLedgerPath(io.cwd) : resolve(io.cwd, parsed.ledger);
