@@ -3,7 +3,7 @@ import { Catalog } from '../../../../src/core/catalog/catalog';
 import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
-import { collect, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
+import { collect, endless, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
 
 const KEY = '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';
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
@@ -323,8 +323,18 @@ describe('OpenAiCompatibleAdapter', () => {
     );
     const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toMatch(/exceeded 1048576 bytes/);
+    expect(failure(error).message).toBe('openrouter: the answer went past 1 MiB, far more than any model writes (a fixed limit); Rung stopped reading it');
   });
+
+  it('reads only the start of an error body that never ends, and reports the status in the server\'s words', async () => {
+    const body = endless({ status: 500, contentType: 'application/json', head: '{"error":{"message":"the upstream model crashed","padding":"', piece: 'x'.repeat(64 * 1024) });
+    const adapter = await adapterFor(body.route, { firstByteTimeoutMs: 120_000 });
+    const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/^openrouter: server error \(500\): \{"error":\{"message":"the upstream model crashed","padding":"x+$/);
+    await body.closed;
+    expect(body.sent).toBeLessThan(8 * 1024 * 1024);
+  }, 30_000);
 
   it('ends with stopped when the user aborts mid-stream', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
