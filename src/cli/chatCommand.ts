@@ -16,8 +16,7 @@ import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
-import { schemaProblems } from '../core/session/callChecks';
-import { sweepDeadScratch } from '../core/verifiers/scratchFolders';
+import { schemaProblems, sweepDeadScratch } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
@@ -60,6 +59,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   try {
     parsed = await readChatCommandLine(argv, io);
     panel = readPanelFile(parsed.panel, io);
+    if (parsed.attemptTimeoutSeconds !== undefined) panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {

@@ -8,6 +8,7 @@
  */
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
 import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
+import { DEFAULT_ATTEMPT_TIMEOUT_SECONDS, MAX_ATTEMPT_TIMEOUT_SECONDS } from '../core/panel';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { UsageError, type CliIo } from './io';
 import { readPrompt, STDIN_OPERAND } from './prompt';
@@ -33,6 +34,11 @@ export const CHAT_COMMAND = {
       multiple: true,
       description: 'let --verify-command see this environment variable too (repeat for more); it gets only PATH, HOME, the locale and the toolchains\' own locations otherwise, and never a RUNG_*_API_KEY',
     },
+    'attempt-timeout': {
+      type: 'string',
+      value: 'SECONDS',
+      description: `how long one model may take to stream its whole answer before the attempt is a provider error and the next rung is tried (default: the panel's routing.attemptTimeoutSeconds, else ${DEFAULT_ATTEMPT_TIMEOUT_SECONDS})`,
+    },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
@@ -52,6 +58,8 @@ export interface ChatCommandLine {
   verifyTimeoutMs: number | undefined;
   /** `--verify-env`: variables the command may see beyond those every command gets. */
   verifyEnv: string[];
+  /** `--attempt-timeout`, seconds; undefined keeps the panel's (or the default). */
+  attemptTimeoutSeconds: number | undefined;
   ledger: string | undefined;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
@@ -80,6 +88,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     if (!VARIABLE_NAME.test(name)) throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
   }
   if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
   return {
     panel: values.panel,
@@ -88,6 +97,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     verifyCommand: values['verify-command'],
     verifyTimeoutMs,
     verifyEnv,
+    attemptTimeoutSeconds,
     ledger: values.ledger,
     shareDecisions: values['share-decisions'],
     json: values.json,
@@ -100,6 +110,16 @@ export function parseVerifyTimeout(text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--verify-timeout must be a whole number of milliseconds, at least 1, not "${text}"`);
   return Number(text);
+}
+
+/** Reads `--attempt-timeout SECONDS`: a number of seconds above 0, at most a day; undefined keeps the panel's. */
+export function parseAttemptTimeout(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > MAX_ATTEMPT_TIMEOUT_SECONDS) {
+    throw new UsageError(`--attempt-timeout must be a number of seconds above 0 and at most ${MAX_ATTEMPT_TIMEOUT_SECONDS}, not "${text}"`);
+  }
+  return seconds;
 }
 
 /** The stderr line while a check runs long: `still checking \`npm test\` after 10 s (gives up at 120 s)`. */

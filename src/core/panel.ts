@@ -71,6 +71,20 @@ const providerSchema = z.strictObject({
   key: keySchema.optional(),
 });
 
+/**
+ * How long one attempt may take when the panel does not say, seconds: ten minutes.
+ *
+ * @remarks
+ * The idle timers end a stream that stops sending, not one that keeps sending: a server that streams
+ * content without end held a call for good. Ten minutes is the default request timeout of the OpenAI and
+ * Anthropic SDKs, the longest those providers' own clients wait for one answer; a small local model on a
+ * laptop's CPU (qwen2.5:3b at about 15 tokens a second) writes some 9,000 tokens in that time. A slower
+ * model's panel raises it.
+ */
+export const DEFAULT_ATTEMPT_TIMEOUT_SECONDS = 600;
+/** The longest `routing.attemptTimeoutSeconds` a panel may set: a day. */
+export const MAX_ATTEMPT_TIMEOUT_SECONDS = 86_400;
+
 const routingSchema = z.strictObject({
   /** Probability of opening with a non-greedy rung on a verifiable class; 0 turns exploration off. */
   explore: z.number().min(0).max(1).optional(),
@@ -88,6 +102,12 @@ const routingSchema = z.strictObject({
    * would opening with X have cost?". 0 (the default) leaves the opener certain once rungs are measured.
    */
   exploreMeasured: z.number().min(0).max(1).optional(),
+  /**
+   * How long one attempt on one rung may take, from the request to the whole answer, seconds; past it the
+   * attempt is a provider error (it grades nobody) and the climb goes on. At most a day, as no answer
+   * takes longer and a timer cannot be set much further (about 24.8 days).
+   */
+  attemptTimeoutSeconds: z.number().positive().max(MAX_ATTEMPT_TIMEOUT_SECONDS).optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -128,9 +148,14 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  /** `explorePaid` absent reads as false. */
-  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number };
+  /** `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
+  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number; attemptTimeoutSeconds?: number };
   providers: Record<string, ProviderConfig>;
+}
+
+/** How long one attempt may take under this panel, ms (`routing.attemptTimeoutSeconds`, else {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}). */
+export function attemptTimeoutMs(panel: Pick<Panel, 'routing'>): number {
+  return (panel.routing.attemptTimeoutSeconds ?? DEFAULT_ATTEMPT_TIMEOUT_SECONDS) * 1000;
 }
 
 /** Exploration rate when the panel does not set one: a small price for evidence on rungs the greedy order skips. */
@@ -198,6 +223,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
       tradeoff: file.routing?.tradeoff ?? 'quality',
       explorePaid: file.routing?.explorePaid ?? false,
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
+      ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
     },
     providers,
   };

@@ -24,6 +24,12 @@ import type { CallChecks } from './types';
  */
 export { InvalidSchemaError, schemaProblems } from '../verifiers/jsonSchema';
 
+/**
+ * Removes the scratch copies of the workspace that runs now dead left behind, here so a front end that
+ * runs a command check (`rung chat` as it starts) sweeps them through the session's rules.
+ */
+export { sweepDeadScratch } from '../verifiers/scratchFolders';
+
 /** The class key a call is routed as: the one asked for, or `plan` with a schema and `chat` without. */
 export function inferClassKey(classKey: string | undefined, checks: CallChecks | undefined): string {
   if (classKey !== undefined && classKey !== 'infer') return shaped(classKey);

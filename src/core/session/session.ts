@@ -24,7 +24,7 @@ import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
-import { callCost, type Panel, type Price } from '../panel';
+import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
 import type { ModelFacts, ProviderAdapter } from '../providers/provider';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
@@ -328,6 +328,7 @@ export class RungSession implements Session {
       clock: this.clock,
       signal: request.signal,
       health: this.health,
+      attemptTimeoutMs: attemptTimeoutMs(this.panel),
       chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
       ...(request.think !== undefined ? { think: request.think } : {}),
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),

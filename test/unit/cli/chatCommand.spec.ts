@@ -9,7 +9,7 @@ import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
-import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
+import { endless, fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -225,6 +225,30 @@ describe('rung chat', () => {
     const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
     expect(reason).toContain('DATABASE_URL=postgres://ana@localhost/app_test');
     expect(reason).not.toContain('hidden-value');
+  });
+
+  it('gives each rung the --attempt-timeout it was given, then climbs, naming the flag', async () => {
+    const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
+    const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
+    const { io } = await setUp(talker.route, jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      attempts: [
+        { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringContaining('ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise') },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass' },
+      ],
+    });
+    expect(io.err).toContain('rung chat --attempt-timeout');
+  });
+
+  it('refuses an --attempt-timeout that is not a number of seconds above 0', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    for (const value of ['0', 'soon', '1e3', '86401']) {
+      expect(await runChatCommand(['--panel', 'panel.json', '--attempt-timeout', value, 'hi'], io)).toBe(EXIT_USAGE);
+      expect(io.err).toContain(`--attempt-timeout must be a number of seconds above 0 and at most 86400, not "${value}"`);
+    }
   });
 
   it('calls an unchecked chat answer unverified and lets it stand', async () => {

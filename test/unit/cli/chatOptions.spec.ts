@@ -34,7 +34,7 @@ class PipedInput implements CliInput {
 
 describe('readChatCommandLine', () => {
   it('reads every flag and the prompt words', async () => {
-    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
+    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--attempt-timeout', '90', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
     expect(await readChatCommandLine(argv, { cwd: '/' })).toEqual({
       panel: 'p.json',
       classKey: 'edit',
@@ -42,6 +42,7 @@ describe('readChatCommandLine', () => {
       verifyCommand: 'npm test',
       verifyTimeoutMs: 30_000,
       verifyEnv: ['DATABASE_URL', 'CI'],
+      attemptTimeoutSeconds: 90,
       ledger: 'postgres://ana@db/team',
       shareDecisions: true,
       json: true,

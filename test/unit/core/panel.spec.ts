@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiKeyVariable, capsFor, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
+import { apiKeyVariable, attemptTimeoutMs, capsFor, DEFAULT_ATTEMPT_TIMEOUT_SECONDS, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
 
 const minimal = { models: [{ slug: 'qwen3:14b', provider: 'ollama' }] };
 
@@ -139,6 +139,18 @@ describe('parsePanel', () => {
 
   it('reads a panel file saved with a byte-order mark', () => {
     expect(parsePanelText(`\ufeff${JSON.stringify(minimal)}`, 'panel.json').models).toHaveLength(minimal.models.length);
+  });
+});
+
+describe('parsePanel: the time an attempt may take', () => {
+  it('keeps routing.attemptTimeoutSeconds when given and leaves it to the default when not', () => {
+    expect(parsePanel({ ...minimal, routing: { attemptTimeoutSeconds: 90 } }, 'p').routing.attemptTimeoutSeconds).toBe(90);
+    expect(attemptTimeoutMs(parsePanel({ ...minimal, routing: { attemptTimeoutSeconds: 90 } }, 'p'))).toBe(90_000);
+    expect(attemptTimeoutMs(parsePanel(minimal, 'p'))).toBe(DEFAULT_ATTEMPT_TIMEOUT_SECONDS * 1000);
+  });
+
+  it('refuses an attempt timeout of zero, below it, or over a day, naming the field', () => {
+    for (const seconds of [0, -5, 86_401]) expect(issuesOf({ ...minimal, routing: { attemptTimeoutSeconds: seconds } })[0]).toMatch(/^routing\.attemptTimeoutSeconds: /);
   });
 });
 
