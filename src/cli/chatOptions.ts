@@ -36,7 +36,7 @@ export const CHAT_COMMAND = {
     },
     'attempt-timeout': {
       type: 'string',
-      value: 'SECONDS',
+      value: 'SECS',
       description: `how long one model may take to stream its whole answer before the attempt is a provider error and the next rung is tried (default: the panel's routing.attemptTimeoutSeconds, else ${DEFAULT_ATTEMPT_TIMEOUT_SECONDS})`,
     },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
@@ -112,7 +112,7 @@ export function parseVerifyTimeout(text: string | undefined): number | undefined
   return Number(text);
 }
 
-/** Reads `--attempt-timeout SECONDS`: a number of seconds above 0, at most a day; undefined keeps the panel's. */
+/** Reads `--attempt-timeout SECS`: a number of seconds above 0, at most a day; undefined keeps the panel's. */
 export function parseAttemptTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seconds = Number(text);
