@@ -63,10 +63,16 @@ const ALLOWED_PREFIXES: readonly string[] = ['LC_'];
 const API_KEY_VARIABLE = /^RUNG_.+_API_KEY$/i;
 
 /**
- * A name that looks like a secret's: a password, token, key, credential or session, or a cloud
- * provider's variables. Its value is scrubbed from a command's output whether or not the command got it.
+ * A name that looks like a secret's: a password, secret, token, key, credential, cookie or signature.
+ * Its value is scrubbed from a command's output whether or not the command got it.
+ *
+ * @remarks
+ * A cloud's secrets say so in their names (`AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+ * `AZURE_CLIENT_SECRET`, `GOOGLE_APPLICATION_CREDENTIALS`); every `AWS_*` was scrubbed at first, and
+ * `AWS_CA_BUNDLE` blanked the path of the certificate bundle wherever a test printed it, `AWS_REGION`
+ * every `us-east-1`.
  */
-const SECRET_NAME = /PASS|SECRET|TOKEN|KEY|CREDENTIAL|AUTH|COOKIE|PRIVATE|SIGNATURE|^AWS_|^AZURE_|^GOOGLE_APPLICATION_CREDENTIALS$/i;
+const SECRET_NAME = /PASS|SECRET|TOKEN|KEY|CREDENTIAL|AUTH|COOKIE|PRIVATE|SIGNATURE/i;
 /** A name that says outright it holds a password, a secret or a token: its value is scrubbed however short. */
 const PLAINLY_SECRET_NAME = /PASSW(OR)?D|PASSPHRASE|SECRET|TOKEN/i;
 /**

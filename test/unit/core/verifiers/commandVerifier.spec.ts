@@ -362,7 +362,16 @@ describe('commandEnvironment', () => {
   });
 
   it('scrubs the value of every variable that looks secret, a short password too, but not a flag that only looks it', () => {
-    const { secrets } = commandEnvironment({ PGPASSWORD: 'pw12', AWS_SESSION_TOKEN: 'FwoGZXIvYXdzE', DEPLOY_KEY: '0123456789', USE_KEYRING: 'true', SKIP_AUTH: 'no', HOME: '/home/ana' });
+    const { secrets } = commandEnvironment({
+      PGPASSWORD: 'pw12',
+      AWS_SESSION_TOKEN: 'FwoGZXIvYXdzE',
+      DEPLOY_KEY: '0123456789',
+      USE_KEYRING: 'true',
+      SKIP_AUTH: 'no',
+      HOME: '/home/ana',
+      AWS_REGION: 'us-east-1',
+      AWS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+    });
     expect([...secrets].sort()).toEqual(['0123456789', 'FwoGZXIvYXdzE', 'pw12']);
   });
 
