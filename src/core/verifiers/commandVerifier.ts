@@ -114,7 +114,7 @@ export class CommandVerifier implements Verifier {
       return { verdict: 'unverified', reason: scrub(`\`${command}\` not run: ${why}`) };
     }
     try {
-      const check = await this.run(scratch.dir, env, `with the answer applied (${files.map((file) => file.path).join(', ')})`, signal);
+      const check = await this.run(scratch.dir, env, `with the answer applied (${files.map((file) => file.path).join(', ')})`, scrub, signal);
       return { verdict: check.verdict, reason: scrub(check.reason) };
     } finally {
       await scratch.remove();
@@ -122,7 +122,8 @@ export class CommandVerifier implements Verifier {
   }
 
   /**
-   * Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`.
+   * Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`
+   * and quoting the end of the output with every secret `scrub` knows replaced.
    *
    * @remarks
    * The verdict is decided on the shell's `'exit'`, not on `'close'`: `'close'` waits for every holder
@@ -132,7 +133,7 @@ export class CommandVerifier implements Verifier {
    * pipes is read for at most {@link OUTPUT_DRAIN_MS}, and the pipes are destroyed; on the timer or the
    * user's stop the group is killed and the check settles at once.
    */
-  private run(cwd: string, env: Record<string, string>, applied: string, signal?: AbortSignal): Promise<Check> {
+  private run(cwd: string, env: Record<string, string>, applied: string, scrub: (text: string) => string, signal?: AbortSignal): Promise<Check> {
     const { command } = this.options;
     const timeoutMs = this.options.timeoutMs ?? COMMAND_TIMEOUT_MS;
     return new Promise<Check>((resolve) => {
@@ -205,7 +206,8 @@ export class CommandVerifier implements Verifier {
         killGroup();
         void drained(child, OUTPUT_DRAIN_MS).then(() => {
           if (code === 0) return finish({ verdict: 'pass', reason: `\`${command}\` exited 0 ${applied}` });
-          const tail = output.trimEnd().slice(-OUTPUT_TAIL_CHARS);
+          // Scrubbed before it is cut: a tail that began inside a secret would keep the secret's end.
+          const tail = scrub(output.trimEnd()).slice(-OUTPUT_TAIL_CHARS);
           const how = code === null ? `was killed by ${killedBy ?? 'a signal'}` : `exited ${code}`;
           return finish({ verdict: 'fail', reason: `\`${command}\` ${how} ${applied}${tail ? `:\n${tail}` : ''}` });
         });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
 import { ALLOWED_VARIABLES, commandEnvironment } from '../../../../src/core/verifiers/commandEnvironment';
-import { CommandVerifier, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
+import { CommandVerifier, OUTPUT_TAIL_CHARS, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
 const node = JSON.stringify(process.execPath);
@@ -170,6 +170,15 @@ describe('CommandVerifier', () => {
     expect(check.reason).not.toContain('OPENAI_API_KEY');
     expect(check.reason).toContain('OPENROUTER=[redacted]');
     expect(check.reason).not.toContain(KEY);
+  });
+
+  it('keeps no end of a secret where the quoted tail of the output would have begun inside it', async () => {
+    const secret = 'pg-S3cr3t-value-tail-99';
+    // The secret, then exactly enough output that the last OUTPUT_TAIL_CHARS begin 7 characters before its end.
+    const command = `${node} -e "process.stdout.write(process.env.PGPASSWORD + 'x'.repeat(${OUTPUT_TAIL_CHARS - 7})); process.exit(1)"`;
+    const check = await verifier(command, { env: { PGPASSWORD: secret }, allowEnv: ['PGPASSWORD'] }).verify(answer);
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).not.toContain('tail-99');
   });
 
   it('gives the command only the allowed variables and those the user named, never a secret it was not given by name', async () => {
