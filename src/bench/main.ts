@@ -26,6 +26,7 @@ import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
 import { runLedgerViewBench } from './ledgerViewBench';
 import { runStreamBench } from './streamBench';
+import { runAnswerBench } from './answerBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 const REPLAY_RUNS = 5;
@@ -42,6 +43,11 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runStreamBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=answers npm run bench`: fences and tool calls read from hostile answers.
+  if (process.env.RUNG_BENCH_ONLY === 'answers') {
+    process.stdout.write(table(await runAnswerBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
   rows.push(...(await runLedgerBench()));
   rows.push(...(await runLedgerViewBench()));
   rows.push(...(await runStreamBench()));
+  rows.push(...(await runAnswerBench()));
   process.stdout.write(table(rows));
 }
 

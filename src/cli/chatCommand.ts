@@ -9,13 +9,14 @@
  * exactly one JSON object and everything else (escalations, skips, pruned rungs) goes to stderr, so
  * a script can parse stdout whole.
  */
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
-import { schemaProblems } from '../core/session/callChecks';
+import { schemaProblems, sweepDeadScratch } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
@@ -59,6 +60,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   try {
     parsed = await readChatCommandLine(argv, io);
     panel = await commandPanel(parsed.panel, io, CHAT_COMMAND.name);
+    if (parsed.attemptTimeoutSeconds !== undefined) panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
@@ -72,6 +74,9 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   }
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
+  if (parsed.verifyCommand !== undefined) {
+    for (const path of await sweepDeadScratch(tmpdir())) printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
+  }
   // The session keeps its decision log beside the ledger path; a team's decisions stay in this workspace.
   const teamUrl = parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger) ? parsed.ledger : undefined;
   const ledgerPath = parsed.ledger === undefined ? null : teamUrl ? workspaceLedgerPath(io.cwd) : resolve(io.cwd, parsed.ledger);
@@ -110,6 +115,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
                     command: parsed.verifyCommand,
                     cwd: io.cwd,
                     ...(parsed.verifyTimeoutMs !== undefined ? { timeoutMs: parsed.verifyTimeoutMs } : {}),
+                    ...(parsed.verifyEnv.length > 0 ? { allowEnv: parsed.verifyEnv } : {}),
                     onProgress: (progress) => printer.notice(checkProgressLine(progress)),
                   },
                 }

@@ -41,6 +41,7 @@ export const PANEL_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'routing.tradeoff': '"quality" climbs until a check passes; "economy" skips poor bets sooner, for a lot less cost and a little accuracy.',
   'routing.explorePaid': 'Whether exploration may open with a paid model the plan would not have opened with (default false).',
   'routing.exploreMeasured': 'The chance, 0 to 1, of opening with any eligible model, measured or not, so the decision log can answer what another opener would have cost (default 0).',
+  'routing.attemptTimeoutSeconds': 'How long one attempt on one model may take, in seconds, before Rung counts it as a provider error and climbs (default 600, at most 86400).',
   providers: 'Providers by name: their kind and address. "ollama", "openrouter" and "openai" need no entry.',
   'providers.*': 'One provider: its kind, its address and whether it needs a key. Keys never go in this file.',
   'providers.*.kind': 'The adapter: "ollama", "openai-compatible" (OpenRouter, OpenAI, LM Studio, llama.cpp, vLLM), "vscode-lm" or "replay".',

@@ -16,7 +16,7 @@ import type { Clock } from '../clock';
 import { aliasCandidates } from '../ledger/ledger';
 import { Deadline } from '../providers/deadline';
 import type { ModelFacts } from '../providers/provider';
-import { joinUrl, type FetchLike } from '../providers/transport';
+import { BodyTooLarge, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from '../providers/transport';
 import { callCost } from '../panel';
 
 /** A cache younger than this is used without asking the network, ms (a day: list prices change monthly, not hourly). */
@@ -198,7 +198,7 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     const response = await doFetch(url, { headers, signal: deadline.signal });
     if (!response.ok) return { reason: `HTTP ${response.status}` };
-    const text = await response.text();
+    const text = await readBodyCapped(response, MAX_LIST_BYTES);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -208,9 +208,10 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
     }
     const entries = parseModelList(json);
     return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
-  } catch {
+  } catch (error) {
     if (deadline.stopped) return { reason: 'stopped' };
     if (deadline.timedOut) return { reason: `no answer within ${timeoutMs} ms` };
+    if (error instanceof BodyTooLarge) return { reason: `the list was ${error.message}, far more than any catalogue (a fixed limit), and was not read` };
     return { reason: 'network error' };
   } finally {
     deadline.clear();

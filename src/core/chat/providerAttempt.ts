@@ -21,6 +21,7 @@ import {
   type ToolCall,
   type ToolSpec,
 } from '../providers/provider';
+import { Deadline } from '../providers/deadline';
 import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
 import type { Verifier } from '../verifiers/verifier';
 import { callCost } from '../panel';
@@ -58,7 +59,15 @@ export interface ProviderAttemptOptions {
   chatOptions?: Omit<ChatOptions, 'signal'>;
   think?: boolean;
   health?: HealthRecorder;
+  /**
+   * How long one rung may take to stream its whole answer, ms; past it the attempt is a provider error.
+   * No limit when absent. The check that follows has its own.
+   */
+  attemptTimeoutMs?: number;
 }
+
+/** The panel setting, the VS Code setting and the `rung chat` flag that set how long an attempt may take, for the message that says it ran out. */
+const ATTEMPT_TIMEOUT_SETTINGS = 'routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout';
 
 /** Builds the {@link AttemptFn} the router runs once per rung. */
 export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<ChatAnswer> {
@@ -68,13 +77,26 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     const adapter = options.adapters.get(candidate.provider);
     if (!adapter) throw new ProviderUnavailable(`no adapter for provider "${candidate.provider}"`, { provider: candidate.provider });
     const started = options.clock.now();
+    // The whole attempt's deadline: the transport's timers end a stream that goes quiet, not one that
+    // keeps sending, which held a call for good.
+    const deadline = new Deadline(signal);
+    const limitMs = options.attemptTimeoutMs;
+    if (limitMs !== undefined) deadline.arm(limitMs);
     let streamed: Streamed;
     try {
-      streamed = await stream(adapter, candidate, options, signal);
+      streamed = await stream(adapter, candidate, options, deadline.signal);
     } catch (error) {
-      const failure = asFailure(error, candidate.provider, signal);
+      const failure =
+        deadline.timedOut !== null && !signal?.aborted
+          ? new ProviderError(
+              `${candidate.provider}: ${candidate.slug} gave no whole answer within ${seconds(limitMs ?? 0)}, the time one attempt may take; for a slower model raise ${ATTEMPT_TIMEOUT_SETTINGS}`,
+              { provider: candidate.provider },
+            )
+          : asFailure(error, candidate.provider, signal);
       options.health?.recordFailure(candidate.provider, failure);
       throw failure;
+    } finally {
+      deadline.clear();
     }
     options.health?.recordSuccess(candidate.provider);
     const latencyMs = options.clock.now() - started;
@@ -122,6 +144,11 @@ export const CUT_AT_OUTPUT_LIMIT = "cut off at the model's output limit (finish 
 
 /** How much of a refusal goes into the verdict reason, characters: enough to say why, short enough for a log row. */
 const REFUSAL_REASON_CHARS = 200;
+
+/** Milliseconds as seconds for a message: `600 s`, `0.25 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

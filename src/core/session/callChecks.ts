@@ -24,6 +24,12 @@ import type { CallChecks } from './types';
  */
 export { InvalidSchemaError, schemaProblems } from '../verifiers/jsonSchema';
 
+/**
+ * Removes the scratch copies of the workspace that runs now dead left behind, here so a front end that
+ * runs a command check (`rung chat` as it starts) sweeps them through the session's rules.
+ */
+export { sweepDeadScratch } from '../verifiers/scratchFolders';
+
 /** The class key a call is routed as: the one asked for, or `plan` with a schema and `chat` without. */
 export function inferClassKey(classKey: string | undefined, checks: CallChecks | undefined): string {
   if (classKey !== undefined && classKey !== 'infer') return shaped(classKey);
@@ -38,8 +44,8 @@ export interface CallVerification {
 
 /**
  * The checks a call gets: the schema, code syntax for edits (unless the front end checks the edit in
- * its file and says `answerSyntax: false`), the workspace command, and any a front end brings. The command gets `environment` less every key (`secrets` too), which it also scrubs
- * from what it prints.
+ * its file and says `answerSyntax: false`), the workspace command, and any a front end brings. The command gets the allowed part of
+ * `environment` (never a key), and every secret it could still find (`secrets` among them) is scrubbed from what it prints.
  */
 export function callVerification(classKey: string, checks: CallChecks | undefined, environment: Record<string, string | undefined>, secrets: readonly string[]): CallVerification {
   const verifiers: Verifier[] = [];
@@ -52,6 +58,7 @@ export function callVerification(classKey: string, checks: CallChecks | undefine
         command: command.command,
         cwd: command.cwd,
         env: command.env ?? environment,
+        ...(command.allowEnv ? { allowEnv: command.allowEnv } : {}),
         secrets,
         ...(command.timeoutMs !== undefined ? { timeoutMs: command.timeoutMs } : {}),
         ...(command.onProgress ? { onProgress: command.onProgress } : {}),

@@ -24,7 +24,7 @@ import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
-import { callCost, type Panel, type Price } from '../panel';
+import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
 import type { ModelFacts, ProviderAdapter } from '../providers/provider';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
@@ -117,8 +117,13 @@ export interface RungSessionOptions {
   log?: (level: SessionLogLevel, message: string) => void;
   /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
   dailyBudgetUsd?: number;
-  /** The environment a workspace command runs in (less every key); empty when absent. */
+  /** The environment a workspace command's is drawn from (only its allowed part, never a key); empty when absent. */
   environment?: Record<string, string | undefined>;
+  /**
+   * Secrets besides the providers' keys (the team ledger's password from SecretStorage): kept out of a
+   * workspace command's environment and scrubbed from what it prints, as the keys are.
+   */
+  secrets?: readonly string[];
   /** Stops connecting to the providers (a probe, a catalog fetch). */
   signal?: AbortSignal;
 }
@@ -226,7 +231,7 @@ export class RungSession implements Session {
     this.adapters = connected.adapters;
     this.facts = connected.facts;
     this.relearn = connected.relearn;
-    for (const secret of secrets) this.secrets.add(secret);
+    for (const secret of [...secrets, ...(options.secrets ?? [])]) if (secret) this.secrets.add(secret);
     if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
     else {
       this.log = new DecisionLog({
@@ -323,6 +328,7 @@ export class RungSession implements Session {
       clock: this.clock,
       signal: request.signal,
       health: this.health,
+      attemptTimeoutMs: attemptTimeoutMs(this.panel),
       chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
       ...(request.think !== undefined ? { think: request.think } : {}),
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),

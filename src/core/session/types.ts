@@ -42,8 +42,10 @@ export interface CallChecks {
     command: string;
     cwd: string;
     timeoutMs?: number;
-    /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
+    /** The environment the command's is drawn from; the session's `environment` option when absent. Only its allowed part is given (commandEnvironment.ts). */
     env?: Record<string, string | undefined>;
+    /** Variables the command may see beyond those every command gets, by name (`rung.verifyCommandEnv`, `rung chat --verify-env`). */
+    allowEnv?: readonly string[];
     /** Told now and then while the command runs, so a front end can say it is still checking. */
     onProgress?: (progress: CheckProgress) => void;
   };

@@ -140,7 +140,7 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
   };
   const command = deps.settings.verifyCommand;
   const folder = deps.settings.folder?.fsPath;
-  if (command && folder) checks.command = { command, cwd: folder };
+  if (command && folder) checks.command = { command, cwd: folder, allowEnv: deps.settings.verifyCommandEnv };
   const session = await deps.sessions.get();
   const classKey = `edit/${document.languageId}`;
   return vscode.window.withProgress(

@@ -26,7 +26,7 @@ export interface ExtensionSessionOptions {
   /** Where provider catalogs are cached. */
   catalogDir: string;
   log: (level: 'info' | 'warning' | 'error', message: string) => void;
-  /** The environment a workspace check command runs in; the session strips every key from it. */
+  /** The environment a workspace check command's is drawn from; the session gives the command only its allowed part. */
   environment: Record<string, string | undefined>;
   /** A team's ledger to learn into instead of the file at `ledgerPath`, which stays the fallback and holds the decision log. */
   team?: { url: string; password: string | undefined; shareDecisions?: boolean };
@@ -62,6 +62,8 @@ export async function openSession(options: ExtensionSessionOptions): Promise<Ses
     catalogDir: options.catalogDir,
     log: options.log,
     environment: options.environment,
+    // The team's password is scrubbed from a check command's output like a provider key.
+    ...(team?.password ? { secrets: [team.password] } : {}),
     ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
   });
 }

@@ -18,6 +18,7 @@ export interface PanelOverrides {
   explorePaid?: boolean | null;
   requireEvidence?: boolean | null;
   tradeoff?: string | null;
+  attemptTimeoutSeconds?: number | null;
   maxOutputPrice?: number | null;
   maxConsecutivePerProvider?: number | null;
   maxTotalPerProvider?: number | null;
@@ -42,6 +43,7 @@ export function readOverrides(config: SettingsReader): PanelOverrides {
     explorePaid: config.get<boolean | null>('routing.explorePaid', null),
     requireEvidence: config.get<boolean | null>('routing.requireEvidence', null),
     tradeoff: config.get<string | null>('routing.tradeoff', null),
+    attemptTimeoutSeconds: config.get<number | null>('routing.attemptTimeoutSeconds', null),
     maxOutputPrice: config.get<number | null>('maxOutputPrice', null),
     maxConsecutivePerProvider: config.get<number | null>('diversity.maxConsecutivePerProvider', null),
     maxTotalPerProvider: config.get<number | null>('diversity.maxTotalPerProvider', null),
@@ -77,6 +79,7 @@ const SETTING_FOR_PATH: Record<string, string> = {
   'routing.explorePaid': 'rung.routing.explorePaid',
   'routing.requireEvidence': 'rung.routing.requireEvidence',
   'routing.tradeoff': 'rung.routing.tradeoff',
+  'routing.attemptTimeoutSeconds': 'rung.routing.attemptTimeoutSeconds',
   maxOutputPrice: 'rung.maxOutputPrice',
   'diversity.maxConsecutivePerProvider': 'rung.diversity.maxConsecutivePerProvider',
   'diversity.maxTotalPerProvider': 'rung.diversity.maxTotalPerProvider',
@@ -162,6 +165,7 @@ function overlay(panel: Record<string, unknown>, overrides: PanelOverrides): Rec
   setIfGiven(routing, 'requireEvidence', overrides.requireEvidence);
   setIfGiven(routing, 'tradeoff', overrides.tradeoff);
   setIfGiven(routing, 'explorePaid', overrides.explorePaid);
+  setIfGiven(routing, 'attemptTimeoutSeconds', overrides.attemptTimeoutSeconds);
   const diversity: Record<string, unknown> = { ...(isRecord(panel.diversity) ? panel.diversity : {}) };
   setIfGiven(diversity, 'maxConsecutivePerProvider', overrides.maxConsecutivePerProvider);
   setIfGiven(diversity, 'maxTotalPerProvider', overrides.maxTotalPerProvider);

@@ -15,6 +15,7 @@ import { systemClock } from '../../core/clock';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../../core/panel';
 import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
 import { issuePosition } from '../../core/panelIssues';
+import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { composePanel, describePanelError, readOverrides } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
@@ -71,6 +72,13 @@ export class RungSettings implements vscode.Disposable {
     if (!this.trusted) return undefined;
     const command = this.config.get<string | null>('verifyCommand', null);
     return command?.trim() ? command.trim() : undefined;
+  }
+
+  /** The variables the check command may see beyond those every command gets (names a shell can set); none in an untrusted workspace, where no command runs. */
+  get verifyCommandEnv(): string[] {
+    if (!this.trusted) return [];
+    const names = this.config.get<unknown>('verifyCommandEnv', []);
+    return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string' && VARIABLE_NAME.test(name)) : [];
   }
 
   /**
@@ -230,7 +238,7 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
         void deps.reopen('the ledger path, the team ledger or the daily budget changed');
         return;
       }
-      if (event.affectsConfiguration('rung.verifyCommand')) return;
+      if (event.affectsConfiguration('rung.verifyCommand') || event.affectsConfiguration('rung.verifyCommandEnv')) return;
       void reload('a setting changed');
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted')),

@@ -9,7 +9,7 @@ import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
-import { fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
+import { endless, fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -179,6 +179,75 @@ describe('rung chat', () => {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain('RUNG_OPENROUTER_API_KEY');
       expect(text).not.toContain('COPIED_KEY');
+    }
+  });
+
+  it('keeps PGPASSWORD, a provider key and other secrets out of `--verify-command env`, its reason and the decision row', async () => {
+    const secrets = { PGPASSWORD: 'team-pg-s3cret', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab' };
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, LANG: 'C.UTF-8', ...secrets });
+    // `env` prints what the command was given; the exit 1 puts that output into the verdict reason.
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
+    expect(printed.attempts[0]).toMatchObject({ model: 'qwen2.5:3b', verdict: 'fail', reason: expect.stringContaining('LANG=C.UTF-8') });
+    const rows = readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8');
+    expect(parseDecisionLines(rows).rows[0]?.verdictReason).toContain('LANG=C.UTF-8');
+    for (const text of [printed.attempts[0]?.reason ?? '', rows, io.out, io.err]) {
+      for (const [name, value] of Object.entries({ ...secrets, RUNG_OPENROUTER_API_KEY: KEY })) {
+        expect(text).not.toContain(name);
+        expect(text).not.toContain(value);
+      }
+    }
+  });
+
+  it("scrubs PGPASSWORD from a check command's output when the command finds the password itself, in ~/.pgpass", async () => {
+    const password = 'pg-in-pgpass-7f3a';
+    const home = mkdtempSync(join(tmpdir(), 'rung-home-'));
+    writeFileSync(join(home, '.pgpass'), `db.example.com:5432:rung:ana:${password}\n`);
+    try {
+      const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, HOME: home, PGPASSWORD: password });
+      const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'cat "$HOME/.pgpass"; exit 1', '--json', 'Fix add'], io);
+      expect(code).toBe(0);
+      const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+      expect(reason).toContain('db.example.com:5432:rung:ana:[redacted]');
+      expect(reason).not.toContain(password);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('lets a check command see a variable named with --verify-env', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, DATABASE_URL: 'postgres://ana@localhost/app_test', OTHER: 'hidden-value' });
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--verify-env', 'DATABASE_URL', '--json', 'Fix add'], io);
+    expect(code).toBe(0);
+    const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+    expect(reason).toContain('DATABASE_URL=postgres://ana@localhost/app_test');
+    expect(reason).not.toContain('hidden-value');
+  });
+
+  it('gives each rung the --attempt-timeout it was given, then climbs, naming the flag', async () => {
+    const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
+    const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
+    const { io } = await setUp(talker.route, jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      attempts: [
+        { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringContaining('ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise') },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass' },
+      ],
+    });
+    expect(io.err).toContain('rung chat --attempt-timeout');
+  });
+
+  it('refuses an --attempt-timeout that is not a number of seconds above 0', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    for (const value of ['0', 'soon', '1e3', '86401']) {
+      expect(await runChatCommand(['--panel', 'panel.json', '--attempt-timeout', value, 'hi'], io)).toBe(EXIT_USAGE);
+      expect(io.err).toContain(`--attempt-timeout must be a number of seconds above 0 and at most 86400, not "${value}"`);
     }
   });
 

@@ -16,7 +16,7 @@ import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
-import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
+import { endless, fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -181,6 +181,31 @@ describe('RungSession.chat', () => {
     expect(changes.filter((change) => change.type === 'decision-written')).toHaveLength(2);
   });
 
+  it("scrubs the team ledger's password from a check command's output, the verdict and the decision row", async () => {
+    const password = 'team-ledger-pw-42';
+    const fix = 'Fixed:\n\n```ts title="src/add.ts"\nexport const add = (a: number, b: number) => a + b;\n```\n';
+    const says = replay(
+      [
+        { model: 'qwen2.5:3b', message: { role: 'assistant', content: fix }, done: false },
+        { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 9 },
+      ]
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(''),
+    );
+    const { ollamaUrl, cloudUrl } = await providers(says, jsonAnswer());
+    const workspace = join(dir.path, 'workspace');
+    mkdirSync(workspace);
+    // The password in a file of the workspace, which the command prints (a .env, a config someone committed).
+    writeFileSync(join(workspace, 'db.conf'), `password=${password}\n`);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), secrets: [password] });
+    const result = await session.chat({ messages: user('Fix add'), classKey: 'chat', checks: { command: { command: 'cat db.conf; exit 1', cwd: workspace } } });
+    const reason = result.attempts[0]?.verdict.reason ?? '';
+    expect(reason).toContain('password=[redacted]');
+    await session.dispose();
+    expect(JSON.stringify(result)).not.toContain(password);
+    expect(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(password);
+  });
+
   it('answers through a keyless OpenAI-compatible server on loopback without sending an Authorization header', async () => {
     // LM Studio, llama.cpp's server or vLLM on this machine: no key was ever set for it.
     const local = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
@@ -286,6 +311,36 @@ describe('RungSession: notices raised while opening', () => {
     await session.setPanel(twoRungPanel(ollamaUrl, cloudUrl));
     expect(second.filter((change) => change.type === 'notice')).toEqual([{ type: 'notice', level: 'info', message: catalog }]);
     expect(first.filter((change) => change.type === 'notice' && change.message === catalog)).toHaveLength(2);
+  });
+});
+
+describe('RungSession: the time an attempt may take', () => {
+  it("ends a rung whose answer never stops at the panel's attemptTimeoutSeconds, grades nobody, and climbs", async () => {
+    const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
+    // Content, not keep-alives: every idle timer is satisfied, and only the whole attempt's deadline can end it.
+    const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
+    const { ollamaUrl, cloudUrl } = await providers(talker.route, jsonAnswer());
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+        ],
+        routing: { explore: 0, attemptTimeoutSeconds: 0.3 },
+        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' } },
+      },
+      'session panel',
+    );
+    const session = await open({ panel });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
+      ['qwen2.5:3b', 'provider-error'],
+      ['openai/gpt-4o-mini', 'pass'],
+    ]);
+    expect(result.attempts[0]?.verdict.reason).toBe(
+      'ollama: qwen2.5:3b gave no whole answer within 0.3 s, the time one attempt may take; for a slower model raise routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout',
+    );
+    await talker.closed;
   });
 });
 

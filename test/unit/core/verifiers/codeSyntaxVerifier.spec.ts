@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodeSyntaxVerifier } from '../../../../src/core/verifiers/codeSyntaxVerifier';
+import { CodeSyntaxVerifier, MAX_CHECKED_BLOCKS } from '../../../../src/core/verifiers/codeSyntaxVerifier';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
 const fence = (language: string, body: string) => `\`\`\`${language}\n${body}\n\`\`\``;
@@ -32,6 +32,19 @@ describe('CodeSyntaxVerifier', () => {
     const check = await new CodeSyntaxVerifier().verify(answer(fence('json', '{"a": 1,}')));
     expect(check.verdict).toBe('fail');
     expect(check.reason).toMatch(/^syntax error: block 1 \(json, from answer line 2\): /);
+  });
+
+  it('parses no more than its limit of blocks: a failure among them fails, and otherwise the answer is unverified', async () => {
+    const good = fence('ts', 'export const a: number = 1;');
+    const many = Array.from({ length: 5_000 }, () => good);
+    expect(await new CodeSyntaxVerifier().verify(answer(many.join('\n')))).toEqual({
+      verdict: 'unverified',
+      reason: `the first ${MAX_CHECKED_BLOCKS} of 5000 code blocks parse; the rest were not checked (more blocks than an edit writes)`,
+    });
+    many[3] = fence('ts', 'export const a: number = ;');
+    const check = await new CodeSyntaxVerifier().verify(answer(many.join('\n')));
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toMatch(/^syntax error: block 4 \(typescript, from answer line 11\): 1:\d+ Expression expected\.$/);
   });
 
   it('calls an answer without a code block it can read unverified', async () => {
