@@ -10,7 +10,7 @@
  * command (see io.ts): 0 done, 1 the command failed (a missing ledger, a refused reset, a folder it
  * cannot write), 2 the arguments were wrong.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
@@ -28,6 +28,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from '
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
+import { ensureFolder } from '../core/ledger/safeFiles';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;
@@ -197,7 +198,7 @@ async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean):
   if (!readOnly) refuseNonSqliteLedger(path);
   const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
-    if (!readOnly) mkdirSync(dirname(path), { recursive: true });
+    if (!readOnly) ensureFolder(dirname(path));
     return WorkspaceLedger.open({
       path,
       clock: io.clock,

@@ -10,6 +10,8 @@
 import * as vscode from 'vscode';
 import { systemClock } from '../core/clock';
 import type { PanelFile } from '../core/panel';
+import { dirname } from 'node:path';
+import { ensureFolder } from '../core/ledger/safeFiles';
 import { OllamaAdapter } from '../core/providers/ollamaAdapter';
 import { panelFromOllamaModels } from './firstRunPanel';
 import type { RungLog } from './log';
@@ -58,7 +60,16 @@ export async function showHowToStart(options: { reason: string; panelFilePath: s
       () => true,
       () => false,
     );
-    if (!exists) await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(`${JSON.stringify(EXAMPLE_PANEL, null, 2)}\n`));
+    if (!exists) {
+      try {
+        // By the ledger's rule: a `.rung/` made here gets its .gitignore, and a linked one is refused.
+        ensureFolder(dirname(options.panelFilePath));
+      } catch (error) {
+        void vscode.window.showErrorMessage(`Rung: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(`${JSON.stringify(EXAMPLE_PANEL, null, 2)}\n`));
+    }
     await vscode.window.showTextDocument(uri);
   } else if (choice === 'Set Provider Key') {
     await vscode.commands.executeCommand('rung.setProviderKey');

@@ -11,10 +11,12 @@
  * something, so they are refused by name and left exactly as they are. An SQL error while telling
  * whose a whole database is counts for that: such a file is foreign, never damaged.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync, type BigIntStats } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { isCode } from './fileLock';
 import { readSchema } from './schema';
+import { isCode, openNoFollow, UnsafePathError, whatIs } from './safeFiles';
+
+export { whatIs } from './safeFiles';
 
 export type LedgerFile =
   | { kind: 'missing' }
@@ -40,6 +42,8 @@ export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileRead
     ({ bytes, stat } = read(path));
   } catch (error) {
     if (isCode(error, 'ENOENT')) return { kind: 'missing' };
+    // A symbolic link: not ours to read, move or replace (see safeFiles.ts).
+    if (error instanceof UnsafePathError) return { kind: 'not-a-file', problem: error.problem };
     return { kind: 'unreadable', problem: `cannot be read (${describe(error)})` };
   }
   if (!stat.isFile()) return { kind: 'not-a-file', problem: `is ${whatIs(stat)}, not a ledger file` };
@@ -79,11 +83,12 @@ function openWhole(bytes: Uint8Array, sql: SqlJsStatic): { db: Database } | { pr
  * Reads a whole file through one descriptor, so the stat describes exactly the bytes read.
  *
  * @remarks
- * Opened non-blocking so a named pipe at the path cannot hang the open; anything but a regular file is
- * returned unread, for the caller to refuse by what it is.
+ * Opened non-blocking so a named pipe at the path cannot hang the open, and never through a symbolic
+ * link (an {@link UnsafePathError}); anything but a regular file is returned unread, for the caller to
+ * refuse by what it is.
  */
 export function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const fd = openNoFollow(path, constants.O_RDONLY);
   try {
     const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile()) return { bytes: new Uint8Array(0), stat };
@@ -98,15 +103,6 @@ export function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntSta
   } finally {
     closeSync(fd);
   }
-}
-
-/** What a path that is not a regular file holds, to follow "is": "a directory", "a named pipe". */
-export function whatIs(stat: Pick<Stats | BigIntStats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>): string {
-  if (stat.isDirectory()) return 'a directory';
-  if (stat.isFIFO()) return 'a named pipe';
-  if (stat.isSocket()) return 'a socket';
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
-  return 'not a regular file';
 }
 
 export function describe(error: unknown): string {

@@ -711,20 +711,29 @@ describe('RungSession: how sure a rating is', () => {
 });
 
 describe('RungSession: the decision log', () => {
+  it('refuses to open, asking no model, when the decision log is not a file it could write', async () => {
+    const { ollama, cloud, ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const logPath = join(dir.path, '.rung', 'decisions.jsonl');
+    mkdirSync(logPath, { recursive: true });
+    await expect(open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') })).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
+    expect([...ollama.requests, ...cloud.requests].filter((seen) => seen.method === 'POST')).toEqual([]);
+  });
+
   it('reports a decision log it cannot write once per failed write, retries on the ledger\'s timer, and lands the rows once it can', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const clock = new FixedClock();
     const scheduler = new ManualScheduler(clock);
     const ledgerPath = join(dir.path, '.rung', 'ledger.sqlite');
     const logPath = join(dir.path, '.rung', 'decisions.jsonl');
-    // A folder where the log should be: every append fails (EISDIR), for root too.
-    mkdirSync(logPath, { recursive: true });
     const session = await open({
       panel: twoRungPanel(ollamaUrl, cloudUrl),
       clock,
       ledgerPath,
       openLedger: (path) => WorkspaceLedger.open({ path, clock, schedule: scheduler.schedule }),
     });
+    // A folder where the log should be, once the session is open (at open it is refused outright):
+    // every append fails, for root too.
+    mkdirSync(logPath, { recursive: true });
     const notices: string[] = [];
     session.onChange((change) => {
       if (change.type === 'notice') notices.push(`${change.level}: ${change.message}`);
