@@ -17,6 +17,7 @@ import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
 import { NotSetUpError } from './sessionHost';
 import { readTeamLedgerSetting } from './teamLedgerChoice';
+import { ledgerPathFor } from './ledgerPlace';
 
 /** Where the panel came from: a setting, a file, or Rung's own look at a local Ollama. */
 export interface LoadedPanel {
@@ -72,18 +73,17 @@ export class RungSettings implements vscode.Disposable {
   }
 
   /**
-   * The ledger file: the setting, else `.rung/ledger.sqlite` in the workspace, else the extension's
-   * global storage (no folder open).
+   * The ledger file: the setting, else `.rung/ledger.sqlite` in a trusted workspace, else the extension's
+   * storage (an untrusted workspace, or no folder open); the rule is ledgerPlace.ts's.
    */
   get ledgerPath(): string {
-    const setting = this.config.get<string | null>('ledgerPath', null)?.trim();
-    const folder = this.folder?.fsPath;
-    if (setting) {
-      if (isAbsolute(setting)) return setting;
-      return join(folder ?? this.context.globalStorageUri.fsPath, setting);
-    }
-    if (folder) return join(folder, '.rung', 'ledger.sqlite');
-    return join(this.context.globalStorageUri.fsPath, 'ledger.sqlite');
+    return ledgerPathFor({
+      setting: this.config.get<string | null>('ledgerPath', null),
+      folder: this.folder?.fsPath,
+      trusted: this.trusted,
+      workspaceStorage: this.context.storageUri?.fsPath,
+      globalStorage: this.context.globalStorageUri.fsPath,
+    });
   }
 
   /**
@@ -228,7 +228,8 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
       if (event.affectsConfiguration('rung.verifyCommand')) return;
       void reload('a setting changed');
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted')),
+    // Trusted now, the workspace keeps its ledger in its own .rung/ (ledgerPlace.ts): a new session opens there.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted').then(() => deps.reopen('the workspace is now trusted: its ledger is the one in its folder'))),
   );
   const filePath = deps.settings.panelFilePath;
   if (filePath) {
