@@ -10,8 +10,8 @@
  */
 import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../core/panel';
+import { readPanelFileText } from '../core/panelFileText';
 import { composePanel, describePanelError, readOverrides } from './panelSettings';
 import { discoverOllamaPanel } from './firstRun';
 import type { RungLog } from './log';
@@ -157,7 +157,8 @@ export class RungSettings implements vscode.Disposable {
   private async read(): Promise<LoadedPanel> {
     const config = this.config;
     const filePath = this.panelFilePath;
-    const fileText = filePath ? await readFile(filePath, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))) : undefined;
+    // Not through a link, not from a pipe or a device, not past the size a panel has (panelFileText.ts).
+    const fileText = filePath ? readPanelFileText(filePath) : undefined;
     const overrides = readOverrides(config);
     const composed = composePanel({
       inline: config.get<unknown>('panel', null),

@@ -58,8 +58,22 @@ export class UnsafePathError extends Error {
     readonly path: string,
     /** What is wrong, read after "it": `is a symbolic link to …; remove the link …`. */
     readonly problem: string,
+    /** What stands at the path, for a caller that words its own advice: `a symbolic link to /x`, `a named pipe`. */
+    readonly what: string,
   ) {
     super(`refusing ${path}: it ${problem}`);
+  }
+}
+
+/** A file larger than the reader takes, refused before a byte of it is read. */
+export class FileTooLargeError extends UnsafePathError {
+  override name = 'FileTooLargeError';
+  constructor(
+    path: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(path, `is ${describeBytes(size)}, more than the ${describeBytes(limit)} Rung reads from such a file; it was left as it is`, `a file of ${describeBytes(size)}`);
   }
 }
 
@@ -103,11 +117,15 @@ export function openNoFollow(path: string, flags: number, mode = 0o666): number 
 /**
  * The whole regular file at `path`, or undefined when there is none; refuses a link, a pipe, a device
  * or a folder there, and, with `maxBytes`, a file larger than that, each before reading a byte.
+ *
+ * @remarks
+ * `followLinks` is for a file the user named themselves (`rung chat --panel FILE`): a link they made is
+ * theirs to follow, but what it leads to must still be a regular file of a sensible size.
  */
-export function readFileIfExists(path: string, options: { maxBytes?: number; tooLarge?: (size: number) => string } = {}): Buffer | undefined {
+export function readFileIfExists(path: string, options: { maxBytes?: number; followLinks?: boolean } = {}): Buffer | undefined {
   let fd: number;
   try {
-    fd = openFile(path, constants.O_RDONLY);
+    fd = options.followLinks ? openFollowing(path) : openFile(path, constants.O_RDONLY);
   } catch (error) {
     if (isCode(error, 'ENOENT')) return undefined;
     throw error;
@@ -115,12 +133,21 @@ export function readFileIfExists(path: string, options: { maxBytes?: number; too
   try {
     const size = fstatSync(fd).size;
     if (options.maxBytes !== undefined && size > options.maxBytes) {
-      throw new UnsafePathError(path, options.tooLarge?.(size) ?? `is ${describeBytes(size)}, more than the ${describeBytes(options.maxBytes)} Rung reads from such a file; it was left as it is`);
+      throw new FileTooLargeError(path, size, options.maxBytes);
     }
     return readWhole(fd, size);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Opens the regular file `path` leads to for reading, following links; never blocks on a pipe. */
+function openFollowing(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | NON_BLOCK);
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return fd;
+  closeSync(fd);
+  throw notAFile(path, stat);
 }
 
 /** Appends `data` to the regular file at `path`, creating it; refuses a link or anything but a file there. */
@@ -153,12 +180,14 @@ export function refuseUnlessFolder(dir: string): void {
   const stat = lstatIfExists(dir);
   if (stat === undefined) return;
   if (stat.isSymbolicLink()) {
+    const what = `a symbolic link${linkTarget(dir)}`;
     throw new UnsafePathError(
       dir,
-      `is a symbolic link${linkTarget(dir)}, and Rung never keeps its files in a folder reached through a link (a cloned folder could point its writes at any folder of yours); remove the link (rm ${quote(dir)}) and Rung makes the folder itself, or name a path in a real folder`,
+      `is ${what}, and Rung never keeps its files in a folder reached through a link (a cloned folder could point its writes at any folder of yours); remove the link (rm ${quote(dir)}) and Rung makes the folder itself, or name a path in a real folder`,
+      what,
     );
   }
-  if (!stat.isDirectory()) throw new UnsafePathError(dir, `is ${whatIs(stat)}, not a folder; move it away and Rung makes the folder itself`);
+  if (!stat.isDirectory()) throw new UnsafePathError(dir, `is ${whatIs(stat)}, not a folder; move it away and Rung makes the folder itself`, whatIs(stat));
 }
 
 /**
@@ -189,14 +218,16 @@ export function lstatIfExists(path: string): Stats | undefined {
 /** Throws the refusal for a link at `path` when there is one. */
 function refuseLink(path: string): void {
   if (!lstatIfExists(path)?.isSymbolicLink()) return;
+  const what = `a symbolic link${linkTarget(path)}`;
   throw new UnsafePathError(
     path,
-    `is a symbolic link${linkTarget(path)}, and Rung never reads or writes its files through a link (a cloned folder could point them at any file of yours); remove the link (rm ${quote(path)}) and Rung starts a fresh file there, or put the real file in its place`,
+    `is ${what}, and Rung never reads or writes its files through a link (a cloned folder could point them at any file of yours); remove the link (rm ${quote(path)}) and Rung starts a fresh file there, or put the real file in its place`,
+    what,
   );
 }
 
 function notAFile(path: string, stat: Stats | BigIntStats): UnsafePathError {
-  return new UnsafePathError(path, `is ${whatIs(stat)}, not a file, and Rung reads and writes only regular files there; move it away and Rung starts a fresh file`);
+  return new UnsafePathError(path, `is ${whatIs(stat)}, not a file, and Rung reads and writes only regular files there; move it away and Rung starts a fresh file`, whatIs(stat));
 }
 
 function linkTarget(path: string): string {

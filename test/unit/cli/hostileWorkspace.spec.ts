@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,5 +82,25 @@ describe('rung chat in a workspace whose .rung/ holds symbolic links', () => {
     expect(io.err).toMatch(/symbolic link/);
     expect(readFileSync(join(outside, '.bashrc'), 'utf8')).toBe(TARGET_TEXT);
     expect(readdirSync(outside)).toEqual(['.bashrc']);
+  });
+});
+
+describe('rung chat --panel naming something that is not a panel file', () => {
+  it('refuses /dev/zero, a named pipe and a folder with exit 2 before reading, and a file larger than any panel', async () => {
+    const fifo = join(workspace, 'panel.fifo');
+    execFileSync('mkfifo', [fifo]);
+    writeFileSync(join(workspace, 'huge.json'), Buffer.alloc(2 * 1024 * 1024, 0x20));
+    const cases: [string, RegExp][] = [
+      ['/dev/zero', /cannot read --panel \/dev\/zero: it is a device, not a file; a panel is a JSON file/],
+      [fifo, /it is a named pipe, not a file/],
+      ['.rung', /it is a directory, not a file/],
+      ['huge.json', /the file is 2\.0 MiB, larger than any panel \(at most 1\.0 MiB\); it was not read/],
+    ];
+    for (const [panel, said] of cases) {
+      const io = new CapturedIo(workspace, {});
+      expect(await main(['chat', '--panel', panel, 'hi'], io), panel).toBe(2);
+      expect(io.err, panel).toMatch(said);
+    }
+    expect(server.requests).toEqual([]);
   });
 });
