@@ -24,6 +24,7 @@ import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
+import { runLedgerOpenBench } from './ledgerOpenBench';
 import { runPanelBench } from './panelBench';
 import { runStreamBench } from './streamBench';
 
@@ -40,6 +41,11 @@ async function main(): Promise<void> {
   // `RUNG_BENCH_ONLY=stream npm run bench`: the provider transport reading one long line in small pieces.
   if (process.env.RUNG_BENCH_ONLY === 'stream') {
     process.stdout.write(table(await runStreamBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=ledger-open npm run bench`: how long opening a ledger holds the thread, by its size.
+  if (process.env.RUNG_BENCH_ONLY === 'ledger-open') {
+    process.stdout.write(table(await runLedgerOpenBench()));
     return;
   }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;

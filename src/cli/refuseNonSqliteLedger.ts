@@ -14,8 +14,7 @@
  * the CLI repairs it as the extension does.
  */
 import { closeSync, constants, readSync } from 'node:fs';
-import { sep } from 'node:path';
-import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
+import { isRungsOwnLedgerPath } from '../core/ledger/workspaceLedger';
 import { openNoFollow } from '../core/ledger/safeFiles';
 import { UsageError } from './io';
 
@@ -24,7 +23,7 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Throws a {@link UsageError} when `path` is a non-empty file, not the workspace's own ledger, that does not begin with the SQLite header; anything else is left to the ledger. */
 export function refuseNonSqliteLedger(path: string): void {
-  if (path === DEFAULT_LEDGER_PATH || path.endsWith(`${sep}${DEFAULT_LEDGER_PATH}`)) return;
+  if (isRungsOwnLedgerPath(path)) return;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let length: number;
   try {

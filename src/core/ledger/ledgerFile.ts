@@ -14,7 +14,7 @@
 import { closeSync, constants, fstatSync, readSync, type BigIntStats } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { readSchema } from './schema';
-import { isCode, openNoFollow, UnsafePathError, whatIs } from './safeFiles';
+import { describeBytes, isCode, openNoFollow, UnsafePathError, whatIs } from './safeFiles';
 
 export { whatIs } from './safeFiles';
 
@@ -26,11 +26,39 @@ export type LedgerFile =
   | { kind: 'ledger'; db: Database; version: number; stat: BigIntStats }
   /** A regular file that is not a whole SQLite database, or a marked Rung ledger that cannot be read: the only kind that may be moved aside. */
   | { kind: 'damaged'; problem: string }
-  /** Something that is not a ledger and is not ours to move: a directory, an unreadable file, another application's database. */
-  | { kind: 'not-a-file' | 'unreadable' | 'foreign'; problem: string };
+  /**
+   * Something that is not a ledger and is not ours to move: a directory, an unreadable file, another
+   * application's database, a file larger than any ledger Rung writes.
+   */
+  | { kind: 'not-a-file' | 'unreadable' | 'foreign' | 'too-large'; problem: string }
+  /**
+   * An SQLite database shaped like a Rung ledger that holds what Rung never creates (see `readSchema`):
+   * moved aside only from Rung's own place, refused anywhere else.
+   */
+  | { kind: 'crafted'; problem: string };
 
-/** Reads a file's bytes and the stat that describes exactly those bytes; a seam for tests of read errors. */
-export type FileReader = (path: string) => { bytes: Uint8Array; stat: BigIntStats };
+/**
+ * The largest file read as a ledger, bytes.
+ *
+ * @remarks
+ * sql.js runs on the thread that opened it, the extension host's included, so once views and triggers
+ * are refused what is left to bound is size: an open's time follows the file's size whatever fills it,
+ * about 40–50 ms a MiB on this 2-core machine lightly loaded and 300–400 ms a MiB with five other
+ * engineers' work on it (`RUNG_BENCH_ONLY=ledger-open npm run bench`, BENCHMARKS.md). Rung's own
+ * ledgers are small: the replay of all 5,533 recorded prompts by subfamily writes 907 ratings in 184
+ * KiB, and 8 MiB (about 120,000 ratings) is over forty times that, while holding the thread for under
+ * half a second on a quiet machine. A worker with a deadline would bound the time without a size, but
+ * the ledger reads the file synchronously on every refresh and save as well, not only at open. A file
+ * over the bound is refused, left as it is and never moved aside: it may be a real ledger, and saying
+ * so costs its owner one `mv`.
+ */
+export const LEDGER_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads a file's bytes and the stat that describes exactly those bytes; a seam for tests of read errors.
+ * A file of more than `maxBytes` comes back with its stat and no bytes.
+ */
+export type FileReader = (path: string, maxBytes: number) => { bytes: Uint8Array; stat: BigIntStats };
 
 /**
  * Classifies `path`. Every `problem` reads after "the file …", e.g. "is a directory, not a ledger file".
@@ -39,7 +67,7 @@ export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileRead
   let bytes: Uint8Array;
   let stat: BigIntStats;
   try {
-    ({ bytes, stat } = read(path));
+    ({ bytes, stat } = read(path, LEDGER_MAX_BYTES));
   } catch (error) {
     if (isCode(error, 'ENOENT')) return { kind: 'missing' };
     // A symbolic link: not ours to read, move or replace (see safeFiles.ts).
@@ -47,12 +75,18 @@ export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileRead
     return { kind: 'unreadable', problem: `cannot be read (${describe(error)})` };
   }
   if (!stat.isFile()) return { kind: 'not-a-file', problem: `is ${whatIs(stat)}, not a ledger file` };
+  if (stat.size > BigInt(LEDGER_MAX_BYTES)) {
+    return {
+      kind: 'too-large',
+      problem: `is ${describeBytes(Number(stat.size))}, larger than any ledger Rung writes (it reads at most ${describeBytes(LEDGER_MAX_BYTES)}, so that opening one cannot hold the editor); if it is a ledger of yours, move it aside and Rung starts a fresh one`,
+    };
+  }
   if (bytes.length === 0) return { kind: 'empty', stat };
   const opened = openWhole(bytes, sql);
   if ('problem' in opened) return { kind: 'damaged', problem: `is not a readable SQLite database (${opened.problem})` };
   // A whole SQLite database: from here an error says nothing about damage, and readSchema decides whose it is.
   const { db } = opened;
-  const schema = readSchema(db);
+  const schema = readSchema(db, sql);
   if (schema.kind === 'rung') return { kind: 'ledger', db, version: schema.version, stat };
   db.close();
   switch (schema.kind) {
@@ -62,6 +96,8 @@ export function inspectLedgerFile(path: string, sql: SqlJsStatic, read: FileRead
       return { kind: 'damaged', problem: `is a Rung ledger whose tables cannot be read (${schema.reason})` };
     case 'foreign':
       return { kind: 'foreign', problem: `is an SQLite database but not a Rung ledger (${schema.reason})` };
+    case 'crafted':
+      return { kind: 'crafted', problem: `is shaped like a Rung ledger but is not one Rung wrote: ${schema.reason}` };
   }
 }
 
@@ -87,11 +123,11 @@ function openWhole(bytes: Uint8Array, sql: SqlJsStatic): { db: Database } | { pr
  * link (an {@link UnsafePathError}); anything but a regular file is returned unread, for the caller to
  * refuse by what it is.
  */
-export function readWithStat(path: string): { bytes: Uint8Array; stat: BigIntStats } {
+export function readWithStat(path: string, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; stat: BigIntStats } {
   const fd = openNoFollow(path, constants.O_RDONLY);
   try {
     const stat = fstatSync(fd, { bigint: true });
-    if (!stat.isFile()) return { bytes: new Uint8Array(0), stat };
+    if (!stat.isFile() || Number(stat.size) > maxBytes) return { bytes: new Uint8Array(0), stat };
     const bytes = new Uint8Array(Number(stat.size));
     let offset = 0;
     while (offset < bytes.length) {

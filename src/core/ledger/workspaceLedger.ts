@@ -13,7 +13,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { lstatSync, renameSync, type BigIntStats } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
@@ -48,6 +48,15 @@ export const REFRESH_INTERVAL_MS = 500;
 
 /** The ledger's default place, relative to the workspace root. */
 export const DEFAULT_LEDGER_PATH = join('.rung', 'ledger.sqlite');
+
+/**
+ * Whether `path` is the workspace's own ledger (`…/.rung/ledger.sqlite`), where whatever stands can only
+ * be a ledger of Rung's or damage to one, and is repaired by moving it aside; anywhere else a file that is
+ * not Rung's ledger was named by mistake, or is someone else's, and is refused and left as it is.
+ */
+export function isRungsOwnLedgerPath(path: string): boolean {
+  return path === DEFAULT_LEDGER_PATH || path.endsWith(`${sep}${DEFAULT_LEDGER_PATH}`);
+}
 
 export type { LedgerNotice } from './notices';
 // Where they were first declared; the flush timer owns them now that the decision log shares it.
@@ -531,6 +540,12 @@ export class WorkspaceLedger implements Ledger {
       case 'not-a-file':
       case 'unreadable':
       case 'foreign':
+      case 'too-large':
+        return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
+      case 'crafted':
+        // In Rung's own place (`.rung/ledger.sqlite`) nothing but Rung's ledger belongs: it is moved aside
+        // like damage, and a fresh ledger starts. A path the user named may be anything of theirs.
+        if (isRungsOwnLedgerPath(this.path)) return { kind: 'damaged', problem: file.problem };
         return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
       case 'empty':
       case 'ledger':
