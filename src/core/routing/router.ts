@@ -10,7 +10,7 @@
  */
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
-import { DECISION_ROW_VERSION, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
+import { DECISION_ROW_VERSION, spendFigure, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
@@ -371,9 +371,10 @@ export class Router {
       propensity: record.propensity,
       verdict: record.verdict,
       verdictReason: reasonText(record),
-      inputTokens: record.inputTokens ?? null,
-      outputTokens: record.outputTokens ?? null,
-      cost: record.cost ?? null,
+      // What an attempt reported, kept only when it can be spend: a provider's negative usage is not.
+      inputTokens: spendFigure(record.inputTokens),
+      outputTokens: spendFigure(record.outputTokens),
+      cost: spendFigure(record.cost),
       latencyMs: record.latencyMs ?? null,
       reason: record.reason,
       mode: input.candidate.local ? 'local' : 'cloud',

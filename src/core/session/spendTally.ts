@@ -9,7 +9,7 @@
  * counted. Only the fields spend needs are read, with `JSON.parse` and no row schema.
  */
 import { visitLinesBackwards, visitLinesForward, parseObject } from '../ledger/decisionTail';
-import { DATE_LIMIT_MS, type DecisionRow } from '../decisions/decision';
+import { DATE_LIMIT_MS, spendFigure, type DecisionRow } from '../decisions/decision';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -127,9 +127,10 @@ function spendFields(line: string): SpendFields | undefined {
   return {
     at,
     model: row.model,
-    cost: count(row.cost),
-    inputTokens: count(row.inputTokens),
-    outputTokens: count(row.outputTokens),
+    // Never negative: a row with a negative cost made today's spend negative and the budget useless.
+    cost: spendFigure(row.cost),
+    inputTokens: spendFigure(row.inputTokens),
+    outputTokens: spendFigure(row.outputTokens),
     final: row.final === true,
     // Rows older than the escalation field opened their call as far as anyone can tell.
     opening: !Array.isArray(row.escalation) || row.escalation.length === 0,

@@ -678,3 +678,17 @@ describe('Router: busy-skip by the clock it is given', () => {
     expect(stale.attempts.map((a) => a.model)).toEqual(['qwen3:14b']);
   });
 });
+
+describe('Router: costs an attempt reports', () => {
+  it('never writes a negative or non-finite cost or token count into a decision row', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts()
+      .on('alpha', { verdict: 'fail', cost: -450, inputTokens: -1_000_000, outputTokens: Number.NaN })
+      .on('beta', { verdict: 'pass', cost: Number.POSITIVE_INFINITY, inputTokens: 10, outputTokens: 5 });
+    await harness.router.route(request(), attempts.fn);
+    expect(harness.sink.rows.map((row) => [row.model, row.cost, row.inputTokens, row.outputTokens])).toEqual([
+      ['alpha', null, null, null],
+      ['beta', null, 10, 5],
+    ]);
+  });
+});

@@ -397,6 +397,22 @@ describe('RungSession: a daily budget', () => {
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 
+  it('keeps the budget when the log holds a row with a negative cost: a forged row cannot buy back spend', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 15));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const earlier = [
+      decisionRow({ call: 'a', at: Date.UTC(2026, 0, 2, 9), model: 'openai/gpt-4o-mini', cost: 1.02 }),
+      decisionRow({ call: 'forged', at: Date.UTC(2026, 0, 2, 10), model: 'openai/gpt-4o-mini', cost: -450 }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), earlier.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock, dailyBudgetUsd: 1 });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: daily budget $1.00 reached ($1.02 spent today)']);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+    expect(session.snapshot().spend.today).toBeCloseTo(1.02);
+  });
+
   it('lets paid models run while today has spent less than the budget', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), dailyBudgetUsd: 1 });
