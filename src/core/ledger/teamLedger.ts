@@ -41,6 +41,7 @@ import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type Rat
 import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
 import { decisionKey, outboxKey, TeamOutbox, type OutboxDecision, type OutboxEntry } from './teamOutbox';
 import { checkout, checkSchema, DECISIONS_SCHEMA_VERSION, migrate } from './teamSchema';
+import { redactedUrl, teamUrlRole } from './teamUrl';
 
 /** How often, ms, the background timer sends the queue and reads what is new on the server. */
 export const TEAM_SYNC_INTERVAL_MS = 10_000;
@@ -68,10 +69,8 @@ export function teamMemberId(env: Record<string, string | undefined>): string {
   return `${userInfo().username}@${hostname()}`;
 }
 
-/** Whether `--ledger` names a team's server rather than a workspace file. */
-export function isTeamLedgerUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(text);
-}
+// Where they were first declared; the URL's reading lives with pg's own parser now (teamUrl.ts).
+export { isTeamLedgerUrl, redactedUrl } from './teamUrl';
 
 /** Node's error codes for a server that cannot be reached: refused, reset, timed out, no route, no such host. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EADDRNOTAVAIL']);
@@ -103,19 +102,15 @@ export function isUnreachable(error: unknown): boolean {
  * pg reads a connection string over its other options, and reads a URL without a password as the empty
  * password: given beside the URL as pg's `password` option, the password was never sent, and a server
  * that asks for one refused every member who had set it with "Rung: Set Team Ledger Password". It goes
- * percent-encoded, whatever it holds (`@`, `:`, `/`, `%`); pg decodes it.
+ * in as `password=`, percent-encoded whatever it holds (`@`, `:`, `/`, `%`, `&`), which pg's parser reads
+ * before the user part: set in the user part, it was dropped without a word for a URL with no host (a
+ * Unix socket given as `?host=/run/postgresql`), which cannot carry one.
  */
-function withPassword(url: string, password: string | undefined): string {
+export function withPassword(url: string, password: string | undefined): string {
   if (password === undefined || password === '') return url;
-  const parsed = new URL(url);
-  // The setter leaves `%` alone (it takes it for an escape already made): encode it all first.
-  parsed.password = encodeURIComponent(password);
-  return parsed.toString();
-}
-
-/** The URL with any password in it replaced, for messages. */
-export function redactedUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  return `${base}${base.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}${hash < 0 ? '' : url.slice(hash)}`;
 }
 
 export interface TeamLedgerOptions {
@@ -691,12 +686,7 @@ export class TeamLedger implements Ledger {
 function openProblem(error: unknown, url: string): string {
   const message = error instanceof Error ? error.message : String(error);
   if (!/client password must be a string/.test(message)) return message;
-  let role = '';
-  try {
-    role = decodeURIComponent(new URL(url).username);
-  } catch {
-    // An unparsable URL fails before any password is asked for.
-  }
+  const role = teamUrlRole(url);
   const who = role ? `role "${role}"` : 'the role (PGUSER, else your user name)';
   return `the server asks for the password of ${who} and none was given (put it in PGPASSWORD or ~/.pgpass; ${message})`;
 }
