@@ -6,7 +6,9 @@ import { readTeamLedgerSetting } from '../../../../src/extension/teamLedgerChoic
 
 /** What pg itself would send as the password for `url`: its own client, which connects to nothing until asked. */
 function pgPassword(url: string): unknown {
-  return new Client({ connectionString: url }).connectionParameters.password;
+  // `connectionParameters` is pg's own reading of the options; its typings leave it out.
+  const client = new Client({ connectionString: url }) as Client & { connectionParameters: { password?: unknown } };
+  return client.connectionParameters.password;
 }
 
 /** Every form pg accepts a password in, each with the password (and nothing of it) that must not be shown. */
