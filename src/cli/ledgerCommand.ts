@@ -24,6 +24,7 @@ import { isTeamLedgerUrl, redactedUrl, type TeamLedger } from '../core/ledger/te
 import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
 import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
+import { printable, printableJson } from '../core/terminalText';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
@@ -204,7 +205,7 @@ async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean):
       clock: io.clock,
       readOnly,
       onNotice: (notice) => {
-        if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${notice.message}\n`);
+        if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${printable(notice.message)}\n`);
       },
     });
   });
@@ -255,7 +256,7 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
-    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
   }
   if (rows.length === 0) {
@@ -274,7 +275,7 @@ async function teamDecisions(values: { ledger?: string; last?: string; call?: st
   const url = values.ledger;
   const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count, values.source));
   if (values.json) {
-    io.stdout(`${JSON.stringify(shared, null, 2)}\n`);
+    io.stdout(`${printableJson(shared, 2)}\n`);
     return EXIT_OK;
   }
   if (shared.length === 0) {
@@ -331,7 +332,7 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
     rows = log.last(positiveInteger(values.last ?? '20', '--last'), keep);
   }
   if (values.json) {
-    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
   }
   if (rows.length === 0) {
@@ -414,8 +415,8 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
     const report = await withTeam(url, io, false, (team) => team.importLedger(source));
     io.stdout(
       report.addedGraded === 0
-        ? `nothing new from ${other} (ledger ${source.ledgerId}): the team at ${redactedUrl(url)} already holds its evidence\n`
-        : `imported ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${other} (ledger ${source.ledgerId}) into the team at ${redactedUrl(url)}\n`,
+        ? `nothing new from ${other} (ledger ${printable(source.ledgerId)}): the team at ${redactedUrl(url)} already holds its evidence\n`
+        : `imported ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${other} (ledger ${printable(source.ledgerId)}) into the team at ${redactedUrl(url)}\n`,
     );
     return EXIT_OK;
   }
@@ -449,8 +450,8 @@ async function pullTeam(url: string, path: string, io: LedgerCommandIo): Promise
 function reportMerge(report: MergeReport, from: string, io: LedgerCommandIo): void {
   io.stdout(
     report.addedGraded === 0
-      ? `nothing new from ${from} (ledger ${report.sourceId}): already merged\n`
-      : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${report.sourceId})\n`,
+      ? `nothing new from ${from} (ledger ${printable(report.sourceId)}): already merged\n`
+      : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${printable(report.sourceId)})\n`,
   );
 }
 
@@ -503,8 +504,13 @@ function round(value: number, digits: number): number {
   return Math.round(value * scale) / scale;
 }
 
-/** Left-aligned columns two spaces apart, header first. */
+/**
+ * Left-aligned columns two spaces apart, header first; every cell through {@link printable}, since a
+ * cell may hold a teammate's text (a member name, a shared row's model or reason) that a terminal would
+ * otherwise obey.
+ */
 function table(header: string[], rows: string[][]): string {
+  rows = rows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].map((text) => `${text}\n`).join('');

@@ -104,3 +104,28 @@ describe('rung chat --panel naming something that is not a panel file', () => {
     expect(server.requests).toEqual([]);
   });
 });
+
+describe('rung chat printing what a provider said', () => {
+  it('shows a provider error text with its escape sequences visible, not obeyed', async () => {
+    const hostile = new WireServer().on('POST', '/v1/chat/completions', (response) => {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'bad request\u001b[2J\u001b]52;c;cHduZWQ=\u0007 \u009b31m' } }));
+    });
+    const url = await hostile.start();
+    try {
+      writeFileSync(
+        join(workspace, 'hostile.json'),
+        JSON.stringify({ models: [{ slug: 'local-model', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }),
+      );
+      for (const extra of [[], ['--json']]) {
+        const io = new CapturedIo(workspace, {});
+        expect(await main(['chat', '--panel', 'hostile.json', ...extra, 'hi'], io)).toBe(1);
+        const printed = io.err + io.out;
+        expect([...printed].filter((char) => (char < ' ' && char !== '\n') || (char >= '\u007f' && char <= '\u009f'))).toEqual([]);
+        expect(printed).toContain(extra.length === 0 ? '\\x1b[2J' : '\\u001b[2J');
+      }
+    } finally {
+      await hostile.close();
+    }
+  });
+});
