@@ -304,7 +304,6 @@ export class RungSession implements Session {
     const messages = messagesWithSchema(request.messages, schema);
     const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
-    this.refuseOversized(contextTokens);
     const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
     const routeRequest: RouteRequest = {
       callId,
@@ -318,6 +317,16 @@ export class RungSession implements Session {
       ...(request.above !== undefined ? { above: request.above } : {}),
       ...this.budgetFor(),
     };
+    try {
+      this.refuseOversized(contextTokens);
+    } catch (error) {
+      // Refused by every rung's context: a decision row says so, as for any call the walk pruned whole.
+      if (error instanceof ContextRefusalError) {
+        this.router.refuse(routeRequest, error.message);
+        await this.flushDecisions();
+      }
+      throw error;
+    }
     const attempt = providerAttempt({
       adapters: this.adapters,
       messages,

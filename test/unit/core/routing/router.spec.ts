@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { ProviderFailure, ProviderUnavailable } from '../../../../src/core/providers/provider';
+import { RoutingError } from '../../../../src/core/routing/rank';
 import type { AttemptOutcome } from '../../../../src/core/routing/types';
 import { alphaBetaPanel } from '../../support/panels';
 import { RouterHarness, request } from '../../support/routerHarness';
@@ -690,5 +691,18 @@ describe('Router: costs an attempt reports', () => {
       ['alpha', null, null, null],
       ['beta', null, 10, 5],
     ]);
+  });
+});
+
+describe('Router: a call no rung can take', () => {
+  it('writes one refused row with every pruned rung and its reason, then throws, asking no model', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+    await expect(harness.router.route(request({ callId: 'c-none', classKey: 'plan', needsTools: true }), attempts.fn)).rejects.toThrow(RoutingError);
+    expect(attempts.calls).toEqual([]);
+    expect(harness.sink.rows).toHaveLength(1);
+    expect(harness.sink.rows[0]).toMatchObject({ call: 'c-none', verdict: 'refused', model: '', rung: -1, candidates: [], cost: null, final: false });
+    expect(harness.sink.rows[0]?.pruned.map((entry) => entry.model).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    expect(harness.ledger.entries()).toEqual([]);
   });
 });

@@ -226,6 +226,36 @@ describe('RungSession.chat', () => {
     expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here', cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
   });
+
+  it('writes a decision row for a call every rung refused, with each reason, so the log says why', async () => {
+    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') });
+    await expect(session.chat({ messages: user('hi'), callId: 'refused-1' })).rejects.toThrow('no model can take this call');
+    const [row, ...others] = session.explain('refused-1');
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({
+      call: 'refused-1',
+      class: 'chat',
+      candidates: [],
+      rung: -1,
+      model: '',
+      verdict: 'refused',
+      verdictReason: 'no model can take this call (copilot-gpt-4o: pruned: provider editor unavailable: provider kind vscode-lm has no adapter here)',
+      cost: null,
+      pruned: [{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }],
+    });
+    expect(session.snapshot().spend.byDay).toEqual([]);
+    await session.dispose();
+  });
+
+  it('writes a decision row for a prompt no model on the panel can hold, naming each context', async () => {
+    const panel = parsePanel({ models: [{ slug: 'small', provider: 'editor', context: 10 }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'small panel');
+    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') } });
+    await expect(session.chat({ messages: user('a prompt far longer than ten tokens of context, for certain'), callId: 'too-long' })).rejects.toThrow(/needs about \d+ tokens of context/);
+    const rows = session.explain('too-long');
+    expect(rows.map((row) => [row.verdict, row.model, row.pruned.map((entry) => entry.reason)])).toEqual([['refused', '', [expect.stringMatching(/^pruned: needs context \d+ > 10$/)]]]);
+    await session.dispose();
+  });
 });
 
 describe('RungSession: provider health', () => {
