@@ -39,7 +39,7 @@ export async function runLedgerOpenBench(): Promise<BenchRow[]> {
   try {
     // Rows a MiB of each table holds, measured on the files this builds.
     for (const [table, rowsPerMiB] of [['ratings', 16_000], ['aliases', 37_000], ['spawns', 24_000]] as const) {
-      for (const mib of [1, 4, LEDGER_MAX_BYTES / MIB - 0.5]) {
+      for (const mib of [1, 2, LEDGER_MAX_BYTES / MIB - 0.25]) {
         const path = join(dir, `${table}-${mib}.sqlite`);
         const bytes = buildLedger(sql, table, Math.round(rowsPerMiB * mib));
         writeFileSync(path, bytes);

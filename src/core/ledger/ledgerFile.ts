@@ -43,16 +43,16 @@ export type LedgerFile =
  * @remarks
  * sql.js runs on the thread that opened it, the extension host's included, so once views and triggers
  * are refused what is left to bound is size: an open's time follows the file's size whatever fills it,
- * about 40–50 ms a MiB on this 2-core machine lightly loaded and 300–400 ms a MiB with five other
- * engineers' work on it (`RUNG_BENCH_ONLY=ledger-open npm run bench`, BENCHMARKS.md). Rung's own
- * ledgers are small: the replay of all 5,533 recorded prompts by subfamily writes 907 ratings in 184
- * KiB, and 8 MiB (about 120,000 ratings) is over forty times that, while holding the thread for under
- * half a second on a quiet machine. A worker with a deadline would bound the time without a size, but
- * the ledger reads the file synchronously on every refresh and save as well, not only at open. A file
- * over the bound is refused, left as it is and never moved aside: it may be a real ledger, and saying
- * so costs its owner one `mv`.
+ * about 85–100 ms a MiB on this 2-core machine at load average 4 and 300–400 ms a MiB at 12
+ * (`RUNG_BENCH_ONLY=ledger-open npm run bench`, BENCHMARKS.md). And not only at open: every save reads
+ * the file again under the lock, about once a second while calls are routed, so a file of Rung's own
+ * shape padded to the bound would cost that much each second. Rung's own ledgers are small: the replay
+ * of all 5,533 recorded prompts by subfamily writes 907 ratings in 184 KiB, and 4 MiB (about 60,000
+ * ratings) is over twenty times that, read in about 0.35 s at load 4. A worker with a deadline would
+ * bound the open but not those synchronous re-reads, so the bound is a size. A file over it is refused,
+ * left as it is and never moved aside: it may be a real ledger, and saying so costs its owner one `mv`.
  */
-export const LEDGER_MAX_BYTES = 8 * 1024 * 1024;
+export const LEDGER_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads a file's bytes and the stat that describes exactly those bytes; a seam for tests of read errors.

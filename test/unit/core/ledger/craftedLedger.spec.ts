@@ -166,7 +166,7 @@ describe('a ledger file larger than any Rung writes', () => {
     writeLedger(path, []);
     writeFileSync(path, Buffer.alloc(LEDGER_MAX_BYTES + 4096), { flag: 'a' });
     const outcome = await openInChild(path);
-    expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/^cannot use .*ledger\.sqlite as the ledger: it is 8\.\d MiB, larger than any ledger Rung writes \(it reads at most 8\.0 MiB/) });
+    expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/^cannot use .*ledger\.sqlite as the ledger: it is 4\.\d MiB, larger than any ledger Rung writes \(it reads at most 4\.0 MiB/) });
     expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
   });
 });
