@@ -243,8 +243,9 @@ export function groupCalls(rows: readonly DecisionWire[], models: readonly Model
 
 function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, string>, ratingOf: Map<string, RatingWire>): RoutedCallView {
   const opener = rows.find((row) => !row.final) ?? (rows[0] as DecisionWire);
+  // A refused call's row is no attempt: no model was asked, and its pruned rungs say why.
   const attempts: AttemptView[] = rows
-    .filter((row) => !row.final)
+    .filter((row) => !row.final && row.verdict !== 'refused')
     .map((row) => ({ model: row.model, resolved: row.resolved, rung: row.rung, verdict: row.verdict, verdictReason: row.verdictReason, cost: row.cost, latencyMs: row.latencyMs, at: row.at }));
   const last = rows[rows.length - 1] as DecisionWire;
   const candidates = [...opener.candidates];

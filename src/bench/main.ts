@@ -25,6 +25,7 @@ import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
 import { runLedgerViewBench } from './ledgerViewBench';
+import { runLedgerOpenBench } from './ledgerOpenBench';
 import { runStreamBench } from './streamBench';
 import { runAnswerBench } from './answerBench';
 
@@ -46,6 +47,11 @@ async function main(): Promise<void> {
   // `RUNG_BENCH_ONLY=answers npm run bench`: fences and tool calls read from hostile answers.
   if (process.env.RUNG_BENCH_ONLY === 'answers') {
     process.stdout.write(table(await runAnswerBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=ledger-open npm run bench`: how long opening a ledger holds the thread, by its size.
+  if (process.env.RUNG_BENCH_ONLY === 'ledger-open') {
+    process.stdout.write(table(await runLedgerOpenBench()));
     return;
   }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;

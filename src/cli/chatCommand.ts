@@ -20,6 +20,7 @@ import { schemaProblems, sweepDeadScratch } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
+import { printable, printableJson } from '../core/terminalText';
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readUserFile, UsageError, type CliIo } from './io';
 import { commandPanel } from './panelOption';
@@ -163,8 +164,9 @@ class ChatPrinter {
         if (event.part.type === 'warning') this.notice(event.part.message);
         break;
       case 'escalated':
-        if (this.json) this.io.stderr(`${event.reason}\n`);
-        else this.out(`${this.atLineStart ? '\n' : '\n\n'}${event.reason}\n\n`);
+        // The reason quotes the check or the provider: their text, escaped like every line said about a call.
+        if (this.json) this.io.stderr(`${printable(event.reason)}\n`);
+        else this.out(`${this.atLineStart ? '\n' : '\n\n'}${printable(event.reason)}\n\n`);
         break;
       case 'skipped':
         this.notice(`skipped ${event.model} (${phrase(event.verdict)}); trying ${event.next}`);
@@ -179,10 +181,14 @@ class ChatPrinter {
     }
   }
 
-  /** One line on stderr, starting on its own line. */
+  /**
+   * One line on stderr, starting on its own line, with control characters escaped: a provider's error
+   * text, a model's refusal and a catalog's model ids reach these lines, and a terminal must show them,
+   * not obey them (see terminalText.ts).
+   */
   notice(message: string): void {
     this.endLine();
-    this.io.stderr(`rung chat: ${message}\n`);
+    this.io.stderr(`rung chat: ${printable(message)}\n`);
   }
 
   /** Prints the outcome; returns the exit code. */
@@ -194,7 +200,7 @@ class ChatPrinter {
     }));
     const answer = result?.answer;
     if (this.json) {
-      this.io.stdout(`${JSON.stringify({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
+      this.io.stdout(`${printableJson({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
     } else {
       // Ends the answer's line; a call that printed nothing leaves stdout empty, not one blank line.
       this.endLine();

@@ -6,7 +6,6 @@
  * Every subcommand answers `--help` and `-h` here, from the flags it declares (see usage.ts), and every
  * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
  */
-import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import { systemClock } from '../core/clock';
@@ -15,6 +14,7 @@ import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger, type LedgerNotice } from '../core/ledger/workspaceLedger';
+import { ensureFolder } from '../core/ledger/safeFiles';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { openTeamOrFallback } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';
@@ -42,7 +42,7 @@ export const openLedger: LedgerOpener = (path, io, options = {}) =>
     : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', async () => {
         if (!options.readOnly) {
           refuseNonSqliteLedger(path);
-          mkdirSync(dirname(path), { recursive: true });
+          ensureFolder(dirname(path));
         }
         // Read-only (rank), a damaged file opens as an empty ledger: a ranking from the priors, exit 0, that
         // a script would take for the ledger's. As in rung ledger show, what was wrong is the error instead.

@@ -18,7 +18,8 @@
  * model that refuses them answers 400 "does not support tools", which skips that rung without grading it.
  */
 import { randomUUID } from 'node:crypto';
-import { access, link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, link, rm, writeFile } from 'node:fs/promises';
+import { ensureFolder } from './ledger/safeFiles';
 import { dirname } from 'node:path';
 import type { Clock } from './clock';
 import type { PanelFile, Role } from './panel';
@@ -197,7 +198,8 @@ export function panelText(panel: PanelFile): string {
 export async function createPanelFile(path: string, lookup: OllamaLookup): Promise<{ created: true; seed: PanelFileSeed } | { created: false }> {
   if (await exists(path)) return { created: false };
   const seed = await seedPanelFile(lookup);
-  await mkdir(dirname(path), { recursive: true });
+  // By the ledger's rule: a `.rung/` made here gets its .gitignore, and a linked one is refused.
+  ensureFolder(dirname(path));
   const temporary = `${path}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
   try {
     await writeFile(temporary, seed.text, { flag: 'wx' });

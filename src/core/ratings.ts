@@ -184,7 +184,8 @@ export function expectedSuccess(rating: number, difficulty: Difficulty = { mean:
  * so a ledger reopened halfway through an alarm carries on with it, and every member of a team folding
  * the same observations in the same order reaches the same state.
  */
-export function applyObservation(current: Rating | undefined, observation: Observation): Rating {
+export function applyObservation(current: Rating | undefined, given: Observation): Rating {
+  const observation = usable(given);
   const start = followPrior(current, observation);
   const n = start.graded;
   const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
@@ -209,6 +210,27 @@ export function applyObservation(current: Rating | undefined, observation: Obser
     ...(start.information === undefined
       ? {}
       : { information: start.information + weight * fisherInformation(start.rating, observation.difficulty), followedPrior: observation.prior ?? start.followedPrior ?? 0 }),
+  };
+}
+
+/**
+ * The observation with every number it carries finite, or left out (its default then applies).
+ *
+ * @remarks
+ * A rating is the sum of every observation before it, so one NaN is NaN for good: a team member's
+ * weight of `"x"` once did that to everyone's rating of a model. The team's rows are checked as they are
+ * read (teamRows.ts); this is the last line, for any other way an observation arrives.
+ */
+function usable(observation: Observation): Observation {
+  const { weight, prior, difficulty, ...rest } = observation;
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  const difficultyOk = difficulty !== undefined && finite(difficulty.mean) && finite(difficulty.sd) && (difficulty.unanswerable === undefined || (finite(difficulty.unanswerable) && difficulty.unanswerable >= 0 && difficulty.unanswerable <= 1));
+  return {
+    ...rest,
+    success: observation.success === true,
+    ...(finite(weight) ? { weight } : {}),
+    ...(finite(prior) ? { prior } : {}),
+    ...(difficultyOk ? { difficulty } : {}),
   };
 }
 

@@ -23,7 +23,7 @@
 import * as z from 'zod/mini';
 
 /** The verdict words of `src/core/verdict.ts`, repeated because the webview may not import the core. */
-export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped'] as const;
+export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'refused'] as const;
 export type VerdictName = (typeof VERDICT_NAMES)[number];
 
 /** The most decision rows one page may carry: a screenful many times over, far short of a whole log. */
@@ -57,7 +57,8 @@ export const decisionSchema = z.object({
   candidates: z.array(slug),
   rung: z.int(),
   escalation: z.array(slug),
-  model: slug,
+  /** Empty only on a `refused` row: a call no rung could take names no model. */
+  model: name,
   resolved: z.nullable(name),
   explore: z.boolean(),
   propensity: z.number().check(z.minimum(0), z.maximum(1)),

@@ -25,6 +25,7 @@ import { Deadline } from '../providers/deadline';
 import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
 import type { Verifier } from '../verifiers/verifier';
 import { callCost } from '../panel';
+import { spendFigure } from '../decisions/decision';
 
 /** What one attempt produced. */
 export interface ChatAnswer {
@@ -120,9 +121,13 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
       latencyMs,
       value: answer,
     };
-    if (streamed.inputTokens !== null) outcome.inputTokens = streamed.inputTokens;
-    if (streamed.outputTokens !== null) outcome.outputTokens = streamed.outputTokens;
-    if (cost !== undefined) outcome.cost = cost;
+    // A provider's usage is its word, and a negative or non-finite figure is no cost (spendFigure).
+    const inputTokens = spendFigure(streamed.inputTokens);
+    const outputTokens = spendFigure(streamed.outputTokens);
+    const spent = spendFigure(cost);
+    if (inputTokens !== null) outcome.inputTokens = inputTokens;
+    if (outputTokens !== null) outcome.outputTokens = outputTokens;
+    if (spent !== null) outcome.cost = spent;
     return outcome;
   };
 }

@@ -10,7 +10,7 @@
  */
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
-import { DECISION_ROW_VERSION, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
+import { DECISION_ROW_VERSION, spendFigure, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
@@ -118,7 +118,9 @@ export class Router {
     const ranking = this.rank(request);
     if (ranking.candidates.length === 0) {
       const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
-      throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
+      const error = new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
+      this.refuse(request, error.message, ranking);
+      throw error;
     }
     observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
@@ -165,6 +167,47 @@ export class Router {
     if (served && request.runId) this.remember(request.runId, climb.candidateAt(served.rung).provider);
     this.keepForSettling(climb);
     return { ranking: { ...ranking, pruned: climb.pruned() }, attempts: climb.attempts, answer: climb.answer };
+  }
+
+  /**
+   * Writes the decision row of a call no rung could take: verdict `refused`, no model, every pruned
+   * candidate with its reason, so the decision log says why for this call too.
+   *
+   * @remarks
+   * `route` writes it when the walk pruned every rung; a front end that refuses a call before routing
+   * it (the session, for a prompt no model's context can hold) calls it with its own message. The
+   * ranking is this request's unless given: for a prompt too long for every model it prunes each one
+   * with `needs context N > C`. The row has no model, no rung (-1) and no cost, and moves no rating.
+   */
+  refuse(request: RouteRequest, message: string, ranking: Ranking = this.rank(request)): void {
+    const { cls, shape } = splitClassKey(request.classKey);
+    this.sink.append({
+      v: DECISION_ROW_VERSION,
+      at: this.clock.now(),
+      call: request.callId,
+      run: request.runId ?? null,
+      class: cls,
+      shape: shape ?? null,
+      candidates: [],
+      rung: -1,
+      escalation: [],
+      model: '',
+      resolved: null,
+      explore: false,
+      propensity: 1,
+      verdict: 'refused',
+      verdictReason: message,
+      inputTokens: null,
+      outputTokens: null,
+      cost: null,
+      latencyMs: null,
+      reason: 'no model can take this call',
+      // Nothing left this machine.
+      mode: 'local',
+      // Any rung the ranking kept (a caller's own refusal) is left out of the call as well.
+      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(({ model, reason }) => ({ model, reason })),
+      final: false,
+    });
   }
 
   /** Asks one rung, with its in-flight mark held for the attempt; a throw or a stop becomes a verdict. */
@@ -371,9 +414,10 @@ export class Router {
       propensity: record.propensity,
       verdict: record.verdict,
       verdictReason: reasonText(record),
-      inputTokens: record.inputTokens ?? null,
-      outputTokens: record.outputTokens ?? null,
-      cost: record.cost ?? null,
+      // What an attempt reported, kept only when it can be spend: a provider's negative usage is not.
+      inputTokens: spendFigure(record.inputTokens),
+      outputTokens: spendFigure(record.outputTokens),
+      cost: spendFigure(record.cost),
       latencyMs: record.latencyMs ?? null,
       reason: record.reason,
       mode: input.candidate.local ? 'local' : 'cloud',

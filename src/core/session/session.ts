@@ -10,7 +10,6 @@
  * the editor cannot drift apart. The contract is in types.ts; this is its one implementation.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
@@ -19,10 +18,11 @@ import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
-import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
+import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { MemoryLedger } from '../ledger/memoryLedger';
+import { ensureFolder } from '../ledger/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
@@ -201,13 +201,16 @@ export class RungSession implements Session {
     if (ledgerPath === null) ledger = new MemoryLedger();
     else if (options.openLedger) ledger = await options.openLedger(ledgerPath);
     else {
-      mkdirSync(dirname(ledgerPath), { recursive: true });
+      ensureFolder(dirname(ledgerPath));
       ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, onNotice });
     }
     const health = new ProviderHealthBoard({ clock });
     const secrets = new Set<string>();
     let connected: Connected;
     try {
+      // A log that could not be written (a symbolic link a cloned folder put there) is said now, before
+      // any call is made and paid for whose row would be refused.
+      if (ledgerPath !== null) checkDecisionLogFiles(decisionLogPath(ledgerPath));
       connected = await connect(options, options.panel, clock, health, secrets);
     } catch (error) {
       await ledger.close();
@@ -306,7 +309,6 @@ export class RungSession implements Session {
     const messages = messagesWithSchema(request.messages, schema);
     const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
-    this.refuseOversized(contextTokens);
     const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
     const routeRequest: RouteRequest = {
       callId,
@@ -320,6 +322,16 @@ export class RungSession implements Session {
       ...(request.above !== undefined ? { above: request.above } : {}),
       ...this.budgetFor(),
     };
+    try {
+      this.refuseOversized(contextTokens);
+    } catch (error) {
+      // Refused by every rung's context: a decision row says so, as for any call the walk pruned whole.
+      if (error instanceof ContextRefusalError) {
+        this.router.refuse(routeRequest, error.message);
+        await this.flushDecisions();
+      }
+      throw error;
+    }
     const attempt = providerAttempt({
       adapters: this.adapters,
       messages,

@@ -10,16 +10,17 @@
  */
 import * as vscode from 'vscode';
 import { join, isAbsolute } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import { systemClock } from '../../core/clock';
 import { defaultProviders, PanelError, parsePanel, type Panel } from '../../core/panel';
 import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
 import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
+import { readPanelFileText } from '../../core/panelFileText';
 import { composePanel, describePanelError, readOverrides } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
 import { readTeamLedgerSetting } from './teamLedgerChoice';
+import { ledgerPathFor } from './ledgerPlace';
 
 /** Where the panel came from: a setting, a file, or Rung's own look at a local Ollama. */
 export interface LoadedPanel {
@@ -82,18 +83,17 @@ export class RungSettings implements vscode.Disposable {
   }
 
   /**
-   * The ledger file: the setting, else `.rung/ledger.sqlite` in the workspace, else the extension's
-   * global storage (no folder open).
+   * The ledger file: the setting, else `.rung/ledger.sqlite` in a trusted workspace, else the extension's
+   * storage (an untrusted workspace, or no folder open); the rule is ledgerPlace.ts's.
    */
   get ledgerPath(): string {
-    const setting = this.config.get<string | null>('ledgerPath', null)?.trim();
-    const folder = this.folder?.fsPath;
-    if (setting) {
-      if (isAbsolute(setting)) return setting;
-      return join(folder ?? this.context.globalStorageUri.fsPath, setting);
-    }
-    if (folder) return join(folder, '.rung', 'ledger.sqlite');
-    return join(this.context.globalStorageUri.fsPath, 'ledger.sqlite');
+    return ledgerPathFor({
+      setting: this.config.get<string | null>('ledgerPath', null),
+      folder: this.folder?.fsPath,
+      trusted: this.trusted,
+      workspaceStorage: this.context.storageUri?.fsPath,
+      globalStorage: this.context.globalStorageUri.fsPath,
+    });
   }
 
   /**
@@ -179,7 +179,8 @@ export class RungSettings implements vscode.Disposable {
     try {
       const found = await discoverPanel({
         configured: async () => {
-          const fileText = filePath ? await readFile(filePath, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))) : undefined;
+          // Not through a link, not from a pipe or a device, not past the size a panel has (panelFileText.ts).
+          const fileText = filePath ? readPanelFileText(filePath) : undefined;
           return compose(config.get<unknown>('panel', null), fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText }, config.get<Record<string, unknown>>('endpoints', {}) ?? {});
         },
         lookedFor: ['rung.panel', filePath ?? '.rung/panel.json'],
@@ -241,7 +242,8 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
       if (event.affectsConfiguration('rung.verifyCommand') || event.affectsConfiguration('rung.verifyCommandEnv')) return;
       void reload('a setting changed');
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted')),
+    // Trusted now, the workspace keeps its ledger in its own .rung/ (ledgerPlace.ts): a new session opens there.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted').then(() => deps.reopen('the workspace is now trusted: its ledger is the one in its folder'))),
   );
   const filePath = deps.settings.panelFilePath;
   if (filePath) {

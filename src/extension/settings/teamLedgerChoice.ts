@@ -13,7 +13,7 @@
  * imports that file's own evidence. That rule is the core's (teamOrWorkspace.ts), so `rung` keeps it too.
  */
 import type { Ledger } from '../../core/ledger/ledger';
-import { isTeamLedgerUrl, redactedUrl } from '../../core/ledger/teamLedger';
+import { isTeamLedgerUrl, readTeamUrl, redactedUrl, teamUrlHasPassword } from '../../core/ledger/teamUrl';
 import { openTeamOrWorkspace as openTeamOrWorkspaceLedger, type TeamOrWorkspaceOptions as LedgerChoiceOptions } from '../../core/ledger/teamOrWorkspace';
 
 /** What a window gives: the rule's options less those a window always sets the same way. */
@@ -32,13 +32,11 @@ export function readTeamLedgerSetting(value: unknown): TeamLedgerSetting {
     return { kind: 'invalid', message: `${TEAM_LEDGER_SETTING} must be a postgres://user@host:port/database URL, not ${JSON.stringify(value)}; the team ledger is off` };
   }
   const url = value.trim();
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  // Read by pg's own parser, so "has a password" means what pg would send (teamUrl.ts).
+  if (readTeamUrl(url) === undefined) {
     return { kind: 'invalid', message: `${TEAM_LEDGER_SETTING} is not a URL that can be read (${redactedUrl(url)}); the team ledger is off` };
   }
-  if (parsed.password !== '') {
+  if (teamUrlHasPassword(url)) {
     return {
       kind: 'invalid',
       message: `${TEAM_LEDGER_SETTING} has a password in it (${redactedUrl(url)}), and settings are not secret: take it out and run "Rung: Set Team Ledger Password" (or set PGPASSWORD); the team ledger is off until then`,
