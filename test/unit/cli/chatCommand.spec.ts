@@ -189,13 +189,20 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
   });
 
-  it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
+  it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
     expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
-    expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
+    // Neither answer holds code, so neither stands as an edit.
+    expect(JSON.parse(again.out)).toMatchObject({
+      answer: null,
+      attempts: [
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+      ],
+    });
   });
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
