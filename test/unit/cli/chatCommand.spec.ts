@@ -77,12 +77,38 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'openai/gpt-4o-mini',
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: expect.any(Number),
       attempts: [
-        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)' },
-        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)' },
+        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)', checks: ['JSON schema'] },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] },
       ],
     });
     expect(io.err).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini');
+  });
+
+  it('checks for JSON when the prompt asks for it without a schema, climbs from prose, and names the check and the cost on the closing line', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON in the answer');
+    expect(io.err).toMatch(/rung chat: answered by openai\/gpt-4o-mini \(pass: valid JSON \(the whole answer\)\); checked: JSON; cost \$0\.0000\d{3}\n/);
+    // The words are the check: the provider is not put into JSON mode, nor sent a schema.
+    expect(JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}').format).toBeUndefined();
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.class, row.model, row.verdict, row.checks])).toEqual([
+      ['plan', 'qwen2.5:3b', 'fail', ['JSON']],
+      ['plan', 'openai/gpt-4o-mini', 'pass', ['JSON']],
+    ]);
+  });
+
+  it('says on the closing line that an answer no check could judge went unchecked', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io)).toBe(0);
+    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no verifier configured); unchecked; cost $0\n');
   });
 
   it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
@@ -118,8 +144,8 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/) },
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)' },
+      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/), checks: [] },
+      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)', checks: [] },
     ]);
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
@@ -261,7 +287,7 @@ describe('rung chat', () => {
     setTimeout(() => stop.abort(), 50);
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], { ...io, signal: stop.signal });
     expect(code).toBe(130);
-    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, attempts: [] });
+    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, checks: [], checked: 'unchecked', cost: 0, attempts: [] });
     expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
@@ -392,7 +418,10 @@ describe('rung chat with an OpenAI-compatible server on loopback', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'qwen2.5-7b-instruct',
-      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)' }],
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: 0,
+      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] }],
     });
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
     expect(local.requests.find((request) => request.path === '/v1/chat/completions')?.headers.authorization).toBeUndefined();
