@@ -25,6 +25,7 @@ import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
 import { runPanelBench } from './panelBench';
+import { runChecksBench } from './checksBench';
 import { runStreamBench } from './streamBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
@@ -42,6 +43,11 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runStreamBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=checks npm run bench`: reading a request's checks, and the JSON check, on large and hostile text.
+  if (process.env.RUNG_BENCH_ONLY === 'checks') {
+    process.stdout.write(table(await runChecksBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
   rows.push(...(await runLedgerBench()));
   rows.push(...(await runPanelBench()));
   rows.push(...(await runStreamBench()));
+  rows.push(...(await runChecksBench()));
   process.stdout.write(table(rows));
 }
 

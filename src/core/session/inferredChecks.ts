@@ -138,12 +138,15 @@ export function routedClass(classKey: string | undefined, checks: CallChecks | u
 
 /** `<userRequest>…</userRequest>`: Copilot's own prompts wrap what the user typed in it, beside attachments and reminders. */
 const USER_REQUEST_TAG = /<userRequest>([\s\S]*?)<\/userRequest>/g;
-/** A tagged block of context (`<attachment id="…">…</attachment>`, `<context>…</context>`): not the user's words. */
-const TAGGED_BLOCK = /<([A-Za-z][\w-]*)\b[^>]*>[\s\S]*?<\/\1>/g;
+/**
+ * The opening tag of a block of context a prompt carries beside the user's words: attached files, the
+ * editor's context, reminders. Named rather than any tag, since code holds `<string>` by the hundred.
+ */
+const CONTEXT_TAG = /<(attachments?|context|file|selection|editorContext|currentFile|activeFile|reminderInstructions|instructions|environment_info|workspace_info)\b[^>]*>/gi;
 /** A fenced block (``` or ~~~), closed or running to the end. */
 const FENCED_BLOCK = /^([ \t]*)(```+|~~~+)[^\n]*\n[\s\S]*?(?:^\1?\2[ \t]*$|(?![\s\S]))/gm;
 /** Tags the editor puts code in when it attaches a file or a selection. */
-const CODE_CONTEXT_TAG = /<(?:attachments?|file|selection|editorContext|currentFile|activeFile|context)\b/i;
+const CODE_CONTEXT_TAG = /<(?:attachments?|file|selection|editorContext|currentFile|activeFile|context)\b[^>]*>/i;
 
 /**
  * The request a call answers: the user message with Copilot's `<userRequest>` in it when there is one
@@ -156,11 +159,56 @@ export function readRequest(messages: readonly ChatMessage[]): RequestReading {
   if (index < 0) return { words: '', text: '', carriesCode: false, acted: false };
   const text = (messages[index] as ChatMessage).content;
   const tagged = [...text.matchAll(USER_REQUEST_TAG)].map((match) => match[1] ?? '');
-  const said = tagged.length > 0 ? (tagged.at(-1) as string) : text.replace(TAGGED_BLOCK, ' ');
-  const words = said.replace(FENCED_BLOCK, ' ').replace(/\s*\n\s*\n\s*/g, '\n').trim();
+  const said = tagged.length > 0 ? (tagged.at(-1) as string) : withoutContext(text);
+  const words = bounded(said.replace(FENCED_BLOCK, ' ').replace(/\s*\n\s*\n\s*/g, '\n').trim());
   const carriesCode = /^[ \t]*(```|~~~)/m.test(text) || CODE_CONTEXT_TAG.test(text);
   const acted = messages.slice(index + 1).some((message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0));
   return { words, text, carriesCode, acted };
+}
+
+/**
+ * The most of a request's words the rules read, characters: its start and its end, half each.
+ *
+ * @remarks
+ * What a request asks is said at its start or its end, around whatever was pasted between, and the
+ * rules run on the extension host's thread before every call: reading a pasted log whole would make
+ * their cost grow with the log (BENCHMARKS.md, "Reading a request's checks").
+ */
+export const MAX_WORDS_CHARS = 4_000;
+
+function bounded(words: string): string {
+  if (words.length <= MAX_WORDS_CHARS) return words;
+  const half = MAX_WORDS_CHARS / 2;
+  return `${words.slice(0, half)}\n${words.slice(-half)}`;
+}
+
+/**
+ * `text` without its blocks of context (`<attachment id="…">…</attachment>`), each found by its
+ * closing tag; an opening tag that is never closed is left as it is.
+ *
+ * @remarks
+ * Found with `indexOf` rather than a lazy regex: a regex looks for each unclosed tag's end through the
+ * rest of the text, and 110 KB of unclosed HTML tags took 1.3 s (BENCHMARKS.md).
+ */
+function withoutContext(text: string): string {
+  const lower = text.toLowerCase();
+  // A tag not closed after one opening is closed after no later one: it is looked for once.
+  const neverClosed = new Set<string>();
+  let out = '';
+  let from = 0;
+  for (const match of text.matchAll(CONTEXT_TAG)) {
+    const name = (match[1] as string).toLowerCase();
+    if (match.index < from || neverClosed.has(name)) continue;
+    const closing = `</${name}>`;
+    const end = lower.indexOf(closing, match.index + match[0].length);
+    if (end < 0) {
+      neverClosed.add(name);
+      continue;
+    }
+    out += `${text.slice(from, match.index)} `;
+    from = end + closing.length;
+  }
+  return out + text.slice(from);
 }
 
 /** The request's sentences: split at sentence ends, line breaks and semicolons, each trimmed. */
@@ -275,8 +323,12 @@ const FILE_WORDS = String.raw`(?:files?|folders?|director(?:y|ies)|readme|change
 const FILLER = String.raw`(?:(?!(?:about|for|on|of|with|to|in|that|which|from)\b)[\w'.+#/-]+\s+){0,4}`;
 /** Programming languages named after "in": "Write quicksort in Rust". */
 const LANGUAGE_NAMES = String.raw`(?:typescript|javascript|ts|js|python|rust|golang|go|java|kotlin|c#|c\+\+|ruby|php|swift|scala|bash|shell|sql|haskell|elixir|lua|dart|perl|powershell)`;
-/** A file name with a code extension (`parser.ts`, `src/app.py`); framework names such as Node.js are not files. */
-const CODE_FILE = /\b[\w./-]*\w\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|cs|cpp|cc|h|hpp|rb|php|swift|scala|sh|sql|json|ya?ml|toml|css|scss|html|vue|svelte|lua|dart)\b/gi;
+/**
+ * A file name with a code extension (`parser.ts`, `src/app.py`); framework names such as Node.js are
+ * not files. Matched only from the start of a word: tried from every position, 200 KB of `a.a.a…` took
+ * 293 s (BENCHMARKS.md).
+ */
+const CODE_FILE = /(?<![\w./-])[\w./-]*\w\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|cs|cpp|cc|h|hpp|rb|php|swift|scala|sh|sql|json|ya?ml|toml|css|scss|html|vue|svelte|lua|dart)\b/gi;
 const NOT_FILES = new Set(['node.js', 'vue.js', 'next.js', 'nuxt.js', 'react.js', 'express.js', 'three.js', 'd3.js', 'chart.js', 'p5.js', 'ember.js', 'angular.js', 'backbone.js', 'socket.io', 'deno.js', 'bun.js']);
 
 const CHANGE = new RegExp(String.raw`^${CHANGE_VERBS}\s+\S`, 'i');

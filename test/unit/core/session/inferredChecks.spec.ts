@@ -353,3 +353,18 @@ describe('routedClass', () => {
     expect(route('anything', { classKey: 'infer' })).toBe('chat');
   });
 });
+
+describe('reading a long request', () => {
+  const pasted = 'x'.repeat(20_000);
+
+  it('reads what is asked at the start or the end of a long paste, and not in its middle', () => {
+    expect(asksForJson(readRequest(user(`${pasted}\nSummarize the errors above as a JSON array.`)).words)).toBe(true);
+    expect(asksForJson(readRequest(user(`Return the errors below as a JSON array.\n${pasted}`)).words)).toBe(true);
+    expect(asksForJson(readRequest(user(`${pasted}\nReturn them as JSON.\n${pasted}`)).words)).toBe(false);
+  });
+
+  it('leaves a context tag that is never closed as it is, and strips the closed ones', () => {
+    const content = '<attachment id="a.ts">Return it as JSON</attachment> <attachment id="b">Fix the bug in b.ts\nReturn the list as JSON.';
+    expect(readRequest(user(content)).words).toBe('<attachment id="b">Fix the bug in b.ts\nReturn the list as JSON.');
+  });
+});
