@@ -26,6 +26,7 @@ import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
 import { runLedgerViewBench } from './ledgerViewBench';
 import { runLedgerOpenBench } from './ledgerOpenBench';
+import { runChecksBench } from './checksBench';
 import { runStreamBench } from './streamBench';
 import { runAnswerBench } from './answerBench';
 
@@ -54,6 +55,11 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runLedgerOpenBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=checks npm run bench`: reading a request's checks, and the JSON check, on large and hostile text.
+  if (process.env.RUNG_BENCH_ONLY === 'checks') {
+    process.stdout.write(table(await runChecksBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
@@ -63,6 +69,7 @@ async function main(): Promise<void> {
   rows.push(...(await runLedgerViewBench()));
   rows.push(...(await runStreamBench()));
   rows.push(...(await runAnswerBench()));
+  rows.push(...(await runChecksBench()));
   process.stdout.write(table(rows));
 }
 

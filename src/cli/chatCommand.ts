@@ -1,6 +1,7 @@
 /**
  * `rung chat`: one prompt routed through the real providers from a terminal — streamed to stdout,
- * checked, and escalated visibly when the check fails.
+ * checked, and escalated visibly when the check fails; the closing line names the model, the checks
+ * that judged its answer (or "unchecked") and the cost.
  *
  * @remarks
  * The same Router, adapters and verifiers the extension uses, so what a user sees here is what the
@@ -38,6 +39,8 @@ interface AttemptLine {
   model: string;
   verdict: string;
   reason: string;
+  /** The checks that judged the attempt's answer, in words; empty when none did. */
+  checks: string[];
 }
 
 /**
@@ -98,7 +101,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     // Stopped while probing or fetching a catalog: no call was made, and routing now would only report
     // the providers the stop cut short as unavailable.
     if (io.signal?.aborted) {
-      if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, attempts: [] })}\n`);
+      if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, checks: [], checked: 'unchecked', cost: 0, attempts: [] })}\n`);
       io.stderr('rung chat: stopped by the user\n');
       return EXIT_STOPPED;
     }
@@ -197,15 +200,17 @@ class ChatPrinter {
       model: attempt.model,
       verdict: attempt.verdict.kind,
       reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
+      checks: attempt.checks,
     }));
     const answer = result?.answer;
     if (this.json) {
-      this.io.stdout(`${printableJson({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
+      const outcome = { answer: answer?.text ?? null, model: answer?.model ?? null, checks: result?.checks ?? [], checked: result?.checked ?? 'unchecked', cost: result?.cost ?? 0, attempts };
+      this.io.stdout(`${printableJson(outcome)}\n`);
     } else {
       // Ends the answer's line; a call that printed nothing leaves stdout empty, not one blank line.
       this.endLine();
       const last = result?.attempts.at(-1);
-      if (answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)})`);
+      if (result && answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)}); ${result.checked}; cost ${usd(result.cost)}`);
       else if (last) this.notice(`no answer stands; last attempt ${last.model} (${phrase(last.verdict)})`);
     }
     if (result?.stopped) return EXIT_STOPPED;
@@ -239,6 +244,11 @@ class ChatPrinter {
 function phrase(verdict: VerdictWithReason): string {
   const failure = verdict.failure !== undefined && verdict.failure !== verdict.kind ? `${verdict.failure}: ` : '';
   return `${verdict.kind}: ${failure}${verdict.reason}`;
+}
+
+/** USD to three significant figures (`$0.0000146`): a local call's `$0` and a cloud call's fraction of a cent both read as they are. */
+function usd(amount: number): string {
+  return amount === 0 ? '$0' : `$${amount.toPrecision(3)}`;
 }
 
 /**

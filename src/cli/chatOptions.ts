@@ -25,7 +25,7 @@ export const CHAT_COMMAND = {
   ],
   flags: {
     panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
-    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); plan with --schema, else chat' },
+    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); absent: read from the prompt (plan for JSON, edit for code, else chat)' },
     schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
     'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
     'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
@@ -42,7 +42,7 @@ export const CHAT_COMMAND = {
     },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
-    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
+    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, checks, cost, attempts) on stdout; notices go to stderr' },
     'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
   },
   notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],

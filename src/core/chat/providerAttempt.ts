@@ -23,7 +23,7 @@ import {
 } from '../providers/provider';
 import { Deadline } from '../providers/deadline';
 import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
-import type { Verifier } from '../verifiers/verifier';
+import type { Check, Verifier } from '../verifiers/verifier';
 import { callCost } from '../panel';
 import { spendFigure } from '../decisions/decision';
 
@@ -39,6 +39,8 @@ export interface ChatAnswer {
   finishReason: FinishReason;
   /** Options the provider could not honour. */
   warnings: string[];
+  /** The checks that judged the answer, in words ("JSON"); empty when none did (`Check.checks`). */
+  checks: string[];
 }
 
 /** Where an attempt reports what it learned about a provider's health (a {@link ProviderHealthBoard}). */
@@ -101,16 +103,17 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     }
     options.health?.recordSuccess(candidate.provider);
     const latencyMs = options.clock.now() - started;
-    const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
+    const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug, checks: [] };
     // A refusal is the model's own "no", and an answer stopped at the model's output limit is one the
     // provider itself says is not whole: failures to climb from, not answers for a check to pass or
     // leave unverified, so no verifier is asked. A limit the caller set is the caller's to live with.
-    const check =
-      streamed.refusal !== undefined
-        ? { verdict: 'fail' as const, reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` }
-        : answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined
-          ? { verdict: 'fail' as const, reason: CUT_AT_OUTPUT_LIMIT }
-          : await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+    let check: Check;
+    if (streamed.refusal !== undefined) check = { verdict: 'fail', reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` };
+    else if (answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined) check = { verdict: 'fail', reason: CUT_AT_OUTPUT_LIMIT };
+    else {
+      check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+      if (check.verdict !== 'unverified') answer.checks = check.checks ?? [options.verifier.label ?? options.verifier.name];
+    }
     // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
     // price: a panel price is an override, and an override the recorded cost ignored would be none.
     const cost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
@@ -133,7 +136,7 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
 }
 
 interface Streamed {
-  answer: Omit<ChatAnswer, 'model'>;
+  answer: Omit<ChatAnswer, 'model' | 'checks'>;
   inputTokens: number | null;
   outputTokens: number | null;
   /** USD as the provider reported it. */

@@ -93,6 +93,12 @@ const decisionRowShape = {
   source: z.string().optional(),
   /** For `source: "replay"`: the policy the replay ran (`open=qwen3:14b`); absent when it ran Rung's own. */
   policy: z.string().optional(),
+  /**
+   * The checks that judged the attempt's answer, in words (`["JSON"]`, `["TypeScript syntax"]`); empty
+   * when none did. Absent on rows from before checks were named, on `final` rows (the later verdict is
+   * the user's, not a check's) and on rows that did not come through the session (`rung replay`).
+   */
+  checks: z.array(z.string()).optional(),
 };
 
 /** One decision row as the router writes it and a reader gets it back, defaults filled in. */

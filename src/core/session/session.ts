@@ -185,6 +185,8 @@ export class RungSession implements Session {
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
   /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
   private readonly tally: SpendTally;
+  /** Per call under way, the checks that judged its latest attempt, for that attempt's decision row. */
+  private readonly judgedBy = new Map<string, string[]>();
 
   /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
@@ -255,7 +257,9 @@ export class RungSession implements Session {
     this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
-      append: (row) => {
+      append: (written) => {
+        const judged = written.final ? undefined : this.judgedBy.get(written.call);
+        const row = judged === undefined ? written : { ...written, checks: judged };
         inner.append(row);
         ledger.shareDecision?.(row);
         this.emit({ type: 'decision-written', row });
@@ -296,7 +300,10 @@ export class RungSession implements Session {
   private async routeChat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
     const emit = (event: SessionEvent): void => onEvent?.(event);
     const callId = request.callId ?? `chat-${randomUUID()}`;
-    const classKey = inferClassKey(request.classKey, request.checks);
+    const tools = request.tools ?? [];
+    // What the request itself asks of the answer (JSON, a tool call, code) is read once, for the class and the checks.
+    const asked = { messages: request.messages, tools, ...(request.classKey !== undefined ? { classKey: request.classKey } : {}), ...(request.chatOptions?.json === true ? { json: true } : {}) };
+    const classKey = inferClassKey({ ...asked, ...(request.checks ? { checks: request.checks } : {}) });
     const schema = request.checks?.schema;
     // Refused before any rung is asked: the check would misread it and grade every model for the caller's mistake.
     const problems = schema === undefined ? [] : schemaProblems(schema);
@@ -307,9 +314,8 @@ export class RungSession implements Session {
     // Likewise a local server started since: its window is what prunes a prompt too long for it.
     await this.relearnFacts(request.signal);
     const messages = messagesWithSchema(request.messages, schema);
-    const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
-    const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
+    const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets], asked);
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -356,17 +362,23 @@ export class RungSession implements Session {
         }
         emit({ type: 'rung-started', callId, candidate, attempt: index });
       },
-      attemptEnded: (record) => emit({ type: 'verdict', callId, model: record.model, verdict: verdictOf(record) }),
+      attemptEnded: (record) => {
+        // The router writes the attempt's row right after this, in the same turn: the row carries these.
+        this.judgedBy.set(callId, record.value?.checks ?? []);
+        emit({ type: 'verdict', callId, model: record.model, verdict: verdictOf(record) });
+      },
     };
     let routed;
     try {
       routed = await this.router.route(routeRequest, attempt, request.signal, observer);
     } finally {
+      this.judgedBy.delete(callId);
       await this.flushDecisions();
       this.noticeHealth();
     }
     this.emit({ type: 'ledger-changed' });
     const value = routed.answer?.value;
+    const checks = value?.checks ?? [];
     const result: SessionChatResult = {
       callId,
       classKey,
@@ -375,6 +387,8 @@ export class RungSession implements Session {
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
       cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
+      checks,
+      checked: checkedLine(checks),
     };
     emit({ type: 'done', callId, result });
     return result;
@@ -703,7 +717,13 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     cost: record.cost ?? null,
     latencyMs: record.latencyMs ?? null,
     explore: record.explore,
+    checks: record.value?.checks ?? [],
   };
+}
+
+/** What a closing line says of an answer's checks: `checked: JSON, TypeScript syntax`, or `unchecked`. */
+export function checkedLine(checks: readonly string[]): string {
+  return checks.length > 0 ? `checked: ${checks.join(', ')}` : 'unchecked';
 }
 
 /**

@@ -88,9 +88,11 @@ const timerSchedule: ProgressSchedule = (callback, delayMs) => {
 
 export class CommandVerifier implements Verifier {
   readonly name = 'command';
+  readonly label: string;
   private readonly options: CommandVerifierOptions;
 
   constructor(options: CommandVerifierOptions) {
+    this.label = `workspace command \`${options.command}\``;
     for (const [name, value] of [['timeoutMs', options.timeoutMs], ['progressIntervalMs', options.progressIntervalMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
     }

@@ -33,11 +33,13 @@ export function extractJson(text: string): ExtractedJson | undefined {
 
 export class StructuredOutputVerifier implements Verifier {
   readonly name = 'structured-output';
+  readonly label: string;
   private readonly schema: unknown;
 
   /** `schema`: a JSON Schema; absent means "any JSON". */
   constructor(options: { schema?: unknown } = {}) {
     this.schema = options.schema;
+    this.label = options.schema === undefined ? 'JSON' : 'JSON schema';
   }
 
   async verify(answer: Answer): Promise<Check> {

@@ -15,9 +15,20 @@ export interface Check {
   verdict: 'pass' | 'fail' | 'unverified';
   /** Why, in words a user can act on ("JSON parse error at 1:14", "npm test exited 1"). */
   reason: string;
+  /**
+   * What judged the answer, in words a user reads ("TypeScript syntax"), when it depends on the answer;
+   * absent: the verifier's {@link Verifier.label}. Read only from a `pass` or a `fail`.
+   */
+  checks?: string[];
 }
 
 export interface Verifier {
+  /** A short identifier, used to tell several checks' reasons apart (`structured-output: …`). */
   readonly name: string;
+  /**
+   * What the check is, in words a user reads ("JSON", "workspace command `npm test`"), for the line
+   * that says which checks judged an answer; absent: the {@link name}.
+   */
+  readonly label?: string;
   verify(answer: Answer, signal?: AbortSignal): Promise<Check>;
 }

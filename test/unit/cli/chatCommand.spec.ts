@@ -77,12 +77,38 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'openai/gpt-4o-mini',
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: expect.any(Number),
       attempts: [
-        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)' },
-        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)' },
+        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)', checks: ['JSON schema'] },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] },
       ],
     });
     expect(io.err).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini');
+  });
+
+  it('checks for JSON when the prompt asks for it without a schema, climbs from prose, and names the check and the cost on the closing line', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON in the answer');
+    expect(io.err).toMatch(/rung chat: answered by openai\/gpt-4o-mini \(pass: valid JSON \(the whole answer\)\); checked: JSON; cost \$0\.0000\d{3}\n/);
+    // The words are the check: the provider is not put into JSON mode, nor sent a schema.
+    expect(JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}').format).toBeUndefined();
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.class, row.model, row.verdict, row.checks])).toEqual([
+      ['plan', 'qwen2.5:3b', 'fail', ['JSON']],
+      ['plan', 'openai/gpt-4o-mini', 'pass', ['JSON']],
+    ]);
+  });
+
+  it('says on the closing line that an answer no check could judge went unchecked', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io)).toBe(0);
+    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no verifier configured); unchecked; cost $0\n');
   });
 
   it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
@@ -118,8 +144,8 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/) },
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)' },
+      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/), checks: [] },
+      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)', checks: [] },
     ]);
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
@@ -258,13 +284,20 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
   });
 
-  it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
+  it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
     expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
-    expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
+    // Neither answer holds code, so neither stands as an edit.
+    expect(JSON.parse(again.out)).toMatchObject({
+      answer: null,
+      attempts: [
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+      ],
+    });
   });
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
@@ -323,7 +356,7 @@ describe('rung chat', () => {
     setTimeout(() => stop.abort(), 50);
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], { ...io, signal: stop.signal });
     expect(code).toBe(130);
-    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, attempts: [] });
+    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, checks: [], checked: 'unchecked', cost: 0, attempts: [] });
     expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
@@ -454,7 +487,10 @@ describe('rung chat with an OpenAI-compatible server on loopback', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'qwen2.5-7b-instruct',
-      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)' }],
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: 0,
+      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] }],
     });
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
     expect(local.requests.find((request) => request.path === '/v1/chat/completions')?.headers.authorization).toBeUndefined();

@@ -32,12 +32,14 @@ const climbed: SessionChatResult = {
   classKey: 'plan',
   answer: { text: '{}', reasoning: '', toolCalls: [], model: 'openai/gpt-4o-mini', resolvedModel: 'openai/gpt-4o-mini-2024-07-18' },
   attempts: [
-    { model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'fail', reason: 'no JSON found' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 10, explore: false },
-    { model: 'openai/gpt-4o-mini', provider: 'openrouter', rung: 1, verdict: { kind: 'pass', reason: 'matches the schema' }, resolvedModel: 'x', cost: 0.00039, latencyMs: 10, explore: false },
+    { model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'fail', reason: 'no JSON found' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 10, explore: false, checks: [] },
+    { model: 'openai/gpt-4o-mini', provider: 'openrouter', rung: 1, verdict: { kind: 'pass', reason: 'matches the schema' }, resolvedModel: 'x', cost: 0.00039, latencyMs: 10, explore: false, checks: [] },
   ],
   ranking,
   stopped: false,
   cost: 0.00039,
+  checks: ['JSON schema'],
+  checked: 'checked: JSON schema',
 };
 
 describe('the words about a finished call', () => {
@@ -57,10 +59,12 @@ describe('the words about a finished call', () => {
       callId: 'c2',
       classKey: 'chat',
       answer: undefined,
-      attempts: [{ model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'provider-error', reason: 'ollama: no server at http://127.0.0.1:11434' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 5, explore: false }],
+      attempts: [{ model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'provider-error', reason: 'ollama: no server at http://127.0.0.1:11434' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 5, explore: false, checks: [] }],
       ranking: { classKey: 'chat', candidates: [candidate('qwen3:14b')], pruned: [] },
       stopped: false,
       cost: 0,
+      checks: [],
+      checked: 'unchecked',
     };
     expect(answerLine(summarizeAnswer(failed))).toBe('No answer stands: the last attempt, qwen3:14b, ended provider-error: ollama: no server at http://127.0.0.1:11434.');
     const keyless = (model: string) => ({ model, reason: 'pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)' });
