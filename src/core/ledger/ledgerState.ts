@@ -20,6 +20,8 @@
  */
 import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
+import { SIGNAL_SLOTS } from '../signal/promptFeatures';
+import { applySignalUpdate, type PromptSignalState, type SignalClassStats, type SignalUpdate } from '../signal/promptSignal';
 import { aliasCandidates, ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
@@ -60,7 +62,8 @@ export type LedgerOp =
   | { kind: 'spawn-end'; spawnId: string; at: number }
   | { kind: 'caps'; classKey: string; caps: ProfileCaps | null }
   | { kind: 'reset'; classKey: string | null; at: number }
-  | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number };
+  | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number }
+  | { kind: 'signal'; update: SignalUpdate };
 
 /** Whether a class key belongs to `classKey` as given to reset or a filter: the key itself or one of its shapes. */
 export function matchesClass(key: string, classKey: string): boolean {
@@ -78,6 +81,17 @@ function mergedInformation(local: RatingEntry | undefined, source: RatingEntry, 
   return { ...(information === undefined ? {} : { information }), ...(side.followedPrior === undefined ? {} : { followedPrior: side.followedPrior }) };
 }
 
+/**
+ * The signal with one class's record forgotten: it must earn its say there again. The weights are one
+ * table for every class (each feature hashed with its class), so they are kept; what a reset class
+ * learned of them is outweighed as the class learns again.
+ */
+function forgetSignalClass(signal: PromptSignalState | undefined, classKey: string): PromptSignalState | undefined {
+  if (!signal) return undefined;
+  const classes = new Map([...signal.classes].filter(([key]) => !matchesClass(key, classKey)));
+  return { ...signal, classes };
+}
+
 function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
@@ -93,6 +107,8 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   caps: ['caps'],
   reset: ['ratings', 'merged'],
   merge: ['ratings', 'merged', 'aliases'],
+  // The signal is replaced whole by each step (applySignalUpdate copies), so there is no map to copy.
+  signal: [],
 };
 
 export class LedgerState {
@@ -103,6 +119,8 @@ export class LedgerState {
   spawns = new Map<string, SpawnRecord>();
   caps = new Map<string, ProfileCaps>();
   merged = new Map<string, MergedCount>();
+  /** What the per-prompt signal has learned; undefined until its first step. Replaced, never changed. */
+  signal: PromptSignalState | undefined;
   private measured: Set<string> | undefined;
 
   constructor(ledgerId: string) {
@@ -131,6 +149,7 @@ export class LedgerState {
     next.spawns = this.spawns;
     next.caps = this.caps;
     next.merged = this.merged;
+    next.signal = this.signal;
     next.measured = this.measured;
     const copied = new Set<Table>();
     const own = (table: Table): void => {
@@ -217,9 +236,13 @@ export class LedgerState {
         // so merging the teammate's file again brings their evidence back.
         for (const [key, entry] of this.ratings) if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
         for (const [key, count] of this.merged) if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
+        this.signal = op.classKey === null ? undefined : forgetSignalClass(this.signal, op.classKey);
         return;
       case 'merge':
         this.applyMerge(op);
+        return;
+      case 'signal':
+        this.signal = applySignalUpdate(this.signal, op.update);
         return;
     }
   }
@@ -311,6 +334,7 @@ export class LedgerState {
       const count: MergedCount = { sourceId: String(row[0]), model: String(row[1]), classKey: String(row[2]), graded: Number(row[3]), ok: Number(row[4]), mergedAt: Number(row[5]) };
       state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
     });
+    state.signal = readSignalTables(db);
     return state;
   }
 
@@ -318,7 +342,7 @@ export class LedgerState {
   write(db: Database): void {
     db.run('BEGIN');
     try {
-      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources']) db.run(`DELETE FROM ${table}`);
+      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes']) db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
         'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -328,6 +352,7 @@ export class LedgerState {
       insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
       insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));
       insertAll(db, 'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)', [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]));
+      if (this.signal) writeSignalTables(db, this.signal);
       db.run('COMMIT');
     } catch (error) {
       db.run('ROLLBACK');
@@ -364,7 +389,44 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
       return count;
     },
     hasMeasurements: (classKey) => measured.has(classKey),
+    signal: () => state.signal,
   };
+}
+
+/**
+ * The per-prompt signal as the file holds it, or undefined when it holds none (a file from before v6,
+ * or weights hashed into another number of slots than this version's, which would be misread).
+ */
+function readSignalTables(db: Database): PromptSignalState | undefined {
+  const weights = new Map<string, Float32Array>();
+  forEachRow(db, 'SELECT name, slots, weights FROM prompt_signal_weights', (row) => {
+    const bytes = row[2];
+    if (Number(row[1]) !== SIGNAL_SLOTS || !(bytes instanceof Uint8Array) || bytes.byteLength !== 4 * SIGNAL_SLOTS) return;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    weights.set(String(row[0]), Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true)));
+  });
+  const mean = weights.get('mean');
+  const unanswerable = weights.get('unanswerable');
+  if (!mean || !unanswerable) return undefined;
+  const classes = new Map<string, SignalClassStats>();
+  forEachRow(db, 'SELECT class_key, calls, gain, gain_square, shift, odds FROM prompt_signal_classes', (row) => {
+    classes.set(String(row[0]), { calls: Number(row[1]), gain: Number(row[2]), gainSquare: Number(row[3]), shift: Number(row[4]), odds: Number(row[5]) });
+  });
+  return { mean, unanswerable, classes };
+}
+
+function writeSignalTables(db: Database, signal: PromptSignalState): void {
+  const bytesOf = (weights: Float32Array): Uint8Array => {
+    const bytes = new Uint8Array(4 * weights.length);
+    const view = new DataView(bytes.buffer);
+    weights.forEach((weight, i) => view.setFloat32(4 * i, weight, true));
+    return bytes;
+  };
+  insertAll(db, 'INSERT INTO prompt_signal_weights VALUES (?, ?, ?)', [
+    ['mean', SIGNAL_SLOTS, bytesOf(signal.mean)],
+    ['unanswerable', SIGNAL_SLOTS, bytesOf(signal.unanswerable)],
+  ]);
+  insertAll(db, 'INSERT INTO prompt_signal_classes VALUES (?, ?, ?, ?, ?, ?)', [...signal.classes].map(([key, stats]) => [key, stats.calls, stats.gain, stats.gainSquare, stats.shift, stats.odds]));
 }
 
 type Cell = number | string | Uint8Array | null;

@@ -39,12 +39,12 @@ export interface PairedOutcome {
  * The class prior over difficulty: normalised weights on {@link DIFFICULTY_GRID}, then one more weight
  * for the unanswerable calls.
  */
-export function priorWeights(sd: number = DIFFICULTY_SD_LOGITS, unanswerable: number = UNANSWERABLE_SHARE): Float64Array {
+export function priorWeights(sd: number = DIFFICULTY_SD_LOGITS, unanswerable: number = UNANSWERABLE_SHARE, mean = 0): Float64Array {
   const points = DIFFICULTY_GRID.length;
   const weights = new Float64Array(points + 1);
   let total = 0;
   for (let i = 0; i < points; i++) {
-    const z = (DIFFICULTY_GRID[i] as number) / sd;
+    const z = ((DIFFICULTY_GRID[i] as number) - mean) / sd;
     weights[i] = Math.exp(-0.5 * z * z);
     total += weights[i] as number;
   }
@@ -72,6 +72,29 @@ export function condition(weights: Float64Array, outcome: PairedOutcome): Float6
   if (total <= 0) return weights.slice();
   for (let i = 0; i < next.length; i++) next[i] = (next[i] as number) / total;
   return next;
+}
+
+/**
+ * Conditions `weights` on every outcome in turn, and says how likely the outcomes were under them: the
+ * log of the product of the normalisers (the marginal likelihood, in nats).
+ */
+export function evidence(weights: Float64Array, outcomes: readonly PairedOutcome[]): { weights: Float64Array; logLikelihood: number } {
+  let current = weights;
+  let logLikelihood = 0;
+  for (const outcome of outcomes) {
+    const next = new Float64Array(current.length);
+    let total = 0;
+    for (let i = 0; i < current.length; i++) {
+      const p = successAt(outcome.rating, i);
+      next[i] = (current[i] as number) * (outcome.success ? p : 1 - p);
+      total += next[i] as number;
+    }
+    if (total <= 0) continue;
+    for (let i = 0; i < next.length; i++) next[i] = (next[i] as number) / total;
+    logLikelihood += Math.log(total);
+    current = next;
+  }
+  return { weights: current, logLikelihood };
 }
 
 /** P(success) of a model rated `rating` on a call whose difficulty has these weights. */

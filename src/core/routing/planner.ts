@@ -103,6 +103,7 @@ export class CascadePlan {
   constructor(
     private readonly rungs: readonly PlannedRung[],
     tradeoff: Tradeoff,
+    private readonly prior: Float64Array = classPrior(),
   ) {
     this.holdsBelowGate = tradeoff === 'quality';
     const known = rungs.map((rung) => rung.cost).filter((cost): cost is number => cost !== null);
@@ -114,7 +115,7 @@ export class CascadePlan {
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */
   step(tried: readonly number[], failed: readonly number[]): PlanStep {
-    let weights = classPrior();
+    let weights = this.prior;
     for (const index of failed) {
       const rung = this.rungs[index];
       if (rung) weights = condition(weights, { rating: rung.rating, success: false });
@@ -129,6 +130,17 @@ export class CascadePlan {
       return heldBefore ? { ...stop, released: { unanswerable: unanswerableShare(weights) } } : stop;
     }
     return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
+  }
+
+  /** P(success) of rung `index` given the rungs in `failed` have failed this call. */
+  chance(index: number, failed: readonly number[]): number {
+    let weights = this.prior;
+    for (const other of failed) {
+      const rung = this.rungs[other];
+      if (rung) weights = condition(weights, { rating: rung.rating, success: false });
+    }
+    const rung = this.rungs[index];
+    return rung ? successProbability(weights, rung.rating) : 0;
   }
 
   /**

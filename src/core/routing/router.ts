@@ -11,15 +11,17 @@
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
 import { DECISION_ROW_VERSION, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
-import type { Ledger } from '../ledger/ledger';
+import type { Ledger, LedgerSnapshot } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
 import { rolePrior, type Observation } from '../ratings';
+import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
+import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
 import { posterior } from './difficulty';
-import { CascadePlan } from './planner';
+import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing, type Standing } from './standing';
@@ -128,16 +130,15 @@ export class Router {
     // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
     // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
-    const plan = new CascadePlan(
-      ranking.candidates.map((candidate) => ({
-        rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
-        cost: candidate.cost,
-        measured: candidate.measured,
-        graded: candidate.graded,
-        ok: candidate.ok,
-      })),
-      this.panel.routing.tradeoff,
-    );
+    const rungs = ranking.candidates.map((candidate) => ({
+      rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
+      cost: candidate.cost,
+      measured: candidate.measured,
+      graded: candidate.graded,
+      ok: candidate.ok,
+    }));
+    const prompt = this.readSignal(request, snapshot);
+    const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined);
     const climb = new Climb<T>(
       request,
       ranking,
@@ -145,6 +146,7 @@ export class Router {
       this.chooseOpener(ranking.candidates, request, plan),
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
+      prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff), ranking.candidates) : undefined,
     );
 
     // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
@@ -159,6 +161,7 @@ export class Router {
     }
 
     this.learn(request.classKey, climb.graded);
+    if (prompt) this.learnSignal(request.classKey, prompt, climb.graded);
     // A call used the provider that answered it, or whose answer last failed its check; one that met
     // only provider errors or a stop used none.
     const served = climb.answer ?? [...climb.attempts].reverse().find((a) => a.verdict === 'fail');
@@ -200,7 +203,7 @@ export class Router {
       rung: index,
       explore,
       propensity: opening ? climb.opener.propensity : 1,
-      reason: explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason,
+      reason: (explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason) + (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
@@ -218,7 +221,7 @@ export class Router {
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
       const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
-      const why = `skipped: stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
+      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
     return step.next;
@@ -266,6 +269,25 @@ export class Router {
       call.lastGraded = true;
     }
     return true;
+  }
+
+  /**
+   * What the per-prompt signal says about this request, or undefined when it cannot say anything: the
+   * request carries no prompt, or the ledger keeps no signal (a team's, which keeps no prompt-derived state).
+   */
+  private readSignal(request: RouteRequest, snapshot: LedgerSnapshot): { features: PromptFeatures; reading: SignalReading } | undefined {
+    if (!request.prompt || !this.ledger.learnSignal) return undefined;
+    const features = promptFeatures(request.prompt, request.classKey);
+    return { features, reading: readSignal(snapshot.signal?.(), features, request.classKey) };
+  }
+
+  /**
+   * Hands the signal the call's graded outcomes, scored against the ratings the call was graded with —
+   * the same outcomes, and the same ratings, the ledger's ratings learn from.
+   */
+  private learnSignal(classKey: string, signal: { features: PromptFeatures; reading: SignalReading }, graded: readonly GradedOutcome[]): void {
+    if (graded.length === 0) return;
+    this.ledger.learnSignal?.(signalUpdate(signal.reading, signal.features, classKey, graded.map((g) => ({ rating: g.rating, success: g.success }))));
   }
 
   /**
@@ -434,6 +456,8 @@ class Climb<T> {
     readonly ratingOf: (candidate: Candidate) => number,
     /** What a candidate is presumed able to do before its own evidence says otherwise (see {@link presumedPriors}). */
     readonly priorOf: (candidate: Candidate) => number,
+    /** The per-prompt signal's words for the decision rows, when it speaks on this call. */
+    readonly notes?: SignalNotes,
   ) {}
 
   candidateAt(index: number): Candidate {
@@ -486,6 +510,42 @@ interface GradedOutcome {
   rating: number;
   success: boolean;
   prior: number;
+}
+
+/**
+ * What the per-prompt signal changed on one call, in words for the decision rows: the rung's predicted
+ * success for this prompt beside the class's average, the cheaper rungs the opener went past, and why a
+ * climb stopped.
+ *
+ * @remarks
+ * Written only on calls where the signal speaks, so a call it does not move keeps the reasons it always had.
+ */
+class SignalNotes {
+  constructor(
+    private readonly plan: CascadePlan,
+    /** The same rungs planned from the class prior alone: what the call would have done without the signal. */
+    private readonly classPlan: CascadePlan,
+    private readonly candidates: readonly Candidate[],
+  ) {}
+
+  /** The note an attempt's reason ends with: its predicted success, and at the opener the rung the class plan would have opened with. */
+  attempt(index: number, tried: readonly number[], failed: readonly number[]): string {
+    const here = this.plan.chance(index, failed);
+    const average = this.classPlan.chance(index, failed);
+    const after = failed.length === 0 ? '' : ` after ${failed.length} failed`;
+    let note = `; predicted ${here.toFixed(2)} success for this prompt${after} (${average.toFixed(2)} for the class)`;
+    if (tried.length === 0) {
+      const usual = this.classPlan.step([], []).next;
+      const passed = usual === null || usual === index ? undefined : this.candidates[usual];
+      if (passed && usual !== null) note += `; opened past ${passed.slug}: predicted ${this.plan.chance(usual, []).toFixed(2)} success for this prompt`;
+    }
+    return note;
+  }
+
+  /** The words a stop opens with: the next rung's predicted success for this prompt. */
+  stop(step: PlanStep): string {
+    return `predicted ${step.success.toFixed(2)} success for this prompt; `;
+  }
 }
 
 /**
