@@ -92,6 +92,15 @@ function forgetSignalClass(signal: PromptSignalState | undefined, classKey: stri
   return { ...signal, classes };
 }
 
+/** The local attempts' cost with the source's added in proportion to the observations newly folded (`share`). */
+function mergedCost(local: RatingEntry['cost'], source: RatingEntry['cost'], share: number): Pick<RatingEntry, 'cost'> {
+  const part = Math.min(1, Math.max(0, share));
+  const added = source ? { observed: source.observed * part, listed: source.listed * part, attempts: Math.round(source.attempts * part) } : undefined;
+  if (!local) return added && added.attempts > 0 ? { cost: added } : {};
+  if (!added) return { cost: { ...local } };
+  return { cost: { observed: local.observed + added.observed, listed: local.listed + added.listed, attempts: local.attempts + added.attempts } };
+}
+
 function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
@@ -279,6 +288,8 @@ export class LedgerState {
           ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
           ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
           ...mergedInformation(local, source, newGraded),
+          // Prices are one model's at one class wherever they were paid: the attempts add.
+          ...mergedCost(local?.cost, source.cost, newGraded / Math.max(1, source.graded)),
         });
       }
       this.merged.set(key, {
@@ -305,8 +316,9 @@ export class LedgerState {
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
-    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior FROM ratings', (row) => {
+    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts FROM ratings', (row) => {
       const since = nullableNumber(row[7]);
+      const costAttempts = Number(row[12] ?? 0);
       const information = nullableNumber(row[8]);
       const followedPrior = nullableNumber(row[9]);
       const entry: RatingEntry = {
@@ -320,6 +332,7 @@ export class LedgerState {
         ...(since === null ? {} : { sinceDrift: since }),
         ...(information === null ? {} : { information }),
         ...(followedPrior === null ? {} : { followedPrior }),
+        ...(costAttempts > 0 ? { cost: { observed: Number(row[10]), listed: Number(row[11]), attempts: costAttempts } } : {}),
       };
       state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
     });
@@ -345,8 +358,22 @@ export class LedgerState {
       for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes']) db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
-        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt, e.surprise ?? 0, e.sinceDrift ?? null, e.information ?? null, e.followedPrior ?? null]),
+        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [...this.ratings.values()].map((e) => [
+          e.model,
+          e.classKey,
+          e.rating,
+          e.graded,
+          e.ok,
+          e.updatedAt,
+          e.surprise ?? 0,
+          e.sinceDrift ?? null,
+          e.information ?? null,
+          e.followedPrior ?? null,
+          e.cost?.observed ?? 0,
+          e.cost?.listed ?? 0,
+          e.cost?.attempts ?? 0,
+        ]),
       );
       insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
       insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
@@ -371,8 +398,8 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     rating: (model, classKey) => {
       const entry = state.ratings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { rating, graded, ok, information, followedPrior } = entry;
-      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }) };
+      const { rating, graded, ok, information, followedPrior, cost } = entry;
+      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }), ...(cost === undefined ? {} : { cost }) };
     },
     resolve: (slug) => {
       for (const candidate of aliasCandidates(slug)) {

@@ -17,6 +17,7 @@
  * - v4: the drift detector's state on each rating, so a ledger reopened in the middle of an alarm keeps it.
  * - v5: each rating's information and the prior it followed.
  * - v6: the per-prompt signal: its weights, and each class's record of what it earned there.
+ * - v7: what each model's attempts at a class really cost, against their list price.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'sql.js';
@@ -123,6 +124,16 @@ export const MIGRATIONS: readonly Migration[] = [
         gain_square REAL NOT NULL,
         shift REAL NOT NULL,
         odds REAL NOT NULL)`);
+    },
+  },
+  {
+    to: 7,
+    summary: "what each model's attempts at a class really cost",
+    apply(db) {
+      // 0 attempts in a file from before v7: every model is priced at its list price until it has attempts.
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_observed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_listed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_attempts INTEGER NOT NULL DEFAULT 0`);
     },
   },
 ];

@@ -15,7 +15,7 @@ import type { Ledger, LedgerSnapshot } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
-import { rolePrior, type Observation } from '../ratings';
+import { observedPrice, rolePrior, type Observation } from '../ratings';
 import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
@@ -130,9 +130,12 @@ export class Router {
     // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
     // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
+    // The planner prices a rung at what its attempts at this class have really cost once there are a
+    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS).
+    const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
     const rungs = ranking.candidates.map((candidate) => ({
       rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
-      cost: candidate.cost,
+      cost: priced(candidate),
       measured: candidate.measured,
       graded: candidate.graded,
       ok: candidate.ok,
@@ -305,7 +308,7 @@ export class Router {
     const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
     const at = this.clock.now();
     const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
-      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at })),
+      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at, ...(g.cost ? { cost: g.cost } : {}) })),
     );
     this.ledger.observe(observations);
   }
@@ -479,7 +482,8 @@ class Climb<T> {
     this.tried.push(record.rung);
     if (isGraded(record.verdict)) {
       const servedBy = { ...candidate, resolved };
-      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: this.priorOf(candidate) });
+      const cost = record.cost !== undefined && candidate.cost !== null ? { observed: record.cost, listed: candidate.cost } : undefined;
+      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: this.priorOf(candidate), ...(cost ? { cost } : {}) });
     }
     if (record.verdict === 'fail') this.failed.push(record.rung);
   }
@@ -510,6 +514,8 @@ interface GradedOutcome {
   rating: number;
   success: boolean;
   prior: number;
+  /** What the attempt cost against its list price before the call, when both are known. */
+  cost?: { observed: number; listed: number };
 }
 
 /**
@@ -546,6 +552,16 @@ class SignalNotes {
   stop(step: PlanStep): string {
     return `predicted ${step.success.toFixed(2)} success for this prompt; `;
   }
+}
+
+/**
+ * What a model's attempts have really cost on average at the class key or, for a shaped key whose own
+ * attempts are too few, at its class; undefined where neither has enough.
+ */
+function observedAt(snapshot: LedgerSnapshot, model: string, classKey: string): number | undefined {
+  return learningKeys(classKey)
+    .map((key) => observedPrice(snapshot.rating(model, key)))
+    .find((price) => price !== undefined);
 }
 
 /**
