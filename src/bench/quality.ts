@@ -12,18 +12,21 @@
  * Rung's money went against the learner's (`spend.ts`), by class and model and by verdict. The recorded
  * half ends with what classes finer than the family could buy at best on `test` ({@link finerClassTable}).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import type { Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection } from '../core/replay/outcomes';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
 import { spendBreakdown, type SpendBreakdown, type VerdictSpend } from './spend';
-import { generateWorld, WORLDS, type World } from './worlds';
+import { generateWorld, WORLDS, worldPrompts, type World } from './worlds';
 
-const SEEDS = [1, 2, 3, 4, 5];
+/** Seeds 1–5, or 1–N with `--seeds N`. */
+let SEEDS = [1, 2, 3, 4, 5];
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 
 interface Line {
@@ -42,18 +45,22 @@ interface Line {
   hindsight: number;
   /** Drift worlds: per seed, calls at the drifted class after the swap until Rung last opened with the swapped model. */
   detection?: number[];
+  /** Per seed: whether Rung was at least as accurate as the learner and no dearer. */
+  ahead?: boolean[];
   /** Generated worlds under `--spend`: per seed, where the money went, with that seed's best single model's cost. */
   spend?: { breakdown: SpendBreakdown; bestCost: number; order: string[] }[];
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const seedCount = args.includes('--seeds') ? Number(args[args.indexOf('--seeds') + 1]) : 5;
+  SEEDS = Array.from({ length: seedCount }, (_, i) => i + 1);
   const tradeoff = (args.includes('--economy') ? 'economy' : 'quality') as Tradeoff;
   // --noisy: the check passes a wrong answer 5% of the time and fails a right one 5% of the time.
   const verifier: ReplayVerifier = args.includes('--noisy') ? { kind: 'noisy', falsePass: 0.05, falseFail: 0.05 } : { kind: 'perfect' };
   // --world NAME (repeatable) measures only those worlds.
   const named = args.flatMap((arg, index) => (args[index - 1] === '--world' ? [arg] : []));
-  const path = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--world') ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
+  const path = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--world' && args[index - 1] !== '--seeds') ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const lines: Line[] = [];
   // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
   const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
+  process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
   if (only !== 'worlds' && named.length === 0) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(path, 'utf8'), path))}\n`);
 }
@@ -157,6 +165,16 @@ async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: Repla
     const rows = selectOutcomes(recorded.rows, selection, path);
     lines.push(await measure(name, rows, recorded.models, tradeoff, verifier));
   }
+  // The prompts' text, rebuilt beside the outcomes by scripts/prompts.mjs: the per-prompt signal and the
+  // guessing floor read it; without the file these rows are left out.
+  const promptsPath = path.replace(/\.jsonl$/, '') + '.prompts.jsonl';
+  if (existsSync(promptsPath)) {
+    const prompts = parsePrompts(readFileSync(promptsPath, 'utf8'), promptsPath);
+    for (const split of ['train', 'test']) {
+      const rows = selectOutcomes(recorded.rows, { split }, path);
+      lines.push(await measure(`9-model ${split}, with prompt text`, rows, recorded.models, tradeoff, verifier, prompts));
+    }
+  }
   return lines;
 }
 
@@ -170,8 +188,16 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
     const file = join(dir, `${world.name}-${seed}.jsonl`);
     writeFileSync(file, generateWorld(world, seed).map((row) => JSON.stringify(row)).join('\n') + '\n');
     const { rows, models } = parseOutcomes(readFileSync(file, 'utf8'), file);
+    // A world whose classes are choices says so in its prompts' text, written and read back like the outcomes.
+    const text = worldPrompts(world, rows);
+    let prompts: ReadonlyMap<string, PromptText> | undefined;
+    if (text) {
+      const promptsFile = join(dir, `${world.name}-${seed}.prompts.jsonl`);
+      writeFileSync(promptsFile, text.map((row) => JSON.stringify(row)).join('\n') + '\n');
+      prompts = parsePrompts(readFileSync(promptsFile, 'utf8'), promptsFile);
+    }
     const sink = new MemoryDecisionSink();
-    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink });
+    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}) });
     runs.push(run);
     hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
     if (spend) spends.push({ breakdown: spendBreakdown(rows, models, sink.rows), bestCost: run.bestSingle.cost, order: world.models.map((model) => model.slug) });
@@ -184,9 +210,9 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
   return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
 }
 
-async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line> {
+async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier, prompts?: ReadonlyMap<string, PromptText>): Promise<Line> {
   const runs: ReplaySummary[] = [];
-  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed }));
+  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}) }));
   const accuracy = mean(runs.map((run) => run.policy.accuracy));
   return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / (runs[0] as ReplaySummary).bestSingle.cost };
 }
@@ -199,6 +225,7 @@ function summarise(name: string, runs: ReplaySummary[]): Omit<Line, 'hindsight'>
     rung: { accuracy: runs.map((run) => run.policy.accuracy), share: runs.map((run) => run.policy.cost / run.bestSingle.cost) },
     learner: { accuracy: runs.map((run) => run.onlineLearner.accuracy), share: runs.map((run) => run.onlineLearner.cost / run.bestSingle.cost) },
     rho: runs.map((run) => meanRhoPastGate(run)),
+    ahead: runs.map((run) => run.policy.accuracy >= run.onlineLearner.accuracy - 1e-12 && run.policy.cost <= run.onlineLearner.cost),
     // Means over the runs: on a generated world each seed is another world (on recorded data they agree).
     cascade: { accuracy: mean(runs.map((run) => run.priceOrderCascade.accuracy)), share: mean(runs.map((run) => run.priceOrderCascade.cost / run.bestSingle.cost)) },
     oracle: { accuracy: mean(runs.map((run) => run.oracle.accuracy)), share: mean(runs.map((run) => run.oracle.cost / run.bestSingle.cost)) },

@@ -47,6 +47,11 @@ export interface Difficulty {
   sd: number;
   /** Probability the call is unanswerable; 0 when absent. */
   unanswerable?: number;
+  /**
+   * The chance a model that cannot answer the call is right anyway, by guessing among its choices; 0
+   * when absent. See {@link expectedSuccess}.
+   */
+  guess?: number;
 }
 
 /**
@@ -168,7 +173,9 @@ export function rolePrior(role: Role | undefined): number {
  */
 export function expectedSuccess(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
-  return (1 - (difficulty.unanswerable ?? 0)) * logistic((rating - difficulty.mean) / scale);
+  const knows = logistic((rating - difficulty.mean) / scale);
+  const guess = difficulty.guess ?? 0;
+  return (1 - (difficulty.unanswerable ?? 0)) * (guess === 0 ? knows : guess + (1 - guess) * knows);
 }
 
 /**
@@ -287,8 +294,9 @@ function fisherInformation(rating: number, difficulty: Difficulty = { mean: 0, s
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
   const success = logistic((rating - difficulty.mean) / scale);
   const answerable = 1 - (difficulty.unanswerable ?? 0);
-  const p = answerable * success;
-  const slope = (answerable * success * (1 - success)) / scale;
+  const guess = difficulty.guess ?? 0;
+  const p = answerable * (guess + (1 - guess) * success);
+  const slope = (answerable * (1 - guess) * success * (1 - success)) / scale;
   return p <= 0 || p >= 1 ? 0 : (slope * slope) / (p * (1 - p));
 }
 

@@ -16,11 +16,12 @@ import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
 import { observedPrice, rolePrior, type Observation } from '../ratings';
+import { guessingFloor } from '../signal/answerFormat';
 import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
-import { posterior } from './difficulty';
+import { posterior, type PairedOutcome } from './difficulty';
 import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
@@ -48,7 +49,9 @@ interface SettleableCall {
   classKey: string;
   row: DecisionRow;
   /** Every graded outcome of the call, with the rating used, for pairing a late verdict. */
-  graded: { rating: number; success: boolean }[];
+  graded: PairedOutcome[];
+  /** The call's guessing floor. */
+  guess: number;
   lastRating: number;
   lastPrior: number;
   lastGraded: boolean;
@@ -141,7 +144,8 @@ export class Router {
       ok: candidate.ok,
     }));
     const prompt = this.readSignal(request, snapshot);
-    const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined);
+    const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
+    const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined, guess);
     const climb = new Climb<T>(
       request,
       ranking,
@@ -149,7 +153,8 @@ export class Router {
       this.chooseOpener(ranking.candidates, request, plan),
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
-      prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff), ranking.candidates) : undefined,
+      prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates) : undefined,
+      guess,
     );
 
     // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
@@ -247,7 +252,8 @@ export class Router {
         candidate,
         pruned: climb.pruned(),
       }),
-      graded: climb.graded.map((g) => ({ rating: g.rating, success: g.success })),
+      graded: climb.graded.map(pairedOutcome),
+      guess: climb.guess,
       lastRating: lastGraded?.rating ?? climb.ratingOf(candidate),
       lastPrior: climb.priorOf(candidate),
       lastGraded: isGraded(last.verdict),
@@ -265,7 +271,7 @@ export class Router {
     const now = this.clock.now();
     this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
     if (isGraded(verdict) && !call.lastGraded) {
-      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass' }]);
+      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) }]);
       this.ledger.observe(
         learningKeys(call.classKey).map((key) => ({ model: call.row.resolved ?? call.row.model, classKey: key, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now })),
       );
@@ -290,7 +296,7 @@ export class Router {
    */
   private learnSignal(classKey: string, signal: { features: PromptFeatures; reading: SignalReading }, graded: readonly GradedOutcome[]): void {
     if (graded.length === 0) return;
-    this.ledger.learnSignal?.(signalUpdate(signal.reading, signal.features, classKey, graded.map((g) => ({ rating: g.rating, success: g.success }))));
+    this.ledger.learnSignal?.(signalUpdate(signal.reading, signal.features, classKey, graded.map(pairedOutcome)));
   }
 
   /**
@@ -305,7 +311,7 @@ export class Router {
    */
   private learn(classKey: string, graded: readonly GradedOutcome[]): void {
     if (graded.length === 0) return;
-    const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
+    const difficulty = posterior(graded.map(pairedOutcome));
     const at = this.clock.now();
     const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
       graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at, ...(g.cost ? { cost: g.cost } : {}) })),
@@ -461,6 +467,8 @@ class Climb<T> {
     readonly priorOf: (candidate: Candidate) => number,
     /** The per-prompt signal's words for the decision rows, when it speaks on this call. */
     readonly notes?: SignalNotes,
+    /** The call's guessing floor (signal/answerFormat.ts), 0 when its format shows none. */
+    readonly guess = 0,
   ) {}
 
   candidateAt(index: number): Candidate {
@@ -483,7 +491,14 @@ class Climb<T> {
     if (isGraded(record.verdict)) {
       const servedBy = { ...candidate, resolved };
       const cost = record.cost !== undefined && candidate.cost !== null ? { observed: record.cost, listed: candidate.cost } : undefined;
-      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: this.priorOf(candidate), ...(cost ? { cost } : {}) });
+      this.graded.push({
+        candidate: servedBy,
+        rating: this.ratingOf(servedBy),
+        success: record.verdict === 'pass',
+        prior: this.priorOf(candidate),
+        ...(cost ? { cost } : {}),
+        ...(this.guess > 0 ? { guess: this.guess } : {}),
+      });
     }
     if (record.verdict === 'fail') this.failed.push(record.rung);
   }
@@ -516,6 +531,13 @@ interface GradedOutcome {
   prior: number;
   /** What the attempt cost against its list price before the call, when both are known. */
   cost?: { observed: number; listed: number };
+  /** The call's guessing floor, when its format shows one. */
+  guess?: number;
+}
+
+/** A graded outcome as the difficulty posterior reads it: the rating, the verdict and any guessing floor. */
+function pairedOutcome(graded: GradedOutcome): PairedOutcome {
+  return graded.guess ? { rating: graded.rating, success: graded.success, guess: graded.guess } : { rating: graded.rating, success: graded.success };
 }
 
 /**
