@@ -88,7 +88,8 @@ export function svgPlot(plot: Plot): string {
         if (point.label) out.push(`<text x="${n(px(point.x) + 6)}" y="${n(py(point.y) - 6)}" fill="${color}">${escape(point.label)}</text>`);
       }
     }
-    const ly = MARGIN.top + 10 + index * 15;
+    // Bottom right: on an accuracy-against-cost plot the dear, inaccurate corner is the empty one.
+    const ly = MARGIN.top + innerHeight - 8 - (plot.series.length - 1 - index) * 15;
     const lx = MARGIN.left + innerWidth - 190;
     out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 18}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${series.dashed ? ' stroke-dasharray="5,4"' : ''}/>`);
     out.push(`<text x="${lx + 24}" y="${ly}">${escape(series.name)}</text>`);
