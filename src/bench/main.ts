@@ -19,6 +19,8 @@ import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { parsePanel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { parseOutcomes } from '../core/replay/outcomes';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay } from '../core/replay/replay';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
@@ -64,6 +66,11 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
   else process.stderr.write(`bench: ${outcomesPath} not found; skipping the replay figures\n`);
+  // `RUNG_BENCH_ONLY=routing npm run bench`: the replay and routing-overhead rows alone.
+  if (process.env.RUNG_BENCH_ONLY === 'routing') {
+    process.stdout.write(table(rows));
+    return;
+  }
   rows.push(...(await historyBench()));
   rows.push(...(await runLedgerBench()));
   rows.push(...(await runLedgerViewBench()));
@@ -73,12 +80,24 @@ async function main(): Promise<void> {
   process.stdout.write(table(rows));
 }
 
-/** One whole replay (wall time), and the router's own time per routed call and per attempt inside it. */
+/**
+ * One whole replay (wall time), and the router's own time per routed call and per attempt inside it;
+ * again with the prompts' text, when it has been rebuilt beside the outcomes (scripts/prompts.mjs), so
+ * the per-prompt signal's features, reading and learning are inside the timed call.
+ */
 async function replayBench(path: string): Promise<BenchRow[]> {
+  const promptsPath = path.replace(/\.jsonl$/, '') + '.prompts.jsonl';
+  const prompts = existsSync(promptsPath) ? parsePrompts(readFileSync(promptsPath, 'utf8'), promptsPath) : undefined;
+  if (!prompts) process.stderr.write(`bench: ${promptsPath} not found; skipping the routing overhead with the per-prompt signal\n`);
+  return [...(await timedReplays(path, undefined)), ...(prompts ? await timedReplays(path, prompts) : [])];
+}
+
+async function timedReplays(path: string, prompts: ReadonlyMap<string, PromptText> | undefined): Promise<BenchRow[]> {
   const { rows, models } = parseOutcomes(readFileSync(path, 'utf8'), path);
   const wall: number[] = [];
   const perCall: number[] = [];
   const perAttempt: number[] = [];
+  const signal = prompts ? ', with the per-prompt signal' : '';
   for (let run = 0; run < REPLAY_RUNS; run++) {
     const started = performance.now();
     await runReplay({
@@ -87,6 +106,7 @@ async function replayBench(path: string): Promise<BenchRow[]> {
       verifier: { kind: 'perfect' },
       classKey: 'family',
       seed: run + 1,
+      ...(prompts ? { prompts } : {}),
       timing: {
         now: () => performance.now(),
         record: (elapsed, attempts) => {
@@ -98,9 +118,9 @@ async function replayBench(path: string): Promise<BenchRow[]> {
     wall.push(performance.now() - started);
   }
   return [
-    { name: `replay of ${rows.length} prompts (whole run, ms)`, n: rows.length, ...summarise(wall) },
-    { name: 'routing overhead per call (µs)', n: perCall.length, ...micro(perCall) },
-    { name: 'routing overhead per attempt (µs)', n: perAttempt.length, ...micro(perAttempt) },
+    { name: `replay of ${rows.length} prompts${signal} (whole run, ms)`, n: rows.length, ...summarise(wall) },
+    { name: `routing overhead per call${signal} (µs)`, n: perCall.length, ...micro(perCall) },
+    { name: `routing overhead per attempt${signal} (µs)`, n: perAttempt.length, ...micro(perAttempt) },
   ];
 }
 

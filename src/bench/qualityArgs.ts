@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import type { Tradeoff } from '../core/panel';
 import type { ReplayVerifier } from '../core/replay/replay';
 
-export const QUALITY_USAGE = 'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend]';
+export const QUALITY_USAGE = 'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR]';
 
 /** A command line the script cannot run: said with its usage, exit 2. */
 export class QualityUsageError extends Error {
@@ -32,6 +32,10 @@ export interface QualityPlan {
   /** `--world NAME`s: only those worlds (and no recorded half). */
   named: string[];
   spend: boolean;
+  /** Seeds 1–N (`--seeds N`, 5 by default). */
+  seeds: number[];
+  /** `--plot DIR`: where to write the accuracy-against-cost plots, if anywhere. */
+  plotDir: string | undefined;
   /** What to tell the user before measuring (the recorded half left out, and why). */
   notes: string[];
 }
@@ -51,11 +55,18 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
   // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
   const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
   const spend = args.includes('--spend');
+  const valueOf = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const seedText = valueOf('--seeds');
+  const seedCount = seedText === undefined ? 5 : Number(seedText);
+  if (!Number.isInteger(seedCount) || seedCount < 1) throw new QualityUsageError(`--seeds takes a whole number of seeds, 1 or more (got ${seedText ?? 'nothing'})`);
+  const seeds = Array.from({ length: seedCount }, (_, i) => i + 1);
+  const plotDir = valueOf('--plot');
+  if (args.includes('--plot') && (plotDir === undefined || plotDir.startsWith('--'))) throw new QualityUsageError('--plot takes the folder to write the plots to');
   const worlds = only !== 'recorded';
   const notes: string[] = [];
   let recorded: string | undefined;
   if (only !== 'worlds' && named.length === 0) {
-    const given = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--world');
+    const given = args.find((arg, index) => !arg.startsWith('--') && !['--world', '--seeds', '--plot'].includes(args[index - 1] ?? ''));
     const chosen = given ?? env.RUNG_OUTCOMES;
     if (chosen !== undefined) {
       recorded = resolve(cwd, chosen);
@@ -70,5 +81,5 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
       );
     }
   }
-  return { tradeoff, verifier, recorded, worlds, named, spend, notes };
+  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, notes };
 }

@@ -12,6 +12,8 @@ import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/outcomes';
 import { generateWorld, WORLDS } from '../bench/worlds';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
@@ -43,6 +45,7 @@ export const REPLAY_COMMAND = {
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
     'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
+    prompts: { type: 'string', value: 'FILE', description: 'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called' },
     'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
   },
   notes: [
@@ -61,11 +64,13 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const outcomes = readOutcomes(positionals, values.world, values.seed, io);
   const { path, models } = outcomes;
   const rows = selectOutcomes(outcomes.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const prompts = values.prompts === undefined ? undefined : readPrompts(resolve(io.cwd, values.prompts), rows, io);
   const selected = [
     values.world !== undefined ? `, world ${values.world}` : '',
     values.split ? `, split ${values.split}` : '',
     values.family ? `, families ${values.family.join(',')}` : '',
     values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
+    prompts ? `, prompt text for ${prompts.size} of them` : '',
   ].join('');
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
@@ -128,6 +133,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           seed: seed + i,
           // A world's rows are in time order (a drift happens halfway through), as scripts/quality.mjs replays them.
           inOrder: values['in-order'] || values.world !== undefined,
+          ...(prompts ? { prompts } : {}),
           sink,
           ledger,
           // Replaying the same prompts again must not reuse their call ids in the same log.
@@ -203,6 +209,20 @@ function parseRate(text: string, name: string): number {
 function parseWhole(text: string, name: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${name} must be a whole number, not "${text}"`);
   return Number(text);
+}
+
+/**
+ * The `--prompts` file's text for the selected prompts; one that names none of them is refused, since a
+ * run would then be a run without the signal that said it had one.
+ */
+function readPrompts(path: string, rows: readonly { id: string }[], io: CliIo): Map<string, PromptText> {
+  const all = parsePrompts(readUserFile(path, io, 'prompts file'), path);
+  const kept = new Map(rows.flatMap((row) => {
+    const prompt = all.get(row.id);
+    return prompt ? [[row.id, prompt] as const] : [];
+  }));
+  if (kept.size === 0) throw new UsageError(`--prompts ${path} has no text for any selected prompt (${all.size} prompts there; ids such as "${rows[0]?.id ?? ''}" expected)`);
+  return kept;
 }
 
 /**

@@ -15,6 +15,9 @@
  * - v2: spawns, so two windows see each other's calls in flight, and a ledger id in meta.
  * - v3: per-profile diversity caps, and the merged-sources table that makes merging idempotent.
  * - v4: the drift detector's state on each rating, so a ledger reopened in the middle of an alarm keeps it.
+ * - v5: each rating's information and the prior it followed.
+ * - v6: the per-prompt signal: its weights, and each class's record of what it earned there.
+ * - v7: what each model's attempts at a class really cost, against their list price.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -104,6 +107,33 @@ export const MIGRATIONS: readonly Migration[] = [
       // evidence gave it and never follows a prior, as every rating of those versions did.
       db.run(`ALTER TABLE ratings ADD COLUMN information REAL`);
       db.run(`ALTER TABLE ratings ADD COLUMN followed_prior REAL`);
+    },
+  },
+  {
+    to: 6,
+    summary: 'the per-prompt signal',
+    apply(db) {
+      // Empty in a file from before v6: the signal starts from nothing, as it did in every process then.
+      // The weights are one row per table of weights, little-endian float32, with the slot count they
+      // were hashed into, so a later size is read as "nothing learned" rather than misread.
+      db.run(`CREATE TABLE prompt_signal_weights (name TEXT PRIMARY KEY, slots INTEGER NOT NULL, weights BLOB NOT NULL)`);
+      db.run(`CREATE TABLE prompt_signal_classes (
+        class_key TEXT PRIMARY KEY,
+        calls INTEGER NOT NULL,
+        gain REAL NOT NULL,
+        gain_square REAL NOT NULL,
+        shift REAL NOT NULL,
+        odds REAL NOT NULL)`);
+    },
+  },
+  {
+    to: 7,
+    summary: "what each model's attempts at a class really cost",
+    apply(db) {
+      // 0 attempts in a file from before v7: every model is priced at its list price until it has attempts.
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_observed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_listed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_attempts INTEGER NOT NULL DEFAULT 0`);
     },
   },
 ];

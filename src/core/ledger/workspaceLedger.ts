@@ -17,6 +17,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
+import type { SignalUpdate } from '../signal/promptSignal';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from './flushTimer';
@@ -230,6 +231,10 @@ export class WorkspaceLedger implements Ledger {
   observe(observations: readonly Observation[]): void {
     if (observations.length === 0) return;
     this.enqueue(observations.map((observation) => ({ kind: 'observe', observation })));
+  }
+
+  learnSignal(update: SignalUpdate): void {
+    this.enqueue([{ kind: 'signal', update }]);
   }
 
   alias(slug: string, resolved: string): void {

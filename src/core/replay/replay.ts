@@ -18,6 +18,7 @@ import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from 
 import { ability, MIN_GRADED } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
+import type { PromptText } from '../signal/promptFeatures';
 import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, Candidate } from '../routing/types';
@@ -67,6 +68,12 @@ export interface ReplayOptions {
   policy?: RoutingPolicy;
   /** The policy as the user wrote it (`open=qwen3:14b`), for the decision rows; absent with Rung's own. */
   policySpec?: string;
+  /**
+   * The prompts' text by prompt id, for the per-prompt signal (`rung replay --prompts F`). Read as
+   * features only, before any model is called, exactly as a live request's text is; a prompt with no
+   * text here is routed on its class alone.
+   */
+  prompts?: ReadonlyMap<string, PromptText>;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
   /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
@@ -183,7 +190,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     let result;
     try {
       result = await router.route(
-        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
+        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...promptOf(options.prompts, row.id), ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
           // The one place a grade is read: the model the router chose, at the moment it chose it.
           const outcome = row.m[candidate.slug] as ModelOutcome;
@@ -236,6 +243,11 @@ async function saveProgress(ledger: Ledger, sink: DecisionSink | undefined): Pro
   await ledger.flush().catch(() => undefined);
   await sink?.flush?.().catch(() => undefined);
   await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+function promptOf(prompts: ReadonlyMap<string, PromptText> | undefined, id: string): { prompt?: PromptText } {
+  const prompt = prompts?.get(id);
+  return prompt ? { prompt } : {};
 }
 
 /** The simple learner over the prompts in the order the router met them, priced by the router's price list. */

@@ -26,7 +26,8 @@ import { ensureFolder } from '../ledger/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
-import type { ModelFacts, ProviderAdapter } from '../providers/provider';
+import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
+import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
@@ -56,6 +57,19 @@ import type {
   SpendView,
   VerdictWithReason,
 } from './types';
+
+/**
+ * What the per-prompt signal reads of a chat request: the system and user text as sent (assistant turns
+ * and tool results are the models' words, not the asker's), and the tools offered. Hashed into features
+ * by the router; never stored.
+ */
+function promptText(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): PromptText {
+  const text = messages
+    .filter((message) => message.role === 'system' || message.role === 'user')
+    .map((message) => message.content)
+    .join('\n\n');
+  return { text, ...(tools.length > 0 ? { tools: tools.map((tool) => tool.name) } : {}) };
+}
 
 /**
  * Decisions a snapshot returns when the caller names no page size.
@@ -322,6 +336,7 @@ export class RungSession implements Session {
       verifiable,
       contextTokens,
       ...(tools.length > 0 ? { needsTools: true } : {}),
+      prompt: promptText(request.messages, tools),
       ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
