@@ -15,6 +15,9 @@
  * - v2: spawns, so two windows see each other's calls in flight, and a ledger id in meta.
  * - v3: per-profile diversity caps, and the merged-sources table that makes merging idempotent.
  * - v4: the drift detector's state on each rating, so a ledger reopened in the middle of an alarm keeps it.
+ * - v5: each rating's information and the prior it followed.
+ * - v6: the confidence check's counts (what each model's stated confidence turned out to be worth), so
+ *   the thresholds it learned outlive the window.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'sql.js';
@@ -104,6 +107,16 @@ export const MIGRATIONS: readonly Migration[] = [
       // evidence gave it and never follows a prior, as every rating of those versions did.
       db.run(`ALTER TABLE ratings ADD COLUMN information REAL`);
       db.run(`ALTER TABLE ratings ADD COLUMN followed_prior REAL`);
+    },
+  },
+  {
+    to: 6,
+    summary: "the confidence check's learned counts",
+    apply(db) {
+      // One row a count the confidence learner keeps (src/core/confidence): its key names the kind, the
+      // class, the model and the bin; n observations, ok of them right. A file from before v6 learned
+      // none, which is where every window of those versions started from.
+      db.run(`CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL, ok REAL NOT NULL)`);
     },
   },
 ];

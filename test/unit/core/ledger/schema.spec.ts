@@ -44,6 +44,16 @@ function writeV2(path: string): void {
   db.close();
 }
 
+/** A v5 file, the last before the confidence counts: the steps to v5 as that release ran them, and one rating. */
+function writeV5(path: string): void {
+  const db = new sql.Database();
+  for (const migration of MIGRATIONS.filter((step) => step.to <= 5)) migration.apply(db, { now: 1, newId: () => 'v5-ledger' });
+  db.run(`INSERT INTO meta VALUES ('schema_version', '5')`);
+  db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('qwen3:14b', 'chat', 0.5, 9, 7, 1000)`);
+  writeFileSync(path, db.export());
+  db.close();
+}
+
 describe('ledger schema', () => {
   it('numbers its migrations 1, 2, 3 … with no gaps, ending at the version it writes', () => {
     expect(MIGRATIONS.map((migration) => migration.to)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
@@ -116,6 +126,38 @@ describe('ledger schema', () => {
     expect(fresh?.followedPrior).toBe(2);
     expect(fresh?.information).toBeGreaterThanOrEqual(0);
     await reopened.close();
+  });
+
+  it('opens a v5 file with no confidence counts, then keeps the counts the confidence check adds across a reopen', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV5(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(ledger.notices[0]?.message).toContain(`from schema v5 to v${SCHEMA_VERSION}`);
+    expect(ledger.confidenceCounts()).toEqual([]);
+    const key = ['v1', 'grade', 'chat', 'qwen3:14b', '6'].join('\u0000');
+    ledger.countConfidence([{ key, n: 1, ok: 1 }]);
+    ledger.countConfidence([{ key, n: 1, ok: 0 }]);
+    await ledger.close();
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(reopened.confidenceCounts()).toEqual([[key, { n: 2, ok: 1 }]]);
+    expect(reopened.entries().map((entry) => [entry.model, entry.graded])).toEqual([['qwen3:14b', 9]]);
+    await reopened.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT n, ok FROM confidence_counts;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '2.0|1.0']);
+  });
+
+  it('forgets the confidence counts of a class that is reset, and keeps the others', async () => {
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path: join(dir.path, 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const key = (classKey: string): string => ['v1', 'seen', classKey, 'qwen3:14b', '3'].join('\u0000');
+    ledger.countConfidence([
+      { key: key('chat'), n: 1, ok: 0 },
+      { key: key('plan'), n: 1, ok: 0 },
+    ]);
+    ledger.reset('chat');
+    expect(ledger.confidenceCounts().map(([stored]) => stored)).toEqual([key('plan')]);
+    await ledger.close();
   });
 
   it('migrates an old file in memory only when opened read-only', async () => {
