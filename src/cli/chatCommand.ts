@@ -35,6 +35,8 @@ interface AttemptLine {
   model: string;
   verdict: string;
   reason: string;
+  /** The model's confidence in the answer (a log-probability), when the confidence check read one. */
+  confidence?: number;
 }
 
 /**
@@ -184,6 +186,7 @@ class ChatPrinter {
       model: attempt.model,
       verdict: attempt.verdict.kind,
       reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
+      ...(attempt.confidence !== undefined ? { confidence: attempt.confidence } : {}),
     }));
     const answer = result?.answer;
     if (this.json) {

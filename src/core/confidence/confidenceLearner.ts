@@ -30,6 +30,7 @@
  * prompt it was not asked. The counts are plain sums, so the ledger keeps them as increments that
  * merge like any other observation; the tables are derived.
  */
+import { MIN_GRADED } from '../ratings';
 
 /**
  * Edges of the confidence bins, log-probabilities; a bin holds [edge below, edge above).
@@ -83,6 +84,18 @@ export const FOLLOW_PRIOR_WEIGHT = 8;
  * whose `train` accuracy is within a point of quality's.
  */
 export const CONFIDENCE_FAILURE_MULTIPLE: Record<'quality' | 'economy', number> = { quality: 40, economy: 10 };
+
+/**
+ * Graded answers a model needs at a class before the live check judges its answers there.
+ *
+ * @remarks
+ * Below it the calibration table is the prior (what the model states, leaned towards an assumed rate
+ * of right answers), which is no learned threshold: gpt-4o-mini states certainty on 41% of medmcqa
+ * and is wrong on 11% of those, so a check that believed it before any grade would pass answers
+ * nobody has weighed. The gate is the one a rating passes before it overrides its prior; until a
+ * model × class has that many grades the check reads and keeps the confidence, and says it did not judge.
+ */
+export const MIN_CONFIDENCE_GRADED = MIN_GRADED;
 
 /** Stands for every model as the one before, in the chain's pooled counts (never a slug: slugs are not empty). */
 const ANY_MODEL = '';
@@ -294,6 +307,14 @@ export class ConfidenceLearner {
     return this.calibration(classKey, model, incoming)[confidenceBin(logprob)] as number;
   }
 
+  /** How many graded answers of `model` at `classKey` the learner holds (its own, not those pooled from other classes). */
+  graded(classKey: string, model: string): number {
+    const counts = this.classes.get(classKey)?.peekModel(model);
+    let graded = 0;
+    for (let bin = 0; bin < BINS; bin++) graded += counts?.graded[bin] ?? 0;
+    return graded;
+  }
+
   /** Every count, as the ledger stores them. */
   counts(): [string, ConfidenceCount][] {
     const result: [string, ConfidenceCount][] = [];
@@ -479,6 +500,11 @@ export class ConfidencePlan {
     if (!again) this.judged.push({ model, logprob, incoming, state });
     const step = this.climbs.get(model)?.[state] ?? { value: Number.NEGATIVE_INFINITY, next: null };
     return { accept: step.next === null || probability >= step.value, probability, climbValue: step.value, threshold: this.threshold(model, incoming), next: step.next };
+  }
+
+  /** How many graded answers of `model` at this plan's class the learner held when asked. */
+  graded(model: string): number {
+    return this.learner.graded(this.classKey, model);
   }
 
   /** The answers judged so far, in order: what the learner is told once the call is over. */

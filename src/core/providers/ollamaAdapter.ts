@@ -116,6 +116,7 @@ export interface OllamaAdapterOptions {
 
 export class OllamaAdapter implements ProviderAdapter {
   readonly name: string;
+  readonly logprobs = true;
   private readonly baseUrl: string;
   private readonly clock: Clock;
   private readonly fetch: FetchLike;

@@ -155,6 +155,7 @@ export interface OpenAiCompatibleAdapterOptions {
 
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   readonly name: string;
+  readonly logprobs = true;
   private readonly options: OpenAiCompatibleAdapterOptions;
   private readonly fetch: FetchLike;
 

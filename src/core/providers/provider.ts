@@ -108,6 +108,12 @@ export interface ChatOptions {
 
 export interface ProviderAdapter {
   readonly name: string;
+  /**
+   * Whether the provider can answer with token log-probabilities ({@link ChatOptions.logprobs}): the
+   * confidence check asks its question only of such a provider. A server that can but does not (an old
+   * Ollama) answers without them, and the check stays silent.
+   */
+  readonly logprobs?: boolean;
   /** Whether the provider can take calls now; cheap and cached, never throws. */
   available(signal?: AbortSignal): Promise<boolean>;
   /**

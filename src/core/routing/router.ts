@@ -393,6 +393,7 @@ export class Router {
       // The logged entry only: a ranking's `cause` repeats its reason.
       pruned: input.pruned.map(({ model, reason }) => ({ model, reason })),
       final: false,
+      ...(record.confidence !== undefined && Number.isFinite(record.confidence) ? { confidence: record.confidence } : {}),
     };
   }
 

@@ -62,6 +62,21 @@ export function callVerification(classKey: string, checks: CallChecks | undefine
   return { verifier: new AllVerifiers({ verifiers }), verifiable: verifiers.length > 0 };
 }
 
+/**
+ * Whether the confidence check may judge a call: only where nothing else can.
+ *
+ * @remarks
+ * The seam between the checks inferred from a request and the confidence check. Any check in
+ * {@link callVerification} (a schema, code syntax, a command, one a front end brings, and every check
+ * inferred from the request as those are added there) judges the answer better than the model's own
+ * word, and so does a check on a call that offers tools or asks the provider for JSON, which this
+ * function leaves to those checks even before they exist: a tool call or a JSON document is not an
+ * answer a "Y or N" question about its truth can weigh.
+ */
+export function confidenceMayJudge(verification: CallVerification, call: { tools: readonly unknown[]; json?: boolean }): boolean {
+  return !verification.verifiable && call.tools.length === 0 && call.json !== true;
+}
+
 /** The messages a model is sent: with a schema, a system message asking for JSON that matches it comes first. */
 export function messagesWithSchema(messages: readonly ChatMessage[], schema: unknown): ChatMessage[] {
   if (schema === undefined) return [...messages];

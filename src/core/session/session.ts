@@ -34,7 +34,9 @@ import { RoutingError } from '../routing/rank';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
-import { callVerification, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
+import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
+import { LiveConfidence } from '../confidence/liveConfidence';
+import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
@@ -121,6 +123,11 @@ export interface RungSessionOptions {
   environment?: Record<string, string | undefined>;
   /** Stops connecting to the providers (a probe, a catalog fetch). */
   signal?: AbortSignal;
+  /**
+   * Judge calls nothing else can judge by the answering model's confidence (default true): a second,
+   * one-token question to providers that give log-probabilities. False leaves such calls unchecked.
+   */
+  confidenceCheck?: boolean;
 }
 
 /** A request no rung can hold: the tokens it needs and the largest context on the panel. */
@@ -180,6 +187,8 @@ export class RungSession implements Session {
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
   /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
   private readonly tally: SpendTally;
+  /** The confidence check for calls nothing else can judge; absent when the session was opened without it. */
+  private readonly confidence: LiveConfidence | undefined;
 
   /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
@@ -262,6 +271,10 @@ export class RungSession implements Session {
       health,
       facts: this.facts,
     });
+    this.confidence =
+      options.confidenceCheck === false
+        ? undefined
+        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff] });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
@@ -302,7 +315,12 @@ export class RungSession implements Session {
     const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
     this.refuseOversized(contextTokens);
-    const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
+    const verification = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
+    const { verifiable } = verification;
+    const json = schema !== undefined || request.chatOptions?.json === true;
+    // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
+    const confidence = this.confidence && confidenceMayJudge(verification, { tools, json }) ? this.confidence.forCall(classKey, messages) : undefined;
+    const verifier = confidence?.verifier ?? verification.verifier;
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -313,6 +331,7 @@ export class RungSession implements Session {
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
+      ...(confidence ? { climb: confidence.climb } : {}),
       ...this.budgetFor(),
     };
     const attempt = providerAttempt({
@@ -343,6 +362,7 @@ export class RungSession implements Session {
     let routed;
     try {
       routed = await this.router.route(routeRequest, attempt, request.signal, observer);
+      confidence?.finish(callId, routed.answer);
     } finally {
       await this.flushDecisions();
       this.noticeHealth();
@@ -352,7 +372,17 @@ export class RungSession implements Session {
     const result: SessionChatResult = {
       callId,
       classKey,
-      answer: value && routed.answer ? { text: value.text, reasoning: value.reasoning, toolCalls: value.toolCalls, model: routed.answer.model, resolvedModel: value.resolvedModel } : undefined,
+      answer:
+        value && routed.answer
+          ? {
+              text: value.text,
+              reasoning: value.reasoning,
+              toolCalls: value.toolCalls,
+              model: routed.answer.model,
+              resolvedModel: value.resolvedModel,
+              ...(routed.answer.confidence !== undefined ? { confidence: routed.answer.confidence } : {}),
+            }
+          : undefined,
       attempts: routed.attempts.map((record) => sessionAttempt(record, routed.ranking)),
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
@@ -381,6 +411,8 @@ export class RungSession implements Session {
   settle(callId: string, verdict: VerdictWithReason): boolean {
     this.requireOpen();
     const settled = this.router.settle(callId, verdict.kind, verdict.reason);
+    // A grade of an answer the confidence check let stand is what its thresholds learn from.
+    this.confidence?.grade(callId, verdict.kind);
     if (settled) {
       this.emit({ type: 'ledger-changed' });
       void this.flushDecisions();
@@ -430,11 +462,13 @@ export class RungSession implements Session {
 
   async resetClass(classKey: string): Promise<void> {
     await this.resettable().reset(shaped(classKey));
+    this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
   async resetLedger(): Promise<void> {
     await this.resettable().reset();
+    this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
@@ -685,6 +719,7 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     cost: record.cost ?? null,
     latencyMs: record.latencyMs ?? null,
     explore: record.explore,
+    ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
   };
 }
 

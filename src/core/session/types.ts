@@ -91,14 +91,19 @@ export interface SessionAttempt {
   cost: number | null;
   latencyMs: number | null;
   explore: boolean;
+  /** The answering model's confidence in this answer, a log-probability, when the confidence check read one. */
+  confidence?: number;
 }
 
 /** What a routed call came to. */
 export interface SessionChatResult {
   callId: string;
   classKey: string;
-  /** The standing answer, or undefined when no rung produced one. */
-  answer: { text: string; reasoning: string; toolCalls: ToolCall[]; model: string; resolvedModel: string } | undefined;
+  /**
+   * The standing answer, or undefined when no rung produced one; `confidence` is the answering model's
+   * (a log-probability that the answer is right) when the confidence check read one.
+   */
+  answer: { text: string; reasoning: string; toolCalls: ToolCall[]; model: string; resolvedModel: string; confidence?: number } | undefined;
   attempts: SessionAttempt[];
   /** The ranking with every pruned rung and its reason (including rungs the climb skipped). */
   ranking: Ranking;

@@ -15,6 +15,13 @@ export interface Check {
   verdict: 'pass' | 'fail' | 'unverified';
   /** Why, in words a user can act on ("JSON parse error at 1:14", "npm test exited 1"). */
   reason: string;
+  /** The answer's confidence as the model stated it (a log-probability), when the check read one: the confidence check's climb plans from it. */
+  confidence?: number;
+  /**
+   * What the check spent on a model of its own (the confidence check's question), for the attempt's
+   * cost: the provider's figure, else its tokens at the panel's price, else the catalog's.
+   */
+  spent?: { cost?: number; catalogCost?: number; inputTokens: number | null; outputTokens: number | null };
 }
 
 export interface Verifier {

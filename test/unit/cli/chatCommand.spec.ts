@@ -182,17 +182,17 @@ describe('rung chat', () => {
     }
   });
 
-  it('calls an unchecked chat answer unverified and lets it stand', async () => {
+  it('calls a chat answer whose confidence cannot be read unverified and lets it stand', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
   });
 
   it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
-    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
     expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
