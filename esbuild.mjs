@@ -4,7 +4,7 @@
 //
 // `node esbuild.mjs --production` builds what `npm run package` ships: no source maps, minified.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,24 @@ const testEntries = [
   { entryPoints: [join(root, 'scripts/test-host/start.ts')], outfile: join(root, 'dist/start.js') },
 ];
 
+/** Where the build writes the panel file's JSON Schema; package.json's `jsonValidation` names this file. */
+export const PANEL_SCHEMA = 'dist/panel.schema.json';
+
+/**
+ * Writes `dist/panel.schema.json`, the JSON Schema package.json's `jsonValidation` gives VS Code for
+ * `.rung/panel.json`, from the panel's zod schema (src/core/panelJsonSchema.ts).
+ *
+ * @remarks
+ * Made at every build rather than kept as a file beside the code, so a field added to the validator is
+ * in the editor's completions the next time Rung is built, and the two cannot disagree.
+ */
+export async function writePanelSchema(outfile = join(root, PANEL_SCHEMA)) {
+  const bundled = await build({ ...node, entryPoints: [join(root, 'src/core/panelJsonSchema.ts')], sourcemap: false, write: false, outfile: join(root, 'dist/panel-schema.js') });
+  const module = { exports: {} };
+  new Function('module', 'exports', 'require', bundled.outputFiles[0].text)(module, module.exports, require);
+  writeFileSync(outfile, `${JSON.stringify(module.exports.panelJsonSchema(), null, 2)}\n`);
+}
+
 export async function buildAll({ production = false, tests = !production } = {}) {
   mkdirSync(join(root, 'dist'), { recursive: true });
   // sql.js loads its WebAssembly from beside the bundle.
@@ -139,6 +157,7 @@ export async function buildAll({ production = false, tests = !production } = {})
   if (existsSync(webview)) {
     jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning' }));
   }
+  jobs.push(writePanelSchema());
   await Promise.all(jobs);
 }
 

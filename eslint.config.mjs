@@ -44,13 +44,23 @@ const layers = [
     },
   },
   {
-    // The panel's host rules are kept free of vscode (test/unit/architecture.spec.ts checks the whole
-    // extension layer's imports) precisely so the benchmark can measure them at 100k decisions.
-    files: ['src/bench/panelBench.ts'],
+    // The ledger view's host rules (ledgerView/ledgerController.ts) are kept free of vscode precisely so
+    // the benchmark can measure them at 100k decisions.
+    files: ['src/bench/ledgerViewBench.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'Only src/extension runs inside the editor.' }],
         patterns: [{ group: [...layer('webview')], message: 'The webview is browser code.' }],
+      }],
+    },
+  },
+  {
+    // How a feature asks the session and what it says about the answer: unit-tested without an editor,
+    // so the editor's facts come in as plain data (test/unit/architecture.spec.ts checks it too).
+    files: ['src/extension/calls/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/extension/calls is tested without the editor: take the editor facts it needs as plain data.' }],
       }],
     },
   },

@@ -1,8 +1,8 @@
 /**
- * The ledger panel's state and the views derived from it, without the DOM.
+ * The ledger view's state and what it displays, derived from that state, without the DOM.
  *
  * @remarks
- * Everything the panel decides — how rows of one call become a ladder, which rating stands where,
+ * Everything the view decides — how rows of one call become a ladder, which rating stands where,
  * how a delta changes the page, where a bar of the spend chart goes — lives here as plain functions,
  * so vitest can check it in Node; `render.ts` only turns these views into elements.
  */
@@ -25,7 +25,7 @@ export const RATING_GATE = 8;
 /** The two-sided 95% normal quantile, for the ability interval drawn from a rating's standard error. */
 const Z_95 = 1.96;
 
-/** What the panel knows; replaced, never mutated, by {@link reduce}. */
+/** What the view knows; replaced, never mutated, by {@link reduce}. */
 export interface LedgerState {
   loaded: boolean;
   models: ModelWire[];
@@ -243,8 +243,9 @@ export function groupCalls(rows: readonly DecisionWire[], models: readonly Model
 
 function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, string>, ratingOf: Map<string, RatingWire>): RoutedCallView {
   const opener = rows.find((row) => !row.final) ?? (rows[0] as DecisionWire);
+  // A refused call's row is no attempt: no model was asked, and its pruned rungs say why.
   const attempts: AttemptView[] = rows
-    .filter((row) => !row.final)
+    .filter((row) => !row.final && row.verdict !== 'refused')
     .map((row) => ({ model: row.model, resolved: row.resolved, rung: row.rung, verdict: row.verdict, verdictReason: row.verdictReason, cost: row.cost, latencyMs: row.latencyMs, at: row.at }));
   const last = rows[rows.length - 1] as DecisionWire;
   const candidates = [...opener.candidates];
@@ -312,7 +313,7 @@ export function priceText(model: ModelWire): string {
  * inside a number. The pieces join back to the name.
  *
  * @remarks
- * The ratings table sits in the panel's side column, a third of the editor once the Chat view is open.
+ * The ratings table sits in the view's side column, a third of the editor once the Chat view is open.
  * Letting the browser break names anywhere cut `deepseek` into `deeps`/`eek`; not breaking them at all
  * pushed the pin and avoid buttons out of view. Breaking only between the parts of the slug keeps every
  * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons.
@@ -404,7 +405,7 @@ export interface SpendChart {
 
 /** Colour series the stylesheet defines (`.series-0` … `.series-5`); more models than this share the last. */
 export const SPEND_SERIES = 6;
-/** Days the chart shows, newest last: a month of bars stays readable at a panel's width. */
+/** Days the chart shows, newest last: a month of bars stays readable at the view's width. */
 export const SPEND_DAYS_SHOWN = 30;
 
 /**
@@ -480,7 +481,7 @@ export function formatMs(ms: number): string {
 }
 
 /**
- * One plain sentence for one model's opener estimate, as the panel shows it.
+ * One plain sentence for one model's opener estimate, as the ledger view shows it.
  *
  * @remarks
  * Whole percents: the 95% bounds are seldom narrower than a few points, so a decimal would claim

@@ -1,5 +1,5 @@
 /**
- * The ledger panel's page: parses what the host sends, keeps the state, renders it, and sends the
+ * The ledger view's page: parses what the host sends, keeps the state, renders it, and sends the
  * user's actions back.
  *
  * @remarks

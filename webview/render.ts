@@ -76,7 +76,7 @@ function button(label: string, iconName: string, ariaLabel: string, onClick: () 
   return element;
 }
 
-const VERDICT_ICONS: Record<string, string> = { pass: 'pass', fail: 'error', unverified: 'circle-large-outline', 'provider-error': 'warning', stopped: 'debug-stop' };
+const VERDICT_ICONS: Record<string, string> = { pass: 'pass', fail: 'error', unverified: 'circle-large-outline', 'provider-error': 'warning', stopped: 'debug-stop', refused: 'circle-slash' };
 
 function verdictBadge(verdict: string, label = verdict): HTMLElement {
   return h('span', { class: `verdict verdict-${verdict}` }, icon(VERDICT_ICONS[verdict] ?? 'question'), h('span', {}, label));
@@ -317,7 +317,7 @@ function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   );
 }
 
-/** Chart size in SVG units; it scales to the panel's width. */
+/** Chart size in SVG units; it scales to the view's width. */
 const CHART_WIDTH = 320;
 const CHART_HEIGHT = 120;
 

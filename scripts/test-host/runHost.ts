@@ -14,7 +14,7 @@
  * It ends with the line `N passed, N failed` over the suite and the checks, and exits non-zero when
  * anything failed. `RUNG_CANARY=1` counts the canary as an ordinary suite, so the run is seen to fail.
  * `RUNG_HOST_ONLY=text` runs only the browser checks whose name or file contains `text` (no canary, no suite;
- * `RUNG_HOST_ONLY=ledgerPanel` runs the checks of `test/e2e/ledgerPanel.e2e.ts`),
+ * `RUNG_HOST_ONLY=ledgerView` runs the checks of `test/e2e/ledgerView.e2e.ts`),
  * to iterate on one check in a minute rather than the whole run's six; a filter that matches nothing fails.
  * `RUNG_HOST_ONLY=restricted` runs only the no-folder and untrusted windows.
  * Logs (the server's, each page's console) go to `test-results/host/`, screenshots to

@@ -19,22 +19,27 @@ import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { parsePanel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { parseOutcomes } from '../core/replay/outcomes';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay } from '../core/replay/replay';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
 import { round, summarise, type BenchRow } from './benchRow';
 import { DECISION_COUNTS, runLedgerBench } from './ledgerBench';
-import { runPanelBench } from './panelBench';
+import { runLedgerViewBench } from './ledgerViewBench';
+import { runLedgerOpenBench } from './ledgerOpenBench';
+import { runChecksBench } from './checksBench';
 import { runStreamBench } from './streamBench';
+import { runAnswerBench } from './answerBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 const REPLAY_RUNS = 5;
 const RANK_RUNS = 5_000;
 
 async function main(): Promise<void> {
-  // `RUNG_BENCH_ONLY=panel npm run bench` measures the ledger panel alone (about a minute instead of several).
+  // `RUNG_BENCH_ONLY=panel npm run bench` measures the ledger view alone (about a minute instead of several).
   if (process.env.RUNG_BENCH_ONLY === 'panel') {
-    process.stdout.write(table(await runPanelBench()));
+    process.stdout.write(table(await runLedgerViewBench()));
     return;
   }
   // `RUNG_BENCH_ONLY=stream npm run bench`: the provider transport reading one long line in small pieces.
@@ -42,23 +47,57 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runStreamBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=answers npm run bench`: fences and tool calls read from hostile answers.
+  if (process.env.RUNG_BENCH_ONLY === 'answers') {
+    process.stdout.write(table(await runAnswerBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=ledger-open npm run bench`: how long opening a ledger holds the thread, by its size.
+  if (process.env.RUNG_BENCH_ONLY === 'ledger-open') {
+    process.stdout.write(table(await runLedgerOpenBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=checks npm run bench`: reading a request's checks, and the JSON check, on large and hostile text.
+  if (process.env.RUNG_BENCH_ONLY === 'checks') {
+    process.stdout.write(table(await runChecksBench()));
+    return;
+  }
   const outcomesPath = process.argv[2] ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
   const rows: BenchRow[] = [];
   if (existsSync(outcomesPath)) rows.push(...(await replayBench(outcomesPath)));
   else process.stderr.write(`bench: ${outcomesPath} not found; skipping the replay figures\n`);
+  // `RUNG_BENCH_ONLY=routing npm run bench`: the replay and routing-overhead rows alone.
+  if (process.env.RUNG_BENCH_ONLY === 'routing') {
+    process.stdout.write(table(rows));
+    return;
+  }
   rows.push(...(await historyBench()));
   rows.push(...(await runLedgerBench()));
-  rows.push(...(await runPanelBench()));
+  rows.push(...(await runLedgerViewBench()));
   rows.push(...(await runStreamBench()));
+  rows.push(...(await runAnswerBench()));
+  rows.push(...(await runChecksBench()));
   process.stdout.write(table(rows));
 }
 
-/** One whole replay (wall time), and the router's own time per routed call and per attempt inside it. */
+/**
+ * One whole replay (wall time), and the router's own time per routed call and per attempt inside it;
+ * again with the prompts' text, when it has been rebuilt beside the outcomes (scripts/prompts.mjs), so
+ * the per-prompt signal's features, reading and learning are inside the timed call.
+ */
 async function replayBench(path: string): Promise<BenchRow[]> {
+  const promptsPath = path.replace(/\.jsonl$/, '') + '.prompts.jsonl';
+  const prompts = existsSync(promptsPath) ? parsePrompts(readFileSync(promptsPath, 'utf8'), promptsPath) : undefined;
+  if (!prompts) process.stderr.write(`bench: ${promptsPath} not found; skipping the routing overhead with the per-prompt signal\n`);
+  return [...(await timedReplays(path, undefined)), ...(prompts ? await timedReplays(path, prompts) : [])];
+}
+
+async function timedReplays(path: string, prompts: ReadonlyMap<string, PromptText> | undefined): Promise<BenchRow[]> {
   const { rows, models } = parseOutcomes(readFileSync(path, 'utf8'), path);
   const wall: number[] = [];
   const perCall: number[] = [];
   const perAttempt: number[] = [];
+  const signal = prompts ? ', with the per-prompt signal' : '';
   for (let run = 0; run < REPLAY_RUNS; run++) {
     const started = performance.now();
     await runReplay({
@@ -67,6 +106,7 @@ async function replayBench(path: string): Promise<BenchRow[]> {
       verifier: { kind: 'perfect' },
       classKey: 'family',
       seed: run + 1,
+      ...(prompts ? { prompts } : {}),
       timing: {
         now: () => performance.now(),
         record: (elapsed, attempts) => {
@@ -78,9 +118,9 @@ async function replayBench(path: string): Promise<BenchRow[]> {
     wall.push(performance.now() - started);
   }
   return [
-    { name: `replay of ${rows.length} prompts (whole run, ms)`, n: rows.length, ...summarise(wall) },
-    { name: 'routing overhead per call (µs)', n: perCall.length, ...micro(perCall) },
-    { name: 'routing overhead per attempt (µs)', n: perAttempt.length, ...micro(perAttempt) },
+    { name: `replay of ${rows.length} prompts${signal} (whole run, ms)`, n: rows.length, ...summarise(wall) },
+    { name: `routing overhead per call${signal} (µs)`, n: perCall.length, ...micro(perCall) },
+    { name: `routing overhead per attempt${signal} (µs)`, n: perAttempt.length, ...micro(perAttempt) },
   ];
 }
 

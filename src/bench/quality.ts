@@ -12,18 +12,23 @@
  * Rung's money went against the learner's (`spend.ts`), by class and model and by verdict. The recorded
  * half ends with what classes finer than the family could buy at best on `test` ({@link finerClassTable}).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import type { Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow, type OutcomeSelection } from '../core/replay/outcomes';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
-import { callsToStopOpening, hindsightChainCost } from './qualityMeasures';
+import { callsToStopOpening, hindsightChainCost, hindsightFront } from './qualityMeasures';
+import { BOUND_SERIES, qualityPlotSvg, type QualityFigures } from './qualityPlot';
 import { spendBreakdown, type SpendBreakdown, type VerdictSpend } from './spend';
-import { generateWorld, WORLDS, type World } from './worlds';
+import { QUALITY_USAGE, QualityUsageError, readQualityArgs, type QualityPlan } from './qualityArgs';
+import { generateWorld, WORLDS, worldPrompts, type World } from './worlds';
 
-const SEEDS = [1, 2, 3, 4, 5];
+/** Seeds 1–5, or 1–N with `--seeds N`. */
+let SEEDS = [1, 2, 3, 4, 5];
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 
 interface Line {
@@ -42,33 +47,42 @@ interface Line {
   hindsight: number;
   /** Drift worlds: per seed, calls at the drifted class after the swap until Rung last opened with the swapped model. */
   detection?: number[];
+  /** The class-level bound's whole front (accuracy, cost share), for `--plot`: on a generated world, seed 1's. */
+  front?: { accuracy: number; share: number }[];
+  /** Per seed: whether Rung was at least as accurate as the learner and no dearer. */
+  ahead?: boolean[];
   /** Generated worlds under `--spend`: per seed, where the money went, with that seed's best single model's cost. */
   spend?: { breakdown: SpendBreakdown; bestCost: number; order: string[] }[];
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const tradeoff = (args.includes('--economy') ? 'economy' : 'quality') as Tradeoff;
-  // --noisy: the check passes a wrong answer 5% of the time and fails a right one 5% of the time.
-  const verifier: ReplayVerifier = args.includes('--noisy') ? { kind: 'noisy', falsePass: 0.05, falseFail: 0.05 } : { kind: 'perfect' };
-  // --world NAME (repeatable) measures only those worlds.
-  const named = args.flatMap((arg, index) => (args[index - 1] === '--world' ? [arg] : []));
-  const path = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--world') ?? process.env.RUNG_OUTCOMES ?? DEFAULT_OUTCOMES;
+  let plan: QualityPlan;
+  try {
+    plan = readQualityArgs(process.argv.slice(2), process.env, DEFAULT_OUTCOMES);
+  } catch (error) {
+    if (!(error instanceof QualityUsageError)) throw error;
+    process.stderr.write(`quality: ${error.message}\n${QUALITY_USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const note of plan.notes) process.stderr.write(`quality: ${note}\n`);
+  const { tradeoff, verifier, named, recorded } = plan;
+  SEEDS = plan.seeds;
   const lines: Line[] = [];
-  // --worlds or --recorded runs one half, for iterating; the figures in BENCHMARKS.md are from both.
-  const only = args.includes('--worlds') ? 'worlds' : args.includes('--recorded') ? 'recorded' : undefined;
-  if (only !== 'worlds' && named.length === 0) lines.push(...(await measureRecorded(path, tradeoff, verifier)));
-  if (only !== 'recorded') {
+  if (recorded !== undefined) lines.push(...(await measureRecorded(recorded, tradeoff, verifier)));
+  if (plan.worlds) {
     const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
     try {
-      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, args.includes('--spend')));
+      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, plan.spend));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
+  if (plan.plotDir) writePlots(lines, plan.plotDir);
+  process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
-  if (only !== 'worlds' && named.length === 0) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(path, 'utf8'), path))}\n`);
+  if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
 }
 
 /** What `model` cost over `rows`, USD. */
@@ -157,6 +171,16 @@ async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: Repla
     const rows = selectOutcomes(recorded.rows, selection, path);
     lines.push(await measure(name, rows, recorded.models, tradeoff, verifier));
   }
+  // The prompts' text, rebuilt beside the outcomes by scripts/prompts.mjs: the per-prompt signal and the
+  // guessing floor read it; without the file these rows are left out.
+  const promptsPath = path.replace(/\.jsonl$/, '') + '.prompts.jsonl';
+  if (existsSync(promptsPath)) {
+    const prompts = parsePrompts(readFileSync(promptsPath, 'utf8'), promptsPath);
+    for (const split of ['train', 'test']) {
+      const rows = selectOutcomes(recorded.rows, { split }, path);
+      lines.push(await measure(`9-model ${split}, with prompt text`, rows, recorded.models, tradeoff, verifier, prompts));
+    }
+  }
   return lines;
 }
 
@@ -165,30 +189,41 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
   const spends: NonNullable<Line['spend']> = [];
   const hindsight: number[] = [];
   const detection: number[] = [];
+  let front: Line['front'];
   for (const seed of SEEDS) {
     // Written and read back as any outcomes file is, so the world is replayed like the recorded data.
     const file = join(dir, `${world.name}-${seed}.jsonl`);
     writeFileSync(file, generateWorld(world, seed).map((row) => JSON.stringify(row)).join('\n') + '\n');
     const { rows, models } = parseOutcomes(readFileSync(file, 'utf8'), file);
+    // A world whose classes are choices says so in its prompts' text, written and read back like the outcomes.
+    const text = worldPrompts(world, rows);
+    let prompts: ReadonlyMap<string, PromptText> | undefined;
+    if (text) {
+      const promptsFile = join(dir, `${world.name}-${seed}.prompts.jsonl`);
+      writeFileSync(promptsFile, text.map((row) => JSON.stringify(row)).join('\n') + '\n');
+      prompts = parsePrompts(readFileSync(promptsFile, 'utf8'), promptsFile);
+    }
     const sink = new MemoryDecisionSink();
-    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink });
+    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}) });
     runs.push(run);
     hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
     if (spend) spends.push({ breakdown: spendBreakdown(rows, models, sink.rows), bestCost: run.bestSingle.cost, order: world.models.map((model) => model.slug) });
+    if (seed === SEEDS[0]) front = frontOf(rows, models, run.bestSingle.cost);
     const drifting = world.models.find((model) => model.drift);
     if (drifting?.drift) {
       const cls = Object.keys(drifting.drift.accuracy)[0] as string;
       detection.push(callsToStopOpening(rows, sink.rows, drifting.slug, cls, Math.ceil(drifting.drift.from * rows.length)));
     }
   }
-  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
+  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(front ? { front } : {}), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
 }
 
-async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier): Promise<Line> {
+async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier, prompts?: ReadonlyMap<string, PromptText>): Promise<Line> {
   const runs: ReplaySummary[] = [];
-  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed }));
+  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}) }));
   const accuracy = mean(runs.map((run) => run.policy.accuracy));
-  return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / (runs[0] as ReplaySummary).bestSingle.cost };
+  const best = (runs[0] as ReplaySummary).bestSingle.cost;
+  return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / best, front: frontOf(rows, models, best) };
 }
 
 function summarise(name: string, runs: ReplaySummary[]): Omit<Line, 'hindsight'> {
@@ -199,10 +234,50 @@ function summarise(name: string, runs: ReplaySummary[]): Omit<Line, 'hindsight'>
     rung: { accuracy: runs.map((run) => run.policy.accuracy), share: runs.map((run) => run.policy.cost / run.bestSingle.cost) },
     learner: { accuracy: runs.map((run) => run.onlineLearner.accuracy), share: runs.map((run) => run.onlineLearner.cost / run.bestSingle.cost) },
     rho: runs.map((run) => meanRhoPastGate(run)),
+    ahead: runs.map((run) => run.policy.accuracy >= run.onlineLearner.accuracy - 1e-12 && run.policy.cost <= run.onlineLearner.cost),
     // Means over the runs: on a generated world each seed is another world (on recorded data they agree).
     cascade: { accuracy: mean(runs.map((run) => run.priceOrderCascade.accuracy)), share: mean(runs.map((run) => run.priceOrderCascade.cost / run.bestSingle.cost)) },
     oracle: { accuracy: mean(runs.map((run) => run.oracle.accuracy)), share: mean(runs.map((run) => run.oracle.cost / run.bestSingle.cost)) },
   };
+}
+
+/** The class-level bound's front as (accuracy, share of the best single model's cost) points. */
+function frontOf(rows: readonly OutcomeRow[], models: readonly string[], bestCost: number): { accuracy: number; share: number }[] {
+  return hindsightFront(rows, models, (row) => row.family).map((point) => ({ accuracy: point.correct / rows.length, share: point.cost / bestCost }));
+}
+
+/**
+ * `--plot DIR`: accuracy against cost for Rung, the simple learner, the class-level bound and the
+ * oracle, one SVG per data set (the recorded `test` split with and without the prompts' text on one
+ * plot), and the figures behind them as JSON.
+ */
+function writePlots(lines: readonly Line[], dir: string): void {
+  const sets: { file: string; title: string; lines: string[] }[] = [
+    { file: 'quality-9-model-test', title: '9-model test split (4,048 prompts), seeds 1–5, perfect check', lines: ['9-model test', '9-model test, with prompt text'] },
+    { file: 'quality-9-model-train', title: '9-model train split (1,485 prompts), seeds 1–5, perfect check', lines: ['9-model train', '9-model train, with prompt text'] },
+    { file: 'quality-eleven-models', title: 'eleven-models world, seeds 1–5, perfect check', lines: ['eleven-models'] },
+    { file: 'quality-eleven-models-two-way', title: 'eleven-models-two-way world, seeds 1–5, perfect check', lines: ['eleven-models-two-way'] },
+  ];
+  const data: Record<string, QualityFigures> = {};
+  for (const set of sets) {
+    const chosen = set.lines.map((name) => lines.find((line) => line.name === name)).filter((line): line is Line => line !== undefined);
+    const first = chosen[0];
+    if (!first) continue;
+    const point = (accuracy: number, costShare: number) => ({ costShare, accuracy });
+    const low = Math.min(...chosen.flatMap((line) => [mean(line.rung.accuracy), mean(line.learner.accuracy)])) - 0.02;
+    const figures: QualityFigures = {
+      title: set.title,
+      series: [
+        { name: BOUND_SERIES, points: (first.front ?? []).filter((entry) => entry.accuracy >= low).map((entry) => point(entry.accuracy, entry.share)) },
+        { name: 'oracle', points: [point(first.oracle.accuracy, first.oracle.share)] },
+        { name: 'simple learner', points: [point(mean(first.learner.accuracy), mean(first.learner.share))] },
+        ...chosen.map((line) => ({ name: line.name.includes('with prompt text') ? 'Rung, with prompt text' : 'Rung', points: [point(mean(line.rung.accuracy), mean(line.rung.share))] })),
+      ],
+    };
+    writeFileSync(join(dir, `${set.file}.svg`), qualityPlotSvg(figures));
+    data[set.file] = figures;
+  }
+  writeFileSync(join(dir, 'quality-plots.json'), `${JSON.stringify(data, null, 1)}\n`);
 }
 
 /** The mean over classes of the rank correlation between ratings past the gate and true accuracy; NaN when no class has 3 such models. */

@@ -39,6 +39,12 @@ export interface ChainPoint {
  * order), then the classes' Pareto fronts merged. Infinity when no chain reaches `accuracy`.
  */
 export function hindsightChainCost(rows: readonly OutcomeRow[], models: readonly string[], classOf: (row: OutcomeRow) => string, accuracy: number): number {
+  const needed = Math.ceil(accuracy * rows.length - 1e-9);
+  return hindsightFront(rows, models, classOf).find((point) => point.correct >= needed)?.cost ?? Number.POSITIVE_INFINITY;
+}
+
+/** Every point of the hindsight chains' front: for each number of prompts answered, the least cost (see {@link hindsightChainCost}). */
+export function hindsightFront(rows: readonly OutcomeRow[], models: readonly string[], classOf: (row: OutcomeRow) => string): ChainPoint[] {
   const byClass = new Map<string, OutcomeRow[]>();
   for (const row of rows) byClass.set(classOf(row), [...(byClass.get(classOf(row)) ?? []), row]);
   let merged: ChainPoint[] = [{ cost: 0, correct: 0 }];
@@ -46,8 +52,7 @@ export function hindsightChainCost(rows: readonly OutcomeRow[], models: readonly
     const front = classFront(members, models);
     merged = paretoFront(merged.flatMap((a) => front.map((b) => ({ cost: a.cost + b.cost, correct: a.correct + b.correct }))));
   }
-  const needed = Math.ceil(accuracy * rows.length - 1e-9);
-  return merged.find((point) => point.correct >= needed)?.cost ?? Number.POSITIVE_INFINITY;
+  return merged;
 }
 
 function classFront(rows: readonly OutcomeRow[], models: readonly string[]): ChainPoint[] {

@@ -92,6 +92,12 @@ export interface World {
   tokens?: Record<string, WorldTokens>;
   /** Failures shared within groups of models beyond the one difficulty; none when absent (the older worlds). */
   correlation?: WorldCorrelation;
+  /**
+   * Classes whose calls are a choice among this many answers: a model that does not know guesses right
+   * one time in that many (the stated accuracies count those guesses). Such a world's prompts say so in
+   * their text ({@link worldPrompts}), the only place Rung can read an answer format from.
+   */
+  choices?: Record<string, number>;
 }
 
 const CLASSES = ['alpha', 'beta', 'gamma'];
@@ -200,7 +206,7 @@ export const WORLDS: World[] = [
   },
   {
     name: 'eleven-models',
-    about: 'like the unseen data of issue 13: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
+    about: 'shaped after unseen data this repository does not hold: 11 models at $0.20–$10 per million input tokens, three families, the dear rungs strong but reached only after cheap ones fail',
     ...ELEVEN_MODEL_SHAPE,
     unanswerableShare: 0.024,
     models: ELEVEN_MODELS,
@@ -224,6 +230,18 @@ export const WORLDS: World[] = [
       ...(model.slug === 'in0.50' ? { accuracy: { science: 0.6, commonsense: 0.65, code: 0.2 } } : {}),
     })),
   },
+  // The unseen data this family of worlds is shaped after has one family that is a two-way choice, where
+  // its weakest models were rated 0.95 for answers half of which a coin would give: eleven-models with
+  // commonsense a yes-or-no question, at the same stated accuracies (so every model is right at least half
+  // the time there). Not read off any data beyond that sentence.
+  {
+    name: 'eleven-models-two-way',
+    about: 'eleven-models with commonsense a two-way choice: a model that does not know is right half the time',
+    ...ELEVEN_MODEL_SHAPE,
+    unanswerableShare: 0.024,
+    choices: { commonsense: 2 },
+    models: ELEVEN_MODELS.map((model) => ({ ...model, accuracy: { ...model.accuracy, commonsense: Math.max(0.55, model.accuracy.commonsense as number) } })),
+  },
   // Not read off any data: eleven-models with 4% of prompts nobody answers instead of 2.4%. Rung is dearer
   // than the simple learner here (it keeps climbing to dear rungs that have only ever seen calls every
   // cheaper rung failed; see BENCHMARKS.md), so it is kept as a world the policy has to win on.
@@ -235,6 +253,22 @@ export const WORLDS: World[] = [
     models: ELEVEN_MODELS,
   },
 ];
+
+/**
+ * The text of a world's prompts, for the per-prompt signal: a class with {@link World.choices} says it
+ * is a choice ("Answer yes or no." for two), every other prompt says only that it is a question. The
+ * text carries the answer format and nothing else, so it tells the signal nothing about a prompt's
+ * difficulty; undefined for a world without choices, whose prompts have no text.
+ */
+export function worldPrompts(world: World, rows: readonly OutcomeRow[]): { id: string; prompt: string }[] | undefined {
+  if (!world.choices) return undefined;
+  return rows.map((row) => {
+    const choices = world.choices?.[row.family];
+    if (choices === 2) return { id: row.id, prompt: 'A question. Answer yes or no.' };
+    if (choices !== undefined) return { id: row.id, prompt: ['A question.', ...Array.from({ length: choices }, (_, i) => `${String.fromCharCode(65 + i)}: a choice`)].join('\n') };
+    return { id: row.id, prompt: 'A question.' };
+  });
+}
 
 export function worldNamed(name: string): World {
   const world = WORLDS.find((entry) => entry.name === name);
@@ -262,11 +296,12 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
   const abilities = new Map<string, number>();
   // A model's difficulty is the shared one plus its group's and its own shifts, so its accuracy is solved
   // over the wider spread, and over the calls that are not traps (a trap passes at `trapPass` whatever the ability).
-  const abilityFor = (accuracy: number, grouped: boolean): number => {
-    const key = `${accuracy.toFixed(6)}/${grouped}`;
+  const abilityFor = (accuracy: number, grouped: boolean, guess: number): number => {
+    const key = `${accuracy.toFixed(6)}/${grouped}/${guess}`;
     let value = abilities.get(key);
     if (value === undefined) {
-      const onOrdinary = trapShare > 0 ? (accuracy / (1 - unanswerableShare) - trapShare * trapPass) / (1 - trapShare) : accuracy / (1 - unanswerableShare);
+      const answered = guess > 0 ? (accuracy / (1 - unanswerableShare) - guess) / (1 - guess) : accuracy / (1 - unanswerableShare);
+      const onOrdinary = trapShare > 0 ? (answered - trapShare * trapPass) / (1 - trapShare) : answered;
       value = abilityForAccuracy(Math.max(0.001, onOrdinary) * (1 - unanswerableShare), unanswerableShare, Math.hypot(spread, grouped ? groupSd : 0, residualSd));
       abilities.set(key, value);
     }
@@ -287,7 +322,9 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
       const drifted = model.drift && index >= model.drift.from * total ? model.drift.accuracy[cls] : undefined;
       const accuracy = drifted ?? model.accuracy[cls] ?? 0;
       const shift = (model.group === undefined ? 0 : (shifts.get(model.group) ?? 0)) + (residualSd > 0 ? normal(random) * residualSd : 0);
-      const chance = trap ? trapPass : logistic(abilityFor(accuracy, shifts.has(model.group ?? '')) - difficulty - shift);
+      const guess = world.choices?.[cls] ? 1 / (world.choices[cls] as number) : 0;
+      const knows = logistic(abilityFor(accuracy, shifts.has(model.group ?? ''), guess) - difficulty - shift);
+      const chance = trap ? trapPass : guess > 0 ? guess + (1 - guess) * knows : knows;
       const right = !unanswerable && random() < chance;
       // One price for both kinds of token keeps the older worlds' bytes as they were.
       const cost = model.outputPrice === undefined ? ((inputTokens + outputTokens) * model.price) / 1e6 : (inputTokens * model.price + outputTokens * model.outputPrice) / 1e6;

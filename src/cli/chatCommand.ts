@@ -1,6 +1,7 @@
 /**
  * `rung chat`: one prompt routed through the real providers from a terminal — streamed to stdout,
- * checked, and escalated visibly when the check fails.
+ * checked, and escalated visibly when the check fails; the closing line names the model, the checks
+ * that judged its answer (or "unchecked") and the cost.
  *
  * @remarks
  * The same Router, adapters and verifiers the extension uses, so what a user sees here is what the
@@ -9,18 +10,21 @@
  * exactly one JSON object and everything else (escalations, skips, pruned rungs) goes to stderr, so
  * a script can parse stdout whole.
  */
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { RoutingError } from '../core/routing/rank';
 import { prunedLine, type PrunedCandidate } from '../core/decisions/decision';
-import { schemaProblems } from '../core/session/callChecks';
+import { schemaProblems, sweepDeadScratch } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
+import { printable, printableJson } from '../core/terminalText';
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
-import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readPanelFile, readUserFile, UsageError, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readUserFile, UsageError, type CliIo } from './io';
+import { commandPanel } from './panelOption';
 import type { LedgerOpener } from './replayCommand';
 import { isTeamLedgerUrl, workspaceLedgerPath } from './teamLedgerOpener';
 import { asksForHelp, formatHelp, usageLine } from './usage';
@@ -35,6 +39,8 @@ interface AttemptLine {
   model: string;
   verdict: string;
   reason: string;
+  /** The checks that judged the attempt's answer, in words; empty when none did. */
+  checks: string[];
   /** The model's confidence in the answer (a log-probability), when the confidence check read one. */
   confidence?: number;
 }
@@ -59,7 +65,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   let schema: unknown;
   try {
     parsed = await readChatCommandLine(argv, io);
-    panel = readPanelFile(parsed.panel, io);
+    panel = await commandPanel(parsed.panel, io, CHAT_COMMAND.name);
+    if (parsed.attemptTimeoutSeconds !== undefined) panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
@@ -73,6 +80,9 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   }
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
+  if (parsed.verifyCommand !== undefined) {
+    for (const path of await sweepDeadScratch(tmpdir())) printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
+  }
   // The session keeps its decision log beside the ledger path; a team's decisions stay in this workspace.
   const teamUrl = parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger) ? parsed.ledger : undefined;
   const ledgerPath = parsed.ledger === undefined ? null : teamUrl ? workspaceLedgerPath(io.cwd) : resolve(io.cwd, parsed.ledger);
@@ -93,7 +103,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     // Stopped while probing or fetching a catalog: no call was made, and routing now would only report
     // the providers the stop cut short as unavailable.
     if (io.signal?.aborted) {
-      if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, attempts: [] })}\n`);
+      if (json) io.stdout(`${JSON.stringify({ answer: null, model: null, checks: [], checked: 'unchecked', cost: 0, attempts: [] })}\n`);
       io.stderr('rung chat: stopped by the user\n');
       return EXIT_STOPPED;
     }
@@ -111,6 +121,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
                     command: parsed.verifyCommand,
                     cwd: io.cwd,
                     ...(parsed.verifyTimeoutMs !== undefined ? { timeoutMs: parsed.verifyTimeoutMs } : {}),
+                    ...(parsed.verifyEnv.length > 0 ? { allowEnv: parsed.verifyEnv } : {}),
                     onProgress: (progress) => printer.notice(checkProgressLine(progress)),
                   },
                 }
@@ -158,8 +169,9 @@ class ChatPrinter {
         if (event.part.type === 'warning') this.notice(event.part.message);
         break;
       case 'escalated':
-        if (this.json) this.io.stderr(`${event.reason}\n`);
-        else this.out(`${this.atLineStart ? '\n' : '\n\n'}${event.reason}\n\n`);
+        // The reason quotes the check or the provider: their text, escaped like every line said about a call.
+        if (this.json) this.io.stderr(`${printable(event.reason)}\n`);
+        else this.out(`${this.atLineStart ? '\n' : '\n\n'}${printable(event.reason)}\n\n`);
         break;
       case 'skipped':
         this.notice(`skipped ${event.model} (${phrase(event.verdict)}); trying ${event.next}`);
@@ -174,10 +186,14 @@ class ChatPrinter {
     }
   }
 
-  /** One line on stderr, starting on its own line. */
+  /**
+   * One line on stderr, starting on its own line, with control characters escaped: a provider's error
+   * text, a model's refusal and a catalog's model ids reach these lines, and a terminal must show them,
+   * not obey them (see terminalText.ts).
+   */
   notice(message: string): void {
     this.endLine();
-    this.io.stderr(`rung chat: ${message}\n`);
+    this.io.stderr(`rung chat: ${printable(message)}\n`);
   }
 
   /** Prints the outcome; returns the exit code. */
@@ -186,16 +202,18 @@ class ChatPrinter {
       model: attempt.model,
       verdict: attempt.verdict.kind,
       reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
+      checks: attempt.checks,
       ...(attempt.confidence !== undefined ? { confidence: attempt.confidence } : {}),
     }));
     const answer = result?.answer;
     if (this.json) {
-      this.io.stdout(`${JSON.stringify({ answer: answer?.text ?? null, model: answer?.model ?? null, attempts })}\n`);
+      const outcome = { answer: answer?.text ?? null, model: answer?.model ?? null, checks: result?.checks ?? [], checked: result?.checked ?? 'unchecked', cost: result?.cost ?? 0, attempts };
+      this.io.stdout(`${printableJson(outcome)}\n`);
     } else {
       // Ends the answer's line; a call that printed nothing leaves stdout empty, not one blank line.
       this.endLine();
       const last = result?.attempts.at(-1);
-      if (answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)})`);
+      if (result && answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)}); ${result.checked}; cost ${usd(result.cost)}`);
       else if (last) this.notice(`no answer stands; last attempt ${last.model} (${phrase(last.verdict)})`);
     }
     if (result?.stopped) return EXIT_STOPPED;
@@ -229,6 +247,11 @@ class ChatPrinter {
 function phrase(verdict: VerdictWithReason): string {
   const failure = verdict.failure !== undefined && verdict.failure !== verdict.kind ? `${verdict.failure}: ` : '';
   return `${verdict.kind}: ${failure}${verdict.reason}`;
+}
+
+/** USD to three significant figures (`$0.0000146`): a local call's `$0` and a cloud call's fraction of a cent both read as they are. */
+function usd(amount: number): string {
+  return amount === 0 ? '$0' : `$${amount.toPrecision(3)}`;
 }
 
 /**

@@ -7,8 +7,11 @@
  * declaration, whoever shapes the command itself.
  */
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
+import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
+import { DEFAULT_ATTEMPT_TIMEOUT_SECONDS, MAX_ATTEMPT_TIMEOUT_SECONDS } from '../core/panel';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { UsageError, type CliIo } from './io';
+import { PANEL_FLAG_DESCRIPTION } from './panelOption';
 import { readPrompt, STDIN_OPERAND } from './prompt';
 import { parseCommandArgs, type CommandUsage } from './usage';
 
@@ -21,28 +24,43 @@ export const CHAT_COMMAND = {
     [STDIN_OPERAND, 'read the prompt from standard input; a pipe with no PROMPT is read the same way'],
   ],
   flags: {
-    panel: { type: 'string', value: 'FILE', description: 'the panel: models, providers, prices and routing settings (JSON)' },
-    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); plan with --schema, else chat' },
+    panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
+    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); absent: read from the prompt (plan for JSON, edit for code, else chat)' },
     schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
     'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
     'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
+    'verify-env': {
+      type: 'string',
+      value: 'NAME',
+      multiple: true,
+      description: 'let --verify-command see this environment variable too (repeat for more); it gets only PATH, HOME, the locale and the toolchains\' own locations otherwise, and never a RUNG_*_API_KEY',
+    },
+    'attempt-timeout': {
+      type: 'string',
+      value: 'SECS',
+      description: `how long one model may take to stream its whole answer before the attempt is a provider error and the next rung is tried (default: the panel's routing.attemptTimeoutSeconds, else ${DEFAULT_ATTEMPT_TIMEOUT_SECONDS})`,
+    },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
-    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, attempts) on stdout; notices go to stderr' },
+    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, checks, cost, attempts) on stdout; notices go to stderr' },
     'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
   },
-  required: ['panel'],
   notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],
 } as const satisfies CommandUsage;
 
 /** `rung chat`'s command line, read and checked: the flags' values and the prompt from wherever it came. */
 export interface ChatCommandLine {
-  panel: string;
+  /** `--panel`; undefined to find the panel as the extension does (panelOption.ts). */
+  panel: string | undefined;
   classKey: string | undefined;
   schema: string | undefined;
   verifyCommand: string | undefined;
   /** `--verify-timeout`, ms; undefined keeps the verifier's default ({@link COMMAND_TIMEOUT_MS}). */
   verifyTimeoutMs: number | undefined;
+  /** `--verify-env`: variables the command may see beyond those every command gets. */
+  verifyEnv: string[];
+  /** `--attempt-timeout`, seconds; undefined keeps the panel's (or the default). */
+  attemptTimeoutSeconds: number | undefined;
   ledger: string | undefined;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
@@ -60,12 +78,17 @@ export interface ChatCommandLine {
  */
 export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
   const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
-  if (!values.panel) throw new UsageError('missing --panel FILE');
   // An empty --class= reached shaped() only once the call was routed, and failed as a run-time error, exit 1.
   if (values.class !== undefined && !values.class.trim()) throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
   if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  const verifyEnv = values['verify-env'] ?? [];
+  if (verifyEnv.length > 0 && values['verify-command'] === undefined) throw new UsageError('--verify-env names variables for --verify-command, which is missing');
+  for (const name of verifyEnv) {
+    if (!VARIABLE_NAME.test(name)) throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
+  }
   if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
   return {
     panel: values.panel,
@@ -73,6 +96,8 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     schema: values.schema,
     verifyCommand: values['verify-command'],
     verifyTimeoutMs,
+    verifyEnv,
+    attemptTimeoutSeconds,
     ledger: values.ledger,
     shareDecisions: values['share-decisions'],
     json: values.json,
@@ -85,6 +110,16 @@ export function parseVerifyTimeout(text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--verify-timeout must be a whole number of milliseconds, at least 1, not "${text}"`);
   return Number(text);
+}
+
+/** Reads `--attempt-timeout SECS`: a number of seconds above 0, at most a day; undefined keeps the panel's. */
+export function parseAttemptTimeout(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > MAX_ATTEMPT_TIMEOUT_SECONDS) {
+    throw new UsageError(`--attempt-timeout must be a number of seconds above 0 and at most ${MAX_ATTEMPT_TIMEOUT_SECONDS}, not "${text}"`);
+  }
+  return seconds;
 }
 
 /** The stderr line while a check runs long: `still checking \`npm test\` after 10 s (gives up at 120 s)`. */

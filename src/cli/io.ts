@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock';
-import { parsePanelText, type Panel } from '../core/panel';
+import { PanelError, parsePanelText, type Panel } from '../core/panel';
+import { readPanelFileBytes } from '../core/panelFileText';
 
 /**
  * The exit code when a command did what it was asked.
@@ -113,9 +114,28 @@ function readFailure(error: unknown): string {
   return (code === undefined ? undefined : READ_FAILURES[code]) ?? code ?? (error as Error).message;
 }
 
-/** Reads and validates a panel file; the default providers follow the command's environment (`OLLAMA_HOST`). */
+/**
+ * Reads and validates a panel file; the default providers follow the command's environment (`OLLAMA_HOST`).
+ *
+ * @remarks
+ * Read by the panel's own reader (panelFileText.ts): anything but a regular file, or a file larger than
+ * any panel, is refused before it is read (a `--panel /dev/zero` read 630 MB). A link the user made is
+ * followed: they named the path.
+ */
 export function readPanelFile(path: string, io: Pick<CliIo, 'cwd' | 'env'>): Panel {
-  return parsePanelText(readUserFile(path, io, '--panel'), path, io.env);
+  const full = resolve(io.cwd, path);
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readPanelFileBytes(full, { followLinks: true });
+  } catch (error) {
+    if (error instanceof PanelError) throw new UsageError(`cannot read --panel ${full}: ${error.issues.join('; ')}`);
+    if (error instanceof Error && 'code' in error) throw new UsageError(`cannot read --panel ${full}: ${readFailure(error)}`);
+    throw error;
+  }
+  if (bytes === undefined) throw new UsageError(`cannot read --panel ${full}: ${READ_FAILURES.ENOENT}`);
+  const notText = notUtf8Text(bytes);
+  if (notText) throw new UsageError(`cannot read --panel ${full}: ${notText}`);
+  return parsePanelText(bytes.toString('utf8'), path, io.env);
 }
 
 /**

@@ -10,7 +10,7 @@
  * command (see io.ts): 0 done, 1 the command failed (a missing ledger, a refused reset, a folder it
  * cannot write), 2 the arguments were wrong.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
@@ -24,10 +24,12 @@ import { isTeamLedgerUrl, redactedUrl, type TeamLedger } from '../core/ledger/te
 import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
 import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
+import { printable, printableJson } from '../core/terminalText';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
+import { ensureFolder } from '../core/ledger/safeFiles';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;
@@ -197,13 +199,13 @@ async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean):
   if (!readOnly) refuseNonSqliteLedger(path);
   const ledger = await explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', () => {
     // Made here rather than by the ledger's first save, so a folder that cannot be made is said as such.
-    if (!readOnly) mkdirSync(dirname(path), { recursive: true });
+    if (!readOnly) ensureFolder(dirname(path));
     return WorkspaceLedger.open({
       path,
       clock: io.clock,
       readOnly,
       onNotice: (notice) => {
-        if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${notice.message}\n`);
+        if (notice.kind !== 'unreadable') io.stderr(`rung ledger: ${printable(notice.message)}\n`);
       },
     });
   });
@@ -254,7 +256,7 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
-    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
   }
   if (rows.length === 0) {
@@ -273,7 +275,7 @@ async function teamDecisions(values: { ledger?: string; last?: string; call?: st
   const url = values.ledger;
   const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count, values.source));
   if (values.json) {
-    io.stdout(`${JSON.stringify(shared, null, 2)}\n`);
+    io.stdout(`${printableJson(shared, 2)}\n`);
     return EXIT_OK;
   }
   if (shared.length === 0) {
@@ -330,7 +332,7 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
     rows = log.last(positiveInteger(values.last ?? '20', '--last'), keep);
   }
   if (values.json) {
-    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
   }
   if (rows.length === 0) {
@@ -413,8 +415,8 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
     const report = await withTeam(url, io, false, (team) => team.importLedger(source));
     io.stdout(
       report.addedGraded === 0
-        ? `nothing new from ${other} (ledger ${source.ledgerId}): the team at ${redactedUrl(url)} already holds its evidence\n`
-        : `imported ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${other} (ledger ${source.ledgerId}) into the team at ${redactedUrl(url)}\n`,
+        ? `nothing new from ${other} (ledger ${printable(source.ledgerId)}): the team at ${redactedUrl(url)} already holds its evidence\n`
+        : `imported ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${other} (ledger ${printable(source.ledgerId)}) into the team at ${redactedUrl(url)}\n`,
     );
     return EXIT_OK;
   }
@@ -448,8 +450,8 @@ async function pullTeam(url: string, path: string, io: LedgerCommandIo): Promise
 function reportMerge(report: MergeReport, from: string, io: LedgerCommandIo): void {
   io.stdout(
     report.addedGraded === 0
-      ? `nothing new from ${from} (ledger ${report.sourceId}): already merged\n`
-      : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${report.sourceId})\n`,
+      ? `nothing new from ${from} (ledger ${printable(report.sourceId)}): already merged\n`
+      : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${printable(report.sourceId)})\n`,
   );
 }
 
@@ -502,8 +504,13 @@ function round(value: number, digits: number): number {
   return Math.round(value * scale) / scale;
 }
 
-/** Left-aligned columns two spaces apart, header first. */
+/**
+ * Left-aligned columns two spaces apart, header first; every cell through {@link printable}, since a
+ * cell may hold a teammate's text (a member name, a shared row's model or reason) that a terminal would
+ * otherwise obey.
+ */
 function table(header: string[], rows: string[][]): string {
+  rows = rows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].map((text) => `${text}\n`).join('');

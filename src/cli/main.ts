@@ -6,7 +6,7 @@
  * Every subcommand answers `--help` and `-h` here, from the flags it declares (see usage.ts), and every
  * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
  */
-import { mkdirSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
@@ -14,6 +14,7 @@ import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger, type LedgerNotice } from '../core/ledger/workspaceLedger';
+import { ensureFolder } from '../core/ledger/safeFiles';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { openTeamOrFallback } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';
@@ -41,7 +42,7 @@ export const openLedger: LedgerOpener = (path, io, options = {}) =>
     : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', async () => {
         if (!options.readOnly) {
           refuseNonSqliteLedger(path);
-          mkdirSync(dirname(path), { recursive: true });
+          ensureFolder(dirname(path));
         }
         // Read-only (rank), a damaged file opens as an empty ledger: a ranking from the priors, exit 0, that
         // a script would take for the ledger's. As in rung ledger show, what was wrong is the error instead.
@@ -74,7 +75,7 @@ const COMMANDS: Readonly<Record<string, Subcommand>> = {
   evaluate: { usage: EVALUATE_COMMAND, run: runEvaluateCommand },
 };
 
-const EXIT_CODES = 'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C';
+const EXIT_CODES = 'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)';
 
 const USAGE = [
   'rung — routes each request to the cheapest model that can do it',
@@ -159,16 +160,35 @@ export function processIo(signal?: AbortSignal): CliIo {
   };
 }
 
+/**
+ * The signals that stop a run as Ctrl-C does: the call in flight is stopped (graded as nobody's fault),
+ * a check command's process group is killed and its scratch copy of the workspace removed.
+ *
+ * @remarks
+ * SIGTERM (`kill`, a CI runner's timeout, `timeout(1)`) and SIGHUP (a closed terminal) used to end the
+ * process at once, by the default action: a check command's process group ran on, and its scratch copy,
+ * `.env` and all, stayed in the temporary folder. A second signal of any of them exits at once.
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The exit code a stop by `signal` ends with: 128 + its number, as shells report a process a signal ended (SIGINT 130). */
+export function stoppedExitCode(signal: (typeof STOP_SIGNALS)[number]): number {
+  return 128 + constants.signals[signal];
+}
+
 if (require.main === module) {
-  // Ctrl-C stops the call in flight (graded as nobody's fault); a second Ctrl-C exits at once.
   const stop = new AbortController();
-  process.once('SIGINT', () => {
-    stop.abort();
-    process.once('SIGINT', () => process.exit(EXIT_STOPPED));
-  });
+  let stoppedBy: (typeof STOP_SIGNALS)[number] | undefined;
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (stoppedBy !== undefined) process.exit(stoppedExitCode(signal));
+      stoppedBy = signal;
+      stop.abort();
+    });
+  }
   main(process.argv.slice(2), processIo(stop.signal)).then(
     (code) => {
-      process.exitCode = code;
+      process.exitCode = code === EXIT_STOPPED && stoppedBy !== undefined ? stoppedExitCode(stoppedBy) : code;
     },
     (error: unknown) => {
       process.stderr.write(`rung: ${String(error)}\n`);

@@ -11,7 +11,8 @@ import type { Ledger } from '../core/ledger/ledger';
 import { seededRandom } from '../core/random';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
-import { EXIT_OK, readPanelFile, UsageError, type CliIo } from './io';
+import { EXIT_OK, UsageError, type CliIo } from './io';
+import { commandPanel, PANEL_FLAG_DESCRIPTION } from './panelOption';
 import type { LedgerOpener } from './replayCommand';
 import { parseCommandArgs, type CommandUsage } from './usage';
 
@@ -19,7 +20,7 @@ export const RANK_COMMAND = {
   name: 'rung rank',
   summary: 'Shows what the router would do for one request against a panel, and why, without calling any model.',
   flags: {
-    panel: { type: 'string', value: 'FILE', description: 'the panel: models, providers, prices and routing settings (JSON)' },
+    panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
     class: { type: 'string', value: 'CLASS', description: 'the class of request: plan, chat, edit, leaf or your own' },
     shape: { type: 'string', value: 'SHAPE', description: 'a finer shape within the class (edit --shape typescript ranks edit/typescript)' },
     tools: { type: 'boolean', default: false, description: 'the request needs tool calls: prune models without them' },
@@ -29,15 +30,14 @@ export const RANK_COMMAND = {
     ledger: { type: 'string', value: 'FILE|URL', description: 'rank from the ratings in this ledger or team server (postgres://…), read-only: nothing is written or migrated (without it: the priors)' },
     json: { type: 'boolean', default: false, description: 'print the ranking as one JSON object' },
   },
-  required: ['panel', 'class'],
+  required: ['class'],
 } as const satisfies CommandUsage;
 
 export async function rankCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values } = parseCommandArgs(RANK_COMMAND, argv);
-  if (!values.panel) throw new UsageError('missing --panel FILE');
   // Blank too: a class of spaces reached shaped() and failed as a run-time error, exit 1.
   if (!values.class?.trim()) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
-  const panel = readPanelFile(values.panel, io);
+  const panel = await commandPanel(values.panel, io, RANK_COMMAND.name);
   if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
   // A pin or avoid naming no panel model is a mistyped flag (exit 2), not a routing failure.
   for (const flag of ['pinned', 'avoid'] as const) {

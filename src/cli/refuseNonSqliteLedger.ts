@@ -13,9 +13,9 @@
  * extension opens too): a file there was put there by Rung, so whatever it holds can only be damage, and
  * the CLI repairs it as the extension does.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { sep } from 'node:path';
-import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
+import { closeSync, constants, readSync } from 'node:fs';
+import { isRungsOwnLedgerPath } from '../core/ledger/workspaceLedger';
+import { openNoFollow } from '../core/ledger/safeFiles';
 import { UsageError } from './io';
 
 /** What every SQLite database file begins with: "SQLite format 3" and a NUL. */
@@ -23,18 +23,19 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Throws a {@link UsageError} when `path` is a non-empty file, not the workspace's own ledger, that does not begin with the SQLite header; anything else is left to the ledger. */
 export function refuseNonSqliteLedger(path: string): void {
-  if (path === DEFAULT_LEDGER_PATH || path.endsWith(`${sep}${DEFAULT_LEDGER_PATH}`)) return;
+  if (isRungsOwnLedgerPath(path)) return;
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let length: number;
   try {
-    const fd = openSync(path, 'r');
+    // Not through a link: the ledger's own open refuses one by name.
+    const fd = openNoFollow(path, constants.O_RDONLY);
     try {
       length = readSync(fd, head, 0, head.length, 0);
     } finally {
       closeSync(fd);
     }
   } catch {
-    // Missing, a folder, unreadable: the ledger's own open says each of those by name.
+    // Missing, a folder, a link, unreadable: the ledger's own open says each of those by name.
     return;
   }
   if (length === 0 || head.equals(SQLITE_HEADER)) return;

@@ -10,7 +10,10 @@ import { decisionLogPath } from '../core/ledger/decisionLog';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
-import { parseOutcomes, selectOutcomes } from '../core/replay/outcomes';
+import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/outcomes';
+import { generateWorld, WORLDS } from '../bench/worlds';
+import { parsePrompts } from '../core/replay/prompts';
+import type { PromptText } from '../core/signal/promptFeatures';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../core/confidence/confidenceLearner';
 import { runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
@@ -23,9 +26,10 @@ import { parsePolicy } from '../core/evaluation/policy';
 export const REPLAY_COMMAND = {
   name: 'rung replay',
   summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
-  operands: 'OUTCOMES.jsonl',
-  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost']],
+  operands: '[OUTCOMES.jsonl]',
+  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost (or --world NAME)']],
   flags: {
+    world: { type: 'string', value: 'NAME', description: 'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order' },
     panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
     verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect; confidence (thresholds per model and class learned from the grades of the answers paid for); confidence:LOGPROB (one fixed threshold); or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
     'confidence-multiple': { type: 'string', value: 'M', description: 'with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: 20 for quality, 10 for economy)' },
@@ -43,9 +47,15 @@ export const REPLAY_COMMAND = {
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
     'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
+    prompts: { type: 'string', value: 'FILE', description: 'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called' },
     'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
   },
-  notes: ['--decisions and --ledger take one run: not with --seeds.'],
+  notes: [
+    '--decisions and --ledger take one run: not with --seeds.',
+    '',
+    'Built-in worlds (--world NAME), each made up to test the router where recorded data cannot, the same prompts from the same --seed (node scripts/quality.mjs measures them all):',
+    ...WORLDS.map((world) => `  ${world.name}: ${world.about}`),
+  ],
 } as const satisfies CommandUsage;
 
 /** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
@@ -53,15 +63,16 @@ export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: bool
 
 export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
-  if (positionals.length !== 1) throw new UsageError(`needs exactly one outcomes file${positionals.length ? ` (got ${positionals.length})` : ''}`);
-  const path = resolve(io.cwd, positionals[0] as string);
-  const parsed = parseOutcomes(readUserFile(path, io, 'outcomes file'), path);
-  const { models } = parsed;
-  const rows = selectOutcomes(parsed.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const outcomes = readOutcomes(positionals, values.world, values.seed, io);
+  const { path, models } = outcomes;
+  const rows = selectOutcomes(outcomes.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const prompts = values.prompts === undefined ? undefined : readPrompts(resolve(io.cwd, values.prompts), rows, io);
   const selected = [
+    values.world !== undefined ? `, world ${values.world}` : '',
     values.split ? `, split ${values.split}` : '',
     values.family ? `, families ${values.family.join(',')}` : '',
     values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
+    prompts ? `, prompt text for ${prompts.size} of them` : '',
   ].join('');
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
@@ -124,7 +135,9 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           policy,
           ...(values.policy !== undefined ? { policySpec: values.policy } : {}),
           seed: seed + i,
-          inOrder: values['in-order'],
+          // A world's rows are in time order (a drift happens halfway through), as scripts/quality.mjs replays them.
+          inOrder: values['in-order'] || values.world !== undefined,
+          ...(prompts ? { prompts } : {}),
           sink,
           ledger,
           // Replaying the same prompts again must not reuse their call ids in the same log.
@@ -149,6 +162,27 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
     io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
   }
   return EXIT_OK;
+}
+
+/**
+ * The prompts to replay: the outcomes file named, or the built-in world `--world` names, made from
+ * `--seed` and read back as any outcomes file is (so it is replayed exactly as `scripts/quality.mjs`
+ * replays it); a usage error for neither, both, or a world that does not exist, listing the worlds.
+ */
+function readOutcomes(positionals: string[], worldName: string | undefined, seedText: string, io: CliIo): { path: string; rows: OutcomeRow[]; models: string[] } {
+  const worlds = WORLDS.map((world) => world.name).join(', ');
+  if (worldName !== undefined) {
+    if (positionals.length > 0) throw new UsageError(`give an outcomes file or --world ${worldName}, not both`);
+    const world = WORLDS.find((entry) => entry.name === worldName);
+    if (!world) throw new UsageError(`--world ${worldName}: no such world (the worlds: ${worlds})`);
+    const source = `world ${world.name}`;
+    const text = generateWorld(world, parseWhole(seedText, '--seed')).map((row) => JSON.stringify(row)).join('\n');
+    return { path: source, ...parseOutcomes(text, source) };
+  }
+  if (positionals.length === 0) throw new UsageError(`needs an outcomes file, or --world NAME to replay a built-in generated world (${worlds})`);
+  if (positionals.length > 1) throw new UsageError(`needs exactly one outcomes file (got ${positionals.length})`);
+  const path = resolve(io.cwd, positionals[0] as string);
+  return { path, ...parseOutcomes(readUserFile(path, io, 'outcomes file'), path) };
 }
 
 function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
@@ -185,6 +219,20 @@ function parseRate(text: string, name: string): number {
 function parseWhole(text: string, name: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${name} must be a whole number, not "${text}"`);
   return Number(text);
+}
+
+/**
+ * The `--prompts` file's text for the selected prompts; one that names none of them is refused, since a
+ * run would then be a run without the signal that said it had one.
+ */
+function readPrompts(path: string, rows: readonly { id: string }[], io: CliIo): Map<string, PromptText> {
+  const all = parsePrompts(readUserFile(path, io, 'prompts file'), path);
+  const kept = new Map(rows.flatMap((row) => {
+    const prompt = all.get(row.id);
+    return prompt ? [[row.id, prompt] as const] : [];
+  }));
+  if (kept.size === 0) throw new UsageError(`--prompts ${path} has no text for any selected prompt (${all.size} prompts there; ids such as "${rows[0]?.id ?? ''}" expected)`);
+  return kept;
 }
 
 /**

@@ -21,6 +21,7 @@ import { isTeamLedgerUrl, isUnreachable, TeamLedger, teamMemberId } from '../cor
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
 import { openTeamOrWorkspace } from '../core/ledger/teamOrWorkspace';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
+import { printable } from '../core/terminalText';
 
 // Re-exported for chat, which reaches the ledger only through the session.
 export { isTeamLedgerUrl, teamMemberId };
@@ -45,8 +46,8 @@ export function openTeamLedger(url: string, io: TeamOpenerIo, options: { readOnl
     readOnly: options.readOnly ?? false,
     shareDecisions: options.shareDecisions ?? false,
     outboxPath: teamOutboxPath(dirname(workspaceLedgerPath(io.cwd)), url),
-    onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${error.message}\n`),
-    onNotice: (message) => io.stderr(`rung: ${message}\n`),
+    onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${printable(error.message)}\n`),
+    onNotice: (message) => io.stderr(`rung: ${printable(message)}\n`),
   });
 }
 
@@ -72,8 +73,8 @@ export function openTeamOrFallback(url: string, io: TeamOpenerIo, options: { rea
     // elsewhere: that stays an error that says what to do.
     fallBackOn: isUnreachable,
     log: (level, message) => {
-      if (level !== 'info') io.stderr(`rung: ${message}\n`);
+      if (level !== 'info') io.stderr(`rung: ${printable(message)}\n`);
     },
-    onWorkspaceNotice: (notice) => io.stderr(`rung: ${notice.message}\n`),
+    onWorkspaceNotice: (notice) => io.stderr(`rung: ${printable(notice.message)}\n`),
   });
 }

@@ -38,7 +38,7 @@ function withLineAndColumn(message: string, text: string): string {
 }
 
 /** "(line L column C)" for a character offset into `text`, both counted from 1. */
-function lineAndColumn(text: string, offset: number): string {
+export function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');

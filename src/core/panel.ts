@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { parseJsonText } from './jsonText';
+import { describePanelIssues, locatePanelIssues } from './panelIssues';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -51,11 +52,39 @@ const keySchema = z.enum(['required', 'none'], {
   error: () => 'must be "required" or "none"; the key itself never goes in the panel (Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI)',
 });
 
+/**
+ * A provider's address: an `http:` or `https:` URL, the only schemes a model API is reached by.
+ *
+ * @remarks
+ * A bare `z.string().url()` took `file:///etc/passwd`, `javascript:…` and `data:…` as readily, and a panel
+ * file comes from the workspace, which may be a repository someone else wrote.
+ */
+const baseUrlSchema = z
+  .string()
+  .url()
+  .refine((url) => ['http:', 'https:'].includes(schemeOf(url) ?? 'http:'), {
+    error: (issue) => `must be an http: or https: URL, not ${JSON.stringify(schemeOf(String(issue.input)))}: a model API is reached over HTTP`,
+  });
+
 const providerSchema = z.strictObject({
   kind: z.enum(['ollama', 'openai-compatible', 'vscode-lm', 'replay']),
-  baseUrl: z.string().url().optional(),
+  baseUrl: baseUrlSchema.optional(),
   key: keySchema.optional(),
 });
+
+/**
+ * How long one attempt may take when the panel does not say, seconds: ten minutes.
+ *
+ * @remarks
+ * The idle timers end a stream that stops sending, not one that keeps sending: a server that streams
+ * content without end held a call for good. Ten minutes is the default request timeout of the OpenAI and
+ * Anthropic SDKs, the longest those providers' own clients wait for one answer; a small local model on a
+ * laptop's CPU (qwen2.5:3b at about 15 tokens a second) writes some 9,000 tokens in that time. A slower
+ * model's panel raises it.
+ */
+export const DEFAULT_ATTEMPT_TIMEOUT_SECONDS = 600;
+/** The longest `routing.attemptTimeoutSeconds` a panel may set: a day. */
+export const MAX_ATTEMPT_TIMEOUT_SECONDS = 86_400;
 
 const routingSchema = z.strictObject({
   /** Probability of opening with a non-greedy rung on a verifiable class; 0 turns exploration off. */
@@ -74,6 +103,12 @@ const routingSchema = z.strictObject({
    * would opening with X have cost?". 0 (the default) leaves the opener certain once rungs are measured.
    */
   exploreMeasured: z.number().min(0).max(1).optional(),
+  /**
+   * How long one attempt on one rung may take, from the request to the whole answer, seconds; past it the
+   * attempt is a provider error (it grades nobody) and the climb goes on. At most a day, as no answer
+   * takes longer and a timer cannot be set much further (about 24.8 days).
+   */
+  attemptTimeoutSeconds: z.number().positive().max(MAX_ATTEMPT_TIMEOUT_SECONDS).optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -114,9 +149,14 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  /** `explorePaid` absent reads as false. */
-  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number };
+  /** `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
+  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number; attemptTimeoutSeconds?: number };
   providers: Record<string, ProviderConfig>;
+}
+
+/** How long one attempt may take under this panel, ms (`routing.attemptTimeoutSeconds`, else {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}). */
+export function attemptTimeoutMs(panel: Pick<Panel, 'routing'>): number {
+  return (panel.routing.attemptTimeoutSeconds ?? DEFAULT_ATTEMPT_TIMEOUT_SECONDS) * 1000;
 }
 
 /** Exploration rate when the panel does not set one: a small price for evidence on rungs the greedy order skips. */
@@ -144,14 +184,20 @@ export function parsePanelText(text: string, source: string, env: Environment = 
   } catch (error) {
     throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
   }
-  return parsePanel(json, source, env);
+  return parsePanel(json, source, env, text);
 }
 
-/** Validates a panel object and fills in its defaults. */
-export function parsePanel(json: unknown, source: string, env: Environment = {}): Panel {
+/**
+ * Validates a panel object and fills in its defaults. With `text`, the file the object was read from,
+ * each issue also says where it is in that file (line and column).
+ */
+export function parsePanel(json: unknown, source: string, env: Environment = {}, text?: string): Panel {
   const parsed = panelSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new PanelError(source, parsed.error.issues.map(describeIssue));
+  // Names are checked on what was written, not on what zod kept: zod drops a `__proto__` key of a record
+  // without a word, and the model naming that provider then found Object.prototype under it.
+  const unsafe = nameProblems(json);
+  if (!parsed.success || unsafe.length) {
+    throw new PanelError(source, [...(parsed.success ? [] : describePanelIssues(parsed.error.issues, panelSchema, json, text)), ...unsafe]);
   }
   const file = parsed.data;
   const issues: string[] = [];
@@ -162,11 +208,11 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
   });
   const providers = { ...defaultProviders(env), ...(file.providers ?? {}) };
   file.models.forEach((model, index) => {
-    if (!providers[model.provider]) {
+    if (!Object.hasOwn(providers, model.provider)) {
       issues.push(`models[${index}].provider: unknown provider "${model.provider}" (declare it under "providers")`);
     }
   });
-  if (issues.length) throw new PanelError(source, issues);
+  if (issues.length) throw new PanelError(source, locatePanelIssues(issues, text));
   return {
     models: file.models,
     maxOutputPrice: file.maxOutputPrice ?? null,
@@ -181,6 +227,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {})
       tradeoff: file.routing?.tradeoff ?? 'quality',
       explorePaid: file.routing?.explorePaid ?? false,
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
+      ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
     },
     providers,
   };
@@ -214,6 +261,93 @@ function ollamaBaseUrl(host: string | undefined): string {
   return url.toString().replace(/\/$/, '');
 }
 
+/**
+ * The characters a model slug may hold: letters, digits and `. _ : / @ + ~ -`.
+ *
+ * @remarks
+ * Every real name seen fits: Ollama's `qwen2.5:3b` and `hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M`,
+ * OpenRouter's `openai/gpt-4o-mini`, `deepseek/deepseek-r1-distill-qwen-32b:free` and floating aliases
+ * (`~anthropic/claude-latest`), vLLM's `Qwen/Qwen2.5-7B-Instruct`, llama.cpp's file paths
+ * (`/models/qwen2.5-7b-q4_k_m.gguf`), an editor model's `copilot/gpt-4o`, Bedrock's
+ * `anthropic.claude-3-5-sonnet-20240620-v1:0`. Anything else — a space, `$`, a quote, a newline, a
+ * control character — is no model's name, and a slug is written into the decision log, the Rung log and
+ * the terminal: a slug of `$(touch X)` once reached a shell start-up file through a symlinked log.
+ */
+const SLUG = /^[A-Za-z0-9._:/@+~-]+$/;
+/**
+ * The characters a provider name may hold: a letter or digit, then letters, digits, `-` and `_`.
+ *
+ * @remarks
+ * A provider's name becomes part of an environment variable (`RUNG_<PROVIDER>_API_KEY`, `-` read as `_`)
+ * and of a file name (`catalog-<provider>.json` in the workspace's `.rung/`), so it holds nothing a shell
+ * or a path would read as more than a name: no `/`, no `.`, no space.
+ */
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/**
+ * Names every JavaScript object already answers to (`constructor`, `__proto__`, `toString`, …) and
+ * `prototype`: as a provider's name, `constructor` passed the "is it declared" check on a plain object
+ * without being declared at all, and zod dropped a `__proto__` entry of `providers` silently.
+ */
+const RESERVED_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/** Why a model's slug or a provider's name cannot be used, one line each with its path; empty when all can. */
+function nameProblems(json: unknown): string[] {
+  if (!isPlainRecord(json)) return [];
+  const problems: string[] = [];
+  if (isPlainRecord(json.providers)) {
+    for (const name of Object.keys(json.providers)) {
+      const problem = providerNameProblem(name);
+      if (problem) problems.push(`providers: ${problem}`);
+    }
+  }
+  if (Array.isArray(json.models)) {
+    json.models.forEach((model: unknown, index) => {
+      if (!isPlainRecord(model)) return;
+      if (typeof model.slug === 'string' && model.slug !== '') {
+        const problem = slugProblem(model.slug);
+        if (problem) problems.push(`models[${index}].slug: ${problem}`);
+      }
+      if (typeof model.provider === 'string' && model.provider !== '') {
+        const problem = providerNameProblem(model.provider);
+        if (problem) problems.push(`models[${index}].provider: ${problem}`);
+      }
+    });
+  }
+  return problems;
+}
+
+/** Why `slug` is no model's name, or undefined when it may be one. */
+export function slugProblem(slug: string): string | undefined {
+  if (RESERVED_NAMES.has(slug)) return `${JSON.stringify(slug)} is a name every JavaScript object already has, not a model's`;
+  if (SLUG.test(slug)) return undefined;
+  return `${JSON.stringify(slug)} has a character no model name has (${JSON.stringify(firstOutside(slug, SLUG))}); a slug holds letters, digits and . _ : / @ + ~ -`;
+}
+
+/** Why `name` cannot name a provider, or undefined when it can. */
+export function providerNameProblem(name: string): string | undefined {
+  if (RESERVED_NAMES.has(name)) return `${JSON.stringify(name)} is a name every JavaScript object already has; choose another provider name`;
+  if (PROVIDER_NAME.test(name)) return undefined;
+  return `${JSON.stringify(name)} is not a provider name Rung accepts: use letters, digits, - and _, starting with a letter or digit (the name becomes part of RUNG_<PROVIDER>_API_KEY and of a file name)`;
+}
+
+/** The first character of `text` that `pattern` (a whole-string character class) does not allow. */
+function firstOutside(text: string, pattern: RegExp): string {
+  return [...text].find((character) => !pattern.test(character)) ?? text;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The scheme of a URL (`file:`), or undefined when it does not parse. */
+function schemeOf(url: string): string | undefined {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The environment variable the CLI reads a provider's key from: `RUNG_<PROVIDER>_API_KEY`. */
 export function apiKeyVariable(provider: string): string {
   return `RUNG_${provider.toUpperCase().replace(/-/g, '_')}_API_KEY`;
@@ -228,19 +362,4 @@ export function capsFor(panel: Panel, classKey: string): DiversityCaps {
     maxTotalPerProvider:
       profile.maxTotalPerProvider !== undefined ? profile.maxTotalPerProvider : panel.diversity.maxTotalPerProvider,
   };
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = formatPath(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
-    return `${path || '(top level)'}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
-  }
-  return `${path || '(top level)'}: ${issue.message}`;
-}
-
-function formatPath(path: PropertyKey[]): string {
-  return path
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
-    .join('');
 }

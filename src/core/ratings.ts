@@ -47,6 +47,11 @@ export interface Difficulty {
   sd: number;
   /** Probability the call is unanswerable; 0 when absent. */
   unanswerable?: number;
+  /**
+   * The chance a model that cannot answer the call is right anyway, by guessing among its choices; 0
+   * when absent. See {@link expectedSuccess}.
+   */
+  guess?: number;
 }
 
 /**
@@ -97,6 +102,12 @@ export interface Rating {
   information?: number;
   /** The prior the rating last followed, logits; absent until an observation carried one. */
   followedPrior?: number;
+  /**
+   * What the attempts at this key really cost, against what their list price said before each call:
+   * USD summed over the graded attempts that reported both, and how many did. Absent until one did.
+   * See {@link observedPriceFactor}.
+   */
+  cost?: { observed: number; listed: number; attempts: number };
 }
 
 /** One graded outcome, queued for the ledger. */
@@ -120,6 +131,8 @@ export interface Observation {
   prior?: number;
   /** When the outcome was graded, ms since the epoch. */
   at: number;
+  /** What the attempt cost, USD, and what its list price said it would before the call; absent when either is unknown. */
+  cost?: { observed: number; listed: number };
 }
 
 export function logistic(x: number): number {
@@ -160,7 +173,9 @@ export function rolePrior(role: Role | undefined): number {
  */
 export function expectedSuccess(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
-  return (1 - (difficulty.unanswerable ?? 0)) * logistic((rating - difficulty.mean) / scale);
+  const knows = logistic((rating - difficulty.mean) / scale);
+  const guess = difficulty.guess ?? 0;
+  return (1 - (difficulty.unanswerable ?? 0)) * (guess === 0 ? knows : guess + (1 - guess) * knows);
 }
 
 /**
@@ -184,7 +199,8 @@ export function expectedSuccess(rating: number, difficulty: Difficulty = { mean:
  * so a ledger reopened halfway through an alarm carries on with it, and every member of a team folding
  * the same observations in the same order reaches the same state.
  */
-export function applyObservation(current: Rating | undefined, observation: Observation): Rating {
+export function applyObservation(current: Rating | undefined, given: Observation): Rating {
+  const observation = usable(given);
   const start = followPrior(current, observation);
   const n = start.graded;
   const weight = Math.min(1, Math.max(0, observation.weight ?? 1));
@@ -206,10 +222,67 @@ export function applyObservation(current: Rating | undefined, observation: Obser
     ok: start.ok + observed,
     surprise,
     ...(sinceDrift === undefined ? {} : { sinceDrift: sinceDrift + 1 }),
+    ...foldCost(start.cost, observation.cost),
     ...(start.information === undefined
       ? {}
       : { information: start.information + weight * fisherInformation(start.rating, observation.difficulty), followedPrior: observation.prior ?? start.followedPrior ?? 0 }),
   };
+}
+
+/**
+ * The observation with every number it carries finite, or left out (its default then applies).
+ *
+ * @remarks
+ * A rating is the sum of every observation before it, so one NaN is NaN for good: a team member's
+ * weight of `"x"` once did that to everyone's rating of a model. The team's rows are checked as they are
+ * read (teamRows.ts); this is the last line, for any other way an observation arrives.
+ */
+function usable(observation: Observation): Observation {
+  const { weight, prior, difficulty, ...rest } = observation;
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  const difficultyOk = difficulty !== undefined && finite(difficulty.mean) && finite(difficulty.sd) && (difficulty.unanswerable === undefined || (finite(difficulty.unanswerable) && difficulty.unanswerable >= 0 && difficulty.unanswerable <= 1));
+  return {
+    ...rest,
+    success: observation.success === true,
+    ...(finite(weight) ? { weight } : {}),
+    ...(finite(prior) ? { prior } : {}),
+    ...(difficultyOk ? { difficulty } : {}),
+  };
+}
+
+/**
+ * Attempts at a key before the planner prices a model there at what its attempts really cost rather than
+ * at its list price.
+ *
+ * @remarks
+ * A list price times the tokens a call is expected to need is one figure for every class, but classes
+ * differ in how much a model writes: on the recorded outcomes gpt-4o's calls cost 3.4× their mean in
+ * gsm8k (it reasons at length) and 0.25× in triviaqa (a few words), and the other models' differ less,
+ * so the cheapest bet in one class is not the cheapest in another. Costs vary far less from call to
+ * call than pass or fail, so a few attempts say more about a price than the gate of 8 says about an
+ * ability; 4 was a first guess and was not tuned.
+ */
+export const MIN_PRICED_ATTEMPTS = 4;
+
+/**
+ * What a model's attempts at a key have cost on average, USD, or undefined below
+ * {@link MIN_PRICED_ATTEMPTS} attempts.
+ *
+ * @remarks
+ * The mean itself, not its ratio to the list price: a ratio carries whatever price list it was taken
+ * against into a later one (a replay of a subset prices each model at the subset's mean), and a model's
+ * list price is the same for every class anyway, so the ratio would only restate the mean.
+ */
+export function observedPrice(rating: Pick<Rating, 'cost'> | undefined): number | undefined {
+  const cost = rating?.cost;
+  if (!cost || cost.attempts < MIN_PRICED_ATTEMPTS) return undefined;
+  return cost.observed / cost.attempts;
+}
+
+function foldCost(current: Rating['cost'], observed: Observation['cost']): Pick<Rating, 'cost'> {
+  if (!observed || !Number.isFinite(observed.observed) || !Number.isFinite(observed.listed) || observed.observed < 0 || observed.listed < 0) return current ? { cost: current } : {};
+  const base = current ?? { observed: 0, listed: 0, attempts: 0 };
+  return { cost: { observed: base.observed + observed.observed, listed: base.listed + observed.listed, attempts: base.attempts + 1 } };
 }
 
 /**
@@ -243,8 +316,9 @@ function fisherInformation(rating: number, difficulty: Difficulty = { mean: 0, s
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
   const success = logistic((rating - difficulty.mean) / scale);
   const answerable = 1 - (difficulty.unanswerable ?? 0);
-  const p = answerable * success;
-  const slope = (answerable * success * (1 - success)) / scale;
+  const guess = difficulty.guess ?? 0;
+  const p = answerable * (guess + (1 - guess) * success);
+  const slope = (answerable * (1 - guess) * success * (1 - success)) / scale;
   return p <= 0 || p >= 1 ? 0 : (slope * slope) / (p * (1 - p));
 }
 

@@ -4,11 +4,13 @@
  * @remarks
  * Only `pass` and `fail` are evidence about a model. `unverified` (nobody checked), `provider-error`
  * (transport, quota, timeout) and `stopped` (the user cancelled) move no rating: the origin lab once
- * let five budget stops on one oversized task reroute a whole panel.
+ * let five budget stops on one oversized task reroute a whole panel. `refused` is a call's, not an
+ * answer's: no rung could take it (every one pruned, the row's pruned list says why), so no model was
+ * asked; it was the one outcome with no decision row at all.
  */
-export type Verdict = 'pass' | 'fail' | 'unverified' | 'provider-error' | 'stopped';
+export type Verdict = 'pass' | 'fail' | 'unverified' | 'provider-error' | 'stopped' | 'refused';
 
-export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'unverified', 'provider-error', 'stopped'];
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'refused'];
 
 export function isGraded(verdict: Verdict): verdict is 'pass' | 'fail' {
   return verdict === 'pass' || verdict === 'fail';

@@ -1,6 +1,6 @@
 /**
- * The words the extension shows for the session's data: status bar text, picker rows, the line that
- * says which model answered and why, an explained decision.
+ * The words the extension shows for the session's data: status bar text, picker rows, verdicts, an
+ * explained decision. What a finished call says of itself is calls/answerLine.ts.
  *
  * @remarks
  * One module of plain functions so the chat participant, the commands and the status bar say a thing
@@ -10,7 +10,6 @@
 import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
-import type { SessionAttempt, SessionChatResult } from '../core/session/types';
 import { plainReason } from '../protocol/reasonText';
 
 /** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
@@ -109,11 +108,6 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
   return rows;
 }
 
-/** "rung 2 of 3": where a model stood in the call's chain. */
-export function rungLabel(attempt: Pick<SessionAttempt, 'rung'>, ranking: Ranking): string {
-  return `rung ${attempt.rung + 1} of ${ranking.candidates.length}`;
-}
-
 /** A verdict and its reason as one phrase, without saying the verdict twice. */
 export function verdictPhrase(verdict: { kind: string; reason: string }): string {
   if (!verdict.reason) return verdict.kind;
@@ -127,46 +121,6 @@ export function verdictPhrase(verdict: { kind: string; reason: string }): string
 export function escalationCause(event: { from: string; to: string; reason: string }): string {
   const prefix = `escalated from ${event.from} to ${event.to}: `;
   return event.reason.startsWith(prefix) ? event.reason.slice(prefix.length) : event.reason;
-}
-
-/**
- * The closing line of an answer: who answered, on which rung, why, what was tried before it and how
- * that ended, what the check said, what it cost.
- *
- * @remarks
- * The climb is also shown as it happens, but the Chat view folds what streamed before the answer into
- * "Completed N steps" once the response ends (1.139), so the closing line says it again, and says when
- * the call was a question asked again above a model (`above`: a retry, or the same request again).
- */
-export function answerFooter(result: SessionChatResult, options: { above?: string } = {}): string {
-  const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
-  const answered = at >= 0 ? result.attempts[at] : undefined;
-  if (!answered) {
-    const last = result.attempts.at(-1);
-    if (result.stopped) return 'Stopped.';
-    return `${last ? `No answer stands: the last attempt, ${last.model}, ended ${verdictPhrase(last.verdict)}.` : `No rung could take this ${result.classKey} call.`}${leftOut(result.ranking)}`;
-  }
-  const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
-  const why = candidate ? ` — ${plainReason(candidate.reason)}` : '';
-  const explore = answered.explore ? ' (exploring)' : '';
-  const before = result.attempts.slice(0, at).map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
-  const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
-  const asked = options.above ? ` Asked again above ${options.above}: the rungs at or below it were left out.` : '';
-  return `Answered by **${answered.model}** (${answered.provider}) on ${rungLabel(answered, result.ranking)} for \`${result.classKey}\`${explore}${why}.${asked}${climbed} Check: ${verdictPhrase(answered.verdict)}. Cost ${formatUsd(result.cost)}.`;
-}
-
-/** How many left-out models a no-answer line names before it only counts the rest. */
-const LEFT_OUT_NAMED = 3;
-
-/**
- * The models the ranking left out of a call no rung answered, with why: a stronger model skipped for a
- * missing key is often the way to an answer, and the last attempt alone does not say it was there.
- */
-function leftOut(ranking: Ranking): string {
-  if (ranking.pruned.length === 0) return '';
-  const named = ranking.pruned.slice(0, LEFT_OUT_NAMED).map((entry) => `${entry.model} (${plainReason(entry.reason)})`);
-  const more = ranking.pruned.length - named.length;
-  return ` Left out of this call: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
 }
 
 /** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */

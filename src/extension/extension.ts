@@ -11,24 +11,24 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
-import { AskedAgain } from './askedAgain';
+import { FeatureCalls } from './calls/featureCalls';
 import { timerScheduler } from '../core/ledger/flushTimer';
 import { PanelError, type Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
-import { registerChatParticipant } from './chatParticipant';
-import { registerCommands } from './commands';
-import { registerEditSelection } from './editSelection';
-import { editorModelsFactory } from './editorModels';
-import { showHowToStart } from './firstRun';
-import { registerLedgerPanel, OPEN_LEDGER_COMMAND } from './ledgerPanel';
-import { LiveSession } from './liveSession';
+import { registerChatParticipant } from './chat/chatParticipant';
+import { registerCommands } from './commands/commands';
+import { registerEditSelection } from './edit/editSelection';
+import { editorModelsFactory } from './session/editorModels';
+import { showHowToStart } from './settings/firstRun';
+import { registerLedgerView, OPEN_LEDGER_COMMAND } from './ledgerView/ledgerView';
+import { LiveSession } from './ledgerView/liveSession';
 import { RungLog } from './log';
-import { registerModelProvider } from './modelProvider';
-import { ProviderSecrets } from './secrets';
-import { NotSetUpError, SessionHost } from './sessionHost';
-import { openSession } from './sessionFactory';
-import { registerSettings, RungSettings } from './settings';
-import { shutdownWithinBudget } from './shutdown';
+import { registerModelProvider } from './chat/modelProvider';
+import { ProviderSecrets } from './settings/secrets';
+import { NotSetUpError, SessionHost } from './session/sessionHost';
+import { openSession } from './session/sessionFactory';
+import { registerSettings, RungSettings } from './settings/settings';
+import { shutdownWithinBudget } from './session/shutdown';
 import { registerStatusBar } from './statusBar';
 import { RungState } from './state';
 
@@ -78,8 +78,10 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
   context.subscriptions.push(state, settings, host);
 
-  // One memory of answered requests for Rung Auto and @rung alike: either's Retry climbs (askedAgain.ts).
-  const deps = { sessions: host, settings, state, secrets, log, askedAgain: new AskedAgain(systemClock) };
+  // The one way every feature asks the session (calls/featureCalls.ts): one memory of answered requests
+  // for Rung Auto and @rung alike, so either's Retry climbs.
+  const calls = new FeatureCalls({ state, log, clock: systemClock });
+  const deps = { sessions: host, settings, state, secrets, log, calls };
   const failed: string[] = [];
   const features: [string, () => void][] = [
     ['settings', () => registerSettings(context, { settings, log, applyPanel: (panel) => applyPanel(host, panel), reopen: (reason) => host.reopen(reason) })],
@@ -87,7 +89,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    ['ledger panel', () => registerLedgerPanel(context, { session: new LiveSession(host), log })],
+    ['ledger view', () => registerLedgerView(context, { session: new LiveSession(host), log })],
     ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {
@@ -114,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   void host.get().then(
     (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
     (error: unknown) => {
-      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, log });
+      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, ollamaBaseUrl: settings.ollamaBaseUrl, log });
       // A panel that does not parse or validate was already said, in the log and in a toast: a typo is no stack trace.
       else if (!(error instanceof PanelError)) log.error('the session did not open', error);
     },

@@ -16,8 +16,8 @@ import * as vscode from 'vscode';
 import { providerStatus } from '../protocol/ledgerProtocol';
 import { statusText, statusTooltip, type StatusView } from './describe';
 import type { RungLog } from './log';
-import type { SessionHost } from './sessionHost';
-import type { RungSettings } from './settings';
+import type { SessionHost } from './session/sessionHost';
+import type { RungSettings } from './settings/settings';
 import type { RungState } from './state';
 
 export interface StatusBarDeps {

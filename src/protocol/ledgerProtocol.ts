@@ -1,5 +1,5 @@
 /**
- * The ledger panel's protocol: every message the extension host and the webview send each other.
+ * The ledger view's protocol: every message the extension host and the webview send each other.
  *
  * @remarks
  * One module for both directions, so a field renamed on one side is a type error on the other. Each
@@ -10,7 +10,7 @@
  * `snapshot`, then sends deltas (`decision-added`, `ratings-changed`, `spend-changed`, `panel-changed`).
  * `estimate-openers` is answered by `opener-estimates`, on request only: it reads the whole log.
  * Decisions travel a page at a time: a log holds up to 100k rows (the decision log's retention) and
- * the panel asks for the rows it shows, never for all of them. Offsets count rows, but the host
+ * the view asks for the rows it shows, never for all of them. Offsets count rows, but the host
  * moves a page's ends to fall between calls (core/session/callPage.ts), so a page may hold fewer rows
  * than asked and start before the offset asked for; the page's own `offset` says where it starts. A
  * verdict settled later is counted with its call, where the call was routed, not where it was written.
@@ -23,12 +23,12 @@
 import * as z from 'zod/mini';
 
 /** The verdict words of `src/core/verdict.ts`, repeated because the webview may not import the core. */
-export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped'] as const;
+export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'refused'] as const;
 export type VerdictName = (typeof VERDICT_NAMES)[number];
 
 /** The most decision rows one page may carry: a screenful many times over, far short of a whole log. */
 export const MAX_PAGE_ROWS = 500;
-/** Rows the panel asks for when it opens: enough for about a screen of routed calls with their escalations. */
+/** Rows the ledger view asks for when it opens: enough for about a screen of routed calls with their escalations. */
 export const DEFAULT_PAGE_ROWS = 50;
 
 const text = z.string().check(z.maxLength(10_000));
@@ -48,7 +48,7 @@ export type DecisionFilterWire = z.infer<typeof decisionFilterSchema>;
 
 export const prunedSchema = z.object({ model: slug, reason: text });
 
-/** One decision row as the panel reads it: the fields it shows, nothing the webview does not use. */
+/** One decision row as the ledger view reads it: the fields it shows, nothing the webview does not use. */
 export const decisionSchema = z.object({
   at: z.number(),
   call: slug,
@@ -57,7 +57,8 @@ export const decisionSchema = z.object({
   candidates: z.array(slug),
   rung: z.int(),
   escalation: z.array(slug),
-  model: slug,
+  /** Empty only on a `refused` row: a call no rung could take names no model. */
+  model: name,
   resolved: z.nullable(name),
   explore: z.boolean(),
   propensity: z.number().check(z.minimum(0), z.maximum(1)),
@@ -124,7 +125,7 @@ export const providerSchema = z.object({ name: slug, healthy: z.boolean(), reaso
 export type ProviderWire = z.infer<typeof providerSchema>;
 
 /**
- * One provider's state in a line: its name, and why it is down when it is (the ledger panel's
+ * One provider's state in a line: its name, and why it is down when it is (the ledger view's
  * header, the status bar's tooltip).
  *
  * @remarks

@@ -1,13 +1,13 @@
 /**
  * The router's reasons in plain words, for the places a user reads them in passing: the chat's progress
- * and closing lines, the model picker, the ledger panel's "Why the opener".
+ * and closing lines, the model picker, the ledger view's "Why the opener".
  *
  * @remarks
  * The router writes its reasons in the SPEC's terse vocabulary (`no-measured-profiles tier1`, `measured
  * 12/13 success class=edit`), and those strings stay as they are in the decision log, the Rung log and
  * Explain Last Decision: they are the record, and a log reader greps them. Read in a chat footer they looked like
  * an internal error code, so the front ends say the same facts in words and keep the record's wording
- * where the user can reach it (the panel's tooltip). A reason this does not know is returned unchanged,
+ * where the user can reach it (the ledger view's tooltip). A reason this does not know is returned unchanged,
  * so a new reason is never hidden, only left terse.
  */
 

@@ -180,6 +180,8 @@ function nothingToRouteTo(): E2eCheck {
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as { models?: unknown[] };
       assert.ok(Array.isArray(written.models) && written.models.length > 0, `the example panel names models: ${JSON.stringify(written)}`);
+      // JSON holds no comments: what the example still needs is said beside it.
+      await workbench.waitForNotification('its models must be pulled before they answer (ollama pull qwen2.5-coder:7b)', ANSWER_TIMEOUT_MS);
       // The new file is the panel in force without a reload (Rung watches it), and the status bar says
       // at once that nothing on it can answer yet, each provider's reason on hover.
       const status = page.locator('.statusbar-item', { hasText: 'Rung: no model reachable' }).first();

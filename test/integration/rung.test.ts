@@ -138,6 +138,18 @@ describe('Rung in a real extension host', function () {
     assert.deepEqual(rows[1]?.escalation, [CHEAP_MODEL]);
   });
 
+  it('says why no Rung Auto answer stands in the words @rung uses, naming the last attempt', async () => {
+    const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
+    assert.ok(auto);
+    // Both answers miss a field the schema requires; a class of its own keeps the other tests' ratings.
+    const impossible = { type: 'object', required: ['never'], properties: { never: { type: 'string' } } };
+    const ask = async (): Promise<void> => {
+      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], { modelOptions: { rung: { schema: impossible, classKey: 'no-answer-probe' } } });
+      for await (const part of response.text) void part;
+    };
+    await assert.rejects(ask, new RegExp(`Rung: No answer stands: the last attempt, ${CLOUD_MODEL}, ended fail: `));
+  });
+
   it('throws a schema the check cannot read back to the caller, asking no model', async () => {
     const before = providers.requests.length;
     const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });

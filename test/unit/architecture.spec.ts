@@ -48,6 +48,12 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('keeps vscode out of the extension layer\'s calls, which are tested without the editor', () => {
+    const files = sources('src/extension/calls');
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((file) => imports(file).some((spec) => spec === 'vscode'))).toEqual([]);
+  });
+
   it('lets the webview import nothing but the protocol', () => {
     const files = sources('webview');
     expect(files.length).toBeGreaterThan(0);

@@ -9,14 +9,15 @@
  * a stale price orders the cascade slightly wrong, a hard failure would refuse to start because a
  * metadata endpoint was slow — so the order is: a fresh cache, a fetch, the cache however old, nothing.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod';
 import type { Clock } from '../clock';
+import { writeFileAtomic } from '../ledger/atomicWrite';
 import { aliasCandidates } from '../ledger/ledger';
+import { ensureFolder, readFileIfExists } from '../ledger/safeFiles';
 import { Deadline } from '../providers/deadline';
 import type { ModelFacts } from '../providers/provider';
-import { joinUrl, type FetchLike } from '../providers/transport';
+import { BodyTooLarge, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from '../providers/transport';
 import { callCost } from '../panel';
 
 /** A cache younger than this is used without asking the network, ms (a day: list prices change monthly, not hourly). */
@@ -25,6 +26,15 @@ export const CATALOG_FRESH_MS = 24 * 60 * 60 * 1000;
 export const CATALOG_TIMEOUT_MS = 10_000;
 /** The cache file's format version. */
 const CACHE_VERSION = 1;
+/**
+ * The largest cache file read, bytes.
+ *
+ * @remarks
+ * OpenRouter's list, the largest catalog Rung reads, caches as well under 1 MiB; the bound is for a
+ * file that is not Rung's cache at all (the CLI keeps its caches in the workspace's `.rung/`, which a
+ * cloned folder fills), read whole on the thread.
+ */
+const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** One model as the catalog describes it. */
 export interface CatalogEntry {
@@ -198,11 +208,20 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     const response = await doFetch(url, { headers, signal: deadline.signal });
     if (!response.ok) return { reason: `HTTP ${response.status}` };
-    const entries = parseModelList(await response.json());
+    const text = await readBodyCapped(response, MAX_LIST_BYTES);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // A page where the list should be (a local server's web UI, a proxy's login) answered: no network fault.
+      return { reason: `the answer was not JSON (${response.headers.get('content-type') ?? 'no content type'})` };
+    }
+    const entries = parseModelList(json);
     return entries ? { entries, reason: '' } : { reason: 'the answer was not a model list' };
-  } catch {
+  } catch (error) {
     if (deadline.stopped) return { reason: 'stopped' };
     if (deadline.timedOut) return { reason: `no answer within ${timeoutMs} ms` };
+    if (error instanceof BodyTooLarge) return { reason: `the list was ${error.message}, far more than any catalogue (a fixed limit), and was not read` };
     return { reason: 'network error' };
   } finally {
     deadline.clear();
@@ -219,7 +238,10 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
  */
 async function readCache(path: string, url: string): Promise<{ catalog: Catalog; fetchedAt: number } | undefined> {
   try {
-    const parsed = cacheSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    // Never through a symbolic link, from a pipe or past the size bound (see safeFiles.ts).
+    const bytes = readFileIfExists(path, { maxBytes: CACHE_MAX_BYTES });
+    if (bytes === undefined) return undefined;
+    const parsed = cacheSchema.safeParse(JSON.parse(bytes.toString('utf8')));
     if (!parsed.success) return undefined;
     if (parsed.data.url !== undefined && parsed.data.url !== url) return undefined;
     const fetchedAt = parsed.data.fetchedAt;
@@ -230,13 +252,17 @@ async function readCache(path: string, url: string): Promise<{ catalog: Catalog;
   }
 }
 
-/** Writes the cache whole (a temporary file, then a rename) so a reader never sees half of one. */
+/**
+ * Writes the cache whole (a temporary file, then a rename) so a reader never sees half of one.
+ *
+ * @remarks
+ * Through the ledger's atomic write: its temp file is created with `O_EXCL` and `O_NOFOLLOW`. The temp
+ * name was `<path>.<pid>.tmp`, opened with `w`, so a link planted under a guessed pid was written through.
+ */
 async function writeCache(path: string, url: string, catalog: Catalog): Promise<boolean> {
   try {
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, url, models: catalog.entries() })}\n`);
-    await rename(temporary, path);
+    ensureFolder(dirname(path));
+    writeFileAtomic(path, Buffer.from(`${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, url, models: catalog.entries() })}\n`, 'utf8'));
     return true;
   } catch {
     return false;

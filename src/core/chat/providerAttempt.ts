@@ -21,9 +21,11 @@ import {
   type ToolCall,
   type ToolSpec,
 } from '../providers/provider';
+import { Deadline } from '../providers/deadline';
 import type { AttemptFn, AttemptOutcome, Candidate } from '../routing/types';
-import type { Verifier } from '../verifiers/verifier';
+import type { Check, Verifier } from '../verifiers/verifier';
 import { callCost } from '../panel';
+import { spendFigure } from '../decisions/decision';
 
 /** What one attempt produced. */
 export interface ChatAnswer {
@@ -37,6 +39,8 @@ export interface ChatAnswer {
   finishReason: FinishReason;
   /** Options the provider could not honour. */
   warnings: string[];
+  /** The checks that judged the answer, in words ("JSON"); empty when none did (`Check.checks`). */
+  checks: string[];
 }
 
 /** Where an attempt reports what it learned about a provider's health (a {@link ProviderHealthBoard}). */
@@ -58,7 +62,15 @@ export interface ProviderAttemptOptions {
   chatOptions?: Omit<ChatOptions, 'signal'>;
   think?: boolean;
   health?: HealthRecorder;
+  /**
+   * How long one rung may take to stream its whole answer, ms; past it the attempt is a provider error.
+   * No limit when absent. The check that follows has its own.
+   */
+  attemptTimeoutMs?: number;
 }
+
+/** The panel setting, the VS Code setting and the `rung chat` flag that set how long an attempt may take, for the message that says it ran out. */
+const ATTEMPT_TIMEOUT_SETTINGS = 'routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout';
 
 /** Builds the {@link AttemptFn} the router runs once per rung. */
 export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<ChatAnswer> {
@@ -68,33 +80,47 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     const adapter = options.adapters.get(candidate.provider);
     if (!adapter) throw new ProviderUnavailable(`no adapter for provider "${candidate.provider}"`, { provider: candidate.provider });
     const started = options.clock.now();
+    // The whole attempt's deadline: the transport's timers end a stream that goes quiet, not one that
+    // keeps sending, which held a call for good.
+    const deadline = new Deadline(signal);
+    const limitMs = options.attemptTimeoutMs;
+    if (limitMs !== undefined) deadline.arm(limitMs);
     let streamed: Streamed;
     try {
-      streamed = await stream(adapter, candidate, options, signal);
+      streamed = await stream(adapter, candidate, options, deadline.signal);
     } catch (error) {
-      const failure = asFailure(error, candidate.provider, signal);
+      const failure =
+        deadline.timedOut !== null && !signal?.aborted
+          ? new ProviderError(
+              `${candidate.provider}: ${candidate.slug} gave no whole answer within ${seconds(limitMs ?? 0)}, the time one attempt may take; for a slower model raise ${ATTEMPT_TIMEOUT_SETTINGS}`,
+              { provider: candidate.provider },
+            )
+          : asFailure(error, candidate.provider, signal);
       options.health?.recordFailure(candidate.provider, failure);
       throw failure;
+    } finally {
+      deadline.clear();
     }
     options.health?.recordSuccess(candidate.provider);
     const latencyMs = options.clock.now() - started;
-    const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug };
+    const answer: ChatAnswer = { ...streamed.answer, model: candidate.slug, checks: [] };
     // A refusal is the model's own "no", and an answer stopped at the model's output limit is one the
     // provider itself says is not whole: failures to climb from, not answers for a check to pass or
     // leave unverified, so no verifier is asked. A limit the caller set is the caller's to live with.
-    const check =
-      streamed.refusal !== undefined
-        ? { verdict: 'fail' as const, reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` }
-        : answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined
-          ? { verdict: 'fail' as const, reason: CUT_AT_OUTPUT_LIMIT }
-          : await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+    let check: Check;
+    if (streamed.refusal !== undefined) check = { verdict: 'fail', reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` };
+    else if (answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined) check = { verdict: 'fail', reason: CUT_AT_OUTPUT_LIMIT };
+    else {
+      check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
+      if (check.verdict !== 'unverified') answer.checks = check.checks ?? [options.verifier.label ?? options.verifier.name];
+    }
     // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
     // price: a panel price is an override, and an override the recorded cost ignored would be none.
     const answerCost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
     // A check that asked a model of its own (the confidence question) spent money on this attempt too.
-    const spent = 'spent' in check ? check.spent : undefined;
-    const checkCost = spent ? (spent.cost ?? panelCost(candidate, spent.inputTokens, spent.outputTokens) ?? spent.catalogCost) : 0;
-    const cost = answerCost === undefined ? undefined : answerCost + (checkCost ?? 0);
+    const checkSpent = 'spent' in check ? check.spent : undefined;
+    const checkCost = checkSpent ? (checkSpent.cost ?? panelCost(candidate, checkSpent.inputTokens, checkSpent.outputTokens) ?? checkSpent.catalogCost) : 0;
+    const cost = answerCost === undefined ? undefined : answerCost + (spendFigure(checkCost) ?? 0);
     const outcome: AttemptOutcome<ChatAnswer> = {
       verdict: check.verdict,
       verdictReason: check.reason,
@@ -103,15 +129,19 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
       latencyMs,
       value: answer,
     };
-    if (streamed.inputTokens !== null) outcome.inputTokens = streamed.inputTokens;
-    if (streamed.outputTokens !== null) outcome.outputTokens = streamed.outputTokens;
-    if (cost !== undefined) outcome.cost = cost;
+    // A provider's usage is its word, and a negative or non-finite figure is no cost (spendFigure).
+    const inputTokens = spendFigure(streamed.inputTokens);
+    const outputTokens = spendFigure(streamed.outputTokens);
+    const spent = spendFigure(cost);
+    if (inputTokens !== null) outcome.inputTokens = inputTokens;
+    if (outputTokens !== null) outcome.outputTokens = outputTokens;
+    if (spent !== null) outcome.cost = spent;
     return outcome;
   };
 }
 
 interface Streamed {
-  answer: Omit<ChatAnswer, 'model'>;
+  answer: Omit<ChatAnswer, 'model' | 'checks'>;
   inputTokens: number | null;
   outputTokens: number | null;
   /** USD as the provider reported it. */
@@ -127,6 +157,11 @@ export const CUT_AT_OUTPUT_LIMIT = "cut off at the model's output limit (finish 
 
 /** How much of a refusal goes into the verdict reason, characters: enough to say why, short enough for a log row. */
 const REFUSAL_REASON_CHARS = 200;
+
+/** Milliseconds as seconds for a message: `600 s`, `0.25 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

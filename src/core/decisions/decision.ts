@@ -21,6 +21,27 @@ import { VERDICTS, type Verdict } from '../verdict';
 export const DATE_LIMIT_MS = 8.64e15;
 
 /**
+ * A cost or a token count as a spend figure may use it: a finite number of at least 0, else null
+ * (unknown).
+ *
+ * @remarks
+ * A row with `"cost": -450` (written by hand, by a hostile provider's usage, or merged from elsewhere)
+ * made "spent today" negative, so the daily budget never pruned a paid model again; `1e999` parses as
+ * Infinity. Such a figure is ignored, not clamped to 0: it says nothing true about what the call cost.
+ * Applied where rows are written (the router) and wherever they are read (the row schema, the spend
+ * tally's own quick reader).
+ */
+export function spendFigure(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/** A nullable number read through {@link spendFigure}: anything but a finite number of at least 0 reads as null. */
+const spendable = z
+  .unknown()
+  .transform((value) => spendFigure(value))
+  .default(null);
+
+/**
  * The row's fields, each with the default a row from an older Rung (without it) reads as.
  *
  * @remarks
@@ -53,10 +74,10 @@ const decisionRowShape = {
   verdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]),
   /** What the verifier said, or what went wrong. */
   verdictReason: z.string().nullable().default(null),
-  inputTokens: z.number().nullable().default(null),
-  outputTokens: z.number().nullable().default(null),
-  /** USD. */
-  cost: z.number().nullable().default(null),
+  inputTokens: spendable,
+  outputTokens: spendable,
+  /** USD; a negative or non-finite figure reads as unknown (see {@link spendFigure}). */
+  cost: spendable,
   latencyMs: z.number().nullable().default(null),
   /** Why this model was chosen, naming its evidence. */
   reason: z.string().default(''),
@@ -79,6 +100,12 @@ const decisionRowShape = {
   confidence: z.number().optional(),
   /** For `source: "replay"`: the policy the replay ran (`open=qwen3:14b`); absent when it ran Rung's own. */
   policy: z.string().optional(),
+  /**
+   * The checks that judged the attempt's answer, in words (`["JSON"]`, `["TypeScript syntax"]`); empty
+   * when none did. Absent on rows from before checks were named, on `final` rows (the later verdict is
+   * the user's, not a check's) and on rows that did not come through the session (`rung replay`).
+   */
+  checks: z.array(z.string()).optional(),
 };
 
 /** One decision row as the router writes it and a reader gets it back, defaults filled in. */

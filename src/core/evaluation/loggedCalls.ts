@@ -234,7 +234,8 @@ class LoggedCallReader {
   }
 
   private build(log: LoggedCalls, call: string, rows: readonly ReadRow[]): void {
-    const attemptRows = rows.filter((entry) => !entry.row.final);
+    // A refused call asked no model: it opened with none, and no other opener would have been asked either.
+    const attemptRows = rows.filter((entry) => !entry.row.final && entry.row.verdict !== 'refused');
     const opener = attemptRows[0];
     if (!opener) return;
     if (!opener.hasPropensity || !(opener.row.propensity > 0)) {

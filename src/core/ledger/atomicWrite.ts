@@ -13,11 +13,16 @@
  * also needs only the folder to be writable, so a file the user made read-only (444) was replaced as
  * though it were not; it is refused instead ({@link ReadOnlyFileError}), on its mode bits rather than on
  * a failed open, because root may open any file and CI runs as root.
+ *
+ * The temp file is created with `O_EXCL` and `O_NOFOLLOW`, and a symbolic link (or anything but a file)
+ * at the target is refused before anything is written (see safeFiles.ts): the rename would replace the
+ * link rather than write through it, but a link where Rung keeps its file was put there by someone.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, statSync, writeSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { unlinkQuietly } from './fileLock';
+import { lstatIfExists, openNoFollow, refuseUnlessFile } from './safeFiles';
 
 /** A file nobody may write (no write bit in its mode), which {@link writeFileAtomic} will not replace. */
 export class ReadOnlyFileError extends Error {
@@ -37,12 +42,13 @@ export class ReadOnlyFileError extends Error {
  * file there is read-only.
  */
 export function writeFileAtomic(path: string, data: Uint8Array): BigIntStats {
+  refuseUnlessFile(path);
   const mode = modeToKeep(path);
   if (mode !== undefined && (mode & 0o222) === 0) throw new ReadOnlyFileError(path, mode);
   const temp = `${path}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
   // Created with the old mode so the temp file is never more open than the file it replaces; the umask
   // may have taken bits from it, so they are set again exactly.
-  const fd = openSync(temp, 'w', mode ?? 0o666);
+  const fd = openNoFollow(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode ?? 0o666);
   let stat: BigIntStats;
   try {
     if (mode !== undefined) fchmodSync(fd, mode);
@@ -73,8 +79,8 @@ export function writeFileAtomic(path: string, data: Uint8Array): BigIntStats {
  */
 function modeToKeep(path: string): number | undefined {
   try {
-    const stat = statSync(path);
-    return stat.isFile() ? stat.mode & 0o777 : undefined;
+    const stat = lstatIfExists(path);
+    return stat?.isFile() ? stat.mode & 0o777 : undefined;
   } catch {
     return undefined;
   }

@@ -21,8 +21,13 @@
  * Rows land on a {@link FlushTimer}; given the ledger's (`WorkspaceLedger.flushTimer`), rows and
  * observations land in the same wake-up. A write that fails is reported as a `save-failed` notice, as
  * the ledger reports its own, and retried a second later with nothing dropped.
+ *
+ * Every file here — the log, its lock, the `.unreadable` lines — is opened without following a symbolic
+ * link, and the folder must be a folder (see safeFiles.ts): a cloned folder whose `decisions.jsonl` was
+ * a link to `~/.bashrc` had each row appended there. {@link DecisionLog.checkFiles} says so before a
+ * command does any work whose record would be refused.
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
@@ -32,6 +37,7 @@ import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
 import { parseObject, readIfExists, visitLinesBackwards } from './decisionTail';
 import { describe } from './ledgerFile';
 import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
+import { appendToFile, ensureFolder, openFile, refuseUnlessFile, writeWhole } from './safeFiles';
 
 /** The log's file name, in the ledger's directory. */
 export const DECISION_LOG_FILE = 'decisions.jsonl';
@@ -90,6 +96,12 @@ export function decisionLogPath(ledgerPath: string): string {
   return join(dirname(ledgerPath), DECISION_LOG_FILE);
 }
 
+/** {@link DecisionLog.checkFiles} for the log at `path`, before any log is built. */
+export function checkDecisionLogFiles(path: string): void {
+  ensureFolder(dirname(path));
+  for (const file of [path, `${path}.lock`, `${path}.unreadable`]) refuseUnlessFile(file);
+}
+
 export class DecisionLog implements DecisionSink {
   readonly path: string;
   /** Everything the user should hear about, oldest first. */
@@ -112,6 +124,18 @@ export class DecisionLog implements DecisionSink {
     this.timer = options.flushTimer ?? new FlushTimer({ clock: options.clock, schedule: options.schedule });
     this.onNotice = options.onNotice;
     this.lock = new FileLock({ path: `${options.path}.lock`, clock: options.clock, ...options.lock, ...lockNotices('decision log', (notice) => this.notify(notice)) });
+  }
+
+  /**
+   * Throws, naming the path and what to do, when the log, its lock or its set-aside file is a symbolic
+   * link or not a regular file, or its folder is a link; makes the folder when it is missing.
+   *
+   * @remarks
+   * The appends refuse such a path anyway, but only once a call has been made and paid for; a front
+   * end checks first, so no call is made whose row could not be written.
+   */
+  checkFiles(): void {
+    checkDecisionLogFiles(this.path);
   }
 
   /** Rows appended but not yet written. */
@@ -234,7 +258,7 @@ export class DecisionLog implements DecisionSink {
       // Retention drops rows on purpose; a line that is not a row (a crash's torn row, a hand edit, a
       // merge conflict's markers, JSON that is no object) is not Rung's to delete, so it is moved aside
       // before the rewrite.
-      if (unreadable.length) appendFileSync(this.unreadablePath, joinLines(unreadable));
+      if (unreadable.length) appendToFile(this.unreadablePath, joinLines(unreadable));
       if (!next.equals(bytes)) writeFileAtomic(this.path, next);
       return {
         kept: kept.length,
@@ -265,13 +289,14 @@ export class DecisionLog implements DecisionSink {
 
   /** Appends every queued row under the lock; false when the lock stayed busy (the rows stay queued). */
   private async writeQueued(): Promise<boolean> {
-    mkdirSync(dirname(this.path), { recursive: true });
+    ensureFolder(dirname(this.path));
     const held = await this.lock.acquire();
     if (!held) return false;
     try {
       const rows = this.buffer.slice();
-      // Opened after the lock is held, so a compaction that just renamed a new file in is the file we append to.
-      const fd = openSync(this.path, 'a+');
+      // Opened after the lock is held, so a compaction that just renamed a new file in is the file we append
+      // to; read and append (`a+`), never through a link (see safeFiles.ts).
+      const fd = openFile(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
       try {
         const chunks = chunkRows(rows, needsLeadingNewline(fd));
         for (const chunk of chunks) writeWhole(fd, chunk);
@@ -321,11 +346,6 @@ function chunkRows(rows: string[], leadingNewline: boolean): Buffer[] {
   }
   if (size > 0) chunks.push(Buffer.concat(current, size));
   return chunks;
-}
-
-function writeWhole(fd: number, data: Buffer): void {
-  let offset = 0;
-  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 const NEWLINE = Buffer.from('\n');

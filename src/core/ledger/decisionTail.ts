@@ -9,10 +9,9 @@
  * writer) and is never returned. Counting rows for a filter reads the file forwards, but only the
  * bytes added since the last count, and parses only lines a cheap text test cannot rule out.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readFileSync, readSync } from 'node:fs';
 import { parseDecisionLines, type DecisionRow } from '../decisions/decision';
-import { isCode } from './fileLock';
-import { whatIs } from './ledgerFile';
+import { isCode, openNoFollow, whatIs } from './safeFiles';
 
 /** Bytes read per step when reading the log backwards for its last rows. */
 export const TAIL_READ_CHUNK_BYTES = 64 * 1024;
@@ -322,12 +321,14 @@ export class RowCounter {
  * @remarks
  * Anything but a regular file is refused by name, in the words the ledger file uses: a directory there
  * used to fail every reader with a bare "EISDIR: illegal operation on a directory, read", naming no
- * path. Opened non-blocking, as the ledger file is, so a named pipe at the path cannot hang the open.
+ * path. Opened non-blocking, as the ledger file is, so a named pipe at the path cannot hang the open,
+ * and never through a symbolic link (see safeFiles.ts): a log linked to a file elsewhere would show
+ * that file's lines, and compaction would copy them into the workspace.
  */
 export function openIfExists(path: string): number | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    fd = openNoFollow(path, constants.O_RDONLY);
   } catch (error) {
     if (isCode(error, 'ENOENT')) return undefined;
     // Where a directory cannot be opened at all (Windows), the open is what fails.

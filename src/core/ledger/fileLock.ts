@@ -16,9 +16,12 @@
  * busy lock costs latency and never data.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock';
+import { isCode, openFile, openNoFollow } from './safeFiles';
+
+export { isCode } from './safeFiles';
 
 /** Attempts to create the lock before giving up for now; with the interval, about one second (the origin's 40 × 25 ms). */
 export const LOCK_WAIT_ATTEMPTS = 40;
@@ -140,9 +143,13 @@ export class FileLock {
     let content: LockContent | undefined;
     let mtimeMs: number;
     try {
-      const text = readFileSync(this.path, 'utf8');
-      content = parseContent(text);
-      mtimeMs = statSync(this.path).mtimeMs;
+      const fd = openFile(this.path, constants.O_RDONLY);
+      try {
+        content = parseContent(readAll(fd));
+        mtimeMs = fstatSync(fd).mtimeMs;
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       return; // freed meanwhile: nothing to report, the next attempt takes it
     }
@@ -184,7 +191,8 @@ export class FileLock {
     const content: LockContent = { token: randomUUID(), pid: process.pid, host: this.host, at: this.clock.now() };
     let fd: number;
     try {
-      fd = openSync(this.path, 'wx');
+      // O_EXCL never follows a link; O_NOFOLLOW says so in the message when one stands there.
+      fd = openNoFollow(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
     } catch (error) {
       if (isCode(error, 'EEXIST')) return undefined;
       throw error;
@@ -209,7 +217,8 @@ export class FileLock {
   private takeOverIfAbandoned(): boolean {
     let judged: { ino: bigint; content: LockContent | undefined; mtimeMs: number };
     try {
-      const fd = openSync(this.path, 'r');
+      // Not through a link, and never a pipe: a lock that is either is refused by name (see safeFiles.ts).
+      const fd = openFile(this.path, constants.O_RDONLY);
       try {
         const stat = fstatSync(fd, { bigint: true });
         judged = { ino: stat.ino, content: parseContent(readAll(fd)), mtimeMs: Number(stat.mtimeMs) };
@@ -230,7 +239,7 @@ export class FileLock {
       if (isCode(error, 'ENOENT')) return true;
       throw error;
     }
-    if (statSync(aside, { bigint: true }).ino !== judged.ino) {
+    if (lstatSync(aside, { bigint: true }).ino !== judged.ino) {
       // We moved a fresh lock someone took after our judgement: put it back unless a third process already took the name.
       try {
         linkSync(aside, this.path);
@@ -247,7 +256,12 @@ export class FileLock {
 
   private readContent(): LockContent | undefined {
     try {
-      return parseContent(readFileSync(this.path, 'utf8'));
+      const fd = openFile(this.path, constants.O_RDONLY);
+      try {
+        return parseContent(readAll(fd));
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       return undefined;
     }
@@ -281,10 +295,6 @@ export function unlinkQuietly(path: string): void {
   } catch {
     // Already gone: the outcome we wanted.
   }
-}
-
-export function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import type { DecisionRow } from '../decisions/decision';
 import type { Observation, Rating } from '../ratings';
+import type { PromptSignalState, SignalUpdate } from '../signal/promptSignal';
 
 /** Calls still running past this are presumed dead (a crashed window) and no longer make a model busy. */
 export const STALE_SPAWN_MS = 30 * 60 * 1000;
@@ -41,6 +42,8 @@ export interface LedgerSnapshot {
   inFlight(model: string): number;
   /** Whether any model has a graded observation at this class key. */
   hasMeasurements(classKey: string): boolean;
+  /** What the per-prompt signal has learned; absent on a ledger that keeps no signal. */
+  signal?(): PromptSignalState | undefined;
 }
 
 export interface Ledger {
@@ -48,6 +51,11 @@ export interface Ledger {
   snapshot(now: number): LedgerSnapshot;
   /** Folds graded observations in; visible to the next snapshot at once, durable after the next flush. */
   observe(observations: readonly Observation[]): void;
+  /**
+   * Folds one call's step into the per-prompt signal; visible to the next snapshot at once. Absent on a
+   * ledger that keeps no signal: a team's server takes nothing derived from prompts.
+   */
+  learnSignal?(update: SignalUpdate): void;
   /** Records which snapshot a configured slug actually served. */
   alias(slug: string, resolved: string): void;
   spawnStarted(spawn: Spawn): void;

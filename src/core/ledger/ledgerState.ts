@@ -20,6 +20,8 @@
  */
 import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
+import { SIGNAL_SLOTS } from '../signal/promptFeatures';
+import { applySignalUpdate, type PromptSignalState, type SignalClassStats, type SignalUpdate } from '../signal/promptSignal';
 import { aliasCandidates, ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
@@ -61,6 +63,7 @@ export type LedgerOp =
   | { kind: 'caps'; classKey: string; caps: ProfileCaps | null }
   | { kind: 'reset'; classKey: string | null; at: number }
   | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number }
+  | { kind: 'signal'; update: SignalUpdate }
   /** Increments to the confidence check's counts: sums, so two windows' increments add whatever the order. */
   | { kind: 'confidence'; increments: { key: string; n: number; ok: number }[] };
 
@@ -80,6 +83,26 @@ function mergedInformation(local: RatingEntry | undefined, source: RatingEntry, 
   return { ...(information === undefined ? {} : { information }), ...(side.followedPrior === undefined ? {} : { followedPrior: side.followedPrior }) };
 }
 
+/**
+ * The signal with one class's record forgotten: it must earn its say there again. The weights are one
+ * table for every class (each feature hashed with its class), so they are kept; what a reset class
+ * learned of them is outweighed as the class learns again.
+ */
+function forgetSignalClass(signal: PromptSignalState | undefined, classKey: string): PromptSignalState | undefined {
+  if (!signal) return undefined;
+  const classes = new Map([...signal.classes].filter(([key]) => !matchesClass(key, classKey)));
+  return { ...signal, classes };
+}
+
+/** The local attempts' cost with the source's added in proportion to the observations newly folded (`share`). */
+function mergedCost(local: RatingEntry['cost'], source: RatingEntry['cost'], share: number): Pick<RatingEntry, 'cost'> {
+  const part = Math.min(1, Math.max(0, share));
+  const added = source ? { observed: source.observed * part, listed: source.listed * part, attempts: Math.round(source.attempts * part) } : undefined;
+  if (!local) return added && added.attempts > 0 ? { cost: added } : {};
+  if (!added) return { cost: { ...local } };
+  return { cost: { observed: local.observed + added.observed, listed: local.listed + added.listed, attempts: local.attempts + added.attempts } };
+}
+
 function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
@@ -95,6 +118,8 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   caps: ['caps'],
   reset: ['ratings', 'merged', 'confidence'],
   merge: ['ratings', 'merged', 'aliases'],
+  // The signal is replaced whole by each step (applySignalUpdate copies), so there is no map to copy.
+  signal: [],
   confidence: ['confidence'],
 };
 
@@ -106,6 +131,8 @@ export class LedgerState {
   spawns = new Map<string, SpawnRecord>();
   caps = new Map<string, ProfileCaps>();
   merged = new Map<string, MergedCount>();
+  /** What the per-prompt signal has learned; undefined until its first step. Replaced, never changed. */
+  signal: PromptSignalState | undefined;
   /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
   confidence = new Map<string, { n: number; ok: number }>();
   private measured: Set<string> | undefined;
@@ -136,6 +163,7 @@ export class LedgerState {
     next.spawns = this.spawns;
     next.caps = this.caps;
     next.merged = this.merged;
+    next.signal = this.signal;
     next.confidence = this.confidence;
     next.measured = this.measured;
     const copied = new Set<Table>();
@@ -226,6 +254,7 @@ export class LedgerState {
         // so merging the teammate's file again brings their evidence back.
         for (const [key, entry] of this.ratings) if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
         for (const [key, count] of this.merged) if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
+        this.signal = op.classKey === null ? undefined : forgetSignalClass(this.signal, op.classKey);
         // The confidence counts' keys carry their class third (`v1␀grade␀chat␀model␀bin`).
         for (const key of this.confidence.keys()) if (op.classKey === null || matchesClass(key.split('\u0000')[2] ?? '', op.classKey)) this.confidence.delete(key);
         return;
@@ -237,6 +266,9 @@ export class LedgerState {
         return;
       case 'merge':
         this.applyMerge(op);
+        return;
+      case 'signal':
+        this.signal = applySignalUpdate(this.signal, op.update);
         return;
     }
   }
@@ -273,6 +305,8 @@ export class LedgerState {
           ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
           ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
           ...mergedInformation(local, source, newGraded),
+          // Prices are one model's at one class wherever they were paid: the attempts add.
+          ...mergedCost(local?.cost, source.cost, newGraded / Math.max(1, source.graded)),
         });
       }
       this.merged.set(key, {
@@ -299,8 +333,9 @@ export class LedgerState {
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
-    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior FROM ratings', (row) => {
+    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts FROM ratings', (row) => {
       const since = nullableNumber(row[7]);
+      const costAttempts = Number(row[12] ?? 0);
       const information = nullableNumber(row[8]);
       const followedPrior = nullableNumber(row[9]);
       const entry: RatingEntry = {
@@ -314,6 +349,7 @@ export class LedgerState {
         ...(since === null ? {} : { sinceDrift: since }),
         ...(information === null ? {} : { information }),
         ...(followedPrior === null ? {} : { followedPrior }),
+        ...(costAttempts > 0 ? { cost: { observed: Number(row[10]), listed: Number(row[11]), attempts: costAttempts } } : {}),
       };
       state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
     });
@@ -329,6 +365,7 @@ export class LedgerState {
       const count: MergedCount = { sourceId: String(row[0]), model: String(row[1]), classKey: String(row[2]), graded: Number(row[3]), ok: Number(row[4]), mergedAt: Number(row[5]) };
       state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
     });
+    state.signal = readSignalTables(db);
     return state;
   }
 
@@ -336,16 +373,31 @@ export class LedgerState {
   write(db: Database): void {
     db.run('BEGIN');
     try {
-      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'confidence_counts']) db.run(`DELETE FROM ${table}`);
+      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes', 'confidence_counts']) db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
-        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [...this.ratings.values()].map((e) => [e.model, e.classKey, e.rating, e.graded, e.ok, e.updatedAt, e.surprise ?? 0, e.sinceDrift ?? null, e.information ?? null, e.followedPrior ?? null]),
+        'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [...this.ratings.values()].map((e) => [
+          e.model,
+          e.classKey,
+          e.rating,
+          e.graded,
+          e.ok,
+          e.updatedAt,
+          e.surprise ?? 0,
+          e.sinceDrift ?? null,
+          e.information ?? null,
+          e.followedPrior ?? null,
+          e.cost?.observed ?? 0,
+          e.cost?.listed ?? 0,
+          e.cost?.attempts ?? 0,
+        ]),
       );
       insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
       insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
       insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));
       insertAll(db, 'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)', [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]));
+      if (this.signal) writeSignalTables(db, this.signal);
       insertAll(db, 'INSERT INTO confidence_counts VALUES (?, ?, ?)', [...this.confidence].map(([key, count]) => [key, count.n, count.ok]));
       db.run('COMMIT');
     } catch (error) {
@@ -365,8 +417,8 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     rating: (model, classKey) => {
       const entry = state.ratings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { rating, graded, ok, information, followedPrior } = entry;
-      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }) };
+      const { rating, graded, ok, information, followedPrior, cost } = entry;
+      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }), ...(cost === undefined ? {} : { cost }) };
     },
     resolve: (slug) => {
       for (const candidate of aliasCandidates(slug)) {
@@ -383,7 +435,44 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
       return count;
     },
     hasMeasurements: (classKey) => measured.has(classKey),
+    signal: () => state.signal,
   };
+}
+
+/**
+ * The per-prompt signal as the file holds it, or undefined when it holds none (a file from before v6,
+ * or weights hashed into another number of slots than this version's, which would be misread).
+ */
+function readSignalTables(db: Database): PromptSignalState | undefined {
+  const weights = new Map<string, Float32Array>();
+  forEachRow(db, 'SELECT name, slots, weights FROM prompt_signal_weights', (row) => {
+    const bytes = row[2];
+    if (Number(row[1]) !== SIGNAL_SLOTS || !(bytes instanceof Uint8Array) || bytes.byteLength !== 4 * SIGNAL_SLOTS) return;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    weights.set(String(row[0]), Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true)));
+  });
+  const mean = weights.get('mean');
+  const unanswerable = weights.get('unanswerable');
+  if (!mean || !unanswerable) return undefined;
+  const classes = new Map<string, SignalClassStats>();
+  forEachRow(db, 'SELECT class_key, calls, gain, gain_square, shift, odds FROM prompt_signal_classes', (row) => {
+    classes.set(String(row[0]), { calls: Number(row[1]), gain: Number(row[2]), gainSquare: Number(row[3]), shift: Number(row[4]), odds: Number(row[5]) });
+  });
+  return { mean, unanswerable, classes };
+}
+
+function writeSignalTables(db: Database, signal: PromptSignalState): void {
+  const bytesOf = (weights: Float32Array): Uint8Array => {
+    const bytes = new Uint8Array(4 * weights.length);
+    const view = new DataView(bytes.buffer);
+    weights.forEach((weight, i) => view.setFloat32(4 * i, weight, true));
+    return bytes;
+  };
+  insertAll(db, 'INSERT INTO prompt_signal_weights VALUES (?, ?, ?)', [
+    ['mean', SIGNAL_SLOTS, bytesOf(signal.mean)],
+    ['unanswerable', SIGNAL_SLOTS, bytesOf(signal.unanswerable)],
+  ]);
+  insertAll(db, 'INSERT INTO prompt_signal_classes VALUES (?, ?, ?, ?, ?, ?)', [...signal.classes].map(([key, stats]) => [key, stats.calls, stats.gain, stats.gainSquare, stats.shift, stats.odds]));
 }
 
 type Cell = number | string | Uint8Array | null;

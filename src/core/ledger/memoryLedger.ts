@@ -9,6 +9,7 @@
  * would otherwise rank over, and copy on every start, every call it made.
  */
 import type { Observation } from '../ratings';
+import type { SignalUpdate } from '../signal/promptSignal';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { LedgerState, snapshotOf } from './ledgerState';
 
@@ -22,6 +23,10 @@ export class MemoryLedger implements Ledger {
   observe(observations: readonly Observation[]): void {
     if (observations.length === 0) return;
     this.state = this.state.applied(observations.map((observation) => ({ kind: 'observe', observation })));
+  }
+
+  learnSignal(update: SignalUpdate): void {
+    this.state = this.state.applied([{ kind: 'signal', update }]);
   }
 
   confidenceCounts(): [string, { n: number; ok: number }][] {

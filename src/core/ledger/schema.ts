@@ -16,11 +16,13 @@
  * - v3: per-profile diversity caps, and the merged-sources table that makes merging idempotent.
  * - v4: the drift detector's state on each rating, so a ledger reopened in the middle of an alarm keeps it.
  * - v5: each rating's information and the prior it followed.
- * - v6: the confidence check's counts (what each model's stated confidence turned out to be worth), so
+ * - v6: the per-prompt signal: its weights, and each class's record of what it earned there.
+ * - v7: what each model's attempts at a class really cost, against their list price.
+ * - v8: the confidence check's counts (what each model's stated confidence turned out to be worth), so
  *   the thresholds it learned outlive the window.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 
 export interface Migration {
   /** The version the file is at after this step. */
@@ -111,10 +113,37 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     to: 6,
+    summary: 'the per-prompt signal',
+    apply(db) {
+      // Empty in a file from before v6: the signal starts from nothing, as it did in every process then.
+      // The weights are one row per table of weights, little-endian float32, with the slot count they
+      // were hashed into, so a later size is read as "nothing learned" rather than misread.
+      db.run(`CREATE TABLE prompt_signal_weights (name TEXT PRIMARY KEY, slots INTEGER NOT NULL, weights BLOB NOT NULL)`);
+      db.run(`CREATE TABLE prompt_signal_classes (
+        class_key TEXT PRIMARY KEY,
+        calls INTEGER NOT NULL,
+        gain REAL NOT NULL,
+        gain_square REAL NOT NULL,
+        shift REAL NOT NULL,
+        odds REAL NOT NULL)`);
+    },
+  },
+  {
+    to: 7,
+    summary: "what each model's attempts at a class really cost",
+    apply(db) {
+      // 0 attempts in a file from before v7: every model is priced at its list price until it has attempts.
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_observed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_listed REAL NOT NULL DEFAULT 0`);
+      db.run(`ALTER TABLE ratings ADD COLUMN cost_attempts INTEGER NOT NULL DEFAULT 0`);
+    },
+  },
+  {
+    to: 8,
     summary: "the confidence check's learned counts",
     apply(db) {
       // One row a count the confidence learner keeps (src/core/confidence): its key names the kind, the
-      // class, the model and the bin; n observations, ok of them right. A file from before v6 learned
+      // class, the model and the bin; n observations, ok of them right. A file from before v8 learned
       // none, which is where every window of those versions started from.
       db.run(`CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL, ok REAL NOT NULL)`);
     },
@@ -147,6 +176,11 @@ export type SchemaReading =
   | { kind: 'rung'; version: number }
   /** Carries Rung's application id but its version cannot be read: a damaged ledger. */
   | { kind: 'broken'; reason: string }
+  /**
+   * Looks like a Rung ledger but holds what Rung never creates (a view, a trigger, a table or column of
+   * another shape): made by hand or by someone who meant harm, never by a Rung that crashed.
+   */
+  | { kind: 'crafted'; reason: string }
   | { kind: 'foreign'; reason: string };
 
 /**
@@ -160,18 +194,28 @@ export type SchemaReading =
  * damaged ledgers ("no such column: value", and "a Rung ledger whose tables cannot be read"). So an SQL
  * error while looking at an unmarked file means someone else's file, to be left alone; only a file
  * with the id whose version cannot be read is `broken`.
+ *
+ * Before any query touches a table, `sqlite_master` is read: a file that carries the mark (or Rung's
+ * tables) may still be made by hand. An 8 KB file whose `meta` was a recursive view spun at 100% CPU
+ * for good on the first `SELECT … FROM meta`, which froze the extension host at every activation. So
+ * any view, trigger, virtual table or generated column makes the file `crafted` before its tables are
+ * read (none of these run until a query reaches them), and a file at a version this Rung knows must
+ * hold exactly the objects Rung's own migrations make at that version, each with the same definition
+ * (whitespace and case aside): a CHECK, a DEFAULT or an index expression of someone else's would
+ * otherwise run on every save. See {@link expectedObjects}.
  */
-export function readSchema(db: Database): SchemaReading {
+export function readSchema(db: Database, sql: SqlJsStatic): SchemaReading {
   let applicationId: number;
-  let tables: string[];
+  let objects: SchemaObject[];
   try {
     applicationId = Number(db.exec('PRAGMA application_id')[0]?.values[0]?.[0] ?? 0);
-    tables = db.exec(`SELECT name FROM sqlite_master WHERE type = 'table'`)[0]?.values.map((row) => String(row[0])) ?? [];
+    objects = readObjects(db).filter((object) => !INTERNAL_TABLE.test(object.name));
   } catch (error) {
     return { kind: 'foreign', reason: `its schema cannot be read (${messageOf(error)})` };
   }
   if (applicationId !== 0 && applicationId !== RUNG_APPLICATION_ID) return { kind: 'foreign', reason: `application_id is 0x${(applicationId >>> 0).toString(16)}` };
-  if (tables.length === 0) return { kind: 'empty' };
+  if (objects.length === 0) return { kind: 'empty' };
+  const tables = objects.filter((object) => object.type === 'table').map((object) => object.name);
   const marked = applicationId === RUNG_APPLICATION_ID;
   const unrecognised = (reason: string): SchemaReading => (marked ? { kind: 'broken', reason } : { kind: 'foreign', reason });
   try {
@@ -179,13 +223,128 @@ export function readSchema(db: Database): SchemaReading {
       const missing = missingTableMark(db, tables);
       if (missing) return { kind: 'foreign', reason: missing };
     }
+    const hostile = hostileObject(db, objects);
+    if (hostile) return { kind: 'crafted', reason: hostile };
+    if (tables.length === 0) return unrecognised('it has no tables');
     const value = db.exec(`SELECT value FROM meta WHERE key = 'schema_version'`)[0]?.values[0]?.[0];
     const version = Number(value);
     if (value === undefined || !Number.isInteger(version) || version < 1) return unrecognised(`schema_version is ${String(value)}`);
+    // A newer Rung's schema is not known here; such a file is only ever read, and reading runs none of
+    // what a save would (checks, defaults, index expressions).
+    if (version <= SCHEMA_VERSION) {
+      const stranger = unexpectedObject(db, objects, expectedObjects(sql, version), version);
+      if (stranger) return { kind: 'crafted', reason: stranger };
+    }
     return { kind: 'rung', version };
   } catch (error) {
     return unrecognised(`its meta table cannot be read (${messageOf(error)})`);
   }
+}
+
+/** One row of `sqlite_master`. */
+interface SchemaObject {
+  type: string;
+  name: string;
+  tableName: string;
+  /** The CREATE statement as SQLite keeps it; null for the indexes SQLite makes for a key. */
+  sql: string | null;
+}
+
+/** One of Rung's own objects at some version; a table's columns in order, for saying how a file's differs. */
+interface OwnObject extends SchemaObject {
+  columns: string[];
+}
+
+/** Tables SQLite itself keeps (`ANALYZE`'s statistics): someone inspecting a ledger may have made them, and Rung reads none. */
+const INTERNAL_TABLE = /^sqlite_stat\d$/;
+
+function readObjects(db: Database): SchemaObject[] {
+  return (db.exec('SELECT type, name, tbl_name, sql FROM sqlite_master')[0]?.values ?? []).map((row) => ({
+    type: String(row[0]),
+    name: String(row[1]),
+    tableName: String(row[2]),
+    sql: row[3] === null || row[3] === undefined ? null : String(row[3]),
+  }));
+}
+
+/** Why an object Rung never makes at any version is in the file, or undefined when there is none. */
+function hostileObject(db: Database, objects: readonly SchemaObject[]): string | undefined {
+  for (const object of objects) {
+    if (object.type === 'view' || object.type === 'trigger') {
+      return `it holds a ${object.type} named "${object.name}", and Rung never creates views or triggers (one can make a read of the file run forever)`;
+    }
+    if (object.type !== 'table') continue;
+    if (/^\s*create\s+virtual\s/i.test(object.sql ?? '')) return `its table "${object.name}" is a virtual table, which Rung never creates`;
+    // table_xinfo marks generated columns hidden 2 (virtual) or 3 (stored); it evaluates nothing.
+    const generated = db.exec(`PRAGMA table_xinfo(${quoteName(object.name)})`)[0]?.values.find((row) => Number(row[6]) >= 2);
+    if (generated) return `its table "${object.name}" has a generated column "${String(generated[1])}", which Rung never creates`;
+  }
+  return undefined;
+}
+
+/**
+ * The first object in the file that Rung's migrations do not make at `version`, or make otherwise;
+ * undefined when every object is one of Rung's. Objects Rung makes that are missing are left to the
+ * reads, which fail on a missing table as on any damage.
+ */
+function unexpectedObject(db: Database, objects: readonly SchemaObject[], expected: ReadonlyMap<string, OwnObject>, version: number): string | undefined {
+  for (const object of objects) {
+    const own = expected.get(objectKey(object));
+    if (!own || own.tableName !== object.tableName) return `it holds ${object.type === 'index' ? 'an index' : `a ${object.type}`} named "${object.name}" that Rung's schema v${version} does not have`;
+    if (normalisedSql(own.sql) === normalisedSql(object.sql)) continue;
+    if (object.type !== 'table') return `its ${object.type} "${object.name}" is not the one Rung creates`;
+    const columns = columnsOf(db, object.name);
+    const ownColumns = own.columns;
+    const said = columns.join(', ') === ownColumns.join(', ') ? 'the same columns, defined otherwise' : `columns ${columns.join(', ')}; Rung's are ${ownColumns.join(', ')}`;
+    return `its table "${object.name}" is not the one Rung creates (${said})`;
+  }
+  return undefined;
+}
+
+/** What Rung's own migrations make at each version, by type and name: worked out once per sql.js, by running them. */
+const EXPECTED = new WeakMap<SqlJsStatic, Map<number, Map<string, OwnObject>>>();
+
+/**
+ * Every object Rung's migrations leave in a file at `version`, keyed by type and name.
+ *
+ * @remarks
+ * Made by running the migrations on an empty database rather than written out by hand, so a new
+ * migration cannot forget to update it. A file migrated step by step over the years holds the same
+ * definitions: `ALTER TABLE … ADD COLUMN` splices the column into the stored CREATE statement the same
+ * way whichever Rung ran it, and whitespace (files written by hand in tests, on one line) is ignored.
+ */
+export function expectedObjects(sql: SqlJsStatic, version: number): ReadonlyMap<string, OwnObject> {
+  let byVersion = EXPECTED.get(sql);
+  if (!byVersion) {
+    byVersion = new Map();
+    EXPECTED.set(sql, byVersion);
+  }
+  let objects = byVersion.get(version);
+  if (!objects) {
+    const db = new sql.Database();
+    try {
+      const context: MigrationContext = { now: 0, newId: () => 'expected' };
+      for (const step of MIGRATIONS) if (step.to <= version) step.apply(db, context);
+      objects = new Map(readObjects(db).map((object) => [objectKey(object), { ...object, columns: object.type === 'table' ? columnsOf(db, object.name) : [] }]));
+    } finally {
+      db.close();
+    }
+    byVersion.set(version, objects);
+  }
+  return objects;
+}
+
+function objectKey(object: Pick<SchemaObject, 'type' | 'name'>): string {
+  return `${object.type}\u0000${object.name.toLowerCase()}`;
+}
+
+/** A CREATE statement with its whitespace and case made uniform, for comparing definitions. */
+function normalisedSql(text: string | null): string | null {
+  return text === null ? null : text.replace(/\s+/g, ' ').replace(/ ?([(),]) ?/g, '$1').trim().toLowerCase();
+}
+
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Why an unmarked database lacks the tables of a Rung ledger, or undefined when it has them. */
@@ -201,7 +360,7 @@ function missingTableMark(db: Database, tables: string[]): string | undefined {
 
 /** A table's column names; none for a table that does not exist (PRAGMA table_info does not throw for one). */
 function columnsOf(db: Database, table: string): string[] {
-  return db.exec(`PRAGMA table_info("${table}")`)[0]?.values.map((row) => String(row[1])) ?? [];
+  return db.exec(`PRAGMA table_info(${quoteName(table)})`)[0]?.values.map((row) => String(row[1])) ?? [];
 }
 
 function messageOf(error: unknown): string {

@@ -41,6 +41,8 @@ import { sortEntries, STALE_SPAWN_MS, type Ledger, type LedgerSnapshot, type Rat
 import { LedgerState, matchesClass, snapshotOf, type LedgerOp, type SpawnRecord } from './ledgerState';
 import { decisionKey, outboxKey, TeamOutbox, type OutboxDecision, type OutboxEntry } from './teamOutbox';
 import { checkout, checkSchema, DECISIONS_SCHEMA_VERSION, migrate } from './teamSchema';
+import { aliasRowSchema, describeSkipped, importRowSchema, observationRowSchema, readObservation, resetRowSchema, spawnRowSchema, validRows, type TeamTable } from './teamRows';
+import { redactedUrl, teamUrlRole } from './teamUrl';
 
 /** How often, ms, the background timer sends the queue and reads what is new on the server. */
 export const TEAM_SYNC_INTERVAL_MS = 10_000;
@@ -68,10 +70,8 @@ export function teamMemberId(env: Record<string, string | undefined>): string {
   return `${userInfo().username}@${hostname()}`;
 }
 
-/** Whether `--ledger` names a team's server rather than a workspace file. */
-export function isTeamLedgerUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(text);
-}
+// Where they were first declared; the URL's reading lives with pg's own parser now (teamUrl.ts).
+export { isTeamLedgerUrl, redactedUrl } from './teamUrl';
 
 /** Node's error codes for a server that cannot be reached: refused, reset, timed out, no route, no such host. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EADDRNOTAVAIL']);
@@ -103,19 +103,15 @@ export function isUnreachable(error: unknown): boolean {
  * pg reads a connection string over its other options, and reads a URL without a password as the empty
  * password: given beside the URL as pg's `password` option, the password was never sent, and a server
  * that asks for one refused every member who had set it with "Rung: Set Team Ledger Password". It goes
- * percent-encoded, whatever it holds (`@`, `:`, `/`, `%`); pg decodes it.
+ * in as `password=`, percent-encoded whatever it holds (`@`, `:`, `/`, `%`, `&`), which pg's parser reads
+ * before the user part: set in the user part, it was dropped without a word for a URL with no host (a
+ * Unix socket given as `?host=/run/postgresql`), which cannot carry one.
  */
-function withPassword(url: string, password: string | undefined): string {
+export function withPassword(url: string, password: string | undefined): string {
   if (password === undefined || password === '') return url;
-  const parsed = new URL(url);
-  // The setter leaves `%` alone (it takes it for an escape already made): encode it all first.
-  parsed.password = encodeURIComponent(password);
-  return parsed.toString();
-}
-
-/** The URL with any password in it replaced, for messages. */
-export function redactedUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  return `${base}${base.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}${hash < 0 ? '' : url.slice(hash)}`;
 }
 
 export interface TeamLedgerOptions {
@@ -242,6 +238,10 @@ export class TeamLedger implements Ledger {
   private chain: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** Rows read from the server that were not the shape Rung writes, by table, as of the last refresh. */
+  private skipped: Partial<Record<TeamTable, number>> = {};
+  /** How many skipped rows were last said, so each new lot is said once and not at every refresh. */
+  private skippedSaid = 0;
 
   private constructor(pool: Pool, teamId: string, options: TeamLedgerOptions) {
     this.pool = pool;
@@ -289,8 +289,9 @@ export class TeamLedger implements Ledger {
     pool.on('error', () => {});
     let ledger: TeamLedger;
     try {
-      const teamId = options.readOnly ? await checkSchema(pool) : await migrate(pool);
-      ledger = new TeamLedger(pool, teamId, options);
+      const team = options.readOnly ? await checkSchema(pool) : await migrate(pool);
+      ledger = new TeamLedger(pool, team.id, options);
+      if (!team.usable) ledger.skipped.meta = 1;
       await ledger.refresh();
     } catch (error) {
       await pool.end();
@@ -306,6 +307,14 @@ export class TeamLedger implements Ledger {
   /** The id a workspace file records as its source when it pulls this team's evidence (`team:<uuid>`). */
   get sourceId(): string {
     return `team:${this.teamId}`;
+  }
+
+  /**
+   * Rows read from the server that were not the shape Rung writes, by table (see teamRows.ts): skipped,
+   * never folded; the user hears of them through `onNotice`, once per new lot.
+   */
+  get skippedRows(): Readonly<Partial<Record<TeamTable, number>>> {
+    return { ...this.skipped };
   }
 
   /** Observations this process has not had acknowledged, in memory or in the outbox. */
@@ -375,15 +384,18 @@ export class TeamLedger implements Ledger {
         client.release();
         return [];
       }
-      const rows = await client.query<{ member_id: string; decision: unknown }>(
+      const rows = await client.query<{ member_id: unknown; decision: unknown }>(
         "SELECT member_id, decision FROM (SELECT member_id, decision, at, call_id, attempt, final FROM rung_decisions WHERE $2::text IS NULL OR coalesce(decision->>'source', $3) = $2 ORDER BY at DESC, member_id DESC, call_id DESC, attempt DESC, final DESC LIMIT $1) newest ORDER BY at, member_id, call_id, attempt, final",
         [limit, source ?? null, LIVE_SOURCE],
       );
       client.release();
-      return rows.rows.flatMap((row) => {
+      const shared = rows.rows.flatMap((row) => {
         const parsed = decisionRowSchema.safeParse(row.decision);
-        return parsed.success ? [{ member: row.member_id, row: parsed.data }] : [];
+        return parsed.success && typeof row.member_id === 'string' ? [{ member: row.member_id, row: parsed.data }] : [];
       });
+      const skipped = rows.rows.length - shared.length;
+      if (skipped > 0) this.onNotice?.(`the team ledger holds ${describeSkipped({ decisions: skipped })} among the newest ${limit} that this Rung cannot read; they were left out`);
+      return shared;
     } catch (error) {
       client.release(error instanceof Error ? error : true);
       throw error;
@@ -544,6 +556,16 @@ export class TeamLedger implements Ledger {
     return { sourceRatings: source.ratings.size, addedGraded: added };
   }
 
+  /** Says, once per new lot, that rows were skipped and why that is no one's fault here. */
+  private sayUnusable(): void {
+    const total = Object.values(this.skipped).reduce((sum, count) => sum + count, 0);
+    if (total <= this.skippedSaid) return;
+    this.skippedSaid = total;
+    this.onNotice?.(
+      `the team ledger holds ${describeSkipped(this.skipped)} that this Rung cannot use (not the shape Rung writes: another member's Rung, or someone writing to the tables by hand); they were skipped, and the rest of the team's evidence is used`,
+    );
+  }
+
   private push(ops: LedgerOp[]): void {
     this.state = this.state.applied(ops);
   }
@@ -666,8 +688,13 @@ export class TeamLedger implements Ledger {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    const start = read.resetMark === this.resetMark ? this.folded : new LedgerState('');
+    const refolding = read.resetMark !== this.resetMark;
+    const start = refolding ? new LedgerState('') : this.folded;
     this.folded = start.applied(read.observations.map((observation): LedgerOp => ({ kind: 'observe', observation })));
+    // Observations are read once each, so their count adds up, unless this read started over; the
+    // other tables are read whole each time.
+    this.skipped = { ...this.skipped, ...read.skipped, observations: (refolding || this.lastId === BEFORE_FIRST_ID ? 0 : (this.skipped.observations ?? 0)) + (read.skipped.observations ?? 0) };
+    this.sayUnusable();
     // Past every row read, those a reset forgot included: they are never folded, so never read again.
     this.lastId = read.lastId;
     this.resetMark = read.resetMark;
@@ -691,12 +718,7 @@ export class TeamLedger implements Ledger {
 function openProblem(error: unknown, url: string): string {
   const message = error instanceof Error ? error.message : String(error);
   if (!/client password must be a string/.test(message)) return message;
-  let role = '';
-  try {
-    role = decodeURIComponent(new URL(url).username);
-  } catch {
-    // An unparsable URL fails before any password is asked for.
-  }
+  const role = teamUrlRole(url);
   const who = role ? `role "${role}"` : 'the role (PGUSER, else your user name)';
   return `the server asks for the password of ${who} and none was given (put it in PGPASSWORD or ~/.pgpass; ${message})`;
 }
@@ -769,12 +791,14 @@ async function writeBatch(client: PoolClient, memberId: string, batch: Batch): P
 interface TeamRead {
   /** Observations above the last id read (all of them after a new reset), in id order, less those a reset forgot. */
   observations: Observation[];
-  /** The highest id read, forgotten rows included; where the read started when there was none. */
+  /** The highest id read, forgotten and unusable rows included; where the read started when there was none. */
   lastId: number;
   resetMark: string | null;
   imports: ImportRow[];
   aliases: Map<string, string>;
   spawns: Map<string, SpawnRecord>;
+  /** Rows of each table that were not the shape Rung writes (teamRows.ts), skipped. */
+  skipped: Partial<Record<TeamTable, number>>;
 }
 
 /**
@@ -783,40 +807,64 @@ interface TeamRead {
  * @remarks
  * A spawn's start is kept as its age on the server's clock, moved onto this machine's clock (`now`), so
  * that the snapshot's stale cutoff measures the same age whatever this laptop's clock says.
+ *
+ * Every row is checked against the shape Rung writes before it is used (teamRows.ts); a row that does
+ * not fit is skipped and counted, and the read goes on: one member's bad row must not stop everyone's
+ * open, nor make a rating NaN.
  */
 async function readTeam(client: PoolClient, now: number, knownReset: string | null, afterId: number): Promise<TeamRead> {
   // Resets are few: they are read whole and applied here, which keeps the read of observations a plain
   // range of ids; a join against them cost every read, on a team that never reset anything too. The
   // class key is fetched only when a reset needs it. (pg gives bigint columns as strings.)
-  const resets = await client.query<{ id: string; class_key: string | null; up_to: string }>('SELECT id, class_key, up_to FROM rung_resets ORDER BY id');
-  const resetMark = resets.rows[resets.rows.length - 1]?.id ?? null;
+  const resetRows = await client.query<Record<string, unknown>>('SELECT id, class_key, up_to FROM rung_resets ORDER BY id');
+  const resets = validRows(resetRowSchema, resetRows.rows);
+  const resetMark = resets.valid[resets.valid.length - 1]?.id ?? null;
   const from = resetMark === knownReset ? afterId : BEFORE_FIRST_ID;
-  const forgotten = resets.rows.map((row) => ({ classKey: row.class_key, upTo: Number(row.up_to) }));
+  const forgotten = resets.valid.map((row) => ({ classKey: row.class_key, upTo: Number(row.up_to) }));
   const columns = forgotten.length === 0 ? 'id, observation' : 'id, class_key, observation';
-  const rows = await client.query<{ id: string; class_key?: string; observation: Observation }>(`SELECT ${columns} FROM rung_observations WHERE id > $1 ORDER BY id`, [from]);
+  const rows = await client.query<Record<string, unknown>>(`SELECT ${columns} FROM rung_observations WHERE id > $1 ORDER BY id`, [from]);
+  const numbered = validRows(observationRowSchema, rows.rows);
   const kept =
     forgotten.length === 0
-      ? rows.rows
-      : rows.rows.filter((row) => !forgotten.some((reset) => Number(row.id) <= reset.upTo && (reset.classKey === null || matchesClass(row.class_key ?? '', reset.classKey))));
-  const last = rows.rows[rows.rows.length - 1];
-  const imports = await client.query<{ source_id: string; model: string; class_key: string; graded: number; ok: number; rating: number; updated_at: string }>(
-    'SELECT source_id, model, class_key, graded, ok, rating, updated_at::text AS updated_at FROM rung_imports ORDER BY source_id, class_key, model',
+      ? numbered.valid
+      : numbered.valid.filter((row) => !forgotten.some((reset) => Number(row.id) <= reset.upTo && (reset.classKey === null || matchesClass(row.class_key ?? '', reset.classKey))));
+  const observations: Observation[] = [];
+  let unusableObservations = numbered.skipped;
+  for (const row of kept) {
+    const observation = readObservation(row.observation);
+    if (observation) observations.push(observation);
+    else unusableObservations++;
+  }
+  // Past every row read, those skipped included: the server's ids are its own, whatever a row holds.
+  const lastRead = rows.rows[rows.rows.length - 1]?.id;
+  const imports = validRows(
+    importRowSchema,
+    (await client.query<Record<string, unknown>>('SELECT source_id, model, class_key, graded, ok, rating, updated_at::text AS updated_at FROM rung_imports ORDER BY source_id, class_key, model')).rows,
   );
-  const aliases = await client.query<{ slug: string; resolved: string }>('SELECT slug, resolved FROM rung_aliases');
-  const spawns = await client.query<{ spawn_id: string; trace_id: string; model: string; age_ms: string }>(
-    `SELECT spawn_id, trace_id, model, (extract(epoch FROM now() - started_at) * 1000)::bigint AS age_ms
+  const aliases = validRows(aliasRowSchema, (await client.query<Record<string, unknown>>('SELECT slug, resolved FROM rung_aliases')).rows);
+  const spawnRows = await client.query<Record<string, unknown>>(
+    `SELECT spawn_id, trace_id, model, (extract(epoch FROM now() - started_at) * 1000)::bigint::text AS age_ms
      FROM rung_spawns WHERE ended_at IS NULL AND started_at > now() - make_interval(secs => $1::double precision / 1000)`,
     [STALE_SPAWN_MS],
   );
+  // A start in the server's future (a member's own started_at) would keep its model busy until then.
+  const spawns = validRows(spawnRowSchema.refine((row) => Number(row.age_ms) >= 0), spawnRows.rows);
   return {
-    observations: kept.map((row) => row.observation),
-    lastId: last ? Number(last.id) : from,
+    observations,
+    lastId: lastRead !== undefined && /^\d+$/.test(String(lastRead)) ? Number(lastRead) : from,
     resetMark,
-    imports: imports.rows.map((row) => ({ sourceId: row.source_id, model: row.model, classKey: row.class_key, graded: row.graded, ok: row.ok, rating: row.rating, updatedAt: Number(row.updated_at) })),
-    aliases: new Map(aliases.rows.filter((row) => row.slug !== row.resolved).map((row) => [row.slug, row.resolved])),
+    imports: imports.valid.map((row) => ({ sourceId: row.source_id, model: row.model, classKey: row.class_key, graded: row.graded, ok: row.ok, rating: row.rating, updatedAt: Number(row.updated_at) })),
+    aliases: new Map(aliases.valid.filter((row) => row.slug !== row.resolved).map((row) => [row.slug, row.resolved])),
     spawns: new Map(
-      spawns.rows.map((row): [string, SpawnRecord] => [row.spawn_id, { spawnId: row.spawn_id, traceId: row.trace_id, model: row.model, startedAt: now - Number(row.age_ms), endedAt: null }]),
+      spawns.valid.map((row): [string, SpawnRecord] => [row.spawn_id, { spawnId: row.spawn_id, traceId: row.trace_id, model: row.model, startedAt: now - Number(row.age_ms), endedAt: null }]),
     ),
+    skipped: {
+      observations: unusableObservations,
+      resets: resets.skipped,
+      imports: imports.skipped,
+      aliases: aliases.skipped,
+      spawns: spawns.skipped,
+    },
   };
 }
 

@@ -11,7 +11,7 @@
  * OfflineTeamLedger). A read-only open (ranking) reads the workspace file if there is one and writes
  * nothing, not even the file.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock';
 import type { Ledger } from './ledger';
@@ -22,6 +22,7 @@ import { loadSqlJs } from './sqlJs';
 import { redactedUrl, TeamLedger, type TeamLedgerOptions } from './teamLedger';
 import { teamOutboxPath } from './teamOutbox';
 import { readMergeSource, WorkspaceLedger } from './workspaceLedger';
+import { ensureFolder } from './safeFiles';
 
 export interface TeamOrWorkspaceOptions {
   url: string;
@@ -109,7 +110,7 @@ async function openFallback(options: TeamOrWorkspaceOptions, error: unknown): Pr
     const outboxPath = teamOutboxPath(dirname(path), options.url);
     const decisions = options.shareDecisions ? `; its shared decision rows wait in ${outboxPath} until then` : '';
     message = `${reason}; ${options.subject} learns into the workspace ledger ${path} instead, and what it learns is not shared with the team until Rung next opens with the server answering${decisions}`;
-    mkdirSync(dirname(path), { recursive: true });
+    ensureFolder(dirname(path));
     const open = { path, clock: options.clock, ...(options.onWorkspaceNotice ? { onNotice: options.onWorkspaceNotice } : {}) };
     ledger = options.shareDecisions
       ? await OfflineTeamLedger.openOffline(open, { outboxPath, memberId: options.memberId, onOutboxProblem: (problem) => options.log('warning', problem) })

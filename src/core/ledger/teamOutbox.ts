@@ -19,13 +19,14 @@
  * that does not parse is kept as it is and reported, never dropped: it may be evidence a newer Rung wrote.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
 import { writeFileAtomic } from './atomicWrite';
 import { FileLock, isCode } from './fileLock';
+import { ensureFolder, readFileIfExists } from './safeFiles';
 
 /** One observation waiting for the server, with the key that makes sending it again harmless. */
 export interface OutboxEntry {
@@ -149,7 +150,7 @@ export class TeamOutbox {
   }
 
   private async rewrite(change: (lines: ReadLines) => string[] | undefined): Promise<void> {
-    mkdirSync(dirname(this.path), { recursive: true });
+    ensureFolder(dirname(this.path));
     const held = await this.lock.acquire();
     if (!held) throw new Error(`the team outbox ${this.path} stayed locked by another process`);
     try {
@@ -170,13 +171,10 @@ export class TeamOutbox {
   }
 
   private readLines(): ReadLines {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if (isCode(error, 'ENOENT')) return { raw: [], keys: [], entries: [], decisions: [] };
-      throw error;
-    }
+    // Never through a symbolic link, nor from a pipe (see safeFiles.ts).
+    const bytes = readFileIfExists(this.path);
+    if (bytes === undefined) return { raw: [], keys: [], entries: [], decisions: [] };
+    const text = bytes.toString('utf8');
     const raw = text.split('\n').filter((line) => line.trim() !== '');
     const entries: OutboxEntry[] = [];
     const decisions: OutboxDecision[] = [];

@@ -8,6 +8,13 @@
  * exactly which versions it can read without writing anything.
  */
 import type { Pool, PoolClient } from 'pg';
+import { readTeamId as teamIdOf } from './teamRows';
+
+/** The team's id as `rung_meta` holds it; `usable` false when a stand-in had to be derived (see teamRows.ts). */
+export interface TeamIdentity {
+  id: string;
+  usable: boolean;
+}
 
 /** Any number unique to Rung: the advisory lock two members migrating at once serialise on. */
 const MIGRATION_LOCK = 0x52554e47;
@@ -114,7 +121,7 @@ export const DECISIONS_SCHEMA_VERSION = 3;
  * Brings the server's schema to the newest version, each step in the same transaction as its version row;
  * returns the team's id.
  */
-export async function migrate(pool: Pool): Promise<string> {
+export async function migrate(pool: Pool): Promise<TeamIdentity> {
   const client = await checkout(pool);
   try {
     await client.query('BEGIN');
@@ -145,7 +152,7 @@ export async function migrate(pool: Pool): Promise<string> {
  * user that can only read. A schema this Rung would have to migrate is therefore an error that says so
  * and how to bring it forward, rather than a silent migration.
  */
-export async function checkSchema(pool: Pool): Promise<string> {
+export async function checkSchema(pool: Pool): Promise<TeamIdentity> {
   const client = await checkout(pool);
   try {
     const present = await client.query<{ present: boolean }>(`SELECT to_regclass('rung_schema') IS NOT NULL AS present`);
@@ -165,11 +172,10 @@ export async function checkSchema(pool: Pool): Promise<string> {
   }
 }
 
-async function readTeamId(client: PoolClient): Promise<string> {
-  const result = await client.query<{ value: string }>(`SELECT value FROM rung_meta WHERE key = 'team_id'`);
-  const id = result.rows[0]?.value;
-  if (!id) throw new Error('the server has no team id in rung_meta');
-  return id;
+async function readTeamId(client: PoolClient): Promise<TeamIdentity> {
+  const result = await client.query<{ value: unknown }>(`SELECT value FROM rung_meta WHERE key = 'team_id'`);
+  if (result.rows.length === 0) throw new Error('the server has no team id in rung_meta');
+  return teamIdOf(result.rows[0]?.value);
 }
 
 const listening = new WeakSet<PoolClient>();

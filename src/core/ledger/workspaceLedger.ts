@@ -12,11 +12,12 @@
  * it in an append-only JSON-lines file (see DecisionLog).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, statSync, type BigIntStats } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { lstatSync, renameSync, type BigIntStats } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
+import type { SignalUpdate } from '../signal/promptSignal';
 import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from './fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from './flushTimer';
@@ -24,6 +25,7 @@ import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type S
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { lockNotices, type LedgerNotice } from './notices';
+import { ensureFolder, lstatIfExists, refuseUnlessFolder } from './safeFiles';
 import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
@@ -47,6 +49,15 @@ export const REFRESH_INTERVAL_MS = 500;
 
 /** The ledger's default place, relative to the workspace root. */
 export const DEFAULT_LEDGER_PATH = join('.rung', 'ledger.sqlite');
+
+/**
+ * Whether `path` is the workspace's own ledger (`…/.rung/ledger.sqlite`), where whatever stands can only
+ * be a ledger of Rung's or damage to one, and is repaired by moving it aside; anywhere else a file that is
+ * not Rung's ledger was named by mistake, or is someone else's, and is refused and left as it is.
+ */
+export function isRungsOwnLedgerPath(path: string): boolean {
+  return path === DEFAULT_LEDGER_PATH || path.endsWith(`${sep}${DEFAULT_LEDGER_PATH}`);
+}
 
 export type { LedgerNotice } from './notices';
 // Where they were first declared; the flush timer owns them now that the decision log shares it.
@@ -175,6 +186,10 @@ export class WorkspaceLedger implements Ledger {
 
   /** The rest of {@link open} once the ledger is built, for a subclass that builds its own. */
   protected static async started<T extends WorkspaceLedger>(ledger: T): Promise<T> {
+    // The folder first: a `.rung` that is a link to another folder is refused before anything is read
+    // through it (see safeFiles.ts). Only a writer makes the folder.
+    if (ledger.writable) ensureFolder(dirname(ledger.path));
+    else refuseUnlessFolder(dirname(ledger.path));
     ledger.loadFromDisk(true);
     if (ledger.needsWrite) await ledger.flush();
     ledger.scheduleRefresh();
@@ -216,6 +231,10 @@ export class WorkspaceLedger implements Ledger {
   observe(observations: readonly Observation[]): void {
     if (observations.length === 0) return;
     this.enqueue(observations.map((observation) => ({ kind: 'observe', observation })));
+  }
+
+  learnSignal(update: SignalUpdate): void {
+    this.enqueue([{ kind: 'signal', update }]);
   }
 
   confidenceCounts(): [string, { n: number; ok: number }][] {
@@ -395,8 +414,9 @@ export class WorkspaceLedger implements Ledger {
     let held: LockHandle | undefined;
     try {
       // Inside the try: a folder or lock that cannot be made (EACCES, ENOTDIR) fails a timer's save,
-      // which has no caller to throw to, as surely as a failed write does.
-      mkdirSync(dirname(this.path), { recursive: true });
+      // which has no caller to throw to, as surely as a failed write does. A folder that is a link to
+      // another is refused, never written through (see safeFiles.ts).
+      ensureFolder(dirname(this.path));
       held = await this.lock.acquire();
       if (!held) {
         // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.
@@ -534,6 +554,12 @@ export class WorkspaceLedger implements Ledger {
       case 'not-a-file':
       case 'unreadable':
       case 'foreign':
+      case 'too-large':
+        return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
+      case 'crafted':
+        // In Rung's own place (`.rung/ledger.sqlite`) nothing but Rung's ledger belongs: it is moved aside
+        // like damage, and a fresh ledger starts. A path the user named may be anything of theirs.
+        if (isRungsOwnLedgerPath(this.path)) return { kind: 'damaged', problem: file.problem };
         return { kind: 'refused', message: `cannot use ${this.path} as the ledger: it ${file.problem}; it was left as it is` };
       case 'empty':
       case 'ledger':
@@ -562,7 +588,8 @@ export class WorkspaceLedger implements Ledger {
   /** Renames a damaged file aside, never deleting it, and says where it went; `problem` reads after its path. */
   private moveAside(problem: string): void {
     let target = `${this.path}.corrupt-${this.clock.now()}`;
-    for (let n = 1; existsSync(target); n++) target = `${this.path}.corrupt-${this.clock.now()}-${n}`;
+    // Looked at without following links: a name taken by anything, a dangling link included, is passed over.
+    for (let n = 1; lstatIfExists(target) !== undefined; n++) target = `${this.path}.corrupt-${this.clock.now()}-${n}`;
     renameSync(this.path, target);
     this.notify({
       kind: 'moved-aside',
@@ -635,7 +662,7 @@ function signatureOf(stat: BigIntStats): string {
 
 function statSignature(path: string): string | undefined {
   try {
-    return signatureOf(statSync(path, { bigint: true }));
+    return signatureOf(lstatSync(path, { bigint: true }));
   } catch {
     return undefined;
   }

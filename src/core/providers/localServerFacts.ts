@@ -33,7 +33,7 @@ import type { Clock } from '../clock';
 import { Deadline } from './deadline';
 import { PROBE_CACHE_MS, PROBE_TIMEOUT_MS } from './ollamaAdapter';
 import type { ModelFacts } from './provider';
-import { errorCode, isRecord, joinUrl, type FetchLike } from './transport';
+import { BodyTooLarge, errorCode, isRecord, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from './transport';
 
 /** Where a learned window came from, strongest first: the order in which they are believed. */
 export type ContextSource = 'llama.cpp n_ctx' | 'LM Studio' | 'vLLM max_model_len' | 'llama.cpp n_ctx_train';
@@ -153,9 +153,10 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
       const response = await doFetch(url, { headers, signal: deadline.signal });
       if (!response.ok) return { reason: `${label} answered ${response.status}` };
       try {
-        return { json: await response.json() };
-      } catch {
-        if (deadline.signal.aborted) throw new Error('aborted while reading');
+        return { json: JSON.parse(await readBodyCapped(response, MAX_LIST_BYTES)) };
+      } catch (error) {
+        if (deadline.signal.aborted) throw new Error('aborted while reading', { cause: error });
+        if (error instanceof BodyTooLarge) return { reason: `${label} answered ${error.message}, far more than a model list (a fixed limit), and was not read` };
         return { reason: `${label} answered something that is not JSON` };
       }
     } catch (error) {

@@ -26,7 +26,20 @@ import {
   type TokenLogprob,
   type ToolSpec,
 } from './provider';
-import { BODY_HEAD_CHARS, bodySketch, errorCode, failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestLines, type FetchLike } from './transport';
+import {
+  BODY_HEAD_CHARS,
+  bodySketch,
+  BodyTooLarge,
+  errorCode,
+  failureForStatus,
+  isRecord,
+  joinUrl,
+  MAX_LIST_BYTES,
+  parseRetryAfterMs,
+  readBodyCapped,
+  requestLines,
+  type FetchLike,
+} from './transport';
 
 /** The probe's patience, ms (SPEC §4): a local server that takes longer than this to list its models is not there. */
 export const PROBE_TIMEOUT_MS = 2_000;
@@ -289,7 +302,13 @@ export class OllamaAdapter implements ProviderAdapter {
       if (!response.ok) return settle(false, [], `GET /api/tags answered ${response.status}`);
       // Read as text first: a body that is not JSON (a login page, another server's UI) would otherwise
       // throw from json() into the catch below and be reported as "no server", when something answered.
-      const text = await response.text();
+      let text: string;
+      try {
+        text = await readBodyCapped(response, MAX_LIST_BYTES);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        return settle(false, [], `GET /api/tags answered ${error.message}, far more than a model list (a fixed limit); check the provider's baseUrl`);
+      }
       let json: unknown;
       try {
         json = JSON.parse(text);

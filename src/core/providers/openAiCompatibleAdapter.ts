@@ -342,6 +342,14 @@ class StreamState {
   readonly logprobs: TokenLogprob[] = [];
   /** In the order the model opened them. */
   private readonly calls: OpenCall[] = [];
+  /**
+   * The calls opened with an `index`, by it (the first call to carry an index keeps it).
+   *
+   * @remarks
+   * Looked up on every delta: a search of {@link calls} instead took time quadratic in the calls, 61 s
+   * of CPU for a stream of 100k deltas that each opened a call.
+   */
+  private readonly byIndex = new Map<number, OpenCall>();
   private flushed = false;
   /** Content part kinds already warned about, so a long answer warns once per kind. */
   private readonly skippedKinds = new Set<string>();
@@ -446,7 +454,7 @@ class StreamState {
     const last = this.calls.at(-1);
     let call: OpenCall | undefined;
     if (piece.index !== undefined) {
-      call = this.calls.find((open) => open.index === piece.index);
+      call = this.byIndex.get(piece.index);
     } else if (last) {
       const otherId = Boolean(id && last.id && id !== last.id);
       const otherName = Boolean(!id && name && last.name && name !== last.name && last.arguments);
@@ -455,6 +463,7 @@ class StreamState {
     if (!call) {
       call = { index: piece.index, id: '', name: '', arguments: '' };
       this.calls.push(call);
+      if (piece.index !== undefined) this.byIndex.set(piece.index, call);
     }
     if (id) call.id = id;
     if (name && name !== call.name) call.name += name;

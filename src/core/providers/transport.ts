@@ -39,6 +39,18 @@ export const STREAM_NO_CONTENT_TIMEOUT_MS = 600_000;
  * the adapter keeps the whole answer in memory, so past this it is a provider error, not a longer answer.
  */
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * The most a model list (`/models`, Ollama's `/api/tags`, a local server's `/v1/models`,
+ * `/api/v0/models`) or llama.cpp's `/props` may hold, bytes (16 MiB).
+ *
+ * @remarks
+ * These are read whole, to be parsed as one JSON document. OpenRouter's catalogue, the longest list Rung
+ * reads, holds a few hundred models at a few KB each, about a megabyte; a server that answered the list
+ * request with 900 MB held 1.9 GB of the editor's memory.
+ */
+export const MAX_LIST_BYTES = 16 * 1024 * 1024;
+/** How much of an error body, or of a web page answered instead of the API, is read, bytes: its message or title is at the start. */
+const ERROR_BODY_BYTES = 16 * 1024;
 /** The longest single line (an NDJSON object or an SSE `data:` field), characters (4 Mi). */
 export const MAX_LINE_CHARS = 4 * 1024 * 1024;
 /** How much of an error body is read to explain a failure, characters. */
@@ -139,7 +151,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
     if (!response.ok) {
       let body = '';
       try {
-        body = (await response.text()).slice(0, ERROR_BODY_CHARS);
+        body = (await readBodyUpTo(response, ERROR_BODY_BYTES)).text.slice(0, ERROR_BODY_CHARS);
       } catch (error) {
         throw explain(error, 'read');
       }
@@ -152,7 +164,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       // Read as a stream it would fail as "malformed line 1", which sends the user after the model.
       let title: string | undefined;
       try {
-        title = pageTitle((await response.text()).slice(0, ERROR_BODY_CHARS));
+        title = pageTitle((await readBodyUpTo(response, ERROR_BODY_BYTES)).text.slice(0, ERROR_BODY_CHARS));
       } catch (error) {
         throw explain(error, 'read');
       }
@@ -183,7 +195,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       deadline.arm(idleMs, `the stream was silent for ${idleMs} ms`);
       bytes += chunk.value.byteLength;
       if (bytes > maxBytes) {
-        throw new ProviderError(`${provider}: response exceeded ${maxBytes} bytes`, { provider });
+        throw new ProviderError(`${provider}: the answer went past ${sizeText(maxBytes)}, far more than any model writes (a fixed limit); Rung stopped reading it`, { provider });
       }
       let text = decoder.decode(chunk.value, { stream: true });
       if (afterCr && text.length > 0) {
@@ -364,6 +376,62 @@ function isWebPage(headers: Headers): boolean {
 function pageTitle(html: string): string | undefined {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
   return title || undefined;
+}
+
+/** A body that was longer than its reader's limit; the message says which limit. */
+export class BodyTooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`more than ${sizeText(limitBytes)}`);
+    this.name = 'BodyTooLarge';
+  }
+}
+
+/**
+ * A response's body as text, read to its end or to `maxBytes`, whichever comes first, and whether that
+ * was all of it; the rest is cancelled unread.
+ *
+ * @remarks
+ * `response.text()` and `response.json()` hold the whole body in memory before anything can look at it.
+ */
+export async function readBodyUpTo(response: Response, maxBytes: number): Promise<{ text: string; whole: boolean }> {
+  if (!response.body) return { text: '', whole: true };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const chunk = await reader.read();
+    if (chunk.done) return { text: parts.join('') + decoder.decode(), whole: true };
+    if (bytes + chunk.value.byteLength > maxBytes) {
+      parts.push(decoder.decode(chunk.value.subarray(0, maxBytes - bytes), { stream: true }));
+      reader.cancel().catch(() => undefined);
+      return { text: parts.join('') + decoder.decode(), whole: false };
+    }
+    bytes += chunk.value.byteLength;
+    parts.push(decoder.decode(chunk.value, { stream: true }));
+  }
+}
+
+/**
+ * A response's whole body as text, or a {@link BodyTooLarge} once it passes `maxBytes` — at once when its
+ * `content-length` says it will, before a byte is read.
+ */
+export async function readBodyCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.body?.cancel().catch(() => undefined);
+    throw new BodyTooLarge(maxBytes);
+  }
+  const { text, whole } = await readBodyUpTo(response, maxBytes);
+  if (!whole) throw new BodyTooLarge(maxBytes);
+  return text;
+}
+
+/** Bytes for a message: `16 MiB`, `4 KiB`, `900 bytes`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 /** A function that replaces every secret (of four characters or more) in a text with `[redacted]`. */

@@ -18,6 +18,7 @@ import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from 
 import { ability, MIN_GRADED } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
+import type { PromptText } from '../signal/promptFeatures';
 import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, AttemptRecord, Candidate, Ranking } from '../routing/types';
@@ -75,6 +76,12 @@ export interface ReplayOptions {
   policy?: RoutingPolicy;
   /** The policy as the user wrote it (`open=qwen3:14b`), for the decision rows; absent with Rung's own. */
   policySpec?: string;
+  /**
+   * The prompts' text by prompt id, for the per-prompt signal (`rung replay --prompts F`). Read as
+   * features only, before any model is called, exactly as a live request's text is; a prompt with no
+   * text here is routed on its class alone.
+   */
+  prompts?: ReadonlyMap<string, PromptText>;
   /** Shuffles the prompts and drives exploration and verifier noise. */
   seed: number;
   /** Route the prompts in the file's order rather than shuffled: for outcomes in time order, such as a drifting world. */
@@ -204,7 +211,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
       : undefined;
     try {
       result = await router.route(
-        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}), ...(climb ? { climb } : {}) },
+        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...promptOf(options.prompts, row.id), ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}), ...(climb ? { climb } : {}) },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
           const outcome = row.m[candidate.slug] as ModelOutcome;
           const confidence = outcome.conf ?? undefined;
@@ -290,6 +297,11 @@ async function saveProgress(ledger: Ledger, sink: DecisionSink | undefined): Pro
   await ledger.flush().catch(() => undefined);
   await sink?.flush?.().catch(() => undefined);
   await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+function promptOf(prompts: ReadonlyMap<string, PromptText> | undefined, id: string): { prompt?: PromptText } {
+  const prompt = prompts?.get(id);
+  return prompt ? { prompt } : {};
 }
 
 /** The simple learner over the prompts in the order the router met them, priced by the router's price list. */

@@ -25,7 +25,7 @@
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, issue 13).
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, condition, successProbability, unanswerableShare } from './difficulty';
+import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from './difficulty';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
@@ -103,6 +103,9 @@ export class CascadePlan {
   constructor(
     private readonly rungs: readonly PlannedRung[],
     tradeoff: Tradeoff,
+    private readonly prior: Float64Array = classPrior(),
+    /** The call's guessing floor (signal/answerFormat.ts): every rung's chance is at least this on an answerable call. */
+    private readonly guess = 0,
   ) {
     this.holdsBelowGate = tradeoff === 'quality';
     const known = rungs.map((rung) => rung.cost).filter((cost): cost is number => cost !== null);
@@ -114,10 +117,10 @@ export class CascadePlan {
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */
   step(tried: readonly number[], failed: readonly number[]): PlanStep {
-    let weights = classPrior();
+    let weights = this.prior;
     for (const index of failed) {
       const rung = this.rungs[index];
-      if (rung) weights = condition(weights, { rating: rung.rating, success: false });
+      if (rung) weights = condition(weights, this.failure(rung));
     }
     const remaining = this.rungs.map((_, index) => index).filter((index) => !tried.includes(index));
     const { next, success, value } = this.climb(remaining, weights);
@@ -129,6 +132,22 @@ export class CascadePlan {
       return heldBefore ? { ...stop, released: { unanswerable: unanswerableShare(weights) } } : stop;
     }
     return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
+  }
+
+  /** A failure of `rung` on this call, as the difficulty posterior reads it. */
+  private failure(rung: PlannedRung): PairedOutcome {
+    return this.guess === 0 ? { rating: rung.rating, success: false } : { rating: rung.rating, success: false, guess: this.guess };
+  }
+
+  /** P(success) of rung `index` given the rungs in `failed` have failed this call. */
+  chance(index: number, failed: readonly number[]): number {
+    let weights = this.prior;
+    for (const other of failed) {
+      const rung = this.rungs[other];
+      if (rung) weights = condition(weights, this.failure(rung));
+    }
+    const rung = this.rungs[index];
+    return rung ? successProbability(weights, rung.rating, this.guess) : 0;
   }
 
   /**
@@ -160,7 +179,7 @@ export class CascadePlan {
     const firstUnmeasured = remaining.find((index) => !(this.rungs[index] as PlannedRung).measured);
     for (const index of remaining) {
       if (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured) continue;
-      const p = successProbability(weights, (this.rungs[index] as PlannedRung).rating);
+      const p = successProbability(weights, (this.rungs[index] as PlannedRung).rating, this.guess);
       const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
       if (ratio < bestRatio) {
         best = index;
@@ -169,7 +188,7 @@ export class CascadePlan {
       }
     }
     const rest = remaining.filter((index) => index !== best);
-    const afterFailure = condition(weights, { rating: (this.rungs[best] as PlannedRung).rating, success: false });
+    const afterFailure = condition(weights, this.failure(this.rungs[best] as PlannedRung));
     const after = this.climb(rest, afterFailure);
     const mustGoOn = this.mustGoOn(rest, afterFailure);
     const continuation = mustGoOn ? after.value : Math.min(after.value, this.penalty);

@@ -10,16 +10,19 @@
  */
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
-import { DECISION_ROW_VERSION, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
-import type { Ledger } from '../ledger/ledger';
+import { DECISION_ROW_VERSION, spendFigure, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
+import type { Ledger, LedgerSnapshot } from '../ledger/ledger';
 import type { Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
-import { rolePrior, type Observation } from '../ratings';
+import { observedPrice, rolePrior, type Observation } from '../ratings';
+import { guessingFloor } from '../signal/answerFormat';
+import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
+import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
-import { posterior } from './difficulty';
-import { CascadePlan } from './planner';
+import { posterior, type PairedOutcome } from './difficulty';
+import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing, type Standing } from './standing';
@@ -46,7 +49,9 @@ interface SettleableCall {
   classKey: string;
   row: DecisionRow;
   /** Every graded outcome of the call, with the rating used, for pairing a late verdict. */
-  graded: { rating: number; success: boolean }[];
+  graded: PairedOutcome[];
+  /** The call's guessing floor. */
+  guess: number;
   lastRating: number;
   lastPrior: number;
   lastGraded: boolean;
@@ -118,7 +123,9 @@ export class Router {
     const ranking = this.rank(request);
     if (ranking.candidates.length === 0) {
       const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
-      throw new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
+      const error = new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
+      this.refuse(request, error.message, ranking);
+      throw error;
     }
     observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
@@ -128,16 +135,19 @@ export class Router {
     // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
     // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
-    const plan = new CascadePlan(
-      ranking.candidates.map((candidate) => ({
-        rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
-        cost: candidate.cost,
-        measured: candidate.measured,
-        graded: candidate.graded,
-        ok: candidate.ok,
-      })),
-      this.panel.routing.tradeoff,
-    );
+    // The planner prices a rung at what its attempts at this class have really cost once there are a
+    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS).
+    const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
+    const rungs = ranking.candidates.map((candidate) => ({
+      rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
+      cost: priced(candidate),
+      measured: candidate.measured,
+      graded: candidate.graded,
+      ok: candidate.ok,
+    }));
+    const prompt = this.readSignal(request, snapshot);
+    const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
+    const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined, guess);
     const strategy = request.climb?.(ranking);
     const climb = new Climb<T>(
       request,
@@ -146,6 +156,8 @@ export class Router {
       strategy && request.pinned === undefined ? { index: strategy.opener, explore: false, propensity: 1 } : this.chooseOpener(ranking.candidates, request, plan),
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
+      prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates) : undefined,
+      guess,
     );
 
     // The next rung is decided as soon as an attempt's verdict is known, before its row is written, so
@@ -160,12 +172,54 @@ export class Router {
     }
 
     this.learn(request.classKey, climb.graded);
+    if (prompt) this.learnSignal(request.classKey, prompt, climb.graded);
     // A call used the provider that answered it, or whose answer last failed its check; one that met
     // only provider errors or a stop used none.
     const served = climb.answer ?? [...climb.attempts].reverse().find((a) => a.verdict === 'fail');
     if (served && request.runId) this.remember(request.runId, climb.candidateAt(served.rung).provider);
     this.keepForSettling(climb);
     return { ranking: { ...ranking, pruned: climb.pruned() }, attempts: climb.attempts, answer: climb.answer };
+  }
+
+  /**
+   * Writes the decision row of a call no rung could take: verdict `refused`, no model, every pruned
+   * candidate with its reason, so the decision log says why for this call too.
+   *
+   * @remarks
+   * `route` writes it when the walk pruned every rung; a front end that refuses a call before routing
+   * it (the session, for a prompt no model's context can hold) calls it with its own message. The
+   * ranking is this request's unless given: for a prompt too long for every model it prunes each one
+   * with `needs context N > C`. The row has no model, no rung (-1) and no cost, and moves no rating.
+   */
+  refuse(request: RouteRequest, message: string, ranking: Ranking = this.rank(request)): void {
+    const { cls, shape } = splitClassKey(request.classKey);
+    this.sink.append({
+      v: DECISION_ROW_VERSION,
+      at: this.clock.now(),
+      call: request.callId,
+      run: request.runId ?? null,
+      class: cls,
+      shape: shape ?? null,
+      candidates: [],
+      rung: -1,
+      escalation: [],
+      model: '',
+      resolved: null,
+      explore: false,
+      propensity: 1,
+      verdict: 'refused',
+      verdictReason: message,
+      inputTokens: null,
+      outputTokens: null,
+      cost: null,
+      latencyMs: null,
+      reason: 'no model can take this call',
+      // Nothing left this machine.
+      mode: 'local',
+      // Any rung the ranking kept (a caller's own refusal) is left out of the call as well.
+      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(({ model, reason }) => ({ model, reason })),
+      final: false,
+    });
   }
 
   /** Asks one rung, with its in-flight mark held for the attempt; a throw or a stop becomes a verdict. */
@@ -201,7 +255,7 @@ export class Router {
       rung: index,
       explore,
       propensity: opening ? climb.opener.propensity : 1,
-      reason: explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason,
+      reason: (explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason) + (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
@@ -219,7 +273,7 @@ export class Router {
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
       const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
-      const why = `skipped: stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
+      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
     return step.next;
@@ -254,7 +308,8 @@ export class Router {
         candidate,
         pruned: climb.pruned(),
       }),
-      graded: climb.graded.map((g) => ({ rating: g.rating, success: g.success })),
+      graded: climb.graded.map(pairedOutcome),
+      guess: climb.guess,
       lastRating: lastGraded?.rating ?? climb.ratingOf(candidate),
       lastPrior: climb.priorOf(candidate),
       lastGraded: isGraded(last.verdict),
@@ -272,13 +327,32 @@ export class Router {
     const now = this.clock.now();
     this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
     if (isGraded(verdict) && !call.lastGraded) {
-      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass' }]);
+      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) }]);
       this.ledger.observe(
         learningKeys(call.classKey).map((key) => ({ model: call.row.resolved ?? call.row.model, classKey: key, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now })),
       );
       call.lastGraded = true;
     }
     return true;
+  }
+
+  /**
+   * What the per-prompt signal says about this request, or undefined when it cannot say anything: the
+   * request carries no prompt, or the ledger keeps no signal (a team's, which keeps no prompt-derived state).
+   */
+  private readSignal(request: RouteRequest, snapshot: LedgerSnapshot): { features: PromptFeatures; reading: SignalReading } | undefined {
+    if (!request.prompt || !this.ledger.learnSignal) return undefined;
+    const features = promptFeatures(request.prompt, request.classKey);
+    return { features, reading: readSignal(snapshot.signal?.(), features, request.classKey) };
+  }
+
+  /**
+   * Hands the signal the call's graded outcomes, scored against the ratings the call was graded with —
+   * the same outcomes, and the same ratings, the ledger's ratings learn from.
+   */
+  private learnSignal(classKey: string, signal: { features: PromptFeatures; reading: SignalReading }, graded: readonly GradedOutcome[]): void {
+    if (graded.length === 0) return;
+    this.ledger.learnSignal?.(signalUpdate(signal.reading, signal.features, classKey, graded.map(pairedOutcome)));
   }
 
   /**
@@ -293,10 +367,10 @@ export class Router {
    */
   private learn(classKey: string, graded: readonly GradedOutcome[]): void {
     if (graded.length === 0) return;
-    const difficulty = posterior(graded.map((g) => ({ rating: g.rating, success: g.success })));
+    const difficulty = posterior(graded.map(pairedOutcome));
     const at = this.clock.now();
     const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
-      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at })),
+      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at, ...(g.cost ? { cost: g.cost } : {}) })),
     );
     this.ledger.observe(observations);
   }
@@ -384,9 +458,10 @@ export class Router {
       propensity: record.propensity,
       verdict: record.verdict,
       verdictReason: reasonText(record),
-      inputTokens: record.inputTokens ?? null,
-      outputTokens: record.outputTokens ?? null,
-      cost: record.cost ?? null,
+      // What an attempt reported, kept only when it can be spend: a provider's negative usage is not.
+      inputTokens: spendFigure(record.inputTokens),
+      outputTokens: spendFigure(record.outputTokens),
+      cost: spendFigure(record.cost),
       latencyMs: record.latencyMs ?? null,
       reason: record.reason,
       mode: input.candidate.local ? 'local' : 'cloud',
@@ -448,6 +523,10 @@ class Climb<T> {
     readonly ratingOf: (candidate: Candidate) => number,
     /** What a candidate is presumed able to do before its own evidence says otherwise (see {@link presumedPriors}). */
     readonly priorOf: (candidate: Candidate) => number,
+    /** The per-prompt signal's words for the decision rows, when it speaks on this call. */
+    readonly notes?: SignalNotes,
+    /** The call's guessing floor (signal/answerFormat.ts), 0 when its format shows none. */
+    readonly guess = 0,
   ) {}
 
   candidateAt(index: number): Candidate {
@@ -469,7 +548,15 @@ class Climb<T> {
     this.tried.push(record.rung);
     if (isGraded(record.verdict)) {
       const servedBy = { ...candidate, resolved };
-      this.graded.push({ candidate: servedBy, rating: this.ratingOf(servedBy), success: record.verdict === 'pass', prior: this.priorOf(candidate) });
+      const cost = record.cost !== undefined && candidate.cost !== null ? { observed: record.cost, listed: candidate.cost } : undefined;
+      this.graded.push({
+        candidate: servedBy,
+        rating: this.ratingOf(servedBy),
+        success: record.verdict === 'pass',
+        prior: this.priorOf(candidate),
+        ...(cost ? { cost } : {}),
+        ...(this.guess > 0 ? { guess: this.guess } : {}),
+      });
     }
     if (record.verdict === 'fail') this.failed.push(record.rung);
   }
@@ -500,6 +587,61 @@ interface GradedOutcome {
   rating: number;
   success: boolean;
   prior: number;
+  /** What the attempt cost against its list price before the call, when both are known. */
+  cost?: { observed: number; listed: number };
+  /** The call's guessing floor, when its format shows one. */
+  guess?: number;
+}
+
+/** A graded outcome as the difficulty posterior reads it: the rating, the verdict and any guessing floor. */
+function pairedOutcome(graded: GradedOutcome): PairedOutcome {
+  return graded.guess ? { rating: graded.rating, success: graded.success, guess: graded.guess } : { rating: graded.rating, success: graded.success };
+}
+
+/**
+ * What the per-prompt signal changed on one call, in words for the decision rows: the rung's predicted
+ * success for this prompt beside the class's average, the cheaper rungs the opener went past, and why a
+ * climb stopped.
+ *
+ * @remarks
+ * Written only on calls where the signal speaks, so a call it does not move keeps the reasons it always had.
+ */
+class SignalNotes {
+  constructor(
+    private readonly plan: CascadePlan,
+    /** The same rungs planned from the class prior alone: what the call would have done without the signal. */
+    private readonly classPlan: CascadePlan,
+    private readonly candidates: readonly Candidate[],
+  ) {}
+
+  /** The note an attempt's reason ends with: its predicted success, and at the opener the rung the class plan would have opened with. */
+  attempt(index: number, tried: readonly number[], failed: readonly number[]): string {
+    const here = this.plan.chance(index, failed);
+    const average = this.classPlan.chance(index, failed);
+    const after = failed.length === 0 ? '' : ` after ${failed.length} failed`;
+    let note = `; predicted ${here.toFixed(2)} success for this prompt${after} (${average.toFixed(2)} for the class)`;
+    if (tried.length === 0) {
+      const usual = this.classPlan.step([], []).next;
+      const passed = usual === null || usual === index ? undefined : this.candidates[usual];
+      if (passed && usual !== null) note += `; opened past ${passed.slug}: predicted ${this.plan.chance(usual, []).toFixed(2)} success for this prompt`;
+    }
+    return note;
+  }
+
+  /** The words a stop opens with: the next rung's predicted success for this prompt. */
+  stop(step: PlanStep): string {
+    return `predicted ${step.success.toFixed(2)} success for this prompt; `;
+  }
+}
+
+/**
+ * What a model's attempts have really cost on average at the class key or, for a shaped key whose own
+ * attempts are too few, at its class; undefined where neither has enough.
+ */
+function observedAt(snapshot: LedgerSnapshot, model: string, classKey: string): number | undefined {
+  return learningKeys(classKey)
+    .map((key) => observedPrice(snapshot.rating(model, key)))
+    .find((price) => price !== undefined);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ModelSpec } from '../panel';
 import type { Verdict } from '../verdict';
 import type { FailureKind } from '../providers/provider';
 import type { PrunedCandidate } from '../decisions/decision';
+import type { PromptText } from '../signal/promptFeatures';
 
 /** One call to route. */
 export interface RouteRequest {
@@ -41,6 +42,11 @@ export interface RouteRequest {
    * (non-local) rungs are pruned and local ones still run.
    */
   budget?: { dailyUsd: number; spentTodayUsd: number };
+  /**
+   * What the per-prompt signal reads (signal/promptFeatures.ts): hashed into features and never kept or
+   * logged. Absent, the call is planned from its class alone, as it always was.
+   */
+  prompt?: PromptText;
   /**
    * Plans this call's climb in place of the router's planner, once the ranking is known; undefined
    * leaves it to the planner.

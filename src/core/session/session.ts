@@ -10,7 +10,6 @@
  * the editor cannot drift apart. The contract is in types.ts; this is its one implementation.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
@@ -19,14 +18,16 @@ import { systemClock, type Clock } from '../clock';
 import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
-import { DecisionLog, decisionLogPath } from '../ledger/decisionLog';
+import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/decisionLog';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { MemoryLedger } from '../ledger/memoryLedger';
+import { ensureFolder } from '../ledger/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
-import { callCost, type Panel, type Price } from '../panel';
+import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from '../providers/connectProviders';
-import type { ModelFacts, ProviderAdapter } from '../providers/provider';
+import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
+import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
@@ -58,6 +59,19 @@ import type {
   SpendView,
   VerdictWithReason,
 } from './types';
+
+/**
+ * What the per-prompt signal reads of a chat request: the system and user text as sent (assistant turns
+ * and tool results are the models' words, not the asker's), and the tools offered. Hashed into features
+ * by the router; never stored.
+ */
+function promptText(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): PromptText {
+  const text = messages
+    .filter((message) => message.role === 'system' || message.role === 'user')
+    .map((message) => message.content)
+    .join('\n\n');
+  return { text, ...(tools.length > 0 ? { tools: tools.map((tool) => tool.name) } : {}) };
+}
 
 /**
  * Decisions a snapshot returns when the caller names no page size.
@@ -119,8 +133,13 @@ export interface RungSessionOptions {
   log?: (level: SessionLogLevel, message: string) => void;
   /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
   dailyBudgetUsd?: number;
-  /** The environment a workspace command runs in (less every key); empty when absent. */
+  /** The environment a workspace command's is drawn from (only its allowed part, never a key); empty when absent. */
   environment?: Record<string, string | undefined>;
+  /**
+   * Secrets besides the providers' keys (the team ledger's password from SecretStorage): kept out of a
+   * workspace command's environment and scrubbed from what it prints, as the keys are.
+   */
+  secrets?: readonly string[];
   /** Stops connecting to the providers (a probe, a catalog fetch). */
   signal?: AbortSignal;
   /**
@@ -187,6 +206,8 @@ export class RungSession implements Session {
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
   /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
   private readonly tally: SpendTally;
+  /** Per call under way, the checks that judged its latest attempt, for that attempt's decision row. */
+  private readonly judgedBy = new Map<string, string[]>();
   /** The confidence check for calls nothing else can judge; absent when the session was opened without it. */
   private readonly confidence: LiveConfidence | undefined;
 
@@ -205,13 +226,16 @@ export class RungSession implements Session {
     if (ledgerPath === null) ledger = new MemoryLedger();
     else if (options.openLedger) ledger = await options.openLedger(ledgerPath);
     else {
-      mkdirSync(dirname(ledgerPath), { recursive: true });
+      ensureFolder(dirname(ledgerPath));
       ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, onNotice });
     }
     const health = new ProviderHealthBoard({ clock });
     const secrets = new Set<string>();
     let connected: Connected;
     try {
+      // A log that could not be written (a symbolic link a cloned folder put there) is said now, before
+      // any call is made and paid for whose row would be refused.
+      if (ledgerPath !== null) checkDecisionLogFiles(decisionLogPath(ledgerPath));
       connected = await connect(options, options.panel, clock, health, secrets);
     } catch (error) {
       await ledger.close();
@@ -235,7 +259,7 @@ export class RungSession implements Session {
     this.adapters = connected.adapters;
     this.facts = connected.facts;
     this.relearn = connected.relearn;
-    for (const secret of secrets) this.secrets.add(secret);
+    for (const secret of [...secrets, ...(options.secrets ?? [])]) if (secret) this.secrets.add(secret);
     if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
     else {
       this.log = new DecisionLog({
@@ -256,7 +280,9 @@ export class RungSession implements Session {
     this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
-      append: (row) => {
+      append: (written) => {
+        const judged = written.final ? undefined : this.judgedBy.get(written.call);
+        const row = judged === undefined ? written : { ...written, checks: judged };
         inner.append(row);
         ledger.shareDecision?.(row);
         this.emit({ type: 'decision-written', row });
@@ -301,7 +327,10 @@ export class RungSession implements Session {
   private async routeChat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
     const emit = (event: SessionEvent): void => onEvent?.(event);
     const callId = request.callId ?? `chat-${randomUUID()}`;
-    const classKey = inferClassKey(request.classKey, request.checks);
+    const tools = request.tools ?? [];
+    // What the request itself asks of the answer (JSON, a tool call, code) is read once, for the class and the checks.
+    const asked = { messages: request.messages, tools, ...(request.classKey !== undefined ? { classKey: request.classKey } : {}), ...(request.chatOptions?.json === true ? { json: true } : {}) };
+    const classKey = inferClassKey({ ...asked, ...(request.checks ? { checks: request.checks } : {}) });
     const schema = request.checks?.schema;
     // Refused before any rung is asked: the check would misread it and grade every model for the caller's mistake.
     const problems = schema === undefined ? [] : schemaProblems(schema);
@@ -312,14 +341,11 @@ export class RungSession implements Session {
     // Likewise a local server started since: its window is what prunes a prompt too long for it.
     await this.relearnFacts(request.signal);
     const messages = messagesWithSchema(request.messages, schema);
-    const tools = request.tools ?? [];
     const contextTokens = estimateTokens(messages, tools);
-    this.refuseOversized(contextTokens);
-    const verification = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets]);
+    const verification = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets], asked);
     const { verifiable } = verification;
-    const json = schema !== undefined || request.chatOptions?.json === true;
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
-    const confidence = this.confidence && confidenceMayJudge(verification, { tools, json }) ? this.confidence.forCall(classKey, messages) : undefined;
+    const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
     const verifier = confidence?.verifier ?? verification.verifier;
     const routeRequest: RouteRequest = {
       callId,
@@ -327,6 +353,7 @@ export class RungSession implements Session {
       verifiable,
       contextTokens,
       ...(tools.length > 0 ? { needsTools: true } : {}),
+      prompt: promptText(request.messages, tools),
       ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
@@ -334,6 +361,16 @@ export class RungSession implements Session {
       ...(confidence ? { climb: confidence.climb } : {}),
       ...this.budgetFor(),
     };
+    try {
+      this.refuseOversized(contextTokens);
+    } catch (error) {
+      // Refused by every rung's context: a decision row says so, as for any call the walk pruned whole.
+      if (error instanceof ContextRefusalError) {
+        this.router.refuse(routeRequest, error.message);
+        await this.flushDecisions();
+      }
+      throw error;
+    }
     const attempt = providerAttempt({
       adapters: this.adapters,
       messages,
@@ -342,6 +379,7 @@ export class RungSession implements Session {
       clock: this.clock,
       signal: request.signal,
       health: this.health,
+      attemptTimeoutMs: attemptTimeoutMs(this.panel),
       chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
       ...(request.think !== undefined ? { think: request.think } : {}),
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),
@@ -357,18 +395,24 @@ export class RungSession implements Session {
         }
         emit({ type: 'rung-started', callId, candidate, attempt: index });
       },
-      attemptEnded: (record) => emit({ type: 'verdict', callId, model: record.model, verdict: verdictOf(record) }),
+      attemptEnded: (record) => {
+        // The router writes the attempt's row right after this, in the same turn: the row carries these.
+        this.judgedBy.set(callId, record.value?.checks ?? []);
+        emit({ type: 'verdict', callId, model: record.model, verdict: verdictOf(record) });
+      },
     };
     let routed;
     try {
       routed = await this.router.route(routeRequest, attempt, request.signal, observer);
       confidence?.finish(callId, routed.answer);
     } finally {
+      this.judgedBy.delete(callId);
       await this.flushDecisions();
       this.noticeHealth();
     }
     this.emit({ type: 'ledger-changed' });
     const value = routed.answer?.value;
+    const checks = value?.checks ?? [];
     const result: SessionChatResult = {
       callId,
       classKey,
@@ -387,6 +431,8 @@ export class RungSession implements Session {
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
       cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
+      checks,
+      checked: checkedLine(checks),
     };
     emit({ type: 'done', callId, result });
     return result;
@@ -719,8 +765,14 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     cost: record.cost ?? null,
     latencyMs: record.latencyMs ?? null,
     explore: record.explore,
+    checks: record.value?.checks ?? [],
     ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
   };
+}
+
+/** What a closing line says of an answer's checks: `checked: JSON, TypeScript syntax`, or `unchecked`. */
+export function checkedLine(checks: readonly string[]): string {
+  return checks.length > 0 ? `checked: ${checks.join(', ')}` : 'unchecked';
 }
 
 /**

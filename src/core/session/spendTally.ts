@@ -9,7 +9,7 @@
  * counted. Only the fields spend needs are read, with `JSON.parse` and no row schema.
  */
 import { visitLinesBackwards, visitLinesForward, parseObject } from '../ledger/decisionTail';
-import { DATE_LIMIT_MS, type DecisionRow } from '../decisions/decision';
+import { DATE_LIMIT_MS, spendFigure, type DecisionRow } from '../decisions/decision';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -45,6 +45,8 @@ export interface DaySpend {
 type SpendFields = Pick<DecisionRow, 'at' | 'model' | 'cost' | 'inputTokens' | 'outputTokens' | 'final'> & {
   /** Whether this attempt opened its call (nothing was tried before it). */
   opening: boolean;
+  /** A call no rung could take: no model was asked. */
+  refused: boolean;
 };
 
 export class SpendTally {
@@ -72,7 +74,7 @@ export class SpendTally {
   private update(since: number): void {
     if ('rows' in this.source) {
       this.groups.clear();
-      for (const row of this.source.rows) if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0 });
+      for (const row of this.source.rows) if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0, refused: row.verdict === 'refused' });
       return;
     }
     const path = this.source.path;
@@ -102,7 +104,8 @@ export class SpendTally {
   }
 
   private add(row: SpendFields): void {
-    if (row.final) return;
+    // A settling row repeats its attempt; a refused call asked no model.
+    if (row.final || row.refused) return;
     const day = utcDay(row.at);
     const key = `${day}\u0000${row.model}`;
     const group = this.groups.get(key) ?? { day, model: row.model, cost: 0, calls: 0, openingInputTokens: 0, openingOutputTokens: 0 };
@@ -127,10 +130,12 @@ function spendFields(line: string): SpendFields | undefined {
   return {
     at,
     model: row.model,
-    cost: count(row.cost),
-    inputTokens: count(row.inputTokens),
-    outputTokens: count(row.outputTokens),
+    // Never negative: a row with a negative cost made today's spend negative and the budget useless.
+    cost: spendFigure(row.cost),
+    inputTokens: spendFigure(row.inputTokens),
+    outputTokens: spendFigure(row.outputTokens),
     final: row.final === true,
+    refused: row.verdict === 'refused',
     // Rows older than the escalation field opened their call as far as anyone can tell.
     opening: !Array.isArray(row.escalation) || row.escalation.length === 0,
   };

@@ -30,7 +30,10 @@ export interface VerdictWithReason {
   failure?: FailureKind;
 }
 
-/** The checks a call asks for, on top of those its class implies (code syntax for `edit`). */
+/**
+ * The checks a call asks for, on top of those its class and its request imply (inferredChecks.ts: JSON
+ * when asked for, a tool call when a change is asked of the tools offered, code syntax for code).
+ */
 export interface CallChecks {
   /**
    * A JSON Schema the answer must match; asks the provider for JSON too. One the check cannot read
@@ -42,8 +45,10 @@ export interface CallChecks {
     command: string;
     cwd: string;
     timeoutMs?: number;
-    /** The command's environment; the session's `environment` option when absent. Keys are dropped either way. */
+    /** The environment the command's is drawn from; the session's `environment` option when absent. Only its allowed part is given (commandEnvironment.ts). */
     env?: Record<string, string | undefined>;
+    /** Variables the command may see beyond those every command gets, by name (`rung.verifyCommandEnv`, `rung chat --verify-env`). */
+    allowEnv?: readonly string[];
     /** Told now and then while the command runs, so a front end can say it is still checking. */
     onProgress?: (progress: CheckProgress) => void;
   };
@@ -54,6 +59,13 @@ export interface CallChecks {
    * that checks the edit in its file (Edit Selection) says false, since a fragment need not parse alone.
    */
   answerSyntax?: boolean;
+  /**
+   * Whether the answer must make a tool call: `'required'` says the request asks for a change the tools
+   * offered make (inline chat); `'optional'` says it does not, whatever its words; absent, the session
+   * reads it from the words, conservatively. Either way the arguments of every call are checked, and a
+   * turn that has already called a tool needs no further call.
+   */
+  toolCall?: 'required' | 'optional';
 }
 
 /** One routed chat call, as a front end asks for it. */
@@ -61,8 +73,9 @@ export interface SessionChatRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   /**
-   * The class key (`plan`, `edit/typescript`); `'infer'` or absent lets the session decide (a schema
-   * makes it `plan`, otherwise `chat`).
+   * The class key (`plan`, `edit/typescript`), kept as given; `'infer'` or absent lets the session
+   * decide: `plan` for JSON (a schema, a JSON response format, or words asking for JSON), `edit` for
+   * code or a change (shaped by the request's language), otherwise `chat` (`routedClass`).
    */
   classKey?: string | 'infer';
   checks?: CallChecks;
@@ -76,6 +89,7 @@ export interface SessionChatRequest {
   conversationId?: string;
   /** Overrides the call id (tests, a retry that must settle the same call). */
   callId?: string;
+  /** Provider options; `json: true` is the caller's JSON response format, which also makes the answer checked for JSON. */
   chatOptions?: Omit<ChatOptions, 'signal'>;
   think?: boolean;
   signal?: AbortSignal;
@@ -91,6 +105,8 @@ export interface SessionAttempt {
   cost: number | null;
   latencyMs: number | null;
   explore: boolean;
+  /** The checks that judged this attempt's answer (passed or failed it), in words ("JSON", "TypeScript syntax"); empty when none did. */
+  checks: string[];
   /** The answering model's confidence in this answer, a log-probability, when the confidence check read one. */
   confidence?: number;
 }
@@ -111,6 +127,10 @@ export interface SessionChatResult {
   stopped: boolean;
   /** USD summed over every attempt that reported a cost. */
   cost: number;
+  /** The checks that judged the standing answer, in words; empty when none did, or no answer stands. */
+  checks: string[];
+  /** The closing line's words for them: `checked: JSON, TypeScript syntax`, or `unchecked`. */
+  checked: string;
 }
 
 /**

@@ -4,7 +4,10 @@
  *
  * @remarks
  * A schema check that passed and a test command that timed out still make a checked answer: one
- * verifier saw it and found it good. The reasons are joined so the decision log shows every check.
+ * verifier saw it and found it good. The reasons are joined, each after the check's name in words, so
+ * the decision log shows every check; and the checks that judged (passed or failed: a check that could
+ * not judge did not) are listed, so a front end can say "checked: JSON" or "unchecked" without knowing
+ * which verifiers ran.
  */
 import type { Answer, Check, Verifier } from './verifier';
 
@@ -18,17 +21,22 @@ export class AllVerifiers implements Verifier {
   }
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {
-    if (this.verifiers.length === 0) return { verdict: 'unverified', reason: 'no verifier configured' };
-    const checks: { name: string; check: Check }[] = [];
+    if (this.verifiers.length === 0) return { verdict: 'unverified', reason: 'no verifier configured', checks: [] };
+    const checks: { verifier: Verifier; check: Check }[] = [];
     for (const verifier of this.verifiers) {
       const check = await verifier.verify(answer, signal);
-      checks.push({ name: verifier.name, check });
+      checks.push({ verifier, check });
       // A failure is already the verdict; a slow test command need not run after a broken schema.
       if (check.verdict === 'fail') break;
     }
     const failed = checks.find((entry) => entry.check.verdict === 'fail');
     const verdict = failed ? 'fail' : checks.some((entry) => entry.check.verdict === 'pass') ? 'pass' : 'unverified';
-    const reason = this.verifiers.length === 1 ? (checks[0] as { check: Check }).check.reason : checks.map((entry) => `${entry.name}: ${entry.check.reason}`).join('; ');
-    return { verdict, reason };
+    const reason = this.verifiers.length === 1 ? (checks[0] as { check: Check }).check.reason : checks.map((entry) => `${words(entry).join(', ')}: ${entry.check.reason}`).join('; ');
+    return { verdict, reason, checks: [...new Set(checks.flatMap((entry) => (entry.check.verdict === 'unverified' ? [] : words(entry))))] };
   }
+}
+
+/** What a check is called in words: what it says judged the answer, else its label, else its name. */
+function words({ verifier, check }: { verifier: Verifier; check: Check }): string[] {
+  return check.checks ?? [verifier.label ?? verifier.name];
 }

@@ -12,6 +12,7 @@
 import { lstat, mkdir, mkdtemp, readdir, readlink, realpath, copyFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { scratchPrefix, sweepDeadScratch } from './scratchFolders';
 import { fencedBlocks } from './structuredOutputVerifier';
 
 /** One file an answer asks to write, its path relative to the workspace. */
@@ -81,7 +82,7 @@ export class ScratchStopped extends Error {
 
 /**
  * Copies `workspace` to a fresh temporary folder (skipping {@link SKIPPED}, linking every
- * `node_modules`) and writes `files` into it. Throws {@link ScratchTooLarge} past the limits, and an
+ * `node_modules`; named for this process, see scratchFolders.ts) and writes `files` into it. Throws {@link ScratchTooLarge} past the limits, and an
  * Error for a file that would land outside the copy (through `..` or a symlink in the workspace).
  * Throws {@link ScratchStopped} as soon as `signal` fires, checked at every entry copied, since a
  * copy of thousands of files takes long enough for a Ctrl-C to be waiting on it. Whatever it throws,
@@ -89,7 +90,10 @@ export class ScratchStopped extends Error {
  */
 export async function scratchWithFiles(workspace: string, files: readonly AnswerFile[], options: { root?: string; signal?: AbortSignal } = {}): Promise<Scratch> {
   const { signal } = options;
-  const dir = await mkdtemp(join(options.root ?? tmpdir(), 'rung-verify-'));
+  const root = options.root ?? tmpdir();
+  // Copies a dead run left behind go before this one is made; the sweep itself runs once a process.
+  await sweepDeadScratch(root);
+  const dir = await mkdtemp(join(root, scratchPrefix()));
   const scratch: Scratch = { dir, remove: () => rm(dir, { recursive: true, force: true }) };
   try {
     const real = await realpath(workspace);

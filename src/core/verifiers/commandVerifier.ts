@@ -10,15 +10,17 @@
  * is not a wrong edit — so a timeout is `unverified`, as is a command that could not start. The
  * command runs in its own process group so a timeout ends its children too.
  *
- * The environment is the caller's (core reads no `process.env`), less every `RUNG_*_API_KEY` and any
- * variable holding one of those keys: a test command has no business with them, and its output
- * becomes the verdict's reason, which the decision log and `rung chat --json` print. The reason is
- * scrubbed of the keys as well, for a command that finds one some other way (a `.env` file).
+ * The environment is drawn from the caller's (core reads no `process.env`) through an allow-list: what
+ * test runners and builds read, and the variables the user names (commandEnvironment.ts), never a
+ * `RUNG_*_API_KEY`: the command's output becomes the verdict's reason, which the decision log,
+ * `rung chat --json` and a team's shared rows print. The reason is scrubbed of every secret known as
+ * well, for a command that finds one some other way (a `.env` file, `~/.pgpass`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { redactor } from '../providers/transport';
 import { answerFiles, ScratchStopped, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
+import { commandEnvironment } from './commandEnvironment';
 import type { Answer, Check, Verifier } from './verifier';
 
 /** How long a verify command may run when the caller sets no limit, ms (a typical unit-test suite). */
@@ -41,17 +43,16 @@ const KEEP_CHARS = 64 * 1024;
  * straggler outside the process group keeps open.
  */
 const OUTPUT_DRAIN_MS = 250;
-/** The variables `rung` reads keys from (`RUNG_OPENROUTER_API_KEY`; see `apiKeyVariable` in panel.ts). */
-const API_KEY_VARIABLE = /^RUNG_.+_API_KEY$/i;
-
 export interface CommandVerifierOptions {
   /** A shell command line (`npm test`, `tsc --noEmit`). */
   command: string;
   /** The workspace folder; the command runs on a scratch copy of it. */
   cwd: string;
-  /** The caller's environment (`io.env` in the CLI); keys are dropped before the command sees it. */
+  /** The caller's environment (`io.env` in the CLI); the command sees only the allowed part of it (commandEnvironment.ts). */
   env: Record<string, string | undefined>;
-  /** Keys held elsewhere (the editor's SecretStorage), kept out of the command's environment and its reason too. */
+  /** Variables the command may see beyond those every command gets, by name (`rung.verifyCommandEnv`, `--verify-env`). */
+  allowEnv?: readonly string[];
+  /** Secrets held elsewhere (keys from the editor's SecretStorage, the team ledger's password), kept out of the command's environment and its reason too. */
   secrets?: readonly string[];
   /** How long the command may run, ms; {@link COMMAND_TIMEOUT_MS} when absent. Past it the check is `unverified`. */
   timeoutMs?: number;
@@ -85,25 +86,13 @@ const timerSchedule: ProgressSchedule = (callback, delayMs) => {
   return () => clearTimeout(timer);
 };
 
-/**
- * The environment a command gets: `env` without `RUNG_*_API_KEY` and without any variable whose value
- * is one of the keys; and the keys, for scrubbing what the command prints.
- */
-export function commandEnvironment(env: Record<string, string | undefined>, secrets: readonly string[] = []): { env: Record<string, string>; keys: string[] } {
-  const keys = [...secrets, ...Object.entries(env).flatMap(([name, value]) => (API_KEY_VARIABLE.test(name) && value ? [value] : []))].filter((key) => key !== '');
-  const child: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || API_KEY_VARIABLE.test(name) || keys.includes(value)) continue;
-    child[name] = value;
-  }
-  return { env: child, keys };
-}
-
 export class CommandVerifier implements Verifier {
   readonly name = 'command';
+  readonly label: string;
   private readonly options: CommandVerifierOptions;
 
   constructor(options: CommandVerifierOptions) {
+    this.label = `workspace command \`${options.command}\``;
     for (const [name, value] of [['timeoutMs', options.timeoutMs], ['progressIntervalMs', options.progressIntervalMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
     }
@@ -112,8 +101,8 @@ export class CommandVerifier implements Verifier {
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {
     const { command } = this.options;
-    const { env, keys } = commandEnvironment(this.options.env, this.options.secrets);
-    const scrub = redactor(keys);
+    const { env, secrets } = commandEnvironment(this.options.env, { allow: this.options.allowEnv ?? [], secrets: this.options.secrets ?? [] });
+    const scrub = redactor(secrets);
     if (signal?.aborted) return { verdict: 'unverified', reason: `\`${command}\` not run: stopped by the user` };
     const files = answerFiles(answer.text);
     if (files.length === 0) {
@@ -127,7 +116,7 @@ export class CommandVerifier implements Verifier {
       return { verdict: 'unverified', reason: scrub(`\`${command}\` not run: ${why}`) };
     }
     try {
-      const check = await this.run(scratch.dir, env, `with the answer applied (${files.map((file) => file.path).join(', ')})`, signal);
+      const check = await this.run(scratch.dir, env, `with the answer applied (${files.map((file) => file.path).join(', ')})`, scrub, signal);
       return { verdict: check.verdict, reason: scrub(check.reason) };
     } finally {
       await scratch.remove();
@@ -135,7 +124,8 @@ export class CommandVerifier implements Verifier {
   }
 
   /**
-   * Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`.
+   * Runs the command in `cwd` with the timeout; the verdict by its exit, the reason saying what was `applied`
+   * and quoting the end of the output with every secret `scrub` knows replaced.
    *
    * @remarks
    * The verdict is decided on the shell's `'exit'`, not on `'close'`: `'close'` waits for every holder
@@ -145,7 +135,7 @@ export class CommandVerifier implements Verifier {
    * pipes is read for at most {@link OUTPUT_DRAIN_MS}, and the pipes are destroyed; on the timer or the
    * user's stop the group is killed and the check settles at once.
    */
-  private run(cwd: string, env: Record<string, string>, applied: string, signal?: AbortSignal): Promise<Check> {
+  private run(cwd: string, env: Record<string, string>, applied: string, scrub: (text: string) => string, signal?: AbortSignal): Promise<Check> {
     const { command } = this.options;
     const timeoutMs = this.options.timeoutMs ?? COMMAND_TIMEOUT_MS;
     return new Promise<Check>((resolve) => {
@@ -218,7 +208,8 @@ export class CommandVerifier implements Verifier {
         killGroup();
         void drained(child, OUTPUT_DRAIN_MS).then(() => {
           if (code === 0) return finish({ verdict: 'pass', reason: `\`${command}\` exited 0 ${applied}` });
-          const tail = output.trimEnd().slice(-OUTPUT_TAIL_CHARS);
+          // Scrubbed before it is cut: a tail that began inside a secret would keep the secret's end.
+          const tail = scrub(output.trimEnd()).slice(-OUTPUT_TAIL_CHARS);
           const how = code === null ? `was killed by ${killedBy ?? 'a signal'}` : `exited ${code}`;
           return finish({ verdict: 'fail', reason: `\`${command}\` ${how} ${applied}${tail ? `:\n${tail}` : ''}` });
         });

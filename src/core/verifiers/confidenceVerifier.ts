@@ -31,6 +31,8 @@ export interface ConfidenceSource {
 
 export class ConfidenceVerifier implements Verifier {
   readonly name = 'confidence';
+  /** What an answer it judged says: "checked: confidence", never passed off as a test. */
+  readonly label = 'confidence';
 
   constructor(private readonly source: ConfidenceSource) {}
 

@@ -94,25 +94,54 @@ export interface SchemaCheck {
   unsupported: string[];
 }
 
-export function validateJsonSchema(value: unknown, schema: unknown): SchemaCheck {
+export interface ValidateOptions {
+  /**
+   * Read a schema Rung did not write and cannot send back (a tool's input schema from the editor or an
+   * MCP server) so that nothing Rung cannot read fails a value: see {@link visit}.
+   */
+  tolerant?: boolean;
+}
+
+export function validateJsonSchema(value: unknown, schema: unknown, options: ValidateOptions = {}): SchemaCheck {
   const errors: string[] = [];
   const unsupported = new Set<string>();
-  visit(value, schema, '$', errors, unsupported);
+  visit(value, schema, '$', errors, unsupported, options.tolerant === true);
   return { errors: errors.slice(0, MAX_ERRORS), unsupported: [...unsupported].sort() };
 }
 
-function visit(value: unknown, schema: unknown, path: string, errors: string[], unsupported: Set<string>): void {
+/** Keywords beside which the tolerant reading skips `additionalProperties`: each can declare or allow a property Rung does not see. */
+const DECLARES_PROPERTIES = ['patternProperties', 'allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', '$ref', '$dynamicRef'];
+
+/**
+ * Holds `value` against `schema` at `path`, adding what broke to `errors` and the keywords it could
+ * not read to `unsupported`.
+ *
+ * @remarks
+ * A caller's schema was refused before any model was asked if the subset could not read it
+ * ({@link schemaProblems}), so it is read as written. A tool's schema cannot be refused: the model is
+ * only offered the tool. Read `tolerant`ly, a keyword Rung cannot read never fails a value: a level
+ * with a `$ref` is not checked at all (before JSON Schema 2019-09 a `$ref` made its siblings void, and
+ * Rung cannot tell the draft); a `type` outside the seven names (draft 3's `any`) is not checked;
+ * OpenAPI's `nullable: true`, which schemas converted from OpenAPI carry, lets `null` through; and
+ * `additionalProperties` is not held where a keyword beside it ({@link DECLARES_PROPERTIES}) may
+ * declare the very property it would reject.
+ */
+function visit(value: unknown, schema: unknown, path: string, errors: string[], unsupported: Set<string>, tolerant: boolean): void {
   if (schema === true || schema === undefined) return;
   if (schema === false) {
     errors.push(`${path}: not allowed`);
     return;
   }
   if (!isObject(schema)) return;
-  for (const key of Object.keys(schema)) if (!SUPPORTED.has(key) && !ANNOTATIONS.has(key)) unsupported.add(key);
+  const unread = Object.keys(schema).filter((key) => !SUPPORTED.has(key) && !ANNOTATIONS.has(key) && !(tolerant && key === 'nullable'));
+  for (const key of unread) unsupported.add(key);
+  if (tolerant && '$ref' in schema) return;
+  if (tolerant && schema.nullable === true && value === null) return;
 
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((type) => typeof type === 'string' && hasType(value, type))) {
+    const readable = !tolerant || types.every((type) => typeof type === 'string' && TYPE_NAMES.includes(type));
+    if (readable && !types.some((type) => typeof type === 'string' && hasType(value, type))) {
       errors.push(`${path}: expected ${types.join(' or ')}, got ${typeName(value)}`);
       return;
     }
@@ -132,15 +161,17 @@ function visit(value: unknown, schema: unknown, path: string, errors: string[], 
         if (typeof name === 'string' && !Object.hasOwn(value, name)) errors.push(`${path}: missing required property "${name}"`);
       }
     }
+    const holdsAdditional = !tolerant || !DECLARES_PROPERTIES.some((key) => key in schema);
     for (const [name, child] of Object.entries(value)) {
       const childPath = /^[A-Za-z_$][\w$]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
-      if (Object.hasOwn(properties, name)) visit(child, properties[name], childPath, errors, unsupported);
+      if (Object.hasOwn(properties, name)) visit(child, properties[name], childPath, errors, unsupported, tolerant);
+      else if (!holdsAdditional) continue;
       else if (schema.additionalProperties === false) errors.push(`${path}: unexpected property "${name}"`);
-      else if (isObject(schema.additionalProperties)) visit(child, schema.additionalProperties, childPath, errors, unsupported);
+      else if (isObject(schema.additionalProperties)) visit(child, schema.additionalProperties, childPath, errors, unsupported, tolerant);
     }
   }
   if (Array.isArray(value) && schema.items !== undefined) {
-    value.forEach((item, index) => visit(item, schema.items, `${path}[${index}]`, errors, unsupported));
+    value.forEach((item, index) => visit(item, schema.items, `${path}[${index}]`, errors, unsupported, tolerant));
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import type { Answer, Check, Verifier } from './verifier';
 import { validateJsonSchema } from './jsonSchema';
+import { fencedBlocks } from './fencedBlocks';
 
 export interface ExtractedJson {
   /** Where it came from: the whole answer, or the n-th fence (1-based). */
@@ -16,16 +17,8 @@ export interface ExtractedJson {
   text: string;
 }
 
-/** Fenced blocks: ```lang\n…``` (also ~~~), with the language tag and the rest of the info string. */
-export function fencedBlocks(text: string): { language: string; info: string; body: string; startLine: number }[] {
-  const blocks: { language: string; info: string; body: string; startLine: number }[] = [];
-  const pattern = /^([ \t]*)(```+|~~~+)[ \t]*([\w+.#-]*)([^\n]*)\n([\s\S]*?)^\1?\2[ \t]*$/gm;
-  for (const match of text.matchAll(pattern)) {
-    const startLine = text.slice(0, match.index).split('\n').length + 1;
-    blocks.push({ language: (match[3] ?? '').toLowerCase(), info: (match[4] ?? '').trim(), body: match[5] ?? '', startLine });
-  }
-  return blocks;
-}
+/** Fenced blocks, found in time linear in the answer (fencedBlocks.ts); read here by every check that reads fences. */
+export { fencedBlocks, type FencedBlock } from './fencedBlocks';
 
 /** The JSON text of an answer: the whole answer if it is JSON, else the first ```json fence, else the first untagged fence. */
 export function extractJson(text: string): ExtractedJson | undefined {
@@ -40,11 +33,13 @@ export function extractJson(text: string): ExtractedJson | undefined {
 
 export class StructuredOutputVerifier implements Verifier {
   readonly name = 'structured-output';
+  readonly label: string;
   private readonly schema: unknown;
 
   /** `schema`: a JSON Schema; absent means "any JSON". */
   constructor(options: { schema?: unknown } = {}) {
     this.schema = options.schema;
+    this.label = options.schema === undefined ? 'JSON' : 'JSON schema';
   }
 
   async verify(answer: Answer): Promise<Check> {

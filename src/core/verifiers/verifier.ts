@@ -15,6 +15,11 @@ export interface Check {
   verdict: 'pass' | 'fail' | 'unverified';
   /** Why, in words a user can act on ("JSON parse error at 1:14", "npm test exited 1"). */
   reason: string;
+  /**
+   * What judged the answer, in words a user reads ("TypeScript syntax"), when it depends on the answer;
+   * absent: the verifier's {@link Verifier.label}. Read only from a `pass` or a `fail`.
+   */
+  checks?: string[];
   /** The answer's confidence as the model stated it (a log-probability), when the check read one: the confidence check's climb plans from it. */
   confidence?: number;
   /**
@@ -25,6 +30,12 @@ export interface Check {
 }
 
 export interface Verifier {
+  /** A short identifier, used to tell several checks' reasons apart (`structured-output: …`). */
   readonly name: string;
+  /**
+   * What the check is, in words a user reads ("JSON", "workspace command `npm test`"), for the line
+   * that says which checks judged an answer; absent: the {@link name}.
+   */
+  readonly label?: string;
   verify(answer: Answer, signal?: AbortSignal): Promise<Check>;
 }

@@ -94,4 +94,10 @@ describe('Rung in a workspace nobody trusted', function () {
     assert.deepEqual(providers.requests.filter((request) => request.server === 'cloud'), [], 'nothing reached the server the panel file named');
     assert.ok(readFileSync(file, 'utf8').includes('return a + b;\n'));
   });
+
+  it("keeps the ledger and its decision log in the extension's storage, writing nothing into the folder's .rung", async () => {
+    const ledgerPath = (await api.session()).snapshot({ limit: 0 }).ledgerPath;
+    assert.ok(ledgerPath !== null && !ledgerPath.startsWith(folder), `the ledger ${String(ledgerPath)} is outside ${folder}`);
+    for (const name of ['ledger.sqlite', 'decisions.jsonl', '.gitignore']) assert.equal(existsSync(join(folder, '.rung', name)), false, `no ${name} in the folder's .rung`);
+  });
 });

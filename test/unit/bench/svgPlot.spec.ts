@@ -45,6 +45,20 @@ describe('svgPlot', () => {
     expect(cy2).toBeLessThan(cy1 as number);
   });
 
+  it('places a point by the axis ranges it is given', () => {
+    const svg = svgPlot({ xLabel: 'x', yLabel: 'y', series: [{ label: 'one', points: [{ x: 5, y: 5 }] }], xDomain: [0, 10], yDomain: [0, 10], width: 200, height: 200 });
+    // Plot area x 66…176 and y 44…142: the middle is (121, 93).
+    expect(attributes(svg, 'circle', 'cx')[0]).toBe(121);
+    expect(attributes(svg, 'circle', 'cy')[0]).toBe(93);
+  });
+
+  it('marks the points of a series drawn without a line, and joins none of them', () => {
+    const svg = svgPlot({ xLabel: 'x', yLabel: 'y', series: [{ label: 'points only', points: [{ x: 1, y: 1 }, { x: 2, y: 2 }], line: false }] });
+    const plotArea = svg.slice(svg.indexOf('<g clip-path'), svg.indexOf('</g>'));
+    expect(plotArea).not.toContain('<path');
+    expect(attributes(plotArea, 'circle', 'cx')).toHaveLength(2);
+  });
+
   it('gives the same bytes for the same figures', () => {
     expect(svgPlot(options)).toBe(svgPlot(options));
   });

@@ -9,7 +9,7 @@ import { main } from '../../../src/cli/main';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
-import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../support/wireServer';
+import { endless, fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -77,12 +77,38 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'openai/gpt-4o-mini',
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: expect.any(Number),
       attempts: [
-        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)' },
-        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)' },
+        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)', checks: ['JSON schema'] },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] },
       ],
     });
     expect(io.err).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini');
+  });
+
+  it('checks for JSON when the prompt asks for it without a schema, climbs from prose, and names the check and the cost on the closing line', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON in the answer');
+    expect(io.err).toMatch(/rung chat: answered by openai\/gpt-4o-mini \(pass: valid JSON \(the whole answer\)\); checked: JSON; cost \$0\.0000\d{3}\n/);
+    // The words are the check: the provider is not put into JSON mode, nor sent a schema.
+    expect(JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}').format).toBeUndefined();
+    const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
+    expect(rows.map((row) => [row.class, row.model, row.verdict, row.checks])).toEqual([
+      ['plan', 'qwen2.5:3b', 'fail', ['JSON']],
+      ['plan', 'openai/gpt-4o-mini', 'pass', ['JSON']],
+    ]);
+  });
+
+  it('says on the closing line that an answer no check could judge went unchecked', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    expect(await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io)).toBe(0);
+    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no confidence from qwen2.5:3b: its server sent no log-probabilities); unchecked; cost $0\n');
   });
 
   it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
@@ -118,8 +144,8 @@ describe('rung chat', () => {
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/) },
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)' },
+      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/), checks: [] },
+      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)', checks: [] },
     ]);
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
@@ -182,6 +208,75 @@ describe('rung chat', () => {
     }
   });
 
+  it('keeps PGPASSWORD, a provider key and other secrets out of `--verify-command env`, its reason and the decision row', async () => {
+    const secrets = { PGPASSWORD: 'team-pg-s3cret', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab' };
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, LANG: 'C.UTF-8', ...secrets });
+    // `env` prints what the command was given; the exit 1 puts that output into the verdict reason.
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
+      WorkspaceLedger.open({ path, clock: opener.clock }),
+    );
+    expect(code).toBe(0);
+    const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
+    expect(printed.attempts[0]).toMatchObject({ model: 'qwen2.5:3b', verdict: 'fail', reason: expect.stringContaining('LANG=C.UTF-8') });
+    const rows = readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8');
+    expect(parseDecisionLines(rows).rows[0]?.verdictReason).toContain('LANG=C.UTF-8');
+    for (const text of [printed.attempts[0]?.reason ?? '', rows, io.out, io.err]) {
+      for (const [name, value] of Object.entries({ ...secrets, RUNG_OPENROUTER_API_KEY: KEY })) {
+        expect(text).not.toContain(name);
+        expect(text).not.toContain(value);
+      }
+    }
+  });
+
+  it("scrubs PGPASSWORD from a check command's output when the command finds the password itself, in ~/.pgpass", async () => {
+    const password = 'pg-in-pgpass-7f3a';
+    const home = mkdtempSync(join(tmpdir(), 'rung-home-'));
+    writeFileSync(join(home, '.pgpass'), `db.example.com:5432:rung:ana:${password}\n`);
+    try {
+      const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, HOME: home, PGPASSWORD: password });
+      const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'cat "$HOME/.pgpass"; exit 1', '--json', 'Fix add'], io);
+      expect(code).toBe(0);
+      const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+      expect(reason).toContain('db.example.com:5432:rung:ana:[redacted]');
+      expect(reason).not.toContain(password);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('lets a check command see a variable named with --verify-env', async () => {
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, DATABASE_URL: 'postgres://ana@localhost/app_test', OTHER: 'hidden-value' });
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--verify-env', 'DATABASE_URL', '--json', 'Fix add'], io);
+    expect(code).toBe(0);
+    const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
+    expect(reason).toContain('DATABASE_URL=postgres://ana@localhost/app_test');
+    expect(reason).not.toContain('hidden-value');
+  });
+
+  it('gives each rung the --attempt-timeout it was given, then climbs, naming the flag', async () => {
+    const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
+    const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
+    const { io } = await setUp(talker.route, jsonAnswer());
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      attempts: [
+        { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringContaining('ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise') },
+        { model: 'openai/gpt-4o-mini', verdict: 'pass' },
+      ],
+    });
+    expect(io.err).toContain('rung chat --attempt-timeout');
+  });
+
+  it('refuses an --attempt-timeout that is not a number of seconds above 0', async () => {
+    const { io } = await setUp(prose(), jsonAnswer());
+    for (const value of ['0', 'soon', '1e3', '86401']) {
+      expect(await runChatCommand(['--panel', 'panel.json', '--attempt-timeout', value, 'hi'], io)).toBe(EXIT_USAGE);
+      expect(io.err).toContain(`--attempt-timeout must be a number of seconds above 0 and at most 86400, not "${value}"`);
+    }
+  });
+
   it('calls a chat answer whose confidence cannot be read unverified and lets it stand', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
@@ -189,13 +284,20 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
   });
 
-  it('checks code syntax for an edit class but not for a class that merely starts with "edit"', async () => {
+  it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
     expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
-    expect(JSON.parse(again.out)).toMatchObject({ attempts: [{ reason: 'no TypeScript, JavaScript or JSON code block in the answer' }] });
+    // Neither answer holds code, so neither stands as an edit.
+    expect(JSON.parse(again.out)).toMatchObject({
+      answer: null,
+      attempts: [
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+        { verdict: 'fail', reason: 'code in the answer: the edit has neither a code block nor a tool call' },
+      ],
+    });
   });
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
@@ -254,7 +356,7 @@ describe('rung chat', () => {
     setTimeout(() => stop.abort(), 50);
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], { ...io, signal: stop.signal });
     expect(code).toBe(130);
-    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, attempts: [] });
+    expect(JSON.parse(io.out)).toEqual({ answer: null, model: null, checks: [], checked: 'unchecked', cost: 0, attempts: [] });
     expect(io.err).toBe('rung chat: stopped by the user\n');
   });
 
@@ -346,10 +448,10 @@ describe('rung chat', () => {
     expect(io.err).toContain('--verify-timeout must be a whole number of milliseconds');
   });
 
-  it('exits 2 with the usage when called without a panel or a prompt', async () => {
-    const io = new CapturedIo(workspace, {});
+  it('exits 2 with the usage when called without a panel it can find, or without a prompt', async () => {
+    const io = new CapturedIo(workspace, { OLLAMA_HOST: (await vacantAddress()).url });
     expect(await runChatCommand(['hello'], io)).toBe(2);
-    expect(io.err).toContain('missing --panel FILE');
+    expect(io.err).toContain('missing --panel FILE: there is no');
     expect(await runChatCommand(['--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('usage: rung chat');
     expect(io.out).toBe('');
@@ -385,7 +487,10 @@ describe('rung chat with an OpenAI-compatible server on loopback', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',
       model: 'qwen2.5-7b-instruct',
-      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)' }],
+      checks: ['JSON schema'],
+      checked: 'checked: JSON schema',
+      cost: 0,
+      attempts: [{ model: 'qwen2.5-7b-instruct', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] }],
     });
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
     expect(local.requests.find((request) => request.path === '/v1/chat/completions')?.headers.authorization).toBeUndefined();

@@ -34,13 +34,15 @@ class PipedInput implements CliInput {
 
 describe('readChatCommandLine', () => {
   it('reads every flag and the prompt words', async () => {
-    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
+    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--attempt-timeout', '90', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
     expect(await readChatCommandLine(argv, { cwd: '/' })).toEqual({
       panel: 'p.json',
       classKey: 'edit',
       schema: 's.json',
       verifyCommand: 'npm test',
       verifyTimeoutMs: 30_000,
+      verifyEnv: ['DATABASE_URL', 'CI'],
+      attemptTimeoutSeconds: 90,
       ledger: 'postgres://ana@db/team',
       shareDecisions: true,
       json: true,
@@ -55,15 +57,26 @@ describe('readChatCommandLine', () => {
     expect(line.verifyTimeoutMs).toBeUndefined();
   });
 
-  it('refuses a missing --panel before reading standard input', async () => {
+  it('refuses a mistyped flag before reading standard input', async () => {
     let reads = 0;
     const stdin: CliInput = { isTTY: false, readAll: () => Promise.resolve(`${reads++}`) };
-    await expect(readChatCommandLine(['-'], { cwd: '/', stdin })).rejects.toThrow('missing --panel FILE');
+    await expect(readChatCommandLine(['--verify-timeout', '500', '-'], { cwd: '/', stdin })).rejects.toThrow('--verify-timeout limits --verify-command, which is missing');
     expect(reads).toBe(0);
+  });
+
+  it('leaves the panel unnamed without --panel, for the command to find', async () => {
+    expect((await readChatCommandLine(['hi'], { cwd: '/' })).panel).toBeUndefined();
   });
 
   it('refuses --verify-timeout without a command to limit', async () => {
     await expect(readChatCommandLine(['--panel', 'p.json', '--verify-timeout', '500', 'hi'], { cwd: '/' })).rejects.toThrow('--verify-timeout limits --verify-command, which is missing');
+  });
+
+  it('refuses --verify-env without a command, and a value that is not a variable name', async () => {
+    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-env', 'CI', 'hi'], { cwd: '/' })).rejects.toThrow('--verify-env names variables for --verify-command, which is missing');
+    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-command', 'npm test', '--verify-env', 'A=B', 'hi'], { cwd: '/' })).rejects.toThrow(
+      '--verify-env takes the name of an environment variable (letters, digits and _), not "A=B"',
+    );
   });
 });
 

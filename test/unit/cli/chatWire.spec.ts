@@ -77,9 +77,13 @@ describe('rung chat on the wire as it really is', () => {
     expect(JSON.parse(io.out)).toEqual({
       answer: null,
       model: null,
+      checks: [],
+      checked: 'unchecked',
+      cost: expect.any(Number),
+      // A refusal is failed before any check is asked, so no check judged it.
       attempts: [
-        { model: 'openai/gpt-4o-mini', verdict: 'fail', reason: `the model refused: ${REFUSAL}` },
-        { model: 'openai/gpt-4o', verdict: 'fail', reason: `the model refused: ${REFUSAL}` },
+        { model: 'openai/gpt-4o-mini', verdict: 'fail', reason: `the model refused: ${REFUSAL}`, checks: [] },
+        { model: 'openai/gpt-4o', verdict: 'fail', reason: `the model refused: ${REFUSAL}`, checks: [] },
       ],
     });
   });
@@ -98,8 +102,8 @@ describe('rung chat on the wire as it really is', () => {
     const code = await main(['chat', '--panel', 'panel.json', '--json', 'Look it up'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity' },
-      { model: 'openai/gpt-4o', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity' },
+      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity', checks: [] },
+      { model: 'openai/gpt-4o', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity', checks: [] },
     ]);
   });
 });

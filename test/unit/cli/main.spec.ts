@@ -15,6 +15,7 @@ import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
 import { makeOutcomes, toJsonLines } from '../support/outcomesFixture';
+import { vacantAddress } from '../support/wireServer';
 
 let dir: string;
 let io: CapturedIo;
@@ -245,10 +246,11 @@ describe('rung rank', () => {
     expect(readdirSync(join(dir, '.rung')).sort()).toEqual(files);
   });
 
-  it('exits 2 with the usage when --panel or --class is missing', async () => {
+  it('exits 2 with the usage when no panel is named or found, or --class is missing', async () => {
     write('panel.json', JSON.stringify(panel));
-    expect(await main(['rank', '--class', 'plan'], io)).toBe(2);
-    expect(io.err).toMatch(/^rung rank: missing --panel FILE\n/);
+    const nowhere = new CapturedIo(dir, { OLLAMA_HOST: (await vacantAddress()).url });
+    expect(await main(['rank', '--class', 'plan'], nowhere)).toBe(2);
+    expect(nowhere.err).toMatch(/^rung rank: missing --panel FILE: there is no .*panel\.json, and no local Ollama answered at .*\nusage: rung rank/);
     const other = new CapturedIo(dir);
     expect(await main(['rank', '--panel', 'panel.json'], other)).toBe(2);
     expect(other.err).toContain('usage: rung rank');

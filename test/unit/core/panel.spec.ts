@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiKeyVariable, capsFor, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
+import { apiKeyVariable, attemptTimeoutMs, capsFor, DEFAULT_ATTEMPT_TIMEOUT_SECONDS, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
 
 const minimal = { models: [{ slug: 'qwen3:14b', provider: 'ollama' }] };
 
@@ -18,17 +18,17 @@ describe('parsePanel', () => {
     vi.unstubAllEnvs();
   });
 
-  it('names an unknown top-level key', () => {
-    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"']);
+  it('names an unknown top-level key and the known one it is closest to', () => {
+    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"; did you mean "maxOutputPrice"?']);
   });
 
   it('names an unknown key nested in a model with its path', () => {
     const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama', contxt: 4096 }] });
-    expect(issues).toEqual(['models[0]: unknown key "contxt"']);
+    expect(issues).toEqual(['models[0]: unknown key "contxt"; did you mean "context"?']);
   });
 
-  it('names an unknown key nested in the routing block', () => {
-    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor"']);
+  it('names an unknown key nested in the routing block, and lists the keys there when the one it is closest to is written beside it', () => {
+    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds)']);
   });
 
   it('names the field path of a value of the wrong type', () => {
@@ -139,6 +139,85 @@ describe('parsePanel', () => {
 
   it('reads a panel file saved with a byte-order mark', () => {
     expect(parsePanelText(`\ufeff${JSON.stringify(minimal)}`, 'panel.json').models).toHaveLength(minimal.models.length);
+  });
+});
+
+describe('parsePanel: the time an attempt may take', () => {
+  it('keeps routing.attemptTimeoutSeconds when given and leaves it to the default when not', () => {
+    expect(parsePanel({ ...minimal, routing: { attemptTimeoutSeconds: 90 } }, 'p').routing.attemptTimeoutSeconds).toBe(90);
+    expect(attemptTimeoutMs(parsePanel({ ...minimal, routing: { attemptTimeoutSeconds: 90 } }, 'p'))).toBe(90_000);
+    expect(attemptTimeoutMs(parsePanel(minimal, 'p'))).toBe(DEFAULT_ATTEMPT_TIMEOUT_SECONDS * 1000);
+  });
+
+  it('refuses an attempt timeout of zero, below it, or over a day, naming the field', () => {
+    for (const seconds of [0, -5, 86_401]) expect(issuesOf({ ...minimal, routing: { attemptTimeoutSeconds: seconds } })[0]).toMatch(/^routing\.attemptTimeoutSeconds: /);
+  });
+});
+
+describe('parsePanel on hostile names and addresses', () => {
+  it('refuses a slug that a shell would run, or that holds a newline or a control character, naming it', () => {
+    for (const [slug, character] of [
+      ['$(touch X)', '$'],
+      ['qwen3:14b\nrm -rf ~', '\n'],
+      ['a\u001b]52;c;bad\u0007', '\u001b'],
+      ['gpt 4o', ' '],
+      ['`id`', '`'],
+    ]) {
+      expect(issuesOf({ models: [{ slug, provider: 'ollama' }] })).toEqual([
+        `models[0].slug: ${JSON.stringify(slug)} has a character no model name has (${JSON.stringify(character)}); a slug holds letters, digits and . _ : / @ + ~ -`,
+      ]);
+    }
+  });
+
+  it('accepts the slugs real providers use', () => {
+    const slugs = [
+      'qwen2.5:3b',
+      'openai/gpt-4o-mini',
+      '~anthropic/claude-latest',
+      'hf.co/bartowski/Llama-3.2-1B-Instruct-GGUF:Q4_K_M',
+      'deepseek/deepseek-r1-distill-qwen-32b:free',
+      'Qwen/Qwen2.5-7B-Instruct',
+      '/models/qwen2.5-7b-instruct-q4_k_m.gguf',
+      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      'user@example/model+v2',
+    ];
+    const panel = parsePanel({ models: slugs.map((slug) => ({ slug, provider: 'ollama' })) }, 'p');
+    expect(panel.models.map((model) => model.slug)).toEqual(slugs);
+  });
+
+  it('refuses constructor, __proto__ and prototype as provider names, declared or not', () => {
+    expect(issuesOf({ models: [{ slug: 'a', provider: 'constructor' }] })).toEqual(['models[0].provider: "constructor" is a name every JavaScript object already has; choose another provider name']);
+    expect(issuesOf({ models: [{ slug: 'a', provider: 'toString' }] })).toEqual(['models[0].provider: "toString" is a name every JavaScript object already has; choose another provider name']);
+    const declared = JSON.parse('{"models": [{"slug": "a", "provider": "__proto__"}], "providers": {"__proto__": {"kind": "ollama", "baseUrl": "http://127.0.0.1:11434"}, "prototype": {"kind": "ollama"}}}');
+    expect(issuesOf(declared)).toEqual([
+      'providers: "__proto__" is a name every JavaScript object already has; choose another provider name',
+      'providers: "prototype" is a name every JavaScript object already has; choose another provider name',
+      'models[0].provider: "__proto__" is a name every JavaScript object already has; choose another provider name',
+    ]);
+  });
+
+  it('refuses a provider name that is not a plain name, since it becomes part of a variable and a file name', () => {
+    const message = (name: string) =>
+      `${JSON.stringify(name)} is not a provider name Rung accepts: use letters, digits, - and _, starting with a letter or digit (the name becomes part of RUNG_<PROVIDER>_API_KEY and of a file name)`;
+    expect(issuesOf({ models: [{ slug: 'a', provider: '../x' }], providers: { '../x': { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' } } })).toEqual([
+      `providers: ${message('../x')}`,
+      `models[0].provider: ${message('../x')}`,
+    ]);
+    expect(issuesOf({ models: [{ slug: 'a', provider: 'my lab' }] })).toEqual([`models[0].provider: ${message('my lab')}`]);
+    expect(parsePanel({ models: [{ slug: 'a', provider: 'my-lab_2' }], providers: { 'my-lab_2': { kind: 'ollama', baseUrl: 'http://127.0.0.1:1' } } }, 'p').models).toHaveLength(1);
+  });
+
+  it('refuses a baseUrl that is not http: or https:, naming its scheme', () => {
+    for (const [baseUrl, scheme] of [
+      ['file:///etc/passwd', 'file:'],
+      ['javascript:alert(1)', 'javascript:'],
+      ['data:text/plain,hello', 'data:'],
+      ['ftp://example.com/v1', 'ftp:'],
+    ]) {
+      expect(issuesOf({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl } } })).toEqual([
+        `providers.acme.baseUrl: must be an http: or https: URL, not "${scheme}": a model API is reached over HTTP`,
+      ]);
+    }
   });
 });
 

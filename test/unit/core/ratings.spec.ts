@@ -118,3 +118,23 @@ describe('rolePrior', () => {
     expect(rolePrior('mid')).toBeLessThan(rolePrior('top'));
   });
 });
+
+describe('applyObservation with numbers that are not numbers', () => {
+  it('never makes a rating NaN: a non-finite weight, prior or difficulty is left out and its default applies', () => {
+    const base = { model: 'm', classKey: 'c', success: true, at: 1 };
+    const forged = [
+      { ...base, weight: Number.NaN },
+      { ...base, prior: Number.NaN },
+      { ...base, difficulty: { mean: Number.NaN, sd: 1 } },
+      { ...base, difficulty: { mean: 0, sd: Number.POSITIVE_INFINITY, unanswerable: 2 } },
+      { ...base, weight: 'x' as unknown as number },
+    ];
+    let rating = applyObservation(undefined, base);
+    for (const observation of forged) {
+      rating = applyObservation(rating, observation);
+      expect(Number.isFinite(rating.rating), JSON.stringify(observation)).toBe(true);
+      expect(Number.isFinite(rating.information ?? 0)).toBe(true);
+    }
+    expect(applyObservation(undefined, forged[0] as Observation)).toEqual(applyObservation(undefined, base));
+  });
+});

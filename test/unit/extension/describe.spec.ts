@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import type { Candidate, Ranking } from '../../../src/core/routing/types';
-import type { SessionChatResult } from '../../../src/core/session/types';
-import { answerFooter, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
+import { escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -84,46 +83,6 @@ describe('describe', () => {
   it('says the verdict once when the reason already starts with it', () => {
     expect(verdictPhrase({ kind: 'provider-error', reason: 'provider-error: ollama: server error (500)' })).toBe('provider-error: ollama: server error (500)');
     expect(verdictPhrase({ kind: 'fail', reason: 'no JSON found' })).toBe('fail: no JSON found');
-  });
-
-  it('names the model that answered, its rung, the reason it was chosen, what was tried before it, the check and the cost', () => {
-    const result: SessionChatResult = {
-      callId: 'c1',
-      classKey: 'plan',
-      answer: { text: '{}', reasoning: '', toolCalls: [], model: 'openai/gpt-4o-mini', resolvedModel: 'openai/gpt-4o-mini-2024-07-18' },
-      attempts: [
-        { model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'fail', reason: 'no JSON found' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 10, explore: false },
-        { model: 'openai/gpt-4o-mini', provider: 'openrouter', rung: 1, verdict: { kind: 'pass', reason: 'matches the schema' }, resolvedModel: 'x', cost: 0.00039, latencyMs: 10, explore: false },
-      ],
-      ranking,
-      stopped: false,
-      cost: 0.00039,
-    };
-    expect(answerFooter(result)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
-    expect(answerFooter({ ...result, answer: { ...(result.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: result.attempts.slice(0, 1) })).not.toContain('Tried before it');
-    expect(answerFooter({ ...result, answer: undefined })).toBe(
-      'No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema. Left out of this call: anthropic/claude-opus-4 (pruned: output price 75.00 > cap 20.00).',
-    );
-    expect(answerFooter(result, { above: 'llama3.2:1b' })).toContain('— 9 of 10 graded answers passed in plan. Asked again above llama3.2:1b: the rungs at or below it were left out. Tried before it:');
-  });
-
-  it('names what was left out of a call no rung answered, the first three and a count of the rest', () => {
-    const failed: SessionChatResult = {
-      callId: 'c2',
-      classKey: 'chat',
-      answer: undefined,
-      attempts: [{ model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'provider-error', reason: 'ollama: no server at http://127.0.0.1:11434' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 5, explore: false }],
-      ranking: { classKey: 'chat', candidates: [candidate('qwen3:14b')], pruned: [] },
-      stopped: false,
-      cost: 0,
-    };
-    expect(answerFooter(failed)).toBe('No answer stands: the last attempt, qwen3:14b, ended provider-error: ollama: no server at http://127.0.0.1:11434.');
-    const keyless = (model: string) => ({ model, reason: 'pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)' });
-    const pruned = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-sonnet-4', 'google/gemini-2.5-pro', 'x-ai/grok-4'].map(keyless);
-    const footer = answerFooter({ ...failed, ranking: { ...failed.ranking, pruned } });
-    expect(footer).toContain('. Left out of this call: openai/gpt-4o-mini (pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (');
-    expect(footer).toMatch(/anthropic\/claude-sonnet-4 \([^;]*\); and 2 more\.$/);
-    expect(footer).not.toContain('gemini');
   });
 
   it('explains a call from its decision rows, the settled verdict included', () => {

@@ -212,6 +212,46 @@ export function json(value: unknown, status = 200): Route {
   };
 }
 
+/** What an {@link endless} route sent: bytes written before the client stopped reading and closed the connection. */
+export interface EndlessBody {
+  route: Route;
+  /** Bytes of body written so far. */
+  readonly sent: number;
+  /** Resolves once the client has closed the connection. */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Answers with a body that never ends: `head` (a JSON list's opening, a stream's first line), then
+ * `piece` again and again, as fast as the client reads, until it closes the connection — a hostile or
+ * broken server answering a list request with 900 MB, or a model that never stops. Writes wait for the
+ * socket to drain, so what was sent is about what was read.
+ */
+export function endless(options: { status?: number; contentType: string; head?: string; piece: string }): EndlessBody {
+  let sent = 0;
+  let closedNow: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (closedNow = resolve));
+  const route: Route = async (response) => {
+    response.on('close', () => closedNow());
+    response.writeHead(options.status ?? 200, { 'content-type': options.contentType });
+    const write = (text: string): Promise<void> =>
+      new Promise((resolve) => {
+        sent += Buffer.byteLength(text);
+        if (response.write(text)) setImmediate(resolve);
+        else response.once('drain', resolve).once('close', resolve);
+      });
+    if (options.head) await write(options.head);
+    while (!response.destroyed && !response.writableEnded && response.socket?.destroyed === false) await write(options.piece);
+  };
+  return {
+    route,
+    get sent() {
+      return sent;
+    },
+    closed,
+  };
+}
+
 function fill(text: string, values: Record<string, string> = {}): string {
   return text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelWire } from '../../../src/protocol/ledgerProtocol';
+import { decisionSchema, type ModelWire } from '../../../src/protocol/ledgerProtocol';
 import {
   askForOpeners,
   emptyState,
@@ -17,7 +17,7 @@ import {
 } from '../../../webview/ledgerModel';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import { CallPageCollector } from '../../../src/core/session/callPage';
-import { decisionWire } from '../../../src/extension/ledgerController';
+import { decisionWire } from '../../../src/extension/ledgerView/ledgerController';
 import { decisionRow } from '../support/decisionRow';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
@@ -340,5 +340,15 @@ describe('firstWholeCalls', () => {
   it('keeps a page that one call fills, and a page that is not full', () => {
     expect(calls(firstWholeCalls(rows('AAAAA'), 3))).toBe('AAA');
     expect(calls(firstWholeCalls(rows('AB'), 3))).toBe('AB');
+  });
+});
+
+describe('a call no rung could take', () => {
+  it('crosses the wire whole and shows as a refused call with its pruned rungs and no attempt', () => {
+    const row = decisionRow({ call: 'refused-1', verdict: 'refused', verdictReason: 'no model can take this call (qwen2.5:3b: pruned: needs tools)', model: '', rung: -1, candidates: [], escalation: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
+    const wire = decisionWire(row);
+    expect(decisionSchema.safeParse(wire).success).toBe(true);
+    const [call] = groupCalls([wire], models, []);
+    expect(call).toMatchObject({ call: 'refused-1', verdict: 'refused', attempts: [], ladder: [], escalations: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog, CATALOG_FRESH_MS, loadCatalog, perMillion } from '../../../../src/core/catalog/catalog';
 import { FixedClock } from '../../support/FixedClock';
-import { fixture, json, WireServer } from '../../support/wireServer';
+import { endless, fixture, json, WireServer } from '../../support/wireServer';
+import { MAX_LIST_BYTES } from '../../../../src/core/providers/transport';
 
 const models = () => JSON.parse(fixture('openai/models-openrouter.json')) as unknown;
 let server: WireServer;
@@ -44,6 +45,16 @@ describe('loadCatalog', () => {
     expect(catalog.entry('openrouter/auto')?.price).toBeUndefined();
     expect(catalog.cost('openrouter/auto', 100, 100)).toBeUndefined();
   });
+
+  it('stops reading a list that never ends at its size limit and says so, falling back to no catalog', async () => {
+    const body = endless({ contentType: 'application/json', head: '{"data":[', piece: '{"id":"x","pricing":{"prompt":"0.000001","completion":"0.000002"}},'.repeat(200) });
+    server.on('GET', '/models', body.route);
+    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new FixedClock(), timeoutMs: 120_000 });
+    expect(catalog.source).toBe('none');
+    expect(catalog.note).toBe('fetch failed (the list was more than 16 MiB, far more than any catalogue (a fixed limit), and was not read) and there is no cache');
+    await body.closed;
+    expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
+  }, 30_000);
 
   it('uses a fresh cache without asking the network', async () => {
     server.on('GET', '/models', json(models()));

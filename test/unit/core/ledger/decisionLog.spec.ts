@@ -261,3 +261,16 @@ describe('DecisionLog across processes', () => {
     expect(calls.sort()).toEqual([0, 1, 2].flatMap((index) => Array.from({ length: count }, (_, i) => `w${index}-c${i}`)).sort());
   });
 });
+
+describe('reading decision rows whose cost is not a spend', () => {
+  it('reads a negative or non-finite cost and token count as unknown, keeping the rest of the row', async () => {
+    const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock });
+    writeFileSync(log.path, `${JSON.stringify(decisionRow({ call: 'forged', cost: -450, inputTokens: -1 }))}\n${JSON.stringify(decisionRow({ call: 'huge' })).replace('"cost":0', '"cost":1e999')}\n`);
+    const { rows, skipped } = log.readAll();
+    expect(skipped).toBe(0);
+    expect(rows.map((row) => [row.call, row.cost, row.inputTokens])).toEqual([
+      ['forged', null, null],
+      ['huge', null, 120],
+    ]);
+  });
+});

@@ -11,7 +11,8 @@ import { tierOf } from '../../../../src/core/routing/ladder';
 import { Router } from '../../../../src/core/routing/router';
 import { ContextRefusalError, RungSession } from '../../../../src/core/session/session';
 import { FixedClock } from '../../support/FixedClock';
-import { fixture, json, replay, vacantAddress, WireServer, type Route } from '../../support/wireServer';
+import { endless, fixture, json, replay, vacantAddress, WireServer, type Route } from '../../support/wireServer';
+import { MAX_LIST_BYTES } from '../../../../src/core/providers/transport';
 
 /**
  * A local OpenAI-compatible server's context windows, read from the answers vLLM, llama.cpp's server and
@@ -114,6 +115,22 @@ describe('learnLocalServerFacts: a server that gives no window loses nothing', (
     expect(learned.note).toContain('GET /props gave no default_generation_settings.n_ctx');
     expect(learned.note).toContain('GET /api/v0/models answered something that is not a model list');
   });
+
+  it('reads no list past its size limit: one that never ends, and one whose length says it is too long', async () => {
+    const body = endless({ contentType: 'application/json', head: '{"object":"list","data":[', piece: '{"id":"x","object":"model","max_model_len":4096},'.repeat(200) });
+    const declared: Route = (response: ServerResponse) => {
+      // Says 900 MB are coming and sends a few bytes: refused on its word, before any is read.
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(900 * 1024 * 1024) });
+      response.write('{"default_generation_settings":');
+    };
+    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', body.route).on('GET', '/props', declared).on('GET', '/api/v0/models', notJson));
+    const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['x'], timeoutMs: 120_000 });
+    expect(learned.facts).toEqual([]);
+    expect(learned.note).toContain('GET /v1/models answered more than 16 MiB, far more than a model list (a fixed limit), and was not read');
+    expect(learned.note).toContain('GET /props answered more than 16 MiB, far more than a model list (a fixed limit), and was not read');
+    await body.closed;
+    expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
+  }, 30_000);
 
   it('leaves the window unknown when nothing listens, saying so once', async () => {
     const server = new WireServer();

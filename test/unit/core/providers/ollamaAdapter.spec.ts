@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OllamaAdapter, PROBE_CACHE_MS, parseParameterSize } from '../../../../src/core/providers/ollamaAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
-import { collect, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
+import { collect, endless, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
+import { MAX_LIST_BYTES } from '../../../../src/core/providers/transport';
 
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
 let server: WireServer;
@@ -294,7 +295,7 @@ describe('OllamaAdapter', () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${line}\n`.repeat(2_000))), { maxResponseBytes: 256 * 1024 });
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toMatch(/exceeded 262144 bytes/);
+    expect(failure(error).message).toBe('ollama: the answer went past 256 KiB, far more than any model writes (a fixed limit); Rung stopped reading it');
   });
 
   it('ends with stopped when the user aborts mid-stream', async () => {
@@ -371,6 +372,18 @@ describe('OllamaAdapter', () => {
     const probe = await adapter.probe();
     expect(probe).toMatchObject({ ok: false, reason: 'GET /api/tags answered something that is not JSON (content-type text/html; it begins <html><head><title>Sign in</title></head></html>)' });
   });
+
+  it('stops reading a model list that never ends at its size limit, and says so rather than holding all of it', async () => {
+    const entry = JSON.stringify({ name: 'qwen3:14b', model: 'qwen3:14b', details: { parameter_size: '14.8B' } });
+    const body = endless({ contentType: 'application/json', head: '{"models":[', piece: `${entry},`.repeat(200) });
+    server = new WireServer().on('GET', '/api/tags', body.route);
+    // A patience far past what reading 16 MiB takes, so the size limit is what stops it.
+    const adapter = new OllamaAdapter({ baseUrl: await server.start(), clock: new FixedClock(), probeTimeoutMs: 120_000 });
+    const probe = await adapter.probe();
+    expect(probe).toMatchObject({ ok: false, reason: "GET /api/tags answered more than 16 MiB, far more than a model list (a fixed limit); check the provider's baseUrl" });
+    await body.closed;
+    expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
+  }, 30_000);
 
   it('counts a probe that gets no answer within its timeout as unavailable', async () => {
     server = new WireServer().on('GET', '/api/tags', replay('{"models":[]}\n', { delayMs: 5_000 }));

@@ -3,7 +3,7 @@ import { Catalog } from '../../../../src/core/catalog/catalog';
 import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
-import { collect, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
+import { collect, endless, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
 
 const KEY = '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';
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
@@ -312,6 +312,27 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).message).toBe('openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
   }, 5_000);
 
+  it('assembles many tool calls whose deltas arrive interleaved, each in the order it was opened', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-tools', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const calls = 3_000;
+    const events: string[] = [];
+    // Every call opens with its id and name; then its arguments arrive in two halves, the second half
+    // of call n after the first half of call n + 1, as a server streaming calls in parallel sends them.
+    for (let index = 0; index < calls; index++) {
+      events.push(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'read_file', arguments: '' } }] }));
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: `{"path": "src/${index}` } }] }));
+      if (index > 0) events.push(chunk({ tool_calls: [{ index: index - 1, function: { arguments: '.ts"}' } }] }));
+    }
+    events.push(chunk({ tool_calls: [{ index: calls - 1, function: { arguments: '.ts"}' } }] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n');
+    const adapter = await adapterFor(replay(events.join(''), sse));
+    const { parts, error } = await collect(adapter.chat('gpt-4o-mini', user, [{ name: 'read_file', parameters: { type: 'object' } }], {}));
+    expect(error).toBeUndefined();
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual(
+      Array.from({ length: calls }, (_, index) => ({ type: 'tool-call', call: { id: `call_${index}`, name: 'read_file', arguments: `{"path": "src/${index}.ts"}` } })),
+    );
+  });
+
   it('assembles a huge answer from many events', async () => {
     const event = (content: string) =>
       `data: ${JSON.stringify({ id: 'chatcmpl-huge', object: 'chat.completion.chunk', created: 1749717512, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -337,8 +358,18 @@ describe('OpenAiCompatibleAdapter', () => {
     );
     const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toMatch(/exceeded 1048576 bytes/);
+    expect(failure(error).message).toBe('openrouter: the answer went past 1 MiB, far more than any model writes (a fixed limit); Rung stopped reading it');
   });
+
+  it('reads only the start of an error body that never ends, and reports the status in the server\'s words', async () => {
+    const body = endless({ status: 500, contentType: 'application/json', head: '{"error":{"message":"the upstream model crashed","padding":"', piece: 'x'.repeat(64 * 1024) });
+    const adapter = await adapterFor(body.route, { firstByteTimeoutMs: 120_000 });
+    const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    expect(failure(error).kind).toBe('provider-error');
+    expect(failure(error).message).toMatch(/^openrouter: server error \(500\): \{"error":\{"message":"the upstream model crashed","padding":"x+$/);
+    await body.closed;
+    expect(body.sent).toBeLessThan(8 * 1024 * 1024);
+  }, 30_000);
 
   it('ends with stopped when the user aborts mid-stream', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { ProviderFailure, ProviderUnavailable } from '../../../../src/core/providers/provider';
+import { RoutingError } from '../../../../src/core/routing/rank';
 import type { AttemptOutcome } from '../../../../src/core/routing/types';
 import { alphaBetaPanel } from '../../support/panels';
 import { RouterHarness, request } from '../../support/routerHarness';
@@ -676,5 +677,32 @@ describe('Router: busy-skip by the clock it is given', () => {
     harness.clock.advance(30 * 60 * 1000 + 1);
     const stale = await harness.router.route(request(), attempts.fn);
     expect(stale.attempts.map((a) => a.model)).toEqual(['qwen3:14b']);
+  });
+});
+
+describe('Router: costs an attempt reports', () => {
+  it('never writes a negative or non-finite cost or token count into a decision row', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts()
+      .on('alpha', { verdict: 'fail', cost: -450, inputTokens: -1_000_000, outputTokens: Number.NaN })
+      .on('beta', { verdict: 'pass', cost: Number.POSITIVE_INFINITY, inputTokens: 10, outputTokens: 5 });
+    await harness.router.route(request(), attempts.fn);
+    expect(harness.sink.rows.map((row) => [row.model, row.cost, row.inputTokens, row.outputTokens])).toEqual([
+      ['alpha', null, null, null],
+      ['beta', null, 10, 5],
+    ]);
+  });
+});
+
+describe('Router: a call no rung can take', () => {
+  it('writes one refused row with every pruned rung and its reason, then throws, asking no model', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
+    await expect(harness.router.route(request({ callId: 'c-none', classKey: 'plan', needsTools: true }), attempts.fn)).rejects.toThrow(RoutingError);
+    expect(attempts.calls).toEqual([]);
+    expect(harness.sink.rows).toHaveLength(1);
+    expect(harness.sink.rows[0]).toMatchObject({ call: 'c-none', verdict: 'refused', model: '', rung: -1, candidates: [], cost: null, final: false });
+    expect(harness.sink.rows[0]?.pruned.map((entry) => entry.model).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    expect(harness.ledger.entries()).toEqual([]);
   });
 });

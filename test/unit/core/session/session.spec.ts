@@ -16,7 +16,7 @@ import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
-import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
+import { endless, fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -186,6 +186,31 @@ describe('RungSession.chat', () => {
     expect(changes.filter((change) => change.type === 'decision-written')).toHaveLength(2);
   });
 
+  it("scrubs the team ledger's password from a check command's output, the verdict and the decision row", async () => {
+    const password = 'team-ledger-pw-42';
+    const fix = 'Fixed:\n\n```ts title="src/add.ts"\nexport const add = (a: number, b: number) => a + b;\n```\n';
+    const says = replay(
+      [
+        { model: 'qwen2.5:3b', message: { role: 'assistant', content: fix }, done: false },
+        { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 9 },
+      ]
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(''),
+    );
+    const { ollamaUrl, cloudUrl } = await providers(says, jsonAnswer());
+    const workspace = join(dir.path, 'workspace');
+    mkdirSync(workspace);
+    // The password in a file of the workspace, which the command prints (a .env, a config someone committed).
+    writeFileSync(join(workspace, 'db.conf'), `password=${password}\n`);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), secrets: [password] });
+    const result = await session.chat({ messages: user('Fix add'), classKey: 'chat', checks: { command: { command: 'cat db.conf; exit 1', cwd: workspace } } });
+    const reason = result.attempts[0]?.verdict.reason ?? '';
+    expect(reason).toContain('password=[redacted]');
+    await session.dispose();
+    expect(JSON.stringify(result)).not.toContain(password);
+    expect(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8')).not.toContain(password);
+  });
+
   it('answers through a keyless OpenAI-compatible server on loopback without sending an Authorization header', async () => {
     // LM Studio, llama.cpp's server or vLLM on this machine: no key was ever set for it.
     const local = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
@@ -231,6 +256,36 @@ describe('RungSession.chat', () => {
     const session = await open({ panel });
     expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here', cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
+  });
+
+  it('writes a decision row for a call every rung refused, with each reason, so the log says why', async () => {
+    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') });
+    await expect(session.chat({ messages: user('hi'), callId: 'refused-1' })).rejects.toThrow('no model can take this call');
+    const [row, ...others] = session.explain('refused-1');
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({
+      call: 'refused-1',
+      class: 'chat',
+      candidates: [],
+      rung: -1,
+      model: '',
+      verdict: 'refused',
+      verdictReason: 'no model can take this call (copilot-gpt-4o: pruned: provider editor unavailable: provider kind vscode-lm has no adapter here)',
+      cost: null,
+      pruned: [{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }],
+    });
+    expect(session.snapshot().spend.byDay).toEqual([]);
+    await session.dispose();
+  });
+
+  it('writes a decision row for a prompt no model on the panel can hold, naming each context', async () => {
+    const panel = parsePanel({ models: [{ slug: 'small', provider: 'editor', context: 10 }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'small panel');
+    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') } });
+    await expect(session.chat({ messages: user('a prompt far longer than ten tokens of context, for certain'), callId: 'too-long' })).rejects.toThrow(/needs about \d+ tokens of context/);
+    const rows = session.explain('too-long');
+    expect(rows.map((row) => [row.verdict, row.model, row.pruned.map((entry) => entry.reason)])).toEqual([['refused', '', [expect.stringMatching(/^pruned: needs context \d+ > 10$/)]]]);
+    await session.dispose();
   });
 });
 
@@ -292,6 +347,36 @@ describe('RungSession: notices raised while opening', () => {
     await session.setPanel(twoRungPanel(ollamaUrl, cloudUrl));
     expect(second.filter((change) => change.type === 'notice')).toEqual([{ type: 'notice', level: 'info', message: catalog }]);
     expect(first.filter((change) => change.type === 'notice' && change.message === catalog)).toHaveLength(2);
+  });
+});
+
+describe('RungSession: the time an attempt may take', () => {
+  it("ends a rung whose answer never stops at the panel's attemptTimeoutSeconds, grades nobody, and climbs", async () => {
+    const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
+    // Content, not keep-alives: every idle timer is satisfied, and only the whole attempt's deadline can end it.
+    const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
+    const { ollamaUrl, cloudUrl } = await providers(talker.route, jsonAnswer());
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
+        ],
+        routing: { explore: 0, attemptTimeoutSeconds: 0.3 },
+        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' } },
+      },
+      'session panel',
+    );
+    const session = await open({ panel });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
+      ['qwen2.5:3b', 'provider-error'],
+      ['openai/gpt-4o-mini', 'pass'],
+    ]);
+    expect(result.attempts[0]?.verdict.reason).toBe(
+      'ollama: qwen2.5:3b gave no whole answer within 0.3 s, the time one attempt may take; for a slower model raise routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout',
+    );
+    await talker.closed;
   });
 });
 
@@ -401,6 +486,22 @@ describe('RungSession: a daily budget', () => {
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
     expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+
+  it('keeps the budget when the log holds a row with a negative cost: a forged row cannot buy back spend', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 15));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const earlier = [
+      decisionRow({ call: 'a', at: Date.UTC(2026, 0, 2, 9), model: 'openai/gpt-4o-mini', cost: 1.02 }),
+      decisionRow({ call: 'forged', at: Date.UTC(2026, 0, 2, 10), model: 'openai/gpt-4o-mini', cost: -450 }),
+    ];
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), earlier.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock, dailyBudgetUsd: 1 });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: daily budget $1.00 reached ($1.02 spent today)']);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+    expect(session.snapshot().spend.today).toBeCloseTo(1.02);
   });
 
   it('lets paid models run while today has spent less than the budget', async () => {
@@ -717,20 +818,29 @@ describe('RungSession: how sure a rating is', () => {
 });
 
 describe('RungSession: the decision log', () => {
+  it('refuses to open, asking no model, when the decision log is not a file it could write', async () => {
+    const { ollama, cloud, ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const logPath = join(dir.path, '.rung', 'decisions.jsonl');
+    mkdirSync(logPath, { recursive: true });
+    await expect(open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') })).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
+    expect([...ollama.requests, ...cloud.requests].filter((seen) => seen.method === 'POST')).toEqual([]);
+  });
+
   it('reports a decision log it cannot write once per failed write, retries on the ledger\'s timer, and lands the rows once it can', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const clock = new FixedClock();
     const scheduler = new ManualScheduler(clock);
     const ledgerPath = join(dir.path, '.rung', 'ledger.sqlite');
     const logPath = join(dir.path, '.rung', 'decisions.jsonl');
-    // A folder where the log should be: every append fails (EISDIR), for root too.
-    mkdirSync(logPath, { recursive: true });
     const session = await open({
       panel: twoRungPanel(ollamaUrl, cloudUrl),
       clock,
       ledgerPath,
       openLedger: (path) => WorkspaceLedger.open({ path, clock, schedule: scheduler.schedule }),
     });
+    // A folder where the log should be, once the session is open (at open it is refused outright):
+    // every append fails, for root too.
+    mkdirSync(logPath, { recursive: true });
     const notices: string[] = [];
     session.onChange((change) => {
       if (change.type === 'notice') notices.push(`${change.level}: ${change.message}`);

@@ -120,6 +120,8 @@ describe('the confidence check in a session', () => {
     expect(question[0]?.messages.at(-1)?.content).toContain('Describe Paris');
     expect(cloud.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
     expect(decisionRows().map((row) => [row.model, row.verdict, row.confidence])).toEqual([['qwen2.5:3b', 'unverified', result.attempts[0]?.confidence]]);
+    // Read but not judged: nothing checked the answer, and the result says so.
+    expect([result.checks, result.checked, result.attempts[0]?.checks]).toEqual([[], 'unchecked', []]);
   });
 
   it("judges the local model's answer once its grades are kept in the ledger, and passes one as sure as those that were right", async () => {
@@ -129,6 +131,8 @@ describe('the confidence check in a session', () => {
     const result = await ask(await open(panel));
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'pass']]);
     expect(result.attempts[0]?.verdict.reason).toMatch(new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} ≥ learned threshold .* for qwen2\\.5:3b in chat`));
+    expect([result.checks, result.checked, result.attempts[0]?.checks]).toEqual([['confidence'], 'checked: confidence', ['confidence']]);
+    expect(decisionRows().at(-1)).toMatchObject({ model: 'qwen2.5:3b', verdict: 'pass', checks: ['confidence'] });
     expect(cloud.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
   });
 
@@ -190,6 +194,15 @@ describe('the confidence check in a session', () => {
     const { ollama, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
     const session = await open(panel);
     await session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], checks: { schema } });
+    expect(ollama.requests.filter(isQuestion)).toHaveLength(0);
+    // Checks the request implies, with no check from the caller: JSON asked for in words, code asked for.
+    const json = await session.chat({ messages: [{ role: 'user', content: 'Return the city and its population as a JSON object.' }] });
+    expect(json.attempts[0]?.verdict.reason).not.toContain('confidence');
+    const code = await session.chat({ messages: [{ role: 'user', content: 'Write a TypeScript function that adds two numbers.' }] });
+    expect(code.attempts[0]?.verdict.reason).not.toContain('confidence');
+    // An edit in a language no syntax check reads is checked only for having code: still checked, and that check is kept.
+    const python = await session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], classKey: 'edit/python' });
+    expect(python.attempts[0]?.verdict.reason).toContain('the edit has neither a code block nor a tool call');
     expect(ollama.requests.filter(isQuestion)).toHaveLength(0);
     const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, ledgerPath: join(dir.path, 'other', 'ledger.sqlite'), panel, confidenceCheck: false });
     sessions.push(without);

@@ -22,3 +22,22 @@ describe('SpendTally', () => {
     expect(tally.today(DAY)).toBe(3);
   });
 });
+
+describe('SpendTally with rows whose cost is not a spend', () => {
+  it('never sums a negative or non-finite cost or token count: spent today stays what was really spent', () => {
+    const path = join(dir.path, 'decisions.jsonl');
+    const rows = [
+      decisionRow({ call: 'real', at: DAY + 1, cost: 1.02, inputTokens: 1000, outputTokens: 100 }),
+      decisionRow({ call: 'forged', at: DAY + 2, cost: -450, inputTokens: -1e9, outputTokens: -1e9 }),
+    ];
+    // 1e999 is how JSON spells a number too large for a double: it parses as Infinity.
+    writeFileSync(path, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n${JSON.stringify(decisionRow({ call: 'huge', at: DAY + 3, inputTokens: null, outputTokens: null })).replace('"cost":0', '"cost":1e999')}\n`);
+    const tally = new SpendTally({ path });
+    expect(tally.today(DAY)).toBe(1.02);
+    const [group] = tally.from(DAY);
+    expect(group).toMatchObject({ cost: 1.02, calls: 3, openingInputTokens: 1000, openingOutputTokens: 100 });
+    // And rows arriving after the first read, on the forward path.
+    appendFileSync(path, `${JSON.stringify(decisionRow({ call: 'later', at: DAY + 4, cost: -5 }))}\n`);
+    expect(tally.today(DAY)).toBe(1.02);
+  });
+});

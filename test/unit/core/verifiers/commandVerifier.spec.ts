@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
-import { CommandVerifier, commandEnvironment, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
+import { ALLOWED_VARIABLES, commandEnvironment } from '../../../../src/core/verifiers/commandEnvironment';
+import { CommandVerifier, OUTPUT_TAIL_CHARS, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
 const node = JSON.stringify(process.execPath);
@@ -23,8 +24,16 @@ afterEach(() => {
   rmSync(scratchRoot, { recursive: true, force: true });
 });
 
-function verifier(command: string, extra: { timeoutMs?: number; env?: Record<string, string | undefined> } = {}): CommandVerifier {
-  return new CommandVerifier({ command, cwd: workspace, env: extra.env ?? {}, scratchRoot, ...(extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {}) });
+function verifier(command: string, extra: { timeoutMs?: number; env?: Record<string, string | undefined>; allowEnv?: string[]; secrets?: string[] } = {}): CommandVerifier {
+  return new CommandVerifier({
+    command,
+    cwd: workspace,
+    env: extra.env ?? {},
+    scratchRoot,
+    ...(extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {}),
+    ...(extra.allowEnv ? { allowEnv: extra.allowEnv } : {}),
+    ...(extra.secrets ? { secrets: extra.secrets } : {}),
+  });
 }
 
 describe('CommandVerifier', () => {
@@ -150,17 +159,59 @@ describe('CommandVerifier', () => {
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
-  it('runs the command without any RUNG_*_API_KEY or a variable holding a key, and keeps the key out of its reason', async () => {
+  it('runs the command without any RUNG_*_API_KEY or a variable holding a key, even one the user named, and keeps the key out of its reason', async () => {
     writeFileSync(join(workspace, '.env'), `OPENROUTER=${KEY}\n`);
     const command = `${node} -e "console.log(JSON.stringify(process.env)); console.log(require('fs').readFileSync('.env', 'utf8')); process.exit(1)"`;
     const env = { RUNG_OPENROUTER_API_KEY: KEY, OPENAI_API_KEY: KEY, KEEP_ME: 'visible' };
-    const check = await verifier(command, { env }).verify(answer);
+    const check = await verifier(command, { env, allowEnv: ['KEEP_ME', 'OPENAI_API_KEY', 'RUNG_OPENROUTER_API_KEY'] }).verify(answer);
     expect(check.verdict).toBe('fail');
     expect(check.reason).toContain('"KEEP_ME":"visible"');
     expect(check.reason).not.toContain('RUNG_OPENROUTER_API_KEY');
     expect(check.reason).not.toContain('OPENAI_API_KEY');
     expect(check.reason).toContain('OPENROUTER=[redacted]');
     expect(check.reason).not.toContain(KEY);
+  });
+
+  it('keeps no end of a secret where the quoted tail of the output would have begun inside it', async () => {
+    const secret = 'pg-S3cr3t-value-tail-99';
+    // The secret, then exactly enough output that the last OUTPUT_TAIL_CHARS begin 7 characters before its end.
+    const command = `${node} -e "process.stdout.write(process.env.PGPASSWORD + 'x'.repeat(${OUTPUT_TAIL_CHARS - 7})); process.exit(1)"`;
+    const check = await verifier(command, { env: { PGPASSWORD: secret }, allowEnv: ['PGPASSWORD'] }).verify(answer);
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).not.toContain('tail-99');
+  });
+
+  it('gives the command only the allowed variables and those the user named, never a secret it was not given by name', async () => {
+    const command = `${node} -e "console.log(JSON.stringify(process.env)); process.exit(1)"`;
+    const env = {
+      PATH: process.env.PATH,
+      HOME: '/home/ana',
+      LC_ALL: 'C.UTF-8',
+      JAVA_HOME: '/opt/jdk',
+      PGPASSWORD: 'pg-hunter2',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      GITHUB_TOKEN: 'ghp_0123456789abcdefghijklmnopqrstuvwxyz',
+      NODE_OPTIONS: '--require /tmp/evil.js',
+      DATABASE_URL: 'postgres://ana@db/app',
+    };
+    const check = await verifier(command, { env, allowEnv: ['DATABASE_URL'] }).verify(answer);
+    expect(check.verdict).toBe('fail');
+    const printed = JSON.parse(check.reason.slice(check.reason.indexOf('{'), check.reason.lastIndexOf('}') + 1)) as Record<string, string>;
+    expect(printed).toMatchObject({ HOME: '/home/ana', LC_ALL: 'C.UTF-8', JAVA_HOME: '/opt/jdk', DATABASE_URL: 'postgres://ana@db/app' });
+    for (const name of ['PGPASSWORD', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'NODE_OPTIONS']) expect(printed[name]).toBeUndefined();
+    for (const secret of ['pg-hunter2', 'wJalrXUtnFEMI', 'ghp_0123']) expect(check.reason).not.toContain(secret);
+  });
+
+  it('scrubs from its reason a secret the command read some other way, and the value of a secret the user let it see', async () => {
+    writeFileSync(join(workspace, '.pgpass'), 'db:5432:app:ana:hunter2\n');
+    const command = `${node} -e "console.log(require('fs').readFileSync('.pgpass', 'utf8')); console.log(process.env.STRIPE_SECRET_KEY); console.log(process.env.USE_KEYRING); process.exit(1)"`;
+    const env = { PGPASSWORD: 'hunter2', STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef', USE_KEYRING: 'true' };
+    const check = await verifier(command, { env, allowEnv: ['STRIPE_SECRET_KEY', 'USE_KEYRING'], secrets: ['team-password-1'] }).verify(answer);
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toContain('db:5432:app:ana:[redacted]');
+    expect(check.reason).toContain('\n[redacted]\ntrue');
+    expect(check.reason).not.toContain('hunter2');
+    expect(check.reason).not.toContain('sk_test_0123456789abcdef');
   });
 });
 
@@ -302,10 +353,39 @@ describe('CommandVerifier progress while a command runs', () => {
 });
 
 describe('commandEnvironment', () => {
-  it('drops every RUNG_*_API_KEY and any variable whose value is a key, and keeps the rest', () => {
-    const { env, keys } = commandEnvironment({ RUNG_OPENAI_API_KEY: 'sk-one', RUNG_MY_LAB_API_KEY: 'sk-two', COPY: 'sk-two', PATH: '/usr/bin', EMPTY: undefined }, ['sk-three']);
+  it('keeps the allowed variables, every LC_* and the names the user lists, whatever their case, and drops the rest', () => {
+    const { env } = commandEnvironment(
+      { PATH: '/usr/bin', Path: '/win', SystemRoot: 'C:\\Windows', LC_CTYPE: 'C.UTF-8', GOPATH: '/go', MY_FLAG: '1', HTTPS_PROXY: 'http://u:p@proxy', EMPTY: undefined },
+      { allow: ['my_flag'] },
+    );
+    expect(env).toEqual({ PATH: '/usr/bin', Path: '/win', SystemRoot: 'C:\\Windows', LC_CTYPE: 'C.UTF-8', GOPATH: '/go', MY_FLAG: '1' });
+  });
+
+  it('drops every RUNG_*_API_KEY and any variable whose value is a key, even when listed, and keeps the keys to scrub', () => {
+    const { env, secrets } = commandEnvironment(
+      { RUNG_OPENAI_API_KEY: 'sk-one', RUNG_MY_LAB_API_KEY: 'sk-two', HOME: 'sk-two', PATH: '/usr/bin' },
+      { allow: ['RUNG_OPENAI_API_KEY'], secrets: ['sk-three'] },
+    );
     expect(env).toEqual({ PATH: '/usr/bin' });
-    expect(keys.sort()).toEqual(['sk-one', 'sk-three', 'sk-two']);
+    expect([...secrets].sort()).toEqual(['sk-one', 'sk-three', 'sk-two']);
+  });
+
+  it('scrubs the value of every variable that looks secret, a short password too, but not a flag that only looks it', () => {
+    const { secrets } = commandEnvironment({
+      PGPASSWORD: 'pw12',
+      AWS_SESSION_TOKEN: 'FwoGZXIvYXdzE',
+      DEPLOY_KEY: '0123456789',
+      USE_KEYRING: 'true',
+      SKIP_AUTH: 'no',
+      HOME: '/home/ana',
+      AWS_REGION: 'us-east-1',
+      AWS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+    });
+    expect([...secrets].sort()).toEqual(['0123456789', 'FwoGZXIvYXdzE', 'pw12']);
+  });
+
+  it('allows no variable whose name looks like a secret\'s unless the user lists it', () => {
+    expect(ALLOWED_VARIABLES.filter((name) => /PASS|SECRET|TOKEN|KEY|CREDENTIAL|AUTH|COOKIE|PRIVATE/i.test(name))).toEqual([]);
   });
 });
 

@@ -11,6 +11,7 @@ class FixedVerifier implements Verifier {
   constructor(
     readonly name: string,
     private readonly check: Check,
+    readonly label?: string,
   ) {}
   async verify(): Promise<Check> {
     this.calls++;
@@ -37,7 +38,7 @@ describe('AllVerifiers', () => {
   it('fails on the first failure and does not run the checks after it', async () => {
     const later = new FixedVerifier('command', { verdict: 'pass', reason: 'exited 0' });
     const check = await new AllVerifiers({ verifiers: [new FixedVerifier('structured-output', { verdict: 'fail', reason: 'no JSON' }), later] }).verify(answer);
-    expect(check).toEqual({ verdict: 'fail', reason: 'structured-output: no JSON' });
+    expect(check).toEqual({ verdict: 'fail', reason: 'structured-output: no JSON', checks: ['structured-output'] });
     expect(later.calls).toBe(0);
   });
 
@@ -45,10 +46,31 @@ describe('AllVerifiers', () => {
     const check = await new AllVerifiers({
       verifiers: [new FixedVerifier('structured-output', { verdict: 'pass', reason: 'matches' }), new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' })],
     }).verify(answer);
-    expect(check).toEqual({ verdict: 'pass', reason: 'structured-output: matches; command: timed out' });
+    expect(check).toEqual({ verdict: 'pass', reason: 'structured-output: matches; command: timed out', checks: ['structured-output'] });
   });
 
   it('calls an answer with no verifier unverified', async () => {
-    expect(await new AllVerifiers({ verifiers: [] }).verify(answer)).toEqual({ verdict: 'unverified', reason: 'no verifier configured' });
+    expect(await new AllVerifiers({ verifiers: [] }).verify(answer)).toEqual({ verdict: 'unverified', reason: 'no verifier configured', checks: [] });
+  });
+
+  it('names in words the checks that judged the answer, by what each said judged it, else its label, and leaves out those that could not judge', async () => {
+    const check = await new AllVerifiers({
+      verifiers: [
+        new FixedVerifier('json', { verdict: 'pass', reason: 'valid JSON (the whole answer)' }, 'JSON'),
+        new FixedVerifier('code-syntax', { verdict: 'pass', reason: '2 code blocks parse', checks: ['TypeScript syntax', 'JSON syntax'] }, 'code syntax'),
+        new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' }, 'workspace command `npm test`'),
+        new FixedVerifier('again', { verdict: 'pass', reason: 'still valid' }, 'JSON'),
+      ],
+    }).verify(answer);
+    expect(check).toEqual({
+      verdict: 'pass',
+      reason: 'JSON: valid JSON (the whole answer); TypeScript syntax, JSON syntax: 2 code blocks parse; workspace command `npm test`: timed out; JSON: still valid',
+      checks: ['JSON', 'TypeScript syntax', 'JSON syntax'],
+    });
+  });
+
+  it('names no check when none could judge', async () => {
+    const check = await new AllVerifiers({ verifiers: [new FixedVerifier('code-syntax', { verdict: 'unverified', reason: 'no block' }, 'code syntax')] }).verify(answer);
+    expect(check).toEqual({ verdict: 'unverified', reason: 'no block', checks: [] });
   });
 });

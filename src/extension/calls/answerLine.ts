@@ -1,0 +1,177 @@
+/**
+ * What a user reads about a finished call: the model that answered, its rung, the check or that there
+ * was none, the cost — as a summary, as the answer's closing line, and as the Rung log's line.
+ *
+ * @remarks
+ * One place, because each front end wrote its own words about a result and they drifted: Rung Auto
+ * said "no model produced an answer" where `@rung` said "No answer stands" and named the models left
+ * out. Every feature now summarises a result here and renders the summary; nothing here decides
+ * anything, every figure comes from the session's result.
+ */
+import { aboveOnLadder } from '../../core/routing/rank';
+import type { Ranking } from '../../core/routing/types';
+import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
+import { plainReason } from '../../protocol/reasonText';
+import { formatUsd, verdictPhrase } from '../describe';
+
+/** One attempt as the closing line names it: the model and how its answer ended. */
+export interface AttemptOutcome {
+  model: string;
+  verdict: VerdictWithReason;
+}
+
+/** What a finished call came to, in the terms a user reads it in. */
+export type AnswerSummary = AnsweredSummary | NoAnswerSummary | StoppedSummary;
+
+interface SummaryBase {
+  callId: string;
+  classKey: string;
+  /** The models the ranking offered, in the order tried. */
+  candidates: string[];
+  /** USD over every attempt that reported a cost. */
+  cost: number;
+  /** The model the call climbed past (a retry, or the same request asked again). */
+  above?: string;
+}
+
+export interface AnsweredSummary extends SummaryBase {
+  kind: 'answered';
+  model: string;
+  provider: string;
+  /** The rung it answered on, from 1, of `rungs` in the call's chain. */
+  rung: number;
+  rungs: number;
+  exploring: boolean;
+  /** Why the ranking put it there, in plain words; undefined when the ranking no longer lists it. */
+  why: string | undefined;
+  /** The attempts before it, in order. */
+  triedBefore: AttemptOutcome[];
+  /** What the check said of the answer that stood. */
+  check: VerdictWithReason;
+  /** Whether a check judged the answer (pass or fail); false when nothing could (`unverified`). */
+  checked: boolean;
+  /** Whether the ladder held an eligible rung above it, so a retry has somewhere to climb. */
+  stronger: boolean;
+}
+
+export interface NoAnswerSummary extends SummaryBase {
+  kind: 'no-answer';
+  /** The last attempt and how it ended; undefined when no rung could take the call at all. */
+  last: AttemptOutcome | undefined;
+  /** The models the ranking left out of the call, with why. */
+  leftOut: { model: string; reason: string }[];
+}
+
+export interface StoppedSummary extends SummaryBase {
+  kind: 'stopped';
+}
+
+/** A finished call as a summary; `above` is the model the call climbed past, when it did. */
+export function summarizeAnswer(result: SessionChatResult, options: { above?: string } = {}): AnswerSummary {
+  const base: SummaryBase = {
+    callId: result.callId,
+    classKey: result.classKey,
+    candidates: result.ranking.candidates.map((candidate) => candidate.slug),
+    cost: result.cost,
+    ...(options.above !== undefined ? { above: options.above } : {}),
+  };
+  const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
+  const answered = at >= 0 ? result.attempts[at] : undefined;
+  if (!answered) {
+    if (result.stopped) return { ...base, kind: 'stopped' };
+    const last = result.attempts.at(-1);
+    return {
+      ...base,
+      kind: 'no-answer',
+      last: last ? { model: last.model, verdict: last.verdict } : undefined,
+      leftOut: result.ranking.pruned.map((entry) => ({ model: entry.model, reason: plainReason(entry.reason) })),
+    };
+  }
+  const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
+  return {
+    ...base,
+    kind: 'answered',
+    model: answered.model,
+    provider: answered.provider,
+    rung: answered.rung + 1,
+    rungs: result.ranking.candidates.length,
+    exploring: answered.explore,
+    why: candidate ? plainReason(candidate.reason) : undefined,
+    triedBefore: result.attempts.slice(0, at).map((attempt) => ({ model: attempt.model, verdict: attempt.verdict })),
+    check: answered.verdict,
+    checked: answered.verdict.kind === 'pass' || answered.verdict.kind === 'fail',
+    stronger: hasStrongerRung(result),
+  };
+}
+
+/** How many left-out models a no-answer line names before it only counts the rest. */
+const LEFT_OUT_NAMED = 3;
+
+/**
+ * The closing line of an answer, in Markdown: who answered, on which rung, why, what was tried before
+ * it and how that ended, what the check said, what it cost.
+ *
+ * @remarks
+ * The climb is also shown as it happens, but the Chat view folds what streamed before the answer into
+ * "Completed N steps" once the response ends (1.139), so the closing line says it again, and says when
+ * the call was a question asked again above a model (a retry, or the same request again).
+ *
+ * A call no rung answered names the models the ranking left out, with why: a stronger model skipped
+ * for a missing key is often the way to an answer, and the last attempt alone does not say it was there.
+ */
+export function answerLine(summary: AnswerSummary): string {
+  switch (summary.kind) {
+    case 'stopped':
+      return 'Stopped.';
+    case 'no-answer': {
+      const last = summary.last ? `No answer stands: the last attempt, ${summary.last.model}, ended ${verdictPhrase(summary.last.verdict)}.` : `No rung could take this ${summary.classKey} call.`;
+      if (summary.leftOut.length === 0) return last;
+      const named = summary.leftOut.slice(0, LEFT_OUT_NAMED).map((entry) => `${entry.model} (${entry.reason})`);
+      const more = summary.leftOut.length - named.length;
+      return `${last} Left out of this call: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
+    }
+    case 'answered': {
+      const why = summary.why ? ` — ${summary.why}` : '';
+      const explore = summary.exploring ? ' (exploring)' : '';
+      const before = summary.triedBefore.map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
+      const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
+      const asked = summary.above !== undefined ? ` Asked again above ${summary.above}: the rungs at or below it were left out.` : '';
+      return `Answered by **${summary.model}** (${summary.provider}) on rung ${summary.rung} of ${summary.rungs} for \`${summary.classKey}\`${explore}${why}.${asked}${climbed} Check: ${verdictPhrase(summary.check)}. Cost ${formatUsd(summary.cost)}.`;
+    }
+  }
+}
+
+/** The closing line without Markdown, for a notification or an error message. */
+export function plainAnswerLine(summary: AnswerSummary): string {
+  return answerLine(summary).replace(/\*\*|`/g, '');
+}
+
+/**
+ * The Rung log's one line for a call a feature made: which feature, the call, its class and chain, how
+ * it ended, and `note` (why it climbed, when it did). The attempts' own lines (`decision …`) carry each
+ * rung's verdict and reason; this line ties them to the feature that asked.
+ */
+export function callLogLine(feature: string, summary: AnswerSummary, note?: string): string {
+  const chain = `[${summary.candidates.join(', ')}]`;
+  let outcome: string;
+  switch (summary.kind) {
+    case 'stopped':
+      outcome = 'stopped by the user';
+      break;
+    case 'no-answer':
+      outcome = summary.last ? `no answer stands (last: ${summary.last.model}, ${verdictPhrase(summary.last.verdict)})` : 'no rung could take it';
+      break;
+    case 'answered': {
+      const before = summary.triedBefore.length ? ` after ${summary.triedBefore.map((attempt) => attempt.model).join(', ')}` : '';
+      outcome = `answered by ${summary.model} on rung ${summary.rung} of ${summary.rungs}${before}, ${summary.checked ? verdictPhrase(summary.check) : `unchecked (${verdictPhrase(summary.check)})`}`;
+      break;
+    }
+  }
+  return `${feature} ${summary.callId} ${summary.classKey} over ${chain}: ${outcome}, ${formatUsd(summary.cost)}${note ? `; ${note}` : ''}`;
+}
+
+/** Whether the call's ranking holds an eligible rung the ladder puts above the model that answered. */
+export function hasStrongerRung(result: { answer: { model: string } | undefined; ranking: Ranking }): boolean {
+  const answered = result.ranking.candidates.find((candidate) => candidate.slug === result.answer?.model);
+  return answered !== undefined && result.ranking.candidates.some((candidate) => aboveOnLadder(candidate, answered));
+}

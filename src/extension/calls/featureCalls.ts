@@ -1,0 +1,210 @@
+/**
+ * The one way an editor feature asks the session for an answer: what the user asked, from which
+ * feature, with which model picked, becomes a `SessionChatRequest`, and the finished call is recorded
+ * and logged the same way whichever feature made it.
+ *
+ * @remarks
+ * Rung Auto and the panel models in the model picker, `@rung`, Edit Selection and Ask each put their
+ * request together themselves, and they had drifted: one logged every escalation and another nothing,
+ * one said a missing answer one way and another differently. So the rules live here:
+ * - the model picked for this request opens the call, else the one pinned from the palette;
+ * - a model to climb past (a retry) replaces the user's avoid, because the ladder above it decides;
+ *   otherwise the avoided model is kept off the opener, unless it is the one that opens;
+ * - in the chat features, the same request sent again unchanged climbs past the model that answered it
+ *   (askedAgain.ts), except when a model is picked or pinned: the user chose what opens;
+ * - the editor's cancellation stops the call;
+ * - every finished call becomes the last call (Rate Last Answer, Explain Last Decision) and one line in
+ *   the Rung log; a chat feature's answer is remembered for the next time the same request comes.
+ *
+ * No vscode here: the editor's few facts come in as plain data and small interfaces, so each feature's
+ * way of calling is unit-tested without an editor.
+ */
+import type { Clock } from '../../core/clock';
+import type { ChatMessage, ToolSpec } from '../../core/providers/provider';
+import type { CallChecks, Session, SessionChatRequest, SessionChatResult, SessionEvent } from '../../core/session/types';
+import { answerLine, callLogLine, plainAnswerLine, summarizeAnswer, type AnswerSummary } from './answerLine';
+import { AskedAgain, climbAfter } from './askedAgain';
+
+/** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
+export interface Cancellation {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): void };
+}
+
+/** What the user chose and where the last call is kept; the extension's `RungState` is one. */
+export interface CallState {
+  /** The model pinned from the palette or the ledger view, which opens every call. */
+  readonly pinned: string | undefined;
+  /** The model kept off the opener. */
+  readonly avoided: string | undefined;
+  /** Keeps a finished call as the last one, for Rate Last Answer and Explain Last Decision. */
+  recordCall(result: SessionChatResult, origin: string): void;
+}
+
+export interface CallLog {
+  info(text: string): void;
+  warn(text: string): void;
+}
+
+/** The session, as much of it as a call needs. */
+export type ChatSession = Pick<Session, 'chat'>;
+
+/** What a feature asks for. */
+export interface FeatureAsk {
+  /** Which feature asks, as messages and the log name it: `Rung Auto`, `@rung`, `Edit Selection`, `Ask`. */
+  feature: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** The class key; `infer` (the default) lets the session decide. */
+  classKey?: string;
+  checks?: CallChecks;
+  conversationId?: string;
+  /** The model picked for this request (a panel model in the model picker): it opens, ahead of the pin. */
+  picked?: string;
+  /** A model the user set aside (a graded retry): the call climbs past it. */
+  above?: string;
+  /**
+   * Whether this feature remembers its answers so that the same request sent again climbs past the
+   * model that answered it: the chat features, whose Retry sends the same request again.
+   */
+  climbWhenAskedAgain?: boolean;
+  /** The editor's cancellation for the call. */
+  cancellation?: Cancellation;
+}
+
+/** Why a call climbs past a model: the user's retry, or the same request asked again. */
+export interface Climb {
+  above: string;
+  because: 'retry' | 'asked-again';
+}
+
+/** A finished call, with what the user reads about it. */
+export interface FinishedCall {
+  result: SessionChatResult;
+  summary: AnswerSummary;
+  climb: Climb | undefined;
+  /** The user stopped the call, in the session or by the editor's cancellation: nothing to show. */
+  stopped: boolean;
+  /** The closing line, in Markdown. */
+  line: string;
+  /** The closing line without Markdown, for a notification or an error message. */
+  plainLine: string;
+}
+
+export interface FeatureCallsOptions {
+  state: CallState;
+  log: CallLog;
+  /** The clock the asked-again memory reads. */
+  clock: Clock;
+}
+
+export class FeatureCalls {
+  private readonly state: CallState;
+  private readonly log: CallLog;
+  /** One memory of answered requests for every chat feature: a Retry under either's answer climbs. */
+  private readonly askedAgain: AskedAgain;
+
+  constructor(options: FeatureCallsOptions) {
+    this.state = options.state;
+    this.log = options.log;
+    this.askedAgain = new AskedAgain(options.clock);
+  }
+
+  /**
+   * The request for `ask`, with the pin, the avoid and any climb applied, ready to run; a feature that
+   * says something before the call starts (`@rung`'s "Asked again") reads `climb` first.
+   */
+  prepare(ask: FeatureAsk): PreparedCall {
+    const tools = ask.tools ?? [];
+    const pinned = ask.picked ?? this.state.pinned;
+    let climb: Climb | undefined = ask.above !== undefined ? { above: ask.above, because: 'retry' } : undefined;
+    let note: string | undefined;
+    if (!climb && !pinned && ask.climbWhenAskedAgain) {
+      const previous = this.askedAgain.previous(ask.messages, tools);
+      if (previous) {
+        const repeat = climbAfter(previous);
+        note = repeat.note;
+        if (repeat.above !== undefined) climb = { above: repeat.above, because: 'asked-again' };
+      }
+    }
+    const avoid = this.state.avoided;
+    const abort = new AbortController();
+    const request: SessionChatRequest = {
+      messages: ask.messages,
+      classKey: ask.classKey ?? 'infer',
+      signal: abort.signal,
+      ...(tools.length ? { tools } : {}),
+      ...(ask.checks ? { checks: ask.checks } : {}),
+      ...(pinned ? { pinned } : {}),
+      ...(climb ? { above: climb.above } : avoid && avoid !== pinned ? { avoid } : {}),
+      ...(ask.conversationId ? { conversationId: ask.conversationId } : {}),
+    };
+    if (climb?.because === 'retry') note = `a retry above ${climb.above}`;
+    return new PreparedCall({ ask, request, climb, abort, finish: (call) => this.finish(ask, call, note), refused: (error) => this.refused(ask, error) });
+  }
+
+  /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
+  private finish(ask: FeatureAsk, call: FinishedCall, note: string | undefined): void {
+    const { result } = call;
+    this.state.recordCall(result, ask.feature);
+    if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
+      this.askedAgain.answered(ask.messages, ask.tools ?? [], { callId: result.callId, model: result.answer.model, stronger: call.summary.stronger });
+    }
+    this.log.info(callLogLine(ask.feature, call.summary, note));
+  }
+
+  /** Logs a call the session refused before any model was asked (a malformed schema, no rung at all). */
+  private refused(ask: FeatureAsk, error: unknown): void {
+    this.log.warn(`${ask.feature} ${ask.classKey ?? 'infer'}: not routed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+interface PreparedCallParts {
+  ask: FeatureAsk;
+  request: SessionChatRequest;
+  climb: Climb | undefined;
+  abort: AbortController;
+  finish: (call: FinishedCall) => void;
+  refused: (error: unknown) => void;
+}
+
+/** A request ready to run once. */
+export class PreparedCall {
+  readonly request: SessionChatRequest;
+  /** The model the call climbs past and why, when it does. */
+  readonly climb: Climb | undefined;
+  private readonly parts: PreparedCallParts;
+
+  constructor(parts: PreparedCallParts) {
+    this.parts = parts;
+    this.request = parts.request;
+    this.climb = parts.climb;
+  }
+
+  /** Runs the call on `session`, passing each event to `onEvent`; the editor's cancellation stops it. */
+  async run(session: ChatSession, onEvent?: (event: SessionEvent) => void): Promise<FinishedCall> {
+    const { ask, abort } = this.parts;
+    if (ask.cancellation?.isCancellationRequested) abort.abort();
+    const cancel = ask.cancellation?.onCancellationRequested(() => abort.abort());
+    let result: SessionChatResult;
+    try {
+      result = await session.chat(this.request, onEvent);
+    } catch (error) {
+      this.parts.refused(error);
+      throw error;
+    } finally {
+      cancel?.dispose();
+    }
+    const summary = summarizeAnswer(result, this.climb ? { above: this.climb.above } : {});
+    const call: FinishedCall = {
+      result,
+      summary,
+      climb: this.climb,
+      stopped: result.stopped || ask.cancellation?.isCancellationRequested === true,
+      line: answerLine(summary),
+      plainLine: plainAnswerLine(summary),
+    };
+    this.parts.finish(call);
+    return call;
+  }
+}

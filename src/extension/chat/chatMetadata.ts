@@ -1,0 +1,49 @@
+/**
+ * What a `@rung` answer remembers about itself (in `ChatResult.metadata`), and how the user's verdict
+ * on it becomes the session's.
+ *
+ * @remarks
+ * The editor hands the metadata back untyped with feedback and with every later turn's history, from
+ * whatever version of Rung wrote it, so it is read by shape and anything else is ignored rather than
+ * trusted. Kept free of `vscode` so it is tested without an editor.
+ */
+import type { VerdictWithReason } from '../../core/session/types';
+
+export interface RungChatMetadata {
+  callId: string;
+  classKey: string;
+  /** The model whose answer stood. */
+  model: string | undefined;
+  /** The user's prompt as sent (with references), so a retry asks the same question. */
+  prompt: string;
+  /** The answer's text, for the next turn's history without the closing line. */
+  answer: string;
+  /**
+   * Whether the call's ladder held an eligible rung above `model`, so a retry has somewhere to climb;
+   * unknown for an answer written before Rung remembered it.
+   */
+  stronger?: boolean;
+}
+
+/** The metadata of a result, or undefined when it is not one Rung wrote. */
+export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const value = metadata as Record<string, unknown>;
+  if (typeof value.callId !== 'string' || typeof value.classKey !== 'string' || typeof value.prompt !== 'string') return undefined;
+  return {
+    callId: value.callId,
+    classKey: value.classKey,
+    model: typeof value.model === 'string' ? value.model : undefined,
+    prompt: value.prompt,
+    answer: typeof value.answer === 'string' ? value.answer : '',
+    ...(typeof value.stronger === 'boolean' ? { stronger: value.stronger } : {}),
+  };
+}
+
+/** Thumbs up is a pass and thumbs down a fail: the user's word on the answer, graded like a check. */
+export function feedbackVerdict(helpful: boolean): VerdictWithReason {
+  return helpful ? { kind: 'pass', reason: 'the user marked the answer helpful' } : { kind: 'fail', reason: 'the user marked the answer unhelpful' };
+}
+
+/** "Retry with a stronger model": the answer failed in the user's eyes, a graded failure like a check's. */
+export const RETRY_VERDICT: VerdictWithReason = { kind: 'fail', reason: 'the user asked for a stronger model' };

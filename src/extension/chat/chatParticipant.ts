@@ -1,0 +1,246 @@
+/**
+ * `@rung` in the Chat view: a request routed through the session, streamed, with each escalation
+ * shown as it happens and a closing line that says which model answered, on which rung, and why.
+ *
+ * @remarks
+ * The participant renders the session's events and nothing else. Thumbs up and down become verdicts
+ * on the call (`session.settle`), and "Retry with a stronger model" is a graded failure: the answer is
+ * settled as failed, then the same question is routed again on the rungs above that model. The Chat
+ * view's own Retry sends the same request again: it climbs the same way but grades nobody (calls/askedAgain.ts).
+ */
+import * as vscode from 'vscode';
+import type { ChatMessage } from '../../core/providers/provider';
+import type { Session, SessionEvent } from '../../core/session/types';
+import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
+import { plainReason } from '../../protocol/reasonText';
+import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import type { FeatureCalls } from '../calls/featureCalls';
+import type { RungLog } from '../log';
+import { NotSetUpError, type SessionHost } from '../session/sessionHost';
+import type { RungState } from '../state';
+
+export const PARTICIPANT_ID = 'rung.rung';
+
+/** The most characters of one referenced file put in the prompt: past this a file is summarised by its name. */
+const MAX_REFERENCE_CHARS = 20_000;
+
+export interface ChatParticipantDeps {
+  sessions: SessionHost;
+  state: RungState;
+  log: RungLog;
+  /** How a feature asks the session: pin, avoid, climbs, recording and the log line. */
+  calls: FeatureCalls;
+}
+
+export function registerChatParticipant(context: vscode.ExtensionContext, deps: ChatParticipantDeps): void {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => handle(deps, request, chatContext, stream, token));
+  participant.iconPath = new vscode.ThemeIcon('layers');
+  participant.followupProvider = {
+    provideFollowups: (result) => {
+      const metadata = metadataOf(result);
+      // Offered only where there is a stronger rung to retry on: past the ladder's top a retry could only go down.
+      return metadata?.model && metadata.stronger !== false ? [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }] : [];
+    },
+  };
+  context.subscriptions.push(
+    participant,
+    participant.onDidReceiveFeedback((feedback) => void settleFeedback(deps, feedback)),
+  );
+}
+
+/** Thumbs up is a pass, thumbs down a fail, for the call the answer came from. */
+async function settleFeedback(deps: ChatParticipantDeps, feedback: vscode.ChatResultFeedback): Promise<void> {
+  const metadata = metadataOf(feedback.result);
+  if (!metadata) return;
+  const helpful = feedback.kind === vscode.ChatResultFeedbackKind.Helpful;
+  const session = await deps.sessions.get();
+  const settled = session.settle(metadata.callId, feedbackVerdict(helpful));
+  deps.log.info(`feedback on ${metadata.callId}: ${helpful ? 'helpful' : 'unhelpful'}${settled ? '' : ' (the session did not know the call)'}`);
+}
+
+async function handle(deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  let session: Session;
+  try {
+    session = await deps.sessions.get();
+  } catch (error) {
+    return notReady(error, stream);
+  }
+  if (request.command === 'why') return why(session, deps, stream);
+  if (request.command === 'retry') return retry(session, deps, request, context, stream, token);
+  const prompt = await promptWithReferences(request);
+  const messages = [...historyMessages(context.history), { role: 'user' as const, content: prompt }];
+  return route(session, deps, { messages, classKey: classFor(request.command), prompt }, stream, token);
+}
+
+/** The class key a slash command names; a plain question is left to the session. */
+function classFor(command: string | undefined): string {
+  switch (command) {
+    case 'plan':
+      return 'plan';
+    case 'explain':
+      return 'explain';
+    case 'edit': {
+      const language = vscode.window.activeTextEditor?.document.languageId;
+      return language ? `edit/${language}` : 'edit';
+    }
+    default:
+      return 'infer';
+  }
+}
+
+interface RouteInput {
+  messages: ChatMessage[];
+  classKey: string;
+  prompt: string;
+  /** A retry's rejected model: the call climbs past it (`above`), and no user avoid applies. */
+  above?: string;
+}
+
+async function route(session: Session, deps: ChatParticipantDeps, input: RouteInput, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const call = deps.calls.prepare({
+    feature: '@rung',
+    messages: input.messages,
+    classKey: input.classKey,
+    ...(input.above !== undefined ? { above: input.above } : {}),
+    // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry does.
+    climbWhenAskedAgain: true,
+    cancellation: token,
+  });
+  if (call.climb?.because === 'asked-again') stream.markdown(`Asked again: trying the rungs above ${call.climb.above}, whose answer is left ungraded.\n\n`);
+  let text = '';
+  const onEvent = (event: SessionEvent): void => {
+    switch (event.type) {
+      case 'routed':
+        stream.progress(`Routing as ${event.classKey}: ${event.ranking.candidates.map((candidate) => candidate.slug).join(' → ') || 'no eligible rung'}`);
+        return;
+      case 'rung-started':
+        stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${plainReason(event.candidate.reason)}`);
+        return;
+      case 'part':
+        if (event.part.type === 'text-delta' && event.part.text) {
+          text += event.part.text;
+          stream.markdown(event.part.text);
+        }
+        return;
+      case 'escalated':
+        text = '';
+        stream.markdown(`\n\n> **Escalated** from ${event.from} to ${event.to}: ${escalationCause(event)}\n\n`);
+        return;
+      case 'skipped':
+        text = '';
+        stream.markdown(`\n\n> Skipped ${event.model} (${verdictPhrase(event.verdict)}); trying ${event.next}\n\n`);
+        return;
+      case 'verdict':
+      case 'done':
+        return;
+    }
+  };
+  const { result, summary, line } = await call.run(session, onEvent);
+  // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
+  const failed = !result.answer && !result.stopped;
+  if (!failed) stream.markdown(`\n\n---\n${line}`);
+  stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
+  stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
+  const metadata: RungChatMetadata = {
+    callId: result.callId,
+    classKey: result.classKey,
+    model: result.answer?.model,
+    prompt: input.prompt,
+    answer: result.answer?.text ?? text,
+    stronger: summary.kind === 'answered' && summary.stronger,
+  };
+  return { metadata, ...(failed ? { errorDetails: { message: line } } : {}) };
+}
+
+/** `/retry`: the last answer failed in the user's eyes; route the same question again with its model kept off the opener. */
+async function retry(session: Session, deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const turns = context.history;
+  const index = findLastIndex(turns, (turn) => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined);
+  const previous = index < 0 ? undefined : metadataOf((turns[index] as vscode.ChatResponseTurn).result);
+  if (!previous?.model) {
+    stream.markdown('There is no answer from @rung in this conversation to retry.');
+    return {};
+  }
+  session.settle(previous.callId, RETRY_VERDICT);
+  if (previous.stronger === false) {
+    stream.markdown(`Marked ${previous.model}'s answer as failed. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
+    return {};
+  }
+  stream.markdown(`Marked ${previous.model}'s answer as failed; asking again on the rungs above it.\n\n`);
+  const extra = request.prompt.trim();
+  // The conversation before the retried question, then the question itself.
+  const before = historyMessages(turns.slice(0, Math.max(0, index - 1)));
+  const messages = [...before, { role: 'user' as const, content: extra ? `${previous.prompt}\n\n${extra}` : previous.prompt }];
+  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, above: previous.model }, stream, token);
+}
+
+/** `/why`: the last call's decision rows, as Explain Last Decision shows them. */
+async function why(session: Session, deps: ChatParticipantDeps, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+  const last = deps.state.lastCall;
+  if (!last) {
+    stream.markdown('Rung has routed no call in this window yet.');
+    return {};
+  }
+  stream.markdown(explainMarkdown(last.callId, session.explain(last.callId)).replace(/^# /, '### '));
+  stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
+  return {};
+}
+
+function notReady(error: unknown, stream: vscode.ChatResponseStream): vscode.ChatResult {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof NotSetUpError) {
+    stream.markdown(`Rung has nothing to route to yet: ${message}.\n\nStart Ollama with a model pulled (\`ollama serve\`, \`ollama pull qwen2.5-coder:7b\`), or describe a panel in \`.rung/panel.json\` and set a provider key.`);
+    stream.button({ command: 'rung.setProviderKey', title: 'Set Provider Key' });
+    stream.button({ command: 'workbench.action.openSettings', title: 'Open Rung Settings', arguments: ['rung.'] });
+    return {};
+  }
+  return { errorDetails: { message: `Rung could not start: ${message}` } };
+}
+
+/** Earlier turns with @rung as messages; answers without their closing line, from the metadata. */
+function historyMessages(history: readonly (vscode.ChatRequestTurn | vscode.ChatResponseTurn)[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const turn of history) {
+    if (turn.participant !== PARTICIPANT_ID) continue;
+    if (turn instanceof vscode.ChatRequestTurn) {
+      if (turn.command === 'retry' || turn.command === 'why') continue;
+      messages.push({ role: 'user', content: turn.prompt });
+    } else if (turn instanceof vscode.ChatResponseTurn) {
+      const metadata = metadataOf(turn.result);
+      if (!metadata) continue;
+      if (metadata.answer) messages.push({ role: 'assistant', content: metadata.answer });
+    }
+  }
+  return messages;
+}
+
+/** The prompt with the files and selections the user attached (#file), each under its name. */
+async function promptWithReferences(request: vscode.ChatRequest): Promise<string> {
+  const parts = [request.prompt];
+  for (const reference of request.references) {
+    const value = reference.value;
+    const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
+    if (!uri) {
+      if (typeof value === 'string') parts.push(value);
+      continue;
+    }
+    try {
+      const document = await vscode.workspace.openTextDocument(uri);
+      const text = value instanceof vscode.Location ? document.getText(value.range) : document.getText();
+      const name = vscode.workspace.asRelativePath(uri);
+      parts.push(text.length > MAX_REFERENCE_CHARS ? `(${name}: ${text.length} characters, too long to include)` : `${name}:\n\`\`\`${document.languageId}\n${text}\n\`\`\``);
+    } catch {
+      // An attachment that cannot be read is left out; the question still goes.
+    }
+  }
+  return parts.join('\n\n');
+}
+
+function metadataOf(result: vscode.ChatResult): RungChatMetadata | undefined {
+  return readMetadata(result.metadata);
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let index = items.length - 1; index >= 0; index--) if (predicate(items[index] as T)) return index;
+  return -1;
+}

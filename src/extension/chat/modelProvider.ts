@@ -1,0 +1,221 @@
+/**
+ * "Rung Auto" and the panel's models in the editor's model picker, so the Chat view, inline chat
+ * (Ctrl+I) and other extensions route through Rung.
+ *
+ * @remarks
+ * Every request goes through `session.chat` like any other: routed, checked, escalated, recorded.
+ * Text streams through as it arrives; tool calls are passed on from the answer that stood, because
+ * inline chat applies an edit only when the model answers with its edit tool call, and a tool call
+ * from an attempt that failed its check must not be acted on. A caller that needs a checked answer
+ * (a JSON plan) says so in `modelOptions.rung` and then gets only the answer that passed, not the
+ * failed attempts' text before it.
+ *
+ * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
+ * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts).
+ */
+import * as vscode from 'vscode';
+import * as z from 'zod';
+import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
+import { schemaProblems } from '../../core/session/callChecks';
+import type { SessionEvent } from '../../core/session/types';
+import type { FeatureCalls } from '../calls/featureCalls';
+import { escalationCause } from '../describe';
+import type { RungLog } from '../log';
+import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
+import type { SessionHost } from '../session/sessionHost';
+import type { RungSettings } from '../settings/settings';
+
+/** Context window Rung Auto declares when no panel model states one, tokens. */
+const DEFAULT_CONTEXT_TOKENS = 32_768;
+/** Output tokens Rung declares for every model: the editor uses it only to budget. */
+const MAX_OUTPUT_TOKENS = 8_192;
+
+/**
+ * What a caller may ask of Rung in `modelOptions.rung`.
+ *
+ * @remarks
+ * A schema the check cannot read is the caller's error, thrown back with the rest of a malformed
+ * request, rather than a check every model fails and is graded down for.
+ */
+const rungModelOptions = z.looseObject({
+  classKey: z.string().min(1).optional(),
+  schema: z
+    .unknown()
+    .optional()
+    .superRefine((schema, context) => {
+      if (schema === undefined) return;
+      for (const problem of schemaProblems(schema)) context.addIssue({ code: 'custom', message: problem });
+    }),
+  conversationId: z.string().optional(),
+});
+
+export interface ModelProviderDeps {
+  sessions: SessionHost;
+  settings: RungSettings;
+  log: RungLog;
+  /** How a feature asks the session: pin, avoid, climbs, recording and the log line. */
+  calls: FeatureCalls;
+}
+
+export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
+  const changed = new vscode.EventEmitter<void>();
+  const provider: vscode.LanguageModelChatProvider = {
+    onDidChangeLanguageModelChatInformation: changed.event,
+    provideLanguageModelChatInformation: () => modelList(deps.settings),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
+    provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
+  };
+  context.subscriptions.push(
+    changed,
+    vscode.lm.registerLanguageModelChatProvider(RUNG_VENDOR, provider),
+    deps.settings.onDidChangePanel(() => changed.fire()),
+  );
+  // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
+  void Promise.resolve(vscode.lm.selectChatModels({ vendor: RUNG_VENDOR })).then(
+    (models) => deps.log.info(`model picker: ${models.map((model) => model.name).join(', ') || 'no models yet'}`),
+    (error: unknown) => deps.log.warn(`model picker: listing Rung's models failed: ${String(error)}`),
+  );
+}
+
+/** Rung Auto first, then each panel model, which opens the call when picked. */
+function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[] {
+  const panel = settings.panel?.panel;
+  const contexts = panel?.models.map((model) => model.context).filter((context): context is number => context !== undefined) ?? [];
+  const auto: vscode.LanguageModelChatInformation = {
+    id: AUTO_MODEL_ID,
+    name: 'Rung Auto',
+    family: 'rung-auto',
+    version: '1',
+    detail: 'routed',
+    tooltip: 'Routes each request to the cheapest model that can do it, checks the answer, and climbs when the check fails.',
+    maxInputTokens: contexts.length ? Math.max(...contexts) : DEFAULT_CONTEXT_TOKENS,
+    maxOutputTokens: MAX_OUTPUT_TOKENS,
+    // Declared so Agent mode lists Rung; a request with tools is routed only to rungs that take tools.
+    capabilities: { toolCalling: true },
+  };
+  const models = (panel?.models ?? []).map(
+    (model): vscode.LanguageModelChatInformation => ({
+      id: model.slug,
+      name: `Rung: ${model.slug}`,
+      family: model.slug,
+      version: '1',
+      detail: model.provider,
+      tooltip: `${model.slug} on ${model.provider} opens the call; the panel's later rungs stay as fallbacks.`,
+      maxInputTokens: model.context ?? DEFAULT_CONTEXT_TOKENS,
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+      capabilities: { toolCalling: model.tools !== false },
+    }),
+  );
+  return [auto, ...models];
+}
+
+async function respond(
+  deps: ModelProviderDeps,
+  model: vscode.LanguageModelChatInformation,
+  messages: readonly vscode.LanguageModelChatRequestMessage[],
+  options: vscode.ProvideLanguageModelChatResponseOptions,
+  progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+  token: vscode.CancellationToken,
+): Promise<void> {
+  const session = await deps.sessions.get();
+  const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
+  if (!asked.success) throw new Error(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  const checked = asked.data.schema !== undefined;
+  const picked = pinnedForModelId(model.id);
+  const call = deps.calls.prepare({
+    feature: model.name,
+    messages: toCoreMessages(messages),
+    ...(options.tools?.length ? { tools: options.tools.map(toToolSpec) } : {}),
+    ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
+    ...(checked ? { checks: { schema: asked.data.schema } } : {}),
+    ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
+    ...(picked ? { picked } : {}),
+    // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
+    climbWhenAskedAgain: true,
+    cancellation: token,
+  });
+  let streamed = false;
+  const onEvent = (event: SessionEvent): void => {
+    if (event.type === 'part') {
+      if (!checked && event.part.type === 'text-delta' && event.part.text) {
+        progress.report(new vscode.LanguageModelTextPart(event.part.text));
+        streamed = true;
+      }
+    } else if (event.type === 'escalated') {
+      // Text already shown came from an answer that failed its check; say so before the next one.
+      if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
+    }
+  };
+  const finished = await call.run(session, onEvent);
+  const answer = finished.result.answer;
+  if (!answer) {
+    if (finished.stopped) return;
+    // The same sentence @rung shows for a call no rung answered, in the editor's error box.
+    throw new Error(`Rung: ${finished.plainLine}`);
+  }
+  if (checked || !streamed) {
+    if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
+  }
+  for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/** The editor's messages as the core's: tool calls kept on the assistant turn, tool results as `tool` messages. */
+export function toCoreMessages(messages: readonly vscode.LanguageModelChatRequestMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const message of messages) {
+    const role: ChatMessage['role'] = message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : message.role === vscode.LanguageModelChatMessageRole.User ? 'user' : 'system';
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    for (const part of message.content) {
+      const text = textOf(part);
+      if (text !== undefined) texts.push(text);
+      else if (isToolCall(part)) toolCalls.push({ id: part.callId, name: part.name, arguments: JSON.stringify(part.input ?? {}) });
+      else if (isToolResult(part)) out.push({ role: 'tool', toolCallId: part.callId, content: partsText(part.content) });
+    }
+    const content = texts.join('');
+    if (content || toolCalls.length) out.push({ role, content, ...(toolCalls.length ? { toolCalls } : {}) });
+  }
+  return out;
+}
+
+function toToolSpec(tool: vscode.LanguageModelChatTool): ToolSpec {
+  return { name: tool.name, description: tool.description, parameters: (tool.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} } };
+}
+
+function toToolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
+  let input: object;
+  try {
+    const parsed: unknown = JSON.parse(call.arguments || '{}');
+    input = typeof parsed === 'object' && parsed !== null ? parsed : { value: parsed };
+  } catch {
+    // A model that wrote broken JSON arguments: passed on as text so the caller sees what it said.
+    input = { text: call.arguments };
+  }
+  return new vscode.LanguageModelToolCallPart(call.id, call.name, input);
+}
+
+/*
+ * Parts are recognised by shape as well as by class: the editor revives them as its own classes, but
+ * newer editors add part kinds (prompt-tsx, data parts) an older @types/vscode does not name.
+ */
+function textOf(part: unknown): string | undefined {
+  if (part instanceof vscode.LanguageModelTextPart) return part.value;
+  if (typeof part === 'object' && part !== null && 'value' in part && typeof part.value === 'string' && !('callId' in part)) return part.value;
+  return undefined;
+}
+
+function isToolCall(part: unknown): part is { callId: string; name: string; input: unknown } {
+  return part instanceof vscode.LanguageModelToolCallPart || (typeof part === 'object' && part !== null && 'callId' in part && 'name' in part && 'input' in part);
+}
+
+function isToolResult(part: unknown): part is { callId: string; content: readonly unknown[] } {
+  return part instanceof vscode.LanguageModelToolResultPart || (typeof part === 'object' && part !== null && 'callId' in part && 'content' in part && Array.isArray(part.content));
+}
+
+function partsText(parts: readonly unknown[]): string {
+  return parts.map((part) => textOf(part) ?? JSON.stringify(part)).join('');
+}
+
+function messageText(message: vscode.LanguageModelChatRequestMessage): string {
+  return partsText(message.content);
+}

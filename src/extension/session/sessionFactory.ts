@@ -1,0 +1,69 @@
+/**
+ * Opens the core session for the extension: the one place the extension names the session's
+ * implementation, so the rest of the layer codes against the `Session` contract alone.
+ *
+ * @remarks
+ * What the extension supplies and the CLI does not: keys from SecretStorage, the `vscode-lm` provider
+ * kind, the ledger in the workspace (or global storage with no folder open), and the daily budget.
+ */
+import type { Clock } from '../../core/clock';
+import { teamMemberId } from '../../core/ledger/teamLedger';
+import type { Panel } from '../../core/panel';
+import { RungSession } from '../../core/session/session';
+import type { KeyLookup, ProviderFactory, Session } from '../../core/session/types';
+import { openTeamOrWorkspace } from '../settings/teamLedgerChoice';
+
+export interface ExtensionSessionOptions {
+  panel: Panel;
+  /** The ledger file; the decision log sits beside it. */
+  ledgerPath: string;
+  /** USD a day; null for none. */
+  dailyBudget: number | null;
+  keyLookup: KeyLookup;
+  /** Provider kinds the core cannot build by itself (`vscode-lm`). */
+  providerFactories: Record<string, ProviderFactory>;
+  clock: Clock;
+  /** Where provider catalogs are cached. */
+  catalogDir: string;
+  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  /** The environment a workspace check command's is drawn from; the session gives the command only its allowed part. */
+  environment: Record<string, string | undefined>;
+  /** A team's ledger to learn into instead of the file at `ledgerPath`, which stays the fallback and holds the decision log. */
+  team?: { url: string; password: string | undefined; shareDecisions?: boolean };
+  /** Shows the user a warning (a team ledger that could not be reached). */
+  warn?: (message: string) => void;
+}
+
+export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
+  const team = options.team;
+  return RungSession.open({
+    panel: options.panel,
+    ledgerPath: options.ledgerPath,
+    ...(team
+      ? {
+          openLedger: (path: string) =>
+            openTeamOrWorkspace({
+              url: team.url,
+              password: team.password,
+              memberId: teamMemberId(options.environment),
+              workspacePath: path,
+              shareDecisions: team.shareDecisions ?? false,
+              clock: options.clock,
+              log: options.log,
+              ...(options.warn ? { notifyFallback: options.warn } : {}),
+              onWorkspaceNotice: (notice) => options.log('warning', notice.message),
+            }),
+        }
+      : {}),
+    clock: options.clock,
+    keys: options.keyLookup,
+    keyHint: (provider) => `run "Rung: Set Provider Key" for ${provider}`,
+    providerFactories: options.providerFactories,
+    catalogDir: options.catalogDir,
+    log: options.log,
+    environment: options.environment,
+    // The team's password is scrubbed from a check command's output like a provider key.
+    ...(team?.password ? { secrets: [team.password] } : {}),
+    ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
+  });
+}

@@ -1,0 +1,232 @@
+/**
+ * Turns Rung's settings into one validated panel: the panel itself (inline or a file) with the
+ * individual settings laid over it.
+ *
+ * @remarks
+ * Kept free of `vscode` so the rules — which source wins, which setting a bad value is blamed on, what
+ * an untrusted workspace may supply — are tested without an editor. Validation is the core's own
+ * panel schema: the setting and the file are one format, so one validator. A bad value is reported
+ * under the name the user typed (`rung.routing.explore`), not the panel path it was copied to
+ * (`routing.explore`), because the user cannot find the second one anywhere.
+ */
+import { parseJsonText } from '../../core/jsonText';
+import { parsePanel, PanelError, type Environment, type Panel, type PanelFile } from '../../core/panel';
+
+/** Settings laid over the panel; each absent (null in the settings) one leaves the panel's value. */
+export interface PanelOverrides {
+  explore?: number | null;
+  explorePaid?: boolean | null;
+  requireEvidence?: boolean | null;
+  tradeoff?: string | null;
+  attemptTimeoutSeconds?: number | null;
+  maxOutputPrice?: number | null;
+  maxConsecutivePerProvider?: number | null;
+  maxTotalPerProvider?: number | null;
+}
+
+/** What reading a setting needs: `vscode.WorkspaceConfiguration` has it, and so does a test's map. */
+export interface SettingsReader {
+  get<T>(section: string, defaultValue: T): T;
+}
+
+/**
+ * The settings laid over the panel, read with null as "not set".
+ *
+ * @remarks
+ * Each is read with a null default, so an explicit `false` or `0` in the settings overrides the panel's
+ * value: `rung.routing.explorePaid: false` once read as "not set" (`false || null`) and left a panel's
+ * `explorePaid: true` in force, though its description promises to turn paid exploration off.
+ */
+export function readOverrides(config: SettingsReader): PanelOverrides {
+  return {
+    explore: config.get<number | null>('routing.explore', null),
+    explorePaid: config.get<boolean | null>('routing.explorePaid', null),
+    requireEvidence: config.get<boolean | null>('routing.requireEvidence', null),
+    tradeoff: config.get<string | null>('routing.tradeoff', null),
+    attemptTimeoutSeconds: config.get<number | null>('routing.attemptTimeoutSeconds', null),
+    maxOutputPrice: config.get<number | null>('maxOutputPrice', null),
+    maxConsecutivePerProvider: config.get<number | null>('diversity.maxConsecutivePerProvider', null),
+    maxTotalPerProvider: config.get<number | null>('diversity.maxTotalPerProvider', null),
+  };
+}
+
+export interface PanelSources {
+  /** `rung.panel`, when set. */
+  inline: unknown;
+  /** The panel file's text when it exists. */
+  file: { path: string; text: string } | undefined;
+  overrides: PanelOverrides;
+  /** `rung.endpoints`: OpenAI-compatible providers by name. */
+  endpoints: Record<string, unknown>;
+  /** `rung.ollamaHost`. */
+  ollamaHost: string | null | undefined;
+  /** Whether the workspace is trusted: an untrusted one may not name endpoints in its panel file. */
+  trusted: boolean;
+  env: Environment;
+}
+
+export interface ComposedPanel {
+  panel: Panel;
+  /** Where the panel came from, for messages: `rung.panel` or the file's path. */
+  source: string;
+  /** Things the user should know that are not errors (an untrusted workspace's ignored providers). */
+  notes: string[];
+}
+
+/** Which setting each overridable panel path came from, to blame a bad value on what the user typed. */
+const SETTING_FOR_PATH: Record<string, string> = {
+  'routing.explore': 'rung.routing.explore',
+  'routing.explorePaid': 'rung.routing.explorePaid',
+  'routing.requireEvidence': 'rung.routing.requireEvidence',
+  'routing.tradeoff': 'rung.routing.tradeoff',
+  'routing.attemptTimeoutSeconds': 'rung.routing.attemptTimeoutSeconds',
+  maxOutputPrice: 'rung.maxOutputPrice',
+  'diversity.maxConsecutivePerProvider': 'rung.diversity.maxConsecutivePerProvider',
+  'diversity.maxTotalPerProvider': 'rung.diversity.maxTotalPerProvider',
+};
+
+/**
+ * The panel the settings describe, or undefined when none is configured (no inline panel, no file):
+ * the caller then looks for a local Ollama.
+ *
+ * @throws PanelError naming the setting or file at fault.
+ */
+export function composePanel(sources: PanelSources): ComposedPanel | undefined {
+  const notes: string[] = [];
+  let base: Record<string, unknown>;
+  let source: string;
+  // The file's text, so each mistake says where it is; not once models were taken out of it (their indices moved).
+  let text: string | undefined;
+  if (sources.inline !== null && sources.inline !== undefined) {
+    if (!isRecord(sources.inline)) throw new PanelError('rung.panel', ['(top level): expected an object']);
+    base = { ...sources.inline };
+    source = 'rung.panel';
+  } else if (sources.file) {
+    source = sources.file.path;
+    let json: unknown;
+    try {
+      json = parseJsonText(sources.file.text);
+    } catch (error) {
+      throw new PanelError(source, [`not valid JSON: ${(error as Error).message}`]);
+    }
+    if (!isRecord(json)) throw new PanelError(source, ['(top level): expected an object']);
+    base = { ...json };
+    text = sources.file.text;
+    if (!sources.trusted && isRecord(base.providers) && Object.keys(base.providers).length > 0) {
+      base = withoutWorkspaceProviders(base, notes);
+      text = undefined;
+    }
+  } else {
+    return undefined;
+  }
+  const env: Environment = { ...sources.env };
+  if (sources.ollamaHost) env.OLLAMA_HOST = sources.ollamaHost;
+  const endpoints = endpointProviders(sources.endpoints);
+  // The panel alone first, so a fault in it is blamed on it and not on a setting laid over it.
+  const withEndpoints = { ...base, providers: { ...endpoints, ...(isRecord(base.providers) ? base.providers : {}) } };
+  parseNaming(withEndpoints, source, env, text);
+  const merged = overlay(withEndpoints, sources.overrides);
+  try {
+    return { panel: parsePanel(merged, source, env), source, notes };
+  } catch (error) {
+    if (!(error instanceof PanelError)) throw error;
+    throw new PanelError('settings', error.issues.map(blameSetting));
+  }
+}
+
+/** Validates with the core schema; an `OLLAMA_HOST` fault is blamed on the setting when the setting supplied it. */
+function parseNaming(json: unknown, source: string, env: Environment, text: string | undefined): Panel {
+  try {
+    return parsePanel(json, source, env, text);
+  } catch (error) {
+    if (error instanceof PanelError && error.source === 'OLLAMA_HOST') throw new PanelError('rung.ollamaHost', error.issues);
+    throw error;
+  }
+}
+
+/** `rung.endpoints` as panel providers; a value that is not an http(s) URL is blamed on the setting. */
+function endpointProviders(endpoints: Record<string, unknown>): Record<string, unknown> {
+  const providers: Record<string, unknown> = {};
+  const issues: string[] = [];
+  for (const [name, baseUrl] of Object.entries(endpoints)) {
+    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl)) {
+      issues.push(`${name}: ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+      continue;
+    }
+    providers[name] = { kind: 'openai-compatible', baseUrl };
+  }
+  if (issues.length) throw new PanelError('rung.endpoints', issues);
+  return providers;
+}
+
+function overlay(panel: Record<string, unknown>, overrides: PanelOverrides): Record<string, unknown> {
+  const routing: Record<string, unknown> = { ...(isRecord(panel.routing) ? panel.routing : {}) };
+  setIfGiven(routing, 'explore', overrides.explore);
+  setIfGiven(routing, 'requireEvidence', overrides.requireEvidence);
+  setIfGiven(routing, 'tradeoff', overrides.tradeoff);
+  setIfGiven(routing, 'explorePaid', overrides.explorePaid);
+  setIfGiven(routing, 'attemptTimeoutSeconds', overrides.attemptTimeoutSeconds);
+  const diversity: Record<string, unknown> = { ...(isRecord(panel.diversity) ? panel.diversity : {}) };
+  setIfGiven(diversity, 'maxConsecutivePerProvider', overrides.maxConsecutivePerProvider);
+  setIfGiven(diversity, 'maxTotalPerProvider', overrides.maxTotalPerProvider);
+  const merged: Record<string, unknown> = { ...panel };
+  if (Object.keys(routing).length) merged.routing = routing;
+  if (Object.keys(diversity).length) merged.diversity = diversity;
+  setIfGiven(merged, 'maxOutputPrice', overrides.maxOutputPrice);
+  return merged;
+}
+
+function setIfGiven(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== null && value !== undefined) target[key] = value;
+}
+
+/**
+ * An untrusted workspace's panel file keeps its models on the built-in providers only.
+ *
+ * @remarks
+ * A cloned repository could otherwise point `openrouter` at a server of its own and receive the
+ * user's key with the first call. Models on a provider the file declared are dropped with a note,
+ * rather than failing the panel, so the local models still work.
+ */
+function withoutWorkspaceProviders(panel: Record<string, unknown>, notes: string[]): Record<string, unknown> {
+  if (!isRecord(panel.providers) || Object.keys(panel.providers).length === 0) return panel;
+  const declared = new Set(Object.keys(panel.providers));
+  const { providers: _ignored, ...rest } = panel;
+  const models = Array.isArray(rest.models) ? rest.models : [];
+  const kept = models.filter((model) => !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN.has(model.provider)));
+  notes.push(`untrusted workspace: the panel file's providers (${[...declared].join(', ')}) are ignored${kept.length < models.length ? `, and ${models.length - kept.length} model(s) on them left out` : ''}`);
+  return { ...rest, models: kept };
+}
+
+/**
+ * What Rung says about a panel that does not parse or validate: the log's warning (every issue on
+ * its own line) and the toast's one paragraph, each a finished sentence followed by what Rung does
+ * instead (`kept`: the source of the last good panel, when there is one; the same file as before
+ * this edit, or another source, such as the local Ollama's models).
+ */
+export function describePanelError(error: PanelError, kept: string | undefined): { log: string; toast: string } {
+  // The last good panel may be the same file as it was before this edit: naming the file again would read as if it were fine.
+  const keeping = kept === undefined ? '' : kept === error.source ? ' Rung keeps using its last good version.' : ` Rung keeps using the last good panel (${kept}).`;
+  return { log: `${sentence(error.message)}${keeping}`, toast: `Rung: ${error.source} is invalid: ${sentence(error.issues.join('; '))}${keeping}` };
+}
+
+/** `text` ending in a full stop, without doubling one it has. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** The providers every panel may name without declaring them (the core's defaults). */
+const BUILT_IN = new Set(['ollama', 'openrouter', 'openai']);
+
+function blameSetting(issue: string): string {
+  const colon = issue.indexOf(':');
+  const path = colon < 0 ? issue : issue.slice(0, colon);
+  const setting = SETTING_FOR_PATH[path];
+  return setting ? `${setting}${issue.slice(colon)}` : issue;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type { PanelFile };

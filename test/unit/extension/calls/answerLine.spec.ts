@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { Candidate, Ranking, Tier } from '../../../../src/core/routing/types';
+import type { SessionChatResult } from '../../../../src/core/session/types';
+import { answerLine, callLogLine, hasStrongerRung, plainAnswerLine, summarizeAnswer } from '../../../../src/extension/calls/answerLine';
+
+function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
+  return {
+    slug,
+    provider: slug.includes('/') ? 'openrouter' : 'ollama',
+    spec: { slug, provider: slug.includes('/') ? 'openrouter' : 'ollama', ...(slug.includes('/') ? { price: { input: 0.15, output: 0.6 } } : {}) },
+    tier: slug.includes('/') ? 4 : 2,
+    local: !slug.includes('/'),
+    resolved: slug,
+    ability: 0.62,
+    graded: 3,
+    ok: 2,
+    measured: false,
+    cost: 0,
+    reason: 'no-measured-profiles tier2',
+    ...overrides,
+  };
+}
+
+const ranking: Ranking = {
+  classKey: 'plan',
+  candidates: [candidate('qwen3:14b'), candidate('openai/gpt-4o-mini', { ability: 0.9, graded: 10, ok: 9, measured: true, reason: 'measured 9/10 success class=plan' })],
+  pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price 75.00 > cap 20.00' }],
+};
+
+const climbed: SessionChatResult = {
+  callId: 'c1',
+  classKey: 'plan',
+  answer: { text: '{}', reasoning: '', toolCalls: [], model: 'openai/gpt-4o-mini', resolvedModel: 'openai/gpt-4o-mini-2024-07-18' },
+  attempts: [
+    { model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'fail', reason: 'no JSON found' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 10, explore: false, checks: [] },
+    { model: 'openai/gpt-4o-mini', provider: 'openrouter', rung: 1, verdict: { kind: 'pass', reason: 'matches the schema' }, resolvedModel: 'x', cost: 0.00039, latencyMs: 10, explore: false, checks: [] },
+  ],
+  ranking,
+  stopped: false,
+  cost: 0.00039,
+  checks: ['JSON schema'],
+  checked: 'checked: JSON schema',
+};
+
+describe('the words about a finished call', () => {
+  it('names the model that answered, its rung, the reason it was chosen, what was tried before it, the check and the cost', () => {
+    const line = (result: SessionChatResult, options: { above?: string } = {}) => answerLine(summarizeAnswer(result, options));
+    expect(line(climbed)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+    expect(line({ ...climbed, answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: climbed.attempts.slice(0, 1) })).not.toContain('Tried before it');
+    expect(line({ ...climbed, answer: undefined })).toBe(
+      'No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema. Left out of this call: anthropic/claude-opus-4 (pruned: output price 75.00 > cap 20.00).',
+    );
+    expect(line(climbed, { above: 'llama3.2:1b' })).toContain('— 9 of 10 graded answers passed in plan. Asked again above llama3.2:1b: the rungs at or below it were left out. Tried before it:');
+    expect(line({ ...climbed, answer: undefined, stopped: true })).toBe('Stopped.');
+  });
+
+  it('names what was left out of a call no rung answered, the first three and a count of the rest', () => {
+    const failed: SessionChatResult = {
+      callId: 'c2',
+      classKey: 'chat',
+      answer: undefined,
+      attempts: [{ model: 'qwen3:14b', provider: 'ollama', rung: 0, verdict: { kind: 'provider-error', reason: 'ollama: no server at http://127.0.0.1:11434' }, resolvedModel: 'qwen3:14b', cost: 0, latencyMs: 5, explore: false, checks: [] }],
+      ranking: { classKey: 'chat', candidates: [candidate('qwen3:14b')], pruned: [] },
+      stopped: false,
+      cost: 0,
+      checks: [],
+      checked: 'unchecked',
+    };
+    expect(answerLine(summarizeAnswer(failed))).toBe('No answer stands: the last attempt, qwen3:14b, ended provider-error: ollama: no server at http://127.0.0.1:11434.');
+    const keyless = (model: string) => ({ model, reason: 'pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)' });
+    const pruned = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-sonnet-4', 'google/gemini-2.5-pro', 'x-ai/grok-4'].map(keyless);
+    const footer = answerLine(summarizeAnswer({ ...failed, ranking: { ...failed.ranking, pruned } }));
+    expect(footer).toContain('. Left out of this call: openai/gpt-4o-mini (pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (');
+    expect(footer).toMatch(/anthropic\/claude-sonnet-4 \([^;]*\); and 2 more\.$/);
+    expect(footer).not.toContain('gemini');
+    expect(answerLine(summarizeAnswer({ ...failed, attempts: [] }))).toBe('No rung could take this chat call.');
+  });
+
+  it('tells an answer a check judged from one nothing could check', () => {
+    const checked = summarizeAnswer(climbed);
+    expect(checked).toMatchObject({ kind: 'answered', model: 'openai/gpt-4o-mini', rung: 2, rungs: 2, checked: true, cost: 0.00039 });
+    const unverified = { ...climbed, attempts: [climbed.attempts[0], { ...(climbed.attempts[1] as SessionChatResult['attempts'][number]), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' } }] } as SessionChatResult;
+    expect(summarizeAnswer(unverified)).toMatchObject({ kind: 'answered', checked: false, check: { kind: 'unverified', reason: 'no verifier configured' } });
+  });
+
+  it('says the closing line without Markdown for a notification', () => {
+    expect(plainAnswerLine(summarizeAnswer(climbed))).toBe('Answered by openai/gpt-4o-mini (openrouter) on rung 2 of 2 for plan — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+  });
+
+  it('logs a call as one line: the feature, the call, its chain, how it ended and the cost', () => {
+    expect(callLogLine('Ask', summarizeAnswer(climbed))).toBe('Ask c1 plan over [qwen3:14b, openai/gpt-4o-mini]: answered by openai/gpt-4o-mini on rung 2 of 2 after qwen3:14b, pass: matches the schema, $0.0004');
+    const unverified = { ...climbed, attempts: climbed.attempts.slice(0, 1).map((attempt) => ({ ...attempt, verdict: { kind: 'unverified' as const, reason: 'no verifier configured' } })), answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' } };
+    expect(callLogLine('Rung Auto', summarizeAnswer(unverified), 'a retry above tiny')).toBe('Rung Auto c1 plan over [qwen3:14b, openai/gpt-4o-mini]: answered by qwen3:14b on rung 1 of 2, unchecked (unverified: no verifier configured), $0.0004; a retry above tiny');
+    expect(callLogLine('@rung', summarizeAnswer({ ...climbed, answer: undefined }))).toBe('@rung c1 plan over [qwen3:14b, openai/gpt-4o-mini]: no answer stands (last: openai/gpt-4o-mini, pass: matches the schema), $0.0004');
+    expect(callLogLine('Edit Selection', summarizeAnswer({ ...climbed, answer: undefined, stopped: true }))).toContain(': stopped by the user, $0.0004');
+  });
+});
+
+describe('a stronger rung', () => {
+  function ladderCandidate(slug: string, tier: Tier, cost: number | null): Candidate {
+    const local = tier < 4;
+    return { slug, provider: local ? 'ollama' : 'cloud', spec: { slug, provider: local ? 'ollama' : 'cloud' }, tier, local, resolved: slug, ability: 0.5, graded: 0, ok: 0, measured: false, cost, reason: '' };
+  }
+
+  function answeredBy(model: string, candidates: Candidate[]): Parameters<typeof hasStrongerRung>[0] {
+    return { answer: { model }, ranking: { classKey: 'chat', candidates, pruned: [] } };
+  }
+
+  it('is found only where the ladder puts an eligible one above the answering model', () => {
+    const ladder = [ladderCandidate('small', 1, 0), ladderCandidate('mid', 2, 0), ladderCandidate('cloud', 4, 0.002)];
+    expect(hasStrongerRung(answeredBy('small', ladder))).toBe(true);
+    expect(hasStrongerRung(answeredBy('cloud', ladder))).toBe(false);
+    // The order of the ranking is not the ladder: a retry's ranking may put the top first.
+    expect(hasStrongerRung(answeredBy('cloud', [ladder[2] as Candidate, ladder[0] as Candidate]))).toBe(false);
+    expect(hasStrongerRung({ answer: undefined, ranking: { classKey: 'chat', candidates: ladder, pruned: [] } })).toBe(false);
+  });
+});

@@ -1,0 +1,257 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePanel } from '../../../../src/core/panel';
+import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
+import type { Candidate } from '../../../../src/core/routing/types';
+import { RungSession } from '../../../../src/core/session/session';
+import type { SessionChatRequest, SessionChatResult, SessionEvent } from '../../../../src/core/session/types';
+import { ASKED_AGAIN_WITHIN_MS } from '../../../../src/extension/calls/askedAgain';
+import { FeatureCalls, type CallLog, type CallState, type Cancellation, type ChatSession } from '../../../../src/extension/calls/featureCalls';
+import { FixedClock } from '../../support/FixedClock';
+
+/** The pin, the avoid and the calls recorded, as the extension's state keeps them. */
+class MemoryState implements CallState {
+  readonly recorded: { callId: string; origin: string; model: string | undefined }[] = [];
+  constructor(
+    public pinned: string | undefined = undefined,
+    public avoided: string | undefined = undefined,
+  ) {}
+  recordCall(result: SessionChatResult, origin: string): void {
+    this.recorded.push({ callId: result.callId, origin, model: result.answer?.model });
+  }
+}
+
+class RecordingLog implements CallLog {
+  readonly lines: string[] = [];
+  info(text: string): void {
+    this.lines.push(`info ${text}`);
+  }
+  warn(text: string): void {
+    this.lines.push(`warn ${text}`);
+  }
+}
+
+/** The editor's cancellation token: cancelled by the test, counting the listeners still attached. */
+class TestCancellation implements Cancellation {
+  isCancellationRequested = false;
+  private readonly listeners = new Set<() => void>();
+  onCancellationRequested(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+  cancel(): void {
+    this.isCancellationRequested = true;
+    for (const listener of this.listeners) listener();
+  }
+  get attached(): number {
+    return this.listeners.size;
+  }
+}
+
+function candidate(slug: string, tier: Candidate['tier']): Candidate {
+  const local = tier < 4;
+  return { slug, provider: local ? 'ollama' : 'cloud', spec: { slug, provider: local ? 'ollama' : 'cloud' }, tier, local, resolved: slug, ability: 0.5, graded: 0, ok: 0, measured: false, cost: local ? 0 : 0.002, reason: `no-measured-profiles tier${tier}` };
+}
+
+const LADDER = [candidate('small', 2), candidate('cloud', 4)];
+
+/**
+ * A session that answers every call with the first model of its chain the request leaves (`above`
+ * prunes the rungs not above it), records each request and emits the events a real one would.
+ */
+class ScriptedSession implements ChatSession {
+  readonly requests: SessionChatRequest[] = [];
+  /** When set, the call waits for its signal to abort and ends stopped. */
+  waitForStop = false;
+  private calls = 0;
+
+  async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
+    this.requests.push(request);
+    const callId = `c${++this.calls}`;
+    const classKey = request.classKey === undefined || request.classKey === 'infer' ? 'chat' : request.classKey;
+    const aboveTier = LADDER.find((entry) => entry.slug === request.above)?.tier;
+    const candidates = LADDER.filter((entry) => aboveTier === undefined || entry.tier > aboveTier);
+    const ranking = { classKey, candidates, pruned: [] };
+    onEvent?.({ type: 'routed', callId, classKey, ranking });
+    if (this.waitForStop) {
+      await new Promise<void>((resolve) => request.signal?.addEventListener('abort', () => resolve(), { once: true }));
+      return { callId, classKey, answer: undefined, attempts: [], ranking, stopped: true, cost: 0, checks: [], checked: 'unchecked' };
+    }
+    const model = request.pinned ?? candidates[0]?.slug;
+    if (model === undefined) throw new Error('no model can take this call');
+    const opener = candidates.findIndex((entry) => entry.slug === model);
+    const attempt = { model, provider: model === 'cloud' ? 'cloud' : 'ollama', rung: Math.max(0, opener), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' }, resolvedModel: model, cost: 0, latencyMs: 1, explore: false, checks: [] };
+    return { callId, classKey, answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model }, attempts: [attempt], ranking, stopped: false, cost: 0, checks: [], checked: 'unchecked' };
+  }
+}
+
+const hello: ChatMessage[] = [{ role: 'user', content: 'hello' }];
+const editTool: ToolSpec = { name: 'edit_file', description: 'Edits a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+
+function setUp(state = new MemoryState()) {
+  const log = new RecordingLog();
+  const clock = new FixedClock();
+  const calls = new FeatureCalls({ state, log, clock });
+  return { calls, state, log, clock, session: new ScriptedSession() };
+}
+
+describe('a feature call', () => {
+  describe('from Rung Auto in the model picker', () => {
+    it('carries the tools, the schema check and the conversation, lets the session infer the class, and applies the pin and the avoid', async () => {
+      const { calls, session, state } = setUp(new MemoryState('small', 'cloud'));
+      const schema = { type: 'object' };
+      const call = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: [editTool], checks: { schema }, conversationId: 'conv-1', climbWhenAskedAgain: true });
+      await call.run(session);
+      expect(session.requests[0]).toMatchObject({ messages: hello, tools: [editTool], checks: { schema }, conversationId: 'conv-1', classKey: 'infer', pinned: 'small', avoid: 'cloud' });
+      expect(session.requests[0]?.above).toBeUndefined();
+      expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Rung Auto', model: 'small' }]);
+    });
+
+    it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so once in the log', async () => {
+      const { calls, session, log } = setUp(new MemoryState(undefined, 'cloud'));
+      const ask = { feature: 'Rung Auto', messages: hello, tools: [editTool], climbWhenAskedAgain: true };
+      const first = await calls.prepare(ask).run(session);
+      expect(first.result.answer?.model).toBe('small');
+      const again = calls.prepare(ask);
+      expect(again.climb).toEqual({ above: 'small', because: 'asked-again' });
+      expect(again.request.above).toBe('small');
+      expect(again.request.avoid).toBeUndefined();
+      const second = await again.run(session);
+      expect(second.result.answer?.model).toBe('cloud');
+      expect(second.line).toContain('Asked again above small');
+      expect(log.lines).toHaveLength(2);
+      expect(log.lines[1]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small');
+    });
+
+    it('routes the same request afresh when no stronger rung was eligible, when the tools differ, or when the answer is old', async () => {
+      const { calls, session, log, clock } = setUp();
+      const ask = { feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true };
+      await calls.prepare(ask).run(session);
+      expect(calls.prepare({ ...ask, tools: [editTool] }).climb).toBeUndefined();
+      clock.advance(ASKED_AGAIN_WITHIN_MS + 1);
+      expect(calls.prepare(ask).climb).toBeUndefined();
+      // The top rung answered: asked again, there is nowhere to climb, and the log says why it routed as before.
+      await calls.prepare(ask).run(session);
+      await calls.prepare(ask).run(session);
+      const top = calls.prepare(ask);
+      expect(top.climb).toBeUndefined();
+      await top.run(session);
+      expect(log.lines.at(-1)).toContain('no eligible model sits above cloud, so it is routed as before');
+    });
+  });
+
+  describe('from a panel model picked in the model picker', () => {
+    it('opens with the picked model ahead of the pin, keeps an avoid of another model, and does not climb when asked again', async () => {
+      const { calls, session } = setUp(new MemoryState('cloud', 'other'));
+      const ask = { feature: 'Rung: small', messages: hello, picked: 'small', climbWhenAskedAgain: true };
+      await calls.prepare(ask).run(session);
+      const again = calls.prepare(ask);
+      expect(again.climb).toBeUndefined();
+      expect(again.request).toMatchObject({ pinned: 'small', avoid: 'other' });
+      expect(calls.prepare({ ...ask, picked: 'other' }).request.avoid).toBeUndefined();
+    });
+  });
+
+  describe('from @rung', () => {
+    it('climbs past the model a retry set aside in place of the user\'s avoid, and names it in the closing line', async () => {
+      const { calls, session, state, log } = setUp(new MemoryState(undefined, 'cloud'));
+      const call = calls.prepare({ feature: '@rung', messages: hello, classKey: 'plan', above: 'small', climbWhenAskedAgain: true });
+      expect(call.climb).toEqual({ above: 'small', because: 'retry' });
+      expect(call.request).toMatchObject({ classKey: 'plan', above: 'small' });
+      expect(call.request.avoid).toBeUndefined();
+      const finished = await call.run(session);
+      expect(finished.line).toBe('Answered by **cloud** (cloud) on rung 1 of 1 for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out. Check: unverified: no verifier configured. Cost $0.');
+      expect(state.recorded.map((entry) => entry.origin)).toEqual(['@rung']);
+      expect(log.lines).toEqual(['info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small']);
+    });
+
+    it('shares one memory with Rung Auto, so the Chat view\'s Retry under either climbs', async () => {
+      const { calls, session } = setUp();
+      await calls.prepare({ feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true }).run(session);
+      expect(calls.prepare({ feature: '@rung', messages: hello, climbWhenAskedAgain: true }).climb).toEqual({ above: 'small', because: 'asked-again' });
+    });
+  });
+
+  describe('from Edit Selection', () => {
+    it('sends its checks and class, remembers nothing for a repeat, and gives the closing line without Markdown', async () => {
+      const { calls, session, state } = setUp(new MemoryState('small'));
+      const ask = { feature: 'Edit Selection', messages: hello, classKey: 'edit/typescript', checks: { answerSyntax: false } };
+      const finished = await calls.prepare(ask).run(session);
+      expect(session.requests[0]).toMatchObject({ classKey: 'edit/typescript', checks: { answerSyntax: false }, pinned: 'small' });
+      expect(calls.prepare({ ...ask, picked: undefined }).climb).toBeUndefined();
+      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) on rung 1 of 2 for edit\/typescript/);
+      expect(finished.plainLine).not.toMatch(/\*\*|`/);
+      expect(state.recorded.map((entry) => entry.origin)).toEqual(['Edit Selection']);
+    });
+  });
+
+  describe('from Ask', () => {
+    it('stops the call when the editor cancels it, lets go of the token, and still records and logs it', async () => {
+      const { calls, session, state, log } = setUp();
+      session.waitForStop = true;
+      const cancellation = new TestCancellation();
+      const running = calls.prepare({ feature: 'Ask', messages: hello, cancellation }).run(session);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(cancellation.attached).toBe(1);
+      cancellation.cancel();
+      const finished = await running;
+      expect(session.requests[0]?.signal?.aborted).toBe(true);
+      expect(finished.stopped).toBe(true);
+      expect(finished.line).toBe('Stopped.');
+      expect(cancellation.attached).toBe(0);
+      expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Ask', model: undefined }]);
+      expect(log.lines).toEqual(['info Ask c1 chat over [small, cloud]: stopped by the user, $0']);
+    });
+
+    it('logs a call the session refused and passes the error on, recording nothing', async () => {
+      const { calls, state, log } = setUp();
+      const refusing: ChatSession = { chat: async () => Promise.reject(new Error('no model can take this call')) };
+      await expect(calls.prepare({ feature: 'Ask', messages: hello }).run(refusing)).rejects.toThrow('no model can take this call');
+      expect(state.recorded).toEqual([]);
+      expect(log.lines).toEqual(['warn Ask infer: not routed: no model can take this call']);
+    });
+  });
+});
+
+/** Two models on one in-memory provider, each answering with its own name. */
+class NamedAnswers implements ProviderAdapter {
+  constructor(readonly name: string) {}
+  async available(): Promise<boolean> {
+    return true;
+  }
+  async *chat(model: string, _messages: ChatMessage[], _tools: ToolSpec[], _options: ChatOptions): AsyncIterable<StreamPart> {
+    yield { type: 'text-delta', text: `${model} says hello` };
+    yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 3 }, resolvedModel: model };
+  }
+}
+
+describe('a feature call on a real session', () => {
+  const sessions: RungSession[] = [];
+  afterEach(async () => {
+    for (const session of sessions.splice(0)) await session.dispose();
+  });
+
+  it('climbs past the model that answered when Rung Auto is asked the same thing again', async () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'small', provider: 'editor', role: 'base', price: { input: 0, output: 0 } },
+          { slug: 'large', provider: 'editor', role: 'top', price: { input: 5, output: 15 } },
+        ],
+        routing: { explore: 0 },
+        providers: { editor: { kind: 'vscode-lm' } },
+      },
+      'two editor models',
+    );
+    const clock = new FixedClock();
+    const session = await RungSession.open({ panel, clock, keys: async () => 'editor-key', providerFactories: { 'vscode-lm': ({ name }) => new NamedAnswers(name) } });
+    sessions.push(session);
+    const { calls, state } = setUp();
+    const ask = { feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true };
+    const first = await calls.prepare(ask).run(session);
+    expect(first.result.answer?.text).toBe('small says hello');
+    const second = await calls.prepare(ask).run(session);
+    expect(second.climb).toEqual({ above: 'small', because: 'asked-again' });
+    expect(second.result.answer?.text).toBe('large says hello');
+    expect(state.recorded.map((entry) => entry.model)).toEqual(['small', 'large']);
+  });
+});

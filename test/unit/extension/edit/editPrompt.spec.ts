@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { callVerification } from '../../../../src/core/session/callChecks';
+import { editMessages, extractEdit, fenceTag, SELECTION_MARKER, SplicedSyntaxVerifier, spliceText } from '../../../../src/extension/edit/editPrompt';
+
+const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
+
+describe('edit prompt', () => {
+  it('asks for the block under the tag the syntax check reads for the editor language', () => {
+    expect(fenceTag('typescript')).toBe('ts');
+    expect(fenceTag('javascriptreact')).toBe('jsx');
+    expect(fenceTag('python')).toBe('python');
+    const [system, user] = editMessages({ instruction: 'rename x to y', documentText: 'const x = 1;', start: 0, end: 12, languageId: 'typescript', fileName: 'a.ts' });
+    expect(system?.content).toContain('```ts');
+    expect(user?.content).toContain('```ts\nconst x = 1;\n```');
+    expect(user?.content).toContain('rename x to y');
+  });
+
+  it('sends the whole file alone, with no context block, when the whole file is the code to replace', () => {
+    const documentText = 'const x = 1;\nconst y = 2;\n';
+    const [, user] = editMessages({ instruction: 'add types', documentText, start: 0, end: documentText.length, languageId: 'typescript', fileName: 'a.ts' });
+    expect(user?.content).toBe('Instruction: add types\n\nThe code to replace, from a.ts (lines 1–2):\n```ts\nconst x = 1;\nconst y = 2;\n\n```');
+    expect(user?.content).not.toContain(SELECTION_MARKER);
+  });
+
+  it('sends the file around a selected method as context to read, with the method marked in its place', () => {
+    const documentText = 'import { z } from "zod";\n\nexport class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n';
+    const start = documentText.indexOf('  total()');
+    const end = documentText.indexOf('  }\n}') + 4;
+    const [, user] = editMessages({ instruction: 'return 0 for an empty cart', documentText, start, end, languageId: 'typescript', fileName: 'cart.ts' });
+    expect(user?.content).toBe(
+      'Instruction: return 0 for an empty cart\n\n' +
+        'The code to replace, from cart.ts (lines 6–8):\n```ts\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n\n```\n\n' +
+        'For context only, the rest of cart.ts around it. Do not repeat, rewrite or answer with any of it:\n' +
+        '```ts\nimport { z } from "zod";\n\nexport class Cart {\n  private items: number[] = [];\n\n' +
+        `${SELECTION_MARKER}\n}\n\`\`\``,
+    );
+  });
+
+  it('marks a selection inside a line where it stands on that line', () => {
+    const documentText = 'function f() {\n  const total = price * count;\n  return total;\n}\n';
+    const start = documentText.indexOf('price');
+    const end = documentText.indexOf(';');
+    const [, user] = editMessages({ instruction: 'round it', documentText, start, end, languageId: 'javascript', fileName: 'f.js' });
+    expect(user?.content).toContain(`\`\`\`js\nfunction f() {\n  const total = ${SELECTION_MARKER};\n  return total;\n}\n\`\`\``);
+    expect(user?.content).toContain('(line 2)');
+  });
+
+  it('keeps the context within its budget, nearest lines first, and says how many lines it left out', () => {
+    const lines = Array.from({ length: 2_000 }, (_, index) => `const value${index} = ${index};`);
+    const documentText = `${lines.join('\n')}\n`;
+    const start = documentText.indexOf('const value1000 ');
+    const end = documentText.indexOf('\n', start);
+    const budget = 400;
+    const [, user] = editMessages({ instruction: 'double it', documentText, start, end, languageId: 'typescript', fileName: 'values.ts', contextBudgetChars: budget });
+    const context = user?.content.split('Do not repeat, rewrite or answer with any of it:\n')[1] ?? '';
+    const shown = context.replace(/^```ts\n|\n```$/g, '').split('\n');
+    const marker = shown.indexOf(SELECTION_MARKER);
+    // Nearest first: the lines just above and below the selection, taken in turn, so as many on each side give or take one.
+    expect(shown[marker - 1]).toBe('const value999 = 999;');
+    expect(shown[marker + 1]).toBe('const value1001 = 1001;');
+    expect(Math.abs(marker - (shown.length - 1 - marker))).toBeLessThanOrEqual(1);
+    expect(shown.join('\n').length - SELECTION_MARKER.length).toBeLessThanOrEqual(budget);
+    expect(shown.length).toBeGreaterThan(10);
+    const above = 1000 - marker;
+    const below = 2000 - 1001 - (shown.length - 1 - marker);
+    expect(user?.content).toContain(`the rest of values.ts around it (${above} lines above and ${below} lines below not shown)`);
+  });
+
+  it('fences code that holds a fence in a longer one, so it cannot close the block early', () => {
+    const documentText = 'const readme = `\n```sh\nnpm test\n```\n`;\n';
+    const [, user] = editMessages({ instruction: 'trim it', documentText, start: 0, end: documentText.length, languageId: 'typescript', fileName: 'r.ts' });
+    expect(user?.content).toContain(`\`\`\`\`ts\n${documentText}\n\`\`\`\``);
+  });
+
+  it('reads the code back from the block with the language tag, before any other block', () => {
+    expect(extractEdit('Here:\n```text\nnot this\n```\n```ts\nconst y = 1;\n```\n', 'typescript')).toBe('const y = 1;');
+    expect(extractEdit('```\nconst y = 1;\n```', 'typescript')).toBe('const y = 1;');
+    expect(extractEdit('const y = 1;', 'typescript')).toBeUndefined();
+  });
+
+  it('splices the replacement into the document', () => {
+    expect(spliceText('a\nbb\nc', 2, 4, 'XX')).toBe('a\nXX\nc');
+  });
+});
+
+describe('SplicedSyntaxVerifier', () => {
+  const documentText = 'class A {\n  f() {\n    return 1;\n  }\n}\n';
+  const start = documentText.indexOf('  f()');
+  const end = documentText.indexOf('}\n}') + 2;
+
+  it('passes an edit that parses in its place though it would not parse alone', async () => {
+    const verifier = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
+    const check = await verifier.verify(answer('```ts\n  f() {\n    return 2;\n  }\n```'));
+    expect(check).toEqual({ verdict: 'pass', reason: 'the file parses with the edit in place' });
+  });
+
+  it('fails an edit that breaks its file, saying where', async () => {
+    const verifier = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
+    const check = await verifier.verify(answer('```ts\n  f() {\n    return (2;\n  }\n```'));
+    expect(check.verdict).toBe('fail');
+    expect(check.reason).toMatch(/^the file does not parse with the edit in place: \d+:\d+ /);
+  });
+
+  it('fails an answer with no code block to apply', async () => {
+    const verifier = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
+    expect((await verifier.verify(answer('I would rename it.'))).verdict).toBe('fail');
+  });
+
+  it('passes a selected method the model rewrote in place, which the check on the block alone would fail', async () => {
+    const edited = answer('```ts\n  f() {\n    return 2;\n  }\n```');
+    const spliced = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
+    const asEditSelection = callVerification('edit/typescript', { answerSyntax: false, extra: [spliced] }, {}, []);
+    expect(asEditSelection.verifiable).toBe(true);
+    expect(await asEditSelection.verifier.verify(edited)).toMatchObject({ verdict: 'pass' });
+    // With the block also checked alone, it is read as a fragment (a class member), and passes there too.
+    const alsoAlone = callVerification('edit/typescript', { extra: [spliced] }, {}, []);
+    expect(await alsoAlone.verifier.verify(edited)).toMatchObject({ verdict: 'pass' });
+  });
+
+  it('judges nothing in a language the syntax check does not know', async () => {
+    const verifier = new SplicedSyntaxVerifier({ documentText: 'x = 1\n', start: 0, end: 5, languageId: 'python' });
+    expect((await verifier.verify(answer('```python\nx = (\n```'))).verdict).toBe('unverified');
+  });
+});
