@@ -96,6 +96,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     catalogDir: resolve(io.cwd, '.rung'),
     environment: io.env,
+    confidenceCheck: parsed.confidenceCheck,
     log: (_level, message) => printer.notice(message),
     ...(io.signal ? { signal: io.signal } : {}),
   });

@@ -18,6 +18,25 @@ import { confidenceClimb } from './confidenceClimb';
 import { ConfidenceLearner, MIN_CONFIDENCE_GRADED, type ConfidencePlan, type JudgedAnswer } from './confidenceLearner';
 import { askConfidence, type SelfCheck } from './selfCheck';
 
+/**
+ * Which models the confidence check asks its question of: none (`off`), those on a local provider
+ * (`local`), or every model that answers a call it judges (`all`).
+ *
+ * @remarks
+ * The question is a second call to the model that answered, made on every answer the check reads, so
+ * on a paid model it is a cost the user never sees asked for: one more request, the whole
+ * conversation and the answer as input again, for one token out. A local model's question costs
+ * nothing but time, so `local` is the default; a paid model's answer then stands as it would with no
+ * check, unjudged, and the climb from a local answer still plans with what the paid rung is worth.
+ */
+export type ConfidenceCheckMode = 'off' | 'local' | 'all';
+
+/** Every {@link ConfidenceCheckMode}, for a front end that reads one from the user. */
+export const CONFIDENCE_CHECK_MODES: readonly ConfidenceCheckMode[] = ['off', 'local', 'all'];
+
+/** The mode a session runs when it is given none: the question costs nothing where it is asked. */
+export const DEFAULT_CONFIDENCE_CHECK: ConfidenceCheckMode = 'local';
+
 /** How many recent calls a later grade can still reach: as many as the router keeps for settling. */
 export const MAX_GRADABLE_CALLS = 1_000;
 
@@ -28,6 +47,8 @@ export interface LiveConfidenceOptions {
   adapters: () => ReadonlyMap<string, ProviderAdapter>;
   /** What a wrong answer costs, in calls to the dearest rung (the tradeoff's). */
   multiple: () => number;
+  /** Whose answers the question is asked of; `local` when absent ({@link ConfidenceCheckMode}: `off` is no LiveConfidence at all). */
+  ask?: Exclude<ConfidenceCheckMode, 'off'>;
 }
 
 /** One call's confidence check: the verifier the attempts run, the climb the router follows, and the end of the call. */
@@ -68,7 +89,11 @@ export class LiveConfidence {
   forCall(classKey: string, messages: readonly ChatMessage[]): ConfidenceCall {
     let plan: ConfidencePlan | undefined;
     const providers = new Map<string, string>();
+    const local = new Set<string>();
     const read = async (answer: { text: string; model: string }, signal?: AbortSignal): Promise<SelfCheck> => {
+      if ((this.options.ask ?? 'local') === 'local' && !local.has(answer.model)) {
+        return { logprob: null, silentBecause: 'not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)', inputTokens: null, outputTokens: null };
+      }
       const provider = providers.get(answer.model);
       const adapter = provider === undefined ? undefined : this.options.adapters().get(provider);
       if (!adapter?.logprobs) return { logprob: null, silentBecause: `provider ${provider ?? '(unknown)'} gives no log-probabilities`, inputTokens: null, outputTokens: null };
@@ -81,7 +106,10 @@ export class LiveConfidence {
     return {
       verifier: new ConfidenceVerifier({ plan: () => plan, read }),
       climb: (ranking) => {
-        for (const candidate of ranking.candidates) providers.set(candidate.slug, candidate.provider);
+        for (const candidate of ranking.candidates) {
+          providers.set(candidate.slug, candidate.provider);
+          if (candidate.local) local.add(candidate.slug);
+        }
         plan = this.learner.plan(classKey, ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })), this.options.multiple());
         // A plan whose opener has no learned threshold would choose where to open from the prior alone,
         // and the check will not judge that answer: the call opens, and stands, as an unchecked call does.

@@ -36,7 +36,7 @@ import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
-import { LiveConfidence } from '../confidence/liveConfidence';
+import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
@@ -143,10 +143,12 @@ export interface RungSessionOptions {
   /** Stops connecting to the providers (a probe, a catalog fetch). */
   signal?: AbortSignal;
   /**
-   * Judge calls nothing else can judge by the answering model's confidence (default true): a second,
-   * one-token question to providers that give log-probabilities. False leaves such calls unchecked.
+   * Judge calls nothing else can judge by the answering model's confidence: a second, one-token
+   * question to the answering model, on providers that give log-probabilities. `local` (the default)
+   * asks only models on a local provider, where the question costs nothing; `all` asks paid models
+   * too; `off` leaves such calls unchecked. See {@link ConfidenceCheckMode}.
    */
-  confidenceCheck?: boolean;
+  confidenceCheck?: ConfidenceCheckMode;
 }
 
 /** A request no rung can hold: the tokens it needs and the largest context on the panel. */
@@ -297,10 +299,11 @@ export class RungSession implements Session {
       health,
       facts: this.facts,
     });
+    const confidenceCheck = options.confidenceCheck ?? DEFAULT_CONFIDENCE_CHECK;
     this.confidence =
-      options.confidenceCheck === false
+      confidenceCheck === 'off'
         ? undefined
-        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff] });
+        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */

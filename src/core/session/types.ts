@@ -257,6 +257,9 @@ export interface ContextRefusal {
 
 export type { PrunedCandidate, ProviderFailure };
 
+/** Which models the confidence check asks (`off`, `local`, `all`): `RungSessionOptions.confidenceCheck`, here for front ends that offer the choice. */
+export type { ConfidenceCheckMode } from '../confidence/liveConfidence';
+
 /**
  * Why the decision log cannot say what always opening with a model would have done.
  *

@@ -284,6 +284,20 @@ describe('rung chat', () => {
     expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
   });
 
+  it('asks the local model the confidence question by default, none with --confidence-check off, and refuses a mode it does not know', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const chats = (): number => ollama.requests.filter((request) => request.path === '/api/chat').length;
+    await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
+    expect(chats()).toBe(2);
+    const off = new CapturedIo(workspace, io.env);
+    await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'off', '--json', 'Describe Paris'], off);
+    expect(chats()).toBe(3);
+    expect(JSON.parse(off.out)).toMatchObject({ checked: 'unchecked', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    const bad = new CapturedIo(workspace, io.env);
+    expect(await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'paid', 'Describe Paris'], bad)).toBe(EXIT_USAGE);
+    expect(bad.err).toContain('--confidence-check must be off, local, all, not "paid"');
+  });
+
   it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);

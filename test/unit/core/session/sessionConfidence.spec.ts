@@ -6,7 +6,7 @@ import { MIN_CONFIDENCE_GRADED } from '../../../../src/core/confidence/confidenc
 import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { RungSession } from '../../../../src/core/session/session';
-import type { SessionChatResult } from '../../../../src/core/session/types';
+import type { ConfidenceCheckMode, SessionChatResult } from '../../../../src/core/session/types';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
 import { fixture, json, replay, WireServer, type Route, type SeenRequest } from '../../support/wireServer';
@@ -49,6 +49,9 @@ const ollamaYes = () => replay(fixture('ollama/chat-self-check-logprobs.ndjson')
 const ollamaSureYes = () => replay(fixture('ollama/chat-self-check-logprobs.ndjson').replaceAll('-0.014218', '-0.000002'));
 const cloudAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
 const cloudNo = () => replay(fixture('openai/chat-self-check-top-logprobs.sse'), sse);
+/** The question's cost as OpenRouter reports it in the usage (the recording, from OpenAI itself, has none). */
+const QUESTION_USD = 0.0000147;
+const cloudNoPriced = () => replay(fixture('openai/chat-self-check-top-logprobs.sse').replace('"total_tokens":97}', `"total_tokens":97,"cost":${QUESTION_USD}}`), sse);
 
 /** A local Ollama (free) below a keyed OpenRouter stand-in, both on 127.0.0.1, and the panel over them. */
 async function providers(ollamaChat: Route, cloudChat: Route): Promise<{ ollama: WireServer; cloud: WireServer; panel: Panel }> {
@@ -70,12 +73,13 @@ async function providers(ollamaChat: Route, cloudChat: Route): Promise<{ ollama:
   return { ollama, cloud, panel };
 }
 
-async function open(panel: Panel): Promise<RungSession> {
+async function open(panel: Panel, confidenceCheck?: ConfidenceCheckMode): Promise<RungSession> {
   const session = await RungSession.open({
     clock: new FixedClock(),
     keys: async (provider) => (provider === 'openrouter' ? KEY : undefined),
     ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'),
     panel,
+    ...(confidenceCheck ? { confidenceCheck } : {}),
   });
   sessions.push(session);
   return session;
@@ -152,7 +156,7 @@ describe('the confidence check in a session', () => {
     await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
     question = ollamaYes();
     await gradeLocalAnswers(panel, false, 1);
-    const result = await ask(await open(panel));
+    const result = await ask(await open(panel, 'all'));
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
       ['qwen2.5:3b', 'fail'],
       ['openai/gpt-4o-mini', 'unverified'],
@@ -190,6 +194,30 @@ describe('the confidence check in a session', () => {
     expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }]);
   });
 
+  it('asks a paid model nothing by default (local), and asks it with all, adding the question to its cost', async () => {
+    const { cloud, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), chat(cloudAnswer(), cloudNoPriced()));
+    const pinned = (session: RungSession): Promise<SessionChatResult> => session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], pinned: 'openai/gpt-4o-mini' });
+    const local = await pinned(await open(panel));
+    expect(local.attempts.map((attempt) => [attempt.model, attempt.verdict])).toEqual([
+      ['openai/gpt-4o-mini', { kind: 'unverified', reason: 'no confidence from openai/gpt-4o-mini: not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)' }],
+    ]);
+    expect(local.answer).not.toHaveProperty('confidence');
+    expect(cloud.requests.filter(isQuestion)).toHaveLength(0);
+    const all = await pinned(await open(panel, 'all'));
+    expect(all.attempts[0]?.verdict.reason).toContain(`confidence ${formatLogprob(OPENAI_YES)} read, not judged`);
+    expect(all.answer?.confidence).toBe(OPENAI_YES);
+    expect(cloud.requests.filter(isQuestion)).toHaveLength(1);
+    // The same answer, with the question's price on top.
+    expect(all.attempts[0]?.cost).toBeCloseTo((local.attempts[0]?.cost ?? Number.NaN) + QUESTION_USD, 12);
+  });
+
+  it('asks a local model by default, as with all', async () => {
+    const { ollama, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
+    const result = await ask(await open(panel, 'local'));
+    expect(result.answer?.confidence).toBeCloseTo(OLLAMA_YES, 9);
+    expect(ollama.requests.filter(isQuestion)).toHaveLength(1);
+  });
+
   it('does not ask for confidence where another check judges the call, or when the session was opened without the check', async () => {
     const { ollama, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
     const session = await open(panel);
@@ -204,7 +232,7 @@ describe('the confidence check in a session', () => {
     const python = await session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], classKey: 'edit/python' });
     expect(python.attempts[0]?.verdict.reason).toContain('the edit has neither a code block nor a tool call');
     expect(ollama.requests.filter(isQuestion)).toHaveLength(0);
-    const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, ledgerPath: join(dir.path, 'other', 'ledger.sqlite'), panel, confidenceCheck: false });
+    const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, ledgerPath: join(dir.path, 'other', 'ledger.sqlite'), panel, confidenceCheck: 'off' });
     sessions.push(without);
     const result = await ask(without);
     expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no verifier configured' }]);
