@@ -32,7 +32,7 @@ export const REPLAY_COMMAND = {
     world: { type: 'string', value: 'NAME', description: 'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order' },
     panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
     verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect; confidence (thresholds per model and class learned from the grades of the answers paid for); confidence:LOGPROB (one fixed threshold); or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
-    'confidence-multiple': { type: 'string', value: 'M', description: 'with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: 20 for quality, 10 for economy)' },
+    'confidence-multiple': { type: 'string', value: 'M', description: `with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)` },
     'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
     tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
     explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfidenceLearner, OPENING } from '../../../../src/core/confidence/confidenceLearner';
+import { main } from '../../../../src/cli/main';
+import { CONFIDENCE_FAILURE_MULTIPLE, ConfidenceLearner, OPENING } from '../../../../src/core/confidence/confidenceLearner';
 import type { DecisionRow, DecisionSink } from '../../../../src/core/decisions/decision';
 import type { ModelOutcome, OutcomeRow } from '../../../../src/core/replay/outcomes';
 import { runReplay } from '../../../../src/core/replay/replay';
+import { CapturedIo } from '../../support/CapturedIo';
 import { makeOutcomes } from '../../support/outcomesFixture';
 
 const rows = makeOutcomes(40);
@@ -81,5 +83,11 @@ describe('runReplay with the learned confidence check', () => {
     const summary = await runReplay({ rows: silent, models, verifier: { kind: 'learned-confidence', multiple: 10 }, classKey: 'family', seed: 1, sink: { append: (row) => decisions.push(row) } });
     expect(summary.policy.attempts).toBe(rows.length);
     expect(new Set(decisions.map((row) => row.verdict))).toEqual(new Set(['unverified']));
+  });
+
+  it('states in rung replay --help the multiples the learned check uses when --confidence-multiple is absent', async () => {
+    const io = new CapturedIo(process.cwd());
+    expect(await main(['replay', '--help'], io)).toBe(0);
+    expect(io.out.replace(/\s+/g, ' ')).toContain(`(default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)`);
   });
 });
