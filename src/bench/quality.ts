@@ -22,7 +22,7 @@ import { parsePrompts } from '../core/replay/prompts';
 import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { callsToStopOpening, hindsightChainCost, hindsightFront } from './qualityMeasures';
-import { svgPlot, type PlotSeries } from './svgPlot';
+import { BOUND_SERIES, qualityPlotSvg, type QualityFigures } from './qualityPlot';
 import { spendBreakdown, type SpendBreakdown, type VerdictSpend } from './spend';
 import { QUALITY_USAGE, QualityUsageError, readQualityArgs, type QualityPlan } from './qualityArgs';
 import { generateWorld, WORLDS, worldPrompts, type World } from './worlds';
@@ -258,27 +258,24 @@ function writePlots(lines: readonly Line[], dir: string): void {
     { file: 'quality-eleven-models', title: 'eleven-models world, seeds 1–5, perfect check', lines: ['eleven-models'] },
     { file: 'quality-eleven-models-two-way', title: 'eleven-models-two-way world, seeds 1–5, perfect check', lines: ['eleven-models-two-way'] },
   ];
-  const data: Record<string, unknown> = {};
+  const data: Record<string, QualityFigures> = {};
   for (const set of sets) {
     const chosen = set.lines.map((name) => lines.find((line) => line.name === name)).filter((line): line is Line => line !== undefined);
     const first = chosen[0];
     if (!first) continue;
-    const point = (accuracy: number, share: number, label?: string) => ({ x: 100 * share, y: accuracy, ...(label ? { label } : {}) });
+    const point = (accuracy: number, costShare: number) => ({ costShare, accuracy });
     const low = Math.min(...chosen.flatMap((line) => [mean(line.rung.accuracy), mean(line.learner.accuracy)])) - 0.02;
-    const bound = (first.front ?? []).filter((entry) => entry.accuracy >= low).map((entry) => point(entry.accuracy, entry.share));
-    const series: PlotSeries[] = [
-      { name: 'class-level bound (hindsight chains)', points: bound, style: 'line', dashed: true, color: '#7f7f7f' },
-      { name: 'oracle', points: [point(first.oracle.accuracy, first.oracle.share)], style: 'points', color: '#2ca02c' },
-      { name: 'simple learner', points: [point(mean(first.learner.accuracy), mean(first.learner.share))], style: 'points', color: '#ff7f0e' },
-      ...chosen.map((line, index): PlotSeries => ({
-        name: line.name.includes('with prompt text') ? 'Rung, with prompt text' : 'Rung',
-        points: [point(mean(line.rung.accuracy), mean(line.rung.share))],
-        style: 'points',
-        color: index === 0 ? '#1f77b4' : '#9467bd',
-      })),
-    ];
-    writeFileSync(join(dir, `${set.file}.svg`), svgPlot({ title: set.title, xLabel: 'cost, % of the best single model', yLabel: 'accuracy', series, formatX: (x) => `${x.toFixed(0)}%`, formatY: (y) => y.toFixed(3) }));
-    data[set.file] = { title: set.title, series: series.map((entry) => ({ name: entry.name, points: entry.points.map((p) => ({ costShare: p.x / 100, accuracy: p.y })) })) };
+    const figures: QualityFigures = {
+      title: set.title,
+      series: [
+        { name: BOUND_SERIES, points: (first.front ?? []).filter((entry) => entry.accuracy >= low).map((entry) => point(entry.accuracy, entry.share)) },
+        { name: 'oracle', points: [point(first.oracle.accuracy, first.oracle.share)] },
+        { name: 'simple learner', points: [point(mean(first.learner.accuracy), mean(first.learner.share))] },
+        ...chosen.map((line) => ({ name: line.name.includes('with prompt text') ? 'Rung, with prompt text' : 'Rung', points: [point(mean(line.rung.accuracy), mean(line.rung.share))] })),
+      ],
+    };
+    writeFileSync(join(dir, `${set.file}.svg`), qualityPlotSvg(figures));
+    data[set.file] = figures;
   }
   writeFileSync(join(dir, 'quality-plots.json'), `${JSON.stringify(data, null, 1)}\n`);
 }

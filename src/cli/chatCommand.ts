@@ -41,6 +41,8 @@ interface AttemptLine {
   reason: string;
   /** The checks that judged the attempt's answer, in words; empty when none did. */
   checks: string[];
+  /** The model's confidence in the answer (a log-probability), when the confidence check read one. */
+  confidence?: number;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     catalogDir: resolve(io.cwd, '.rung'),
     environment: io.env,
+    confidenceCheck: parsed.confidenceCheck,
     log: (_level, message) => printer.notice(message),
     ...(io.signal ? { signal: io.signal } : {}),
   });
@@ -201,6 +204,7 @@ class ChatPrinter {
       verdict: attempt.verdict.kind,
       reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
       checks: attempt.checks,
+      ...(attempt.confidence !== undefined ? { confidence: attempt.confidence } : {}),
     }));
     const answer = result?.answer;
     if (this.json) {

@@ -10,6 +10,7 @@ import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/comman
 import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
 import { DEFAULT_ATTEMPT_TIMEOUT_SECONDS, MAX_ATTEMPT_TIMEOUT_SECONDS } from '../core/panel';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK, type ConfidenceCheckMode } from '../core/confidence/liveConfidence';
 import { UsageError, type CliIo } from './io';
 import { PANEL_FLAG_DESCRIPTION } from './panelOption';
 import { readPrompt, STDIN_OPERAND } from './prompt';
@@ -40,6 +41,11 @@ export const CHAT_COMMAND = {
       value: 'SECS',
       description: `how long one model may take to stream its whole answer before the attempt is a provider error and the next rung is tried (default: the panel's routing.attemptTimeoutSeconds, else ${DEFAULT_ATTEMPT_TIMEOUT_SECONDS})`,
     },
+    'confidence-check': {
+      type: 'string',
+      value: 'MODE',
+      description: `which models the confidence check asks "is this answer right?", a second one-token call on an answer nothing else can check: local (free models on a local provider), all (paid models too, at their price) or off (default: ${DEFAULT_CONFIDENCE_CHECK})`,
+    },
     ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
     'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
     json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, checks, cost, attempts) on stdout; notices go to stderr' },
@@ -61,6 +67,8 @@ export interface ChatCommandLine {
   verifyEnv: string[];
   /** `--attempt-timeout`, seconds; undefined keeps the panel's (or the default). */
   attemptTimeoutSeconds: number | undefined;
+  /** `--confidence-check`: which models the confidence check asks. */
+  confidenceCheck: ConfidenceCheckMode;
   ledger: string | undefined;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
@@ -89,6 +97,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
   }
   if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
+  const confidenceCheck = parseConfidenceCheck(values['confidence-check']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
   return {
     panel: values.panel,
@@ -98,6 +107,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     verifyTimeoutMs,
     verifyEnv,
     attemptTimeoutSeconds,
+    confidenceCheck,
     ledger: values.ledger,
     shareDecisions: values['share-decisions'],
     json: values.json,
@@ -120,6 +130,14 @@ export function parseAttemptTimeout(text: string | undefined): number | undefine
     throw new UsageError(`--attempt-timeout must be a number of seconds above 0 and at most ${MAX_ATTEMPT_TIMEOUT_SECONDS}, not "${text}"`);
   }
   return seconds;
+}
+
+/** Reads `--confidence-check off|local|all`; absent, {@link DEFAULT_CONFIDENCE_CHECK}. */
+export function parseConfidenceCheck(text: string | undefined): ConfidenceCheckMode {
+  if (text === undefined) return DEFAULT_CONFIDENCE_CHECK;
+  const mode = CONFIDENCE_CHECK_MODES.find((each) => each === text);
+  if (!mode) throw new UsageError(`--confidence-check must be ${CONFIDENCE_CHECK_MODES.join(', ')}, not "${text}"`);
+  return mode;
 }
 
 /** The stderr line while a check runs long: `still checking \`npm test\` after 10 s (gives up at 120 s)`. */

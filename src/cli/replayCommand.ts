@@ -14,7 +14,8 @@ import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/o
 import { generateWorld, WORLDS } from '../bench/worlds';
 import { parsePrompts } from '../core/replay/prompts';
 import type { PromptText } from '../core/signal/promptFeatures';
-import { DEFAULT_CONFIDENCE_THRESHOLD, runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { CONFIDENCE_FAILURE_MULTIPLE } from '../core/confidence/confidenceLearner';
+import { runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
 import type { Ledger } from '../core/ledger/ledger';
@@ -30,7 +31,8 @@ export const REPLAY_COMMAND = {
   flags: {
     world: { type: 'string', value: 'NAME', description: 'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order' },
     panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
-    verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect, confidence[:LOGPROB], or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
+    verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect; confidence (thresholds per model and class learned from the grades of the answers paid for); confidence:LOGPROB (one fixed threshold); or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
+    'confidence-multiple': { type: 'string', value: 'M', description: `with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)` },
     'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
     tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
     explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },
@@ -75,11 +77,13 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   const panel = values.panel ? readPanelFile(values.panel, io) : undefined;
   const ungraded = panel ? ungradedPanelModels(panel, models) : [];
   if (values.panel && ungraded.length) throw new PanelError(values.panel, ungraded);
-  const verifier = parseVerifier(values.verifier);
   const classKey = values['class-key'];
   if (classKey !== 'family' && classKey !== 'subfamily') throw new UsageError(`--class-key must be family or subfamily, not "${classKey}"`);
   const tradeoff = values.tradeoff;
   if (tradeoff !== undefined && tradeoff !== 'quality' && tradeoff !== 'economy') throw new UsageError(`--tradeoff must be quality or economy, not "${tradeoff}"`);
+  const multiple = values['confidence-multiple'] === undefined ? undefined : parsePositive(values['confidence-multiple'], '--confidence-multiple');
+  const verifier = parseVerifier(values.verifier, (tradeoff as Tradeoff | undefined) ?? panel?.routing.tradeoff ?? 'quality', multiple);
+  if (multiple !== undefined && verifier.kind !== 'learned-confidence') throw new UsageError('--confidence-multiple goes with --verifier confidence (the learned check)');
   const explore = values.explore === undefined ? undefined : parseRate(values.explore, '--explore');
   const exploreMeasured = values['explore-measured'] === undefined ? undefined : parseRate(values['explore-measured'], '--explore-measured');
   const policy = values.policy === undefined ? undefined : parsePolicy(values.policy);
@@ -186,9 +190,9 @@ function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
   return openLedger;
 }
 
-export function parseVerifier(text: string): ReplayVerifier {
+export function parseVerifier(text: string, tradeoff: Tradeoff = 'quality', confidenceMultiple?: number): ReplayVerifier {
   if (text === 'perfect') return { kind: 'perfect' };
-  if (text === 'confidence') return { kind: 'confidence', threshold: DEFAULT_CONFIDENCE_THRESHOLD };
+  if (text === 'confidence') return { kind: 'learned-confidence', multiple: confidenceMultiple ?? CONFIDENCE_FAILURE_MULTIPLE[tradeoff] };
   const confidence = /^confidence:(-?\d+(?:\.\d+)?)$/.exec(text);
   if (confidence) return { kind: 'confidence', threshold: Number(confidence[1]) };
   const noisy = /^noisy:([\d.]+),([\d.]+)$/.exec(text);
@@ -197,7 +201,13 @@ export function parseVerifier(text: string): ReplayVerifier {
     const falseFail = parseRate(noisy[2] as string, 'noisy false-fail rate');
     return { kind: 'noisy', falsePass, falseFail };
   }
-  throw new UsageError(`--verifier must be perfect, confidence[:LOGPROB] or noisy:FP,FF (rates 0–1), not "${text}"`);
+  throw new UsageError(`--verifier must be perfect, confidence, confidence:LOGPROB or noisy:FP,FF (rates 0–1), not "${text}"`);
+}
+
+function parsePositive(text: string, name: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${name} must be a number above 0, not "${text}"`);
+  return value;
 }
 
 function parseRate(text: string, name: string): number {

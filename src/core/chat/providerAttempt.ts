@@ -116,10 +116,15 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     }
     // The provider's own figure, then the price the user wrote into the panel, then the catalog's list
     // price: a panel price is an override, and an override the recorded cost ignored would be none.
-    const cost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
+    const answerCost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
+    // A check that asked a model of its own (the confidence question) spent money on this attempt too.
+    const checkSpent = 'spent' in check ? check.spent : undefined;
+    const checkCost = checkSpent ? (checkSpent.cost ?? panelCost(candidate, checkSpent.inputTokens, checkSpent.outputTokens) ?? checkSpent.catalogCost) : 0;
+    const cost = answerCost === undefined ? undefined : answerCost + (spendFigure(checkCost) ?? 0);
     const outcome: AttemptOutcome<ChatAnswer> = {
       verdict: check.verdict,
       verdictReason: check.reason,
+      ...('confidence' in check && check.confidence !== undefined ? { confidence: check.confidence } : {}),
       resolvedModel: answer.resolvedModel,
       latencyMs,
       value: answer,

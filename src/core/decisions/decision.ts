@@ -91,6 +91,13 @@ const decisionRowShape = {
    * calls and on rows from before the field; a value this Rung does not know is kept as it is.
    */
   source: z.string().optional(),
+  /**
+   * The answering model's confidence in this attempt's answer, a log-probability that it is right, when
+   * the confidence check read one; absent otherwise and on rows from before the field. The learner's
+   * thresholds are learned from these and the grades given later, so the log shows what each verdict
+   * was weighed on.
+   */
+  confidence: z.number().optional(),
   /** For `source: "replay"`: the policy the replay ran (`open=qwen3:14b`); absent when it ran Rung's own. */
   policy: z.string().optional(),
   /**

@@ -66,6 +66,13 @@ export interface Ledger {
   flush(): Promise<void>;
   close(): Promise<void>;
   /**
+   * The confidence check's learned counts (src/core/confidence), to start its learner from; absent from
+   * a ledger that keeps none (a team's), whose windows then learn them afresh each time.
+   */
+  confidenceCounts?(): [string, { n: number; ok: number }][];
+  /** Adds increments to the confidence check's counts; they land with the next flush, as observations do. */
+  countConfidence?(increments: readonly { key: string; n: number; ok: number }[]): void;
+  /**
    * Takes a copy of a decision row for a store beyond the workspace; queued, never waits on a server.
    *
    * @remarks

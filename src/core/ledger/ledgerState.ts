@@ -63,7 +63,9 @@ export type LedgerOp =
   | { kind: 'caps'; classKey: string; caps: ProfileCaps | null }
   | { kind: 'reset'; classKey: string | null; at: number }
   | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number }
-  | { kind: 'signal'; update: SignalUpdate };
+  | { kind: 'signal'; update: SignalUpdate }
+  /** Increments to the confidence check's counts: sums, so two windows' increments add whatever the order. */
+  | { kind: 'confidence'; increments: { key: string; n: number; ok: number }[] };
 
 /** Whether a class key belongs to `classKey` as given to reset or a filter: the key itself or one of its shapes. */
 export function matchesClass(key: string, classKey: string): boolean {
@@ -105,7 +107,7 @@ function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
 
-type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged';
+type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged' | 'confidence';
 
 /** The maps each operation changes: what {@link LedgerState.applied} must copy before applying it. */
 const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
@@ -114,10 +116,11 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   'spawn-start': ['spawns'],
   'spawn-end': ['spawns'],
   caps: ['caps'],
-  reset: ['ratings', 'merged'],
+  reset: ['ratings', 'merged', 'confidence'],
   merge: ['ratings', 'merged', 'aliases'],
   // The signal is replaced whole by each step (applySignalUpdate copies), so there is no map to copy.
   signal: [],
+  confidence: ['confidence'],
 };
 
 export class LedgerState {
@@ -130,6 +133,8 @@ export class LedgerState {
   merged = new Map<string, MergedCount>();
   /** What the per-prompt signal has learned; undefined until its first step. Replaced, never changed. */
   signal: PromptSignalState | undefined;
+  /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
+  confidence = new Map<string, { n: number; ok: number }>();
   private measured: Set<string> | undefined;
 
   constructor(ledgerId: string) {
@@ -138,7 +143,7 @@ export class LedgerState {
 
   /** A copy that can be changed in place without touching this state. */
   clone(): LedgerState {
-    return this.applied([], ['ratings', 'aliases', 'spawns', 'caps', 'merged']);
+    return this.applied([], ['ratings', 'aliases', 'spawns', 'caps', 'merged', 'confidence']);
   }
 
   /**
@@ -159,6 +164,7 @@ export class LedgerState {
     next.caps = this.caps;
     next.merged = this.merged;
     next.signal = this.signal;
+    next.confidence = this.confidence;
     next.measured = this.measured;
     const copied = new Set<Table>();
     const own = (table: Table): void => {
@@ -179,6 +185,9 @@ export class LedgerState {
           return;
         case 'merged':
           next.merged = new Map(next.merged);
+          return;
+        case 'confidence':
+          next.confidence = new Map(next.confidence);
           return;
       }
     };
@@ -246,6 +255,14 @@ export class LedgerState {
         for (const [key, entry] of this.ratings) if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
         for (const [key, count] of this.merged) if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
         this.signal = op.classKey === null ? undefined : forgetSignalClass(this.signal, op.classKey);
+        // The confidence counts' keys carry their class third (`v1␀grade␀chat␀model␀bin`).
+        for (const key of this.confidence.keys()) if (op.classKey === null || matchesClass(key.split('\u0000')[2] ?? '', op.classKey)) this.confidence.delete(key);
+        return;
+      case 'confidence':
+        for (const increment of op.increments) {
+          const count = this.confidence.get(increment.key) ?? { n: 0, ok: 0 };
+          this.confidence.set(increment.key, { n: count.n + increment.n, ok: count.ok + increment.ok });
+        }
         return;
       case 'merge':
         this.applyMerge(op);
@@ -343,6 +360,7 @@ export class LedgerState {
     forEachRow(db, 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider FROM profile_caps', (row) => {
       state.caps.set(String(row[0]), { maxConsecutivePerProvider: nullableNumber(row[1]), maxTotalPerProvider: nullableNumber(row[2]) });
     });
+    forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) => state.confidence.set(String(row[0]), { n: Number(row[1]), ok: Number(row[2]) }));
     forEachRow(db, 'SELECT source_id, model, class_key, graded, ok, merged_at FROM merged_sources', (row) => {
       const count: MergedCount = { sourceId: String(row[0]), model: String(row[1]), classKey: String(row[2]), graded: Number(row[3]), ok: Number(row[4]), mergedAt: Number(row[5]) };
       state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
@@ -355,7 +373,7 @@ export class LedgerState {
   write(db: Database): void {
     db.run('BEGIN');
     try {
-      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes']) db.run(`DELETE FROM ${table}`);
+      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes', 'confidence_counts']) db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
         'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -380,6 +398,7 @@ export class LedgerState {
       insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));
       insertAll(db, 'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)', [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]));
       if (this.signal) writeSignalTables(db, this.signal);
+      insertAll(db, 'INSERT INTO confidence_counts VALUES (?, ?, ?)', [...this.confidence].map(([key, count]) => [key, count.n, count.ok]));
       db.run('COMMIT');
     } catch (error) {
       db.run('ROLLBACK');

@@ -29,6 +29,14 @@ export class MemoryLedger implements Ledger {
     this.state = this.state.applied([{ kind: 'signal', update }]);
   }
 
+  confidenceCounts(): [string, { n: number; ok: number }][] {
+    return [...this.state.confidence].map(([key, count]) => [key, { ...count }]);
+  }
+
+  countConfidence(increments: readonly { key: string; n: number; ok: number }[]): void {
+    if (increments.length) this.state = this.state.applied([{ kind: 'confidence', increments: [...increments] }]);
+  }
+
   alias(slug: string, resolved: string): void {
     if (slug !== resolved) this.state = this.state.applied([{ kind: 'alias', slug, resolved }]);
   }

@@ -18,6 +18,8 @@
  * - v5: each rating's information and the prior it followed.
  * - v6: the per-prompt signal: its weights, and each class's record of what it earned there.
  * - v7: what each model's attempts at a class really cost, against their list price.
+ * - v8: the confidence check's counts (what each model's stated confidence turned out to be worth), so
+ *   the thresholds it learned outlive the window.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -134,6 +136,16 @@ export const MIGRATIONS: readonly Migration[] = [
       db.run(`ALTER TABLE ratings ADD COLUMN cost_observed REAL NOT NULL DEFAULT 0`);
       db.run(`ALTER TABLE ratings ADD COLUMN cost_listed REAL NOT NULL DEFAULT 0`);
       db.run(`ALTER TABLE ratings ADD COLUMN cost_attempts INTEGER NOT NULL DEFAULT 0`);
+    },
+  },
+  {
+    to: 8,
+    summary: "the confidence check's learned counts",
+    apply(db) {
+      // One row a count the confidence learner keeps (src/core/confidence): its key names the kind, the
+      // class, the model and the bin; n observations, ok of them right. A file from before v8 learned
+      // none, which is where every window of those versions started from.
+      db.run(`CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL, ok REAL NOT NULL)`);
     },
   },
 ];

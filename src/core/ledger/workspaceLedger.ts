@@ -237,6 +237,15 @@ export class WorkspaceLedger implements Ledger {
     this.enqueue([{ kind: 'signal', update }]);
   }
 
+  confidenceCounts(): [string, { n: number; ok: number }][] {
+    return [...this.state.confidence].map(([key, count]) => [key, { ...count }]);
+  }
+
+  countConfidence(increments: readonly { key: string; n: number; ok: number }[]): void {
+    if (increments.length === 0) return;
+    this.enqueue([{ kind: 'confidence', increments: increments.map((increment) => ({ ...increment })) }]);
+  }
+
   alias(slug: string, resolved: string): void {
     if (slug === resolved || this.state.aliases.get(slug) === resolved) return;
     this.enqueue([{ kind: 'alias', slug, resolved }]);

@@ -23,6 +23,7 @@ import {
   type ModelFacts,
   type ProviderAdapter,
   type StreamPart,
+  type TokenLogprob,
   type ToolSpec,
 } from './provider';
 import {
@@ -84,6 +85,24 @@ const chunkSchema = z.looseObject({
   error: z.string().optional(),
 });
 
+/**
+ * A chunk's `logprobs`: the tokens it added, with their log-probabilities (Ollama 0.12.11 and later,
+ * when the request asked with `logprobs`; `api.Logprob` in its api/types.go).
+ *
+ * @remarks
+ * Read apart from the chunk and only to add to the finish, as the OpenAI-compatible adapter does: an
+ * older server sends none, and malformed ones cost the answer nothing.
+ */
+const logprobsSchema = z.looseObject({
+  logprobs: z.array(
+    z.looseObject({
+      token: z.string(),
+      logprob: z.number(),
+      top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional(),
+    }),
+  ),
+});
+
 /** What one probe found: whether the server answered, why not, and the models it holds. */
 export interface OllamaProbe {
   ok: boolean;
@@ -110,6 +129,7 @@ export interface OllamaAdapterOptions {
 
 export class OllamaAdapter implements ProviderAdapter {
   readonly name: string;
+  readonly logprobs = true;
   private readonly baseUrl: string;
   private readonly clock: Clock;
   private readonly fetch: FetchLike;
@@ -158,6 +178,11 @@ export class OllamaAdapter implements ProviderAdapter {
     if (tools.length) body.tools = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters } }));
     if (think !== undefined) body.think = think;
     if (options.json) body.format = 'json';
+    if (options.logprobs !== undefined) {
+      body.logprobs = true;
+      // Ollama takes 0–20 alternatives; 0 is the chosen token's alone.
+      if (options.logprobs > 0) body.top_logprobs = Math.min(20, Math.floor(options.logprobs));
+    }
     const modelOptions: Record<string, number> = {};
     if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
     if (options.maxOutputTokens !== undefined) modelOptions.num_predict = options.maxOutputTokens;
@@ -186,6 +211,7 @@ export class OllamaAdapter implements ProviderAdapter {
     let sawToolCall = false;
     let toolIndex = 0;
     let sawChunk = false;
+    const logprobs: TokenLogprob[] = [];
     // Set when the first line is not a chat chunk: the lines after it are only read to quote the body.
     let foreignHead: string | undefined;
     for await (const line of lines) {
@@ -205,6 +231,7 @@ export class OllamaAdapter implements ProviderAdapter {
       const chunk = parseChunk(line, lineNumber, this.name);
       if (chunk.error !== undefined) throw new ProviderError(`${this.name}: the server reported an error mid-stream: ${chunk.error}`, { provider: this.name });
       if (chunk.model) resolved = chunk.model;
+      readLogprobs(chunk, logprobs);
       const message = chunk.message;
       if (message?.thinking) yield { type: 'reasoning-delta', text: message.thinking };
       if (message?.content) yield { type: 'text-delta', text: message.content };
@@ -224,6 +251,7 @@ export class OllamaAdapter implements ProviderAdapter {
           // A local model costs nothing per token (SPEC §7: local models cost 0).
           cost: 0,
           ...(digest ? { digest } : {}),
+          ...(logprobs.length ? { logprobs } : {}),
         };
         return;
       }
@@ -382,6 +410,16 @@ function parseChunk(line: string, lineNumber: number, provider: string): z.infer
   const parsed = chunkSchema.safeParse(json);
   if (!parsed.success || !isRecord(json)) throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: unexpected shape`, { provider });
   return parsed.data;
+}
+
+/** Adds a chunk's tokens to `into`, if its `logprobs` read as log-probabilities. */
+function readLogprobs(chunk: unknown, into: TokenLogprob[]): void {
+  const parsed = logprobsSchema.safeParse(chunk);
+  if (!parsed.success) return;
+  for (const entry of parsed.data.logprobs) {
+    const top = entry.top_logprobs?.map((alternative) => ({ token: alternative.token, logprob: alternative.logprob }));
+    into.push({ token: entry.token, logprob: entry.logprob, ...(top?.length ? { top } : {}) });
+  }
 }
 
 function finishReason(reason: string | undefined, sawToolCall: boolean): FinishReason {

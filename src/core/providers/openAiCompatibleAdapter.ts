@@ -22,6 +22,7 @@ import {
   type FinishReason,
   type ProviderAdapter,
   type StreamPart,
+  type TokenLogprob,
   type ToolCall,
   type ToolSpec,
 } from './provider';
@@ -95,6 +96,38 @@ const chunkSchema = z.looseObject({
 
 type Chunk = z.infer<typeof chunkSchema>;
 
+/**
+ * A chunk's `choices[].logprobs.content`: the tokens this chunk added, with their log-probabilities.
+ *
+ * @remarks
+ * Read apart from the chunk, and only ever to add to what the finish reports: a server whose log-
+ * probabilities are malformed (a null logprob, a top list of another shape) still answered, and the
+ * answer stands without them. The refusal's tokens (`logprobs.refusal`) are not the answer's and are
+ * not read.
+ */
+const logprobsSchema = z.looseObject({
+  choices: z.array(
+    z.looseObject({
+      index: z.number().optional(),
+      logprobs: z
+        .looseObject({
+          content: z
+            .array(
+              z.looseObject({
+                token: z.string(),
+                logprob: z.number(),
+                top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional(),
+              }),
+            )
+            .nullable()
+            .optional(),
+        })
+        .nullable()
+        .optional(),
+    }),
+  ),
+});
+
 export interface OpenAiCompatibleAdapterOptions {
   /** The provider's name in the panel (`openrouter`, `openai`, …). */
   name: string;
@@ -122,6 +155,7 @@ export interface OpenAiCompatibleAdapterOptions {
 
 export class OpenAiCompatibleAdapter implements ProviderAdapter {
   readonly name: string;
+  readonly logprobs = true;
   private readonly options: OpenAiCompatibleAdapterOptions;
   private readonly fetch: FetchLike;
 
@@ -171,6 +205,11 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxOutputTokens !== undefined) body.max_tokens = options.maxOutputTokens;
     if (options.json) body.response_format = { type: 'json_object' };
+    if (options.logprobs !== undefined) {
+      body.logprobs = true;
+      // OpenAI refuses `top_logprobs` without `logprobs`, and 0 alternatives is the same as none asked.
+      if (options.logprobs > 0) body.top_logprobs = Math.min(20, Math.floor(options.logprobs));
+    }
     const reasoning = this.options.reasoningParameter ?? /(^|\.)openrouter\.ai$/.test(hostOf(this.options.baseUrl));
     if (think !== undefined && reasoning) body.reasoning = { enabled: think };
     else if (think) yield { type: 'warning', message: `${this.name}: think is not supported by this endpoint; ignored` };
@@ -235,6 +274,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       ...(usage.cost !== undefined ? { cost: usage.cost } : {}),
       ...(catalogCost !== undefined ? { catalogCost } : {}),
       ...(state.refusal ? { refusal: state.refusal } : {}),
+      ...(state.logprobs.length ? { logprobs: state.logprobs } : {}),
     };
   }
 
@@ -252,6 +292,7 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     const parsed = chunkSchema.safeParse(json);
     if (!parsed.success) throw new ProviderError(`${this.name}: malformed line ${line} in the stream: unexpected shape`, { provider: this.name });
     yield* state.read(parsed.data, scrub);
+    state.readLogprobs(json);
   }
 
   /**
@@ -297,6 +338,8 @@ class StreamState {
   usage: { inputTokens: number | null; outputTokens: number | null; cost?: number } = { inputTokens: null, outputTokens: null };
   /** The model's refusal so far (`delta.refusal`). */
   refusal = '';
+  /** The answer's tokens with their log-probabilities so far, when the server sends them. */
+  readonly logprobs: TokenLogprob[] = [];
   /** In the order the model opened them. */
   private readonly calls: OpenCall[] = [];
   /**
@@ -354,6 +397,17 @@ class StreamState {
       // Gemini's OpenAI-compatible endpoint finishes a streamed tool call with `stop`; the calls say what it was.
       this.finishReason = choice.finish_reason === 'stop' && this.calls.length ? 'tool-calls' : finishReason(choice.finish_reason);
       yield* this.flushToolCalls();
+    }
+  }
+
+  /** Adds the first choice's content tokens of one chunk, if it carries any that read as log-probabilities. */
+  readLogprobs(json: unknown): void {
+    const parsed = logprobsSchema.safeParse(json);
+    if (!parsed.success) return;
+    const choice = parsed.data.choices.find((candidate) => (candidate.index ?? 0) === 0);
+    for (const entry of choice?.logprobs?.content ?? []) {
+      const top = entry.top_logprobs?.map((alternative) => ({ token: alternative.token, logprob: alternative.logprob }));
+      this.logprobs.push({ token: entry.token, logprob: entry.logprob, ...(top?.length ? { top } : {}) });
     }
   }
 

@@ -31,6 +31,20 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * One output token's log-probability, and the likeliest tokens at its position when they were asked for.
+ *
+ * @remarks
+ * The confidence check reads these: a model's own probability for its answer (or for "Y" when asked
+ * whether its answer is right) is the signal the recorded cascades were measured with.
+ */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  /** The likeliest tokens at this position, the chosen one usually among them; absent when none were asked for. */
+  top?: { token: string; logprob: number }[];
+}
+
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other';
 
 export interface Usage {
@@ -69,6 +83,11 @@ export type StreamPart =
        * which the cascade must grade as a failure and climb from.
        */
       refusal?: string;
+      /**
+       * The answer's tokens with their log-probabilities, in order, when the call asked for them
+       * ({@link ChatOptions.logprobs}) and the server gave them; absent from a server that gives none.
+       */
+      logprobs?: TokenLogprob[];
     }
   /** An option the provider could not honour (say `think` on a server without reasoning): reported, not fatal. */
   | { type: 'warning'; message: string }
@@ -80,10 +99,21 @@ export interface ChatOptions {
   maxOutputTokens?: number;
   /** Ask for a JSON answer where the provider supports it. */
   json?: boolean;
+  /**
+   * Ask for the answer's token log-probabilities, with this many likeliest alternatives per token (0:
+   * the chosen token's alone). Servers that do not support them answer without; nothing fails for it.
+   */
+  logprobs?: number;
 }
 
 export interface ProviderAdapter {
   readonly name: string;
+  /**
+   * Whether the provider can answer with token log-probabilities ({@link ChatOptions.logprobs}): the
+   * confidence check asks its question only of such a provider. A server that can but does not (an old
+   * Ollama) answers without them, and the check stays silent.
+   */
+  readonly logprobs?: boolean;
   /** Whether the provider can take calls now; cheap and cached, never throws. */
   available(signal?: AbortSignal): Promise<boolean>;
   /**

@@ -21,7 +21,9 @@ import type { CallPricer } from '../routing/pricing';
 import type { PromptText } from '../signal/promptFeatures';
 import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
-import type { AttemptOutcome, Candidate } from '../routing/types';
+import type { AttemptOutcome, AttemptRecord, Candidate, Ranking } from '../routing/types';
+import { confidenceClimb, judgeConfidence } from '../confidence/confidenceClimb';
+import { ConfidenceLearner, type ConfidencePlan } from '../confidence/confidenceLearner';
 import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 import { PolicySpecError, type RoutingPolicy } from '../evaluation/policy';
@@ -29,6 +31,12 @@ import { PolicySpecError, type RoutingPolicy } from '../evaluation/policy';
 export type ReplayVerifier =
   | { kind: 'perfect' }
   | { kind: 'confidence'; threshold: number }
+  /**
+   * The confidence check that ships: thresholds per model and class learned during the run from the
+   * grades of the answers it paid for, and the climb planned from them (src/core/confidence).
+   * `multiple` prices a wrong answer in calls to the dearest rung.
+   */
+  | { kind: 'learned-confidence'; multiple: number }
   | { kind: 'noisy'; falsePass: number; falseFail: number };
 
 /**
@@ -88,6 +96,11 @@ export interface ReplayOptions {
    * ids alone would make a second run's rows the truth about the first run's calls.
    */
   runId?: string;
+  /**
+   * With the learned confidence check: start from (and leave what was learned in) this learner; a
+   * fresh one when absent.
+   */
+  confidenceLearner?: ConfidenceLearner;
   /** Start from (and leave what was learned in) this ledger; a fresh in-memory one when absent. */
   ledger?: Ledger;
   /**
@@ -179,6 +192,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   let unroutable = 0;
   const wall = options.wallClock ?? systemClock;
   let savedAt = wall.now();
+  const learned = options.verifier.kind === 'learned-confidence' ? { learner: options.confidenceLearner ?? new ConfidenceLearner(), multiple: options.verifier.multiple } : undefined;
   for (const row of order) {
     if (wall.now() - savedAt >= REPLAY_SAVE_INTERVAL_MS) {
       await saveProgress(ledger, options.sink);
@@ -188,12 +202,34 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
     const started = options.timing?.now();
     let result;
+    let plan: ConfidencePlan | undefined;
+    const climb = learned
+      ? (ranking: Ranking) => {
+          plan = learned.learner.plan(classKey, ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })), learned.multiple);
+          return confidenceClimb(plan, ranking);
+        }
+      : undefined;
     try {
       result = await router.route(
-        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...promptOf(options.prompts, row.id), ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}) },
+        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...promptOf(options.prompts, row.id), ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}), ...(climb ? { climb } : {}) },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
-          // The one place a grade is read: the model the router chose, at the moment it chose it.
           const outcome = row.m[candidate.slug] as ModelOutcome;
+          const confidence = outcome.conf ?? undefined;
+          if (plan) {
+            // The learned check reads the answer's confidence, never its grade: a row without one is unverified.
+            const check = confidence === undefined ? undefined : judgeConfidence(plan, candidate.slug, confidence);
+            return {
+              verdict: check?.verdict ?? 'unverified',
+              verdictReason: check?.reason ?? 'no confidence recorded',
+              ...(confidence !== undefined ? { confidence } : {}),
+              cost: attemptCost(candidate.spec, outcome),
+              inputTokens: outcome.ti,
+              outputTokens: outcome.to,
+              latencyMs: outcome.lat_ms,
+              value: outcome,
+            };
+          }
+          // The one place a grade is read: the model the router chose, at the moment it chose it.
           return {
             verdict: verdictFor(outcome, options.verifier, noise) ? 'pass' : 'fail',
             cost: attemptCost(candidate.spec, outcome),
@@ -211,6 +247,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
       continue;
     }
     if (started !== undefined) options.timing?.record((options.timing.now() - started), result.attempts.length);
+    if (learned && plan) learnConfidence(learned.learner, classKey, plan, result.attempts);
     attempts += result.attempts.length;
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
     const last = result.attempts[result.attempts.length - 1];
@@ -229,6 +266,23 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
+}
+
+/**
+ * Teaches the confidence learner one call, after it ended: the confidences read, in the order tried,
+ * and the grade of every answer the call paid for — as a test or the user would grade them later.
+ *
+ * @remarks
+ * Only attempts the router made are read, so no model's grade on a prompt it was not asked ever reaches
+ * the learner; and only after the call, so no grade steered the call it belongs to.
+ */
+function learnConfidence(learner: ConfidenceLearner, classKey: string, plan: ConfidencePlan, attempts: readonly AttemptRecord<ModelOutcome>[]): void {
+  const answers = plan.answers();
+  learner.observeReads(classKey, answers);
+  for (const answer of answers) {
+    const attempt = attempts.find((each) => each.model === answer.model);
+    if (attempt?.value) learner.observeGrade(classKey, answer.model, answer.logprob, attempt.value.c === 1, answer.incoming);
+  }
 }
 
 /**
@@ -350,6 +404,10 @@ function verdictFor(outcome: ModelOutcome, verifier: ReplayVerifier, noise: Rand
       return outcome.c === 1;
     case 'confidence':
       return (outcome.conf ?? Number.NEGATIVE_INFINITY) >= verifier.threshold;
+    case 'learned-confidence':
+      // The baselines (price-order cascade, simple learner) have no plan to learn into: they keep the
+      // fixed default threshold, which BENCHMARKS.md says beside their figures.
+      return (outcome.conf ?? Number.NEGATIVE_INFINITY) >= DEFAULT_CONFIDENCE_THRESHOLD;
     case 'noisy': {
       const draw = noise();
       if (outcome.c === 1) return draw >= verifier.falseFail;

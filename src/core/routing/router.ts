@@ -26,7 +26,7 @@ import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing, type Standing } from './standing';
-import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, Ranking, RouteObserver, RouteRequest, RouteResult } from './types';
+import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, ClimbStrategy, Ranking, RouteObserver, RouteRequest, RouteResult } from './types';
 
 export interface RouterOptions {
   panel: Panel;
@@ -148,11 +148,12 @@ export class Router {
     const prompt = this.readSignal(request, snapshot);
     const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
     const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined, guess);
+    const strategy = request.climb?.(ranking);
     const climb = new Climb<T>(
       request,
       ranking,
       plan,
-      this.chooseOpener(ranking.candidates, request, plan),
+      strategy && request.pinned === undefined ? { index: strategy.opener, explore: false, propensity: 1 } : this.chooseOpener(ranking.candidates, request, plan),
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
       prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates) : undefined,
@@ -165,7 +166,7 @@ export class Router {
     while (next !== null) {
       const { record, candidate, resolved }: Attempted<T> = await this.attemptRung(climb, next, attempt, signal, observer);
       climb.grade(record, candidate, resolved);
-      next = this.nextRung(climb, record);
+      next = strategy ? this.strategyRung(climb, record, strategy) : this.nextRung(climb, record);
       this.sink.append(this.row({ request, ranking, record, before: climb.attempts, resolved, candidate, pruned: climb.pruned() }));
       climb.add(record);
     }
@@ -276,6 +277,18 @@ export class Router {
       climb.skipUntried(why);
     }
     return step.next;
+  }
+
+  /** The rung after `record` by the call's own strategy, where it has one; the planner's otherwise. */
+  private strategyRung<T>(climb: Climb<T>, record: AttemptRecord<T>, strategy: ClimbStrategy): number | null {
+    const goesOn = record.verdict === 'provider-error' || (record.verdict === 'fail' && cascades(climb.request.classKey));
+    if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
+    const step = strategy.next(record, climb.tried);
+    // A strategy that names a rung already tried, or none of the ranking's, gets the planner's choice.
+    const invalid = step !== undefined && step.index !== null && (climb.tried.includes(step.index) || climb.ranking.candidates[step.index] === undefined);
+    if (step === undefined || invalid) return this.nextRung(climb, record);
+    if (step.index === null) climb.skipUntried(`skipped: ${step.reason}`);
+    return step.index;
   }
 
   /** Keeps what a late verdict on the call's last attempt needs: its row and the ratings it was graded against. */
@@ -455,6 +468,7 @@ export class Router {
       // The logged entry only: a ranking's `cause` repeats its reason.
       pruned: input.pruned.map(({ model, reason }) => ({ model, reason })),
       final: false,
+      ...(record.confidence !== undefined && Number.isFinite(record.confidence) ? { confidence: record.confidence } : {}),
     };
   }
 

@@ -47,6 +47,27 @@ export interface RouteRequest {
    * logged. Absent, the call is planned from its class alone, as it always was.
    */
   prompt?: PromptText;
+  /**
+   * Plans this call's climb in place of the router's planner, once the ranking is known; undefined
+   * leaves it to the planner.
+   *
+   * @remarks
+   * The planner prices a failed check as a wrong answer, which is right for a schema or a test and
+   * wrong for a check whose verdict depends on what climbing would buy: the confidence check accepts
+   * an answer the strategy's own plan judges worth more than the climb from it.
+   */
+  climb?: (ranking: Ranking) => ClimbStrategy | undefined;
+}
+
+/** A climb planned for one call outside the router (see {@link RouteRequest.climb}). */
+export interface ClimbStrategy {
+  /** The rung to open with: an index into the ranking's candidates. A pinned model opens anyway. */
+  opener: number;
+  /**
+   * The rung after an attempt that did not end the call (a failed check, a provider error): an index
+   * into the candidates, or null to stop with `reason`; undefined hands this step to the planner.
+   */
+  next(record: AttemptRecord, tried: readonly number[]): { index: number | null; reason: string } | undefined;
 }
 
 /** Capability ladder tier: T0 deterministic, T1 small local, T2 mid local, T3 large local, T4 cloud. */
@@ -108,6 +129,11 @@ export interface AttemptOutcome<T = unknown> {
   /** USD. */
   cost?: number;
   latencyMs?: number;
+  /**
+   * The answer's confidence as the model stated it, a log-probability that the answer is right, when
+   * one was read (the confidence check); a climb strategy plans from it.
+   */
+  confidence?: number;
   /** Whatever the caller wants back (the answer text, a replay's grade). */
   value?: T;
 }

@@ -65,6 +65,8 @@ export interface CallVerification {
    * different model. Such calls are still checked, graded and climbed.
    */
   verifiable: boolean;
+  /** No check applies to the call at all: neither the caller's, nor its class's, nor one its request implies. */
+  unchecked: boolean;
   /** What the request implied, with why. */
   inferred: InferredChecks;
 }
@@ -113,6 +115,7 @@ export function callVerification(
   return {
     verifier: new AllVerifiers({ verifiers: planned.map((entry) => entry.verifier) }),
     verifiable: !acted && planned.some((entry) => entry.judges),
+    unchecked: planned.length === 0,
     inferred,
   };
 }
@@ -124,6 +127,23 @@ const READABLE_SHAPES = new Set(['typescript', 'typescriptreact', 'javascript', 
 function shapedForUnreadable(classKey: string): boolean {
   const { shape } = splitClassKey(classKey);
   return shape !== undefined && !READABLE_SHAPES.has(shape.toLowerCase());
+}
+
+/**
+ * Whether the confidence check may judge a call: only where no other check applies.
+ *
+ * @remarks
+ * The seam between the checks of {@link callVerification} and the confidence check. Every one of those
+ * (a schema, JSON the request asks for or the caller's response format, the tool calls of a call that
+ * offers tools, code in an edit and its syntax, a workspace command, one a front end brings) is a better
+ * witness than the model's own word, and the confidence check takes the call's verifier and its climb
+ * whole, so it comes in only where the list is empty: where it stays out, no check is dropped. Even a
+ * check that judges little (code in an answer to an edit in a language no syntax check reads) keeps the
+ * call, since a tool call, a JSON document or a patch is not an answer a "Y or N" question about its
+ * truth can weigh.
+ */
+export function confidenceMayJudge(verification: CallVerification): boolean {
+  return verification.unchecked;
 }
 
 /** The messages a model is sent: with a schema, a system message asking for JSON that matches it comes first. */

@@ -35,7 +35,9 @@ import { RoutingError } from '../routing/rank';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
-import { callVerification, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
+import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
+import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
+import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from './tokens';
@@ -140,6 +142,13 @@ export interface RungSessionOptions {
   secrets?: readonly string[];
   /** Stops connecting to the providers (a probe, a catalog fetch). */
   signal?: AbortSignal;
+  /**
+   * Judge calls nothing else can judge by the answering model's confidence: a second, one-token
+   * question to the answering model, on providers that give log-probabilities. `local` (the default)
+   * asks only models on a local provider, where the question costs nothing; `all` asks paid models
+   * too; `off` leaves such calls unchecked. See {@link ConfidenceCheckMode}.
+   */
+  confidenceCheck?: ConfidenceCheckMode;
 }
 
 /** A request no rung can hold: the tokens it needs and the largest context on the panel. */
@@ -201,6 +210,8 @@ export class RungSession implements Session {
   private readonly tally: SpendTally;
   /** Per call under way, the checks that judged its latest attempt, for that attempt's decision row. */
   private readonly judgedBy = new Map<string, string[]>();
+  /** The confidence check for calls nothing else can judge; absent when the session was opened without it. */
+  private readonly confidence: LiveConfidence | undefined;
 
   /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
@@ -288,6 +299,11 @@ export class RungSession implements Session {
       health,
       facts: this.facts,
     });
+    const confidenceCheck = options.confidenceCheck ?? DEFAULT_CONFIDENCE_CHECK;
+    this.confidence =
+      confidenceCheck === 'off'
+        ? undefined
+        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
@@ -329,7 +345,11 @@ export class RungSession implements Session {
     await this.relearnFacts(request.signal);
     const messages = messagesWithSchema(request.messages, schema);
     const contextTokens = estimateTokens(messages, tools);
-    const { verifier, verifiable } = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets], asked);
+    const verification = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets], asked);
+    const { verifiable } = verification;
+    // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
+    const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
+    const verifier = confidence?.verifier ?? verification.verifier;
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -341,6 +361,7 @@ export class RungSession implements Session {
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
+      ...(confidence ? { climb: confidence.climb } : {}),
       ...this.budgetFor(),
     };
     try {
@@ -386,6 +407,7 @@ export class RungSession implements Session {
     let routed;
     try {
       routed = await this.router.route(routeRequest, attempt, request.signal, observer);
+      confidence?.finish(callId, routed.answer);
     } finally {
       this.judgedBy.delete(callId);
       await this.flushDecisions();
@@ -397,7 +419,17 @@ export class RungSession implements Session {
     const result: SessionChatResult = {
       callId,
       classKey,
-      answer: value && routed.answer ? { text: value.text, reasoning: value.reasoning, toolCalls: value.toolCalls, model: routed.answer.model, resolvedModel: value.resolvedModel } : undefined,
+      answer:
+        value && routed.answer
+          ? {
+              text: value.text,
+              reasoning: value.reasoning,
+              toolCalls: value.toolCalls,
+              model: routed.answer.model,
+              resolvedModel: value.resolvedModel,
+              ...(routed.answer.confidence !== undefined ? { confidence: routed.answer.confidence } : {}),
+            }
+          : undefined,
       attempts: routed.attempts.map((record) => sessionAttempt(record, routed.ranking)),
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
@@ -428,6 +460,8 @@ export class RungSession implements Session {
   settle(callId: string, verdict: VerdictWithReason): boolean {
     this.requireOpen();
     const settled = this.router.settle(callId, verdict.kind, verdict.reason);
+    // A grade of an answer the confidence check let stand is what its thresholds learn from.
+    this.confidence?.grade(callId, verdict.kind);
     if (settled) {
       this.emit({ type: 'ledger-changed' });
       void this.flushDecisions();
@@ -477,11 +511,13 @@ export class RungSession implements Session {
 
   async resetClass(classKey: string): Promise<void> {
     await this.resettable().reset(shaped(classKey));
+    this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
   async resetLedger(): Promise<void> {
     await this.resettable().reset();
+    this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
@@ -733,6 +769,7 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     latencyMs: record.latencyMs ?? null,
     explore: record.explore,
     checks: record.value?.checks ?? [],
+    ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
   };
 }
 

@@ -107,14 +107,19 @@ export interface SessionAttempt {
   explore: boolean;
   /** The checks that judged this attempt's answer (passed or failed it), in words ("JSON", "TypeScript syntax"); empty when none did. */
   checks: string[];
+  /** The answering model's confidence in this answer, a log-probability, when the confidence check read one. */
+  confidence?: number;
 }
 
 /** What a routed call came to. */
 export interface SessionChatResult {
   callId: string;
   classKey: string;
-  /** The standing answer, or undefined when no rung produced one. */
-  answer: { text: string; reasoning: string; toolCalls: ToolCall[]; model: string; resolvedModel: string } | undefined;
+  /**
+   * The standing answer, or undefined when no rung produced one; `confidence` is the answering model's
+   * (a log-probability that the answer is right) when the confidence check read one.
+   */
+  answer: { text: string; reasoning: string; toolCalls: ToolCall[]; model: string; resolvedModel: string; confidence?: number } | undefined;
   attempts: SessionAttempt[];
   /** The ranking with every pruned rung and its reason (including rungs the climb skipped). */
   ranking: Ranking;
@@ -251,6 +256,9 @@ export interface ContextRefusal {
 }
 
 export type { PrunedCandidate, ProviderFailure };
+
+/** Which models the confidence check asks (`off`, `local`, `all`): `RungSessionOptions.confidenceCheck`, here for front ends that offer the choice. */
+export type { ConfidenceCheckMode } from '../confidence/liveConfidence';
 
 /**
  * Why the decision log cannot say what always opening with a model would have done.

@@ -20,6 +20,13 @@ export interface Check {
    * absent: the verifier's {@link Verifier.label}. Read only from a `pass` or a `fail`.
    */
   checks?: string[];
+  /** The answer's confidence as the model stated it (a log-probability), when the check read one: the confidence check's climb plans from it. */
+  confidence?: number;
+  /**
+   * What the check spent on a model of its own (the confidence check's question), for the attempt's
+   * cost: the provider's figure, else its tokens at the panel's price, else the catalog's.
+   */
+  spent?: { cost?: number; catalogCost?: number; inputTokens: number | null; outputTokens: number | null };
 }
 
 export interface Verifier {

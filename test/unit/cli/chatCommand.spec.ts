@@ -108,7 +108,7 @@ describe('rung chat', () => {
   it('says on the closing line that an answer no check could judge went unchecked', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     expect(await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io)).toBe(0);
-    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no verifier configured); unchecked; cost $0\n');
+    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no confidence from qwen2.5:3b: its server sent no log-probabilities); unchecked; cost $0\n');
   });
 
   it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
@@ -277,17 +277,31 @@ describe('rung chat', () => {
     }
   });
 
-  it('calls an unchecked chat answer unverified and lets it stand', async () => {
+  it('calls a chat answer whose confidence cannot be read unverified and lets it stand', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
+  });
+
+  it('asks the local model the confidence question by default, none with --confidence-check off, and refuses a mode it does not know', async () => {
+    const { io, ollama } = await setUp(prose(), jsonAnswer());
+    const chats = (): number => ollama.requests.filter((request) => request.path === '/api/chat').length;
+    await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
+    expect(chats()).toBe(2);
+    const off = new CapturedIo(workspace, io.env);
+    await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'off', '--json', 'Describe Paris'], off);
+    expect(chats()).toBe(3);
+    expect(JSON.parse(off.out)).toMatchObject({ checked: 'unchecked', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    const bad = new CapturedIo(workspace, io.env);
+    expect(await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'paid', 'Describe Paris'], bad)).toBe(EXIT_USAGE);
+    expect(bad.err).toContain('--confidence-check must be off, local, all, not "paid"');
   });
 
   it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
-    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
     // Neither answer holds code, so neither stands as an edit.

@@ -34,7 +34,7 @@ class PipedInput implements CliInput {
 
 describe('readChatCommandLine', () => {
   it('reads every flag and the prompt words', async () => {
-    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--attempt-timeout', '90', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
+    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--attempt-timeout', '90', '--confidence-check', 'all', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
     expect(await readChatCommandLine(argv, { cwd: '/' })).toEqual({
       panel: 'p.json',
       classKey: 'edit',
@@ -43,6 +43,7 @@ describe('readChatCommandLine', () => {
       verifyTimeoutMs: 30_000,
       verifyEnv: ['DATABASE_URL', 'CI'],
       attemptTimeoutSeconds: 90,
+      confidenceCheck: 'all',
       ledger: 'postgres://ana@db/team',
       shareDecisions: true,
       json: true,
@@ -55,6 +56,7 @@ describe('readChatCommandLine', () => {
     const line = await readChatCommandLine(['--panel', 'p.json', '-'], { cwd: '/', stdin: new PipedInput(big) });
     expect(line.prompt).toBe(big);
     expect(line.verifyTimeoutMs).toBeUndefined();
+    expect(line.confidenceCheck).toBe('local');
   });
 
   it('refuses a mistyped flag before reading standard input', async () => {

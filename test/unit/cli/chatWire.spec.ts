@@ -58,7 +58,7 @@ describe('rung chat on the wire as it really is', () => {
     expect(io.out).toContain(`escalated from openai/gpt-4o-mini to openai/gpt-4o: the model refused: ${REFUSAL}`);
     expect(io.out).toContain('{"city": "Paris", "population": 2102650}');
     expect(io.out.indexOf(REFUSAL)).toBeLessThan(io.out.indexOf('escalated'));
-    expect(io.err).toContain('answered by openai/gpt-4o (unverified: no verifier configured)');
+    expect(io.err).toContain('answered by openai/gpt-4o (unverified: no confidence from openai/gpt-4o: its server sent no log-probabilities)');
   });
 
   it('exits 1 when every rung refuses, with the last refusal printed and graded as a failure', async () => {

@@ -153,6 +153,22 @@ describe('a crafted ledger', () => {
     }
   });
 
+  it('with a confidence_counts table of another shape, or one in a file from before the table, is refused', async () => {
+    const reshaped = join(dir.path, 'reshaped', 'ledger.sqlite');
+    writeLedger(reshaped, ['DROP TABLE confidence_counts', 'CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL)']);
+    expect(await openInChild(reshaped)).toMatchObject({ outcome: 'refused', message: expect.stringContaining(`its table "confidence_counts" is not the one Rung creates (columns key, n; Rung's are key, n, ok)`) });
+    const early = join(dir.path, 'early', 'ledger.sqlite');
+    const db = new sql.Database();
+    for (const step of MIGRATIONS.filter((migration) => migration.to <= 7)) step.apply(db, { now: 1, newId: () => 'early' });
+    db.run(`INSERT INTO meta (key, value) VALUES ('schema_version', '7')`);
+    db.run('CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL, ok REAL NOT NULL)');
+    markAsRung(db);
+    mkdirSync(join(early, '..'), { recursive: true });
+    writeFileSync(early, Buffer.from(db.export()));
+    db.close();
+    expect(await openInChild(early)).toMatchObject({ outcome: 'refused', message: expect.stringContaining(`it holds a table named "confidence_counts" that Rung's schema v7 does not have`) });
+  });
+
   it('is refused as a merge source, naming what it holds', () => {
     const path = join(dir.path, 'teammate.sqlite');
     writeRecursiveMeta(path);

@@ -5,6 +5,7 @@ import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, RUNG_APPLICATION_ID, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
+import { SIGNAL_SLOTS } from '../../../../src/core/signal/promptFeatures';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 
@@ -40,6 +41,29 @@ function writeV2(path: string): void {
   db.run(`INSERT INTO meta VALUES ('schema_version', '2'), ('created_at', '1'), ('ledger_id', 'v2-ledger')`);
   db.run(`INSERT INTO ratings VALUES ('qwen3:14b', 'plan', 1.25, 9, 7, 1000)`);
   db.run(`INSERT INTO spawns VALUES ('s1', 't1', 'qwen3:14b', ${new FixedClock().now()}, NULL)`);
+  writeFileSync(path, db.export());
+  db.close();
+}
+
+/** A v5 file, from before the per-prompt signal and the confidence counts: the steps to v5 as that release ran them, and one rating. */
+function writeV5(path: string): void {
+  const db = new sql.Database();
+  for (const migration of MIGRATIONS.filter((step) => step.to <= 5)) migration.apply(db, { now: 1, newId: () => 'v5-ledger' });
+  db.run(`INSERT INTO meta VALUES ('schema_version', '5')`);
+  db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('qwen3:14b', 'chat', 0.5, 9, 7, 1000)`);
+  writeFileSync(path, db.export());
+  db.close();
+}
+
+/** A v7 file, the last before the confidence counts: the steps to v7 as that release ran them, a rating with its observed cost and a class of the per-prompt signal. */
+function writeV7(path: string): void {
+  const db = new sql.Database();
+  for (const migration of MIGRATIONS.filter((step) => step.to <= 7)) migration.apply(db, { now: 1, newId: () => 'v7-ledger' });
+  db.run(`INSERT INTO meta VALUES ('schema_version', '7')`);
+  db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, cost_observed, cost_listed, cost_attempts) VALUES ('qwen3:14b', 'chat', 0.5, 9, 7, 1000, 0.03, 0.02, 5)`);
+  db.run(`INSERT INTO prompt_signal_weights VALUES ('mean', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS})), ('unanswerable', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS}))`);
+  db.run(`INSERT INTO prompt_signal_classes VALUES ('chat', 250, 0.4, 0.2, 0.1, 0.05)`);
+  db.run(`PRAGMA application_id = ${RUNG_APPLICATION_ID}`);
   writeFileSync(path, db.export());
   db.close();
 }
@@ -116,6 +140,56 @@ describe('ledger schema', () => {
     expect(fresh?.followedPrior).toBe(2);
     expect(fresh?.information).toBeGreaterThanOrEqual(0);
     await reopened.close();
+  });
+
+  it('opens a v5 file with no confidence counts, then keeps the counts the confidence check adds across a reopen', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV5(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(ledger.notices[0]?.message).toContain(`from schema v5 to v${SCHEMA_VERSION}`);
+    expect(ledger.confidenceCounts()).toEqual([]);
+    const key = ['v1', 'grade', 'chat', 'qwen3:14b', '6'].join('\u0000');
+    ledger.countConfidence([{ key, n: 1, ok: 1 }]);
+    ledger.countConfidence([{ key, n: 1, ok: 0 }]);
+    await ledger.close();
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(reopened.confidenceCounts()).toEqual([[key, { n: 2, ok: 1 }]]);
+    expect(reopened.entries().map((entry) => [entry.model, entry.graded])).toEqual([['qwen3:14b', 9]]);
+    await reopened.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT n, ok FROM confidence_counts;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '2.0|1.0']);
+  });
+
+  it('opens a v7 file with no confidence counts, keeping its observed costs and its signal, then keeps the counts the confidence check adds across a reopen', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV7(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(ledger.notices[0]?.message).toContain(`from schema v7 to v${SCHEMA_VERSION}`);
+    expect(ledger.confidenceCounts()).toEqual([]);
+    const key = ['v1', 'grade', 'chat', 'qwen3:14b', '6'].join('\u0000');
+    ledger.countConfidence([{ key, n: 3, ok: 2 }]);
+    await ledger.close();
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(reopened.confidenceCounts()).toEqual([[key, { n: 3, ok: 2 }]]);
+    expect(reopened.entries().map((entry) => [entry.model, entry.graded, entry.cost])).toEqual([['qwen3:14b', 9, { observed: 0.03, listed: 0.02, attempts: 5 }]]);
+    await reopened.close();
+    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), 'chat|250', '3.0|2.0']);
+  });
+
+  it('forgets the confidence counts of a class that is reset, and keeps the others', async () => {
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path: join(dir.path, 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const key = (classKey: string): string => ['v1', 'seen', classKey, 'qwen3:14b', '3'].join('\u0000');
+    ledger.countConfidence([
+      { key: key('chat'), n: 1, ok: 0 },
+      { key: key('plan'), n: 1, ok: 0 },
+    ]);
+    ledger.reset('chat');
+    expect(ledger.confidenceCounts().map(([stored]) => stored)).toEqual([key('plan')]);
+    await ledger.close();
   });
 
   it('migrates an old file in memory only when opened read-only', async () => {

@@ -343,7 +343,8 @@ describe('a local server started after Rung connected', () => {
       expect(refused).toBeInstanceOf(ContextRefusalError);
       expect((refused as ContextRefusalError).refusal).toMatchObject({ largestContext: 1024, largestModel: 'my-model' });
       expect(lookUps(server)).toEqual(['/api/v0/models', '/props', '/v1/models']);
-      expect(server.requests.filter((seen) => seen.method === 'POST')).toHaveLength(1);
+      // The one answer (and the confidence check's question about it); the refused call sent nothing.
+      expect(server.requests.filter((seen) => seen.method === 'POST' && !seen.body.includes('judge whether a proposed answer to a request is correct'))).toHaveLength(1);
       expect(said).toContain('llamacpp: the server now gives the context window of my-model (1024), so a prompt too long for it is pruned');
       expect(session.rank({ classKey: 'chat' }).candidates[0]?.reason).toBe('no-measured-profiles tier2 (local server ' + new URL(url).host + ')');
     } finally {

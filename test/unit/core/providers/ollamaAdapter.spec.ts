@@ -72,6 +72,32 @@ describe('OllamaAdapter', () => {
     expect(text(parts)).toBe('42');
   });
 
+  it('asks for token log-probabilities with alternatives only when the call does, and reads them into the finish', async () => {
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-self-check-logprobs.ndjson'))));
+    const { parts } = await collect(adapter.chat('qwen3:14b', user, [], { logprobs: 5, maxOutputTokens: 1 }));
+    await collect(adapter.chat('qwen3:14b', user, [], { logprobs: 0 }));
+    await collect(adapter.chat('qwen3:14b', user, [], {}));
+    const sent = server.requests.filter((request) => request.path === '/api/chat').map((request) => JSON.parse(request.body ?? '{}'));
+    expect(sent.map((body) => [body.logprobs, body.top_logprobs])).toEqual([
+      [true, 5],
+      [true, undefined],
+      [undefined, undefined],
+    ]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', logprobs: [{ token: 'Y', logprob: -0.014218, top: [{ token: 'Y' }, { token: 'N' }, { token: 'Yes' }] }] });
+  });
+
+  it('answers without log-probabilities, not with a failure, when a chunk carries malformed ones', async () => {
+    const lines = [
+      '{"model":"qwen3:14b","message":{"role":"assistant","content":"Y"},"done":false,"logprobs":[{"token":"Y","logprob":null}]}',
+      '{"model":"qwen3:14b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":5,"eval_count":1}',
+    ].join('\n');
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${lines}\n`)));
+    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], { logprobs: 5 }));
+    expect(error).toBeUndefined();
+    expect(text(parts)).toBe('Y');
+    expect(parts.at(-1)).not.toHaveProperty('logprobs');
+  });
+
   it('sends earlier tool calls back with object arguments and answers them by tool name', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))));
     const history = [

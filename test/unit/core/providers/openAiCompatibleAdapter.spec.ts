@@ -77,6 +77,41 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(JSON.parse(server.requests[0]?.body ?? '{}').reasoning).toBeUndefined();
   });
 
+  it('asks for token log-probabilities with alternatives only when the call does, and reads the content ones into the finish', async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-self-check-top-logprobs.sse'), sse));
+    const { parts } = await collect(adapter.chat('gpt-4o-mini', user, [], { logprobs: 5, maxOutputTokens: 1 }));
+    await collect(adapter.chat('gpt-4o-mini', user, [], { logprobs: 0 }));
+    await collect(adapter.chat('gpt-4o-mini', user, [], {}));
+    const sent = server.requests.map((request) => JSON.parse(request.body ?? '{}'));
+    expect(sent.map((body) => [body.logprobs, body.top_logprobs])).toEqual([
+      [true, 5],
+      [true, undefined],
+      [undefined, undefined],
+    ]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', logprobs: [{ token: 'N', logprob: -0.31326166, top: [{ token: 'N' }, { token: 'Y', logprob: -1.3132617 }, { token: 'No' }] }] });
+  });
+
+  it("reads a refusal's tokens as no answer's log-probabilities", async () => {
+    const adapter = await adapterFor(replay(fixture('openai/chat-openai-refusal.sse'), sse));
+    const { parts, error } = await collect(adapter.chat('gpt-4o', user, [], { logprobs: 0 }));
+    expect(error).toBeUndefined();
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', refusal: "I'm very sorry, but I can't assist with that request." });
+    expect(parts.at(-1)).not.toHaveProperty('logprobs');
+  });
+
+  it('answers without log-probabilities, not with a failure, when a chunk carries malformed ones', async () => {
+    const body = [
+      'data: {"model":"local","choices":[{"index":0,"delta":{"content":"Y"},"logprobs":{"content":[{"token":"Y","logprob":null,"top_logprobs":{"Y":-0.1}}]},"finish_reason":null}]}',
+      'data: {"model":"local","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+      'data: [DONE]',
+    ].join('\n\n');
+    const adapter = await adapterFor(replay(`${body}\n\n`, sse));
+    const { parts, error } = await collect(adapter.chat('local', user, [], { logprobs: 5 }));
+    expect(error).toBeUndefined();
+    expect(text(parts)).toBe('Y');
+    expect(parts.at(-1)).not.toHaveProperty('logprobs');
+  });
+
   it('sends earlier tool calls back and answers them by call id', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));
     const history = [

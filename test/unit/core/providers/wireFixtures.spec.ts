@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OllamaAdapter } from '../../../../src/core/providers/ollamaAdapter';
 import { OpenAiCompatibleAdapter } from '../../../../src/core/providers/openAiCompatibleAdapter';
-import { ProviderFailure, type FinishReason, type ProviderAdapter, type StreamPart, type ToolCall } from '../../../../src/core/providers/provider';
+import { ProviderFailure, type FinishReason, type ProviderAdapter, type StreamPart, type TokenLogprob, type ToolCall } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
 import { collect, fixture, fixtureBytes, json, serveBytes, splitBytes, SPLITS, WIRE_FIXTURES, WireServer, type Split } from '../../support/wireServer';
 
@@ -27,7 +27,7 @@ interface Heard {
   reasoning: string;
   toolCalls: ToolCall[];
   warnings: string[];
-  finish: { finishReason: FinishReason; inputTokens: number | null; outputTokens: number | null; resolvedModel: string; cost?: number; refusal?: string } | null;
+  finish: { finishReason: FinishReason; inputTokens: number | null; outputTokens: number | null; resolvedModel: string; cost?: number; refusal?: string; logprobs?: TokenLogprob[] } | null;
   failure: { kind: string; message: string; status?: number } | null;
 }
 
@@ -46,6 +46,7 @@ function hear(parts: StreamPart[], error: unknown): Heard {
         resolvedModel: part.resolvedModel,
         ...(part.cost !== undefined ? { cost: part.cost } : {}),
         ...(part.refusal !== undefined ? { refusal: part.refusal } : {}),
+        ...(part.logprobs !== undefined ? { logprobs: part.logprobs } : {}),
       };
     }
   }
@@ -115,6 +116,53 @@ const openAiCases: WireCase[] = [
     heard: {
       text: "I'm very sorry, but I can't assist with that request.",
       finish: { finishReason: 'stop', inputTokens: 17, outputTokens: 13, resolvedModel: 'gpt-4o-2024-08-06', refusal: "I'm very sorry, but I can't assist with that request." },
+    },
+  },
+  {
+    fixture: 'openai/chat-openai-content-logprobs.sse',
+    heard: {
+      text: '{"city":"San Francisco","units":"f"}',
+      finish: {
+        finishReason: 'stop',
+        inputTokens: 17,
+        outputTokens: 10,
+        resolvedModel: 'gpt-4o-2024-08-06',
+        logprobs: [
+          { token: '{"', logprob: -0.0036115935 },
+          { token: 'city', logprob: -8.418666e-6 },
+          { token: '":"', logprob: -0.00034666734 },
+          { token: 'San', logprob: -0.013863761 },
+          { token: ' Francisco', logprob: -3.190179e-5 },
+          { token: '","', logprob: -0.03384693 },
+          { token: 'units', logprob: -1.2664457e-6 },
+          { token: '":"', logprob: -3.1305768e-5 },
+          { token: 'f', logprob: -0.5759394 },
+          { token: '"}', logprob: -4.20341e-5 },
+        ],
+      },
+    },
+  },
+  {
+    fixture: 'openai/chat-self-check-top-logprobs.sse',
+    heard: {
+      text: 'N',
+      finish: {
+        finishReason: 'length',
+        inputTokens: 96,
+        outputTokens: 1,
+        resolvedModel: 'gpt-4o-mini-2024-07-18',
+        logprobs: [
+          {
+            token: 'N',
+            logprob: -0.31326166,
+            top: [
+              { token: 'N', logprob: -0.31326166 },
+              { token: 'Y', logprob: -1.3132617 },
+              { token: 'No', logprob: -6.8132615 },
+            ],
+          },
+        ],
+      },
     },
   },
   {
@@ -241,6 +289,49 @@ const ollamaCases: WireCase[] = [
         { id: 'call_1', name: 'get_time', arguments: '{"city":"Tokyo"}' },
       ],
       finish: { finishReason: 'tool-calls', inputTokens: 187, outputTokens: 41, resolvedModel: 'qwen3:14b', cost: 0 },
+    },
+  },
+  {
+    fixture: 'ollama/chat-answer-logprobs.ndjson',
+    heard: {
+      text: 'Paris is the capital.',
+      finish: {
+        finishReason: 'stop',
+        inputTokens: 31,
+        outputTokens: 4,
+        resolvedModel: 'qwen3:14b',
+        cost: 0,
+        logprobs: [
+          { token: 'Paris', logprob: -0.000412 },
+          { token: ' is', logprob: -0.38715 },
+          { token: ' the', logprob: -0.00271 },
+          { token: ' capital.', logprob: -0.10935 },
+        ],
+      },
+    },
+  },
+  {
+    fixture: 'ollama/chat-self-check-logprobs.ndjson',
+    heard: {
+      text: 'Y',
+      finish: {
+        finishReason: 'length',
+        inputTokens: 88,
+        outputTokens: 1,
+        resolvedModel: 'qwen3:14b',
+        cost: 0,
+        logprobs: [
+          {
+            token: 'Y',
+            logprob: -0.014218,
+            top: [
+              { token: 'Y', logprob: -0.014218 },
+              { token: 'N', logprob: -4.271093 },
+              { token: 'Yes', logprob: -9.01722 },
+            ],
+          },
+        ],
+      },
     },
   },
   {

@@ -85,7 +85,9 @@ describe('checks inferred from the request: JSON', () => {
     const session = await open(provider);
     const { result, rows } = await chat(session, { messages: user('Why does this JSON fail to parse?\n```json\n{"a": 1,}\n```') });
     expect(result.classKey).toBe('chat');
-    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict])).toEqual([['small', { kind: 'unverified', reason: 'no verifier configured' }]]);
+    // No check judged it: with none inferred, only the confidence check may read it, and it asks no paid model by default.
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'unverified']]);
+    expect(result.attempts[0]?.verdict.reason).not.toContain('JSON');
     expect(result.checks).toEqual([]);
     expect(result.checked).toBe('unchecked');
     expect(rows.map((row) => row.checks)).toEqual([[]]);

@@ -77,6 +77,9 @@ async function open(options: Partial<RungSessionOptions> & { panel: Panel }): Pr
   return session;
 }
 
+/** Whether a request body is the confidence check's question (its system message, as JSON escapes it). */
+const isConfidenceQuestion = (body: string): boolean => body.includes('judge whether a proposed answer to a request is correct');
+
 const prose = () => replay(fixture('ollama/chat-prose-instead-of-json.ndjson'));
 const jsonAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
 const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
@@ -155,12 +158,14 @@ describe('RungSession.chat', () => {
     expect(session.snapshot().ratings).toEqual([]);
   });
 
-  it('infers chat without a schema, and never explores or checks an unchecked chat answer', async () => {
-    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+  it('infers chat without a schema, never explores it, and where the server gives no log-probabilities leaves the answer unverified', async () => {
+    const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const result = await session.chat({ messages: user('Describe Paris') });
     expect(result.classKey).toBe('chat');
-    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no verifier configured' }]);
+    // Nothing else can judge a chat answer, so the model was asked how sure it is; this server said nothing.
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }]);
+    expect(ollama.requests.filter((request) => isConfidenceQuestion(request.body))).toHaveLength(1);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 
@@ -228,8 +233,9 @@ describe('RungSession.chat', () => {
     expect(JSON.parse(result.answer?.text ?? '')).toEqual({ city: 'Paris', population: 2102650 });
     expect(events.filter((event) => event.type === 'part').length).toBeGreaterThan(1);
     const sent = local.requests.filter((request) => request.path === '/v1/chat/completions');
-    expect(sent).toHaveLength(1);
-    expect(sent[0]?.headers).not.toHaveProperty('authorization');
+    // The answer, then the confidence check's question about it: neither carries a key.
+    expect(sent.filter((request) => !isConfidenceQuestion(request.body))).toHaveLength(1);
+    for (const request of sent) expect(request.headers).not.toHaveProperty('authorization');
   });
 
   it('builds a provider of a kind the core does not know through the factory it was given', async () => {
@@ -422,7 +428,7 @@ describe('RungSession.settle', () => {
     await session.dispose();
     const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
     expect(rows.map((row) => [row.verdict, row.verdictReason, row.final])).toEqual([
-      ['unverified', 'no verifier configured', false],
+      ['unverified', 'no confidence from qwen2.5:3b: its server sent no log-probabilities', false],
       ['fail', 'thumbs down', true],
       ['pass', 'thumbs up after all', true],
     ]);
