@@ -107,6 +107,19 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
 }
 
 /**
+ * The state after a message from the host that did not parse: said on the page as an error, so a
+ * panel still waiting for its first snapshot shows why instead of "Loading the ledger…" for good.
+ *
+ * @remarks
+ * The host fits every message to the protocol before posting it, so this is a host and a page that
+ * disagree (a bug, or a page left open across an update). What was shown stays; the notice says what
+ * was not and where the details are.
+ */
+export function rejectMessage(state: LedgerState, error: string): LedgerState {
+  return { ...state, notice: { level: 'error', message: `Rung sent this panel something it could not show (${error}). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.` } };
+}
+
+/**
  * A row just written, placed where the host counts it (`offset`, `added`: callPage.ts orders the list).
  *
  * @remarks

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionSchema, type ModelWire } from '../../../src/protocol/ledgerProtocol';
+import { decisionSchema, parseHostMessage, type ModelWire } from '../../../src/protocol/ledgerProtocol';
 import {
   askForOpeners,
   emptyState,
@@ -11,6 +11,7 @@ import {
   prunedText,
   ratingClasses,
   reduce,
+  rejectMessage,
   spendChart,
   spendChartNote,
   strongestEstimateText,
@@ -350,5 +351,19 @@ describe('a call no rung could take', () => {
     expect(decisionSchema.safeParse(wire).success).toBe(true);
     const [call] = groupCalls([wire], models, []);
     expect(call).toMatchObject({ call: 'refused-1', verdict: 'refused', attempts: [], ladder: [], escalations: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
+  });
+});
+
+describe('a message the page cannot take', () => {
+  it('turns "Loading" into an error that says what was not shown and where to look', () => {
+    const snapshot = { ...hostExamples.snapshot, decisions: { ...hostExamples.snapshot.decisions, rows: [wireDecision({ call: 'c1', verdictReason: 'x'.repeat(10_001) })] } };
+    const parsed = parseHostMessage(snapshot);
+    expect(parsed.ok).toBe(false);
+    const state = rejectMessage(emptyState(), parsed.ok ? '' : parsed.error);
+    expect(state.loaded).toBe(false);
+    expect(state.notice).toEqual({
+      level: 'error',
+      message: "Rung sent this panel something it could not show (dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.",
+    });
   });
 });
