@@ -329,11 +329,20 @@ export function priceText(model: ModelWire): string {
  * The ratings table sits in the view's side column, a third of the editor once the Chat view is open.
  * Letting the browser break names anywhere cut `deepseek` into `deeps`/`eek`; not breaking them at all
  * pushed the pin and avoid buttons out of view. Breaking only between the parts of the slug keeps every
- * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons.
+ * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons. A piece longer
+ * than {@link NAME_PIECE_CHARS} is no word (a 600-character id a provider reported ran unbroken across
+ * the whole view) and is cut every that many characters.
  */
 export function nameBreakPieces(name: string): string[] {
-  return name.split(/(?<=[/\-:_])|(?<=\.)(?!\d)/).filter((piece) => piece !== '');
+  return name
+    .split(/(?<=[/\-:_])|(?<=\.)(?!\d)/)
+    .filter((piece) => piece !== '')
+    .flatMap((piece) => (piece.length <= NAME_PIECE_CHARS ? [piece] : (piece.match(LONG_PIECE) ?? [piece])));
 }
+
+/** The longest piece of a name kept whole: longer than any word of a real model's name (`instruct`, `deepseek`). */
+export const NAME_PIECE_CHARS = 32;
+const LONG_PIECE = new RegExp(`[^]{1,${NAME_PIECE_CHARS}}`, 'gu');
 
 /** One model's standing in one class, as the ratings table shows it. */
 export interface RatingRowView {

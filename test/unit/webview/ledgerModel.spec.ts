@@ -323,6 +323,14 @@ describe('nameBreakPieces', () => {
     expect(nameBreakPieces('qwen2.5-coder_7b.gguf')).toEqual(['qwen2.5-', 'coder_', '7b.', 'gguf']);
   });
 
+  it('cuts a piece longer than any word every 32 characters, so a 600-character id can wrap', () => {
+    const pieces = nameBreakPieces(`vendor/${'m'.repeat(100)}… [truncated, 600 characters, #33c044eb]`);
+    expect(pieces[0]).toBe('vendor/');
+    expect(pieces.every((piece) => piece.length <= 32)).toBe(true);
+    expect(pieces.length).toBeGreaterThan(4);
+    expect(pieces.join('')).toBe(`vendor/${'m'.repeat(100)}… [truncated, 600 characters, #33c044eb]`);
+  });
+
   it('leaves a name without separators whole, and always joins back to the name', () => {
     expect(nameBreakPieces('llama3')).toEqual(['llama3']);
     for (const name of ['a//b', '-x-', 'qwen2.5:3b', '~vendor/model-latest', '']) expect(nameBreakPieces(name).join('')).toBe(name);
