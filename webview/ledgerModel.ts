@@ -107,6 +107,19 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
 }
 
 /**
+ * The state after a message from the host that did not parse: said on the page as an error, so a
+ * panel still waiting for its first snapshot shows why instead of "Loading the ledger…" for good.
+ *
+ * @remarks
+ * The host fits every message to the protocol before posting it, so this is a host and a page that
+ * disagree (a bug, or a page left open across an update). What was shown stays; the notice says what
+ * was not and where the details are.
+ */
+export function rejectMessage(state: LedgerState, error: string): LedgerState {
+  return { ...state, notice: { level: 'error', message: `Rung sent this panel something it could not show (${error}). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.` } };
+}
+
+/**
  * A row just written, placed where the host counts it (`offset`, `added`: callPage.ts orders the list).
  *
  * @remarks
@@ -316,11 +329,20 @@ export function priceText(model: ModelWire): string {
  * The ratings table sits in the view's side column, a third of the editor once the Chat view is open.
  * Letting the browser break names anywhere cut `deepseek` into `deeps`/`eek`; not breaking them at all
  * pushed the pin and avoid buttons out of view. Breaking only between the parts of the slug keeps every
- * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons.
+ * word whole (`qwen2.5` stays one piece) and the column narrow enough for the buttons. A piece longer
+ * than {@link NAME_PIECE_CHARS} is no word (a 600-character id a provider reported ran unbroken across
+ * the whole view) and is cut every that many characters.
  */
 export function nameBreakPieces(name: string): string[] {
-  return name.split(/(?<=[/\-:_])|(?<=\.)(?!\d)/).filter((piece) => piece !== '');
+  return name
+    .split(/(?<=[/\-:_])|(?<=\.)(?!\d)/)
+    .filter((piece) => piece !== '')
+    .flatMap((piece) => (piece.length <= NAME_PIECE_CHARS ? [piece] : (piece.match(LONG_PIECE) ?? [piece])));
 }
+
+/** The longest piece of a name kept whole: longer than any word of a real model's name (`instruct`, `deepseek`). */
+export const NAME_PIECE_CHARS = 32;
+const LONG_PIECE = new RegExp(`[^]{1,${NAME_PIECE_CHARS}}`, 'gu');
 
 /** One model's standing in one class, as the ratings table shows it. */
 export interface RatingRowView {

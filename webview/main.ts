@@ -6,8 +6,8 @@
  * It imports only the protocol and its own modules (an architecture test holds it to that), so the
  * page can never reach the core's rules directly: every number it shows came through a parsed message.
  */
-import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
-import { type LedgerState, askForOpeners, emptyState, reduce, sameFilter } from './ledgerModel';
+import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, WIRE_TEXT_CHARS, messageType, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
+import { type LedgerState, askForOpeners, emptyState, reduce, rejectMessage, sameFilter } from './ledgerModel';
 import { type RenderMemory, type ViewHandlers, renderApp } from './render';
 
 /** What `acquireVsCodeApi()` gives a webview; declared here because no typings ship for it. */
@@ -67,8 +67,12 @@ function render(): void {
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const parsed = parseHostMessage(event.data);
   if (!parsed.ok) {
-    // Dropped, not acted on; the console is the webview's log (Developer: Open Webview Developer Tools).
+    // Dropped, not acted on, and said where the user looks: on the page, and through the host in the
+    // Rung log (the webview's console is out of sight).
     console.warn(`rung ledger: ${parsed.error}`);
+    state = rejectMessage(state, parsed.error);
+    render();
+    send({ type: 'rejected', message: messageType(event.data), error: parsed.error.slice(0, WIRE_TEXT_CHARS) });
     return;
   }
   const message: HostMessage = parsed.message;

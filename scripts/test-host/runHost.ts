@@ -241,16 +241,22 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
   }
   console.log('\nbrowser checks (Chromium on the workbench):');
   let installed: CodeServer | undefined;
+  let untrusted: CodeServer | undefined;
   try {
     await runEachCheck(browser, checks, scratch, tally, async (check, folder) => {
+      if (check.untrusted) {
+        untrusted ??= await startInstalledServer(scratch, { workspaceTrust: true });
+        return untrusted.workbenchUrl({ folder });
+      }
       if (!check.installed) return server.workbenchUrl({ folder, extensionDevelopmentPath: root });
       installed ??= await startInstalledServer(scratch);
       return installed.workbenchUrl({ folder });
     });
   } finally {
-    if (installed) {
-      await installed.stop();
-      cpSync(installed.logFile, join(logs, 'code-server-installed.log'));
+    for (const [started, name] of [[installed, 'installed'], [untrusted, 'untrusted']] as const) {
+      if (!started) continue;
+      await started.stop();
+      cpSync(started.logFile, join(logs, `code-server-${name}.log`));
     }
   }
   return tally;
@@ -259,13 +265,26 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
 /**
  * The code-server of the checks that meet Rung as a user has it: installed from the .vsix this build
  * packages, in a workbench without VS Code's test driver, so notifications show as toasts.
+ *
+ * @remarks
+ * With `workspaceTrust`, trust is on and its start-up prompt off, so a folder nobody trusted opens in
+ * Restricted Mode, its banner and status bar item showing, as for a user who dismissed the prompt.
  */
-async function startInstalledServer(scratch: string): Promise<CodeServer> {
+async function startInstalledServer(scratch: string, options: { workspaceTrust?: boolean } = {}): Promise<CodeServer> {
   const host = installTestHost();
-  const stateFolder = join(scratch, 'installed-server');
+  const name = options.workspaceTrust ? 'untrusted' : 'installed';
+  const stateFolder = join(scratch, `${name}-server`);
   mkdirSync(stateFolder, { recursive: true });
-  CodeServer.installExtension(host, stateFolder, packageRung(join(scratch, 'rung.vsix')));
-  return CodeServer.start({ host, stateFolder, workspace: freshWorkspace(scratch, 'installed-default'), settings: {}, automation: false });
+  const vsix = join(scratch, 'rung.vsix');
+  CodeServer.installExtension(host, stateFolder, existsSync(vsix) ? vsix : packageRung(vsix));
+  return CodeServer.start({
+    host,
+    stateFolder,
+    workspace: freshWorkspace(scratch, `${name}-default`),
+    settings: options.workspaceTrust ? { 'security.workspace.trust.startupPrompt': 'never' } : {},
+    automation: false,
+    ...(options.workspaceTrust ? { workspaceTrust: true } : {}),
+  });
 }
 
 /** Runs each check on a fresh workspace copy in its own browser context, at the workbench URL `urlFor` gives it. */

@@ -10,7 +10,8 @@
  * --panel FILE` (a link the user made is followed, to a regular file only).
  */
 import { PanelError } from './panel';
-import { describeBytes, FileTooLargeError, readFileIfExists, UnsafePathError } from './ledger/safeFiles';
+import { basename, dirname } from 'node:path';
+import { describeBytes, FileTooLargeError, readFileIfExists, refuseUnlessFolder, RUNG_FOLDER, UnsafePathError } from './ledger/safeFiles';
 
 /**
  * The most bytes a panel file may hold.
@@ -31,6 +32,8 @@ export function readPanelFileText(path: string, options: { followLinks?: boolean
 
 /** {@link readPanelFileText}'s bytes, for a caller that tells text from a binary file first. */
 export function readPanelFileBytes(path: string, options: { followLinks?: boolean } = {}): Buffer | undefined {
+  // O_NOFOLLOW guards the file's own name only: a `.rung` that is itself a link led the read elsewhere.
+  if (!options.followLinks && basename(dirname(path)) === RUNG_FOLDER) refuseLinkedFolder(path);
   try {
     return readFileIfExists(path, { maxBytes: PANEL_FILE_MAX_BYTES, ...(options.followLinks ? { followLinks: true } : {}) });
   } catch (error) {
@@ -41,6 +44,21 @@ export function readPanelFileBytes(path: string, options: { followLinks?: boolea
         : error.what.startsWith('a symbolic link')
           ? `the file is ${error.what}, and Rung does not follow a link for a panel file in the workspace (a cloned folder could point it at any file of yours); put the panel file itself there`
           : `it is ${error.what}, not a file; a panel is a JSON file`,
+    ]);
+  }
+}
+
+/** Throws a {@link PanelError} when the `.rung` folder holding the panel file at `path` is a symbolic link. */
+function refuseLinkedFolder(path: string): void {
+  const folder = dirname(path);
+  try {
+    refuseUnlessFolder(folder);
+  } catch (error) {
+    if (!(error instanceof UnsafePathError)) throw error;
+    throw new PanelError(path, [
+      error.what.startsWith('a symbolic link')
+        ? `its folder ${folder} is ${error.what}, and Rung does not follow a link for a panel file in the workspace (a cloned folder could point it at any folder of yours); make .rung a real folder`
+        : `its folder ${folder} is ${error.what}, not a folder`,
     ]);
   }
 }

@@ -31,11 +31,23 @@ export const MAX_PAGE_ROWS = 500;
 /** Rows the ledger view asks for when it opens: enough for about a screen of routed calls with their escalations. */
 export const DEFAULT_PAGE_ROWS = 50;
 
-const text = z.string().check(z.maxLength(10_000));
-const slug = z.string().check(z.minLength(1), z.maxLength(500));
+/**
+ * The most characters a reason or a notice may have on the wire.
+ *
+ * @remarks
+ * A message is one `postMessage`, cloned whole into the page and parsed there; a reason longer than this
+ * is read by nobody in a panel. The host cuts every text to it before posting (a row from an older Rung,
+ * another tool or a team member may hold a longer one), so the page never has to drop a message for it.
+ */
+export const WIRE_TEXT_CHARS = 10_000;
+/** The most characters a model's, a provider's or a class's name may have on the wire; cut by the host as texts are. */
+export const WIRE_NAME_CHARS = 500;
+
+const text = z.string().check(z.maxLength(WIRE_TEXT_CHARS));
+const slug = z.string().check(z.minLength(1), z.maxLength(WIRE_NAME_CHARS));
 /** USD; zod's numbers refuse Infinity and NaN. */
 const usd = z.number();
-const name = z.string().check(z.maxLength(500));
+const name = z.string().check(z.maxLength(WIRE_NAME_CHARS));
 const count = z.int().check(z.minimum(0));
 const pageLimit = z.int().check(z.minimum(1), z.maximum(MAX_PAGE_ROWS));
 
@@ -227,6 +239,11 @@ export const viewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('export') }),
   /** "What if I had opened with…": asked only when the user presses the button, since it reads the whole log. */
   z.object({ type: z.literal('estimate-openers') }),
+  /**
+   * The page could not take a message the host sent (it did not parse): the host writes it in the Rung
+   * log, where a user looks, since the page's own console is out of sight.
+   */
+  z.object({ type: z.literal('rejected'), message: z.string().check(z.maxLength(40)), error: text }),
 ]);
 export type ViewMessage = z.infer<typeof viewMessageSchema>;
 
@@ -274,12 +291,17 @@ export function parseViewMessage(data: unknown): Parsed<ViewMessage> {
 function parseWith<T>(schema: z.ZodMiniType<T>, data: unknown): Parsed<T> {
   const parsed = schema.safeParse(data);
   if (parsed.success) return { ok: true, message: parsed.data };
-  const type = typeof data === 'object' && data !== null && 'type' in data ? String((data as { type: unknown }).type).slice(0, 40) : typeof data;
+  const type = messageType(data);
   const issues = parsed.error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || '(message)'}: ${issue.code}`)
     .join('; ');
   return { ok: false, error: `dropped a malformed '${type}' message: ${issues}` };
+}
+
+/** The `type` of a message that may not have parsed, at most 40 characters, or what JavaScript type it was. */
+export function messageType(data: unknown): string {
+  return typeof data === 'object' && data !== null && 'type' in data ? String((data as { type: unknown }).type).slice(0, 40) : typeof data;
 }
 
 /**

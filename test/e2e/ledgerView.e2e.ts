@@ -116,6 +116,11 @@ async function assertSeededContent(frame: FrameLocator, rows: number): Promise<v
   assert.ok((await spend.locator('svg.chart rect.bar').count()) > 0, 'the spend chart has bars');
 }
 
+/** A provider error's length: 3 MiB of text, as a hostile or broken server sent it. */
+const HUGE_ERROR_CHARS = 3 * 1024 * 1024;
+/** A model id of 600 characters, as a provider reported it. */
+const LONG_MODEL_ID = `vendor/${'m'.repeat(593)}`;
+
 /** Model names as long as OpenRouter's, each with a rating, for the narrow-panel check. */
 const LONG_MODELS: SeedModel[] = [
   { slug: 'meta-llama/llama-3.3-70b-instruct-turbo', provider: 'cloud', price: { input: 0.88, output: 0.88 } },
@@ -303,6 +308,37 @@ const checks: E2eCheck[] = [
         assert.deepEqual(row.splitPieces, [], `${row.model} broke mid-word`);
         assert.deepEqual(row.hiddenButtons, [], `${row.model}: buttons out of view`);
       }
+    },
+  },
+  {
+    name: 'a call whose provider error is 3 MiB long and whose model id is 600 characters shows like any other, each cut with a mark saying how long it was',
+    async prepare(folder) {
+      await seedWorkspace(folder, 10, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' });
+      // As an older Rung, another tool or a team member could have written it: neither field bounded.
+      const [row] = seedDecisionRows(1, Date.now(), 9, [PANEL_MODELS[1] as SeedModel], ['plan']);
+      assert.ok(row, 'a row was seeded');
+      const huge: DecisionRow = { ...row, at: Date.now(), call: 'c-huge', rung: 0, candidates: [CLOUD_MODEL], verdict: 'provider-error', verdictReason: `provider-error: HTTP 500 ${'E'.repeat(HUGE_ERROR_CHARS - 25)}`, resolved: LONG_MODEL_ID, final: false };
+      appendFileSync(join(folder, '.rung', 'decisions.jsonl'), `${JSON.stringify(huge)}\n`);
+      const now = Date.now();
+      const ledger = await WorkspaceLedger.open({ path: join(folder, '.rung', 'ledger.sqlite'), clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+      ledger.observe([{ model: LONG_MODEL_ID, classKey: 'plan', success: true, at: now }]);
+      await ledger.close();
+    },
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const call = frame.locator('ol.calls > li', { hasText: 'HTTP 500' }).first();
+      const reason = call.locator('.reason', { hasText: 'HTTP 500' }).first();
+      await reason.waitFor({ timeout: PANEL_TIMEOUT_MS });
+      assert.match(await reason.innerText(), new RegExp(`EEEE… \\[truncated, ${HUGE_ERROR_CHARS.toLocaleString('en')} characters\\]$`));
+      assert.match(await call.locator('.resolved').first().innerText(), /^served by vendor\/mmmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s);
+      const rating = frame.locator('section.ratings tbody th', { hasText: '[truncated, 600 characters' }).first();
+      await rating.waitFor({ timeout: PANEL_TIMEOUT_MS });
+      assert.ok((await frame.locator('section.ratings tbody tr').count()) >= 3, 'the other ratings are there too');
+      const overflow = await frame.locator('body').evaluate((body) => body.ownerDocument.documentElement.scrollWidth - body.ownerDocument.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the view: an unbroken text ran past it`);
+      await call.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-huge-error-long-model');
     },
   },
   {

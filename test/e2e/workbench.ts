@@ -55,6 +55,12 @@ export interface E2eCheck {
    * leaves out is missing. Without it, the window loads the repository as the extension under development.
    */
   installed?: boolean;
+  /**
+   * Runs on a folder nobody trusted, in Restricted Mode as VS Code opens such a folder when workspace
+   * trust is on (the trust prompt off, as for a user who dismissed it), with Rung installed as for
+   * `installed`, so its toasts show. Implies `installed`.
+   */
+  untrusted?: boolean;
   run(page: Page, workbench: Workbench): Promise<void>;
 }
 

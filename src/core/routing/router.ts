@@ -8,6 +8,7 @@
  * from Ollama and the cloud), the `rung chat` CLI and the replay benchmark (reading recorded outcomes),
  * so the policy that is measured is the policy that ships.
  */
+import { boundName, boundReason } from '../boundedText';
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
 import { DECISION_ROW_VERSION, spendFigure, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
@@ -208,7 +209,7 @@ export class Router {
       explore: false,
       propensity: 1,
       verdict: 'refused',
-      verdictReason: message,
+      verdictReason: boundReason(message),
       inputTokens: null,
       outputTokens: null,
       cost: null,
@@ -217,7 +218,7 @@ export class Router {
       // Nothing left this machine.
       mode: 'local',
       // Any rung the ranking kept (a caller's own refusal) is left out of the call as well.
-      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(({ model, reason }) => ({ model, reason })),
+      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(({ model, reason }) => ({ model, reason: boundReason(reason) })),
       final: false,
     });
   }
@@ -246,6 +247,7 @@ export class Router {
       this.ledger.spawnEnded(spawnId, this.clock.now());
     }
     if (signal?.aborted && outcome.verdict !== 'pass') outcome = { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
+    outcome = bounded(outcome);
     const resolved = outcome.resolvedModel ?? candidate.resolved;
     if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
     const record: AttemptRecord<T> = {
@@ -325,7 +327,7 @@ export class Router {
     const call = this.settleable.get(callId);
     if (!call) return false;
     const now = this.clock.now();
-    this.sink.append({ ...call.row, at: now, verdict, verdictReason: reason, final: true, pruned: [], candidates: [], escalation: [] });
+    this.sink.append({ ...call.row, at: now, verdict, verdictReason: boundReason(reason), final: true, pruned: [], candidates: [], escalation: [] });
     if (isGraded(verdict) && !call.lastGraded) {
       const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) }]);
       this.ledger.observe(
@@ -457,16 +459,16 @@ export class Router {
       explore: record.explore,
       propensity: record.propensity,
       verdict: record.verdict,
-      verdictReason: reasonText(record),
+      verdictReason: nullableReason(reasonText(record)),
       // What an attempt reported, kept only when it can be spend: a provider's negative usage is not.
       inputTokens: spendFigure(record.inputTokens),
       outputTokens: spendFigure(record.outputTokens),
       cost: spendFigure(record.cost),
       latencyMs: record.latencyMs ?? null,
-      reason: record.reason,
+      reason: boundReason(record.reason),
       mode: input.candidate.local ? 'local' : 'cloud',
       // The logged entry only: a ranking's `cause` repeats its reason.
-      pruned: input.pruned.map(({ model, reason }) => ({ model, reason })),
+      pruned: input.pruned.map(({ model, reason }) => ({ model, reason: boundReason(reason) })),
       final: false,
       ...(record.confidence !== undefined && Number.isFinite(record.confidence) ? { confidence: record.confidence } : {}),
     };
@@ -485,6 +487,22 @@ export class Router {
     this.settleable.set(callId, call);
     if (this.settleable.size > MAX_SETTLEABLE_CALLS) this.settleable.delete(this.settleable.keys().next().value as string);
   }
+}
+
+/**
+ * An attempt's outcome with the model its answer named cut to what a record keeps.
+ *
+ * @remarks
+ * Cut here, before the alias, the ratings and the row see it, so all three name the same model. The
+ * verdict's reason is cut where the row is written, once, after the failure's kind is put before it.
+ */
+function bounded<T>(outcome: AttemptOutcome<T>): AttemptOutcome<T> {
+  return outcome.resolvedModel === undefined ? outcome : { ...outcome, resolvedModel: boundName(outcome.resolvedModel) };
+}
+
+/** A row's verdict reason, bounded; null stays null. */
+function nullableReason(reason: string | null): string | null {
+  return reason === null ? null : boundReason(reason);
 }
 
 /** Maps a thrown failure to a verdict that grades nobody, with the failure's kind as data beside its message. */

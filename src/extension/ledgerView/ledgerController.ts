@@ -25,6 +25,7 @@ import {
   parseViewMessage,
   unhandled,
 } from '../../protocol/ledgerProtocol';
+import { fitHostMessage } from './wireFit';
 
 /**
  * How long ratings and spend wait before being re-read after a change, ms.
@@ -212,6 +213,10 @@ export class LedgerController {
       case 'export':
         await this.actions.exportLedger();
         return;
+      case 'rejected':
+        // The page's console is out of the user's sight; the Rung log is where they look.
+        this.log.error(`ledger panel: the page could not show a '${message.message}' message: ${message.error}`);
+        return;
       case 'estimate-openers': {
         const estimates = await this.openSession().estimateOpeners();
         this.send({ type: 'opener-estimates', estimates: estimates.map(openerEstimateWire) });
@@ -341,8 +346,11 @@ export class LedgerController {
     return models;
   }
 
+  /** Posts `message` once the page listens, fitted to the protocol's limits (wireFit.ts). */
   private send(message: HostMessage): void {
-    if (this.ready) this.post(message);
+    if (!this.ready) return;
+    const fitted = fitHostMessage(message, this.log);
+    if (fitted) this.post(fitted);
   }
 }
 

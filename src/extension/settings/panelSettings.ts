@@ -29,6 +29,62 @@ export interface SettingsReader {
   get<T>(section: string, defaultValue: T): T;
 }
 
+/** A reader that can also say which scope a value came from (`vscode.WorkspaceConfiguration.inspect`). */
+export interface ScopedSettingsReader extends SettingsReader {
+  inspect<T>(section: string): { globalValue?: T } | undefined;
+}
+
+/**
+ * The settings a workspace nobody trusted may not give, by their full names: the panel and where it
+ * is, where models are reached, the check command, the ledger's place and the team's, and everything
+ * that decides what Rung may spend — the budget, the price cap, the routing and the diversity caps.
+ *
+ * @remarks
+ * The same list is `capabilities.untrustedWorkspaces.restrictedConfigurations` in package.json (a test
+ * holds the two equal), so VS Code ignores a workspace's values for them in Restricted Mode and says so
+ * in its settings editor. {@link userSettingsOnly} reads them from the user's settings in code as well,
+ * so the rule does not rest on one editor's handling of that list: a cloned folder's
+ * `.vscode/settings.json` with `"rung.dailyBudget": 100000` or `"rung.maxOutputPrice": 1000` would
+ * otherwise lift the user's own cap and budget.
+ */
+export const RESTRICTED_SETTINGS = [
+  'rung.panel',
+  'rung.panelFile',
+  'rung.endpoints',
+  'rung.ollamaHost',
+  'rung.verifyCommand',
+  'rung.verifyCommandEnv',
+  'rung.ledgerPath',
+  'rung.teamLedger.url',
+  'rung.teamLedger.shareDecisions',
+  'rung.dailyBudget',
+  'rung.maxOutputPrice',
+  'rung.routing.explore',
+  'rung.routing.explorePaid',
+  'rung.routing.requireEvidence',
+  'rung.routing.tradeoff',
+  'rung.routing.attemptTimeoutSeconds',
+  'rung.diversity.maxConsecutivePerProvider',
+  'rung.diversity.maxTotalPerProvider',
+] as const;
+
+const RESTRICTED = new Set<string>(RESTRICTED_SETTINGS.map((name) => name.slice('rung.'.length)));
+
+/**
+ * Rung's settings (the `rung` section) as a workspace of this trust may give them: all of them when
+ * trusted; else the {@link RESTRICTED_SETTINGS} from the user's settings only, the rest as usual.
+ */
+export function userSettingsOnly(config: ScopedSettingsReader, trusted: boolean): SettingsReader {
+  if (trusted) return config;
+  return {
+    get<T>(section: string, defaultValue: T): T {
+      if (!RESTRICTED.has(section)) return config.get(section, defaultValue);
+      const value = config.inspect<T>(section)?.globalValue;
+      return value === undefined ? defaultValue : value;
+    },
+  };
+}
+
 /**
  * The settings laid over the panel, read with null as "not set".
  *
@@ -116,6 +172,7 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
       base = withoutWorkspaceProviders(base, notes);
       text = undefined;
     }
+    if (!sources.trusted) base = modelsOnly(base, notes);
   } else {
     return undefined;
   }
@@ -196,6 +253,42 @@ function withoutWorkspaceProviders(panel: Record<string, unknown>, notes: string
   const kept = models.filter((model) => !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN.has(model.provider)));
   notes.push(`untrusted workspace: the panel file's providers (${[...declared].join(', ')}) are ignored${kept.length < models.length ? `, and ${models.length - kept.length} model(s) on them left out` : ''}`);
   return { ...rest, models: kept };
+}
+
+/** The keys of a panel file beside `models`, which decide how Rung spends rather than which models it may use. */
+const SPENDING_KEYS = ['maxOutputPrice', 'diversity', 'profiles', 'routing'] as const;
+
+/**
+ * An untrusted workspace's panel file keeps its models, without their prices, and nothing else.
+ *
+ * @remarks
+ * The folder may say which models it would like; what they cost and what Rung may spend on them are the
+ * user's. A file that said `price: {input: 0, output: 0}` on a model of the user's keyed provider made
+ * a $450 call record $0, so the daily budget never stopped a paid model. Without the file's price a
+ * model is priced from its provider's catalog, and the price cap, the budget, the routing and the
+ * diversity caps (which can push calls off the local models onto paid ones) come from the user's
+ * settings or the defaults. Each key ignored is said once, in the note.
+ */
+function modelsOnly(panel: Record<string, unknown>, notes: string[]): Record<string, unknown> {
+  const models = Array.isArray(panel.models) ? panel.models : undefined;
+  const priced = (models ?? []).filter((model): model is Record<string, unknown> => isRecord(model) && model.price !== undefined);
+  const ignored = SPENDING_KEYS.filter((key) => panel[key] !== undefined);
+  if (priced.length === 0 && ignored.length === 0) return panel;
+  const kept: Record<string, unknown> = { ...panel };
+  for (const key of ignored) delete kept[key];
+  if (models) kept.models = models.map((model: unknown) => (isRecord(model) && model.price !== undefined ? withoutPrice(model) : model));
+  const what = [
+    ...(priced.length ? [`the price of ${priced.map((model) => (typeof model.slug === 'string' ? model.slug : '(a model)')).join(', ')}`] : []),
+    ...ignored,
+  ];
+  const listed = what.length > 1 ? `${what.slice(0, -1).join(', ')} and ${what.at(-1) ?? ''}` : (what[0] ?? '');
+  notes.push(`untrusted workspace: the panel file's models are used, but not ${listed}: prices come from the providers' catalogs, and the price cap, the daily budget, routing and diversity from your own settings`);
+  return kept;
+}
+
+function withoutPrice(model: Record<string, unknown>): Record<string, unknown> {
+  const { price: _ignored, ...rest } = model;
+  return rest;
 }
 
 /**

@@ -16,7 +16,7 @@ import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
 import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { readPanelFileText } from '../../core/panelFileText';
-import { composePanel, describePanelError, readOverrides } from './panelSettings';
+import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
 import { readTeamLedgerSetting } from './teamLedgerChoice';
@@ -44,8 +44,13 @@ export class RungSettings implements vscode.Disposable {
     private readonly env: Record<string, string | undefined> = process.env,
   ) {}
 
-  private get config(): vscode.WorkspaceConfiguration {
-    return vscode.workspace.getConfiguration('rung');
+  /**
+   * Rung's settings as this workspace may give them: in a workspace nobody trusted, every restricted
+   * setting (the budget, the price cap, routing, diversity, the panel, endpoints, the check command, the
+   * ledger's place) is the user's own value or its default, never the workspace's (panelSettings.ts).
+   */
+  private get config(): SettingsReader {
+    return userSettingsOnly(vscode.workspace.getConfiguration('rung'), this.trusted);
   }
 
   /** The first workspace folder on disk, where `.rung/` lives; undefined with no folder open. */

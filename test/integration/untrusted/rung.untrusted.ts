@@ -14,6 +14,8 @@ import { eventually, RUNG_EXTENSION_ID, workspaceFolder } from '../support/rung'
 
 /** A model on the built-in ollama that only the panel file names. */
 const FILE_ONLY_MODEL = 'qwen3:14b';
+/** A paid model on the user's own OpenRouter, which the repository's panel file says costs nothing. */
+const PAID_MODEL = 'anthropic/claude-opus-4';
 
 describe('Rung in a workspace nobody trusted', function () {
   this.timeout(120_000);
@@ -31,7 +33,20 @@ describe('Rung in a workspace nobody trusted', function () {
     assert.ok(extension, `${RUNG_EXTENSION_ID} is installed`);
     api = extension.isActive ? extension.exports : await extension.activate();
     mkdirSync(join(folder, '.vscode'), { recursive: true });
-    writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'rung.verifyCommand': `node -e "require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')"` }, null, 2));
+    // The workspace's settings would run its own command, lift the user's price cap and budget, and let an attempt stream for a day.
+    writeFileSync(
+      join(folder, '.vscode', 'settings.json'),
+      JSON.stringify(
+        {
+          'rung.verifyCommand': `node -e "require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')"`,
+          'rung.maxOutputPrice': 1000,
+          'rung.dailyBudget': 100000,
+          'rung.routing.attemptTimeoutSeconds': 86400,
+        },
+        null,
+        2,
+      ),
+    );
     mkdirSync(join(folder, '.rung'), { recursive: true });
     // The repository's panel: its own keyless server on loopback for the cloud model, which a trusted
     // workspace would call, and an address for the built-in ollama that nothing listens on.
@@ -43,8 +58,11 @@ describe('Rung in a workspace nobody trusted', function () {
           // Only the file names it: the fake Ollama does not list it, so a panel holding it is the file's.
           { slug: FILE_ONLY_MODEL, provider: 'ollama', role: 'mid', context: 32768 },
           { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: { input: 1, output: 2 } },
+          // A paid model of the user's own keyed provider, which the file says is free.
+          { slug: PAID_MODEL, provider: 'openrouter', role: 'top', price: { input: 0, output: 0 } },
         ],
-        routing: { explore: 0 },
+        maxOutputPrice: 1000,
+        routing: { explorePaid: true },
         providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` } },
       }),
     );
@@ -52,11 +70,14 @@ describe('Rung in a workspace nobody trusted', function () {
     // Set after the files are written, so the reload it causes reads them: `.rung/` did not exist when
     // Rung started watching for its panel file, and a watch on a folder that is not there yet may
     // never fire (the test saw a session still on its first panel 15 s after the file was written).
+    // The user's own price cap and exploration rate (none: the calls below must open with the cheap model).
+    await vscode.workspace.getConfiguration('rung').update('maxOutputPrice', 20, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('rung').update('routing.explore', 0, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('rung').update('ollamaHost', providers.ollamaUrl, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
-    await vscode.workspace.getConfiguration('rung').update('ollamaHost', undefined, vscode.ConfigurationTarget.Global);
+    for (const setting of ['ollamaHost', 'maxOutputPrice', 'routing.explore']) await vscode.workspace.getConfiguration('rung').update(setting, undefined, vscode.ConfigurationTarget.Global);
     await providers?.close();
   });
 
@@ -74,8 +95,18 @@ describe('Rung in a workspace nobody trusted', function () {
       const current = snapshot.panel;
       return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl ? current : undefined;
     });
-    assert.deepEqual(panel.models.map((model) => model.slug), [CHEAP_MODEL, FILE_ONLY_MODEL]);
+    assert.deepEqual(panel.models.map((model) => model.slug), [CHEAP_MODEL, FILE_ONLY_MODEL, PAID_MODEL]);
     assert.equal(panel.providers.cloud, undefined);
+  });
+
+  it("takes no price, price cap, budget or routing from the workspace: the user's cap holds and the file's free model is priced by its catalog", async () => {
+    const session = await api.session();
+    const panel = session.snapshot({ limit: 0 }).panel;
+    assert.equal(panel.models.find((model) => model.slug === PAID_MODEL)?.price, undefined, "the panel file's price of 0 is not taken");
+    assert.equal(panel.maxOutputPrice, 20, "the user's price cap, not the workspace's 1000");
+    assert.equal(panel.routing.explorePaid, false);
+    assert.equal(panel.routing.attemptTimeoutSeconds, undefined, "the workspace's day-long attempt timeout is not read");
+    assert.equal(vscode.workspace.getConfiguration('rung').get('dailyBudget'), null, "VS Code itself gives no workspace budget in restricted mode");
   });
 
   it('checks an edit without the workspace\'s check command, and never calls the workspace\'s server', async () => {

@@ -39,6 +39,20 @@ describe('readPanelFileText', () => {
     );
   });
 
+  it('refuses .rung/panel.json when .rung itself is a link to another folder, leaving the file there unread', () => {
+    const elsewhere = join(dir.path, 'elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'panel.json'), '{"models":[]}');
+    const linked = join(dir.path, 'linked');
+    mkdirSync(linked);
+    symlinkSync(elsewhere, join(linked, '.rung'));
+    const path = join(linked, '.rung', 'panel.json');
+    expect(refusal(path)).toBe(
+      `${path}: its folder ${join(linked, '.rung')} is a symbolic link to ${elsewhere}, and Rung does not follow a link for a panel file in the workspace (a cloned folder could point it at any folder of yours); make .rung a real folder`,
+    );
+    expect(readPanelFileText(path, { followLinks: true })).toBe('{"models":[]}');
+  });
+
   it('refuses a link the user named when it leads to a device, a pipe or a folder', () => {
     symlinkSync('/dev/zero', panelPath);
     expect(refusal(panelPath, { followLinks: true })).toBe(`${panelPath}: it is a device, not a file; a panel is a JSON file`);

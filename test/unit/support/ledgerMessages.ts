@@ -84,4 +84,5 @@ export const viewExamples: { [K in ViewMessage['type']]: Extract<ViewMessage, { 
   'reset-class': { type: 'reset-class', classKey: 'plan' },
   export: { type: 'export' },
   'estimate-openers': { type: 'estimate-openers' },
+  rejected: { type: 'rejected', message: 'snapshot', error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big" },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionSchema, type ModelWire } from '../../../src/protocol/ledgerProtocol';
+import { decisionSchema, parseHostMessage, type ModelWire } from '../../../src/protocol/ledgerProtocol';
 import {
   askForOpeners,
   emptyState,
@@ -11,6 +11,7 @@ import {
   prunedText,
   ratingClasses,
   reduce,
+  rejectMessage,
   spendChart,
   spendChartNote,
   strongestEstimateText,
@@ -322,6 +323,14 @@ describe('nameBreakPieces', () => {
     expect(nameBreakPieces('qwen2.5-coder_7b.gguf')).toEqual(['qwen2.5-', 'coder_', '7b.', 'gguf']);
   });
 
+  it('cuts a piece longer than any word every 32 characters, so a 600-character id can wrap', () => {
+    const pieces = nameBreakPieces(`vendor/${'m'.repeat(100)}… [truncated, 600 characters, #33c044eb]`);
+    expect(pieces[0]).toBe('vendor/');
+    expect(pieces.every((piece) => piece.length <= 32)).toBe(true);
+    expect(pieces.length).toBeGreaterThan(4);
+    expect(pieces.join('')).toBe(`vendor/${'m'.repeat(100)}… [truncated, 600 characters, #33c044eb]`);
+  });
+
   it('leaves a name without separators whole, and always joins back to the name', () => {
     expect(nameBreakPieces('llama3')).toEqual(['llama3']);
     for (const name of ['a//b', '-x-', 'qwen2.5:3b', '~vendor/model-latest', '']) expect(nameBreakPieces(name).join('')).toBe(name);
@@ -350,5 +359,19 @@ describe('a call no rung could take', () => {
     expect(decisionSchema.safeParse(wire).success).toBe(true);
     const [call] = groupCalls([wire], models, []);
     expect(call).toMatchObject({ call: 'refused-1', verdict: 'refused', attempts: [], ladder: [], escalations: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
+  });
+});
+
+describe('a message the page cannot take', () => {
+  it('turns "Loading" into an error that says what was not shown and where to look', () => {
+    const snapshot = { ...hostExamples.snapshot, decisions: { ...hostExamples.snapshot.decisions, rows: [wireDecision({ call: 'c1', verdictReason: 'x'.repeat(10_001) })] } };
+    const parsed = parseHostMessage(snapshot);
+    expect(parsed.ok).toBe(false);
+    const state = rejectMessage(emptyState(), parsed.ok ? '' : parsed.error);
+    expect(state.loaded).toBe(false);
+    expect(state.notice).toEqual({
+      level: 'error',
+      message: "Rung sent this panel something it could not show (dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.",
+    });
   });
 });

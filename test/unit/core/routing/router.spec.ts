@@ -706,3 +706,26 @@ describe('Router: a call no rung can take', () => {
     expect(harness.ledger.entries()).toEqual([]);
   });
 });
+
+describe('Router: what a provider says is bounded where the row is written', () => {
+  it('writes a 3 MiB provider error and a 600-character model id as marked truncations, and rates the model under the cut name', async () => {
+    const harness = new RouterHarness(cascadePanel());
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    const longId = `vendor/${'m'.repeat(593)}`;
+    const attempts = new ScriptedAttempts()
+      .on('alpha', () => {
+        throw new ProviderFailure('provider-error', huge);
+      })
+      .on('beta', { ...FAIL, verdictReason: `syntax: ${'e'.repeat(29_000)}`, resolvedModel: longId });
+    await harness.router.route(request({ callId: 'c-long' }), attempts.fn);
+    const [first, second] = harness.sink.rows as [DecisionRow, DecisionRow];
+    expect(first.verdictReason?.length).toBeLessThanOrEqual(4_000);
+    expect(first.verdictReason).toMatch(/^provider-error: xxx.*… \[truncated, 3,145,744 characters\]$/s);
+    expect(second.verdictReason).toMatch(/^syntax: eee.*… \[truncated, 29,008 characters\]$/s);
+    expect(second.resolved?.length).toBeLessThanOrEqual(200);
+    expect(second.resolved).toMatch(/^vendor\/mmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s);
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual([second.resolved]);
+    expect(harness.router.settle('c-long', 'fail', `thumbs down: ${'y'.repeat(10_000)}`)).toBe(true);
+    expect(harness.sink.rows.at(-1)?.verdictReason).toMatch(/… \[truncated, 10,013 characters\]$/);
+  });
+});

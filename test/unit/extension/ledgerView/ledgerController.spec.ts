@@ -372,3 +372,39 @@ describe('the panel models the ledger page shows', () => {
     ]);
   });
 });
+
+describe('the ledger panel controller, on rows longer or stranger than the protocol takes', () => {
+  const longModel = `vendor/${'m'.repeat(593)}`;
+
+  it('shows a 3 MiB provider error and a 600-character model id cut and marked, in a snapshot the page takes', async () => {
+    const { session, posted, controller } = harness();
+    session.rows.push(decisionRow({ call: 'c-huge', verdict: 'provider-error', verdictReason: `provider-error: ${'x'.repeat(3 * 1024 * 1024)}`, resolved: longModel }));
+    session.ratings = [{ model: longModel, classKey: 'plan', rating: 0, ability: 0.5, uncertainty: null, graded: 0, ok: 0, measured: false, updatedAt: 0 }];
+    await controller.receive(ready);
+    const snapshot = posted[0] as Extract<HostMessage, { type: 'snapshot' }>;
+    expect(snapshot.type).toBe('snapshot');
+    const row = snapshot.decisions.rows[0];
+    expect(row?.verdictReason?.length).toBeLessThanOrEqual(10_000);
+    expect(row?.verdictReason).toMatch(/^provider-error: xxx.*… \[truncated, 3,145,744 characters\]$/s);
+    expect(row?.resolved).toMatch(/^vendor\/mmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s);
+    expect(snapshot.ratings[0]?.model).toBe(row?.resolved);
+  });
+
+  it('cuts a long row written while the page is open, and leaves out only a row the page cannot show at all, saying so in the log', async () => {
+    const { session, posted, log, controller } = harness();
+    session.rows.push(decisionRow({ call: 'c-good' }), decisionRow({ call: 'c-odd', propensity: 5 }));
+    await controller.receive(ready);
+    const snapshot = posted[0] as Extract<HostMessage, { type: 'snapshot' }>;
+    expect(snapshot.decisions.rows.map((row) => row.call)).toEqual(['c-good']);
+    expect(log.lines).toContainEqual(expect.stringMatching(/^warn ledger panel: left out 1 of 2 decision rows the page cannot show \(call c-odd: propensity: too_big\)$/));
+    session.write(decisionRow({ call: 'c-new', reason: 'r'.repeat(20_000) }));
+    const added = posted.find((message) => message.type === 'decision-added');
+    expect(added?.type === 'decision-added' && added.row.reason).toMatch(/… \[truncated, 20,000 characters\]$/);
+  });
+
+  it("writes in the Rung log a message the page said it could not show", async () => {
+    const { log, controller } = harness();
+    await controller.receive({ type: 'rejected', message: 'snapshot', error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big" });
+    expect(log.lines).toEqual(["error ledger panel: the page could not show a 'snapshot' message: dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big"]);
+  });
+});

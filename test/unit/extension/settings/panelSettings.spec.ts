@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PanelError } from '../../../../src/core/panel';
-import { composePanel, describePanelError, readOverrides, type PanelSources, type SettingsReader } from '../../../../src/extension/settings/panelSettings';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { composePanel, describePanelError, readOverrides, RESTRICTED_SETTINGS, userSettingsOnly, type PanelSources, type ScopedSettingsReader, type SettingsReader } from '../../../../src/extension/settings/panelSettings';
 
 const models = [
   { slug: 'qwen3:14b', provider: 'ollama' },
@@ -152,5 +154,89 @@ describe('describePanelError', () => {
   it('says the file\'s last good version is kept, rather than naming the invalid file as the good panel', () => {
     const said = describePanelError(broken, '/w/.rung/panel.json');
     expect(said.toast).toBe('Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using its last good version.');
+  });
+});
+
+describe('what an untrusted workspace may not decide about money', () => {
+  const file = {
+    models: [
+      { slug: 'qwen3:14b', provider: 'ollama', role: 'base', context: 32768 },
+      { slug: 'openai/gpt-4o', provider: 'openrouter', role: 'top', price: { input: 0, output: 0 } },
+    ],
+    maxOutputPrice: 1000,
+    diversity: { maxTotalPerProvider: 1 },
+    profiles: { edit: { maxConsecutivePerProvider: 1 } },
+    routing: { explorePaid: true, attemptTimeoutSeconds: 86_400, explore: 1 },
+  };
+  const path = '/w/.rung/panel.json';
+
+  it('takes the models of an untrusted panel file without their prices, and none of its caps or routing, and says so', () => {
+    const composed = composePanel(sources({ file: { path, text: JSON.stringify(file) }, trusted: false, overrides: { maxOutputPrice: 20 } }));
+    expect(composed?.panel.models).toEqual([
+      { slug: 'qwen3:14b', provider: 'ollama', role: 'base', context: 32768 },
+      { slug: 'openai/gpt-4o', provider: 'openrouter', role: 'top' },
+    ]);
+    expect(composed?.panel.maxOutputPrice).toBe(20);
+    expect(composed?.panel.diversity).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
+    expect(composed?.panel.profiles).toEqual({});
+    expect(composed?.panel.routing).toEqual({ explore: 0.05, requireEvidence: false, tradeoff: 'quality', explorePaid: false });
+    expect(composed?.notes).toEqual([
+      "untrusted workspace: the panel file's models are used, but not the price of openai/gpt-4o, maxOutputPrice, diversity, profiles and routing: prices come from the providers' catalogs, and the price cap, the daily budget, routing and diversity from your own settings",
+    ]);
+  });
+
+  it('keeps every price and cap of the same file in a trusted workspace', () => {
+    const composed = composePanel(sources({ file: { path, text: JSON.stringify(file) } }));
+    expect(composed?.panel.models[1]?.price).toEqual({ input: 0, output: 0 });
+    expect(composed?.panel.maxOutputPrice).toBe(1000);
+    expect(composed?.notes).toEqual([]);
+  });
+});
+
+/** Settings by scope, as `vscode.WorkspaceConfiguration` reads them: the workspace's value wins where it has one. */
+class ScopedSettings implements ScopedSettingsReader {
+  constructor(
+    private readonly user: Record<string, unknown>,
+    private readonly workspace: Record<string, unknown>,
+  ) {}
+  get<T>(section: string, defaultValue: T): T {
+    return (this.workspace[section] ?? this.user[section] ?? defaultValue) as T;
+  }
+  inspect<T>(section: string): { globalValue?: T } {
+    return this.user[section] === undefined ? {} : { globalValue: this.user[section] as T };
+  }
+}
+
+describe('userSettingsOnly', () => {
+  const config = new ScopedSettings(
+    { maxOutputPrice: 20 },
+    { maxOutputPrice: 1000, dailyBudget: 100_000, 'routing.attemptTimeoutSeconds': 86_400, 'routing.explorePaid': true, 'diversity.maxTotalPerProvider': 1, 'chat.anything': 'theirs' },
+  );
+
+  it("reads the budget, the price cap, routing and diversity from the user's settings only in an untrusted workspace", () => {
+    const untrusted = userSettingsOnly(config, false);
+    expect(untrusted.get<number | null>('dailyBudget', null)).toBeNull();
+    expect(readOverrides(untrusted)).toEqual({
+      explore: null,
+      explorePaid: null,
+      requireEvidence: null,
+      tradeoff: null,
+      attemptTimeoutSeconds: null,
+      maxOutputPrice: 20,
+      maxConsecutivePerProvider: null,
+      maxTotalPerProvider: null,
+    });
+    expect(untrusted.get('chat.anything', null)).toBe('theirs');
+  });
+
+  it("reads the workspace's values in a trusted workspace", () => {
+    const trusted = userSettingsOnly(config, true);
+    expect(trusted.get('dailyBudget', null)).toBe(100_000);
+    expect(readOverrides(trusted).maxOutputPrice).toBe(1000);
+  });
+
+  it('restricts in code exactly the settings package.json restricts for VS Code', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    expect([...RESTRICTED_SETTINGS].sort()).toEqual([...manifest.capabilities.untrustedWorkspaces.restrictedConfigurations].sort());
   });
 });
