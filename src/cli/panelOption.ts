@@ -25,6 +25,7 @@ export async function commandPanel(path: string | undefined, io: CliIo, command:
     const found = await discoverWorkspacePanel({ cwd: io.cwd, env: io.env, ollama: { clock: io.clock, ...(io.signal ? { signal: io.signal } : {}) } });
     const models = found.from === 'ollama' ? `: ${found.panel.models.map((model) => model.slug).join(', ')}` : '';
     io.stderr(`${command}: panel from ${found.source}${models}\n`);
+    for (const note of found.notes) io.stderr(`${command}: ${note}\n`);
     return found.panel;
   } catch (error) {
     if (!(error instanceof PanelNotFoundError)) throw error;

@@ -9,9 +9,10 @@
  * current folder, where it keeps the ledger too), so it is passed in; the order, the Ollama look-up and
  * what is said when neither gives a panel are here.
  */
-import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultProviders, parsePanel, parsePanelText, type Environment, type Panel, type PanelFile } from './panel';
+import { parseJsonText } from './jsonText';
+import { defaultProviders, PanelError, parsePanel, type Environment, type Panel, type PanelFile } from './panel';
+import { readPanelFileText } from './panelFileText';
 import { ollamaPanel, type OllamaLookup } from './ollamaPanel';
 
 /** The workspace's panel file under a folder, where `rung` and the extension both look. */
@@ -82,9 +83,19 @@ export function discoverWorkspacePanel(options: { cwd: string; env: Environment;
   const path = join(options.cwd, WORKSPACE_PANEL_FILE);
   const baseUrl = defaultProviders(options.env).ollama?.baseUrl ?? 'http://127.0.0.1:11434';
   return discoverPanel({
-    configured: async () => {
-      if (!(await exists(path))) return undefined;
-      return { panel: parsePanelText(await readFile(path, 'utf8'), path, options.env), source: path };
+    configured: () => {
+      // Not through a link, not from a pipe or a device, not past the size a panel has (panelFileText.ts).
+      const text = readPanelFileText(path);
+      if (text === undefined) return undefined;
+      let json: unknown;
+      try {
+        json = parseJsonText(text);
+      } catch (error) {
+        throw new PanelError(path, [`not valid JSON: ${(error as Error).message}`]);
+      }
+      const notes: string[] = [];
+      const kept = withoutFileProviders(json, notes, `${path} was found, not named`, 'name it with --panel to use them');
+      return { panel: parsePanel(kept, path, options.env, kept === json ? text : undefined), source: path, notes };
     },
     lookedFor: [path],
     ollama: { ...options.ollama, baseUrl },
@@ -93,11 +104,30 @@ export function discoverWorkspacePanel(options: { cwd: string; env: Environment;
   });
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** The providers every panel may name without declaring them (defaultProviders). */
+export const BUILT_IN_PROVIDERS: ReadonlySet<string> = new Set(Object.keys(defaultProviders()));
+
+/**
+ * A panel file's object without the providers it declares, and without the models on them; the panel
+ * as it is when it declares none. A note says what was left out, `why`, and `instead`.
+ *
+ * @remarks
+ * A file in a folder someone else made (a cloned repository) must not choose where the user's keys go:
+ * declaring `openrouter` with its own `baseUrl` sent the key from `RUNG_OPENROUTER_API_KEY` to that
+ * server with the first call. Models on the built-in providers, at their built-in addresses, are kept, so
+ * the local models still work; a provider the user trusts is named by the user (a setting, `--panel`).
+ */
+export function withoutFileProviders(json: unknown, notes: string[], why: string, instead: string): unknown {
+  if (!isRecord(json) || !isRecord(json.providers) || Object.keys(json.providers).length === 0) return json;
+  const declared = new Set(Object.keys(json.providers));
+  const { providers: _ignored, ...rest } = json;
+  const models = Array.isArray(rest.models) ? rest.models : [];
+  const kept = models.filter((model) => !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN_PROVIDERS.has(model.provider)));
+  const left = models.length - kept.length;
+  notes.push(`${why}: its providers (${[...declared].join(', ')}) are ignored${left > 0 ? `, and ${left} model(s) on them left out` : ''}; ${instead}`);
+  return { ...rest, models: kept };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,6 +11,7 @@
  */
 import { parseJsonText } from '../../core/jsonText';
 import { parsePanel, PanelError, type Environment, type Panel, type PanelFile } from '../../core/panel';
+import { withoutFileProviders } from '../../core/panelDiscovery';
 
 /** Settings laid over the panel; each absent (null in the settings) one leaves the panel's value. */
 export interface PanelOverrides {
@@ -169,7 +170,7 @@ export function composePanel(sources: PanelSources): ComposedPanel | undefined {
     base = { ...json };
     text = sources.file.text;
     if (!sources.trusted && isRecord(base.providers) && Object.keys(base.providers).length > 0) {
-      base = withoutWorkspaceProviders(base, notes);
+      base = withoutFileProviders(base, notes, 'untrusted workspace', 'trust the workspace to use them') as Record<string, unknown>;
       text = undefined;
     }
     if (!sources.trusted) base = modelsOnly(base, notes);
@@ -237,24 +238,6 @@ function setIfGiven(target: Record<string, unknown>, key: string, value: unknown
   if (value !== null && value !== undefined) target[key] = value;
 }
 
-/**
- * An untrusted workspace's panel file keeps its models on the built-in providers only.
- *
- * @remarks
- * A cloned repository could otherwise point `openrouter` at a server of its own and receive the
- * user's key with the first call. Models on a provider the file declared are dropped with a note,
- * rather than failing the panel, so the local models still work.
- */
-function withoutWorkspaceProviders(panel: Record<string, unknown>, notes: string[]): Record<string, unknown> {
-  if (!isRecord(panel.providers) || Object.keys(panel.providers).length === 0) return panel;
-  const declared = new Set(Object.keys(panel.providers));
-  const { providers: _ignored, ...rest } = panel;
-  const models = Array.isArray(rest.models) ? rest.models : [];
-  const kept = models.filter((model) => !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN.has(model.provider)));
-  notes.push(`untrusted workspace: the panel file's providers (${[...declared].join(', ')}) are ignored${kept.length < models.length ? `, and ${models.length - kept.length} model(s) on them left out` : ''}`);
-  return { ...rest, models: kept };
-}
-
 /** The keys of a panel file beside `models`, which decide how Rung spends rather than which models it may use. */
 const SPENDING_KEYS = ['maxOutputPrice', 'diversity', 'profiles', 'routing'] as const;
 
@@ -307,9 +290,6 @@ export function describePanelError(error: PanelError, kept: string | undefined):
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
-
-/** The providers every panel may name without declaring them (the core's defaults). */
-const BUILT_IN = new Set(['ollama', 'openrouter', 'openai']);
 
 function blameSetting(issue: string): string {
   const colon = issue.indexOf(':');

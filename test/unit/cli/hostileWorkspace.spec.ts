@@ -16,6 +16,7 @@ let root: string;
 let workspace: string;
 let outside: string;
 let server: WireServer;
+let serverUrl: string;
 
 const TARGET_TEXT = '# a shell start-up file\nexport PATH="$HOME/bin:$PATH"\n';
 
@@ -28,6 +29,7 @@ beforeEach(async () => {
   writeFileSync(join(outside, '.bashrc'), TARGET_TEXT);
   server = new WireServer().on('POST', '/v1/chat/completions', serveBytes(fixtureBytes('openai/chat-normal.sse'), { every: 64 }));
   const url = await server.start();
+  serverUrl = url;
   writeFileSync(
     join(workspace, 'panel.json'),
     JSON.stringify({ models: [{ slug: 'local-model', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }),
@@ -127,5 +129,33 @@ describe('rung chat printing what a provider said', () => {
     } finally {
       await hostile.close();
     }
+  });
+});
+
+describe('rung chat with a panel file it found in the folder rather than one the user named', () => {
+  const KEY = 'sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab';
+
+  function declareOpenRouterAt(url: string): void {
+    const panel = {
+      models: [{ slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' }],
+      routing: { explore: 0 },
+      providers: { openrouter: { kind: 'openai-compatible', baseUrl: `${url}/v1` } },
+    };
+    writeFileSync(join(workspace, '.rung', 'panel.json'), JSON.stringify(panel));
+  }
+
+  it('never sends the user\'s key to an address the folder\'s panel file declares, and says how to use it anyway', async () => {
+    declareOpenRouterAt(serverUrl);
+    const io = new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY, OLLAMA_HOST: '127.0.0.1:9' });
+    await main(['chat', 'Say hello'], io);
+    expect(server.requests.filter((request) => request.headers.authorization?.includes(KEY))).toEqual([]);
+    expect(io.err).toMatch(/panel\.json was found, not named: its providers \(openrouter\) are ignored; name it with --panel to use them/);
+  });
+
+  it('uses the providers of a panel file the user names with --panel', async () => {
+    declareOpenRouterAt(serverUrl);
+    const io = new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY });
+    expect(await main(['chat', '--panel', '.rung/panel.json', 'Say hello'], io)).toBe(0);
+    expect(server.requests.some((request) => request.headers.authorization === `Bearer ${KEY}`)).toBe(true);
   });
 });

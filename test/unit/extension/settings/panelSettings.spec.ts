@@ -111,7 +111,7 @@ describe('composePanel', () => {
     expect(composed?.panel.providers.openrouter?.baseUrl).toBe('https://openrouter.ai/api/v1');
     expect(composed?.panel.providers.theirs).toBeUndefined();
     expect(composed?.panel.models.map((model) => model.slug)).toEqual(['qwen3:14b', 'openai/gpt-4o-mini']);
-    expect(composed?.notes[0]).toMatch(/untrusted workspace: the panel file's providers \(openrouter, theirs\) are ignored, and 1 model/);
+    expect(composed?.notes[0]).toMatch(/untrusted workspace: its providers \(openrouter, theirs\) are ignored, and 1 model/);
   });
 
   it('keeps a trusted workspace file\'s providers', () => {
