@@ -20,6 +20,7 @@ import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause } from '../describe';
+import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
@@ -109,7 +110,27 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
   return [auto, ...models];
 }
 
+/**
+ * Answers one request from the editor; whatever goes wrong reaches the editor as one plain sentence
+ * (calls/plainErrors.ts), and the Rung log keeps the error itself.
+ */
 async function respond(
+  deps: ModelProviderDeps,
+  model: vscode.LanguageModelChatInformation,
+  messages: readonly vscode.LanguageModelChatRequestMessage[],
+  options: vscode.ProvideLanguageModelChatResponseOptions,
+  progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+  token: vscode.CancellationToken,
+): Promise<void> {
+  try {
+    await answerRequest(deps, model, messages, options, progress, token);
+  } catch (error) {
+    if (!(error instanceof PlainError)) deps.log.warn(`${model.name}: no answer: ${error instanceof Error ? error.message : String(error)}`);
+    throw plainError(error);
+  }
+}
+
+async function answerRequest(
   deps: ModelProviderDeps,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
@@ -119,7 +140,7 @@ async function respond(
 ): Promise<void> {
   const session = await deps.sessions.get();
   const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
-  if (!asked.success) throw new Error(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!asked.success) throw new PlainError(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const checked = asked.data.schema !== undefined;
   const picked = pinnedForModelId(model.id);
   const call = deps.calls.prepare({
@@ -150,8 +171,8 @@ async function respond(
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
-    // The same sentence @rung shows for a call no rung answered, in the editor's error box.
-    throw new Error(`Rung: ${finished.plainLine}`);
+    // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
+    throw new PlainError(noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned));
   }
   if (checked || !streamed) {
     if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
