@@ -76,11 +76,10 @@ export function budgetSpentText(limit: string, spent: string): string {
 }
 
 /**
- * Why a call got no answer, in one or two sentences with what to do, from its last attempt and the
- * router's reasons for the models it left out: a provider down, the budget spent, a check every rung
- * failed, or nothing on the panel.
+ * Each provider a call found down, in words (`acme is unreachable (connection refused at …)`): from the
+ * router's reasons for the models it left out, and from the last attempt when its provider failed.
  */
-export function noAnswerText(last: AttemptOutcome | undefined, pruned: readonly { model: string; reason: string }[]): string {
+export function downTexts(last: AttemptOutcome | undefined, pruned: readonly { model: string; reason: string }[]): string[] {
   const down = new Map<string, string>();
   for (const entry of pruned) {
     const found = downReason(entry.reason);
@@ -91,12 +90,22 @@ export function noAnswerText(last: AttemptOutcome | undefined, pruned: readonly 
     if (provider) down.set(provider, providerDownText(provider, last.verdict.reason.replace(/^provider-error: /, '')));
     else down.set(last.model, `${last.model} failed: ${last.verdict.reason}`);
   }
+  return [...down.values()];
+}
+
+/**
+ * Why a call got no answer, in one or two sentences with what to do, from its last attempt and the
+ * router's reasons for the models it left out: a provider down, the budget spent, a check every rung
+ * failed, or nothing on the panel.
+ */
+export function noAnswerText(last: AttemptOutcome | undefined, pruned: readonly { model: string; reason: string }[]): string {
+  const down = downTexts(last, pruned);
   const budget = pruned.map((entry) => budgetReason(entry.reason)).find((found) => found !== undefined);
   const sentences: string[] = [];
-  if (down.size > 0) sentences.push(`${[...down.values()].join('; ')}.`);
+  if (down.length > 0) sentences.push(`${down.join('; ')}.`);
   if (budget) sentences.push(budgetSpentText(budget.limit, budget.spent));
   if (sentences.length > 0) {
-    if (down.size > 0 && !budget) sentences.push('Try again once it is back, or pick another model.');
+    if (down.length > 0 && !budget) sentences.push('Try again once it is back, or pick another model.');
     return `Rung got no answer: ${sentences.join(' ')}`;
   }
   if (last) {

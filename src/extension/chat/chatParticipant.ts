@@ -135,7 +135,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         return;
     }
   };
-  const { result, summary, line } = await call.run(session, onEvent);
+  const { result, summary, line } = await call.run(session, onEvent, (sentence) => stream.markdown(`> ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}\n\n`));
   // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
   const failed = !result.answer && !result.stopped;
   if (!failed) stream.markdown(`\n\n---\n${line}`);

@@ -167,7 +167,8 @@ async function answerRequest(
       if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
     }
   };
-  const finished = await call.run(session, onEvent);
+  // A Retry whose stronger model is down is answered by the ladder as before, after saying so.
+  const finished = await call.run(session, onEvent, (sentence) => progress.report(new vscode.LanguageModelTextPart(`*Rung: ${sentence}*\n\n`)));
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
