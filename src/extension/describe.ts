@@ -43,15 +43,26 @@ export interface StatusView {
   warning?: string | undefined;
   /** Each provider and why it cannot take a call, when none of the panel's providers can. */
   unreachable?: readonly string[] | undefined;
+  /**
+   * Providers down while others still answer, each with why in words (`acme is unreachable (…)`): the
+   * router routes around them, but a user who counts on the strong model should see it before asking.
+   */
+  down?: readonly { provider: string; text: string }[] | undefined;
+  /** Today's spend has reached the daily budget (USD): paid models are off until tomorrow (UTC). */
+  overBudget?: { spent: number; budget: number } | undefined;
 }
 
 /** The status bar's text: `Rung: Auto · qwen3:14b $0 · today $0.0012`. */
 export function statusText(view: StatusView): string {
   if (view.problem) return '$(warning) Rung: not set up';
   const mode = view.unreachable ? 'no model reachable' : view.pinned ? `$(pinned) ${view.pinned}` : 'Auto';
-  const parts = [`${view.warning || view.unreachable ? '$(warning)' : '$(layers)'} Rung: ${mode}`];
+  const down = !view.unreachable && view.down?.length ? view.down : undefined;
+  const marked = view.warning || view.unreachable || down || view.overBudget;
+  const parts = [`${marked ? '$(warning)' : '$(layers)'} Rung: ${mode}`];
+  if (down) parts.push(`${down.map((entry) => entry.provider).join(', ')} down`);
   if (view.last) parts.push(`${view.last.model} ${formatUsd(view.last.cost)}`);
-  if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
+  if (view.overBudget) parts.push(`budget spent: today ${formatUsd(view.overBudget.spent)} of ${formatUsd(view.overBudget.budget)}`);
+  else if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
   return parts.join(' · ');
 }
 
@@ -63,8 +74,12 @@ export function statusTooltip(view: StatusView & { budget: number | null }): str
   const lines = unreachable.length
     ? unreachable
     : [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
+  if (!view.unreachable && view.down?.length) lines.push(`Down now, routed around: ${view.down.map((entry) => `${entry.text}`).join('; ')}.`);
+  if (view.overBudget) {
+    lines.push(`Today's budget of ${formatUsd(view.overBudget.budget)} is spent (${formatUsd(view.overBudget.spent)} so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.`);
+  }
   if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
-  if (view.today !== undefined) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
+  if (view.today !== undefined && !view.overBudget) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
   lines.push('Click to open the ledger.');
   return lines.join('\n');
 }
@@ -141,4 +156,12 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
     for (const pruned of row.pruned) lines.push(`  - ${prunedLine(pruned)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Whether to tell the user, in a notification, that today's budget is spent: once a UTC day, the first
+ * time the status bar sees spend at or past the budget. `warnedDay` is the day it last did.
+ */
+export function budgetNoticeDue(today: number | undefined, budget: number | null, day: string, warnedDay: string | undefined): boolean {
+  return budget !== null && today !== undefined && today >= budget && warnedDay !== day;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import type { Candidate, Ranking } from '../../../src/core/routing/types';
-import { escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
+import { budgetNoticeDue, escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -66,6 +66,30 @@ describe('describe', () => {
     );
     // Not set up outranks it: there is no panel to reach.
     expect(statusText({ pinned: undefined, last: undefined, today: undefined, problem: 'no panel', unreachable })).toBe('$(warning) Rung: not set up');
+  });
+
+  it('names a provider that is down while others answer, in the status bar and in words in its tooltip', () => {
+    const down = [{ provider: 'acme', text: 'acme is unreachable (connection refused at http://127.0.0.1:9)' }];
+    expect(statusText({ pinned: undefined, last: undefined, today: 0, down })).toBe('$(warning) Rung: Auto · acme down · today $0');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, down, budget: null })).toBe(
+      'Auto: every call opens on the cheapest rung that can do it.\nDown now, routed around: acme is unreachable (connection refused at http://127.0.0.1:9).\nSpent today: $0.\nClick to open the ledger.',
+    );
+  });
+
+  it('warns in the status bar once today\'s budget is spent, and says how to raise it', () => {
+    const overBudget = { spent: 1.02, budget: 1 };
+    expect(statusText({ pinned: undefined, last: undefined, today: 1.02, overBudget })).toBe('$(warning) Rung: Auto · budget spent: today $1.02 of $1.00');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 1.02, overBudget, budget: 1 })).toContain(
+      "Today's budget of $1.00 is spent ($1.02 so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.",
+    );
+  });
+
+  it('asks for the budget notification once a day, only past the budget', () => {
+    expect(budgetNoticeDue(1.02, 1, '2026-12-01', undefined)).toBe(true);
+    expect(budgetNoticeDue(1, 1, '2026-12-01', '2026-11-30')).toBe(true);
+    expect(budgetNoticeDue(1.02, 1, '2026-12-01', '2026-12-01')).toBe(false);
+    expect(budgetNoticeDue(0.99, 1, '2026-12-01', undefined)).toBe(false);
+    expect(budgetNoticeDue(5, null, '2026-12-01', undefined)).toBe(false);
   });
 
   it('lists Auto, then the chain with provider, price, ability and graded count, then the pruned with their reasons', () => {
