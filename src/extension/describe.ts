@@ -10,7 +10,7 @@
 import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
-import { plainReason } from '../protocol/reasonText';
+import { plainPrunedReason, plainReason } from '../protocol/reasonText';
 
 /** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
 export function formatUsd(amount: number | null | undefined): string {
@@ -21,10 +21,42 @@ export function formatUsd(amount: number | null | undefined): string {
   return `$${amount.toFixed(4)}`;
 }
 
-/** A model's list price per million tokens, or what the panel leaves unknown. */
-export function formatPrice(spec: ModelSpec, local: boolean): string {
+/** A model's price as the session knows it (the panel's, the catalog's, a local model's 0). */
+export interface KnownPrice {
+  input: number;
+  output: number;
+  from: 'panel' | 'catalog' | 'local';
+}
+
+/**
+ * A model's price per million tokens, in and out, or what is not known of it.
+ *
+ * @remarks
+ * The price the router uses: the panel's own, else the one the provider's catalog gave ("from
+ * catalog"). Pick Model read the panel's alone and said "price from catalog" for a model whose
+ * catalog price had been fetched and used, as if none were known.
+ */
+export function formatPrice(spec: ModelSpec, local: boolean, known?: KnownPrice): string {
   if (spec.price) return `$${spec.price.input}/$${spec.price.output} per M`;
-  return local ? 'free (local)' : 'price from catalog';
+  if (known && known.from === 'catalog') return `$${known.input}/$${known.output} per M (from catalog)`;
+  return local || known?.from === 'local' ? 'free (local)' : 'price unknown';
+}
+
+/**
+ * A panel model's price as the editor's model picker shows it beside the name (`detail`): USD per million
+ * tokens in and out, "free (local)", or "price unknown".
+ *
+ * @remarks
+ * The picker of VS Code 1.139 shows a model's `detail` in its row and its `tooltip` on hover. It also
+ * reads `pricing`, `inputCost` and `outputCost`, but shows `pricing` only beside a Copilot premium
+ * multiplier (`multiplierNumeric`), and the costs as Copilot credits per million tokens, which a price
+ * in dollars is not: so Rung leaves those unset and says the price in its own words.
+ */
+export function pickerPrice(spec: ModelSpec, known: KnownPrice | undefined): string {
+  if (known?.from === 'local' || (known && known.input === 0 && known.output === 0)) return 'free (local)';
+  const price = spec.price ?? known;
+  if (!price) return 'price unknown';
+  return `$${price.input} in / $${price.output} out per M tokens${!spec.price && known?.from === 'catalog' ? ' (catalog)' : ''}`;
 }
 
 /** Ability as a percentage with the evidence behind it: measured, or the prior below the gate. */
@@ -94,7 +126,8 @@ export interface PickRow {
 }
 
 /** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
-export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined): PickRow[] {
+export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined, prices: readonly (KnownPrice & { model: string })[] = []): PickRow[] {
+  const priceOf = (slug: string): KnownPrice | undefined => prices.find((price) => price.model === slug);
   const rows: PickRow[] = [
     {
       slug: undefined,
@@ -107,7 +140,7 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
     rows.push({
       slug: candidate.slug,
       label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
-      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local)} · ${formatAbility(candidate)}`,
+      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}`,
       detail: `rung ${index + 1} for ${ranking.classKey}: ${plainReason(candidate.reason)}`,
     });
   }
@@ -116,8 +149,8 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
     rows.push({
       slug: pruned.model,
       label: `${pruned.model === pinned ? '$(pinned) ' : ''}$(circle-slash) ${pruned.model}`,
-      description: spec ? `${spec.provider} · ${formatPrice(spec, false)}` : '',
-      detail: plainReason(pruned.reason),
+      description: spec ? `${spec.provider} · ${formatPrice(spec, false, priceOf(pruned.model))}` : '',
+      detail: plainPrunedReason(pruned.reason),
     });
   }
   return rows;

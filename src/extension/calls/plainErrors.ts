@@ -12,7 +12,10 @@
  *
  * No vscode here, so every sentence is unit-tested.
  */
+import { providerDownText } from '../../protocol/reasonText';
 import type { AttemptOutcome } from './answerLine';
+
+export { providerDownText };
 
 /** An error whose message is the whole story: no stack for the editor to print. */
 export class PlainError extends Error {
@@ -26,37 +29,6 @@ export class PlainError extends Error {
 
 /** How a user starts when Rung has nothing to route to: the same words @rung shows. */
 export const HOW_TO_START = 'Start Ollama with a model pulled (ollama serve, then ollama pull qwen2.5-coder:7b), or describe a panel in .rung/panel.json and set its provider\'s key with "Rung: Set Provider Key".';
-
-/** What a connection failure's code means, in words (transport.ts names these codes). */
-const CONNECTION_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'the name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-};
-
-/**
- * A provider's failure in plain words: `acme: no server at http://host (ECONNREFUSED)` becomes
- * `acme is unreachable (connection refused at http://host)`; any other reason keeps its words, named
- * once after its provider.
- */
-export function providerDownText(provider: string, reason: string): string {
-  const own = reason.startsWith(`${provider}: `) ? reason.slice(provider.length + 2) : reason;
-  const noServer = /^no server at (\S+?)(?: \(([A-Z_]+)\))?$/.exec(own);
-  if (noServer) {
-    const code = noServer[2];
-    return `${provider} is unreachable (${code ? `${CONNECTION_CODES[code] ?? code} at ` : 'nothing answers at '}${noServer[1]})`;
-  }
-  const cooling = /^cooling down after (429|\d{3}|a provider error) for (\d+) ms(?:: (.*))?$/.exec(own);
-  if (cooling) {
-    const seconds = Math.max(1, Math.round(Number(cooling[2]) / 1000));
-    const after = cooling[1] === '429' ? 'it said it is busy (429)' : cooling[1] === 'a provider error' ? `it failed${cooling[3] ? ` (${cooling[3]})` : ''}` : `it failed with ${cooling[1]}`;
-    return `${provider} is resting for ${seconds} s: ${after}`;
-  }
-  return `${provider} cannot answer now: ${own}`;
-}
 
 /** A left-out model's router reason, when it is a provider being down: `[provider, what it said]`. */
 function downReason(reason: string): [string, string] | undefined {
