@@ -19,7 +19,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provi
 import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
-import { escalationCause } from '../describe';
+import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
 import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
@@ -62,7 +62,7 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   const changed = new vscode.EventEmitter<void>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
-    provideLanguageModelChatInformation: () => modelList(deps.settings),
+    provideLanguageModelChatInformation: () => modelList(deps.settings, pricesNow(deps.sessions)),
     provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
@@ -70,6 +70,8 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
     changed,
     vscode.lm.registerLanguageModelChatProvider(RUNG_VENDOR, provider),
     deps.settings.onDidChangePanel(() => changed.fire()),
+    // The prices the catalog gave, and a panel found once Ollama started, are known once a session opens.
+    deps.sessions.onDidOpen(() => changed.fire()),
   );
   // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
   void Promise.resolve(vscode.lm.selectChatModels({ vendor: RUNG_VENDOR })).then(
@@ -78,8 +80,19 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   );
 }
 
-/** Rung Auto first, then each panel model, which opens the call when picked. */
-function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[] {
+/** Each panel model's price as the open session knows it; none while no session is open. */
+function pricesNow(sessions: SessionHost): KnownPrices {
+  try {
+    return sessions.current?.snapshot({ limit: 0 }).prices ?? [];
+  } catch {
+    return [];
+  }
+}
+
+type KnownPrices = readonly (KnownPrice & { model: string })[];
+
+/** Rung Auto first, then each panel model with its price, which opens the call when picked. */
+function modelList(settings: RungSettings, prices: KnownPrices): vscode.LanguageModelChatInformation[] {
   const panel = settings.panel?.panel;
   const contexts = panel?.models.map((model) => model.context).filter((context): context is number => context !== undefined) ?? [];
   const auto: vscode.LanguageModelChatInformation = {
@@ -94,19 +107,20 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
     // Declared so Agent mode lists Rung; a request with tools is routed only to rungs that take tools.
     capabilities: { toolCalling: true },
   };
-  const models = (panel?.models ?? []).map(
-    (model): vscode.LanguageModelChatInformation => ({
+  const models = (panel?.models ?? []).map((model): vscode.LanguageModelChatInformation => {
+    const price = pickerPrice(model, prices.find((known) => known.model === model.slug));
+    return {
       id: model.slug,
       name: `Rung: ${model.slug}`,
       family: model.slug,
       version: '1',
-      detail: model.provider,
-      tooltip: `${model.slug} on ${model.provider} opens the call; the panel's later rungs stay as fallbacks.`,
+      detail: `${model.provider} · ${price}`,
+      tooltip: `${model.slug} on ${model.provider}, ${price}, opens the call; the panel's later rungs stay as fallbacks.`,
       maxInputTokens: model.context ?? DEFAULT_CONTEXT_TOKENS,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       capabilities: { toolCalling: model.tools !== false },
-    }),
-  );
+    };
+  });
   return [auto, ...models];
 }
 
