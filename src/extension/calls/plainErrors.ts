@@ -12,7 +12,8 @@
  *
  * No vscode here, so every sentence is unit-tested.
  */
-import { providerDownText } from '../../protocol/reasonText';
+import type { Session } from '../../core/session/types';
+import { plainPrunedReason, providerDownText } from '../../protocol/reasonText';
 import type { AttemptOutcome } from './answerLine';
 
 export { providerDownText };
@@ -124,4 +125,21 @@ export function plainError(error: unknown): PlainError {
 /** The first line of a message: a panel error lists its issues below it, which a one-line box cuts. */
 function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').replace(/[.\s]+$/, '');
+}
+
+/**
+ * Why a retry above `model` would be refused now (the budget spent, the stronger providers down), in
+ * words; undefined when a stronger rung would take it, or when no session is open to ask.
+ */
+export function retryRefusal(session: Pick<Session, 'rank'> | undefined, classKey: string, model: string): string | undefined {
+  if (!session) return undefined;
+  let ranking;
+  try {
+    ranking = session.rank({ classKey, above: model });
+  } catch {
+    return undefined;
+  }
+  if (ranking.candidates.length > 0) return undefined;
+  const reasons = ranking.pruned.filter((entry) => entry.model !== model && !/not above .* on the ladder/.test(entry.reason)).map((entry) => `${entry.model}: ${plainPrunedReason(entry.reason)}`);
+  return reasons.length > 0 ? reasons.join('; ') : 'nothing stronger is on the panel';
 }

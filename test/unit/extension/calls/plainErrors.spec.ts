@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PanelError } from '../../../../src/core/panel';
 import { RoutingError } from '../../../../src/core/routing/rank';
 import { ContextRefusalError } from '../../../../src/core/session/session';
-import { noAnswerText, plainError, PlainError, providerDownText } from '../../../../src/extension/calls/plainErrors';
+import type { Candidate } from '../../../../src/core/routing/types';
+import { noAnswerText, plainError, PlainError, providerDownText, retryRefusal } from '../../../../src/extension/calls/plainErrors';
 
 /** The extension's not-set-up error, as the session host raises it (its class imports vscode). */
 class NotSetUpError extends Error {
@@ -72,5 +73,25 @@ describe('a provider that cannot answer', () => {
     expect(providerDownText('acme', 'acme: no server at https://acme.example (ENOTFOUND)')).toBe('acme is unreachable (host not found at https://acme.example)');
     expect(providerDownText('acme', 'cooling down after 429 for 30000 ms')).toBe('acme is resting for 30 s: it said it is busy (429)');
     expect(providerDownText('acme', 'acme: no API key (set one with "Rung: Set Provider Key")')).toBe('acme cannot answer now: no API key (set one with "Rung: Set Provider Key")');
+  });
+});
+
+function strongCandidate(slug: string): Candidate {
+  return { slug, provider: 'acme', spec: { slug, provider: 'acme' }, tier: 4, local: false, resolved: slug, ability: 0.8, graded: 0, ok: 0, measured: false, cost: 0.002, reason: 'no-measured-profiles tier4' };
+}
+
+describe('a retry with a stronger model', () => {
+  const ranks = (pruned: { model: string; reason: string }[], candidates: string[] = []) => ({
+    rank: () => ({ classKey: 'chat', candidates: candidates.map(strongCandidate), pruned }),
+  });
+
+  it('is refused in words when the budget is spent or the stronger provider is down, leaving out the climb itself', () => {
+    expect(retryRefusal(ranks([NOT_ABOVE, BUDGET]), 'chat', 'tiny-coder:1b')).toBe("test/strong-model: today's budget of $1.00 is spent ($1.02 so far)");
+    expect(retryRefusal(ranks([NOT_ABOVE, DOWN]), 'chat', 'tiny-coder:1b')).toBe('test/strong-model: acme is unreachable (connection refused at http://127.0.0.1:9)');
+  });
+
+  it('is not refused when a stronger model would take it, or when no session can say', () => {
+    expect(retryRefusal(ranks([NOT_ABOVE], ['test/strong-model']), 'chat', 'tiny-coder:1b')).toBeUndefined();
+    expect(retryRefusal(undefined, 'chat', 'tiny-coder:1b')).toBeUndefined();
   });
 });
