@@ -14,6 +14,7 @@ import type { Session, SessionEvent } from '../../core/session/types';
 import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
+import { isEditorAgentReference } from './promptReferences';
 import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import type { FeatureCalls } from '../calls/featureCalls';
 import type { RungLog } from '../log';
@@ -223,10 +224,14 @@ function historyMessages(history: readonly (vscode.ChatRequestTurn | vscode.Chat
   return messages;
 }
 
-/** The prompt with the files and selections the user attached (#file), each under its name. */
+/**
+ * The prompt with the files and selections the user attached (#file), each under its name; the context
+ * the editor builds for its own agent (its skills index, instruction files) is left out (promptReferences.ts).
+ */
 async function promptWithReferences(request: vscode.ChatRequest): Promise<string> {
   const parts = [request.prompt];
   for (const reference of request.references) {
+    if (isEditorAgentReference(reference)) continue;
     const value = reference.value;
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
     if (!uri) {
