@@ -18,6 +18,7 @@
  */
 import * as vscode from 'vscode';
 import { providerStatus } from '../protocol/ledgerProtocol';
+import { isProviderDown } from '../protocol/reasonText';
 import { utcDay } from '../core/session/spendTally';
 import { providerDownText } from './calls/plainErrors';
 import { budgetNoticeDue, formatUsd, statusText, statusTooltip, type StatusView } from './describe';
@@ -65,7 +66,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
         if (snapshot.providers.length > 0 && snapshot.providers.every((provider) => !provider.healthy)) {
           unreachable = snapshot.providers.map(providerStatus);
         } else {
-          down = snapshot.providers.filter((provider) => !provider.healthy).map((provider) => ({ provider: provider.name, text: providerDownText(provider.name, provider.reason ?? 'no reason given') }));
+          down = snapshot.providers.filter((provider) => !provider.healthy && isProviderDown(provider.reason ?? '')).map((provider) => ({ provider: provider.name, text: providerDownText(provider.name, provider.reason ?? 'no reason given') }));
         }
       } catch (error) {
         deps.log.warn(`status bar: the session could not be read: ${String(error)}`);

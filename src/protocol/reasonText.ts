@@ -93,6 +93,14 @@ export function plainReason(reason: string): string {
   return reason;
 }
 
+/**
+ * Whether a provider's health reason says it is down (no server, resting after failures), as against
+ * not set up (no key), which the status bar leaves to Pick Model and the first-run message.
+ */
+export function isProviderDown(reason: string): boolean {
+  return /(^|: )no server at |^cooling down after /.test(reason);
+}
+
 /** Why a model was left out for the moment (a provider down, the budget spent, a climb), in words. */
 const MOMENTARY: [RegExp, (...groups: string[]) => string][] = [
   [/^pruned: provider (\S+) unavailable: (.*)$/, (provider, reason) => `${providerDownText(provider as string, reason as string)}`],
