@@ -10,7 +10,7 @@
 import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
-import { plainReason } from '../protocol/reasonText';
+import { plainPrunedReason, plainReason } from '../protocol/reasonText';
 
 /** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
 export function formatUsd(amount: number | null | undefined): string {
@@ -21,10 +21,42 @@ export function formatUsd(amount: number | null | undefined): string {
   return `$${amount.toFixed(4)}`;
 }
 
-/** A model's list price per million tokens, or what the panel leaves unknown. */
-export function formatPrice(spec: ModelSpec, local: boolean): string {
+/** A model's price as the session knows it (the panel's, the catalog's, a local model's 0). */
+export interface KnownPrice {
+  input: number;
+  output: number;
+  from: 'panel' | 'catalog' | 'local';
+}
+
+/**
+ * A model's price per million tokens, in and out, or what is not known of it.
+ *
+ * @remarks
+ * The price the router uses: the panel's own, else the one the provider's catalog gave ("from
+ * catalog"). Pick Model read the panel's alone and said "price from catalog" for a model whose
+ * catalog price had been fetched and used, as if none were known.
+ */
+export function formatPrice(spec: ModelSpec, local: boolean, known?: KnownPrice): string {
   if (spec.price) return `$${spec.price.input}/$${spec.price.output} per M`;
-  return local ? 'free (local)' : 'price from catalog';
+  if (known && known.from === 'catalog') return `$${known.input}/$${known.output} per M (from catalog)`;
+  return local || known?.from === 'local' ? 'free (local)' : 'price unknown';
+}
+
+/**
+ * A panel model's price as the editor's model picker shows it beside the name (`detail`): USD per million
+ * tokens in and out, "free (local)", or "price unknown".
+ *
+ * @remarks
+ * The picker of VS Code 1.139 shows a model's `detail` in its row and its `tooltip` on hover. It also
+ * reads `pricing`, `inputCost` and `outputCost`, but shows `pricing` only beside a Copilot premium
+ * multiplier (`multiplierNumeric`), and the costs as Copilot credits per million tokens, which a price
+ * in dollars is not: so Rung leaves those unset and says the price in its own words.
+ */
+export function pickerPrice(spec: ModelSpec, known: KnownPrice | undefined): string {
+  if (known?.from === 'local' || (known && known.input === 0 && known.output === 0)) return 'free (local)';
+  const price = spec.price ?? known;
+  if (!price) return 'price unknown';
+  return `$${price.input} in / $${price.output} out per M tokens${!spec.price && known?.from === 'catalog' ? ' (catalog)' : ''}`;
 }
 
 /** Ability as a percentage with the evidence behind it: measured, or the prior below the gate. */
@@ -43,15 +75,26 @@ export interface StatusView {
   warning?: string | undefined;
   /** Each provider and why it cannot take a call, when none of the panel's providers can. */
   unreachable?: readonly string[] | undefined;
+  /**
+   * Providers down while others still answer, each with why in words (`acme is unreachable (…)`): the
+   * router routes around them, but a user who counts on the strong model should see it before asking.
+   */
+  down?: readonly { provider: string; text: string }[] | undefined;
+  /** Today's spend has reached the daily budget (USD): paid models are off until tomorrow (UTC). */
+  overBudget?: { spent: number; budget: number } | undefined;
 }
 
 /** The status bar's text: `Rung: Auto · qwen3:14b $0 · today $0.0012`. */
 export function statusText(view: StatusView): string {
   if (view.problem) return '$(warning) Rung: not set up';
   const mode = view.unreachable ? 'no model reachable' : view.pinned ? `$(pinned) ${view.pinned}` : 'Auto';
-  const parts = [`${view.warning || view.unreachable ? '$(warning)' : '$(layers)'} Rung: ${mode}`];
+  const down = !view.unreachable && view.down?.length ? view.down : undefined;
+  const marked = view.warning || view.unreachable || down || view.overBudget;
+  const parts = [`${marked ? '$(warning)' : '$(layers)'} Rung: ${mode}`];
+  if (down) parts.push(`${down.map((entry) => entry.provider).join(', ')} down`);
   if (view.last) parts.push(`${view.last.model} ${formatUsd(view.last.cost)}`);
-  if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
+  if (view.overBudget) parts.push(`budget spent: today ${formatUsd(view.overBudget.spent)} of ${formatUsd(view.overBudget.budget)}`);
+  else if (view.today !== undefined) parts.push(`today ${formatUsd(view.today)}`);
   return parts.join(' · ');
 }
 
@@ -63,8 +106,12 @@ export function statusTooltip(view: StatusView & { budget: number | null }): str
   const lines = unreachable.length
     ? unreachable
     : [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
+  if (!view.unreachable && view.down?.length) lines.push(`Down now, routed around: ${view.down.map((entry) => `${entry.text}`).join('; ')}.`);
+  if (view.overBudget) {
+    lines.push(`Today's budget of ${formatUsd(view.overBudget.budget)} is spent (${formatUsd(view.overBudget.spent)} so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.`);
+  }
   if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
-  if (view.today !== undefined) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
+  if (view.today !== undefined && !view.overBudget) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
   lines.push('Click to open the ledger.');
   return lines.join('\n');
 }
@@ -79,7 +126,8 @@ export interface PickRow {
 }
 
 /** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
-export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined): PickRow[] {
+export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined, prices: readonly (KnownPrice & { model: string })[] = []): PickRow[] {
+  const priceOf = (slug: string): KnownPrice | undefined => prices.find((price) => price.model === slug);
   const rows: PickRow[] = [
     {
       slug: undefined,
@@ -92,7 +140,7 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
     rows.push({
       slug: candidate.slug,
       label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
-      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local)} · ${formatAbility(candidate)}`,
+      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}`,
       detail: `rung ${index + 1} for ${ranking.classKey}: ${plainReason(candidate.reason)}`,
     });
   }
@@ -101,8 +149,8 @@ export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: str
     rows.push({
       slug: pruned.model,
       label: `${pruned.model === pinned ? '$(pinned) ' : ''}$(circle-slash) ${pruned.model}`,
-      description: spec ? `${spec.provider} · ${formatPrice(spec, false)}` : '',
-      detail: plainReason(pruned.reason),
+      description: spec ? `${spec.provider} · ${formatPrice(spec, false, priceOf(pruned.model))}` : '',
+      detail: plainPrunedReason(pruned.reason),
     });
   }
   return rows;
@@ -141,4 +189,12 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
     for (const pruned of row.pruned) lines.push(`  - ${prunedLine(pruned)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Whether to tell the user, in a notification, that today's budget is spent: once a UTC day, the first
+ * time the status bar sees spend at or past the budget. `warnedDay` is the day it last did.
+ */
+export function budgetNoticeDue(today: number | undefined, budget: number | null, day: string, warnedDay: string | undefined): boolean {
+  return budget !== null && today !== undefined && today >= budget && warnedDay !== day;
 }

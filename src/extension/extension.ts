@@ -27,6 +27,7 @@ import { registerModelProvider } from './chat/modelProvider';
 import { ProviderSecrets } from './settings/secrets';
 import { NotSetUpError, SessionHost } from './session/sessionHost';
 import { openSession } from './session/sessionFactory';
+import { ProviderWatch } from './session/providerWatch';
 import { registerSettings, RungSettings } from './settings/settings';
 import { shutdownWithinBudget } from './session/shutdown';
 import { registerStatusBar } from './statusBar';
@@ -74,6 +75,9 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     },
   });
   sessions = { host, log };
+  // Looks again until a local server answers (Rung not set up yet), then probes the providers every 30 s.
+  const watch = new ProviderWatch({ host, timers: { setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) }, retryWhen: (error) => error instanceof NotSetUpError });
+  context.subscriptions.push({ dispose: () => watch.dispose() }, host.onDidOpen((session) => session && watch.wake()));
   // The log is not among the subscriptions: VS Code disposes those as soon as it calls `deactivate`,
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
   context.subscriptions.push(state, settings, host);
@@ -110,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     secrets.onDidChangeTeamPassword(() => void host.reopen('the team ledger password changed')),
   );
 
+  watch.start();
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms${failed.length ? `; not registered: ${failed.join(', ')}` : ''}`);
   // Opened after activation returns, so the model picker lists Rung without waiting for the ledger.

@@ -44,6 +44,37 @@ const PATTERNS: [RegExp, (...groups: string[]) => string][] = [
   ],
 ];
 
+/** What a connection failure's code means, in words (transport.ts names these codes). */
+const CONNECTION_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'the name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/**
+ * A provider's failure in plain words: `acme: no server at http://host (ECONNREFUSED)` becomes
+ * `acme is unreachable (connection refused at http://host)`; any other reason keeps its words, named
+ * once after its provider.
+ */
+export function providerDownText(provider: string, reason: string): string {
+  const own = reason.startsWith(`${provider}: `) ? reason.slice(provider.length + 2) : reason;
+  const noServer = /^no server at (\S+?)(?: \(([A-Z_]+)\))?$/.exec(own);
+  if (noServer) {
+    const code = noServer[2];
+    return `${provider} is unreachable (${code ? `${CONNECTION_CODES[code] ?? code} at ` : 'nothing answers at '}${noServer[1]})`;
+  }
+  const cooling = /^cooling down after (429|\d{3}|a provider error) for (\d+) ms(?:: (.*))?$/.exec(own);
+  if (cooling) {
+    const seconds = Math.max(1, Math.round(Number(cooling[2]) / 1000));
+    const after = cooling[1] === '429' ? 'it said it is busy (429)' : cooling[1] === 'a provider error' ? `it failed${cooling[3] ? ` (${cooling[3]})` : ''}` : `it failed with ${cooling[1]}`;
+    return `${provider} is resting for ${seconds} s: ${after}`;
+  }
+  return `${provider} cannot answer now: ${own}`;
+}
+
 const PRESUMED = /, rated on its presumed prior -?[\d.]+ \(its own outcomes say little about it\)$/;
 
 /** One reason of a candidate's, or a pruned model's (rank.ts), in plain words; an unknown one unchanged. */
@@ -60,4 +91,32 @@ export function plainReason(reason: string): string {
     if (match) return `${words(...match.slice(1).map((group) => group ?? ''))}${after}`;
   }
   return reason;
+}
+
+/**
+ * Whether a provider's health reason says it is down (no server, resting after failures), as against
+ * not set up (no key), which the status bar leaves to Pick Model and the first-run message.
+ */
+export function isProviderDown(reason: string): boolean {
+  return /(^|: )no server at |^cooling down after /.test(reason);
+}
+
+/** Why a model was left out for the moment (a provider down, the budget spent, a climb), in words. */
+const MOMENTARY: [RegExp, (...groups: string[]) => string][] = [
+  [/^pruned: provider (\S+) unavailable: (.*)$/, (provider, reason) => `${providerDownText(provider as string, reason as string)}`],
+  [/^pruned: daily budget (\$[\d.]+) reached \((\$[\d.]+) spent today\)$/, (limit, spent) => `today's budget of ${limit} is spent (${spent} so far)`],
+  [/^pruned: not above (.+) on the ladder \(a stronger model was asked for\)$/, (model) => `a model stronger than ${model} was asked for`],
+];
+
+/**
+ * A pruned model's reason for a place that shows what can answer now (Pick Model, the status bar, a
+ * refused retry): a provider down, the budget spent or a climb in words, and any other reason as
+ * {@link plainReason} says it.
+ */
+export function plainPrunedReason(reason: string): string {
+  for (const [pattern, words] of MOMENTARY) {
+    const match = pattern.exec(reason);
+    if (match) return words(...match.slice(1).map((group) => group ?? ''));
+  }
+  return plainReason(reason);
 }

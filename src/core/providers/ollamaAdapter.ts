@@ -12,6 +12,8 @@
 import * as z from 'zod';
 import type { Clock } from '../clock';
 import { Deadline } from './deadline';
+import { showOllamaModel } from './ollamaShow';
+import { estimateTokens } from '../session/tokens';
 import {
   ProviderError,
   ProviderFailure,
@@ -113,6 +115,31 @@ export interface OllamaProbe {
   at: number;
 }
 
+/**
+ * The context Ollama gives a request that sets no `num_ctx`, tokens: its default since 0.6 (it was
+ * 2,048 before). A request that fits is sent without `num_ctx`, so the loaded model is not reloaded.
+ */
+export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4_096;
+/** Output tokens kept free in the context when the request does not say how many it wants. */
+export const OUTPUT_RESERVE_TOKENS = 1_024;
+
+/**
+ * The `num_ctx` to send for a request needing `neededTokens` (its prompt and tools, plus the output it
+ * may write) on a model trained for `modelContext`, or undefined to leave Ollama's default.
+ *
+ * @remarks
+ * Ollama cuts a prompt longer than its context silently (the start goes), so an 18,000-token Agent-mode
+ * request reached a model at 4,096 tokens as its last fifth. Past the default, the context grows in
+ * powers of two from 8,192 (each new size reloads the model, so sizes are few) and never past what the
+ * model was trained for, which `/api/show` says; a model that does not say is given what is needed.
+ */
+export function numCtxFor(neededTokens: number, modelContext: number | undefined): number | undefined {
+  if (neededTokens <= OLLAMA_DEFAULT_CONTEXT_TOKENS) return undefined;
+  let size = 2 * OLLAMA_DEFAULT_CONTEXT_TOKENS;
+  while (size < neededTokens) size *= 2;
+  return modelContext !== undefined ? Math.min(size, modelContext) : size;
+}
+
 export interface OllamaAdapterOptions {
   /** `http://127.0.0.1:11434`; the panel's `defaultProviders` honours `OLLAMA_HOST`. */
   baseUrl: string;
@@ -136,6 +163,8 @@ export class OllamaAdapter implements ProviderAdapter {
   private readonly options: OllamaAdapterOptions;
   private lastProbe: OllamaProbe | undefined;
   private probing: Promise<OllamaProbe> | undefined;
+  /** Each model's trained context from `/api/show`, asked once per model (undefined when it did not say). */
+  private readonly contexts = new Map<string, Promise<number | undefined>>();
 
   constructor(options: OllamaAdapterOptions) {
     this.name = options.name ?? 'ollama';
@@ -143,6 +172,20 @@ export class OllamaAdapter implements ProviderAdapter {
     this.clock = options.clock;
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.options = options;
+  }
+
+  /** The context `model` was trained for, asked of `/api/show` once; undefined when the server does not say. */
+  private contextOf(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    let known = this.contexts.get(model);
+    if (!known) {
+      known = showOllamaModel(model, { baseUrl: this.baseUrl, fetch: this.fetch, ...(signal ? { signal } : {}) }).then((details) => {
+        // An answer without a window is asked again next time; a stopped ask says nothing either way.
+        if (details?.context === undefined) this.contexts.delete(model);
+        return details?.context;
+      });
+      this.contexts.set(model, known);
+    }
+    return known;
   }
 
   async available(signal?: AbortSignal): Promise<boolean> {
@@ -186,6 +229,11 @@ export class OllamaAdapter implements ProviderAdapter {
     const modelOptions: Record<string, number> = {};
     if (options.temperature !== undefined) modelOptions.temperature = options.temperature;
     if (options.maxOutputTokens !== undefined) modelOptions.num_predict = options.maxOutputTokens;
+    const needed = estimateTokens(messages, tools) + (options.maxOutputTokens ?? OUTPUT_RESERVE_TOKENS);
+    if (needed > OLLAMA_DEFAULT_CONTEXT_TOKENS) {
+      const numCtx = numCtxFor(needed, await this.contextOf(model, options.signal));
+      if (numCtx !== undefined) modelOptions.num_ctx = numCtx;
+    }
     if (Object.keys(modelOptions).length) body.options = modelOptions;
 
     let contentType: string | null = null;

@@ -123,6 +123,25 @@ export class ProviderHealthBoard implements ProviderHealth {
     );
   }
 
+  /**
+   * Probes every watched provider, marked or not, and records what it finds: a server that stopped
+   * shows as down before a call is sent to it.
+   *
+   * @remarks
+   * {@link recheck} asks only about a provider already marked, so a local server stopped after its
+   * last good probe read as healthy until a call failed on it; the status bar and Pick Model said
+   * nothing of it meanwhile. Each probe goes through the adapter's own cache ({@link PROBE_CACHE_MS}),
+   * so a caller on a timer costs at most one request per provider per 30 s.
+   */
+  async probeAll(signal?: AbortSignal): Promise<void> {
+    await Promise.all(
+      [...this.probers].map(async ([provider, probe]) => {
+        const result = await probe(signal);
+        if (!signal?.aborted) this.recordProbe(provider, result.ok, result.reason);
+      }),
+    );
+  }
+
   /** A call went through: whatever was marked is over. */
   recordSuccess(provider: string): void {
     this.marks.delete(provider);

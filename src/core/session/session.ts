@@ -32,6 +32,7 @@ import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { RoutingError } from '../routing/rank';
+import { isLocal } from '../routing/ladder';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
@@ -453,8 +454,15 @@ export class RungSession implements Session {
       ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
+      ...(request.above !== undefined ? { above: request.above } : {}),
       ...this.budgetFor(),
     });
+  }
+
+  async checkProviders(signal?: AbortSignal): Promise<void> {
+    this.requireOpen();
+    await this.health.probeAll(signal);
+    this.noticeHealth();
   }
 
   settle(callId: string, verdict: VerdictWithReason): boolean {
@@ -494,6 +502,7 @@ export class RungSession implements Session {
         const reason = this.health.unavailableReason(name, now);
         return reason === null ? { name, healthy: true } : { name, healthy: false, reason };
       }),
+      prices: this.prices(),
       ledgerPath: this.ledgerPath,
     };
   }
@@ -670,6 +679,18 @@ export class RungSession implements Session {
       // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
       strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
     };
+  }
+
+  /** Each panel model's price as the router prices it, and where it came from. */
+  private prices(): SessionSnapshot['prices'] {
+    const prices: SessionSnapshot['prices'] = [];
+    for (const spec of this.panel.models) {
+      const catalog = this.facts.get(spec.slug)?.price;
+      if (spec.price) prices.push({ model: spec.slug, input: spec.price.input, output: spec.price.output, from: 'panel' });
+      else if (catalog) prices.push({ model: spec.slug, input: catalog.input, output: catalog.output, from: 'catalog' });
+      else if (isLocal(this.panel.providers[spec.provider])) prices.push({ model: spec.slug, input: 0, output: 0, from: 'local' });
+    }
+    return prices;
   }
 
   /** The panel's dearest model with a known price (by output, then input price, per million tokens). */

@@ -206,6 +206,11 @@ export interface SessionSnapshot {
   decisions: DecisionPage;
   spend: SpendView;
   providers: { name: string; healthy: boolean; reason?: string }[];
+  /**
+   * Each panel model's price as the router uses it, USD per million tokens: the panel's own, else the
+   * catalog's (fetched and cached), else 0 for a local model; absent when none is known.
+   */
+  prices: { model: string; input: number; output: number; from: 'panel' | 'catalog' | 'local' }[];
   /** Where the ledger lives; null for a memory ledger. */
   ledgerPath: string | null;
 }
@@ -290,7 +295,12 @@ export interface Session {
   /** Routes one call through the cascade, reporting each event as it happens. */
   chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult>;
   /** What the router would do for a request, and why; calls no model, changes nothing. */
-  rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; conversationId?: string }): Ranking;
+  rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; above?: string; conversationId?: string }): Ranking;
+  /**
+   * Asks every provider that can be probed (a local server) whether it is there, and tells the
+   * listeners of each whose health changed; never throws. Cheap on a timer: each probe is cached 30 s.
+   */
+  checkProviders(signal?: AbortSignal): Promise<void>;
   /** A verdict that arrived after the answer (thumbs up/down, an accepted or discarded edit). */
   settle(callId: string, verdict: VerdictWithReason): boolean;
   /**

@@ -12,6 +12,10 @@
  *   otherwise the avoided model is kept off the opener, unless it is the one that opens;
  * - in the chat features, the same request sent again unchanged climbs past the model that answered it
  *   (askedAgain.ts), except when a model is picked or pinned: the user chose what opens;
+ * - a request asked again whose climb finds every stronger model down (a cloud server stopped) is
+ *   answered by the ladder as before, after a sentence that says which provider is unreachable: the
+ *   Chat view's Retry had been a dead end ("no model can take this call … not above … on the ladder")
+ *   for as long as the provider stayed down, though the local model was healthy;
  * - the editor's cancellation stops the call;
  * - every finished call becomes the last call (Rate Last Answer, Explain Last Decision) and one line in
  *   the Rung log; a chat feature's answer is remembered for the next time the same request comes.
@@ -24,6 +28,7 @@ import type { ChatMessage, ToolSpec } from '../../core/providers/provider';
 import type { CallChecks, Session, SessionChatRequest, SessionChatResult, SessionEvent } from '../../core/session/types';
 import { answerLine, callLogLine, plainAnswerLine, summarizeAnswer, type AnswerSummary } from './answerLine';
 import { AskedAgain, climbAfter } from './askedAgain';
+import { downTexts } from './plainErrors';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
 export interface Cancellation {
@@ -89,6 +94,11 @@ export interface FinishedCall {
   line: string;
   /** The closing line without Markdown, for a notification or an error message. */
   plainLine: string;
+  /**
+   * Set when the call climbed past a model, found every stronger one down, and was answered as before:
+   * which provider is unreachable and who answers instead, in one sentence.
+   */
+  fellBack?: string;
 }
 
 export interface FeatureCallsOptions {
@@ -181,30 +191,74 @@ export class PreparedCall {
     this.climb = parts.climb;
   }
 
-  /** Runs the call on `session`, passing each event to `onEvent`; the editor's cancellation stops it. */
-  async run(session: ChatSession, onEvent?: (event: SessionEvent) => void): Promise<FinishedCall> {
+  /**
+   * Runs the call on `session`, passing each event to `onEvent`; the editor's cancellation stops it.
+   * `onFallBack` hears the sentence said before an answer that stands in for an unreachable stronger model.
+   */
+  async run(session: ChatSession, onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
     const { ask, abort } = this.parts;
     if (ask.cancellation?.isCancellationRequested) abort.abort();
     const cancel = ask.cancellation?.onCancellationRequested(() => abort.abort());
-    let result: SessionChatResult;
     try {
-      result = await session.chat(this.request, onEvent);
-    } catch (error) {
-      this.parts.refused(error);
-      throw error;
+      let result: SessionChatResult;
+      try {
+        result = await session.chat(this.request, onEvent);
+      } catch (error) {
+        this.parts.refused(error);
+        const down = this.fallsBack() && isRoutingError(error) ? downTexts(undefined, error.pruned) : [];
+        if (down.length === 0) throw error;
+        return await this.fallBack(session, down, onEvent, onFallBack);
+      }
+      const call = this.finished(result, this.climb);
+      this.parts.finish(call);
+      if (this.fallsBack() && !call.stopped && !result.answer && result.attempts.every((attempt) => attempt.verdict.kind === 'provider-error')) {
+        const down = downTexts(call.summary.kind === 'no-answer' ? call.summary.last : undefined, result.ranking.pruned);
+        if (down.length > 0) return await this.fallBack(session, down, onEvent, onFallBack);
+      }
+      return call;
     } finally {
       cancel?.dispose();
     }
-    const summary = summarizeAnswer(result, this.climb ? { above: this.climb.above } : {});
-    const call: FinishedCall = {
+  }
+
+  /** Whether a call that finds every stronger model down is asked again as before: only the same request asked again. */
+  private fallsBack(): boolean {
+    return this.climb?.because === 'asked-again';
+  }
+
+  /** Asks the ladder as before, without the climb, and says first which provider is unreachable. */
+  private async fallBack(session: ChatSession, down: string[], onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
+    const { above: _above, ...request } = this.request;
+    const said = `${down.join('; ')}`;
+    onFallBack?.(`${said}; asking the ladder as before.`);
+    let result: SessionChatResult;
+    try {
+      result = await session.chat(request, onEvent);
+    } catch (error) {
+      this.parts.refused(error);
+      throw error;
+    }
+    const call = this.finished(result, undefined);
+    const answered = call.summary.kind === 'answered' ? `${call.summary.model} answers instead` : 'nothing else answered either';
+    const fellBack = { ...call, fellBack: `${said}; ${answered}.` };
+    this.parts.finish(fellBack);
+    return fellBack;
+  }
+
+  private finished(result: SessionChatResult, climb: Climb | undefined): FinishedCall {
+    const summary = summarizeAnswer(result, climb ? { above: climb.above } : {});
+    return {
       result,
       summary,
-      climb: this.climb,
-      stopped: result.stopped || ask.cancellation?.isCancellationRequested === true,
+      climb,
+      stopped: result.stopped || this.parts.ask.cancellation?.isCancellationRequested === true,
       line: answerLine(summary),
       plainLine: plainAnswerLine(summary),
     };
-    this.parts.finish(call);
-    return call;
   }
+}
+
+/** The router's refusal of a call no rung could take, with the models it left out and why. */
+function isRoutingError(error: unknown): error is Error & { pruned: { model: string; reason: string }[] } {
+  return error instanceof Error && error.name === 'RoutingError' && 'pruned' in error && Array.isArray(error.pruned);
 }

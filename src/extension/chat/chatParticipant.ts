@@ -13,6 +13,8 @@ import type { ChatMessage } from '../../core/providers/provider';
 import type { Session, SessionEvent } from '../../core/session/types';
 import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
+import { retryRefusal } from '../calls/plainErrors';
+import { isEditorAgentReference } from './promptReferences';
 import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import type { FeatureCalls } from '../calls/featureCalls';
 import type { RungLog } from '../log';
@@ -38,8 +40,10 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
   participant.followupProvider = {
     provideFollowups: (result) => {
       const metadata = metadataOf(result);
-      // Offered only where there is a stronger rung to retry on: past the ladder's top a retry could only go down.
-      return metadata?.model && metadata.stronger !== false ? [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }] : [];
+      // Offered only where a stronger rung would take the retry now: past the ladder's top a retry could
+      // only go down, and past the budget or with the strong provider down it would be refused.
+      if (!metadata?.model || metadata.stronger === false || retryRefusal(deps.sessions.current, metadata.classKey, metadata.model) !== undefined) return [];
+      return [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }];
     },
   };
   context.subscriptions.push(
@@ -135,7 +139,7 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         return;
     }
   };
-  const { result, summary, line } = await call.run(session, onEvent);
+  const { result, summary, line } = await call.run(session, onEvent, (sentence) => stream.markdown(`> ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}\n\n`));
   // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
   const failed = !result.answer && !result.stopped;
   if (!failed) stream.markdown(`\n\n---\n${line}`);
@@ -164,6 +168,12 @@ async function retry(session: Session, deps: ChatParticipantDeps, request: vscod
   session.settle(previous.callId, RETRY_VERDICT);
   if (previous.stronger === false) {
     stream.markdown(`Marked ${previous.model}'s answer as failed. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
+    return {};
+  }
+  const refused = retryRefusal(session, previous.classKey, previous.model);
+  if (refused !== undefined) {
+    stream.markdown(`Marked ${previous.model}'s answer as failed. No model above it can take the question now: ${refused}.`);
+    if (/budget/.test(refused)) stream.button({ command: 'workbench.action.openSettings', title: 'Raise Budget', arguments: ['rung.dailyBudget'] });
     return {};
   }
   stream.markdown(`Marked ${previous.model}'s answer as failed; asking again on the rungs above it.\n\n`);
@@ -214,10 +224,14 @@ function historyMessages(history: readonly (vscode.ChatRequestTurn | vscode.Chat
   return messages;
 }
 
-/** The prompt with the files and selections the user attached (#file), each under its name. */
+/**
+ * The prompt with the files and selections the user attached (#file), each under its name; the context
+ * the editor builds for its own agent (its skills index, instruction files) is left out (promptReferences.ts).
+ */
 async function promptWithReferences(request: vscode.ChatRequest): Promise<string> {
   const parts = [request.prompt];
   for (const reference of request.references) {
+    if (isEditorAgentReference(reference)) continue;
     const value = reference.value;
     const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
     if (!uri) {

@@ -19,7 +19,8 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provi
 import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
-import { escalationCause } from '../describe';
+import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
+import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
@@ -61,7 +62,7 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   const changed = new vscode.EventEmitter<void>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
-    provideLanguageModelChatInformation: () => modelList(deps.settings),
+    provideLanguageModelChatInformation: () => modelList(deps.settings, pricesNow(deps.sessions)),
     provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
@@ -69,6 +70,8 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
     changed,
     vscode.lm.registerLanguageModelChatProvider(RUNG_VENDOR, provider),
     deps.settings.onDidChangePanel(() => changed.fire()),
+    // The prices the catalog gave, and a panel found once Ollama started, are known once a session opens.
+    deps.sessions.onDidOpen(() => changed.fire()),
   );
   // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
   void Promise.resolve(vscode.lm.selectChatModels({ vendor: RUNG_VENDOR })).then(
@@ -77,8 +80,19 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   );
 }
 
-/** Rung Auto first, then each panel model, which opens the call when picked. */
-function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[] {
+/** Each panel model's price as the open session knows it; none while no session is open. */
+function pricesNow(sessions: SessionHost): KnownPrices {
+  try {
+    return sessions.current?.snapshot({ limit: 0 }).prices ?? [];
+  } catch {
+    return [];
+  }
+}
+
+type KnownPrices = readonly (KnownPrice & { model: string })[];
+
+/** Rung Auto first, then each panel model with its price, which opens the call when picked. */
+function modelList(settings: RungSettings, prices: KnownPrices): vscode.LanguageModelChatInformation[] {
   const panel = settings.panel?.panel;
   const contexts = panel?.models.map((model) => model.context).filter((context): context is number => context !== undefined) ?? [];
   const auto: vscode.LanguageModelChatInformation = {
@@ -93,23 +107,44 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
     // Declared so Agent mode lists Rung; a request with tools is routed only to rungs that take tools.
     capabilities: { toolCalling: true },
   };
-  const models = (panel?.models ?? []).map(
-    (model): vscode.LanguageModelChatInformation => ({
+  const models = (panel?.models ?? []).map((model): vscode.LanguageModelChatInformation => {
+    const price = pickerPrice(model, prices.find((known) => known.model === model.slug));
+    return {
       id: model.slug,
       name: `Rung: ${model.slug}`,
       family: model.slug,
       version: '1',
-      detail: model.provider,
-      tooltip: `${model.slug} on ${model.provider} opens the call; the panel's later rungs stay as fallbacks.`,
+      detail: `${model.provider} · ${price}`,
+      tooltip: `${model.slug} on ${model.provider}, ${price}, opens the call; the panel's later rungs stay as fallbacks.`,
       maxInputTokens: model.context ?? DEFAULT_CONTEXT_TOKENS,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       capabilities: { toolCalling: model.tools !== false },
-    }),
-  );
+    };
+  });
   return [auto, ...models];
 }
 
+/**
+ * Answers one request from the editor; whatever goes wrong reaches the editor as one plain sentence
+ * (calls/plainErrors.ts), and the Rung log keeps the error itself.
+ */
 async function respond(
+  deps: ModelProviderDeps,
+  model: vscode.LanguageModelChatInformation,
+  messages: readonly vscode.LanguageModelChatRequestMessage[],
+  options: vscode.ProvideLanguageModelChatResponseOptions,
+  progress: vscode.Progress<vscode.LanguageModelResponsePart>,
+  token: vscode.CancellationToken,
+): Promise<void> {
+  try {
+    await answerRequest(deps, model, messages, options, progress, token);
+  } catch (error) {
+    if (!(error instanceof PlainError)) deps.log.warn(`${model.name}: no answer: ${error instanceof Error ? error.message : String(error)}`);
+    throw plainError(error);
+  }
+}
+
+async function answerRequest(
   deps: ModelProviderDeps,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
@@ -119,7 +154,7 @@ async function respond(
 ): Promise<void> {
   const session = await deps.sessions.get();
   const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
-  if (!asked.success) throw new Error(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!asked.success) throw new PlainError(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const checked = asked.data.schema !== undefined;
   const picked = pinnedForModelId(model.id);
   const call = deps.calls.prepare({
@@ -146,12 +181,13 @@ async function respond(
       if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
     }
   };
-  const finished = await call.run(session, onEvent);
+  // A Retry whose stronger model is down is answered by the ladder as before, after saying so.
+  const finished = await call.run(session, onEvent, (sentence) => progress.report(new vscode.LanguageModelTextPart(`*Rung: ${sentence}*\n\n`)));
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
-    // The same sentence @rung shows for a call no rung answered, in the editor's error box.
-    throw new Error(`Rung: ${finished.plainLine}`);
+    // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
+    throw new PlainError(noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned));
   }
   if (checked || !streamed) {
     if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));

@@ -248,9 +248,11 @@ export class LedgerController {
       case 'ledger-changed':
         this.scheduleRefresh();
         return;
-      case 'panel-changed':
-        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel)), providers: providersWire(this.openSession().snapshot({ limit: 1 })) });
+      case 'panel-changed': {
+        const snapshot = this.openSession().snapshot({ limit: 1 });
+        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel, snapshot.prices)), providers: providersWire(snapshot) });
         return;
+      }
       case 'provider-health':
         this.panelStale = true;
         this.scheduleRefresh();
@@ -297,7 +299,7 @@ export class LedgerController {
         for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
         this.send({ type: 'ratings-changed', ratings: snapshot.ratings });
         this.send({ type: 'spend-changed', spend: snapshot.spend });
-        if (this.panelStale) this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(snapshot.panel)), providers: providersWire(snapshot) });
+        if (this.panelStale) this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(snapshot.panel, snapshot.prices)), providers: providersWire(snapshot) });
         this.panelStale = false;
       } catch (error) {
         this.log.error(`ledger panel: could not refresh ratings and spend: ${error instanceof Error ? error.message : String(error)}`);
@@ -332,7 +334,7 @@ export class LedgerController {
     for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
     return {
       type: 'snapshot',
-      models: this.rememberModels(modelsWire(snapshot.panel)),
+      models: this.rememberModels(modelsWire(snapshot.panel, snapshot.prices)),
       ratings: snapshot.ratings,
       decisions: pageWire(snapshot, filter),
       spend: snapshot.spend,
@@ -394,16 +396,24 @@ export function decisionWire(row: DecisionRow): DecisionWire {
   };
 }
 
-/** The panel's models with what the ladder says about each: provider, role, list price, local or not. */
-export function modelsWire(panel: Panel): ModelWire[] {
+/**
+ * The panel's models with what the ladder says about each: provider, role, price, local or not. The
+ * price is the one the router uses, the panel's or else the catalog's: the ledger said "price unknown"
+ * for a model whose catalog price had been fetched and used.
+ */
+export function modelsWire(panel: Panel, prices: readonly { model: string; input: number; output: number; from: string }[] = []): ModelWire[] {
   return panel.models.map((model) => ({
     slug: model.slug,
     provider: model.provider,
     role: model.role ?? null,
     // The ladder's own rule, so a keyless server on loopback shows as local here as it ranks.
     local: isLocal(panel.providers[model.provider]),
-    price: model.price ? { input: model.price.input, output: model.price.output } : null,
+    price: priceWire(model.price ?? prices.find((known) => known.model === model.slug && known.from === 'catalog')),
   }));
+}
+
+function priceWire(price: { input: number; output: number } | undefined): ModelWire['price'] {
+  return price ? { input: price.input, output: price.output } : null;
 }
 
 /** One opener estimate on the wire: every field present, null where the session left it out. */

@@ -29,6 +29,10 @@ export class LiveSession implements Session {
     return this.open.rank(request);
   }
 
+  async checkProviders(signal?: AbortSignal): Promise<void> {
+    await this.host.current?.checkProviders(signal);
+  }
+
   settle(callId: string, verdict: VerdictWithReason): boolean {
     return this.open.settle(callId, verdict);
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import type { Candidate, Ranking } from '../../../src/core/routing/types';
-import { escalationCause, explainMarkdown, formatUsd, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
+import { budgetNoticeDue, escalationCause, explainMarkdown, formatUsd, pickerPrice, pickRows, statusText, statusTooltip, verdictPhrase } from '../../../src/extension/describe';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -68,6 +68,30 @@ describe('describe', () => {
     expect(statusText({ pinned: undefined, last: undefined, today: undefined, problem: 'no panel', unreachable })).toBe('$(warning) Rung: not set up');
   });
 
+  it('names a provider that is down while others answer, in the status bar and in words in its tooltip', () => {
+    const down = [{ provider: 'acme', text: 'acme is unreachable (connection refused at http://127.0.0.1:9)' }];
+    expect(statusText({ pinned: undefined, last: undefined, today: 0, down })).toBe('$(warning) Rung: Auto · acme down · today $0');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 0, down, budget: null })).toBe(
+      'Auto: every call opens on the cheapest rung that can do it.\nDown now, routed around: acme is unreachable (connection refused at http://127.0.0.1:9).\nSpent today: $0.\nClick to open the ledger.',
+    );
+  });
+
+  it('warns in the status bar once today\'s budget is spent, and says how to raise it', () => {
+    const overBudget = { spent: 1.02, budget: 1 };
+    expect(statusText({ pinned: undefined, last: undefined, today: 1.02, overBudget })).toBe('$(warning) Rung: Auto · budget spent: today $1.02 of $1.00');
+    expect(statusTooltip({ pinned: undefined, last: undefined, today: 1.02, overBudget, budget: 1 })).toContain(
+      "Today's budget of $1.00 is spent ($1.02 so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.",
+    );
+  });
+
+  it('asks for the budget notification once a day, only past the budget', () => {
+    expect(budgetNoticeDue(1.02, 1, '2026-12-01', undefined)).toBe(true);
+    expect(budgetNoticeDue(1, 1, '2026-12-01', '2026-11-30')).toBe(true);
+    expect(budgetNoticeDue(1.02, 1, '2026-12-01', '2026-12-01')).toBe(false);
+    expect(budgetNoticeDue(0.99, 1, '2026-12-01', undefined)).toBe(false);
+    expect(budgetNoticeDue(5, null, '2026-12-01', undefined)).toBe(false);
+  });
+
   it('lists Auto, then the chain with provider, price, ability and graded count, then the pruned with their reasons', () => {
     const rows = pickRows(ranking, [{ slug: 'anthropic/claude-opus-4', provider: 'openrouter', price: { input: 15, output: 75 } }], 'openai/gpt-4o-mini');
     expect(rows.map((row) => row.slug)).toEqual([undefined, 'qwen3:14b', 'openai/gpt-4o-mini', 'anthropic/claude-opus-4']);
@@ -78,6 +102,37 @@ describe('describe', () => {
     expect(rows[1]?.detail).toBe('rung 1 for plan: not yet graded in this class: a mid-sized local model (ladder tier 2)');
     expect(rows[2]?.detail).toBe('rung 2 for plan: 9 of 10 graded answers passed in plan');
     expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
+  });
+
+  it('shows the price the catalog gave for a model the panel prices not, and a provider down or the budget in words', () => {
+    const catalogPriced = candidate('openai/gpt-4o', { spec: { slug: 'openai/gpt-4o', provider: 'openrouter' } });
+    const rows = pickRows(
+      {
+        classKey: 'chat',
+        candidates: [catalogPriced],
+        pruned: [
+          { model: 'acme/strong', reason: 'pruned: provider acme unavailable: acme: no server at http://127.0.0.1:9 (ECONNREFUSED)' },
+          { model: 'openai/o3', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' },
+        ],
+      },
+      [
+        { slug: 'acme/strong', provider: 'acme' },
+        { slug: 'openai/o3', provider: 'openrouter' },
+      ],
+      undefined,
+      [{ model: 'openai/gpt-4o', input: 2.5, output: 10, from: 'catalog' }],
+    );
+    expect(rows[1]?.description).toBe('openrouter · $2.5/$10 per M (from catalog) · ability 62% (prior, 3 graded)');
+    expect(rows[2]?.description).toBe('acme · price unknown');
+    expect(rows[2]?.detail).toBe('acme is unreachable (connection refused at http://127.0.0.1:9)');
+    expect(rows[3]?.detail).toBe("today's budget of $1.00 is spent ($1.02 so far)");
+  });
+
+  it('shows each model\'s price in the editor\'s model picker: the panel\'s, the catalog\'s, or free for a local one', () => {
+    expect(pickerPrice({ slug: 'test/strong-model', provider: 'cloud', price: { input: 1, output: 2 } }, { input: 1, output: 2, from: 'panel' })).toBe('$1 in / $2 out per M tokens');
+    expect(pickerPrice({ slug: 'openai/gpt-4o', provider: 'openrouter' }, { input: 2.5, output: 10, from: 'catalog' })).toBe('$2.5 in / $10 out per M tokens (catalog)');
+    expect(pickerPrice({ slug: 'tiny-coder:1b', provider: 'ollama' }, { input: 0, output: 0, from: 'local' })).toBe('free (local)');
+    expect(pickerPrice({ slug: 'acme/x', provider: 'acme' }, undefined)).toBe('price unknown');
   });
 
   it('says the verdict once when the reason already starts with it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../src/core/panel';
-import { plainReason } from '../../../src/protocol/reasonText';
+import { isProviderDown, plainReason } from '../../../src/protocol/reasonText';
 import { NOW, rankOn, record } from '../support/rankInput';
 
 // Every reason here is one `rank` wrote, so a change to the router's wording fails this file rather
@@ -80,5 +80,13 @@ describe('plainReason', () => {
   it('returns a reason it does not know unchanged', () => {
     expect(plainReason('some reason a later router writes')).toBe('some reason a later router writes');
     expect(plainReason('')).toBe('');
+  });
+});
+
+describe('a provider\'s health reason', () => {
+  it('says down for no server or a rest after failures, not for a missing key', () => {
+    expect(isProviderDown('cloud: no server at http://127.0.0.1:9 (ECONNREFUSED)')).toBe(true);
+    expect(isProviderDown('cooling down after 503 for 30000 ms')).toBe(true);
+    expect(isProviderDown('cloud: no API key (run "Rung: Set Provider Key" for cloud)')).toBe(false);
   });
 });

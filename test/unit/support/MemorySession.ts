@@ -75,6 +75,7 @@ export class MemorySession implements Session {
       decisions: { rows: matching.slice(offset, offset + limit), total: matching.length, offset },
       spend: this.spend,
       providers: [{ name: 'ollama', healthy: true }, { name: 'openrouter', healthy: false, reason: 'no key' }],
+      prices: [],
       ledgerPath: null,
     };
   }
@@ -100,6 +101,8 @@ export class MemorySession implements Session {
   settle(): boolean {
     return false;
   }
+
+  async checkProviders(): Promise<void> {}
 
   /** Where a written row goes: its own place among the matching rows, newest first (this double keeps calls in log order). */
   placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {

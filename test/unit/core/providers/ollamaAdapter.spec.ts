@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OllamaAdapter, PROBE_CACHE_MS, parseParameterSize } from '../../../../src/core/providers/ollamaAdapter';
+import { numCtxFor, OllamaAdapter, PROBE_CACHE_MS, parseParameterSize } from '../../../../src/core/providers/ollamaAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
 import { collect, endless, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
@@ -96,6 +96,35 @@ describe('OllamaAdapter', () => {
     expect(error).toBeUndefined();
     expect(text(parts)).toBe('Y');
     expect(parts.at(-1)).not.toHaveProperty('logprobs');
+  });
+
+  it('sets num_ctx from the request\'s size, capped at the context /api/show gives, and leaves a short request at Ollama\'s default', async () => {
+    const { adapter } = await adapterFor((s) =>
+      s
+        .on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')))
+        .on('POST', '/api/show', (response, request) => {
+          const model = (JSON.parse(request.body) as { model: string }).model;
+          const file = model === 'smollm2:1.7b' ? 'ollama/show-smollm2-1.7b.json' : 'ollama/show-dolphin3-8b.json';
+          response.writeHead(200, { 'content-type': 'application/json' }).end(fixture(file));
+        }),
+    );
+    // About 18,000 tokens, as an Agent-mode request with its tools was.
+    const long = [{ role: 'user' as const, content: 'x'.repeat(72_000) }];
+    const sentOptions = (): Record<string, unknown> => JSON.parse(server.requests.filter((request) => request.path === '/api/chat').at(-1)?.body ?? '{}').options ?? {};
+    await collect(adapter.chat('dolphin3:8b', long, [], {}));
+    expect(sentOptions().num_ctx).toBe(32_768);
+    // A model trained for 8,192 tokens is not asked for more than it holds.
+    await collect(adapter.chat('smollm2:1.7b', long, [], {}));
+    expect(sentOptions().num_ctx).toBe(8_192);
+    await collect(adapter.chat('dolphin3:8b', user, [], {}));
+    expect(sentOptions().num_ctx).toBeUndefined();
+    // /api/show is asked once per model.
+    expect(server.requests.filter((request) => request.path === '/api/show')).toHaveLength(2);
+  });
+
+  it('gives the context in powers of two from 8,192, never past the model\'s', () => {
+    expect([4_096, 4_097, 8_192, 8_193, 18_000, 200_000].map((needed) => numCtxFor(needed, undefined))).toEqual([undefined, 8_192, 8_192, 16_384, 32_768, 262_144]);
+    expect(numCtxFor(18_000, 16_384)).toBe(16_384);
   });
 
   it('sends earlier tool calls back with object arguments and answers them by tool name', async () => {

@@ -104,6 +104,24 @@ describe('ProviderHealthBoard', () => {
     expect(board.unavailableReason('openai', clock.now())).toBe('openai: the API key was rejected (401)');
   });
 
+  it('finds a watched server that stopped since its last good probe, before any call is sent to it, and finds it back', async () => {
+    const clock = new FixedClock();
+    const board = new ProviderHealthBoard({ clock });
+    let up = true;
+    board.watch('ollama', async () => (up ? { ok: true } : { ok: false, reason: 'no server at http://127.0.0.1:11434 (ECONNREFUSED)' }));
+    await board.probeAll();
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+    up = false;
+    // recheck asks only about a provider already marked: it cannot see a server that went away.
+    await board.recheck();
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+    await board.probeAll();
+    expect(board.unavailableReason('ollama', clock.now())).toBe('no server at http://127.0.0.1:11434 (ECONNREFUSED)');
+    up = true;
+    await board.probeAll();
+    expect(board.unavailableReason('ollama', clock.now())).toBeNull();
+  });
+
   it('lets a cloud provider with no prober back in after a "no server" blip', () => {
     const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });

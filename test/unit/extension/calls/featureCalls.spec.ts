@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
-import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
+import { ProviderUnavailable, type ChatMessage, type ChatOptions, type ProviderAdapter, type StreamPart, type ToolSpec } from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
 import { RungSession } from '../../../../src/core/session/session';
 import type { SessionChatRequest, SessionChatResult, SessionEvent } from '../../../../src/core/session/types';
@@ -253,5 +253,70 @@ describe('a feature call on a real session', () => {
     expect(second.climb).toEqual({ above: 'small', because: 'asked-again' });
     expect(second.result.answer?.text).toBe('large says hello');
     expect(state.recorded.map((entry) => entry.model)).toEqual(['small', 'large']);
+  });
+});
+
+/** A cloud provider whose server is gone: every call is refused the way a stopped server refuses it. */
+class StoppedServer implements ProviderAdapter {
+  calls = 0;
+  constructor(readonly name: string) {}
+  async available(): Promise<boolean> {
+    return true;
+  }
+  // eslint-disable-next-line require-yield
+  async *chat(): AsyncIterable<StreamPart> {
+    this.calls++;
+    throw new ProviderUnavailable(`${this.name}: no server at http://127.0.0.1:9 (ECONNREFUSED)`, { provider: this.name });
+  }
+}
+
+describe('the same request asked again while the stronger model is down', () => {
+  const sessions: RungSession[] = [];
+  afterEach(async () => {
+    for (const session of sessions.splice(0)) await session.dispose();
+  });
+
+  async function openWithStrongDown() {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'small', provider: 'editor', role: 'base', price: { input: 0, output: 0 } },
+          { slug: 'large', provider: 'acme', role: 'top', price: { input: 5, output: 15 } },
+        ],
+        routing: { explore: 0 },
+        providers: { editor: { kind: 'vscode-lm' }, acme: { kind: 'vscode-lm' } },
+      },
+      'a local model and a stopped cloud one',
+    );
+    const acme = new StoppedServer('acme');
+    const session = await RungSession.open({ panel, clock: new FixedClock(), keys: async () => 'key', providerFactories: { 'vscode-lm': ({ name }) => (name === 'acme' ? acme : new NamedAnswers(name)) } });
+    sessions.push(session);
+    return { session, acme };
+  }
+
+  it('says the provider is unreachable and has the local model answer, and the next time routes around it', async () => {
+    const { session, acme } = await openWithStrongDown();
+    const { calls, state } = setUp();
+    const ask = { feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true };
+    await calls.prepare(ask).run(session);
+    const said: string[] = [];
+    const first = await calls.prepare(ask).run(session, undefined, (sentence) => said.push(sentence));
+    expect(first.result.answer?.text).toBe('small says hello');
+    expect(first.fellBack).toBe('acme is unreachable (connection refused at http://127.0.0.1:9); small answers instead.');
+    expect(said).toEqual(['acme is unreachable (connection refused at http://127.0.0.1:9); asking the ladder as before.']);
+    // Asked once more, the ladder knows acme is down: nothing stronger is eligible, so the local model answers, no dead end.
+    const second = await calls.prepare(ask).run(session);
+    expect(second.result.answer?.text).toBe('small says hello');
+    expect(second.result.ranking.pruned).toEqual([expect.objectContaining({ model: 'large', reason: expect.stringContaining('provider acme unavailable') })]);
+    expect(acme.calls).toBe(1);
+    expect(state.recorded.at(-1)?.model).toBe('small');
+  });
+
+  it('does not fall back on a graded retry: the user set that model\'s answer aside', async () => {
+    const { session } = await openWithStrongDown();
+    const { calls } = setUp();
+    const retry = await calls.prepare({ feature: '@rung', messages: hello, above: 'small' }).run(session);
+    expect(retry.result.answer).toBeUndefined();
+    expect(retry.fellBack).toBeUndefined();
   });
 });

@@ -371,6 +371,15 @@ describe('the panel models the ledger page shows', () => {
       ['openai/gpt-4o-mini', false],
     ]);
   });
+
+  it('gives the ledger the catalog\'s price for a model the panel prices not, so it does not read "price unknown"', () => {
+    const panel = parsePanel({ models: [{ slug: 'openai/gpt-4o', provider: 'openrouter' }, { slug: 'openai/o3', provider: 'openrouter' }] }, 'test panel');
+    const wire = modelsWire(panel, [{ model: 'openai/gpt-4o', input: 2.5, output: 10, from: 'catalog' }]);
+    expect(wire.map((model) => [model.slug, model.price])).toEqual([
+      ['openai/gpt-4o', { input: 2.5, output: 10 }],
+      ['openai/o3', null],
+    ]);
+  });
 });
 
 describe('the ledger panel controller, on rows longer or stranger than the protocol takes', () => {
