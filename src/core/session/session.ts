@@ -427,7 +427,7 @@ export class RungSession implements Session {
 
   settle(callId: string, verdict: VerdictWithReason): boolean {
     this.requireOpen();
-    const settled = this.router.settle(callId, verdict.kind, verdict.reason);
+    const settled = this.router.settle(callId, verdict.kind, verdict.reason, verdict.weight);
     if (settled) {
       this.emit({ type: 'ledger-changed' });
       void this.flushDecisions();
