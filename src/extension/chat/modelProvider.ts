@@ -18,6 +18,8 @@ import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
 import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
+import { answerFooter } from '../calls/answerLine';
+import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause } from '../describe';
 import type { RungLog } from '../log';
@@ -122,12 +124,17 @@ async function respond(
   if (!asked.success) throw new Error(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const checked = asked.data.schema !== undefined;
   const picked = pinnedForModelId(model.id);
+  const coreMessages = withoutClosingLines(toCoreMessages(messages));
+  const tools = options.tools?.map(toToolSpec) ?? [];
+  // Inline chat asks for an edit: a text answer there applies nothing, so it fails and the call climbs.
+  const toolCall = inlineChatToolCall(coreMessages, tools);
+  const closingLine = saysClosingLine({ initiator: initiatorOf(options), checkedByCaller: checked || options.modelOptions?.rung !== undefined });
   const call = deps.calls.prepare({
     feature: model.name,
-    messages: toCoreMessages(messages),
-    ...(options.tools?.length ? { tools: options.tools.map(toToolSpec) } : {}),
+    messages: coreMessages,
+    ...(tools.length ? { tools } : {}),
     ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
-    ...(checked ? { checks: { schema: asked.data.schema } } : {}),
+    ...(checked || toolCall ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(toolCall ? { toolCall } : {}) } } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
     ...(picked ? { picked } : {}),
     // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
@@ -153,10 +160,22 @@ async function respond(
     // The same sentence @rung shows for a call no rung answered, in the editor's error box.
     throw new Error(`Rung: ${finished.plainLine}`);
   }
+  let said = streamed;
   if (checked || !streamed) {
     if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
+    said = said || answer.text !== '';
   }
+  // The short line goes before any tool call, where an assistant's words go: the chat extension keeps
+  // a turn's text and its tool calls apart (its agent loop goes on while a round has tool calls, and
+  // inline chat acts on the calls alone), so the line neither stops an agent nor reaches an edit.
+  if (closingLine && finished.summary.kind === 'answered') progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/** Who asks, as VS Code 1.139 says it (`requestInitiator`, not in the 1.104 types): the asking extension's id. */
+function initiatorOf(options: vscode.ProvideLanguageModelChatResponseOptions): string | undefined {
+  const initiator: unknown = (options as { requestInitiator?: unknown }).requestInitiator;
+  return typeof initiator === 'string' ? initiator : undefined;
 }
 
 /** The editor's messages as the core's: tool calls kept on the assistant turn, tool results as `tool` messages. */

@@ -159,7 +159,9 @@ describe('a feature call', () => {
       expect(call.request).toMatchObject({ classKey: 'plan', above: 'small' });
       expect(call.request.avoid).toBeUndefined();
       const finished = await call.run(session);
-      expect(finished.line).toBe('Answered by **cloud** (cloud) on rung 1 of 1 for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out. Check: unverified: no verifier configured. Cost $0.');
+      expect(finished.line).toBe(
+        'Answered by **cloud** (cloud) for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out.\n\nRung · cloud · rung 1 of 1 · unchecked · $0',
+      );
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['@rung']);
       expect(log.lines).toEqual(['info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small']);
     });
@@ -178,7 +180,7 @@ describe('a feature call', () => {
       const finished = await calls.prepare(ask).run(session);
       expect(session.requests[0]).toMatchObject({ classKey: 'edit/typescript', checks: { answerSyntax: false }, pinned: 'small' });
       expect(calls.prepare({ ...ask, picked: undefined }).climb).toBeUndefined();
-      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) on rung 1 of 2 for edit\/typescript/);
+      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) for edit\/typescript .* Rung · small · rung 1 of 2 · unchecked · \$0$/);
       expect(finished.plainLine).not.toMatch(/\*\*|`/);
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['Edit Selection']);
     });
