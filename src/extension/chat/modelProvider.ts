@@ -11,7 +11,9 @@
  * failed attempts' text before it.
  *
  * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
- * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts).
+ * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts). An inline chat
+ * edit the user takes back, the file returning to its text before the edit, fails the call at the
+ * weight of feedback (calls/feedback.ts).
  */
 import * as vscode from 'vscode';
 import * as z from 'zod';
@@ -20,6 +22,8 @@ import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
+import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
+import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause } from '../describe';
 import type { RungLog } from '../log';
@@ -61,22 +65,34 @@ export interface ModelProviderDeps {
 
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
   const changed = new vscode.EventEmitter<void>();
+  const edits = new EditWatch(() => systemClock.now());
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, edits, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
     changed,
     vscode.lm.registerLanguageModelChatProvider(RUNG_VENDOR, provider),
     deps.settings.onDidChangePanel(() => changed.fire()),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      const callId = edits.changed(event.document.uri.toString(), event.document.getText());
+      if (callId) void settleDiscarded(deps, callId);
+    }),
   );
   // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
   void Promise.resolve(vscode.lm.selectChatModels({ vendor: RUNG_VENDOR })).then(
     (models) => deps.log.info(`model picker: ${models.map((model) => model.name).join(', ') || 'no models yet'}`),
     (error: unknown) => deps.log.warn(`model picker: listing Rung's models failed: ${String(error)}`),
   );
+}
+
+/** An inline edit the user took back: the call failed in their eyes, at the weight of feedback. */
+async function settleDiscarded(deps: ModelProviderDeps, callId: string): Promise<void> {
+  const session = await deps.sessions.get();
+  const known = session.settle(callId, FEEDBACK_VERDICTS.editDiscarded);
+  deps.log.info(`feedback on ${callId}: failed at weight ${FEEDBACK_VERDICTS.editDiscarded.weight}, ${FEEDBACK_VERDICTS.editDiscarded.reason}${known ? '' : ' (the session no longer knew the call)'}`);
 }
 
 /** Rung Auto first, then each panel model, which opens the call when picked. */
@@ -113,6 +129,7 @@ function modelList(settings: RungSettings): vscode.LanguageModelChatInformation[
 
 async function respond(
   deps: ModelProviderDeps,
+  edits: EditWatch,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -127,14 +144,14 @@ async function respond(
   const coreMessages = withoutClosingLines(toCoreMessages(messages));
   const tools = options.tools?.map(toToolSpec) ?? [];
   // Inline chat asks for an edit: a text answer there applies nothing, so it fails and the call climbs.
-  const toolCall = inlineChatToolCall(coreMessages, tools);
+  const inlineEdit = inlineChatToolCall(coreMessages, tools);
   const closingLine = saysClosingLine({ initiator: initiatorOf(options), checkedByCaller: checked || options.modelOptions?.rung !== undefined });
   const call = deps.calls.prepare({
     feature: model.name,
     messages: coreMessages,
     ...(tools.length ? { tools } : {}),
     ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
-    ...(checked || toolCall ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(toolCall ? { toolCall } : {}) } } : {}),
+    ...(checked || inlineEdit ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
     ...(picked ? { picked } : {}),
     // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
@@ -169,6 +186,9 @@ async function respond(
   // a turn's text and its tool calls apart (its agent loop goes on while a round has tool calls, and
   // inline chat acts on the calls alone), so the line neither stops an agent nor reaches an edit.
   if (closingLine && finished.summary.kind === 'answered') progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
+  // Inline chat edits the active editor's file: watched from its text now, before the edit arrives.
+  const document = vscode.window.activeTextEditor?.document;
+  if (inlineEdit && answer.toolCalls.length > 0 && document) edits.watch(document.uri.toString(), finished.result.callId, document.getText());
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
 }
 
