@@ -240,7 +240,7 @@ const BROKEN_PANEL = '{\n  "models": [\n    { "slug": "tiny-coder:1b", "provider
  */
 function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
   return withProviders(
-    `the Chat view's own Retry under ${asked === '@rung' ? 'an @rung' : 'a Rung Auto'} answer asks again past the model that answered, grading nobody`,
+    `the Chat view's own Retry under ${asked === '@rung' ? 'an @rung' : 'a Rung Auto'} answer asks again past the model that answered, failing its answer at the weight of feedback`,
     async (page, workbench) => {
       await setCloudKey(page, workbench);
       let response: Locator;
@@ -257,15 +257,84 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
       await response.locator('a.action-label.codicon-refresh[aria-label="Retry"]').click();
       const retried = page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first();
       await retried.waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's answer is the model's text alone.
+      // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's short line names the stronger model.
+      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · rung 1 of 1 · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       if (asked === '@rung') await retried.getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
       assert.deepEqual([again.rung, again.candidates, again.pruned], [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]], 'the retry climbed past the model that answered, saying why it was left out');
-      assert.equal(decisionRows(workbench.folder).some((entry) => entry.call === first.call && entry.final), false, 'the first answer is graded by nobody');
+      // Asking again says the answer did not serve: a failure, at the weight of feedback.
+      const settled = await waitForRow(workbench, 'the first answer settled by the Retry', (entry) => entry.call === first.call && entry.final);
+      assert.deepEqual([settled.verdict, settled.verdictReason], ['fail', "the user asked the same again (the Chat view's Retry)"]);
       await workbench.screenshot(asked === '@rung' ? 'rung-participant-native-retry' : 'rung-auto-retry');
     },
     answerSixTimesSeven,
   );
+}
+
+/** The tools inline chat offers a model for its edits (VS Code 1.139's chat extension). */
+const INLINE_EDIT_TOOLS = ['replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'apply_patch', 'read_file'];
+
+/** greeting.ts's line the edits change, and what they change it to. */
+const GREETING_LINE = 'return `Hello, ${name}!`;';
+const WELCOME_LINE = 'return `Hello, ${name}! Welcome.`;';
+
+/**
+ * The strong model's edit of greeting.ts as a call to whichever edit tool inline chat offered, at the
+ * file's path as the request gives it.
+ */
+function welcomeEdit(body: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | undefined {
+  const names = ((body.tools ?? []) as { function?: { name?: string } }[]).map((tool) => tool.function?.name);
+  const filePath = /(\/[^\s`'"\\]*greeting\.ts)/.exec(JSON.stringify(body.messages ?? []))?.[1];
+  if (!filePath) return undefined;
+  const replacement = { filePath, oldString: GREETING_LINE, newString: WELCOME_LINE };
+  if (names.includes('replace_string_in_file')) return { name: 'replace_string_in_file', arguments: replacement };
+  if (names.includes('multi_replace_string_in_file')) return { name: 'multi_replace_string_in_file', arguments: { explanation: 'Say welcome', replacements: [replacement] } };
+  if (names.includes('insert_edit_into_file')) {
+    const code = `export function greeting(name: string): string {\n  ${WELCOME_LINE}\n}\n`;
+    return { name: 'insert_edit_into_file', arguments: { explanation: 'Say welcome', filePath, code } };
+  }
+  return undefined;
+}
+
+/** Opens src/greeting.ts with Quick Open and waits for its text. */
+async function openGreeting(page: Page): Promise<Locator> {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill('greeting.ts');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.ts' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await editor.getByText('greeting').first().waitFor();
+  await editor.click();
+  return editor;
+}
+
+/** Moves the active editor to line `line` with Go to Line, which scrolls it into view. */
+async function goToLine(page: Page, line: number): Promise<void> {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/**
+ * Opens inline chat in the focused editor.
+ *
+ * @remarks
+ * Until the editor's inline chat agent has registered, Ctrl+I is the editor's Trigger Suggest (seen
+ * once: the suggestion list opened where inline chat should have); so it is pressed again until
+ * inline chat opens.
+ */
+async function openInlineChat(page: Page): Promise<void> {
+  const inline = page.locator('.inline-chat').first();
+  const deadline = performance.now() + ANSWER_TIMEOUT_MS;
+  for (;;) {
+    await page.keyboard.press('Control+I');
+    if (await inline.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return;
+    if (performance.now() > deadline) throw new Error(`Ctrl+I did not open inline chat within ${ANSWER_TIMEOUT_MS} ms`);
+    await page.keyboard.press('Escape');
+  }
 }
 
 const checks: E2eCheck[] = [
@@ -298,6 +367,61 @@ const checks: E2eCheck[] = [
       await workbench.screenshot('rung-chat-view-answer');
     },
     answerSixTimesSeven,
+  ),
+
+  withProviders(
+    'Rung Auto in the Chat view asked for JSON: the small model\'s invalid JSON fails the check, the strong model answers, and the answer ends with its short line',
+    async (page, workbench, providers) => {
+      await setCloudKey(page, workbench);
+      await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.sendChat('Return the user Ada, aged 36, as a JSON object.');
+      const response = page.locator('.interactive-item-container.interactive-response').last();
+      await response.getByText(`Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, /"age": 36/);
+      assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
+      const failed = await waitForRow(workbench, 'the small model\'s JSON', (entry) => entry.model === CHEAP_MODEL);
+      const answered = await waitForRow(workbench, 'the strong model\'s JSON', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL);
+      assert.equal(failed.class, 'plan', 'JSON asked for in words routes as plan');
+      assert.equal(failed.verdict, 'fail');
+      assert.match(failed.verdictReason ?? '', /JSON/);
+      assert.equal(answered.verdict, 'pass');
+      assert.ok(providers.requests.some((request) => request.server === 'ollama' && JSON.stringify(request.body).includes('as a JSON object')), 'the request reached the small model');
+      await workbench.screenshot('rung-auto-json-climbed');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => '{"name": "Ada", "age": }';
+      providers.cloudAnswer = () => '{"name": "Ada", "age": 36}';
+    },
+  ),
+
+  withProviders(
+    '@rung /edit with a selection sends the selected code with the file around it; the small model\'s answer without code fails and the strong model\'s edit answers',
+    async (page, workbench, providers) => {
+      await setCloudKey(page, workbench);
+      const editor = await openGreeting(page);
+      // The return line, selected as a user does: click into it, then Home and Shift+End.
+      await editor.getByText('Hello').first().click();
+      await page.keyboard.press('Home');
+      await page.keyboard.press('Shift+End');
+      await workbench.sendChat('@rung /edit make the greeting say welcome');
+      const response = await rungAnswer(page, 'Welcome.');
+      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: code in the answer, TypeScript syntax`));
+      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
+      const asked = JSON.stringify(sent?.body.messages ?? []);
+      assert.ok(asked.includes(JSON.stringify(GREETING_LINE).slice(1, -1)), `the selected line reached the model: ${asked.slice(0, 600)}`);
+      assert.ok(asked.includes('THE CODE TO REPLACE IS HERE'), 'the file around the selection went as context');
+      assert.ok(asked.includes('make the greeting say welcome'), 'the instruction went too');
+      const failed = await waitForRow(workbench, 'the answer without code', (entry) => entry.model === CHEAP_MODEL);
+      assert.deepEqual([failed.class, failed.shape, failed.verdict], ['edit', 'typescript', 'fail']);
+      assert.equal((await waitForRow(workbench, 'the edit that answered', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL)).verdict, 'pass');
+      await workbench.screenshot('rung-edit-selection-sent');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'Change the string in the return statement so it also says welcome.';
+      providers.cloudAnswer = () => `\`\`\`ts\n  ${WELCOME_LINE}\n\`\`\`\n`;
+    },
   ),
 
   nativeRetry('Rung Auto'),
@@ -375,7 +499,7 @@ const checks: E2eCheck[] = [
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`Skipped ${CHEAP_MODEL} \\(.*malformed.*\\); trying ${CLOUD_MODEL}`));
       // The skip streams into the steps the Chat view folds away once the answer ends; the closing line keeps it.
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\. Check:`));
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · unchecked`));
       const broken = await waitForRow(workbench, 'the broken rung', (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(workbench, 'the answer', (entry) => entry.call === broken.call && entry.model === CLOUD_MODEL);
       assert.equal(broken.verdict, 'provider-error');
@@ -418,24 +542,8 @@ const checks: E2eCheck[] = [
   withProviders(
     'Ctrl+I in a TypeScript file with Rung Auto gets its answer inline, and the call is in the decision log',
     async (page, workbench, providers) => {
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('greeting.ts');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.ts' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
-      await editor.getByText('greeting').first().waitFor();
-      await editor.click();
-      // Until the editor's inline chat agent has registered, Ctrl+I is the editor's Trigger Suggest
-      // (seen once: the suggestion list opened where inline chat should have); so it is pressed again
-      // until inline chat opens.
-      const inline = page.locator('.inline-chat').first();
-      const deadline = performance.now() + ANSWER_TIMEOUT_MS;
-      for (;;) {
-        await page.keyboard.press('Control+I');
-        if (await inline.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
-        if (performance.now() > deadline) throw new Error(`Ctrl+I did not open inline chat within ${ANSWER_TIMEOUT_MS} ms`);
-        await page.keyboard.press('Escape');
-      }
+      await openGreeting(page);
+      await openInlineChat(page);
       await page.keyboard.type('explain this function in one sentence');
       await page.keyboard.press('Enter');
       await page.getByText('It greets the caller by name.').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
@@ -447,6 +555,47 @@ const checks: E2eCheck[] = [
     },
     (providers) => {
       providers.cheapAnswer = () => 'It greets the caller by name.';
+    },
+  ),
+
+  withProviders(
+    'Ctrl+I asking for a change: the small model\'s text fails the tool-call check, the call climbs, the strong model\'s edit is applied on the first try, and Undo fails it at the weight of feedback',
+    async (page, workbench, providers) => {
+      await setCloudKey(page, workbench);
+      await openGreeting(page);
+      await openInlineChat(page);
+      // Words the session's own reading does not take for a change: inline chat is what says one is asked.
+      await page.keyboard.type('the greeting should say welcome too');
+      await page.keyboard.press('Enter');
+      // The edit lands as a change to keep or undo; the widget sits over the top of the file, so the
+      // decision log says when it came, and the file is then scrolled to its first line to read it.
+      const failed = await waitForRow(workbench, 'the small model\'s text answer', (entry) => entry.model === CHEAP_MODEL);
+      const answered = await waitForRow(workbench, 'the strong model\'s edit', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL);
+      assert.equal(failed.verdict, 'fail');
+      assert.match(failed.verdictReason ?? '', /answered in text where a tool call was needed/);
+      assert.equal(answered.verdict, 'pass');
+      // Read off the disk once saved: the widget can sit over the edited lines, which the view then does not render.
+      const file = join(workbench.folder, 'src', 'greeting.ts');
+      await page.keyboard.press('Control+S');
+      await eventually(async () => readFileSync(file, 'utf8').includes(WELCOME_LINE), `the strong model's edit is in the file: ${readFileSync(file, 'utf8')}`, ANSWER_TIMEOUT_MS);
+      await goToLine(page, 1);
+      // The first try: one request to each model, and no second round from inline chat.
+      const chats = providers.requests.filter((request) => request.path === '/api/chat' || request.path === '/v1/chat/completions');
+      assert.deepEqual(chats.map((request) => request.server), ['ollama', 'cloud']);
+      const offered = ((chats[0]?.body.tools ?? []) as { function?: { name?: string } }[]).map((tool) => tool.function?.name);
+      assert.ok(offered.length > 0 && offered.every((name) => INLINE_EDIT_TOOLS.includes(name ?? '')), `inline chat offered only edit tools: ${JSON.stringify(offered)}`);
+      await workbench.screenshot('rung-inline-chat-edit-climbed');
+      // Taking the edit back is feedback on the call: a failure, at the weight of feedback.
+      await page.locator('.monaco-editor').getByRole('button', { name: /^Undo/ }).first().click();
+      const discarded = await waitForRow(workbench, 'the edit taken back', (entry) => entry.call === failed.call && entry.final === true);
+      assert.deepEqual([discarded.model, discarded.verdict, discarded.verdictReason], [CLOUD_MODEL, 'fail', 'the user took back the inline edit']);
+      await page.keyboard.press('Control+S');
+      await eventually(async () => readFileSync(file, 'utf8').includes(GREETING_LINE), 'the file is back as it was', ANSWER_TIMEOUT_MS);
+      await workbench.screenshot('rung-inline-chat-edit-taken-back');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => 'You could make the greeting say welcome by changing the string.';
+      providers.cloudToolCall = welcomeEdit;
     },
   ),
 
@@ -472,7 +621,7 @@ const checks: E2eCheck[] = [
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = (await response.textContent()) ?? '';
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*rung 2 of 2.*Tried before it: ${CHEAP_MODEL} \\(fail: .*syntax error`));
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*syntax error.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);

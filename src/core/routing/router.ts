@@ -321,9 +321,11 @@ export class Router {
   /**
    * Records a verdict that arrived after the answer (a thumbs-down, an accepted edit) as a second,
    * short row marked final. It becomes evidence only if the attempt was not graded already, so one
-   * answer never counts twice.
+   * answer never counts twice. `weight` (0–1, 1 when absent) is how much the verdict says about the
+   * model: a front end gives less than 1 to a signal it only infers (the user asking again), which then
+   * moves the rating by that share of a check's step, and still counts as one graded outcome.
    */
-  settle(callId: string, verdict: Verdict, reason: string): boolean {
+  settle(callId: string, verdict: Verdict, reason: string, weight?: number): boolean {
     const call = this.settleable.get(callId);
     if (!call) return false;
     const now = this.clock.now();
@@ -331,7 +333,15 @@ export class Router {
     if (isGraded(verdict) && !call.lastGraded) {
       const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) }]);
       this.ledger.observe(
-        learningKeys(call.classKey).map((key) => ({ model: call.row.resolved ?? call.row.model, classKey: key, success: verdict === 'pass', difficulty, prior: call.lastPrior, at: now })),
+        learningKeys(call.classKey).map((key) => ({
+          model: call.row.resolved ?? call.row.model,
+          classKey: key,
+          success: verdict === 'pass',
+          difficulty,
+          prior: call.lastPrior,
+          at: now,
+          ...(weight !== undefined ? { weight } : {}),
+        })),
       );
       call.lastGraded = true;
     }

@@ -467,7 +467,7 @@ export class RungSession implements Session {
 
   settle(callId: string, verdict: VerdictWithReason): boolean {
     this.requireOpen();
-    const settled = this.router.settle(callId, verdict.kind, verdict.reason);
+    const settled = this.router.settle(callId, verdict.kind, verdict.reason, verdict.weight);
     // A grade of an answer the confidence check let stand is what its thresholds learn from.
     this.confidence?.grade(callId, verdict.kind);
     if (settled) {

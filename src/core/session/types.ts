@@ -28,6 +28,11 @@ export interface VerdictWithReason {
   reason: string;
   /** The kind of provider failure behind a `provider-error` or `stopped` verdict (`unavailable` for a rejected key). */
   failure?: FailureKind;
+  /**
+   * How much a later verdict (`settle`) says about the model, 0–1; 1 when absent. A check's verdict is
+   * whole; a front end gives less to one it infers from what the user did (asked again, discarded an edit).
+   */
+  weight?: number;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface AnsweredSummary extends SummaryBase {
   check: VerdictWithReason;
   /** Whether a check judged the answer (pass or fail); false when nothing could (`unverified`). */
   checked: boolean;
+  /** The session's words for the checks that judged it: `checked: JSON`, or `unchecked`. */
+  checkedLine: string;
   /** Whether the ladder held an eligible rung above it, so a retry has somewhere to climb. */
   stronger: boolean;
 }
@@ -100,6 +102,7 @@ export function summarizeAnswer(result: SessionChatResult, options: { above?: st
     triedBefore: result.attempts.slice(0, at).map((attempt) => ({ model: attempt.model, verdict: attempt.verdict })),
     check: answered.verdict,
     checked: answered.verdict.kind === 'pass' || answered.verdict.kind === 'fail',
+    checkedLine: result.checked,
     stronger: hasStrongerRung(result),
   };
 }
@@ -136,14 +139,46 @@ export function answerLine(summary: AnswerSummary): string {
       const before = summary.triedBefore.map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
       const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
       const asked = summary.above !== undefined ? ` Asked again above ${summary.above}: the rungs at or below it were left out.` : '';
-      return `Answered by **${summary.model}** (${summary.provider}) on rung ${summary.rung} of ${summary.rungs} for \`${summary.classKey}\`${explore}${why}.${asked}${climbed} Check: ${verdictPhrase(summary.check)}. Cost ${formatUsd(summary.cost)}.`;
+      return `Answered by **${summary.model}** (${summary.provider}) for \`${summary.classKey}\`${explore}${why}.${asked}${climbed}\n\n${answerFooter(summary)}`;
     }
   }
 }
 
-/** The closing line without Markdown, for a notification or an error message. */
+/** The closing line without Markdown and on one line, for a notification or an error message. */
 export function plainAnswerLine(summary: AnswerSummary): string {
-  return answerLine(summary).replace(/\*\*|`/g, '');
+  return answerLine(summary)
+    .replace(/\*\*|`/g, '')
+    .replace(/\s*\n+\s*/g, ' ');
+}
+
+/** How the short line begins: Rung's own, and what {@link withoutFooter} looks for. */
+const FOOTER_START = 'Rung · ';
+
+/**
+ * The short line every answer ends with, on every path: the model, its rung, the checks that judged
+ * the answer or `unchecked`, the cost — `Rung · qwen3:14b · rung 1 of 2 · unchecked · $0`.
+ *
+ * @remarks
+ * Plain text, no Markdown: Rung Auto's line reaches the Chat view as the model's own text, and inline
+ * chat shows that text as it is. `retryClimbs` is for a front end whose one click to a stronger model is
+ * the editor's own Retry (Rung Auto: a language model provider's text is rendered as untrusted Markdown,
+ * so a command link in it would not run); an unchecked answer with a rung above it then says so.
+ */
+export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: boolean } = {}): string {
+  const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
+  return `${FOOTER_START}${summary.model} · rung ${summary.rung} of ${summary.rungs} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${retry}`;
+}
+
+/**
+ * An assistant message without the short line Rung put at its end, for a conversation the editor sends
+ * back: the next model reads the answer, not Rung's bookkeeping, and does not learn to write such lines.
+ */
+export function withoutFooter(text: string): string {
+  const trimmed = text.replace(/\s+$/, '');
+  const start = trimmed.lastIndexOf('\n') + 1;
+  const last = trimmed.slice(start);
+  if (!last.startsWith(FOOTER_START) || !/ · rung \d+ of \d+ · /.test(last)) return text;
+  return trimmed.slice(0, start).replace(/\s+$/, '');
 }
 
 /**

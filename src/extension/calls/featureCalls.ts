@@ -18,17 +18,21 @@
  *   for as long as the provider stayed down, though the local model was healthy;
  * - the editor's cancellation stops the call;
  * - every finished call becomes the last call (Rate Last Answer, Explain Last Decision) and one line in
- *   the Rung log; a chat feature's answer is remembered for the next time the same request comes.
+ *   the Rung log; a chat feature's answer is remembered for the next time the same request comes;
+ * - in the chat features, the same request sent again, or a follow-up that says the answer before it
+ *   was wrong, settles that answer as failed at the weight of feedback (feedback.ts), once.
  *
  * No vscode here: the editor's few facts come in as plain data and small interfaces, so each feature's
  * way of calling is unit-tested without an editor.
  */
 import type { Clock } from '../../core/clock';
 import type { ChatMessage, ToolSpec } from '../../core/providers/provider';
-import type { CallChecks, Session, SessionChatRequest, SessionChatResult, SessionEvent } from '../../core/session/types';
+import { readRequest } from '../../core/session/inferredChecks';
+import type { CallChecks, Session, SessionChatRequest, SessionChatResult, SessionEvent, VerdictWithReason } from '../../core/session/types';
 import { answerLine, callLogLine, plainAnswerLine, summarizeAnswer, type AnswerSummary } from './answerLine';
 import { AskedAgain, climbAfter } from './askedAgain';
 import { downTexts } from './plainErrors';
+import { AnswersGiven, FEEDBACK_VERDICTS, saysWrong } from './feedback';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
 export interface Cancellation {
@@ -51,8 +55,8 @@ export interface CallLog {
   warn(text: string): void;
 }
 
-/** The session, as much of it as a call needs. */
-export type ChatSession = Pick<Session, 'chat'>;
+/** The session, as much of it as a call needs: the call, and the verdict feedback settles on an earlier one. */
+export type ChatSession = Pick<Session, 'chat' | 'settle'>;
 
 /** What a feature asks for. */
 export interface FeatureAsk {
@@ -66,8 +70,10 @@ export interface FeatureAsk {
   conversationId?: string;
   /** The model picked for this request (a panel model in the model picker): it opens, ahead of the pin. */
   picked?: string;
-  /** A model the user set aside (a graded retry): the call climbs past it. */
+  /** A model the user set aside: the call climbs past it. */
   above?: string;
+  /** Why: a graded retry (the default), or a check of an unchecked answer, which grades nobody. */
+  aboveBecause?: 'retry' | 'check';
   /**
    * Whether this feature remembers its answers so that the same request sent again climbs past the
    * model that answered it: the chat features, whose Retry sends the same request again.
@@ -77,10 +83,17 @@ export interface FeatureAsk {
   cancellation?: Cancellation;
 }
 
-/** Why a call climbs past a model: the user's retry, or the same request asked again. */
+/** Why a call climbs past a model: the user's retry, a check asked for, or the same request asked again. */
 export interface Climb {
   above: string;
-  because: 'retry' | 'asked-again';
+  because: 'retry' | 'check' | 'asked-again';
+}
+
+/** A verdict a call settles on an earlier one before it runs: what the user's asking again says of it. */
+export interface Feedback {
+  callId: string;
+  model: string;
+  verdict: VerdictWithReason;
 }
 
 /** A finished call, with what the user reads about it. */
@@ -113,6 +126,10 @@ export class FeatureCalls {
   private readonly log: CallLog;
   /** One memory of answered requests for every chat feature: a Retry under either's answer climbs. */
   private readonly askedAgain: AskedAgain;
+  /** The chat features' recent answers, found again from the turns the editor sends back. */
+  private readonly answers = new AnswersGiven();
+  /** Calls feedback has settled already: one answer is graded by feedback once. */
+  private readonly settled = new Set<string>();
 
   constructor(options: FeatureCallsOptions) {
     this.state = options.state;
@@ -127,16 +144,21 @@ export class FeatureCalls {
   prepare(ask: FeatureAsk): PreparedCall {
     const tools = ask.tools ?? [];
     const pinned = ask.picked ?? this.state.pinned;
-    let climb: Climb | undefined = ask.above !== undefined ? { above: ask.above, because: 'retry' } : undefined;
+    let climb: Climb | undefined = ask.above !== undefined ? { above: ask.above, because: ask.aboveBecause ?? 'retry' } : undefined;
     let note: string | undefined;
-    if (!climb && !pinned && ask.climbWhenAskedAgain) {
+    let feedback: Feedback | undefined;
+    if (!climb && ask.climbWhenAskedAgain) {
       const previous = this.askedAgain.previous(ask.messages, tools);
-      if (previous) {
+      // Asked again, the answer did not serve, whether or not a picked model keeps the call where it was.
+      if (previous) feedback = { callId: previous.callId, model: previous.model, verdict: FEEDBACK_VERDICTS.askedAgain };
+      if (previous && !pinned) {
         const repeat = climbAfter(previous);
         note = repeat.note;
         if (repeat.above !== undefined) climb = { above: repeat.above, because: 'asked-again' };
       }
     }
+    if (!feedback && ask.climbWhenAskedAgain) feedback = this.saidWrong(ask.messages);
+    if (feedback && this.settled.has(feedback.callId)) feedback = undefined;
     const avoid = this.state.avoided;
     const abort = new AbortController();
     const request: SessionChatRequest = {
@@ -150,7 +172,40 @@ export class FeatureCalls {
       ...(ask.conversationId ? { conversationId: ask.conversationId } : {}),
     };
     if (climb?.because === 'retry') note = `a retry above ${climb.above}`;
-    return new PreparedCall({ ask, request, climb, abort, finish: (call) => this.finish(ask, call, note), refused: (error) => this.refused(ask, error) });
+    if (climb?.because === 'check') note = `a check of an unchecked answer, above ${climb.above}`;
+    return new PreparedCall({
+      ask,
+      request,
+      climb,
+      abort,
+      ...(feedback ? { feedback } : {}),
+      settle: (session, given) => this.settle(session, given),
+      finish: (call) => this.finish(ask, call, note),
+      refused: (error) => this.refused(ask, error),
+    });
+  }
+
+  /**
+   * The answer a follow-up says was wrong: the user's turn opens by saying so, and the turn before it is
+   * an answer of Rung's. Read only from a user's new turn, not from an agent's later rounds of one.
+   */
+  private saidWrong(messages: readonly ChatMessage[]): Feedback | undefined {
+    const reading = readRequest(messages);
+    if (reading.acted || !saysWrong(reading.words)) return undefined;
+    let asked = messages.length - 1;
+    while (asked >= 0 && !(messages[asked]?.role === 'user' && messages[asked]?.content === reading.text)) asked--;
+    let before = asked - 1;
+    while (before >= 0 && !(messages[before]?.role === 'assistant' && messages[before]?.content.trim())) before--;
+    const answer = before >= 0 ? this.answers.find((messages[before] as ChatMessage).content) : undefined;
+    return answer ? { ...answer, verdict: FEEDBACK_VERDICTS.saidWrong } : undefined;
+  }
+
+  /** Settles feedback on an earlier call, once, and says so in the log. */
+  private settle(session: ChatSession, feedback: Feedback): void {
+    if (this.settled.has(feedback.callId)) return;
+    this.settled.add(feedback.callId);
+    const known = session.settle(feedback.callId, feedback.verdict);
+    this.log.info(`feedback on ${feedback.callId} (${feedback.model}): failed at weight ${feedback.verdict.weight ?? 1}, ${feedback.verdict.reason}${known ? '' : ' (the session no longer knew the call)'}`);
   }
 
   /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
@@ -159,6 +214,7 @@ export class FeatureCalls {
     this.state.recordCall(result, ask.feature);
     if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], { callId: result.callId, model: result.answer.model, stronger: call.summary.stronger });
+      this.answers.remember({ callId: result.callId, model: result.answer.model }, result.answer.text);
     }
     this.log.info(callLogLine(ask.feature, call.summary, note));
   }
@@ -174,6 +230,8 @@ interface PreparedCallParts {
   request: SessionChatRequest;
   climb: Climb | undefined;
   abort: AbortController;
+  feedback?: Feedback;
+  settle: (session: ChatSession, feedback: Feedback) => void;
   finish: (call: FinishedCall) => void;
   refused: (error: unknown) => void;
 }
@@ -183,12 +241,15 @@ export class PreparedCall {
   readonly request: SessionChatRequest;
   /** The model the call climbs past and why, when it does. */
   readonly climb: Climb | undefined;
+  /** The verdict this request settles on an earlier answer as it runs, when it says that answer failed. */
+  readonly feedback: Feedback | undefined;
   private readonly parts: PreparedCallParts;
 
   constructor(parts: PreparedCallParts) {
     this.parts = parts;
     this.request = parts.request;
     this.climb = parts.climb;
+    this.feedback = parts.feedback;
   }
 
   /**
@@ -197,6 +258,7 @@ export class PreparedCall {
    */
   async run(session: ChatSession, onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
     const { ask, abort } = this.parts;
+    if (this.feedback) this.parts.settle(session, this.feedback);
     if (ask.cancellation?.isCancellationRequested) abort.abort();
     const cancel = ask.cancellation?.onCancellationRequested(() => abort.abort());
     try {

@@ -14,8 +14,10 @@ export interface RungChatMetadata {
   classKey: string;
   /** The model whose answer stood. */
   model: string | undefined;
-  /** The user's prompt as sent (with references), so a retry asks the same question. */
+  /** The user's prompt as sent (with references, and for `/edit` the code), so a retry asks the same question. */
   prompt: string;
+  /** The system message the call was sent with (`/edit`'s), so a retry sends it too. */
+  system?: string;
   /** The answer's text, for the next turn's history without the closing line. */
   answer: string;
   /**
@@ -23,6 +25,8 @@ export interface RungChatMetadata {
    * unknown for an answer written before Rung remembered it.
    */
   stronger?: boolean;
+  /** Whether a check judged the answer; false offers "Check with a stronger model". Unknown for older answers. */
+  checked?: boolean;
 }
 
 /** The metadata of a result, or undefined when it is not one Rung wrote. */
@@ -37,6 +41,8 @@ export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
     prompt: value.prompt,
     answer: typeof value.answer === 'string' ? value.answer : '',
     ...(typeof value.stronger === 'boolean' ? { stronger: value.stronger } : {}),
+    ...(typeof value.checked === 'boolean' ? { checked: value.checked } : {}),
+    ...(typeof value.system === 'string' ? { system: value.system } : {}),
   };
 }
 
@@ -47,3 +53,21 @@ export function feedbackVerdict(helpful: boolean): VerdictWithReason {
 
 /** "Retry with a stronger model": the answer failed in the user's eyes, a graded failure like a check's. */
 export const RETRY_VERDICT: VerdictWithReason = { kind: 'fail', reason: 'the user asked for a stronger model' };
+
+/** A one-click follow-up under an @rung answer: the slash command it sends and its label. */
+export interface RungFollowup {
+  command: 'check' | 'retry';
+  label: string;
+}
+
+/**
+ * What is offered under an answer, only where a stronger rung is eligible (past the ladder's top a
+ * climb could only go down): "Check with a stronger model" for an answer no check judged, which asks
+ * the rungs above and grades nobody, and "Retry with a stronger model than X", which also marks the
+ * answer failed.
+ */
+export function followupsFor(metadata: RungChatMetadata | undefined): RungFollowup[] {
+  if (!metadata?.model || metadata.stronger === false) return [];
+  const retry: RungFollowup = { command: 'retry', label: `Retry with a stronger model than ${metadata.model}` };
+  return metadata.checked === false ? [{ command: 'check', label: 'Check with a stronger model' }, retry] : [retry];
+}

@@ -5,17 +5,22 @@
  * @remarks
  * The participant renders the session's events and nothing else. Thumbs up and down become verdicts
  * on the call (`session.settle`), and "Retry with a stronger model" is a graded failure: the answer is
- * settled as failed, then the same question is routed again on the rungs above that model. The Chat
- * view's own Retry sends the same request again: it climbs the same way but grades nobody (calls/askedAgain.ts).
+ * settled as failed, then the same question is routed again on the rungs above that model. "Check
+ * with a stronger model", offered under an answer no check judged, asks the rungs above it and grades
+ * nobody. The Chat view's own Retry sends the same request again: it climbs the same way and fails the
+ * answer at the weight of feedback (calls/askedAgain.ts, calls/feedback.ts). `/edit` sends the
+ * selection, else the active file, as Edit Selection does (edit/editPrompt.ts).
  */
 import * as vscode from 'vscode';
+import { basename } from 'node:path';
 import type { ChatMessage } from '../../core/providers/provider';
 import type { Session, SessionEvent } from '../../core/session/types';
 import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
 import { isEditorAgentReference } from './promptReferences';
-import { feedbackVerdict, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
+import { chatEditMessages } from '../edit/editPrompt';
 import type { FeatureCalls } from '../calls/featureCalls';
 import type { RungLog } from '../log';
 import { NotSetUpError, type SessionHost } from '../session/sessionHost';
@@ -40,10 +45,9 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
   participant.followupProvider = {
     provideFollowups: (result) => {
       const metadata = metadataOf(result);
-      // Offered only where a stronger rung would take the retry now: past the ladder's top a retry could
-      // only go down, and past the budget or with the strong provider down it would be refused.
-      if (!metadata?.model || metadata.stronger === false || retryRefusal(deps.sessions.current, metadata.classKey, metadata.model) !== undefined) return [];
-      return [{ prompt: '', command: 'retry', label: `Retry with a stronger model than ${metadata.model}` }];
+      // Not offered where it would be refused: past the budget, or with every stronger provider down.
+      if (metadata?.model && retryRefusal(deps.sessions.current, metadata.classKey, metadata.model) !== undefined) return [];
+      return followupsFor(metadata).map((followup) => ({ prompt: '', command: followup.command, label: followup.label }));
     },
   };
   context.subscriptions.push(
@@ -70,10 +74,37 @@ async function handle(deps: ChatParticipantDeps, request: vscode.ChatRequest, co
     return notReady(error, stream);
   }
   if (request.command === 'why') return why(session, deps, stream);
-  if (request.command === 'retry') return retry(session, deps, request, context, stream, token);
+  if (request.command === 'retry' || request.command === 'check') return askAbove(request.command, session, deps, request, context, stream, token);
   const prompt = await promptWithReferences(request);
-  const messages = [...historyMessages(context.history), { role: 'user' as const, content: prompt }];
+  const history = historyMessages(context.history);
+  if (request.command === 'edit') return edit(session, deps, prompt, history, stream, token);
+  const messages = [...history, { role: 'user' as const, content: prompt }];
   return route(session, deps, { messages, classKey: classFor(request.command), prompt }, stream, token);
+}
+
+/**
+ * `/edit`: the instruction with the selection, else the whole active file, in Edit Selection's words;
+ * the answer must hold code, checked for syntax, or the call climbs.
+ */
+async function edit(session: Session, deps: ChatParticipantDeps, instruction: string, history: ChatMessage[], stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const editor = vscode.window.activeTextEditor;
+  const document = editor?.document;
+  const asked = chatEditMessages({
+    instruction,
+    editor: document && editor
+      ? { documentText: document.getText(), start: document.offsetAt(editor.selection.start), end: document.offsetAt(editor.selection.end), languageId: document.languageId, fileName: basename(document.fileName) }
+      : undefined,
+  });
+  if ('refused' in asked) {
+    stream.markdown(asked.refused);
+    return {};
+  }
+  // What went with the instruction is shown as the response's reference, as the Chat view shows an attachment.
+  if (document && editor && asked.sent !== 'words') stream.reference(asked.sent === 'selection' ? new vscode.Location(document.uri, editor.selection) : document.uri);
+  const system = asked.messages[0]?.role === 'system' ? asked.messages[0] : undefined;
+  const user = asked.messages.at(-1) as ChatMessage;
+  const messages = [...(system ? [system] : []), ...history, user];
+  return route(session, deps, { messages, classKey: classFor('edit'), prompt: user.content, ...(system ? { system: system.content } : {}) }, stream, token);
 }
 
 /** The class key a slash command names; a plain question is left to the session. */
@@ -96,8 +127,11 @@ interface RouteInput {
   messages: ChatMessage[];
   classKey: string;
   prompt: string;
-  /** A retry's rejected model: the call climbs past it (`above`), and no user avoid applies. */
+  /** The system message sent (`/edit`'s), kept so a retry sends it again. */
+  system?: string;
+  /** A retry's or a check's model: the call climbs past it (`above`), and no user avoid applies. */
   above?: string;
+  aboveBecause?: 'retry' | 'check';
 }
 
 async function route(session: Session, deps: ChatParticipantDeps, input: RouteInput, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
@@ -105,12 +139,12 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     feature: '@rung',
     messages: input.messages,
     classKey: input.classKey,
-    ...(input.above !== undefined ? { above: input.above } : {}),
+    ...(input.above !== undefined ? { above: input.above, ...(input.aboveBecause ? { aboveBecause: input.aboveBecause } : {}) } : {}),
     // The same request again (the Chat view's Retry) climbs past the model that answered it, as /retry does.
     climbWhenAskedAgain: true,
     cancellation: token,
   });
-  if (call.climb?.because === 'asked-again') stream.markdown(`Asked again: trying the rungs above ${call.climb.above}, whose answer is left ungraded.\n\n`);
+  if (call.climb?.because === 'asked-again') stream.markdown(`Asked again: trying the rungs above ${call.climb.above}, whose answer counts as failed at the weight of feedback.\n\n`);
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
@@ -152,36 +186,44 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     prompt: input.prompt,
     answer: result.answer?.text ?? text,
     stronger: summary.kind === 'answered' && summary.stronger,
+    ...(summary.kind === 'answered' ? { checked: summary.checked } : {}),
+    ...(input.system !== undefined ? { system: input.system } : {}),
   };
   return { metadata, ...(failed ? { errorDetails: { message: line } } : {}) };
 }
 
-/** `/retry`: the last answer failed in the user's eyes; route the same question again with its model kept off the opener. */
-async function retry(session: Session, deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+/**
+ * `/retry`: the last answer failed in the user's eyes: it is settled so, and the same question routed
+ * again above its model. `/check`: the last answer was not checked: the same question goes to the rungs
+ * above its model, and nothing is graded, since wanting a check says nothing against the answer.
+ */
+async function askAbove(kind: 'retry' | 'check', session: Session, deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
   const turns = context.history;
   const index = findLastIndex(turns, (turn) => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined);
   const previous = index < 0 ? undefined : metadataOf((turns[index] as vscode.ChatResponseTurn).result);
   if (!previous?.model) {
-    stream.markdown('There is no answer from @rung in this conversation to retry.');
+    stream.markdown(`There is no answer from @rung in this conversation to ${kind}.`);
     return {};
   }
-  session.settle(previous.callId, RETRY_VERDICT);
+  if (kind === 'retry') session.settle(previous.callId, RETRY_VERDICT);
+  const marked = kind === 'retry' ? `Marked ${previous.model}'s answer as failed` : `${previous.model}'s answer was not checked`;
   if (previous.stronger === false) {
-    stream.markdown(`Marked ${previous.model}'s answer as failed. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
+    stream.markdown(`${marked}. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
     return {};
   }
   const refused = retryRefusal(session, previous.classKey, previous.model);
   if (refused !== undefined) {
-    stream.markdown(`Marked ${previous.model}'s answer as failed. No model above it can take the question now: ${refused}.`);
+    stream.markdown(`${marked}. No model above it can take the question now: ${refused}.`);
     if (/budget/.test(refused)) stream.button({ command: 'workbench.action.openSettings', title: 'Raise Budget', arguments: ['rung.dailyBudget'] });
     return {};
   }
-  stream.markdown(`Marked ${previous.model}'s answer as failed; asking again on the rungs above it.\n\n`);
+  stream.markdown(`${marked}; asking again on the rungs above it.\n\n`);
   const extra = request.prompt.trim();
-  // The conversation before the retried question, then the question itself.
+  // The conversation before the question asked again, then the question itself (after `/edit`'s system message, when it had one).
   const before = historyMessages(turns.slice(0, Math.max(0, index - 1)));
-  const messages = [...before, { role: 'user' as const, content: extra ? `${previous.prompt}\n\n${extra}` : previous.prompt }];
-  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, above: previous.model }, stream, token);
+  const system = previous.system !== undefined ? [{ role: 'system' as const, content: previous.system }] : [];
+  const messages = [...system, ...before, { role: 'user' as const, content: extra ? `${previous.prompt}\n\n${extra}` : previous.prompt }];
+  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, ...(previous.system !== undefined ? { system: previous.system } : {}), above: previous.model, aboveBecause: kind }, stream, token);
 }
 
 /** `/why`: the last call's decision rows, as Explain Last Decision shows them. */
@@ -213,7 +255,7 @@ function historyMessages(history: readonly (vscode.ChatRequestTurn | vscode.Chat
   for (const turn of history) {
     if (turn.participant !== PARTICIPANT_ID) continue;
     if (turn instanceof vscode.ChatRequestTurn) {
-      if (turn.command === 'retry' || turn.command === 'why') continue;
+      if (turn.command === 'retry' || turn.command === 'check' || turn.command === 'why') continue;
       messages.push({ role: 'user', content: turn.prompt });
     } else if (turn instanceof vscode.ChatResponseTurn) {
       const metadata = metadataOf(turn.result);

@@ -11,13 +11,19 @@
  * failed attempts' text before it.
  *
  * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
- * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts).
+ * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts). An inline chat
+ * edit the user takes back, the file returning to its text before the edit, fails the call at the
+ * weight of feedback (calls/feedback.ts).
  */
 import * as vscode from 'vscode';
 import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
 import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
+import { answerFooter } from '../calls/answerLine';
+import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
+import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
+import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
 import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
@@ -60,10 +66,11 @@ export interface ModelProviderDeps {
 
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
   const changed = new vscode.EventEmitter<void>();
+  const edits = new EditWatch(() => systemClock.now());
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings, pricesNow(deps.sessions)),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, edits, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
@@ -72,12 +79,23 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
     deps.settings.onDidChangePanel(() => changed.fire()),
     // The prices the catalog gave, and a panel found once Ollama started, are known once a session opens.
     deps.sessions.onDidOpen(() => changed.fire()),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      const callId = edits.changed(event.document.uri.toString(), event.document.getText());
+      if (callId) void settleDiscarded(deps, callId);
+    }),
   );
   // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
   void Promise.resolve(vscode.lm.selectChatModels({ vendor: RUNG_VENDOR })).then(
     (models) => deps.log.info(`model picker: ${models.map((model) => model.name).join(', ') || 'no models yet'}`),
     (error: unknown) => deps.log.warn(`model picker: listing Rung's models failed: ${String(error)}`),
   );
+}
+
+/** An inline edit the user took back: the call failed in their eyes, at the weight of feedback. */
+async function settleDiscarded(deps: ModelProviderDeps, callId: string): Promise<void> {
+  const session = await deps.sessions.get();
+  const known = session.settle(callId, FEEDBACK_VERDICTS.editDiscarded);
+  deps.log.info(`feedback on ${callId}: failed at weight ${FEEDBACK_VERDICTS.editDiscarded.weight}, ${FEEDBACK_VERDICTS.editDiscarded.reason}${known ? '' : ' (the session no longer knew the call)'}`);
 }
 
 /** Each panel model's price as the open session knows it; none while no session is open. */
@@ -130,6 +148,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
  */
 async function respond(
   deps: ModelProviderDeps,
+  edits: EditWatch,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -137,7 +156,7 @@ async function respond(
   token: vscode.CancellationToken,
 ): Promise<void> {
   try {
-    await answerRequest(deps, model, messages, options, progress, token);
+    await answerRequest(deps, edits, model, messages, options, progress, token);
   } catch (error) {
     if (!(error instanceof PlainError)) deps.log.warn(`${model.name}: no answer: ${error instanceof Error ? error.message : String(error)}`);
     throw plainError(error);
@@ -146,6 +165,7 @@ async function respond(
 
 async function answerRequest(
   deps: ModelProviderDeps,
+  edits: EditWatch,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -157,12 +177,17 @@ async function answerRequest(
   if (!asked.success) throw new PlainError(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   const checked = asked.data.schema !== undefined;
   const picked = pinnedForModelId(model.id);
+  const coreMessages = withoutClosingLines(toCoreMessages(messages));
+  const tools = options.tools?.map(toToolSpec) ?? [];
+  // Inline chat asks for an edit: a text answer there applies nothing, so it fails and the call climbs.
+  const inlineEdit = inlineChatToolCall(coreMessages, tools);
+  const closingLine = saysClosingLine({ initiator: initiatorOf(options), checkedByCaller: checked || options.modelOptions?.rung !== undefined });
   const call = deps.calls.prepare({
     feature: model.name,
-    messages: toCoreMessages(messages),
-    ...(options.tools?.length ? { tools: options.tools.map(toToolSpec) } : {}),
+    messages: coreMessages,
+    ...(tools.length ? { tools } : {}),
     ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
-    ...(checked ? { checks: { schema: asked.data.schema } } : {}),
+    ...(checked || inlineEdit ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
     ...(picked ? { picked } : {}),
     // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
@@ -189,10 +214,25 @@ async function answerRequest(
     // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
     throw new PlainError(noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned));
   }
+  let said = streamed;
   if (checked || !streamed) {
     if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
+    said = said || answer.text !== '';
   }
+  // The short line goes before any tool call, where an assistant's words go: the chat extension keeps
+  // a turn's text and its tool calls apart (its agent loop goes on while a round has tool calls, and
+  // inline chat acts on the calls alone), so the line neither stops an agent nor reaches an edit.
+  if (closingLine && finished.summary.kind === 'answered') progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
+  // Inline chat edits the active editor's file: watched from its text now, before the edit arrives.
+  const document = vscode.window.activeTextEditor?.document;
+  if (inlineEdit && answer.toolCalls.length > 0 && document) edits.watch(document.uri.toString(), finished.result.callId, document.getText());
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/** Who asks, as VS Code 1.139 says it (`requestInitiator`, not in the 1.104 types): the asking extension's id. */
+function initiatorOf(options: vscode.ProvideLanguageModelChatResponseOptions): string | undefined {
+  const initiator: unknown = (options as { requestInitiator?: unknown }).requestInitiator;
+  return typeof initiator === 'string' ? initiator : undefined;
 }
 
 /** The editor's messages as the core's: tool calls kept on the assistant turn, tool results as `tool` messages. */

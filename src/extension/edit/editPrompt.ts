@@ -95,6 +95,51 @@ export function editMessages(request: EditRequest): ChatMessage[] {
   ];
 }
 
+/**
+ * The most characters of a whole file `@rung /edit` sends when nothing is selected.
+ *
+ * @remarks
+ * The same bound `@rung` puts on a file the user attaches: about 5,000 tokens by the session's
+ * estimate, which a model with Ollama's default 4,096-token window would not even hold; past it the
+ * user is asked to select the part to change, which then goes with its context bounded as Edit
+ * Selection bounds it ({@link EDIT_CONTEXT_BUDGET_CHARS}).
+ */
+export const EDIT_WHOLE_FILE_CHARS = 20_000;
+
+/** The active editor as `@rung /edit` reads it: its text, the selection as offsets, its language and file name. */
+export interface EditorText {
+  documentText: string;
+  start: number;
+  end: number;
+  languageId: string;
+  fileName: string;
+}
+
+/** What `@rung /edit` sends: the messages and what code went with them, or why nothing goes. */
+export type ChatEdit = { messages: ChatMessage[]; sent: 'selection' | 'file' | 'words' } | { refused: string };
+
+/**
+ * The messages of `@rung /edit`: the selection, else the whole active file, asked for as Edit Selection
+ * asks, so the answer is the replaced code in one block the syntax check reads.
+ *
+ * @remarks
+ * The Chat view in 1.139 shows the active file as a suggested attachment that is not sent unless the
+ * user clicks it, so `/edit` used to send the sentence alone and the model wrote code for a file it had
+ * never seen. With no editor open there is no code to send, and the words go alone.
+ */
+export function chatEditMessages(request: { instruction: string; editor: EditorText | undefined }): ChatEdit {
+  const { instruction, editor } = request;
+  if (!editor) return { messages: [{ role: 'user', content: instruction }], sent: 'words' };
+  const selected = editor.end > editor.start;
+  if (!selected && editor.documentText.length > EDIT_WHOLE_FILE_CHARS) {
+    return {
+      refused: `${editor.fileName} has ${editor.documentText.length.toLocaleString('en-US')} characters, more than the ${EDIT_WHOLE_FILE_CHARS.toLocaleString('en-US')} /edit sends whole: select the code to change and ask again.`,
+    };
+  }
+  const [start, end] = selected ? [editor.start, editor.end] : [0, editor.documentText.length];
+  return { messages: editMessages({ instruction, documentText: editor.documentText, start, end, languageId: editor.languageId, fileName: editor.fileName }), sent: selected ? 'selection' : 'file' };
+}
+
 /** The lines around `[start, end)` in a document, whole lines nearest it first, within `budget` characters. */
 interface SurroundingLines {
   /** The lines above, then the text before the selection on its first line. */

@@ -31,6 +31,8 @@ export interface FakeProviders {
   cheapAnswer: (body: Record<string, unknown>) => string;
   /** What the cloud model answers; the default passes every check. */
   cloudAnswer: (body: Record<string, unknown>) => string;
+  /** When set and it returns a call, the cloud model answers with that tool call instead of text. */
+  cloudToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
   /** When set, the cheap model's whole NDJSON reply, sent as it is (a recorded stream, a broken one). */
   cheapStream?: string;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
@@ -100,13 +102,20 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     requests.push({ server: 'cloud', path, body });
     if (request.method === 'POST' && path === '/v1/chat/completions') {
-      const text = fake.cloudAnswer(body);
+      const call = fake.cloudToolCall?.(body);
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, unknown>) =>
         `data: ${JSON.stringify({ id: 'gen-1', model: `${CLOUD_MODEL}-2026-01-01`, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
       response.write(chunk({ role: 'assistant', content: '' }, null));
-      for (const piece of chunks(text)) response.write(chunk({ content: piece }, null));
-      response.write(chunk({}, 'stop', { prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 }));
+      if (call) {
+        // As OpenAI streams a call: its id and name first, then the arguments in pieces.
+        response.write(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: call.name, arguments: '' } }] }, null));
+        for (const piece of chunks(JSON.stringify(call.arguments))) response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
+        response.write(chunk({}, 'tool_calls', { prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 }));
+      } else {
+        for (const piece of chunks(fake.cloudAnswer(body))) response.write(chunk({ content: piece }, null));
+        response.write(chunk({}, 'stop', { prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 }));
+      }
       response.end('data: [DONE]\n\n');
     } else if (request.method === 'GET' && path === '/v1/models' && fake.catalogStatus !== undefined) {
       response.writeHead(fake.catalogStatus, { 'content-type': 'application/json' }).end('{"error":{"message":"the model list is down"}}');

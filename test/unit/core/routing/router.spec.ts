@@ -244,6 +244,28 @@ describe('Router.settle', () => {
     expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 1]]);
   });
 
+  it('grades a later verdict at the weight it is given: a weighted failure moves the rating less than a whole one', async () => {
+    const moved = async (weight?: number): Promise<number> => {
+      const harness = new RouterHarness(cascadePanel());
+      await harness.router.route(request({ callId: 'c-weighed' }), new ScriptedAttempts().on('alpha', UNVERIFIED).fn);
+      harness.router.settle('c-weighed', 'fail', 'the user asked again', weight);
+      const [entry] = harness.ledger.entries();
+      expect(entry?.graded).toBe(1);
+      return entry?.rating ?? Number.NaN;
+    };
+    const whole = await moved();
+    const half = await moved(0.5);
+    // Both start from the same prior and fall; the weighted one falls by about half as much.
+    expect(half).toBeGreaterThan(whole);
+    const prior = await (async () => {
+      const harness = new RouterHarness(cascadePanel());
+      await harness.router.route(request({ callId: 'c-weighed' }), new ScriptedAttempts().on('alpha', UNVERIFIED).fn);
+      harness.router.settle('c-weighed', 'fail', 'nothing moves', 0);
+      return harness.ledger.entries()[0]?.rating ?? Number.NaN;
+    })();
+    expect((prior - half) / (prior - whole)).toBeCloseTo(0.5, 1);
+  });
+
   it('answers false for a call it never routed', () => {
     const harness = new RouterHarness(cascadePanel());
     expect(harness.router.settle('nope', 'pass', 'ok')).toBe(false);

@@ -433,6 +433,24 @@ describe('RungSession.settle', () => {
       ['pass', 'thumbs up after all', true],
     ]);
   });
+
+  it('passes a late verdict\'s weight to the rating: a failure at half weight moves it about half as far', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    // Each from a class forgotten first, so every rating starts at the same prior; weight 0 leaves it there.
+    const ratingAfter = async (weight: number | undefined): Promise<number> => {
+      await session.resetClass('chat');
+      const result = await session.chat({ messages: user('Describe Paris') });
+      session.settle(result.callId, { kind: 'fail', reason: 'asked again', ...(weight !== undefined ? { weight } : {}) });
+      return session.snapshot().ratings.find((entry) => entry.model === 'qwen2.5:3b' && entry.classKey === 'chat')?.rating ?? Number.NaN;
+    };
+    const prior = await ratingAfter(0);
+    const half = prior - (await ratingAfter(0.5));
+    const whole = prior - (await ratingAfter(undefined));
+    expect(half).toBeGreaterThan(0);
+    expect(half / whole).toBeCloseTo(0.5, 1);
+    await session.dispose();
+  });
 });
 
 describe('RungSession: context', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Candidate, Ranking, Tier } from '../../../../src/core/routing/types';
 import type { SessionChatResult } from '../../../../src/core/session/types';
-import { answerLine, callLogLine, hasStrongerRung, plainAnswerLine, summarizeAnswer } from '../../../../src/extension/calls/answerLine';
+import { answerFooter, answerLine, callLogLine, hasStrongerRung, plainAnswerLine, summarizeAnswer, withoutFooter, type AnsweredSummary } from '../../../../src/extension/calls/answerLine';
 
 function candidate(slug: string, overrides: Partial<Candidate> = {}): Candidate {
   return {
@@ -43,9 +43,11 @@ const climbed: SessionChatResult = {
 };
 
 describe('the words about a finished call', () => {
-  it('names the model that answered, its rung, the reason it was chosen, what was tried before it, the check and the cost', () => {
+  it('names the model that answered, the reason it was chosen, what was tried before it, and ends with the short line', () => {
     const line = (result: SessionChatResult, options: { above?: string } = {}) => answerLine(summarizeAnswer(result, options));
-    expect(line(climbed)).toBe('Answered by **openai/gpt-4o-mini** (openrouter) on rung 2 of 2 for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+    expect(line(climbed)).toBe(
+      'Answered by **openai/gpt-4o-mini** (openrouter) for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found).\n\nRung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004',
+    );
     expect(line({ ...climbed, answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: climbed.attempts.slice(0, 1) })).not.toContain('Tried before it');
     expect(line({ ...climbed, answer: undefined })).toBe(
       'No answer stands: the last attempt, openai/gpt-4o-mini, ended pass: matches the schema. Left out of this call: anthropic/claude-opus-4 (pruned: output price 75.00 > cap 20.00).',
@@ -83,8 +85,38 @@ describe('the words about a finished call', () => {
     expect(summarizeAnswer(unverified)).toMatchObject({ kind: 'answered', checked: false, check: { kind: 'unverified', reason: 'no verifier configured' } });
   });
 
-  it('says the closing line without Markdown for a notification', () => {
-    expect(plainAnswerLine(summarizeAnswer(climbed))).toBe('Answered by openai/gpt-4o-mini (openrouter) on rung 2 of 2 for plan — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Check: pass: matches the schema. Cost $0.0004.');
+  it('says the closing line without Markdown for a notification, on one line', () => {
+    expect(plainAnswerLine(summarizeAnswer(climbed))).toBe(
+      'Answered by openai/gpt-4o-mini (openrouter) for plan — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Rung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004',
+    );
+  });
+
+  it('ends every answer with one short line: the model, its rung, the check or that there was none, the cost', () => {
+    const checked = summarizeAnswer(climbed) as AnsweredSummary;
+    expect(answerFooter(checked)).toBe('Rung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004');
+    const unchecked = summarizeAnswer({
+      ...climbed,
+      answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' },
+      attempts: [{ ...(climbed.attempts[0] as SessionChatResult['attempts'][number]), verdict: { kind: 'unverified', reason: 'no verifier configured' } }],
+      cost: 0,
+      checks: [],
+      checked: 'unchecked',
+    }) as AnsweredSummary;
+    expect(answerFooter(unchecked)).toBe('Rung · qwen3:14b · rung 1 of 2 · unchecked · $0');
+    // Where the one click is the editor's own Retry (Rung Auto), the line says what it does.
+    expect(answerFooter(unchecked, { retryClimbs: true })).toBe('Rung · qwen3:14b · rung 1 of 2 · unchecked · $0 · Retry asks a stronger model');
+    // A checked answer, or one with nothing above it, offers no climb.
+    expect(answerFooter(checked, { retryClimbs: true })).not.toContain('Retry');
+    expect(answerFooter({ ...unchecked, stronger: false }, { retryClimbs: true })).not.toContain('Retry');
+  });
+
+  it('takes its own closing line off an answer the editor sends back, and nothing else', () => {
+    const footer = answerFooter(summarizeAnswer(climbed) as AnsweredSummary);
+    expect(withoutFooter(`The answer is 42.\n\n${footer}`)).toBe('The answer is 42.');
+    expect(withoutFooter(`The answer is 42.\n\n${footer} · Retry asks a stronger model\n`)).toBe('The answer is 42.');
+    expect(withoutFooter('The answer is 42.')).toBe('The answer is 42.');
+    // A line that only looks like one, in the middle of an answer, stays.
+    expect(withoutFooter(`Rung · is a word here\nand the answer goes on.`)).toBe('Rung · is a word here\nand the answer goes on.');
   });
 
   it('logs a call as one line: the feature, the call, its chain, how it ended and the cost', () => {

@@ -3,7 +3,8 @@ import { parsePanel } from '../../../../src/core/panel';
 import { ProviderUnavailable, type ChatMessage, type ChatOptions, type ProviderAdapter, type StreamPart, type ToolSpec } from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
 import { RungSession } from '../../../../src/core/session/session';
-import type { SessionChatRequest, SessionChatResult, SessionEvent } from '../../../../src/core/session/types';
+import type { SessionChatRequest, SessionChatResult, SessionEvent, VerdictWithReason } from '../../../../src/core/session/types';
+import { FEEDBACK_WEIGHT } from '../../../../src/extension/calls/feedback';
 import { ASKED_AGAIN_WITHIN_MS } from '../../../../src/extension/calls/askedAgain';
 import { FeatureCalls, type CallLog, type CallState, type Cancellation, type ChatSession } from '../../../../src/extension/calls/featureCalls';
 import { FixedClock } from '../../support/FixedClock';
@@ -60,6 +61,13 @@ const LADDER = [candidate('small', 2), candidate('cloud', 4)];
  */
 class ScriptedSession implements ChatSession {
   readonly requests: SessionChatRequest[] = [];
+  /** Every verdict settled on an earlier call, in order. */
+  readonly settled: { callId: string; verdict: VerdictWithReason }[] = [];
+
+  settle(callId: string, verdict: VerdictWithReason): boolean {
+    this.settled.push({ callId, verdict });
+    return true;
+  }
   /** When set, the call waits for its signal to abort and ends stopped. */
   waitForStop = false;
   private calls = 0;
@@ -106,7 +114,7 @@ describe('a feature call', () => {
       expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Rung Auto', model: 'small' }]);
     });
 
-    it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so once in the log', async () => {
+    it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so in the log', async () => {
       const { calls, session, log } = setUp(new MemoryState(undefined, 'cloud'));
       const ask = { feature: 'Rung Auto', messages: hello, tools: [editTool], climbWhenAskedAgain: true };
       const first = await calls.prepare(ask).run(session);
@@ -118,8 +126,9 @@ describe('a feature call', () => {
       const second = await again.run(session);
       expect(second.result.answer?.model).toBe('cloud');
       expect(second.line).toContain('Asked again above small');
-      expect(log.lines).toHaveLength(2);
-      expect(log.lines[1]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small');
+      expect(log.lines).toHaveLength(3);
+      expect(log.lines[1]).toMatch(/^info feedback on c1 \(small\): failed at weight/);
+      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small');
     });
 
     it('routes the same request afresh when no stronger rung was eligible, when the tools differ, or when the answer is old', async () => {
@@ -136,6 +145,51 @@ describe('a feature call', () => {
       expect(top.climb).toBeUndefined();
       await top.run(session);
       expect(log.lines.at(-1)).toContain('no eligible model sits above cloud, so it is routed as before');
+    });
+  });
+
+  describe('feedback read from what the user does next', () => {
+    it('settles an answer the same request asks again as failed at the weight of feedback, once, before the climb', async () => {
+      const { calls, session, log } = setUp();
+      const ask = { feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true };
+      await calls.prepare(ask).run(session);
+      expect(session.settled).toEqual([]);
+      const again = calls.prepare(ask);
+      expect(again.feedback).toMatchObject({ callId: 'c1', model: 'small', verdict: { kind: 'fail', weight: FEEDBACK_WEIGHT } });
+      await again.run(session);
+      expect(session.settled).toEqual([{ callId: 'c1', verdict: { kind: 'fail', reason: "the user asked the same again (the Chat view's Retry)", weight: FEEDBACK_WEIGHT } }]);
+      expect(log.lines).toContain(`info feedback on c1 (small): failed at weight ${FEEDBACK_WEIGHT}, the user asked the same again (the Chat view's Retry)`);
+      // The request the retry answered (c2) may be asked again in its turn, but c1 is not settled twice.
+      await calls.prepare(ask).run(session);
+      expect(session.settled.map((entry) => entry.callId)).toEqual(['c1', 'c2']);
+    });
+
+    it('settles the answer a follow-up says was wrong, found from the turn the editor sends back', async () => {
+      const { calls, session } = setUp();
+      const first = await calls.prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'What is six times seven?' }], climbWhenAskedAgain: true }).run(session);
+      const shown = `${first.result.answer?.text ?? ''}\n\nRung · small · rung 1 of 2 · unchecked · $0`;
+      const followUp = (words: string): ChatMessage[] => [
+        { role: 'user', content: 'What is six times seven?' },
+        { role: 'assistant', content: shown },
+        { role: 'user', content: `<context>the time</context>\n<userRequest>\n${words}\n</userRequest>` },
+      ];
+      expect(calls.prepare({ feature: 'Rung Auto', messages: followUp('Thanks! And eight times nine?'), climbWhenAskedAgain: true }).feedback).toBeUndefined();
+      // Not from a feature that keeps no conversation.
+      expect(calls.prepare({ feature: 'Edit Selection', messages: followUp("That's wrong.") }).feedback).toBeUndefined();
+      const wrong = calls.prepare({ feature: 'Rung Auto', messages: followUp("That's wrong, it is 42."), climbWhenAskedAgain: true });
+      expect(wrong.feedback).toMatchObject({ callId: 'c1', verdict: { kind: 'fail', reason: "the user's next message said the answer was wrong", weight: FEEDBACK_WEIGHT } });
+      await wrong.run(session);
+      expect(session.settled.map((entry) => entry.callId)).toEqual(['c1']);
+    });
+
+    it('climbs for a check of an unchecked answer without settling anything, and says so in the log', async () => {
+      const { calls, session, log } = setUp();
+      const call = calls.prepare({ feature: '@rung', messages: hello, above: 'small', aboveBecause: 'check' });
+      expect(call.climb).toEqual({ above: 'small', because: 'check' });
+      await call.run(session);
+      expect(session.requests[0]?.above).toBe('small');
+      expect(session.settled).toEqual([]);
+      expect(log.lines.at(-1)).toMatch(/; a check of an unchecked answer, above small$/);
     });
   });
 
@@ -159,7 +213,9 @@ describe('a feature call', () => {
       expect(call.request).toMatchObject({ classKey: 'plan', above: 'small' });
       expect(call.request.avoid).toBeUndefined();
       const finished = await call.run(session);
-      expect(finished.line).toBe('Answered by **cloud** (cloud) on rung 1 of 1 for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out. Check: unverified: no verifier configured. Cost $0.');
+      expect(finished.line).toBe(
+        'Answered by **cloud** (cloud) for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out.\n\nRung · cloud · rung 1 of 1 · unchecked · $0',
+      );
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['@rung']);
       expect(log.lines).toEqual(['info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small']);
     });
@@ -178,7 +234,7 @@ describe('a feature call', () => {
       const finished = await calls.prepare(ask).run(session);
       expect(session.requests[0]).toMatchObject({ classKey: 'edit/typescript', checks: { answerSyntax: false }, pinned: 'small' });
       expect(calls.prepare({ ...ask, picked: undefined }).climb).toBeUndefined();
-      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) on rung 1 of 2 for edit\/typescript/);
+      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) for edit\/typescript .* Rung · small · rung 1 of 2 · unchecked · \$0$/);
       expect(finished.plainLine).not.toMatch(/\*\*|`/);
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['Edit Selection']);
     });
@@ -204,7 +260,7 @@ describe('a feature call', () => {
 
     it('logs a call the session refused and passes the error on, recording nothing', async () => {
       const { calls, state, log } = setUp();
-      const refusing: ChatSession = { chat: async () => Promise.reject(new Error('no model can take this call')) };
+      const refusing: ChatSession = { chat: async () => Promise.reject(new Error('no model can take this call')), settle: () => false };
       await expect(calls.prepare({ feature: 'Ask', messages: hello }).run(refusing)).rejects.toThrow('no model can take this call');
       expect(state.recorded).toEqual([]);
       expect(log.lines).toEqual(['warn Ask infer: not routed: no model can take this call']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feedbackVerdict, readMetadata, RETRY_VERDICT } from '../../../../src/extension/chat/chatMetadata';
+import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT } from '../../../../src/extension/chat/chatMetadata';
 
 describe('chat metadata', () => {
   it('reads back the metadata Rung wrote on an answer', () => {
@@ -22,5 +22,28 @@ describe('chat metadata', () => {
     expect(feedbackVerdict(true)).toEqual({ kind: 'pass', reason: 'the user marked the answer helpful' });
     expect(feedbackVerdict(false)).toEqual({ kind: 'fail', reason: 'the user marked the answer unhelpful' });
     expect(RETRY_VERDICT.kind).toBe('fail');
+  });
+});
+
+describe('what is offered under an @rung answer', () => {
+  const answered = { callId: 'c1', classKey: 'chat', model: 'tiny', prompt: 'p', answer: 'a', stronger: true };
+
+  it('offers "Check with a stronger model" for an unchecked answer, beside the graded retry', () => {
+    expect(followupsFor({ ...answered, checked: false })).toEqual([
+      { command: 'check', label: 'Check with a stronger model' },
+      { command: 'retry', label: 'Retry with a stronger model than tiny' },
+    ]);
+  });
+
+  it('offers only the retry for a checked answer, and nothing without a stronger rung or an answer', () => {
+    expect(followupsFor({ ...answered, checked: true })).toEqual([{ command: 'retry', label: 'Retry with a stronger model than tiny' }]);
+    expect(followupsFor({ ...answered, checked: false, stronger: false })).toEqual([]);
+    expect(followupsFor({ ...answered, model: undefined })).toEqual([]);
+    expect(followupsFor(undefined)).toEqual([]);
+  });
+
+  it('reads back whether the answer was checked and the system message it was sent with', () => {
+    expect(readMetadata({ ...answered, checked: false, system: 'You edit code.' })).toMatchObject({ checked: false, system: 'You edit code.' });
+    expect(readMetadata({ ...answered, checked: 'no', system: 3 })).not.toHaveProperty('checked');
   });
 });

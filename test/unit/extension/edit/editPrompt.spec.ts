@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callVerification } from '../../../../src/core/session/callChecks';
-import { editMessages, extractEdit, fenceTag, SELECTION_MARKER, SplicedSyntaxVerifier, spliceText } from '../../../../src/extension/edit/editPrompt';
+import { chatEditMessages, editMessages, EDIT_WHOLE_FILE_CHARS, extractEdit, fenceTag, SELECTION_MARKER, SplicedSyntaxVerifier, spliceText } from '../../../../src/extension/edit/editPrompt';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
 
@@ -80,6 +80,38 @@ describe('edit prompt', () => {
 
   it('splices the replacement into the document', () => {
     expect(spliceText('a\nbb\nc', 2, 4, 'XX')).toBe('a\nXX\nc');
+  });
+});
+
+describe('@rung /edit', () => {
+  const documentText = 'export function add(a, b) {\n  return a + b;\n}\n\nexport const zero = 0;\n';
+
+  it('sends the selection as the code to change, with the file around it as context, as Edit Selection does', () => {
+    const end = documentText.indexOf('\n\n') + 1;
+    const edit = chatEditMessages({ instruction: 'add types', editor: { documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' } });
+    expect(edit).toEqual({ messages: editMessages({ instruction: 'add types', documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' }), sent: 'selection' });
+    const user = 'messages' in edit ? edit.messages.at(-1)?.content : '';
+    expect(user).toContain('```ts\nexport function add(a, b) {\n  return a + b;\n}\n\n```');
+    expect(user).toContain(`${SELECTION_MARKER}\n\nexport const zero = 0;`);
+  });
+
+  it('sends the whole active file when nothing is selected', () => {
+    const edit = chatEditMessages({ instruction: 'add types', editor: { documentText, start: 12, end: 12, languageId: 'typescript', fileName: 'math.ts' } });
+    expect(edit).toMatchObject({ sent: 'file' });
+    expect('messages' in edit ? edit.messages.at(-1)?.content : '').toContain(`The code to replace, from math.ts (lines 1–5):\n\`\`\`ts\n${documentText}\n\`\`\``);
+  });
+
+  it('refuses a file too long to send whole, saying to select the code to change', () => {
+    const long = 'x'.repeat(EDIT_WHOLE_FILE_CHARS + 1);
+    expect(chatEditMessages({ instruction: 'add types', editor: { documentText: long, start: 0, end: 0, languageId: 'typescript', fileName: 'big.ts' } })).toEqual({
+      refused: `big.ts has ${long.length.toLocaleString('en-US')} characters, more than the ${EDIT_WHOLE_FILE_CHARS.toLocaleString('en-US')} /edit sends whole: select the code to change and ask again.`,
+    });
+    // A selection in it is sent with its bounded context, however long the file.
+    expect(chatEditMessages({ instruction: 'add types', editor: { documentText: long, start: 0, end: 10, languageId: 'typescript', fileName: 'big.ts' } })).toMatchObject({ sent: 'selection' });
+  });
+
+  it('sends the words alone when no editor is open', () => {
+    expect(chatEditMessages({ instruction: 'write a constant holding the answer', editor: undefined })).toEqual({ messages: [{ role: 'user', content: 'write a constant holding the answer' }], sent: 'words' });
   });
 });
 
