@@ -63,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         panel: loaded.panel,
         ledgerPath: settings.ledgerPath,
         dailyBudget: settings.dailyBudget,
+        confidenceCheck: settings.confidenceCheck,
         keyLookup: secrets.lookup,
         providerFactories: { 'vscode-lm': editorModelsFactory() },
         clock: systemClock,

@@ -10,7 +10,7 @@ import type { Clock } from '../../core/clock';
 import { teamMemberId } from '../../core/ledger/teamLedger';
 import type { Panel } from '../../core/panel';
 import { RungSession } from '../../core/session/session';
-import type { KeyLookup, ProviderFactory, Session } from '../../core/session/types';
+import type { ConfidenceCheckMode, KeyLookup, ProviderFactory, Session } from '../../core/session/types';
 import { openTeamOrWorkspace } from '../settings/teamLedgerChoice';
 
 export interface ExtensionSessionOptions {
@@ -19,6 +19,8 @@ export interface ExtensionSessionOptions {
   ledgerPath: string;
   /** USD a day; null for none. */
   dailyBudget: number | null;
+  /** Which models the confidence check asks. */
+  confidenceCheck?: ConfidenceCheckMode;
   keyLookup: KeyLookup;
   /** Provider kinds the core cannot build by itself (`vscode-lm`). */
   providerFactories: Record<string, ProviderFactory>;
@@ -65,5 +67,6 @@ export async function openSession(options: ExtensionSessionOptions): Promise<Ses
     // The team's password is scrubbed from a check command's output like a provider key.
     ...(team?.password ? { secrets: [team.password] } : {}),
     ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
+    ...(options.confidenceCheck ? { confidenceCheck: options.confidenceCheck } : {}),
   });
 }

@@ -67,6 +67,7 @@ export const RESTRICTED_SETTINGS = [
   'rung.routing.attemptTimeoutSeconds',
   'rung.diversity.maxConsecutivePerProvider',
   'rung.diversity.maxTotalPerProvider',
+  'rung.confidenceCheck',
 ] as const;
 
 const RESTRICTED = new Set<string>(RESTRICTED_SETTINGS.map((name) => name.slice('rung.'.length)));

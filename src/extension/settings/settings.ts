@@ -16,6 +16,8 @@ import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
 import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { readPanelFileText } from '../../core/panelFileText';
+import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK } from '../../core/confidence/liveConfidence';
+import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
@@ -71,6 +73,12 @@ export class RungSettings implements vscode.Disposable {
   get dailyBudget(): number | null {
     const value = this.config.get<number | null>('dailyBudget', null);
     return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
+  /** Which models the confidence check asks (`rung.confidenceCheck`): `local` unless the user chose another. */
+  get confidenceCheck(): ConfidenceCheckMode {
+    const value = this.config.get<unknown>('confidenceCheck', DEFAULT_CONFIDENCE_CHECK);
+    return (CONFIDENCE_CHECK_MODES as readonly unknown[]).includes(value) ? (value as ConfidenceCheckMode) : DEFAULT_CONFIDENCE_CHECK;
   }
 
   /** The workspace check command; never in an untrusted workspace, whatever the settings say. */
@@ -240,8 +248,8 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('rung')) return;
-      if (event.affectsConfiguration('rung.ledgerPath') || event.affectsConfiguration('rung.dailyBudget') || event.affectsConfiguration('rung.teamLedger')) {
-        void deps.reopen('the ledger path, the team ledger or the daily budget changed');
+      if (event.affectsConfiguration('rung.ledgerPath') || event.affectsConfiguration('rung.dailyBudget') || event.affectsConfiguration('rung.teamLedger') || event.affectsConfiguration('rung.confidenceCheck')) {
+        void deps.reopen('the ledger path, the team ledger, the daily budget or the confidence check changed');
         return;
       }
       if (event.affectsConfiguration('rung.verifyCommand') || event.affectsConfiguration('rung.verifyCommandEnv')) return;
