@@ -434,6 +434,9 @@ const checks: E2eCheck[] = [
       await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       const answered = await waitForRow(workbench, 'the @rung call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(answered.verdict, 'unverified', 'a plain question has no check of its own: only the user can grade it');
+      // An unchecked answer also offers a check by a stronger model, which grades nobody.
+      await page.getByText('Check with a stronger model').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.screenshot('rung-check-stronger-offered');
       await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).first().click();
       const retried = await rungAnswer(page, `Marked ${CHEAP_MODEL}'s answer as failed`);
       assert.match((await retried.textContent()) ?? '', new RegExp(`Answered by ${CLOUD_MODEL}`));
@@ -620,8 +623,8 @@ const checks: E2eCheck[] = [
     await workbench.sendChat('@rung /edit write a constant holding the answer');
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-    const footer = (await response.textContent()) ?? '';
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*syntax error.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
+    const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*syntax.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);

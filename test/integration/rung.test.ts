@@ -167,7 +167,7 @@ describe('Rung in a real extension host', function () {
     assert.equal(chatRequests('ollama', before) + chatRequests('cloud', before), 0);
   });
 
-  it('climbs past the model that answered a Rung Auto request sent again unchanged, grading nobody, and routes it as before once nothing is above', async () => {
+  it('climbs past the model that answered a Rung Auto request sent again unchanged, failing that answer at the weight of feedback, and routes it as before once nothing is above', async () => {
     const started = Date.now();
     const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
     assert.ok(auto);
@@ -191,7 +191,12 @@ describe('Rung in a real extension host', function () {
       [[CLOUD_MODEL, 0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]]],
       'asked again, it climbs past the model that answered',
     );
-    assert.equal((await session()).explain(first[0]?.call ?? '').some((row) => row.final), false, 'the first answer is graded by nobody');
+    const settled = (await session()).explain(first[0]?.call ?? '').filter((row) => row.final);
+    assert.deepEqual(
+      settled.map((row) => [row.model, row.verdict, row.verdictReason]),
+      [[CHEAP_MODEL, 'fail', "the user asked the same again (the Chat view's Retry)"]],
+      'asking again fails the first answer, once, at the weight of feedback',
+    );
     await ask();
     const third = await callAfter(new Set([first[0]?.call ?? '', second[0]?.call ?? '']));
     assert.equal(third[0]?.model, CHEAP_MODEL, 'nothing sits above the cloud model, so the third asking is routed as a fresh one');
