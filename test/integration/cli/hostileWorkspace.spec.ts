@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main';
-import { CapturedIo } from '../support/CapturedIo';
-import { fixtureBytes, serveBytes, WireServer } from '../support/wireServer';
+import { CapturedIo } from '../../unit/support/CapturedIo';
+import { fixtureBytes, serveBytes, WireServer } from '../../unit/support/wireServer';
 
 /**
  * `rung chat` in a folder someone else prepared: files under `.rung/` that are symbolic links to files

@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../support/tempDir';
-import { fixture, json, replay, WireServer } from '../support/wireServer';
+import { makeTempDir } from '../../unit/support/tempDir';
+import { fixture, json, replay, WireServer } from '../../unit/support/wireServer';
 
 // The `rung` command as its own OS process, bundled as esbuild.mjs bundles dist/cli.js, so a signal
 // reaches it as it would from a terminal, a CI runner or `kill`.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PanelError } from '../../../src/core/panel';
 import { PANEL_FILE_MAX_BYTES, readPanelFileText } from '../../../src/core/panelFileText';
-import { makeTempDir } from '../support/tempDir';
+import { makeTempDir } from '../../unit/support/tempDir';
 
 let dir: ReturnType<typeof makeTempDir>;
 let panelPath: string;

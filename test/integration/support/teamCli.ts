@@ -4,10 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeTwoRungPanel } from './twoRungPanel';
+import { writeTwoRungPanel } from '../../unit/support/twoRungPanel';
 import { main } from '../../../src/cli/main';
-import { CapturedIo } from './CapturedIo';
-import { fixture, json, replay, WireServer } from './wireServer';
+import { CapturedIo } from '../../unit/support/CapturedIo';
+import { fixture, json, replay, WireServer } from '../../unit/support/wireServer';
 
 export async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
   const io = new CapturedIo(cwd, env);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LEDGER_MAX_BYTES } from '../../../../src/core/ledger/ledgerFile';
 import { markAsRung, migrate, MIGRATIONS, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { readMergeSource } from '../../../../src/core/ledger/workspaceLedger';
-import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 
 /**
  * Ledger files made to hang or exhaust whatever opens them: built with sql.js here, each opened in a

@@ -9,9 +9,9 @@ import { ensureFolder, RUNG_GITIGNORE } from '../../../../src/core/ledger/safeFi
 import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { loadCatalog } from '../../../../src/core/catalog/catalog';
-import { decisionRow } from '../../support/decisionRow';
-import { FixedClock } from '../../support/doubles';
-import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import { decisionRow } from '../../../unit/support/decisionRow';
+import { FixedClock } from '../../../unit/support/doubles';
+import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 
 /**
  * Every file Rung writes beside its ledger, each with a symbolic link (or a pipe) where the file should

@@ -5,8 +5,8 @@ import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, RUNG_APPLICATION_ID, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
-import { FixedClock, ManualScheduler } from '../../support/doubles';
-import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import { FixedClock, ManualScheduler } from '../../../unit/support/doubles';
+import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 
 let sql: SqlJsStatic;
 beforeAll(async () => {

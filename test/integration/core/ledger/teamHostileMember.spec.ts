@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/cli/main';
 import { systemClock } from '../../../../src/core/clock';
 import { TeamLedger, type TeamLedgerOptions } from '../../../../src/core/ledger/teamLedger';
-import { CapturedIo } from '../../support/CapturedIo';
-import { decisionRow } from '../../support/decisionRow';
-import { makeTempDir } from '../../support/tempDir';
+import { CapturedIo } from '../../../unit/support/CapturedIo';
+import { decisionRow } from '../../../unit/support/decisionRow';
+import { makeTempDir } from '../../../unit/support/tempDir';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 /**

@@ -7,7 +7,7 @@ import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
 import { WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
-import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 
 // Real OS processes share one ledger file here, so the worker is bundled once into a temp directory.
 let build: ReturnType<typeof makeTempDir>;

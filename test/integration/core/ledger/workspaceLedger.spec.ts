@@ -7,8 +7,8 @@ import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, SPAWN_FLUSH_DELAY_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
-import { FixedClock, ManualScheduler } from '../../support/doubles';
-import { makeTempDir, WASM_PATH } from '../../support/tempDir';
+import { FixedClock, ManualScheduler } from '../../../unit/support/doubles';
+import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 import type { Observation } from '../../../../src/core/ratings';
 
 let sql: SqlJsStatic;

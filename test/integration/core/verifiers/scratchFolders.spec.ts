@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processStart, scratchPrefix, sweepDeadScratch } from '../../../../src/core/verifiers/scratchFolders';
-import { makeTempDir } from '../../support/tempDir';
+import { makeTempDir } from '../../../unit/support/tempDir';
 
 let root: ReturnType<typeof makeTempDir>;
 let elsewhere: ReturnType<typeof makeTempDir>;

@@ -7,8 +7,8 @@ import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { openTeamOrWorkspace, readTeamLedgerSetting, type TeamOrWorkspaceOptions } from '../../../../src/extension/settings/teamLedgerChoice';
 import { teamOutboxPath } from '../../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../../support/tcpProxy';
-import { makeTempDir } from '../../support/tempDir';
-import { decisionRow } from '../../support/decisionRow';
+import { makeTempDir } from '../../../unit/support/tempDir';
+import { decisionRow } from '../../../unit/support/decisionRow';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
 
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
