@@ -451,6 +451,7 @@ export class RungSession implements Session {
           graded: entry.graded,
           ok: entry.ok,
           measured: entry.graded >= MIN_GRADED,
+          gate: MIN_GRADED,
           updatedAt: entry.updatedAt,
         };
       }),

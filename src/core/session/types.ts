@@ -153,8 +153,13 @@ export interface RatingView {
   uncertainty: number | null;
   graded: number;
   ok: number;
-  /** Whether the rating has passed the gate of MIN_GRADED and overrides the prior. */
+  /** Whether the rating has passed its gate and overrides the prior. */
   measured: boolean;
+  /**
+   * The graded observations a rating needs before it overrides its prior (MIN_GRADED), carried with each
+   * rating so that a view shows the core's number, not a copy of it that can drift.
+   */
+  gate: number;
   updatedAt: number;
 }
 
