@@ -19,6 +19,7 @@ import {
   type VerdictName,
   unhandled,
 } from '../src/protocol/ledgerProtocol';
+import { formatUsd } from '../src/protocol/formatUsd';
 
 /** The two-sided 95% normal quantile, for the ability interval drawn from a rating's standard error. */
 const Z_95 = 1.96;
@@ -465,12 +466,6 @@ export function strongestEstimateText(spend: SpendWire): string {
   const saved = spend.strongestEstimate - spend.total;
   const comparison = saved >= 0 ? `${formatUsd(saved)} less` : `${formatUsd(-saved)} more`;
   return `The same calls on ${spend.strongestModel} would have cost about ${formatUsd(spend.strongestEstimate)} (an estimate from list prices); Rung spent ${formatUsd(spend.total)}, ${comparison}.`;
-}
-
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0';
-  if (Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
 }
 
 export function formatPercent(probability: number): string {

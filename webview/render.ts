@@ -7,6 +7,7 @@
  * what the CSP expects (no inline styles; colours come from classes in `media/ledger.css`).
  */
 import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
+import { formatUsd } from '../src/protocol/formatUsd';
 import { plainReason } from '../src/protocol/reasonText';
 import {
   type LedgerState,
@@ -17,7 +18,6 @@ import {
   filterOptions,
   formatMs,
   formatPercent,
-  formatUsd,
   groupCalls,
   nameBreakPieces,
   openerSentence,

@@ -272,7 +272,7 @@ export class Router {
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
       const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
-      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
+      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${usdInReason(step.valueIfContinued)} > unanswered ${usdInReason(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
     return step.next;
@@ -662,6 +662,13 @@ function logit(p: number): number {
   return Math.log(clamped / (1 - clamped));
 }
 
-function formatUsd(cost: number | null): string {
+/**
+ * A cost inside a decision reason, three significant figures (`$0.00310`).
+ *
+ * @remarks
+ * Not the display rule of src/protocol/formatUsd.ts: reasons are logged words that the decision log,
+ * its readers and the replay's byte-for-byte comparisons have always had in this form.
+ */
+function usdInReason(cost: number | null): string {
   return cost === null ? 'an unknown price' : `$${cost.toPrecision(3)}`;
 }
