@@ -60,7 +60,7 @@ export interface Difficulty {
  *
  * @remarks
  * 1 was a first guess and was not tuned; 9 (the fold's own prior variance) was looked at on the
- * generated worlds only and did worse there (BENCHMARKS.md, issue 13, "Policy changes tried" item 5).
+ * generated worlds only and did worse there (BENCHMARKS.md, "Routing quality out of sample", "Policy changes tried" item 5).
  */
 export const PRIOR_FOLLOW_VARIANCE = 1;
 

@@ -134,7 +134,7 @@ export class Router {
     // A rung below the gate is planned at its presumed prior, not the role's alone. Economy may give such
     // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
-    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
+    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, "Routing quality out of sample").
     // The planner prices a rung at what its attempts at this class have really cost once there are a
     // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS).
     const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
