@@ -17,7 +17,7 @@
  * were rated down for failing calls nobody could answer. With it, a long run of failures shifts belief
  * towards "unanswerable", which is also what lets the planner stop climbing.
  */
-import { DIFFICULTY_SD_LOGITS, logistic, UNANSWERABLE_SHARE, type Difficulty } from '../ratings';
+import { DIFFICULTY_SD_LOGITS, logistic, UNANSWERABLE_SHARE, type Difficulty } from './ratings';
 
 /** Difficulty grid, logits: ±6 covers the ±4 sd of the class prior, and ratings are clamped to ±6. */
 const GRID_LIMIT_LOGITS = 6;

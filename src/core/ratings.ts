@@ -37,7 +37,7 @@ export const DIFFICULTY_SD_LOGITS = 1.5;
  *
  * @remarks
  * 3.8% of the recorded prompts were answered by none of nine models; 5% leaves room for classes
- * harder than those benchmarks. See routing/difficulty.ts for why the mass is there at all.
+ * harder than those benchmarks. See difficulty.ts for why the mass is there at all.
  */
 export const UNANSWERABLE_SHARE = 0.05;
 

@@ -15,9 +15,9 @@ import type { Clock } from '../clock';
 import { writeFileAtomic } from '../ledger/atomicWrite';
 import { aliasCandidates } from '../ledger/ledger';
 import { ensureFolder, readFileIfExists } from '../ledger/safeFiles';
-import { Deadline } from '../providers/deadline';
-import type { ModelFacts } from '../providers/provider';
-import { BodyTooLarge, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from '../providers/transport';
+import { Deadline } from './deadline';
+import type { ModelFacts } from './provider';
+import { BodyTooLarge, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from './transport';
 import { callCost } from '../panel';
 
 /** A cache younger than this is used without asking the network, ms (a day: list prices change monthly, not hourly). */

@@ -10,7 +10,7 @@
  * catalog's list price times the reported tokens is reported beside it as `catalogCost`.
  */
 import * as z from 'zod';
-import type { Catalog } from '../catalog/catalog';
+import type { Catalog } from './catalog';
 import type { Clock } from '../clock';
 import {
   ProviderError,

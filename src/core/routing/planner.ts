@@ -25,7 +25,7 @@
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, "Routing quality out of sample").
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from './difficulty';
+import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from '../difficulty';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.

@@ -21,7 +21,7 @@ import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
-import { posterior, type PairedOutcome } from './difficulty';
+import { posterior, type PairedOutcome } from '../difficulty';
 import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';

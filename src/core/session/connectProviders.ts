@@ -13,18 +13,18 @@
  * so the ranking drops its models in the walk and says why. A provider whose factory gives a probe
  * (Ollama) is watched by the board, so `health.recheck()` can find it again once it is back.
  */
-import { loadCatalog, Catalog } from '../catalog/catalog';
+import { loadCatalog, Catalog } from '../providers/catalog';
 import type { Clock } from '../clock';
 import type { Panel } from '../panel';
 import { localServerHost } from '../routing/ladder';
-import type { ProviderFactory } from '../session/types';
-import { OllamaAdapter } from './ollamaAdapter';
-import { keyRequired } from './keyPolicy';
-import { LocalServerFactsSource, type LocalServerFacts } from './localServerFacts';
-import { OpenAiCompatibleAdapter } from './openAiCompatibleAdapter';
-import type { ModelFacts, ProviderAdapter } from './provider';
-import type { ProviderHealthBoard } from './providerHealthBoard';
-import type { FetchLike } from './transport';
+import type { ProviderFactory } from './types';
+import { OllamaAdapter } from '../providers/ollamaAdapter';
+import { keyRequired } from '../providers/keyPolicy';
+import { LocalServerFactsSource, type LocalServerFacts } from '../providers/localServerFacts';
+import { OpenAiCompatibleAdapter } from '../providers/openAiCompatibleAdapter';
+import type { ModelFacts, ProviderAdapter } from '../providers/provider';
+import type { ProviderHealthBoard } from '../providers/providerHealthBoard';
+import type { FetchLike } from '../providers/transport';
 
 /**
  * What a factory may return beside the adapter: how to ask whether the provider is there, what it

@@ -25,7 +25,7 @@ import { MemoryLedger } from '../ledger/memoryLedger';
 import { ensureFolder } from '../ledger/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
-import { connectProviders } from '../providers/connectProviders';
+import { connectProviders } from './connectProviders';
 import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
 import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';

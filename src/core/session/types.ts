@@ -19,7 +19,7 @@ import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
 import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
-import type { ProviderConnection } from '../providers/connectProviders';
+import type { ProviderConnection } from './connectProviders';
 import type { FetchLike } from '../providers/transport';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */

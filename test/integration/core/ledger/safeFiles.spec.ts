@@ -8,7 +8,7 @@ import { FileLock } from '../../../../src/core/ledger/fileLock';
 import { ensureFolder, RUNG_GITIGNORE } from '../../../../src/core/ledger/safeFiles';
 import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
-import { loadCatalog } from '../../../../src/core/catalog/catalog';
+import { loadCatalog } from '../../../../src/core/providers/catalog';
 import { decisionRow } from '../../../unit/support/decisionRow';
 import { FixedClock } from '../../../unit/support/doubles';
 import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Catalog, CATALOG_FRESH_MS, loadCatalog, perMillion } from '../../../../src/core/catalog/catalog';
+import { Catalog, CATALOG_FRESH_MS, loadCatalog, perMillion } from '../../../../src/core/providers/catalog';
 import { FixedClock } from '../../support/FixedClock';
 import { endless, fixture, json, WireServer } from '../../support/wireServer';
 import { MAX_LIST_BYTES } from '../../../../src/core/providers/transport';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
-import { connectProviders } from '../../../../src/core/providers/connectProviders';
+import { connectProviders } from '../../../../src/core/session/connectProviders';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import { ProviderUnavailable } from '../../../../src/core/providers/provider';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
