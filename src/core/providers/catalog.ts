@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import * as z from 'zod';
 import type { Clock } from '../clock';
 import { writeFileAtomic } from '../ledger/atomicWrite';
-import { aliasCandidates } from '../ledger/ledger';
+import { aliasCandidates } from '../aliasCandidates';
 import { ensureFolder, readFileIfExists } from '../ledger/safeFiles';
 import { Deadline } from './deadline';
 import type { ModelFacts } from './provider';

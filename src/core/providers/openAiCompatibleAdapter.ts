@@ -25,7 +25,8 @@ import {
   type ToolCall,
   type ToolSpec,
 } from './provider';
-import { failureForStatus, isRecord, joinUrl, parseRetryAfterMs, redactor, requestEvents, serverMessage, type FetchLike } from './transport';
+import { failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestEvents, serverMessage, type FetchLike } from './transport';
+import { redactor } from '../redactor';
 
 /**
  * How long a cloud provider may take to send its first byte, ms.

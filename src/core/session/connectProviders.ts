@@ -16,7 +16,7 @@
 import { loadCatalog, Catalog } from '../providers/catalog';
 import type { Clock } from '../clock';
 import type { Panel } from '../panel';
-import { localServerHost } from '../routing/ladder';
+import { localServerHost } from '../providers/locality';
 import type { ProviderFactory } from './types';
 import { OllamaAdapter } from '../providers/ollamaAdapter';
 import { keyRequired } from '../providers/keyPolicy';
