@@ -19,9 +19,8 @@ import {
   type VerdictName,
   unhandled,
 } from '../src/protocol/ledgerProtocol';
+import { formatUsd } from '../src/protocol/formatUsd';
 
-/** The gate of graded observations before a rating overrides its prior (the core's MIN_GRADED). */
-export const RATING_GATE = 8;
 /** The two-sided 95% normal quantile, for the ability interval drawn from a rating's standard error. */
 const Z_95 = 1.96;
 
@@ -355,6 +354,8 @@ export interface RatingRowView {
   graded: number;
   ok: number;
   measured: boolean;
+  /** Graded observations before the rating overrides its prior, as the host sent it. */
+  gateAt: number;
   /** The gate in a sentence, for screen readers and the tooltip: "3/8 graded, still on its prior". */
   gate: string;
   /** The same, short enough for a table cell: "3/8 · prior", "12 · measured". */
@@ -390,8 +391,9 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
       graded: rating.graded,
       ok: rating.ok,
       measured: rating.measured,
-      gate: rating.measured ? `${rating.graded} graded, past the gate of ${RATING_GATE}` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} graded, still on its prior`,
-      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, RATING_GATE)}/${RATING_GATE} · prior`,
+      gateAt: rating.gate,
+      gate: rating.measured ? `${rating.graded} graded, past the gate of ${rating.gate}` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
+      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
     })),
   }));
 }
@@ -486,12 +488,6 @@ export function strongestEstimateText(spend: SpendWire): string {
   const saved = spend.strongestEstimate - spend.total;
   const comparison = saved >= 0 ? `${formatUsd(saved)} less` : `${formatUsd(-saved)} more`;
   return `The same calls on ${spend.strongestModel} would have cost about ${formatUsd(spend.strongestEstimate)} (an estimate from list prices); Rung spent ${formatUsd(spend.total)}, ${comparison}.`;
-}
-
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0';
-  if (Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
 }
 
 export function formatPercent(probability: number): string {

@@ -7,18 +7,17 @@
  * what the CSP expects (no inline styles; colours come from classes in `media/ledger.css`).
  */
 import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
+import { formatUsd } from '../src/protocol/formatUsd';
 import { plainReason } from '../src/protocol/reasonText';
 import {
   type LedgerState,
   type RatingClassView,
   type RoutedCallView,
   type SpendChart,
-  RATING_GATE,
   SPEND_SERIES,
   filterOptions,
   formatMs,
   formatPercent,
-  formatUsd,
   groupCalls,
   nameBreakPieces,
   openerSentence,
@@ -253,7 +252,7 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
     'section',
     { class: 'ratings', 'aria-labelledby': 'ratings-title' },
     h('h2', { id: 'ratings-title' }, 'Ratings'),
-    h('p', { class: 'hint' }, `A rating overrides its prior after ${RATING_GATE} graded answers (pass or fail).`),
+    h('p', { class: 'hint' }, gateHint(state.ratings[0]?.gate)),
     classes.length === 0 ? h('p', { class: 'empty' }, 'Nothing graded yet.') : null,
     ...classes.map((ratingClass) =>
       h(
@@ -265,6 +264,13 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
       ),
     ),
   );
+}
+
+/** The gate in the hint above the tables: the number the host sent with the ratings, none before any. */
+function gateHint(gate: number | undefined): string {
+  return gate === undefined
+    ? 'A rating overrides its prior once it has enough graded answers (pass or fail).'
+    : `A rating overrides its prior after ${gate} graded answers (pass or fail).`;
 }
 
 function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTMLElement {
@@ -283,7 +289,7 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
           h('td', {}, String(row.place)),
           h('th', { scope: 'row' }, ...breakableName(row.model)),
           h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
-          h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(RATING_GATE), value: String(Math.min(row.graded, RATING_GATE)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
+          h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(row.gateAt), value: String(Math.min(row.graded, row.gateAt)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
           h('td', {}, `${row.ok}/${row.graded}`),
           h('td', { class: 'row-actions' }, button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)), button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model))),
         ),

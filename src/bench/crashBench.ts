@@ -1,6 +1,7 @@
 /**
  * The crash benchmark: what a `kill -9` costs the other writers and the killed one, in wall time and in
- * observations kept. Issue 12's figures, measured rather than asserted (a timed test proves nothing).
+ * observations kept: a writer waiting out a dead process's lock, and a replay killed before its end
+ * keeping nothing, measured rather than asserted (a timed test proves nothing).
  *
  * Usage (from the repository root, after `npm run build` so `dist/cli.js` is current):
  *

@@ -4,7 +4,7 @@
  * @remarks
  * The planner asks "given that these cheaper rungs failed this call, how likely is the next one to pass?"
  * and answers it with one difficulty per call that every model shares, a normal spread of difficulty
- * and a share of calls nobody answers (`src/core/routing/difficulty.ts`). Data whose failures are tied
+ * and a share of calls nobody answers (`src/core/difficulty.ts`). Data whose failures are tied
  * together more than one difficulty explains will make that answer too hopeful, and the router will
  * pay for climbs that fail. This file fits that model to a table of outcomes by marginal maximum
  * likelihood and sets what the planner relies on beside what the table shows: the chance that each

@@ -38,7 +38,7 @@ interface Line {
   learner: { accuracy: number[]; share: number[] };
   /**
    * Per run, the mean over classes of Spearman's rho between the learned ratings and true accuracy,
-   * over the models past the gate of graded evidence (issue 13 asks for 0.5 or more).
+   * over the models past the gate of graded evidence (the out-of-sample target is 0.5 or more).
    */
   rho: number[];
   cascade: { accuracy: number; share: number };
@@ -90,7 +90,7 @@ function spentBy(rows: readonly OutcomeRow[], model: string): number {
   return rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
 }
 
-/** Issue 13's accuracy target on the `test` split, where the finer-class bounds are read. */
+/** The out-of-sample accuracy target on the `test` split (BENCHMARKS.md), where the finer-class bounds are read. */
 const TEST_TARGET_ACCURACY = 0.953;
 
 /**

@@ -8,7 +8,7 @@
  * classes of 1,000 prompts unless it says otherwise; each prompt has one difficulty that all models
  * share (so failures are correlated, as in real data), drawn from N(0, 1.5²) in logits unless the
  * world says otherwise, and 3% of prompts no model can answer. `eleven-models` is shaped after the
- * unseen data issue 13 was measured on (its figures: price-order cascade 0.9756 at 18.6% of the best
+ * unseen data the out-of-sample targets were set on, 11 models and 3,150 prompts (its figures: price-order cascade 0.9756 at 18.6% of the best
  * single model's cost, oracle 0.9756 at 4.1%), which this repository does not hold.
  * `eleven-models-correlated` adds failures shared within lineages, at the size the recorded `train` split
  * shows ({@link WorldCorrelation}); `eleven-models-unanswerable` is a probe with more prompts nobody
@@ -215,9 +215,9 @@ export const WORLDS: World[] = [
   // about 0.2 points more often than the one-difficulty fit predicts and pairs across lineages about 0
   // less; a lineage shift of 0.5 logits gives +0.4 / −0.2 here (1 logit gave +1.0 / −0.4, too much).
   // Three lineages spread over the price range, as llama, gpt and qwen are in the recorded panel. The
-  // rest was set by hand against issue 13's policy-free figures on its unseen data: the unanswerable
+  // rest was set by hand against the unseen data's policy-free figures: the unanswerable
   // share (2.6%) for the cascade's accuracy (0.9756), and a weaker in0.50 (60/65/20%) so the cascade
-  // pays for a rung the learner learns to pass over (cascade 16.4%, the issue's 18.6%).
+  // pays for a rung the learner learns to pass over (cascade 16.4%, the unseen data's 18.6%).
   {
     name: 'eleven-models-correlated',
     about: 'eleven-models with failures tied within lineages beyond one difficulty, as the recorded train split shows',

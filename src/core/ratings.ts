@@ -37,7 +37,7 @@ export const DIFFICULTY_SD_LOGITS = 1.5;
  *
  * @remarks
  * 3.8% of the recorded prompts were answered by none of nine models; 5% leaves room for classes
- * harder than those benchmarks. See routing/difficulty.ts for why the mass is there at all.
+ * harder than those benchmarks. See difficulty.ts for why the mass is there at all.
  */
 export const UNANSWERABLE_SHARE = 0.05;
 
@@ -60,7 +60,7 @@ export interface Difficulty {
  *
  * @remarks
  * 1 was a first guess and was not tuned; 9 (the fold's own prior variance) was looked at on the
- * generated worlds only and did worse there (BENCHMARKS.md, issue 13, "Policy changes tried" item 5).
+ * generated worlds only and did worse there (BENCHMARKS.md, "Routing quality out of sample", "Policy changes tried" item 5).
  */
 export const PRIOR_FOLLOW_VARIANCE = 1;
 

@@ -10,16 +10,10 @@
 import { prunedLine, type DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
+import { formatUsd } from '../protocol/formatUsd';
 import { plainPrunedReason, plainReason } from '../protocol/reasonText';
 
-/** USD with enough digits to tell a local call ($0) from a cheap cloud one ($0.0004). */
-export function formatUsd(amount: number | null | undefined): string {
-  if (amount === null || amount === undefined || !Number.isFinite(amount)) return '$?';
-  if (amount === 0) return '$0';
-  if (Math.abs(amount) >= 1) return `$${amount.toFixed(2)}`;
-  if (Math.abs(amount) >= 0.01) return `$${amount.toFixed(3)}`;
-  return `$${amount.toFixed(4)}`;
-}
+export { formatUsd };
 
 /** A model's price as the session knows it (the panel's, the catalog's, a local model's 0). */
 export interface KnownPrice {

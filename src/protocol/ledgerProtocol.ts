@@ -100,6 +100,8 @@ export const ratingSchema = z.object({
   graded: count,
   ok: count,
   measured: z.boolean(),
+  /** Graded observations before a rating overrides its prior: the core's gate, sent rather than repeated. */
+  gate: count.check(z.minimum(1)),
   updatedAt: z.number(),
 });
 export type RatingWire = z.infer<typeof ratingSchema>;

@@ -13,7 +13,8 @@
  *
  * A timer cannot fire while a long batch keeps the event loop busy: a pass whose awaits all resolve
  * at once (the replay's attempts read a table) runs on microtasks and never reaches the timers, and a
- * kill then loses everything since the batch began (issue 12: 0 observations kept). So a request that
+ * kill then loses everything since the batch began (measured: a replay killed at 0.6–2.2 s kept 0
+ * observations). So a request that
  * finds the wake-up already overdue fires it then and there: whatever batch is still queueing writes
  * gets them saved on the interval, whether or not it ever yields. Only once per
  * {@link FLUSH_INTERVAL_MS}, though: a busy batch's calls start and end within it, so the ledger's

@@ -82,11 +82,6 @@ export interface Ledger {
   shareDecision?(row: DecisionRow): void;
 }
 
-/** Looks a slug up with and without OpenRouter's floating-alias tilde (`~vendor/model-latest`). */
-export function aliasCandidates(slug: string): string[] {
-  return slug.startsWith('~') ? [slug, slug.slice(1)] : [slug, `~${slug}`];
-}
-
 export function ratingKey(model: string, classKey: string): string {
   return `${model}\u0000${classKey}`;
 }

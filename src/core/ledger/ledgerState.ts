@@ -22,7 +22,8 @@ import type { Database } from 'sql.js';
 import { applyObservation, type Observation } from '../ratings';
 import { SIGNAL_SLOTS } from '../signal/promptFeatures';
 import { applySignalUpdate, type PromptSignalState, type SignalClassStats, type SignalUpdate } from '../signal/promptSignal';
-import { aliasCandidates, ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { aliasCandidates } from '../aliasCandidates';
+import { ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
 export interface SpawnRecord extends Spawn {

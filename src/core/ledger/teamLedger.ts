@@ -152,8 +152,8 @@ export interface TeamLedgerOptions {
    * Also send this member's decision rows to the team (the team's opt-in; off by default).
    *
    * @remarks
-   * Off, decision rows stay in the member's workspace only, as the issue that introduced the team ledger
-   * promised. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
+   * Off, decision rows stay in the member's workspace only: a row says what a member was working on, so
+   * sharing it is the member's choice, never the default. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
    * flush, in the same transaction as the observations, stored once however often it is sent. Rows an
    * earlier process left in the outbox are sent whatever this one's setting: they were shared when
    * they were written.

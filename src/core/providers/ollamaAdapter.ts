@@ -43,9 +43,9 @@ import {
   type FetchLike,
 } from './transport';
 
-/** The probe's patience, ms (SPEC §4): a local server that takes longer than this to list its models is not there. */
+/** The probe's patience, ms: a local server that takes longer than this to list its models is not there. */
 export const PROBE_TIMEOUT_MS = 2_000;
-/** How long a probe's answer stands, ms (SPEC §4): the ranking reads availability often and must not wait on it. */
+/** How long a probe's answer stands, ms: the ranking reads availability often and must not wait on it. */
 export const PROBE_CACHE_MS = 30_000;
 /**
  * How long the first streamed byte may take, ms.
@@ -296,7 +296,7 @@ export class OllamaAdapter implements ProviderAdapter {
           finishReason: finishReason(chunk.done_reason, sawToolCall),
           usage: { inputTokens: chunk.prompt_eval_count ?? null, outputTokens: chunk.eval_count ?? null },
           resolvedModel: resolved,
-          // A local model costs nothing per token (SPEC §7: local models cost 0).
+          // A local model costs nothing per token: its price is the machine's, which no call adds to.
           cost: 0,
           ...(digest ? { digest } : {}),
           ...(logprobs.length ? { logprobs } : {}),

@@ -10,7 +10,7 @@
  * catalog's list price times the reported tokens is reported beside it as `catalogCost`.
  */
 import * as z from 'zod';
-import type { Catalog } from '../catalog/catalog';
+import type { Catalog } from './catalog';
 import type { Clock } from '../clock';
 import {
   ProviderError,
@@ -26,7 +26,8 @@ import {
   type ToolCall,
   type ToolSpec,
 } from './provider';
-import { failureForStatus, isRecord, joinUrl, parseRetryAfterMs, redactor, requestEvents, serverMessage, type FetchLike } from './transport';
+import { failureForStatus, isRecord, joinUrl, parseRetryAfterMs, requestEvents, serverMessage, type FetchLike } from './transport';
+import { redactor } from '../redactor';
 
 /**
  * How long a cloud provider may take to send its first byte, ms.

@@ -26,8 +26,8 @@ export const SERVER_ERROR_COOL_DOWN_MS = 30_000;
  * A third of the 5xx rest, because a fault without a status is weaker evidence: one dropped
  * connection may be the network in between, not the server. But a provider that has just timed out
  * only did so after its first-byte timeout (60 s cloud, 120 s Ollama), and the next call should not
- * wait that out again straight away. A judgement, not a measurement; issue 5 asks only that such a
- * fault cool the provider down.
+ * wait that out again straight away. A judgement, not a measurement: what matters is that such a fault
+ * cools the provider down.
  */
 export const TRANSPORT_FAULT_COOL_DOWN_MS = 10_000;
 

@@ -11,6 +11,7 @@
  * clock, which only ever stamps and measures.
  */
 import { createParser } from 'eventsource-parser';
+import { redactor } from '../redactor';
 import { Deadline } from './deadline';
 import { ProviderError, ProviderFailure, ProviderStopped, ProviderUnavailable } from './provider';
 
@@ -432,12 +433,6 @@ export function sizeText(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
-}
-
-/** A function that replaces every secret (of four characters or more) in a text with `[redacted]`. */
-export function redactor(secrets: readonly string[]): (text: string) => string {
-  const live = secrets.filter((secret) => secret.length >= 4);
-  return (text) => live.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }
 
 /** The server's own words from an error body: `{"error":"…"}`, `{"error":{"message":"…"}}` or the text. */

@@ -2,7 +2,8 @@
  * The simple online learner: the baseline a routing policy has to beat to be worth its machinery.
  *
  * @remarks
- * Defined in issue 13, and kept exactly to that definition so every replay says whether Rung beats it.
+ * A fixed definition, stated before Rung was measured against it and kept exactly, so every replay
+ * says whether Rung beats the same simple policy.
  * Per (class, model) it counts passes and tries under the run's own check. A model with at least
  * {@link ONLINE_LEARNER_MIN_TRIES} tries whose smoothed rate `(passes + 0.5) / (tries + 1)` is under
  * {@link ONLINE_LEARNER_SKIP_RATE} is skipped. The rest are tried in order of `price / max(rate, 0.05)`

@@ -52,7 +52,7 @@ export const DEFAULT_CONFIDENCE_THRESHOLD = -0.1;
  * @remarks
  * The ledger's timer cannot do this for a replay. Every attempt reads a table, so `route` resolves
  * through microtasks only, the event loop never reaches its timers, and a replay of the recorded
- * outcomes (about 2 s) killed at any point before its end kept nothing (issue 12).
+ * outcomes (about 2 s) killed at any point before its end kept nothing.
  */
 export const REPLAY_SAVE_INTERVAL_MS = FLUSH_INTERVAL_MS;
 
@@ -129,7 +129,7 @@ export interface ReplaySummary {
   bestSingle: PolicyScore & { model: string };
   oracle: PolicyScore;
   priceOrderCascade: PolicyScore;
-  /** The simple online learner of issue 13 over the same prompts in the same order, under the same check. */
+  /** The simple online learner over the same prompts in the same order, under the same check. */
   onlineLearner: OnlineLearnerScore;
   ratings: { model: string; class: string; rating: number; ability: number; graded: number; ok: number }[];
   /**

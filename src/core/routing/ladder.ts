@@ -15,7 +15,7 @@
  * showed, and T3 would open a dear cloud rung sooner than a 3b model deserves.
  */
 import type { ModelSpec, ProviderConfig } from '../panel';
-import { isLoopbackUrl } from '../providers/keyPolicy';
+import { isLocal } from '../providers/locality';
 import type { ModelFacts } from '../providers/provider';
 import type { Tier } from './types';
 
@@ -23,28 +23,6 @@ import type { Tier } from './types';
 export const SMALL_LOCAL_MAX_BILLIONS = 8;
 /** Below this a local model is T2 (mid: qwen3:14b); at or above it T3 (large: qwen3.6:27b). */
 export const MID_LOCAL_MAX_BILLIONS = 20;
-
-/**
- * Whether a provider's models run on this machine: Ollama's, and a keyless OpenAI-compatible server on loopback.
- *
- * @remarks
- * A loopback server whose panel entry says `key: "required"` stays cloud: that is how the panel marks
- * a local proxy (LiteLLM, a gateway) that forwards to a paid API, and ranking a proxy as free would
- * spend money on the calls the ladder meant for local models, past the daily budget.
- */
-export function isLocal(config: ProviderConfig | undefined): boolean {
-  return config?.kind === 'ollama' || localServerHost(config) !== undefined;
-}
-
-/**
- * The host and port of a local OpenAI-compatible server (`127.0.0.1:1234`), for the reason a decision
- * gives; undefined for any other provider, Ollama included (its models are local by kind).
- */
-export function localServerHost(config: ProviderConfig | undefined): string | undefined {
-  const baseUrl = config?.kind === 'openai-compatible' && config.key !== 'required' ? config.baseUrl : undefined;
-  if (baseUrl === undefined || !isLoopbackUrl(baseUrl)) return undefined;
-  return new URL(baseUrl).host;
-}
 
 export function tierOf(spec: ModelSpec, config: ProviderConfig | undefined, facts: ModelFacts | undefined): Tier {
   if (!isLocal(config)) return 4;

@@ -22,10 +22,10 @@
  * judged at the rating the router plans them at
  * (their presumed prior, router.ts): measuring the dearest rungs of a panel costs 8 calls each on calls
  * every cheaper rung failed, and that cold start alone was about 2 points of the best single model's
- * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, issue 13).
+ * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, "Routing quality out of sample").
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from './difficulty';
+import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from '../difficulty';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
@@ -33,18 +33,18 @@ import { classPrior, condition, successProbability, unanswerableShare, type Pair
  * @remarks
  * `quality` keeps climbing while the expected cost of the rest of the climb is under 10 dearest-rung
  * prices; `economy` gives up sooner, at 3. `quality` was 20, read off all the recorded outcomes; it is
- * now chosen on the `train` split alone, by a rule stated before this choice (BENCHMARKS.md, issue 13):
+ * now chosen on the `train` split alone, by a rule stated before this choice (BENCHMARKS.md, "Routing quality out of sample"):
  * the largest multiple on the grid 3, 5, 8, 10, 12, 15, 20, 40 whose cost on `train` is no more than the
  * simple online learner's. With ratings that follow the presumed prior (ratings.ts), 10 costs 17.58%
  * of the best single model on `train` against the learner's 17.6%, and 12 costs 17.8%. At 20 the planner
  * kept buying a dear rung's 2–3% chance on calls six cheaper rungs had failed, which on data with more
  * calls nobody answers made Rung dearer than the learner. `economy`'s 3 was read off all the outcomes
  * before that work; since economy may stop before rungs below the gate, the rule "the least multiple on
- * the grid whose accuracy on `train` is within 2 points of quality's" (issue 13 asks economy for 0.95
- * where it asks quality for 0.97) confirms it: 0.9530 at 11.4% against quality's 0.9693 at 17.6%.
+ * the grid whose accuracy on `train` is within 2 points of quality's" (the out-of-sample targets ask economy
+ * for 0.95 where they ask quality for 0.97) confirms it: 0.9530 at 11.4% against quality's 0.9693 at 17.6%.
  * Since quality releases its hold on calls that look unanswerable, every multiple up to 40 costs less
  * than the learner on `train`, so the first rule no longer binds; 10 stays because from 12 up Rung is
- * dearer than the learner on generated worlds issue 13 asks it to beat (BENCHMARKS.md).
+ * dearer than the learner on the generated worlds it is asked to beat (BENCHMARKS.md).
  */
 export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 10, economy: 3 };
 
@@ -62,7 +62,7 @@ export const FAILURE_COST_MULTIPLE: Record<Tradeoff, number> = { quality: 10, ec
  * its every try (at least one) on such calls is given up on them by price and chance like a measured rung,
  * and on calls that do not look unanswerable the hold still measures it. 0.5 and "at least one try"
  * were chosen on `train` by a rule stated first (the least `train` cost with accuracy within 0.001 of
- * the hold's; grids 0.5/0.7/0.9/0.97 and 1/2/3/4/6 tries); BENCHMARKS.md, issue 13.
+ * the hold's; grids 0.5/0.7/0.9/0.97 and 1/2/3/4/6 tries); BENCHMARKS.md, "Routing quality out of sample".
  */
 export const HOLD_RELEASED_UNANSWERABLE = 0.5;
 

@@ -15,7 +15,8 @@ import type { LedgerSnapshot } from '../ledger/ledger';
 import { ability, MIN_GRADED, rolePrior } from '../ratings';
 import { hasEvidence, standing, type Standing } from './standing';
 import type { PrunedCandidate } from '../decisions/decision';
-import { isLocal, localServerHost, tierOf } from './ladder';
+import { isLocal, localServerHost } from '../providers/locality';
+import { tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
 import type { Candidate, RankedOut, Ranking, RouteRequest } from './types';
 

@@ -22,7 +22,7 @@ import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
 import { isGraded, reasonText, type Verdict } from '../verdict';
-import { posterior, type PairedOutcome } from './difficulty';
+import { posterior, type PairedOutcome } from '../difficulty';
 import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
@@ -135,7 +135,7 @@ export class Router {
     // A rung below the gate is planned at its presumed prior, not the role's alone. Economy may give such
     // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
-    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, issue 13).
+    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, "Routing quality out of sample").
     // The planner prices a rung at what its attempts at this class have really cost once there are a
     // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS).
     const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
@@ -275,7 +275,7 @@ export class Router {
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
       const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
-      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${formatUsd(step.valueIfContinued)} > unanswered ${formatUsd(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
+      const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${usdInReason(step.valueIfContinued)} > unanswered ${usdInReason(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
     return step.next;
@@ -704,6 +704,13 @@ function logit(p: number): number {
   return Math.log(clamped / (1 - clamped));
 }
 
-function formatUsd(cost: number | null): string {
+/**
+ * A cost inside a decision reason, three significant figures (`$0.00310`).
+ *
+ * @remarks
+ * Not the display rule of src/protocol/formatUsd.ts: reasons are logged words that the decision log,
+ * its readers and the replay's byte-for-byte comparisons have always had in this form.
+ */
+function usdInReason(cost: number | null): string {
   return cost === null ? 'an unknown price' : `$${cost.toPrecision(3)}`;
 }

@@ -25,14 +25,14 @@ import { MemoryLedger } from '../ledger/memoryLedger';
 import { ensureFolder } from '../ledger/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
-import { connectProviders } from '../providers/connectProviders';
+import { connectProviders } from './connectProviders';
 import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
 import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { RoutingError } from '../routing/rank';
-import { isLocal } from '../routing/ladder';
+import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
@@ -493,6 +493,7 @@ export class RungSession implements Session {
           graded: entry.graded,
           ok: entry.ok,
           measured: entry.graded >= MIN_GRADED,
+          gate: MIN_GRADED,
           updatedAt: entry.updatedAt,
         };
       }),

@@ -19,7 +19,7 @@ import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
 import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
-import type { ProviderConnection } from '../providers/connectProviders';
+import type { ProviderConnection } from './connectProviders';
 import type { FetchLike } from '../providers/transport';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
@@ -163,8 +163,13 @@ export interface RatingView {
   uncertainty: number | null;
   graded: number;
   ok: number;
-  /** Whether the rating has passed the gate of MIN_GRADED and overrides the prior. */
+  /** Whether the rating has passed its gate and overrides the prior. */
   measured: boolean;
+  /**
+   * The graded observations a rating needs before it overrides its prior (MIN_GRADED), carried with each
+   * rating so that a view shows the core's number, not a copy of it that can drift.
+   */
+  gate: number;
   updatedAt: number;
 }
 

@@ -5,7 +5,7 @@
  * @remarks
  * The ratings say how able a model is on an average call of a class; the planner then reads each call's
  * difficulty off the failures so far, starting from the class prior (N(0, 1.5²) logits with 5% nobody
- * answers; routing/difficulty.ts). The signal moves that starting point per prompt: a linear model over
+ * answers; ../difficulty.ts). The signal moves that starting point per prompt: a linear model over
  * the prompt's hashed features ({@link promptFeatures}) gives the prior's centre, and a logistic one its
  * share of "nobody answers". Both are fitted to what the call's graded outcomes imply: after a call, the
  * posterior over its difficulty under the prompt's own prior gives the targets, and each weight takes a
@@ -20,7 +20,7 @@
  * has nothing to say from moving the plan: on the recorded benchmark prompts even a predictor fitted
  * with every answer known moved the cost along the same curve and no further (BENCHMARKS.md).
  */
-import { classPrior, evidence, priorWeights, summarise, type PairedOutcome } from '../routing/difficulty';
+import { classPrior, evidence, priorWeights, summarise, type PairedOutcome } from '../difficulty';
 import { DIFFICULTY_SD_LOGITS, logistic, UNANSWERABLE_SHARE } from '../ratings';
 import { SIGNAL_SLOTS, type PromptFeatures } from './promptFeatures';
 

@@ -18,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { redactor } from '../providers/transport';
+import { redactor } from '../redactor';
 import { answerFiles, ScratchStopped, ScratchTooLarge, scratchWithFiles, type Scratch } from './answerFiles';
 import { commandEnvironment } from './commandEnvironment';
 import type { Answer, Check, Verifier } from './verifier';

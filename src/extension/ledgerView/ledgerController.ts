@@ -10,7 +10,7 @@
  */
 import type { DecisionRow } from '../../core/decisions/decision';
 import type { Panel } from '../../core/panel';
-import { isLocal } from '../../core/routing/ladder';
+import { isLocal } from '../../core/providers/locality';
 import type { DecisionFilter, OpenerEstimate, Session, SessionChange, SessionSnapshot } from '../../core/session/types';
 import {
   DEFAULT_PAGE_ROWS,

@@ -2,7 +2,7 @@
  * Provider keys in the editor's SecretStorage: set, cleared and looked up by provider name.
  *
  * @remarks
- * Keys never go in settings, the panel file or the ledger (SPEC §4): SecretStorage is the OS keychain
+ * Keys never go in settings, the panel file or the ledger, which are plain files others read: SecretStorage is the OS keychain
  * where there is one. Every key read is handed to the log's redactor first, so it cannot appear in a
  * log line even when a server echoes it back.
  */

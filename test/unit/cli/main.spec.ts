@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import type { CommandUsage } from '../../../src/cli/usage';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
+import { deadPid as anyDeadPid } from '../support/deadPid';
 import { makeOutcomes, toJsonLines } from '../support/outcomesFixture';
 import { vacantAddress } from '../support/wireServer';
 
@@ -55,7 +55,7 @@ describe('rung replay', () => {
 
   it('says on stderr, once, that it took over the decision log\'s lock from a process that no longer runs', async () => {
     mkdirSync(join(dir, '.rung'));
-    const deadPid = spawnSync(process.execPath, ['-e', '']).pid as number;
+    const deadPid = anyDeadPid();
     writeFileSync(join(dir, '.rung', 'decisions.jsonl.lock'), JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: io.clock.now() }));
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
     expect(io.err.match(/took over the decision log lock/g)).toHaveLength(1);

@@ -1,14 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PANEL_FIELD_DESCRIPTIONS, panelJsonSchema, schemaFieldPaths } from '../../../src/core/panelJsonSchema';
-
-const ROOT = join(__dirname, '../../..');
-
-interface Manifest {
-  contributes: { jsonValidation?: { fileMatch: string; url: string }[] };
-}
 
 /** The value at `path` inside a schema; undefined where there is none (which the `expect` then shows). */
 function at(schema: unknown, ...path: string[]): unknown {
@@ -33,20 +24,5 @@ describe('the panel file\'s JSON Schema', () => {
     expect(at(schema, 'properties', 'routing', 'properties', 'tradeoff', 'enum')).toEqual(['quality', 'economy']);
     expect(at(schema, 'properties', 'providers', 'additionalProperties', 'properties', 'kind', 'enum')).toContain('openai-compatible');
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
-  });
-
-  it('is what the build writes to the file package.json gives VS Code for .rung/panel.json, and the package ships it', async () => {
-    const build = (await import(join(ROOT, 'esbuild.mjs'))) as { PANEL_SCHEMA: string; writePanelSchema: (outfile: string) => Promise<void> };
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
-    expect(manifest.contributes.jsonValidation).toEqual([{ fileMatch: '.rung/panel.json', url: `./${build.PANEL_SCHEMA}` }]);
-    expect(readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n')).toContain(`!${build.PANEL_SCHEMA}`);
-    const folder = mkdtempSync(join(tmpdir(), 'rung-schema-'));
-    try {
-      const written = join(folder, 'panel.schema.json');
-      await build.writePanelSchema(written);
-      expect(JSON.parse(readFileSync(written, 'utf8'))).toEqual(panelJsonSchema());
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
   });
 });

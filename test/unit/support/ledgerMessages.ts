@@ -27,7 +27,7 @@ export function wireDecision(fields: Partial<DecisionWire> & { call: string }): 
 }
 
 export function wireRating(fields: Partial<RatingWire> & { model: string }): RatingWire {
-  return { classKey: 'plan', rating: 0.4, ability: 0.6, uncertainty: 0.5, graded: 9, ok: 6, measured: true, updatedAt: 0, ...fields };
+  return { classKey: 'plan', rating: 0.4, ability: 0.6, uncertainty: 0.5, graded: 9, ok: 6, measured: true, gate: 8, updatedAt: 0, ...fields };
 }
 
 export const exampleSpend: SpendWire = {

@@ -158,6 +158,11 @@ describe('ratings per class', () => {
     expect(plan.map((row) => row.gateShort)).toEqual(['12 · measured', '3/8 · prior']);
     expect(classes[0]?.rows[0]?.interval).toBeNull();
   });
+
+  it('shows the gate the host sent with the rating, not a number of its own', () => {
+    const [row] = ratingClasses([wireRating({ model: 'a', graded: 3, ok: 1, measured: false, gate: 5 })])[0]?.rows ?? [];
+    expect([row?.gate, row?.gateShort, row?.gateAt]).toEqual(['3/5 graded, still on its prior', '3/5 · prior', 5]);
+  });
 });
 
 describe('the spend chart', () => {

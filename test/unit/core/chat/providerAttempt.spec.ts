@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Catalog } from '../../../../src/core/catalog/catalog';
+import { Catalog } from '../../../../src/core/providers/catalog';
 import { providerAttempt } from '../../../../src/core/chat/providerAttempt';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';

@@ -1,19 +1,16 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileLock, type LockTakeover, type LockWait } from '../../../../src/core/ledger/fileLock';
+import { deadPid as anyDeadPid } from '../../support/deadPid';
 import { FixedClock } from '../../support/doubles';
 import { makeTempDir } from '../../support/tempDir';
 
 let dir: ReturnType<typeof makeTempDir>;
 /** The pid of a process that has already exited: a holder known to be dead. */
 let deadPid: number;
-beforeEach(() => {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  deadPid = child.pid as number;
-});
+beforeEach(() => (deadPid = anyDeadPid()));
 beforeEach(() => (dir = makeTempDir()));
 afterEach(() => dir.remove());
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
-import { connectProviders } from '../../../../src/core/providers/connectProviders';
+import { connectProviders } from '../../../../src/core/session/connectProviders';
 import { contextWindows, learnLocalServerFacts, LocalServerFactsSource, parameterCounts, RELEARN_AFTER_MS } from '../../../../src/core/providers/localServerFacts';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
 import { seededRandom } from '../../../../src/core/random';

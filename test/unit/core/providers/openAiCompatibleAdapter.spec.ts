@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Catalog } from '../../../../src/core/catalog/catalog';
+import { Catalog } from '../../../../src/core/providers/catalog';
 import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '../../../../src/core/providers/openAiCompatibleAdapter';
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';

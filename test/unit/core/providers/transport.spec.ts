@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { failureForStatus, parseRetryAfterMs, redactor, requestEvents, requestLines, serverMessage, type ServerSentItem } from '../../../../src/core/providers/transport';
+import { redactor } from '../../../../src/core/redactor';
+import { failureForStatus, parseRetryAfterMs, requestEvents, requestLines, serverMessage, type ServerSentItem } from '../../../../src/core/providers/transport';
 import { serveBytes, SPLITS, WireServer } from '../../support/wireServer';
 
 let server: WireServer | undefined;

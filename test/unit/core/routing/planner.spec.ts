@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classPrior, condition, unanswerableShare } from '../../../../src/core/routing/difficulty';
+import { classPrior, condition, unanswerableShare } from '../../../../src/core/difficulty';
 import { CascadePlan, HOLD_RELEASED_UNANSWERABLE, type PlannedRung } from '../../../../src/core/routing/planner';
 
 // A cheap rung at an average rating and a rung ten times dearer rated a little below it: after the

@@ -10,7 +10,7 @@ import { runReplay } from '../../../../src/core/replay/replay';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 
-// The world shaped like issue 13's unseen data: in `science` and `commonsense` the cheap rungs between
+// The world shaped like the unseen 11-model data: in `science` and `commonsense` the cheap rungs between
 // them answer nearly every answerable prompt, so the dear rungs are climbed to only on calls that every
 // cheaper rung failed, which are mostly calls nobody answers.
 const world = worldNamed('eleven-models');

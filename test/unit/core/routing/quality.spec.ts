@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
 import { applyObservation, DRIFT_SURPRISE, MIN_GRADED, type Observation, type Rating } from '../../../../src/core/ratings';
-import { posterior } from '../../../../src/core/routing/difficulty';
+import { posterior } from '../../../../src/core/difficulty';
 import { INCAPABLE_ABILITY } from '../../../../src/core/routing/rank';
 import { NOW, prunedReasons, rankOn, slugs } from '../../support/rankInput';
 

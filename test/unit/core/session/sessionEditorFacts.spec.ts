@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
-import type { ProviderConnection } from '../../../../src/core/providers/connectProviders';
+import type { ProviderConnection } from '../../../../src/core/session/connectProviders';
 import { RungSession } from '../../../../src/core/session/session';
 import type { SessionChange } from '../../../../src/core/session/types';
 import { FixedClock } from '../../support/FixedClock';

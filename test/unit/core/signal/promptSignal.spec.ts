@@ -9,7 +9,7 @@ import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { seededRandom } from '../../../../src/core/random';
 import type { OutcomeRow } from '../../../../src/core/replay/outcomes';
 import { runReplay, type ReplaySummary } from '../../../../src/core/replay/replay';
-import { classPrior } from '../../../../src/core/routing/difficulty';
+import { classPrior } from '../../../../src/core/difficulty';
 import { promptFeatures, type PromptText } from '../../../../src/core/signal/promptFeatures';
 import { readSignal, signalPrior } from '../../../../src/core/signal/promptSignal';
 import { FixedClock } from '../../support/FixedClock';

@@ -388,7 +388,7 @@ describe('the ledger panel controller, on rows longer or stranger than the proto
   it('shows a 3 MiB provider error and a 600-character model id cut and marked, in a snapshot the page takes', async () => {
     const { session, posted, controller } = harness();
     session.rows.push(decisionRow({ call: 'c-huge', verdict: 'provider-error', verdictReason: `provider-error: ${'x'.repeat(3 * 1024 * 1024)}`, resolved: longModel }));
-    session.ratings = [{ model: longModel, classKey: 'plan', rating: 0, ability: 0.5, uncertainty: null, graded: 0, ok: 0, measured: false, updatedAt: 0 }];
+    session.ratings = [{ model: longModel, classKey: 'plan', rating: 0, ability: 0.5, uncertainty: null, graded: 0, ok: 0, measured: false, updatedAt: 0, gate: 8 }];
     await controller.receive(ready);
     const snapshot = posted[0] as Extract<HostMessage, { type: 'snapshot' }>;
     expect(snapshot.type).toBe('snapshot');
