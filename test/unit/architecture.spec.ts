@@ -36,7 +36,7 @@ function imports(file: string): string[] {
  * The order is the one the code had once connectProviders, isLocal, the redactor and the alias rule
  * moved to where they are used from; a new folder must be placed here before the test passes.
  */
-const CORE_ROOMS = ['base', 'decisions', 'signal', 'ledger', 'providers', 'verifiers', 'routing', 'chat', 'evaluation', 'replay', 'session', 'panel files'];
+const CORE_ROOMS = ['base', 'decisions', 'signal', 'ledger', 'providers', 'verifiers', 'routing', 'confidence', 'chat', 'evaluation', 'replay', 'session', 'panel files'];
 const PANEL_FILES = ['ollamaPanel.ts', 'panelDiscovery.ts', 'panelFileText.ts'];
 
 /** The room a file of src/core belongs to: its folder, or `base` / `panel files` for a loose file. */

@@ -13,7 +13,7 @@ import type { Ledger } from '../ledger/ledger';
 import type { ChatMessage, ProviderAdapter } from '../providers/provider';
 import type { AttemptRecord, ClimbStrategy, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
-import { ConfidenceVerifier } from '../verifiers/confidenceVerifier';
+import { ConfidenceVerifier } from './confidenceVerifier';
 import { confidenceClimb } from './confidenceClimb';
 import { ConfidenceLearner, MIN_CONFIDENCE_GRADED, type ConfidencePlan, type JudgedAnswer } from './confidenceLearner';
 import { askConfidence, type SelfCheck } from './selfCheck';

@@ -13,7 +13,7 @@ import * as z from 'zod';
 import type { Clock } from '../clock';
 import { Deadline } from './deadline';
 import { showOllamaModel } from './ollamaShow';
-import { estimateTokens } from '../session/tokens';
+import { estimateTokens } from './tokens';
 import {
   ProviderError,
   ProviderFailure,

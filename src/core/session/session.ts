@@ -41,7 +41,7 @@ import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } fr
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
-import { estimateTokens } from './tokens';
+import { estimateTokens } from '../providers/tokens';
 import type {
   ContextRefusal,
   DecisionFilter,

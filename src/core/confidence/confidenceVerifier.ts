@@ -16,10 +16,10 @@
  * the answer stands unverified: a threshold learned from nothing would climb away from answers, or
  * pass them, on what the model merely states.
  */
-import { judgeConfidence, formatLogprob } from '../confidence/confidenceClimb';
-import { MIN_CONFIDENCE_GRADED, type ConfidencePlan } from '../confidence/confidenceLearner';
-import type { SelfCheck } from '../confidence/selfCheck';
-import type { Answer, Check, Verifier } from './verifier';
+import type { Answer, Check, Verifier } from '../verifiers/verifier';
+import { judgeConfidence, formatLogprob } from './confidenceClimb';
+import { MIN_CONFIDENCE_GRADED, type ConfidencePlan } from './confidenceLearner';
+import type { SelfCheck } from './selfCheck';
 
 /** Where the verifier gets what it judges with: the call's plan, and the model's confidence in one answer. */
 export interface ConfidenceSource {
