@@ -624,7 +624,7 @@ const checks: E2eCheck[] = [
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*syntax.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);
