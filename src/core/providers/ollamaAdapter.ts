@@ -389,14 +389,18 @@ export class OllamaAdapter implements ProviderAdapter {
 
 /**
  * Ollama's `details.parameter_size` in billions: "14.8B" → 14.8, "567M" → 0.567; undefined when unreadable.
+ *
+ * @remarks
+ * Ollama writes the count through its human-number format, which leaves a count under a thousand bare
+ * ("999"): a bare number is a count of parameters, not billions, or a tiny model would read as a huge one.
  */
 export function parseParameterSize(text: string | undefined): number | undefined {
   const match = /^\s*([\d.]+)\s*([KMBT])?\s*$/i.exec(text ?? '');
   if (!match) return undefined;
   const value = Number(match[1]);
   if (!Number.isFinite(value)) return undefined;
-  const scale: Record<string, number> = { K: 1e-6, M: 1e-3, B: 1, T: 1e3 };
-  return Number((value * (scale[(match[2] ?? 'B').toUpperCase()] ?? 1)).toPrecision(12));
+  const scale: Record<string, number> = { '': 1e-9, K: 1e-6, M: 1e-3, B: 1, T: 1e3 };
+  return Number((value * (scale[(match[2] ?? '').toUpperCase()] ?? 1)).toPrecision(12));
 }
 
 function toOllamaMessages(messages: ChatMessage[]): Record<string, unknown>[] {

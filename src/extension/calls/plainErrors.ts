@@ -22,7 +22,9 @@ export { providerDownText };
 export class PlainError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'Rung';
+    // Every message already starts with "Rung …"; a name of its own would print "Rung: Rung got no answer"
+    // wherever the error is turned into a string (an API caller's log, a notification).
+    this.name = 'Error';
     // The editor prints `message: stack` when a stack is there; an empty one leaves the message alone.
     this.stack = '';
   }

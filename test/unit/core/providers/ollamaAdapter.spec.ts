@@ -428,7 +428,8 @@ describe('parseParameterSize', () => {
     expect(parseParameterSize('14.8B')).toBe(14.8);
     expect(parseParameterSize('567M')).toBe(0.567);
     expect(parseParameterSize('1.2T')).toBe(1200);
-    expect(parseParameterSize('8')).toBe(8);
+    // A bare number is Ollama's count under a thousand, not billions.
+    expect(parseParameterSize('8')).toBe(8e-9);
     expect(parseParameterSize('unknown')).toBeUndefined();
     expect(parseParameterSize(undefined)).toBeUndefined();
   });

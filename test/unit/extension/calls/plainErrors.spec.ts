@@ -50,6 +50,11 @@ describe('the error Rung Auto hands the editor', () => {
     expect(shown(panel)).toBe("Rung's panel is invalid (.rung/panel.json); open it and mend it, the Rung log says what is wrong.");
   });
 
+  it('reads once as a string, where an API caller or a log prints it, without naming Rung twice', () => {
+    const error = plainError(new RoutingError('no model can take this call (…)', [DOWN]));
+    expect(String(error)).toBe('Error: Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.');
+  });
+
   it('keeps any other error to its first line and points to the log', () => {
     const error = new TypeError('cannot read properties of undefined\n    at RungSettings.read (/x/dist/extension.js:20017:13)');
     expect(shown(plainError(error))).toBe('Rung could not answer: cannot read properties of undefined. "Rung: Show Log" has the details.');
