@@ -6,6 +6,7 @@
  * (the recorded data carries `cost_src`, `split_src`, the grader's name) is still read.
  */
 import * as z from 'zod';
+import { describePanelIssues } from '../panelIssues';
 
 const modelOutcomeSchema = z.looseObject({
   /**
@@ -69,9 +70,8 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
     }
     const parsed = rowSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = issue?.path.map(String).join('.') || '(row)';
-      throw new OutcomesError(source, i + 1, `${path}: ${issue?.message ?? 'invalid row'}`);
+      // The panel's wording, not zod's ("Invalid option: expected one of 0|1"): one voice for every file Rung reads.
+      throw new OutcomesError(source, i + 1, describePanelIssues(parsed.error.issues.slice(0, 1), rowSchema, json)[0] ?? 'not a row of outcomes');
     }
     const row = parsed.data;
     if (!models) {

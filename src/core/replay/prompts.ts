@@ -10,6 +10,7 @@
  * Validated loosely, like the outcomes: extra fields are ignored.
  */
 import * as z from 'zod';
+import { describePanelIssues } from '../panelIssues';
 import type { PromptText } from '../signal/promptFeatures';
 import { OutcomesError } from './outcomes';
 
@@ -36,8 +37,8 @@ export function parsePrompts(text: string, source: string): Map<string, PromptTe
     }
     const parsed = promptRowSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new OutcomesError(source, i + 1, `${issue?.path.map(String).join('.') || '(row)'}: ${issue?.message ?? 'invalid row'} (a prompts row is {"id": …, "prompt": …})`);
+      const said = describePanelIssues(parsed.error.issues.slice(0, 1), promptRowSchema, json)[0] ?? 'not a prompts row';
+      throw new OutcomesError(source, i + 1, `${said} (a prompts row is {"id": …, "prompt": …})`);
     }
     const row = parsed.data;
     if (prompts.has(row.id)) throw new OutcomesError(source, i + 1, `prompt id "${row.id}" appears twice`);
