@@ -7,6 +7,7 @@
  * a misspelt `maxOutputPrise` silently ignored would be a price cap the user believes in and does not have.
  */
 import * as z from 'zod';
+import { MAX_NAME_CHARS } from './boundedText';
 import { parseJsonText } from './jsonText';
 import { describePanelIssues, locatePanelIssues } from './panelIssues';
 
@@ -319,6 +320,9 @@ function nameProblems(json: unknown): string[] {
 /** Why `slug` is no model's name, or undefined when it may be one. */
 export function slugProblem(slug: string): string | undefined {
   if (RESERVED_NAMES.has(slug)) return `${JSON.stringify(slug)} is a name every JavaScript object already has, not a model's`;
+  // Checked before the characters: a slug is quoted in every message about it, and one of megabytes
+  // would fill the toast, the log and every decision row that names it.
+  if (slug.length > MAX_NAME_CHARS) return `is ${slug.length} characters long; a model's name may be at most ${MAX_NAME_CHARS} (the longest real ones are under 80)`;
   if (SLUG.test(slug)) return undefined;
   return `${JSON.stringify(slug)} has a character no model name has (${JSON.stringify(firstOutside(slug, SLUG))}); a slug holds letters, digits and . _ : / @ + ~ -`;
 }

@@ -169,6 +169,13 @@ describe('parsePanel on hostile names and addresses', () => {
     }
   });
 
+  it('refuses a slug longer than a record keeps a model name, saying how long it is', () => {
+    const slug = `org/${'a'.repeat(300)}`;
+    expect(issuesOf({ models: [{ slug, provider: 'ollama' }] })).toEqual([
+      `models[0].slug: is 304 characters long; a model's name may be at most 200 (the longest real ones are under 80)`,
+    ]);
+  });
+
   it('accepts the slugs real providers use', () => {
     const slugs = [
       'qwen2.5:3b',
