@@ -76,13 +76,34 @@ function successAt(rating: number, i: number, guess = 0): number {
 
 const PRIOR = priorWeights();
 
+/**
+ * P(success) of a model rated `rating` at every point of the grid, the unanswerable point last: what
+ * {@link condition} and {@link successProbability} read, worked out once.
+ *
+ * @remarks
+ * The planner's greedy climb asks the same few rungs again and again on one call (about n²/2 chances and
+ * n conditionings for n rungs, 49 exponentials each); a profile of the 9-model replay put a fifth of its
+ * time in `logistic`. A rung's curve is fixed for the call, so the planner keeps one per rung: the same
+ * numbers in the same order, so every figure is bit for bit what it was.
+ */
+export function successCurve(rating: number, guess = 0): Float64Array {
+  const curve = new Float64Array(DIFFICULTY_GRID.length + 1);
+  for (let i = 0; i < curve.length; i++) curve[i] = successAt(rating, i, guess);
+  return curve;
+}
+
 /** Multiplies in one outcome and renormalises; returns a new array. */
 export function condition(weights: Float64Array, outcome: PairedOutcome): Float64Array {
+  return conditionOnCurve(weights, successCurve(outcome.rating, outcome.guess), outcome.success);
+}
+
+/** {@link condition} with the model's {@link successCurve} already worked out. */
+export function conditionOnCurve(weights: Float64Array, curve: Float64Array, success: boolean): Float64Array {
   const next = new Float64Array(weights.length);
   let total = 0;
   for (let i = 0; i < weights.length; i++) {
-    const p = successAt(outcome.rating, i, outcome.guess);
-    next[i] = (weights[i] as number) * (outcome.success ? p : 1 - p);
+    const p = curve[i] as number;
+    next[i] = (weights[i] as number) * (success ? p : 1 - p);
     total += next[i] as number;
   }
   if (total <= 0) return weights.slice();
@@ -117,6 +138,13 @@ export function evidence(weights: Float64Array, outcomes: readonly PairedOutcome
 export function successProbability(weights: Float64Array, rating: number, guess = 0): number {
   let p = 0;
   for (let i = 0; i < weights.length; i++) p += (weights[i] as number) * successAt(rating, i, guess);
+  return p;
+}
+
+/** {@link successProbability} with the model's {@link successCurve} already worked out. */
+export function successOnCurve(weights: Float64Array, curve: Float64Array): number {
+  let p = 0;
+  for (let i = 0; i < weights.length; i++) p += (weights[i] as number) * (curve[i] as number);
   return p;
 }
 

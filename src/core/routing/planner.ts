@@ -25,7 +25,7 @@
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, "Routing quality out of sample").
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, condition, successProbability, unanswerableShare, type PairedOutcome } from '../difficulty';
+import { classPrior, conditionOnCurve, successCurve, successOnCurve, unanswerableShare } from '../difficulty';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
@@ -96,6 +96,8 @@ export interface PlanStep {
 /** Plans one call's cascade over its rungs (indices into the ranking's candidates). */
 export class CascadePlan {
   private readonly costs: number[];
+  /** Each rung's chance at every difficulty, worked out once per call (see {@link successCurve}). */
+  private readonly curves: Float64Array[];
   private readonly penalty: number;
   /** Whether a rung below the gate keeps the climb going (`quality`) or may be given up on like a measured one (`economy`). */
   private readonly holdsBelowGate: boolean;
@@ -105,23 +107,20 @@ export class CascadePlan {
     tradeoff: Tradeoff,
     private readonly prior: Float64Array = classPrior(),
     /** The call's guessing floor (signal/answerFormat.ts): every rung's chance is at least this on an answerable call. */
-    private readonly guess = 0,
+    guess = 0,
   ) {
     this.holdsBelowGate = tradeoff === 'quality';
     const known = rungs.map((rung) => rung.cost).filter((cost): cost is number => cost !== null);
     const dearest = known.length ? Math.max(...known) : 0;
     // An unknown price is planned as the dearest known one: the rung is not free, but nothing says it is dearer.
     this.costs = rungs.map((rung) => rung.cost ?? dearest);
+    this.curves = rungs.map((rung) => successCurve(rung.rating, guess));
     this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearest;
   }
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */
   step(tried: readonly number[], failed: readonly number[]): PlanStep {
-    let weights = this.prior;
-    for (const index of failed) {
-      const rung = this.rungs[index];
-      if (rung) weights = condition(weights, this.failure(rung));
-    }
+    const weights = this.afterFailures(failed);
     const remaining = this.rungs.map((_, index) => index).filter((index) => !tried.includes(index));
     const { next, success, value } = this.climb(remaining, weights);
     if (next === null) return { next: null, success: 0, valueIfContinued: this.penalty, valueIfStopped: this.penalty };
@@ -134,20 +133,20 @@ export class CascadePlan {
     return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
   }
 
-  /** A failure of `rung` on this call, as the difficulty posterior reads it. */
-  private failure(rung: PlannedRung): PairedOutcome {
-    return this.guess === 0 ? { rating: rung.rating, success: false } : { rating: rung.rating, success: false, guess: this.guess };
+  /** The call's difficulty once the rungs in `failed` have failed it. */
+  private afterFailures(failed: readonly number[]): Float64Array {
+    let weights = this.prior;
+    for (const index of failed) {
+      const curve = this.curves[index];
+      if (curve) weights = conditionOnCurve(weights, curve, false);
+    }
+    return weights;
   }
 
   /** P(success) of rung `index` given the rungs in `failed` have failed this call. */
   chance(index: number, failed: readonly number[]): number {
-    let weights = this.prior;
-    for (const other of failed) {
-      const rung = this.rungs[other];
-      if (rung) weights = condition(weights, this.failure(rung));
-    }
-    const rung = this.rungs[index];
-    return rung ? successProbability(weights, rung.rating, this.guess) : 0;
+    const curve = this.curves[index];
+    return curve ? successOnCurve(this.afterFailures(failed), curve) : 0;
   }
 
   /**
@@ -179,7 +178,7 @@ export class CascadePlan {
     const firstUnmeasured = remaining.find((index) => !(this.rungs[index] as PlannedRung).measured);
     for (const index of remaining) {
       if (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured) continue;
-      const p = successProbability(weights, (this.rungs[index] as PlannedRung).rating, this.guess);
+      const p = successOnCurve(weights, this.curves[index] as Float64Array);
       const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
       if (ratio < bestRatio) {
         best = index;
@@ -188,7 +187,7 @@ export class CascadePlan {
       }
     }
     const rest = remaining.filter((index) => index !== best);
-    const afterFailure = condition(weights, this.failure(this.rungs[best] as PlannedRung));
+    const afterFailure = conditionOnCurve(weights, this.curves[best] as Float64Array, false);
     const after = this.climb(rest, afterFailure);
     const mustGoOn = this.mustGoOn(rest, afterFailure);
     const continuation = mustGoOn ? after.value : Math.min(after.value, this.penalty);
