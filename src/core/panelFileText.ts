@@ -11,7 +11,7 @@
  */
 import { PanelError } from './panel';
 import { basename, dirname } from 'node:path';
-import { describeBytes, FileTooLargeError, readFileIfExists, refuseUnlessFolder, RUNG_FOLDER, UnsafePathError } from './ledger/safeFiles';
+import { describeBytes, FileTooLargeError, lstatIfExists, readFileIfExists, refuseUnlessFolder, RUNG_FOLDER, UnsafePathError } from './ledger/safeFiles';
 
 /**
  * The most bytes a panel file may hold.
@@ -61,4 +61,19 @@ function refuseLinkedFolder(path: string): void {
         : `its folder ${folder} is ${error.what}, not a folder`,
     ]);
   }
+}
+
+/**
+ * Whether the editor may open the panel file at `path` for the user to mend: a regular file reached
+ * through no link, neither its own name nor its `.rung` folder.
+ *
+ * @remarks
+ * The error for a panel file that is a link offered "Open Panel File", and the editor opened the link's
+ * target (a file of the user's, outside the folder) ready for editing: the same reach the refusal keeps
+ * from the read. Such a file is shown where it is instead, never opened.
+ */
+export function panelFileOpenable(path: string): boolean {
+  const file = lstatIfExists(path);
+  const folder = lstatIfExists(dirname(path));
+  return file !== undefined && file.isFile() && folder !== undefined && folder.isDirectory();
 }

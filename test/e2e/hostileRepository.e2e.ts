@@ -95,6 +95,12 @@ function linkedRungFolder(): E2eCheck {
       const said = ((await toast.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(said, /its folder \S+\/\.rung is a symbolic link to \S+-elsewhere, and Rung does not follow a link for a panel file in the workspace/, said);
       await workbench.screenshot('untrusted-linked-rung-folder');
+      // The toast's way to the file shows it in the Explorer: opening it would open the linked folder's file.
+      assert.equal(await toast.getByRole('button', { name: 'Open Panel File' }).count(), 0, 'the toast offers to open the linked panel file');
+      await toast.getByRole('button', { name: 'Show in Explorer' }).click();
+      await page.locator('.explorer-viewlet').first().waitFor({ timeout: TIMEOUT_MS });
+      await page.waitForTimeout(1_000);
+      assert.equal(await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).count(), 0, 'an editor opened the linked panel file');
       const tookMs = await answers(page, workbench);
       console.log(`        (Rung: Show Log answered in ${Math.round(tookMs)} ms)`);
       assert.deepEqual(contents(elsewhere), before, 'the folder the link points at is as it was');

@@ -15,7 +15,7 @@ import { defaultProviders, PanelError, parsePanel, type Panel } from '../../core
 import { discoverPanel, PanelNotFoundError } from '../../core/panelDiscovery';
 import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
-import { readPanelFileText } from '../../core/panelFileText';
+import { panelFileOpenable, readPanelFileText } from '../../core/panelFileText';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK } from '../../core/confidence/liveConfidence';
 import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
@@ -161,12 +161,18 @@ export class RungSettings implements vscode.Disposable {
       if (error instanceof PanelError) {
         const said = describePanelError(error, this.lastGood?.source);
         this.log.warn(said.log);
-        // The way to the mistake: the file itself when the file is what is wrong, else the settings.
+        // The way to the mistake: the file itself when the file is what is wrong, else the settings. A
+        // panel file refused as a link is shown in the Explorer, never opened: the editor would open the
+        // file it points at, outside the folder.
         const file = error.source === this.panelFilePath ? error.source : undefined;
-        void vscode.window.showErrorMessage(said.toast, file ? 'Open Panel File' : 'Open Settings').then((choice) => {
-          if (!choice) return;
-          if (file) void vscode.window.showTextDocument(vscode.Uri.file(file), { selection: firstMistake(error) });
-          else void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
+        const action = file === undefined ? 'Open Settings' : panelFileOpenable(file) ? 'Open Panel File' : 'Show in Explorer';
+        void vscode.window.showErrorMessage(said.toast, action).then((choice) => {
+          if (!choice || file === undefined) {
+            if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'rung.');
+            return;
+          }
+          if (choice === 'Open Panel File') void vscode.window.showTextDocument(vscode.Uri.file(file), { selection: firstMistake(error) });
+          else void vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(file));
         });
         if (this.lastGood) return { ...this.lastGood, kept: true };
       }
