@@ -24,9 +24,9 @@ import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
-import { writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode } from './fileLock';
-import { ensureFolder, readFileIfExists } from './safeFiles';
+import { writeFileAtomic } from '../files/atomicWrite';
+import { FileLock, isCode } from '../files/fileLock';
+import { ensureFolder, readFileIfExists } from '../files/safeFiles';
 
 /** One observation waiting for the server, with the key that makes sending it again harmless. */
 export interface OutboxEntry {
