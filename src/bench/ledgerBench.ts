@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { systemClock } from '../core/clock';
 import type { DecisionRow } from '../core/decisions/decision';
-import { writeFileAtomic } from '../core/ledger/atomicWrite';
+import { writeFileAtomic } from '../core/files/atomicWrite';
 import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
 import { loadSqlJs, type WasmSource } from '../core/ledger/sqlJs';
 import { WorkspaceLedger, type Scheduler } from '../core/ledger/workspaceLedger';

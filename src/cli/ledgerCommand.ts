@@ -29,7 +29,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from '
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
-import { ensureFolder } from '../core/ledger/safeFiles';
+import { ensureFolder } from '../core/files/safeFiles';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;

@@ -14,7 +14,7 @@ import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { WorkspaceLedger, type LedgerNotice } from '../core/ledger/workspaceLedger';
-import { ensureFolder } from '../core/ledger/safeFiles';
+import { ensureFolder } from '../core/files/safeFiles';
 import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
 import { openTeamOrFallback } from './teamLedgerOpener';
 import { CHAT_COMMAND } from './chatOptions';

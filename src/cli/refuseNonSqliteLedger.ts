@@ -15,7 +15,7 @@
  */
 import { closeSync, constants, readSync } from 'node:fs';
 import { isRungsOwnLedgerPath } from '../core/ledger/workspaceLedger';
-import { openNoFollow } from '../core/ledger/safeFiles';
+import { openNoFollow } from '../core/files/safeFiles';
 import { UsageError } from './io';
 
 /** What every SQLite database file begins with: "SQLite format 3" and a NUL. */

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { access, link, rm, writeFile } from 'node:fs/promises';
-import { ensureFolder } from './ledger/safeFiles';
+import { ensureFolder } from './files/safeFiles';
 import { dirname } from 'node:path';
 import type { Clock } from './clock';
 import type { PanelFile, Role } from './panel';

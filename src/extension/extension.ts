@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
 import { FeatureCalls } from './calls/featureCalls';
-import { timerScheduler } from '../core/ledger/flushTimer';
+import { timerScheduler } from '../core/files/flushTimer';
 import { PanelError, type Panel } from '../core/panel';
 import type { Session } from '../core/session/types';
 import { registerChatParticipant } from './chat/chatParticipant';

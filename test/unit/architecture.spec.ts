@@ -31,12 +31,14 @@ function imports(file: string): string[] {
  *
  * @remarks
  * `base` is the core's loose files (the panel, ratings, the difficulty model, the clock, the verdict,
- * small text helpers); `panel files` are the three loose files that find and read a panel on disk and
- * ask a local Ollama for one, so they sit above what they use. ARCHITECTURE.md gives each room a line.
+ * small text helpers); `files` is the plumbing of Rung's own files (no symbolic links, atomic writes,
+ * locks, the flush timer), which knows nothing of what the files hold and so sits just above the clock
+ * it needs; `panel files` are the three loose files that find and read a panel on disk and ask a local
+ * Ollama for one, so they sit above what they use. ARCHITECTURE.md gives each room a line.
  * The order is the one the code had once connectProviders, isLocal, the redactor and the alias rule
  * moved to where they are used from; a new folder must be placed here before the test passes.
  */
-const CORE_ROOMS = ['base', 'decisions', 'signal', 'ledger', 'providers', 'verifiers', 'routing', 'confidence', 'chat', 'evaluation', 'replay', 'session', 'panel files'];
+const CORE_ROOMS = ['base', 'files', 'decisions', 'signal', 'ledger', 'providers', 'verifiers', 'routing', 'confidence', 'chat', 'evaluation', 'replay', 'session', 'panel files'];
 const PANEL_FILES = ['ollamaPanel.ts', 'panelDiscovery.ts', 'panelFileText.ts'];
 
 /** The room a file of src/core belongs to: its folder, or `base` / `panel files` for a loose file. */

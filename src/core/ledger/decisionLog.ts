@@ -31,13 +31,13 @@ import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { parseDecisionLines, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { writeFileAtomic } from './atomicWrite';
-import { FileLock } from './fileLock';
-import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from './flushTimer';
+import { writeFileAtomic } from '../files/atomicWrite';
+import { FileLock } from '../files/fileLock';
+import { FLUSH_INTERVAL_MS, FlushTimer, type Scheduler } from '../files/flushTimer';
 import { parseObject, readIfExists, visitLinesBackwards } from './decisionTail';
 import { describe } from './ledgerFile';
 import { lockNotices, type LedgerNotice, type NoticeListener } from './notices';
-import { appendToFile, ensureFolder, openFile, refuseUnlessFile, writeWhole } from './safeFiles';
+import { appendToFile, ensureFolder, openFile, refuseUnlessFile, writeWhole } from '../files/safeFiles';
 
 /** The log's file name, in the ledger's directory. */
 export const DECISION_LOG_FILE = 'decisions.jsonl';

@@ -11,7 +11,7 @@
  */
 import { closeSync, constants, fstatSync, readFileSync, readSync } from 'node:fs';
 import { parseDecisionLines, type DecisionRow } from '../decisions/decision';
-import { isCode, openNoFollow, whatIs } from './safeFiles';
+import { isCode, openNoFollow, whatIs } from '../files/safeFiles';
 
 /** Bytes read per step when reading the log backwards for its last rows. */
 export const TAIL_READ_CHUNK_BYTES = 64 * 1024;

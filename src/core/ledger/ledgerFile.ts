@@ -14,9 +14,9 @@
 import { closeSync, constants, fstatSync, readSync, type BigIntStats } from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { readSchema } from './schema';
-import { describeBytes, isCode, openNoFollow, UnsafePathError, whatIs } from './safeFiles';
+import { describeBytes, isCode, openNoFollow, UnsafePathError, whatIs } from '../files/safeFiles';
 
-export { whatIs } from './safeFiles';
+export { whatIs } from '../files/safeFiles';
 
 export type LedgerFile =
   | { kind: 'missing' }

@@ -2,7 +2,7 @@
  * What the ledger and its decision log tell the user: one notice type for both, so the one channel a
  * front end wires (`onNotice`: the CLI's stderr, the extension's log) hears from each.
  */
-import type { LockHolder, LockTakeover, LockWait, TakeoverReason } from './fileLock';
+import type { LockHolder, LockTakeover, LockWait, TakeoverReason } from '../files/fileLock';
 
 /** Something the user should be told: the extension shows it, the CLI prints it to stderr. */
 export interface LedgerNotice {

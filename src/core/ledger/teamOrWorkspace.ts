@@ -22,7 +22,7 @@ import { loadSqlJs } from './sqlJs';
 import { redactedUrl, TeamLedger, type TeamLedgerOptions } from './teamLedger';
 import { teamOutboxPath } from './teamOutbox';
 import { readMergeSource, WorkspaceLedger } from './workspaceLedger';
-import { ensureFolder } from './safeFiles';
+import { ensureFolder } from '../files/safeFiles';
 
 export interface TeamOrWorkspaceOptions {
   url: string;

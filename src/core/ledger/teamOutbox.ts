@@ -24,9 +24,9 @@ import { dirname, join } from 'node:path';
 import type { Clock } from '../clock';
 import { decisionRowSchema, type DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
-import { writeFileAtomic } from './atomicWrite';
-import { FileLock, isCode } from './fileLock';
-import { ensureFolder, readFileIfExists } from './safeFiles';
+import { writeFileAtomic } from '../files/atomicWrite';
+import { FileLock, isCode } from '../files/fileLock';
+import { ensureFolder, readFileIfExists } from '../files/safeFiles';
 
 /** One observation waiting for the server, with the key that makes sending it again harmless. */
 export interface OutboxEntry {
@@ -241,4 +241,102 @@ function isEntry(value: unknown): value is OutboxEntry {
     typeof observation.success === 'boolean' &&
     typeof observation.at === 'number'
   );
+}
+
+/** What waits to be sent: observations and shared decision rows, each with its member. */
+export interface Unsent {
+  observations: OutboxEntry[];
+  decisions: OutboxDecision[];
+}
+
+/**
+ * The outbox's side of a team ledger's sends: which entries of the file go with the next send, what
+ * moves into the file when a send fails, and what leaves it once the server has acknowledged it.
+ *
+ * @remarks
+ * Without an outbox file (none configured, or a read-only ledger) every step does nothing and the
+ * queue stays in memory, lost at exit. What this process moved into the file is counted until a send
+ * succeeds, so the ledger can say how much is unsent and where it is kept.
+ */
+export class OutboxKeeper {
+  readonly outbox: TeamOutbox | undefined;
+  private readonly onNotice: ((message: string) => void) | undefined;
+  /** This process's observations that went to the outbox after a failed send, until one succeeds. */
+  private keptObservations: OutboxEntry[] = [];
+  /** This process's shared decision rows that went to the outbox, until a send succeeds. */
+  private keptDecisions: OutboxDecision[] = [];
+
+  constructor(outbox: TeamOutbox | undefined, onNotice: ((message: string) => void) | undefined) {
+    this.outbox = outbox;
+    this.onNotice = onNotice;
+  }
+
+  /** Observations this process moved into the outbox that no send has carried yet. */
+  get observations(): readonly OutboxEntry[] {
+    return this.keptObservations;
+  }
+
+  /** How many shared decision rows this process moved into the outbox that no send has carried yet. */
+  get decisionCount(): number {
+    return this.keptDecisions.length;
+  }
+
+  /** The file's entries that are not already in `queued`: they go in the same send. */
+  waiting(queued: Unsent): Unsent {
+    const inMemory = new Set(queued.observations.map(outboxKey));
+    const decisionsInMemory = new Set(queued.decisions.map(decisionKey));
+    return {
+      observations: (this.outbox?.read() ?? []).filter((entry) => !inMemory.has(outboxKey(entry))),
+      decisions: (this.outbox?.readDecisions() ?? []).filter((entry) => !decisionsInMemory.has(decisionKey(entry))),
+    };
+  }
+
+  /**
+   * Moves the queued observations and shared decision rows into the outbox, where they outlive this
+   * process; what cannot be written there stays in `queued` (changed in place), and the user is told.
+   */
+  async keep(queued: Unsent): Promise<void> {
+    if (!this.outbox) return;
+    if (queued.observations.length > 0) {
+      const moving = queued.observations.slice();
+      try {
+        await this.outbox.add(moving);
+        const moved = new Set(moving.map(outboxKey));
+        queued.observations = queued.observations.filter((entry) => !moved.has(outboxKey(entry)));
+        this.keptObservations.push(...moving);
+      } catch (error) {
+        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} observations stay in memory only`);
+      }
+    }
+    if (queued.decisions.length > 0) {
+      const moving = queued.decisions.slice();
+      try {
+        await this.outbox.addDecisions(moving);
+        const moved = new Set(moving.map(decisionKey));
+        queued.decisions = queued.decisions.filter((entry) => !moved.has(decisionKey(entry)));
+        this.keptDecisions.push(...moving);
+      } catch (error) {
+        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} decision rows stay in memory only`);
+      }
+    }
+  }
+
+  /**
+   * After a send that carried `sent` from the file: removes those entries from it.
+   *
+   * @remarks
+   * Everything this process had put in the outbox was in the file just sent, or was sent by whoever
+   * removed it from the file: either way it is on the server now. A file that cannot be rewritten is
+   * said and left: its entries are sent again, and the server counts them once.
+   */
+  async sent(sent: Unsent): Promise<void> {
+    this.keptObservations = [];
+    this.keptDecisions = [];
+    if ((sent.observations.length === 0 && sent.decisions.length === 0) || !this.outbox) return;
+    try {
+      await this.outbox.remove(new Set([...sent.observations.map(outboxKey), ...sent.decisions.map(decisionKey)]));
+    } catch (error) {
+      this.onNotice?.(`could not clear the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); its entries will be sent again, and counted once`);
+    }
+  }
 }

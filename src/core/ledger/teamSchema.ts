@@ -1,6 +1,6 @@
 /**
  * What Rung needs of a team's PostgreSQL server before it reads or writes there: the schema, brought
- * forward or checked, and connections a server dropping them cannot crash the process through.
+ * forward or checked.
  *
  * @remarks
  * Kept apart from the ledger (teamLedger.ts) because the schema is a contract with every other member's
@@ -8,6 +8,7 @@
  * exactly which versions it can read without writing anything.
  */
 import type { Pool, PoolClient } from 'pg';
+import { checkout } from './teamPool';
 import { readTeamId as teamIdOf } from './teamRows';
 
 /** The team's id as `rung_meta` holds it; `usable` false when a stand-in had to be derived (see teamRows.ts). */
@@ -176,23 +177,4 @@ async function readTeamId(client: PoolClient): Promise<TeamIdentity> {
   const result = await client.query<{ value: unknown }>(`SELECT value FROM rung_meta WHERE key = 'team_id'`);
   if (result.rows.length === 0) throw new Error('the server has no team id in rung_meta');
   return teamIdOf(result.rows[0]?.value);
-}
-
-const listening = new WeakSet<PoolClient>();
-
-/**
- * A connection from the pool that a server dropping it cannot crash the process through.
- *
- * @remarks
- * `pg` reports a connection the server ended (a restart, `pg_terminate_backend`) as an `error` event
- * when no query is waiting on it, and an `error` event nobody listens to throws. The query in flight,
- * if any, fails with the same error, which is where it is handled.
- */
-export async function checkout(pool: Pool): Promise<PoolClient> {
-  const client = await pool.connect();
-  if (!listening.has(client)) {
-    listening.add(client);
-    client.on('error', () => {});
-  }
-  return client;
 }

@@ -18,14 +18,14 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import type { SignalUpdate } from '../signal/promptSignal';
-import { removeLeftoverTemps, writeFileAtomic } from './atomicWrite';
-import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from './fileLock';
-import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from './flushTimer';
+import { removeLeftoverTemps, writeFileAtomic } from '../files/atomicWrite';
+import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from '../files/fileLock';
+import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from '../files/flushTimer';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { lockNotices, type LedgerNotice } from './notices';
-import { ensureFolder, lstatIfExists, refuseUnlessFolder } from './safeFiles';
+import { ensureFolder, lstatIfExists, refuseUnlessFolder } from '../files/safeFiles';
 import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
 import { loadSqlJs, type WasmSource } from './sqlJs';
 
@@ -61,7 +61,7 @@ export function isRungsOwnLedgerPath(path: string): boolean {
 
 export type { LedgerNotice } from './notices';
 // Where they were first declared; the flush timer owns them now that the decision log shares it.
-export { FLUSH_INTERVAL_MS, timerScheduler, type Scheduler } from './flushTimer';
+export { FLUSH_INTERVAL_MS, timerScheduler, type Scheduler } from '../files/flushTimer';
 
 export interface WorkspaceLedgerOptions {
   /** The SQLite file, e.g. `<workspace>/.rung/ledger.sqlite`. */

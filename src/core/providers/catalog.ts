@@ -12,9 +12,9 @@
 import { dirname } from 'node:path';
 import * as z from 'zod';
 import type { Clock } from '../clock';
-import { writeFileAtomic } from '../ledger/atomicWrite';
+import { writeFileAtomic } from '../files/atomicWrite';
 import { aliasCandidates } from '../aliasCandidates';
-import { ensureFolder, readFileIfExists } from '../ledger/safeFiles';
+import { ensureFolder, readFileIfExists } from '../files/safeFiles';
 import { Deadline } from './deadline';
 import type { ModelFacts } from './provider';
 import { BodyTooLarge, joinUrl, MAX_LIST_BYTES, readBodyCapped, type FetchLike } from './transport';

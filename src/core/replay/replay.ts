@@ -12,7 +12,7 @@ import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
-import { FLUSH_INTERVAL_MS } from '../ledger/flushTimer';
+import { FLUSH_INTERVAL_MS } from '../files/flushTimer';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability, MIN_GRADED } from '../ratings';

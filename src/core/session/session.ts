@@ -22,7 +22,7 @@ import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/d
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
 import { MemoryLedger } from '../ledger/memoryLedger';
-import { ensureFolder } from '../ledger/safeFiles';
+import { ensureFolder } from '../files/safeFiles';
 import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from './connectProviders';

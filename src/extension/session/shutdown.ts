@@ -9,7 +9,7 @@
  * Kept free of `vscode` so the rule can be tested without an editor.
  */
 import type { Clock } from '../../core/clock';
-import type { Scheduler } from '../../core/ledger/flushTimer';
+import type { Scheduler } from '../../core/files/flushTimer';
 
 /**
  * How long `deactivate` waits for the ledger and the decision log, ms.

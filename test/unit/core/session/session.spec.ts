@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseDecisionLines, type DecisionRow } from '../../../../src/core/decisions/decision';
 import { OutcomeModel } from '../../../../src/core/evaluation/estimate';
-import { FLUSH_INTERVAL_MS } from '../../../../src/core/ledger/flushTimer';
+import { FLUSH_INTERVAL_MS } from '../../../../src/core/files/flushTimer';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';

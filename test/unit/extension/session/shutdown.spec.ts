@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Scheduler } from '../../../../src/core/ledger/flushTimer';
+import type { Scheduler } from '../../../../src/core/files/flushTimer';
 import { DEACTIVATE_BUDGET_MS, shutdownWithinBudget, type ShutdownLog } from '../../../../src/extension/session/shutdown';
 import { FixedClock } from '../../support/FixedClock';
 

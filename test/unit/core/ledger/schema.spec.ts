@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
@@ -6,8 +5,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, RUNG_APPLICATION_ID, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { SIGNAL_SLOTS } from '../../../../src/core/signal/promptFeatures';
-import { FixedClock, ManualScheduler } from '../../../unit/support/doubles';
-import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
+import { FixedClock, ManualScheduler } from '../../support/doubles';
+import { sqliteLines } from '../../support/sqliteFile';
+import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 
 let sql: SqlJsStatic;
 beforeAll(async () => {
@@ -86,8 +86,8 @@ describe('ledger schema', () => {
     ledger.spawnStarted({ spawnId: 's', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
     ledger.setProfileCaps('plan', { maxConsecutivePerProvider: null, maxTotalPerProvider: 2 });
     await ledger.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps; PRAGMA application_id;`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '1', '2', String(RUNG_APPLICATION_ID)]);
+    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps; PRAGMA application_id;`);
+    expect(out).toEqual([String(SCHEMA_VERSION), '1', '2', String(RUNG_APPLICATION_ID)]);
   });
 
   it('migrates a v2 file forward, keeping its ledger id and spawns', async () => {
@@ -98,8 +98,8 @@ describe('ledger schema', () => {
     expect(ledger.id).toBe('v2-ledger');
     expect(ledger.snapshot(clock.now()).inFlight('qwen3:14b')).toBe(1);
     expect(ledger.notices[0]?.message).toContain(`from schema v2 to v${SCHEMA_VERSION}`);
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM merged_sources;`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '0']);
+    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM merged_sources;`);
+    expect(out).toEqual([String(SCHEMA_VERSION), '0']);
   });
 
   it('opens a file from before the drift state with none on its ratings, then saves the state an observation leaves', async () => {
@@ -111,8 +111,8 @@ describe('ledger schema', () => {
     expect([before?.surprise, before?.sinceDrift]).toEqual([0, undefined]);
     ledger.observe([{ model: 'qwen3:14b', classKey: 'plan', success: false, at: clock.now() }]);
     await ledger.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT graded, drift_surprise < 0, drift_since IS NULL FROM ratings`], { encoding: 'utf8' });
-    expect(out.trim()).toBe('10|1|1');
+    const out = sqliteLines(sql, path, `SELECT graded, drift_surprise < 0, drift_since IS NULL FROM ratings`);
+    expect(out).toEqual(['10|1|1']);
   });
 
   it('keeps a rating from before v5 where its evidence put it when the prior moves, and saves the information a new rating gathers', async () => {
@@ -133,8 +133,8 @@ describe('ledger schema', () => {
     expect(after.get('qwen3:14b')?.rating).toBeCloseTo(1.25, 1);
     expect(after.get('qwen3:14b')?.information).toBeUndefined();
     await ledger.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT model, information IS NULL, followed_prior FROM ratings ORDER BY model`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual(['fresh|0|2.0', 'qwen3:14b|1|']);
+    const out = sqliteLines(sql, path, `SELECT model, information IS NULL, followed_prior FROM ratings ORDER BY model`);
+    expect(out).toEqual(['fresh|0|2', 'qwen3:14b|1|']);
     const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
     const fresh = reopened.entries().find((entry) => entry.model === 'fresh');
     expect(fresh?.followedPrior).toBe(2);
@@ -157,8 +157,8 @@ describe('ledger schema', () => {
     expect(reopened.confidenceCounts()).toEqual([[key, { n: 2, ok: 1 }]]);
     expect(reopened.entries().map((entry) => [entry.model, entry.graded])).toEqual([['qwen3:14b', 9]]);
     await reopened.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT n, ok FROM confidence_counts;`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), '2.0|1.0']);
+    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT n, ok FROM confidence_counts;`);
+    expect(out).toEqual([String(SCHEMA_VERSION), '2|1']);
   });
 
   it('opens a v7 file with no confidence counts, keeping its observed costs and its signal, then keeps the counts the confidence check adds across a reopen', async () => {
@@ -175,8 +175,8 @@ describe('ledger schema', () => {
     expect(reopened.confidenceCounts()).toEqual([[key, { n: 3, ok: 2 }]]);
     expect(reopened.entries().map((entry) => [entry.model, entry.graded, entry.cost])).toEqual([['qwen3:14b', 9, { observed: 0.03, listed: 0.02, attempts: 5 }]]);
     await reopened.close();
-    const out = execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(SCHEMA_VERSION), 'chat|250', '3.0|2.0']);
+    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`);
+    expect(out).toEqual([String(SCHEMA_VERSION), 'chat|250', '3|2']);
   });
 
   it('forgets the confidence counts of a class that is reset, and keeps the others', async () => {
@@ -198,7 +198,7 @@ describe('ledger schema', () => {
     const clock = new FixedClock();
     const ledger = await WorkspaceLedger.open({ path, clock, sql, readOnly: true });
     expect(ledger.entries().map((entry) => entry.model)).toEqual(['qwen3:14b']);
-    expect(execFileSync('/usr/bin/sqlite3', [path, `SELECT value FROM meta WHERE key = 'schema_version'`], { encoding: 'utf8' }).trim()).toBe('1');
+    expect(sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'`)).toEqual(['1']);
   });
 
   it('merges a teammate\'s v1 ledger, which has no id, only once', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FLUSH_INTERVAL_MS, FlushTimer, type Flushable } from '../../../../src/core/ledger/flushTimer';
+import { FLUSH_INTERVAL_MS, FlushTimer, type Flushable } from '../../../../src/core/files/flushTimer';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 
 /** A member that counts its flushes. */

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
@@ -7,8 +6,9 @@ import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, SPAWN_FLUSH_DELAY_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
-import { FixedClock, ManualScheduler } from '../../../unit/support/doubles';
-import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
+import { FixedClock, ManualScheduler } from '../../support/doubles';
+import { sqliteChange, sqliteLines } from '../../support/sqliteFile';
+import { makeTempDir, WASM_PATH } from '../../support/tempDir';
 import type { Observation } from '../../../../src/core/ratings';
 
 let sql: SqlJsStatic;
@@ -39,13 +39,13 @@ function observation(model: string, success: boolean, classKey = 'plan'): Observ
 }
 
 describe('WorkspaceLedger', () => {
-  it('creates a plain SQLite file that the sqlite3 command line tool can open and read', async () => {
+  it('creates a plain SQLite file that passes its integrity check and reads with plain SQL', async () => {
     const ledger = await open();
     ledger.observe([observation('qwen3:14b', true), observation('qwen3:14b', false)]);
     ledger.alias('~vendor/model-latest', 'vendor/model-2026-01');
     await ledger.close();
-    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA integrity_check; SELECT model, class_key, graded, ok FROM ratings; SELECT resolved FROM aliases; SELECT value FROM meta WHERE key = \'schema_version\';'], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual(['ok', 'qwen3:14b|plan|2|1', 'vendor/model-2026-01', String(SCHEMA_VERSION)]);
+    const out = sqliteLines(sql, ledgerPath(), 'PRAGMA integrity_check; SELECT model, class_key, graded, ok FROM ratings; SELECT resolved FROM aliases; SELECT value FROM meta WHERE key = \'schema_version\';');
+    expect(out).toEqual(['ok', 'qwen3:14b|plan|2|1', 'vendor/model-2026-01', String(SCHEMA_VERSION)]);
   });
 
   it('shows an observation to the next snapshot at once, before anything is saved', async () => {
@@ -222,8 +222,8 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.spawnsHeld).toBe(1);
     expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(1);
-    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;'], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([String(calls), '1']);
+    const out = sqliteLines(sql, ledgerPath(), 'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;');
+    expect(out).toEqual([String(calls), '1']);
     const other = await open();
     expect(other.spawnsHeld).toBe(1);
   });
@@ -252,8 +252,8 @@ describe('WorkspaceLedger', () => {
     ledger.setProfileCaps('plan', { maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
     await ledger.close();
     expect((await open()).profileCaps('plan')).toEqual({ maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
-    const out = execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider IS NULL FROM profile_caps'], { encoding: 'utf8' });
-    expect(out.trim()).toBe('plan|2|1');
+    const out = sqliteLines(sql, ledgerPath(), 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider IS NULL FROM profile_caps');
+    expect(out).toEqual(['plan|2|1']);
   });
 
   it('moves a corrupt ledger aside, never deleting it, starts fresh and says where the old one is', async () => {
@@ -270,7 +270,7 @@ describe('WorkspaceLedger', () => {
     expect(readFileSync(movedTo)).toEqual(garbage);
     expect(notices[0]?.message).toContain(movedTo);
     expect(reopened.entries()).toEqual([]);
-    expect(execFileSync('/usr/bin/sqlite3', [path, 'PRAGMA integrity_check'], { encoding: 'utf8' }).trim()).toBe('ok');
+    expect(sqliteLines(sql, path, 'PRAGMA integrity_check')).toEqual(['ok']);
   });
 
   it('repairs a ledger another process left corrupt, on the save after a refresh noticed it', async () => {
@@ -309,7 +309,7 @@ describe('WorkspaceLedger', () => {
 
   it('refuses another application\'s SQLite database passed as the ledger and never changes its bytes', async () => {
     const path = join(dir.path, 'app.db');
-    execFileSync('/usr/bin/sqlite3', [path, 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, \'ada\');']);
+    sqliteChange(sql, path, 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, \'ada\');');
     const before = readFileSync(path);
     await expect(open({ path })).rejects.toThrow(/app\.db as the ledger: it is an SQLite database but not a Rung ledger \(no meta table \(tables: users\)\)/);
     await expect(open({ path, readOnly: true })).rejects.toThrow(/not a Rung ledger/);
@@ -320,7 +320,7 @@ describe('WorkspaceLedger', () => {
   it('leaves alone another application\'s database whose meta table has other columns', async () => {
     const path = ledgerPath();
     mkdirSync(join(dir.path, '.rung'));
-    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (name TEXT, val TEXT); INSERT INTO meta VALUES ('schema_version', '4');`]);
+    sqliteChange(sql, path, `CREATE TABLE meta (name TEXT, val TEXT); INSERT INTO meta VALUES ('schema_version', '4');`);
     const before = readFileSync(path);
     await expect(open()).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
     expect(readFileSync(path)).toEqual(before);
@@ -330,7 +330,7 @@ describe('WorkspaceLedger', () => {
   it('leaves alone another application\'s database with a key-value meta and a schema_version but none of Rung\'s tables', async () => {
     const path = ledgerPath();
     mkdirSync(join(dir.path, '.rung'));
-    execFileSync('/usr/bin/sqlite3', [path, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`]);
+    sqliteChange(sql, path, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`);
     const before = readFileSync(path);
     for (const readOnly of [false, true]) await expect(open({ readOnly })).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
     expect(readFileSync(path)).toEqual(before);
@@ -339,7 +339,7 @@ describe('WorkspaceLedger', () => {
 
   it('marks the file it writes as Rung\'s with SQLite\'s application id', async () => {
     await (await open()).close();
-    expect(execFileSync('/usr/bin/sqlite3', [ledgerPath(), 'PRAGMA application_id'], { encoding: 'utf8' }).trim()).toBe(String(0x52554e47));
+    expect(sqliteLines(sql, ledgerPath(), 'PRAGMA application_id')).toEqual([String(0x52554e47)]);
   });
 
   it('reports a background save whose folder cannot be made, and lands it on a later try once it can', async () => {
@@ -422,7 +422,7 @@ describe('WorkspaceLedger', () => {
   it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
     const path = ledgerPath();
     const ledger = await open();
-    execFileSync('/usr/bin/sqlite3', [`${path}.other`, 'CREATE TABLE users (id INTEGER PRIMARY KEY);']);
+    sqliteChange(sql, `${path}.other`, 'CREATE TABLE users (id INTEGER PRIMARY KEY);');
     renameSync(`${path}.other`, path);
     const before = readFileSync(path);
     expect(ledger.refresh()).toBe(true);
@@ -436,11 +436,11 @@ describe('WorkspaceLedger', () => {
   it('moves aside a Rung ledger whose tables are broken', async () => {
     const path = ledgerPath();
     await (await open()).close();
-    execFileSync('/usr/bin/sqlite3', [path, 'DROP TABLE ratings;']);
+    sqliteChange(sql, path, 'DROP TABLE ratings;');
     const reopened = await open();
     expect(reopened.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
     expect(reopened.notices[0]?.message).toContain('whose tables cannot be read');
-    expect(execFileSync('/usr/bin/sqlite3', [path, "SELECT count(*) FROM ratings"], { encoding: 'utf8' }).trim()).toBe('0');
+    expect(sqliteLines(sql, path, "SELECT count(*) FROM ratings")).toEqual(['0']);
   });
 
   it('moves a truncated ledger aside', async () => {
@@ -460,7 +460,7 @@ describe('WorkspaceLedger', () => {
     const ledger = await open();
     ledger.observe([observation('m', true)]);
     await ledger.close();
-    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'; CREATE TABLE future (x);`]);
+    sqliteChange(sql, path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'; CREATE TABLE future (x);`);
     const before = readFileSync(path);
     const newer = await open();
     expect(newer.isWritable).toBe(false);
@@ -481,7 +481,7 @@ describe('WorkspaceLedger', () => {
     const ledger = await open();
     ledger.observe([observation('m', true)]);
     await ledger.close();
-    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    sqliteChange(sql, path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
     const newer = await open();
     expect(newer.isWritable).toBe(false);
     newer.observe([observation('m', false)]);
@@ -489,7 +489,7 @@ describe('WorkspaceLedger', () => {
     newer.spawnStarted({ spawnId: 'done', traceId: 't', model: 'm', startedAt: clock.now() });
     newer.spawnEnded('done', clock.now());
     // A newer Rung in another window lands its own work.
-    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    sqliteChange(sql, path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`);
     const before = readFileSync(path);
     expect(newer.refresh()).toBe(true);
     const snapshot = newer.snapshot(clock.now());
@@ -505,7 +505,7 @@ describe('WorkspaceLedger', () => {
     const path = ledgerPath();
     const ledger = await open();
     await ledger.flush();
-    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    sqliteChange(sql, path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
     const before = readFileSync(path);
     ledger.observe([observation('m', true)]);
     await ledger.flush();
@@ -517,12 +517,12 @@ describe('WorkspaceLedger', () => {
     const path = ledgerPath();
     const ledger = await open();
     await ledger.flush();
-    execFileSync('/usr/bin/sqlite3', [path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`]);
+    sqliteChange(sql, path, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
     ledger.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
     await ledger.flush();
     expect(ledger.isWritable).toBe(false);
     ledger.spawnEnded('s1', clock.now());
-    execFileSync('/usr/bin/sqlite3', [path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`]);
+    sqliteChange(sql, path, `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('theirs', 'plan', 0, 1, 1, 0)`);
     expect(ledger.refresh()).toBe(true);
     expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ReadOnlyFileError, writeFileAtomic } from '../../../../src/core/ledger/atomicWrite';
+import { ReadOnlyFileError, writeFileAtomic } from '../../../../src/core/files/atomicWrite';
 import { makeTempDir } from '../../support/tempDir';
 
 /** Windows keeps no POSIX mode: only a read-only attribute, which the refusal below still reads. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileLock, type LockTakeover, type LockWait } from '../../../../src/core/ledger/fileLock';
+import { FileLock, type LockTakeover, type LockWait } from '../../../../src/core/files/fileLock';
 import { deadPid as anyDeadPid } from '../../support/deadPid';
 import { FixedClock } from '../../support/doubles';
 import { makeTempDir } from '../../support/tempDir';
