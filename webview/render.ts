@@ -8,7 +8,7 @@
  */
 import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
 import { formatUsd } from '../src/protocol/formatUsd';
-import { plainReason } from '../src/protocol/reasonText';
+import { openerChoiceText, plainReason } from '../src/protocol/reasonText';
 import {
   type LedgerState,
   type RatingClassView,
@@ -198,7 +198,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
     h('span', { class: 'final-model' }, finalModel),
     h('span', { class: 'cost' }, call.cost === null ? 'cost unknown' : formatUsd(call.cost)),
     h('span', { class: 'latency' }, call.latencyMs === null ? '' : formatMs(call.latencyMs)),
-    call.explore ? h('span', { class: 'explore', title: 'The opener was chosen to explore, not greedily' }, icon('beaker'), `explore p=${call.propensity.toFixed(2)}`) : null,
+    call.explore ? h('span', { class: 'explore', title: openerChoiceText(true, call.propensity) }, icon('beaker'), 'explored') : null,
   );
   const ladder = h(
     'ol',
@@ -235,7 +235,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
     'p',
     { class: 'facts' },
     h('span', { class: 'why', title: call.reason }, `Why the opener: ${plainReason(call.reason) || '—'}. `),
-    `${call.explore ? 'Explored' : 'Greedy'} opener, propensity ${call.propensity.toFixed(2)}. `,
+    `${openerChoiceText(call.explore, call.propensity)} `,
     call.settled ? `Settled later: ${call.verdict}${call.verdictReason ? ` (${call.verdictReason})` : ''}. ` : '',
   );
   const opener = call.attempts[0]?.model;
