@@ -258,7 +258,7 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
       const retried = page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first();
       await retried.waitFor({ timeout: ANSWER_TIMEOUT_MS });
       // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's short line names the stronger model.
-      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · rung 1 of 1 · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · asked again above ${CHEAP_MODEL} · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       if (asked === '@rung') await retried.getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
       assert.deepEqual([again.rung, again.candidates, again.pruned], [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]], 'the retry climbed past the model that answered, saying why it was left out');
@@ -376,7 +376,7 @@ const checks: E2eCheck[] = [
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.sendChat('Return the user Ada, aged 36, as a JSON object.');
       const response = page.locator('.interactive-item-container.interactive-response').last();
-      await response.getByText(`Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, /"age": 36/);
       assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
@@ -407,7 +407,7 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('@rung /edit make the greeting say welcome');
       const response = await rungAnswer(page, 'Welcome.');
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: code in the answer, TypeScript syntax`));
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`));
       const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
       const asked = JSON.stringify(sent?.body.messages ?? []);
       assert.ok(asked.includes(JSON.stringify(GREETING_LINE).slice(1, -1)), `the selected line reached the model: ${asked.slice(0, 600)}`);
@@ -502,7 +502,7 @@ const checks: E2eCheck[] = [
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`Skipped ${CHEAP_MODEL} \\(.*malformed.*\\); trying ${CLOUD_MODEL}`));
       // The skip streams into the steps the Chat view folds away once the answer ends; the closing line keeps it.
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · unchecked`));
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} had a provider error · unchecked`));
       const broken = await waitForRow(workbench, 'the broken rung', (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(workbench, 'the answer', (entry) => entry.call === broken.call && entry.model === CLOUD_MODEL);
       assert.equal(broken.verdict, 'provider-error');
@@ -624,7 +624,7 @@ const checks: E2eCheck[] = [
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: `));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);
