@@ -531,7 +531,7 @@ const checks: E2eCheck[] = [
       assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
       assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);
       await workbench.screenshot('rung-no-answer-stands');
-      // The Rung log's decision line says the pruned rung's reason with its verb once, as Explain Last Decision does.
+      // The Rung log's decision line says the pruned rung's reason with its verb once.
       const panel = page.locator('.part.panel');
       await workbench.runCommandUntil('Rung: Show Log', panel.getByText('the log was asked for (Rung: Show Log)').first());
       await panel.getByText(`pruned ${CLOUD_MODEL}: `).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
