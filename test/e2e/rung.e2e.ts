@@ -396,6 +396,37 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
+    '@rung /why and Explain Last Decision say a climbed call in words, and Explain Last Decision opens as a rendered Markdown preview',
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await workbench.sendChat('@rung Return the user Ada, aged 36, as a JSON object.');
+      await rungAnswer(page, '"age": 36');
+      await workbench.sendChat('@rung /why');
+      const why = page.locator('.interactive-item-container.interactive-response', { hasText: `Why ${CLOUD_MODEL} answered` }).last();
+      await why.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const text = ((await why.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`${CHEAP_MODEL} \\(local\\) failed its check: .*JSON`));
+      assert.match(text, /Why it came first: not yet graded in this class/);
+      assert.match(text, /The first choice for every such call \(no exploration\)|The usual first choice, taken on/);
+      assert.doesNotMatch(text, /no-measured-profiles|propensity|rung \d+ of \d+/, 'no router token in /why');
+      await workbench.screenshot('rung-why-in-words');
+      await workbench.runCommand('Rung: Explain Last Decision');
+      // The preview's own webview: a rendered heading, not "# Why …" as text in an editor.
+      const tab = page.locator('.tabs-container .tab', { hasText: 'Preview Why this answer' });
+      await tab.first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const preview = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
+      await preview.getByRole('heading', { name: `Why ${CLOUD_MODEL} answered` }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await preview.getByText('Call id').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.equal(await page.locator('.monaco-editor .view-line', { hasText: '# Why' }).count(), 0, 'the Markdown source is not what opens');
+      await workbench.screenshot('rung-explain-preview');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => '{"name": "Ada", "age": }';
+      providers.cloudAnswer = () => '{"name": "Ada", "age": 36}';
+    },
+  ),
+
+  withProviders(
     '@rung /edit with a selection sends the selected code with the file around it; the small model\'s answer without code fails and the strong model\'s edit answers',
     async (page, workbench, providers) => {
       await setCloudKey(page, workbench);
