@@ -258,7 +258,16 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
       h(
         'div',
         { class: 'rating-class' },
-        h('h3', {}, ratingClass.classKey, button('Reset', 'discard', `Reset every rating at ${ratingClass.classKey}`, () => handlers.resetClass(ratingClass.classKey), 'reset')),
+        h(
+          'h3',
+          {},
+          [ratingClass.classKey, ...ratingClass.sameAs].join(' = '),
+          // A folded shape is still a key of its own in the ledger: each is reset on its own.
+          ...[ratingClass.classKey, ...ratingClass.sameAs].map((classKey) =>
+            button(ratingClass.sameAs.length ? `Reset ${classKey}` : 'Reset', 'discard', `Reset every rating at ${classKey}`, () => handlers.resetClass(classKey), 'reset'),
+          ),
+        ),
+        ratingClass.note ? h('p', { class: 'hint class-note' }, ratingClass.note) : null,
         // A narrow side column scrolls the table rather than cutting off its actions.
         h('div', { class: 'table-scroll' }, ratingTable(ratingClass, handlers)),
       ),
