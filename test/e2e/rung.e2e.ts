@@ -403,7 +403,8 @@ const checks: E2eCheck[] = [
       await rungAnswer(page, '"age": 36');
       await workbench.sendChat('@rung /why');
       const why = page.locator('.interactive-item-container.interactive-response', { hasText: `Why ${CLOUD_MODEL} answered` }).last();
-      await why.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      // Read once the last line is there: the response streams in.
+      await why.getByText('Call id').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await why.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`${CHEAP_MODEL} \\(local\\) failed its check: .*JSON`));
       assert.match(text, /Why it came first: not yet graded in this class/);
