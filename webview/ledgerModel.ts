@@ -364,15 +364,25 @@ export interface RatingRowView {
 
 export interface RatingClassView {
   classKey: string;
+  /** Shaped keys whose ratings are exactly these rows (every graded call of the class had that shape): shown here, not again. */
+  sameAs: string[];
+  /** What the key counts, when its class or a shape of it is shown beside it; undefined for a class on its own. */
+  note: string | undefined;
   rows: RatingRowView[];
 }
 
 /**
- * Ratings grouped by class key, classes in name order, each class strongest first.
+ * Ratings grouped by class key, classes in name order, each class strongest first; a shaped key whose
+ * ratings are its class's, row for row, is folded into its class.
  *
  * @remarks
  * Sorted here although the session's contract promises strongest first: the place a row shows is a
  * claim, and it must not depend on the order a ledger happens to store entries in.
+ *
+ * Every graded answer at a shaped key (`edit/typescript`) is counted at its class (`edit`) too, so that
+ * the class keeps learning while its shapes fill in. In a TypeScript project every edit is TypeScript,
+ * and the view showed the same table twice under two names; a class and a shape that differ are both
+ * shown, each saying what it counts.
  */
 export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[] {
   const byClass = new Map<string, RatingWire[]>();
@@ -381,20 +391,47 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
     if (group) group.push(rating);
     else byClass.set(rating.classKey, [rating]);
   }
-  return [...byClass.keys()].sort().map((classKey) => ({
-    classKey,
-    rows: [...(byClass.get(classKey) as RatingWire[])].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
-      model: rating.model,
-      place: index + 1,
-      ability: rating.ability,
-      interval: rating.uncertainty === null ? null : { low: logistic(rating.rating - Z_95 * rating.uncertainty), high: logistic(rating.rating + Z_95 * rating.uncertainty) },
-      graded: rating.graded,
-      ok: rating.ok,
-      measured: rating.measured,
-      gateAt: rating.gate,
-      gate: rating.measured ? `${rating.graded} graded, past the gate of ${rating.gate}` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
-      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
-    })),
+  const views = [...byClass.keys()].sort().map((classKey): RatingClassView => ({ classKey, sameAs: [], note: undefined, rows: ratingRows(byClass.get(classKey) as RatingWire[]) }));
+  const byKey = new Map(views.map((view) => [view.classKey, view]));
+  const folded = new Set<string>();
+  for (const view of views) {
+    const slash = view.classKey.indexOf('/');
+    const parent = slash < 0 ? undefined : byKey.get(view.classKey.slice(0, slash));
+    if (!parent) continue;
+    if (sameRows(parent.rows, view.rows)) {
+      parent.sameAs.push(view.classKey);
+      folded.add(view.classKey);
+      parent.note = `Every graded ${parent.classKey} call so far was ${view.classKey}, so both keys hold these same ratings.`;
+    } else {
+      view.note = `Only ${parent.classKey} calls shaped ${view.classKey.slice(slash + 1)}; each also counts in ${parent.classKey}.`;
+    }
+  }
+  for (const view of views) {
+    const shown = views.filter((other) => !folded.has(other.classKey) && other.classKey.startsWith(`${view.classKey}/`)).map((other) => other.classKey);
+    if (shown.length > 0 && view.sameAs.length === 0) view.note = `Every graded ${view.classKey} call, ${shown.join(', ')} included.`;
+  }
+  return views.filter((view) => !folded.has(view.classKey));
+}
+
+/** Whether two tables show the same models with the same counts and the same ability. */
+function sameRows(a: readonly RatingRowView[], b: readonly RatingRowView[]): boolean {
+  const key = (row: RatingRowView): string => `${row.model}\u0000${row.graded}\u0000${row.ok}\u0000${formatPercent(row.ability)}`;
+  const mine = new Set(a.map(key));
+  return a.length === b.length && b.every((row) => mine.has(key(row)));
+}
+
+function ratingRows(ratings: readonly RatingWire[]): RatingRowView[] {
+  return [...ratings].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
+    model: rating.model,
+    place: index + 1,
+    ability: rating.ability,
+    interval: rating.uncertainty === null ? null : { low: logistic(rating.rating - Z_95 * rating.uncertainty), high: logistic(rating.rating + Z_95 * rating.uncertainty) },
+    graded: rating.graded,
+    ok: rating.ok,
+    measured: rating.measured,
+    gateAt: rating.gate,
+    gate: rating.measured ? `${rating.graded} graded, past the gate of ${rating.gate}` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
+    gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
   }));
 }
 

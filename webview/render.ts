@@ -8,7 +8,7 @@
  */
 import { type DecisionFilterWire, providerStatus, VERDICT_NAMES } from '../src/protocol/ledgerProtocol';
 import { formatUsd } from '../src/protocol/formatUsd';
-import { plainReason } from '../src/protocol/reasonText';
+import { openerChoiceText, plainReason } from '../src/protocol/reasonText';
 import {
   type LedgerState,
   type RatingClassView,
@@ -198,7 +198,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
     h('span', { class: 'final-model' }, finalModel),
     h('span', { class: 'cost' }, call.cost === null ? 'cost unknown' : formatUsd(call.cost)),
     h('span', { class: 'latency' }, call.latencyMs === null ? '' : formatMs(call.latencyMs)),
-    call.explore ? h('span', { class: 'explore', title: 'The opener was chosen to explore, not greedily' }, icon('beaker'), `explore p=${call.propensity.toFixed(2)}`) : null,
+    call.explore ? h('span', { class: 'explore', title: openerChoiceText(true, call.propensity) }, icon('beaker'), 'explored') : null,
   );
   const ladder = h(
     'ol',
@@ -235,7 +235,7 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
     'p',
     { class: 'facts' },
     h('span', { class: 'why', title: call.reason }, `Why the opener: ${plainReason(call.reason) || '—'}. `),
-    `${call.explore ? 'Explored' : 'Greedy'} opener, propensity ${call.propensity.toFixed(2)}. `,
+    `${openerChoiceText(call.explore, call.propensity)} `,
     call.settled ? `Settled later: ${call.verdict}${call.verdictReason ? ` (${call.verdictReason})` : ''}. ` : '',
   );
   const opener = call.attempts[0]?.model;
@@ -258,7 +258,16 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
       h(
         'div',
         { class: 'rating-class' },
-        h('h3', {}, ratingClass.classKey, button('Reset', 'discard', `Reset every rating at ${ratingClass.classKey}`, () => handlers.resetClass(ratingClass.classKey), 'reset')),
+        h(
+          'h3',
+          {},
+          [ratingClass.classKey, ...ratingClass.sameAs].join(' = '),
+          // A folded shape is still a key of its own in the ledger: each is reset on its own.
+          ...[ratingClass.classKey, ...ratingClass.sameAs].map((classKey) =>
+            button(ratingClass.sameAs.length ? `Reset ${classKey}` : 'Reset', 'discard', `Reset every rating at ${classKey}`, () => handlers.resetClass(classKey), 'reset'),
+          ),
+        ),
+        ratingClass.note ? h('p', { class: 'hint class-note' }, ratingClass.note) : null,
         // A narrow side column scrolls the table rather than cutting off its actions.
         h('div', { class: 'table-scroll' }, ratingTable(ratingClass, handlers)),
       ),

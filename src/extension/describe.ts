@@ -7,11 +7,12 @@
  * the same way, and so the wording is tested without an editor. Nothing here decides anything: every
  * figure comes from the session (a ranking, a result, decision rows).
  */
-import { prunedLine, type DecisionRow } from '../core/decisions/decision';
+import type { DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
+import { MIN_GRADED } from '../core/ratings';
 import type { Candidate, Ranking } from '../core/routing/types';
 import { formatUsd } from '../protocol/formatUsd';
-import { plainPrunedReason, plainReason } from '../protocol/reasonText';
+import { openerChoiceText, plainPrunedReason, plainReason } from '../protocol/reasonText';
 
 export { formatUsd };
 
@@ -165,24 +166,89 @@ export function escalationCause(event: { from: string; to: string; reason: strin
   return event.reason.startsWith(prefix) ? event.reason.slice(prefix.length) : event.reason;
 }
 
-/** A call's decision rows as Markdown: every attempt, its candidates, what was pruned and why. */
-export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
-  if (rows.length === 0) return `# Call ${callId}\n\nThe decision log has no row for this call.\n`;
-  const first = rows[0] as DecisionRow;
-  const lines = [`# Call ${callId}`, '', `Class \`${first.class}\`${first.run ? `, conversation \`${first.run}\`` : ''}.`, ''];
-  for (const row of rows) {
-    if (row.final) {
-      lines.push(`- **Settled later:** ${row.model} → ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`);
-      continue;
-    }
-    lines.push(
-      `- **${row.model}** on rung ${row.rung + 1} of ${row.candidates.length} (${row.candidates.join(', ')})${row.explore ? ` (exploring, propensity ${row.propensity.toFixed(2)})` : ''}: ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`,
-      `  - why this model: ${row.reason || '(no reason recorded)'}`,
-      `  - served by ${row.resolved ?? 'unknown'}, ${row.mode}, ${formatUsd(row.cost)}, ${row.latencyMs ?? '?'} ms${row.escalation.length ? `, after ${row.escalation.join(', ')} failed` : ''}`,
-    );
-    for (const pruned of row.pruned) lines.push(`  - ${prunedLine(pruned)}`);
+/** What each built-in class is, for a reader who has not met the word. */
+const CLASS_WORDS: Record<string, string> = {
+  plan: 'one whose answer can be checked at once (structured output, a plan, JSON)',
+  chat: 'a free-form answer',
+  edit: 'a code change',
+  leaf: 'a whole multi-turn piece of work',
+};
+
+/** How one attempt ended, as a verb phrase after its model, with the check's reason. */
+function attemptEnded(row: DecisionRow): string {
+  const reason = row.verdictReason?.startsWith(`${row.verdict}: `) ? row.verdictReason.slice(row.verdict.length + 2) : row.verdictReason;
+  const because = reason ? `: ${reason}` : '';
+  switch (row.verdict) {
+    case 'pass':
+      return `passed its check${because}`;
+    case 'fail':
+      return `failed its check${because}`;
+    case 'unverified':
+      return `answered, unchecked${because}`;
+    case 'provider-error':
+      return `had a provider error${because}`;
+    case 'stopped':
+      return `was stopped${because}`;
+    case 'refused':
+      return `was refused${because}`;
   }
-  return `${lines.join('\n')}\n`;
+}
+
+function durationText(ms: number | null): string {
+  if (ms === null) return 'time unknown';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Whether a ranking reason says the model was placed by the ladder's prior, not by its graded answers. */
+function unmeasured(reason: string): boolean {
+  return /(^|; )(no-measured-profiles|below gate) /.test(reason);
+}
+
+/**
+ * A call's decision rows as Markdown, in words: which models were tried and how each ended, why each
+ * was where it was, how the first was chosen, which were not tried or left out and why, which are not
+ * yet measured, and a verdict settled later. Explain Last Decision opens it; `/why` shows it in the chat.
+ *
+ * @remarks
+ * It showed the call id as its title and the router's own tokens (`no-measured-profiles tier1`, "rung 1
+ * of 2", "propensity 1.00"): a reader asking "why this model?" met an internal log. The figures are the
+ * rows' own; the decision log and the Rung log keep the router's wording for whoever greps them, and the
+ * call id is a last line, for finding the call there.
+ */
+export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
+  const detail = ['---', `Call id \`${callId}\`${rows[0]?.run ? ` · conversation \`${rows[0].run}\`` : ''}`];
+  if (rows.length === 0) return `${['# A call Rung has no record of', '', 'The decision log has no row for this call.', '', ...detail].join('\n')}\n`;
+  const first = rows[0] as DecisionRow;
+  const classKey = first.shape ? `${first.class}/${first.shape}` : first.class;
+  const kind = CLASS_WORDS[first.class];
+  const attempts = rows.filter((row) => !row.final && row.verdict !== 'refused');
+  const refused = rows.find((row) => !row.final && row.verdict === 'refused');
+  const last = attempts.at(-1);
+  const title = last && (last.verdict === 'pass' || last.verdict === 'unverified') ? `Why ${last.model} answered` : attempts.length === 0 ? 'Why no model took this call' : 'How this call was routed';
+  const lines = [`# ${title}`, '', `A call of class \`${classKey}\`${kind ? `: ${kind}${first.shape ? `, in ${first.shape}` : ''}` : ''}.`, ''];
+  if (refused) lines.push(`No model could take it: ${refused.verdictReason ?? 'no reason recorded'}.`, '');
+  attempts.forEach((row, index) => {
+    const served = row.resolved && row.resolved !== row.model ? `, served as ${row.resolved}` : '';
+    const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${plainReason(row.reason) || 'no reason recorded'}.`;
+    const choice = index === 0 ? ` ${openerChoiceText(row.explore, row.propensity)}` : '';
+    lines.push(`${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.`);
+  });
+  if (attempts.length) lines.push('');
+  const tried = new Set(attempts.map((row) => row.model));
+  const untried = (last?.candidates ?? []).filter((model) => !tried.has(model));
+  if (untried.length && last && (last.verdict === 'pass' || last.verdict === 'unverified')) lines.push(`Not tried, since an answer stood before them: ${untried.join(', ')}.`, '');
+  const leftOut = new Map<string, string>();
+  for (const row of [refused, ...attempts]) for (const entry of row?.pruned ?? []) if (!leftOut.has(entry.model)) leftOut.set(entry.model, plainPrunedReason(entry.reason).replace(/^pruned: /, ''));
+  if (leftOut.size) lines.push('Left out of this call:', ...[...leftOut].map(([model, reason]) => `- **${model}**: ${reason}`), '');
+  const fresh = [...new Set(attempts.filter((row) => unmeasured(row.reason)).map((row) => row.model))];
+  if (fresh.length) {
+    lines.push(`Not yet measured in \`${classKey}\`: ${fresh.join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`, '');
+  }
+  for (const row of rows.filter((entry) => entry.final)) {
+    const counts = row.verdict === 'pass' ? 'passed' : row.verdict === 'fail' ? 'failed' : row.verdict;
+    lines.push(`Settled later: ${row.model}'s answer counts as ${counts}${row.verdictReason ? ` (${row.verdictReason})` : ''}.`, '');
+  }
+  return `${[...lines, ...detail].join('\n')}\n`;
 }
 
 /**

@@ -80,7 +80,7 @@ export class RungLog implements vscode.Disposable {
       this.info(`decision ${row.call}: settled ${row.model} ${verdictPhrase({ kind: row.verdict, reason: row.verdictReason ?? '' })}`);
       return;
     }
-    // prunedLine says the reason's verb once ("pruned tiny-coder:1b: needs tools"), as Explain Last Decision does.
+    // prunedLine says the reason's verb once ("pruned tiny-coder:1b: needs tools"), as `rung chat` prints it.
     const pruned = row.pruned.length ? `; ${row.pruned.map(prunedLine).join('; ')}` : '';
     this.info(
       `decision ${row.call} ${row.class}: ${row.model} rung ${row.rung + 1}/${row.candidates.length} [${row.candidates.join(', ')}]${row.explore ? ' exploring' : ''} -> ` +

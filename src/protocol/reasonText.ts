@@ -120,3 +120,26 @@ export function plainPrunedReason(reason: string): string {
   }
   return plainReason(reason);
 }
+
+/** A share of calls as a whole percent, never rounded to 0% or 100% when it is neither. */
+function shareText(share: number): string {
+  if (share > 0 && share < 0.01) return 'under 1%';
+  if (share < 1 && share > 0.99) return 'over 99%';
+  return `${Math.round(share * 100)}%`;
+}
+
+/**
+ * How a call's first model was chosen, in words, from its decision row's explore flag and propensity
+ * (the probability the router had of opening with that model).
+ *
+ * @remarks
+ * The ledger view said "Greedy opener, propensity 1.00", which reads as statistics jargon; a user wants
+ * to know whether this was the usual pick and, when the router explores, how often it tries another
+ * model to learn about it. The figures are the row's own: a certain opener (propensity 1) is said
+ * without one, since "100%" would suggest a draw that never happened.
+ */
+export function openerChoiceText(explore: boolean, propensity: number): string {
+  if (explore) return `Explored: tried first to learn how it does, which happens on ${shareText(propensity)} of such calls; the rest open with the usual first choice.`;
+  if (propensity >= 1) return 'The first choice for every such call (no exploration).';
+  return `The usual first choice, taken on ${shareText(propensity)} of such calls; the other ${shareText(1 - propensity)} try another model to learn about it.`;
+}

@@ -151,6 +151,32 @@ async function seedLongNames(folder: string): Promise<void> {
   writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
 }
 
+/** The snapshot the cloud server reports for CLOUD_MODEL in the check that names a rated model. */
+const CLOUD_SNAPSHOT = `${CLOUD_MODEL}-2026-01-01`;
+
+/**
+ * Writes a workspace whose ledger learned as the router does in a TypeScript project: every graded
+ * edit is `edit/typescript`, counted at `edit` too, so the two keys hold the same ratings; and the cloud
+ * model's ratings are keyed by the snapshot its server reported, not by its panel slug.
+ */
+async function seedOneShape(folder: string): Promise<void> {
+  const rung = join(folder, '.rung');
+  mkdirSync(rung, { recursive: true });
+  writeFileSync(join(rung, 'panel.json'), JSON.stringify(offlinePanel, null, 2));
+  const now = Date.now();
+  const ledgerPath = join(rung, 'ledger.sqlite');
+  writeDecisionLog(decisionLogPath(ledgerPath), seedDecisionRows(10, now - 60_000, 3, PANEL_MODELS, ['edit/typescript']));
+  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+  ledger.alias(CLOUD_MODEL, CLOUD_SNAPSHOT);
+  for (const classKey of ['edit/typescript', 'edit']) {
+    for (let index = 0; index < 9; index++) ledger.observe([{ model: CHEAP_MODEL, classKey, success: index % 3 !== 0, at: now - 1_000 + index }]);
+    for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_SNAPSHOT, classKey, success: true, at: now - 500 + index }]);
+  }
+  await ledger.close();
+  mkdirSync(join(folder, '.vscode'), { recursive: true });
+  writeFileSync(join(folder, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': 'Default Dark Modern' }, null, 2));
+}
+
 /**
  * Where each rating row's name broke and where its buttons are: the pieces of the name that were split
  * across lines (a break anywhere but after `/`, `-`, `.`, `:` or `_`), and the buttons not wholly in view.
@@ -285,6 +311,26 @@ const checks: E2eCheck[] = [
         );
       }
       await workbench.screenshot('ledger-panel-high-contrast');
+    },
+  },
+  {
+    name: 'the ratings show a class and its one shape once, saying so, and name each model as the panel does',
+    prepare: seedOneShape,
+    async run(page, workbench) {
+      const { frame } = await openLedger(page, workbench);
+      await widen(workbench);
+      const ratings = frame.locator('section.ratings');
+      await ratings.locator('tbody th', { hasText: CHEAP_MODEL }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
+      const headings = await ratings.locator('h3').evaluateAll((elements) => elements.map((element) => element.firstChild?.textContent ?? ''));
+      assert.deepEqual(headings, ['edit = edit/typescript'], 'edit and edit/typescript hold the same rows: one table');
+      assert.equal(await ratings.locator('table').count(), 1);
+      await ratings.getByText('Every graded edit call so far was edit/typescript, so both keys hold these same ratings.').waitFor();
+      // The cloud model's rating is keyed by its snapshot in the ledger; on screen it has the one name the ladder and the picker use.
+      await ratings.locator('tbody th', { hasText: CLOUD_MODEL }).first().waitFor();
+      assert.equal(await ratings.getByText('2026-01-01').count(), 0, 'the snapshot name is not shown as a second name');
+      assert.equal(await ratings.getByRole('button', { name: 'Reset every rating at edit/typescript' }).count(), 1, 'the folded key can still be reset');
+      await ratings.scrollIntoViewIfNeeded();
+      await workbench.screenshot('ledger-panel-one-shape');
     },
   },
   {

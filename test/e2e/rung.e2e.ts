@@ -258,7 +258,7 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
       const retried = page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first();
       await retried.waitFor({ timeout: ANSWER_TIMEOUT_MS });
       // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's short line names the stronger model.
-      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · rung 1 of 1 · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · asked again above ${CHEAP_MODEL} · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       if (asked === '@rung') await retried.getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
       assert.deepEqual([again.rung, again.candidates, again.pruned], [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]], 'the retry climbed past the model that answered, saying why it was left out');
@@ -376,7 +376,7 @@ const checks: E2eCheck[] = [
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.sendChat('Return the user Ada, aged 36, as a JSON object.');
       const response = page.locator('.interactive-item-container.interactive-response').last();
-      await response.getByText(`Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, /"age": 36/);
       assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
@@ -396,6 +396,38 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
+    '@rung /why and Explain Last Decision say a climbed call in words, and Explain Last Decision opens as a rendered Markdown preview',
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await workbench.sendChat('@rung Return the user Ada, aged 36, as a JSON object.');
+      await rungAnswer(page, '"age": 36');
+      await workbench.sendChat('@rung /why');
+      const why = page.locator('.interactive-item-container.interactive-response', { hasText: `Why ${CLOUD_MODEL} answered` }).last();
+      // Read once the last line is there: the response streams in.
+      await why.getByText('Call id').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const text = ((await why.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(text, new RegExp(`${CHEAP_MODEL} \\(local\\) failed its check: .*JSON`));
+      assert.match(text, /Why it came first: not yet graded in this class/);
+      assert.match(text, /The first choice for every such call \(no exploration\)|The usual first choice, taken on/);
+      assert.doesNotMatch(text, /no-measured-profiles|propensity|rung \d+ of \d+/, 'no router token in /why');
+      await workbench.screenshot('rung-why-in-words');
+      await workbench.runCommand('Rung: Explain Last Decision');
+      // The preview's own webview: a rendered heading, not "# Why …" as text in an editor.
+      const tab = page.locator('.tabs-container .tab', { hasText: 'Preview Why this answer' });
+      await tab.first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const preview = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
+      await preview.getByRole('heading', { name: `Why ${CLOUD_MODEL} answered` }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await preview.getByText('Call id').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.equal(await page.locator('.monaco-editor .view-line', { hasText: '# Why' }).count(), 0, 'the Markdown source is not what opens');
+      await workbench.screenshot('rung-explain-preview');
+    },
+    (providers) => {
+      providers.cheapAnswer = () => '{"name": "Ada", "age": }';
+      providers.cloudAnswer = () => '{"name": "Ada", "age": 36}';
+    },
+  ),
+
+  withProviders(
     '@rung /edit with a selection sends the selected code with the file around it; the small model\'s answer without code fails and the strong model\'s edit answers',
     async (page, workbench, providers) => {
       await setCloudKey(page, workbench);
@@ -407,7 +439,7 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('@rung /edit make the greeting say welcome');
       const response = await rungAnswer(page, 'Welcome.');
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: code in the answer, TypeScript syntax`));
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`));
       const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
       const asked = JSON.stringify(sent?.body.messages ?? []);
       assert.ok(asked.includes(JSON.stringify(GREETING_LINE).slice(1, -1)), `the selected line reached the model: ${asked.slice(0, 600)}`);
@@ -502,7 +534,7 @@ const checks: E2eCheck[] = [
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`Skipped ${CHEAP_MODEL} \\(.*malformed.*\\); trying ${CLOUD_MODEL}`));
       // The skip streams into the steps the Chat view folds away once the answer ends; the closing line keeps it.
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · rung 2 of 2 · unchecked`));
+      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} had a provider error · unchecked`));
       const broken = await waitForRow(workbench, 'the broken rung', (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(workbench, 'the answer', (entry) => entry.call === broken.call && entry.model === CLOUD_MODEL);
       assert.equal(broken.verdict, 'provider-error');
@@ -531,7 +563,7 @@ const checks: E2eCheck[] = [
       assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
       assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);
       await workbench.screenshot('rung-no-answer-stands');
-      // The Rung log's decision line says the pruned rung's reason with its verb once, as Explain Last Decision does.
+      // The Rung log's decision line says the pruned rung's reason with its verb once.
       const panel = page.locator('.part.panel');
       await workbench.runCommandUntil('Rung: Show Log', panel.getByText('the log was asked for (Rung: Show Log)').first());
       await panel.getByText(`pruned ${CLOUD_MODEL}: `).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
@@ -624,7 +656,7 @@ const checks: E2eCheck[] = [
     const response = page.locator('.interactive-item-container.interactive-response').last();
     await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
     const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: `));
+    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: `));
     const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
     await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
     assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);

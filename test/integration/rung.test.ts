@@ -323,10 +323,16 @@ describe('Rung in a real extension host', function () {
 
   it('explains the last decision, exports the ledger and resets it when confirmed', async () => {
     const explained = await vscode.commands.executeCommand<string>('rung.explainLastDecision');
-    assert.match(explained ?? '', /on rung 1 of/);
-    // A read-only Markdown document, not an untitled one: closing it asks nothing.
-    const shown = vscode.window.activeTextEditor?.document;
-    assert.equal(shown?.uri.scheme, 'rung-explain');
+    assert.match(explained ?? '', /^# Why \S+ answered\n/);
+    // Shown rendered, as the editor's Markdown preview, not as its source.
+    const preview = await waitFor('the Markdown preview', () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview') ? vscode.window.tabGroups.activeTabGroup.activeTab : undefined;
+    });
+    assert.match(preview.label, /Why this answer/);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.scheme === 'rung-explain', false, 'the source is not what the user reads');
+    // Of a read-only Markdown document, not an untitled one: closing it asks nothing.
+    const shown = vscode.workspace.textDocuments.find((document) => document.uri.scheme === 'rung-explain');
     assert.equal(shown?.languageId, 'markdown');
     assert.equal(shown?.isDirty, false);
     assert.equal(shown?.getText(), explained);

@@ -480,12 +480,13 @@ export class RungSession implements Session {
   snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter; before?: number } = {}): SessionSnapshot {
     this.requireOpen();
     const now = this.clock.now();
+    const panelName = this.panelNames(now);
     return {
       panel: this.panel,
       ratings: this.ledger.entries().map((entry): RatingView => {
         const p = ability(entry.rating);
         return {
-          model: entry.model,
+          model: panelName.get(entry.model) ?? entry.model,
           classKey: entry.classKey,
           rating: entry.rating,
           ability: p,
@@ -680,6 +681,26 @@ export class RungSession implements Session {
       // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
       strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
     };
+  }
+
+  /**
+   * The panel's slug for each snapshot a provider reported serving it (`openai/gpt-4o-mini-2024-07-18`
+   * for `gpt-4o-mini`), so a front end names a rated model as the panel, the picker and the answers do.
+   *
+   * @remarks
+   * Ratings are keyed by the snapshot, because a floating alias is a moving target; shown under that key,
+   * one model went by two names (its slug on the ladder and in the short line, the snapshot in the
+   * ratings table), and the ladder found no rating for the slug. A snapshot no slug resolves to now (an
+   * alias that has moved on, a model off the panel) keeps its own name.
+   */
+  private panelNames(now: number): Map<string, string> {
+    const snapshot = this.ledger.snapshot(now);
+    const names = new Map<string, string>();
+    for (const model of this.panel.models) {
+      const resolved = snapshot.resolve(model.slug);
+      if (resolved !== model.slug && !names.has(resolved)) names.set(resolved, model.slug);
+    }
+    return names;
   }
 
   /** Each panel model's price as the router prices it, and where it came from. */

@@ -155,19 +155,68 @@ export function plainAnswerLine(summary: AnswerSummary): string {
 const FOOTER_START = 'Rung · ';
 
 /**
- * The short line every answer ends with, on every path: the model, its rung, the checks that judged
- * the answer or `unchecked`, the cost — `Rung · qwen3:14b · rung 1 of 2 · unchecked · $0`.
+ * The short line every answer ends with, on every path: the model, where it answered, the checks that
+ * judged the answer or `unchecked`, the cost — `Rung · qwen3:14b · rung 1 of 2 · unchecked · $0`, or
+ * after a climb `Rung · gpt-4o · 2nd try, after qwen3:14b failed its check · checked: JSON · $0.0004`.
  *
  * @remarks
  * Plain text, no Markdown: Rung Auto's line reaches the Chat view as the model's own text, and inline
  * chat shows that text as it is. `retryClimbs` is for a front end whose one click to a stronger model is
  * the editor's own Retry (Rung Auto: a language model provider's text is rendered as untrusted Markdown,
  * so a command link in it would not run); an unchecked answer with a rung above it then says so.
+ *
+ * A first try says its place on the call's ladder. After a climb the line says which try answered and
+ * how each before it ended: the same request asked again above a model is a call whose ranking holds
+ * only the rungs above it, and its "rung 1 of 1" read as if nothing had been climbed.
  */
 export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: boolean } = {}): string {
   const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
-  return `${FOOTER_START}${summary.model} · rung ${summary.rung} of ${summary.rungs} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${retry}`;
+  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${retry}`;
 }
+
+/** Where the answer came from: its rung on a first try, else the try and what happened before it. */
+function placeText(summary: AnsweredSummary): string {
+  const above = summary.above !== undefined ? `asked again above ${summary.above}` : undefined;
+  if (summary.triedBefore.length === 0) return above ?? `rung ${summary.rung} of ${summary.rungs}`;
+  const before = summary.triedBefore.map((attempt) => `${attempt.model} ${attemptFate(attempt.verdict)}`);
+  const tries = `${ordinal(summary.triedBefore.length + 1)} try, after ${joinWords(before)}`;
+  return above ? `${above}; ${tries}` : tries;
+}
+
+/** How an attempt the call climbed past ended, as a verb phrase after its model. */
+function attemptFate(verdict: VerdictWithReason): string {
+  switch (verdict.kind) {
+    case 'fail':
+      return 'failed its check';
+    case 'provider-error':
+      return 'had a provider error';
+    case 'unverified':
+      return 'was left unchecked';
+    case 'stopped':
+      return 'was stopped';
+    case 'refused':
+      return 'was refused';
+    case 'pass':
+      return 'passed';
+  }
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function joinWords(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/**
+ * The short line Rung put at an answer's end, in any wording it has had: `Rung · <model> · <where> ·
+ * <checks> · <cost>`, perhaps with the Retry hint.
+ */
+const FOOTER_LINE = /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends
@@ -177,7 +226,7 @@ export function withoutFooter(text: string): string {
   const trimmed = text.replace(/\s+$/, '');
   const start = trimmed.lastIndexOf('\n') + 1;
   const last = trimmed.slice(start);
-  if (!last.startsWith(FOOTER_START) || !/ · rung \d+ of \d+ · /.test(last)) return text;
+  if (!last.startsWith(FOOTER_START) || !FOOTER_LINE.test(last)) return text;
   return trimmed.slice(0, start).replace(/\s+$/, '');
 }
 

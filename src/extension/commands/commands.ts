@@ -236,8 +236,24 @@ async function explainLastDecision(deps: CommandDeps, explanations: ExplainDocum
   const session = await deps.sessions.get();
   const text = explainMarkdown(id, session.explain(id));
   const document = await explanations.open(id, text);
-  await vscode.window.showTextDocument(document, { preview: true });
+  await showMarkdown(document);
   return text;
+}
+
+/**
+ * A Markdown document rendered, as the editor's own Markdown preview (the built-in Markdown extension's
+ * `markdown.showPreview`, which reads any document the workspace can open, a content provider's
+ * included); its source when that extension is disabled, so the explanation still shows.
+ *
+ * @remarks
+ * Explain Last Decision opened the Markdown source: headings behind `#`, names behind `**`.
+ */
+async function showMarkdown(document: vscode.TextDocument): Promise<void> {
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', document.uri);
+  } catch {
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
 }
 
 async function resetLedger(deps: CommandDeps, options?: { confirmed?: boolean }): Promise<boolean> {

@@ -1,10 +1,11 @@
 /**
  * The documents Explain Last Decision opens: read-only Markdown, one per call, under a scheme of Rung's
- * own.
+ * own, shown as the editor's Markdown preview.
  *
  * @remarks
  * An untitled document is dirty from the start, so closing an explanation asked whether to save it;
- * a document from a content provider is never dirty and cannot be edited by mistake.
+ * a document from a content provider is never dirty and cannot be edited by mistake. The call id is the
+ * URI's query, not its name: the tab reads "Why this answer", and a second call gets its own document.
  */
 import * as vscode from 'vscode';
 
@@ -22,7 +23,7 @@ export class ExplainDocuments implements vscode.TextDocumentContentProvider, vsc
 
   /** The explanation of `callId` as a document; one already open shows `text` (a verdict may have been settled since). */
   open(callId: string, text: string): Thenable<vscode.TextDocument> {
-    const uri = vscode.Uri.from({ scheme: EXPLAIN_SCHEME, path: `/Call ${callId}.md` });
+    const uri = vscode.Uri.from({ scheme: EXPLAIN_SCHEME, path: '/Why this answer.md', query: `call=${callId}` });
     this.texts.set(uri.toString(), text);
     this.changed.fire(uri);
     return vscode.workspace.openTextDocument(uri);

@@ -142,17 +142,51 @@ describe('describe', () => {
 
   it('explains a call from its decision rows, the settled verdict included', () => {
     const row: DecisionRow = {
-      v: 1, at: 0, call: 'c1', run: null, class: 'plan', shape: null, candidates: ['qwen3:14b', 'openai/gpt-4o-mini'], rung: 0, escalation: [], model: 'qwen3:14b', resolved: 'qwen3:14b',
-      explore: false, propensity: 1, verdict: 'fail', verdictReason: 'no JSON found', inputTokens: 10, outputTokens: 5, cost: 0, latencyMs: 40, reason: 'cheapest local', mode: 'local',
-      pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price' }], final: false,
+      v: 1, at: 0, call: 'c1', run: null, class: 'plan', shape: null, candidates: ['qwen3:14b', 'openai/gpt-4o-mini', 'openai/gpt-4o'], rung: 0, escalation: [], model: 'qwen3:14b', resolved: 'qwen3:14b',
+      explore: false, propensity: 1, verdict: 'fail', verdictReason: 'no JSON found', inputTokens: 10, outputTokens: 5, cost: 0, latencyMs: 40, reason: 'no-measured-profiles tier2', mode: 'local',
+      pruned: [{ model: 'anthropic/claude-opus-4', reason: 'pruned: output price 75.00 > cap 20.00' }], final: false,
     };
-    const text = explainMarkdown('c1', [row, { ...row, verdict: 'pass', verdictReason: 'the user marked the answer helpful', final: true }]);
-    expect(text).toContain('**qwen3:14b** on rung 1 of 2 (qwen3:14b, openai/gpt-4o-mini): fail: no JSON found');
-    // What happened is said once, before the model, as `rung chat` prints it.
-    expect(text).toContain('  - pruned anthropic/claude-opus-4: output price\n');
-    expect(text).not.toContain('pruned: ');
-    expect(text).toContain('**Settled later:** qwen3:14b → pass: the user marked the answer helpful');
-    expect(explainMarkdown('c2', [])).toContain('no row for this call');
+    const climbed: DecisionRow = { ...row, rung: 1, escalation: ['qwen3:14b'], model: 'openai/gpt-4o-mini', resolved: 'openai/gpt-4o-mini-2024-07-18', verdict: 'pass', verdictReason: 'matches the schema', cost: 0.00039, latencyMs: 1200, reason: 'measured 9/10 success class=plan', mode: 'cloud' };
+    const text = explainMarkdown('c1', [row, climbed, { ...climbed, verdict: 'fail', verdictReason: 'the user rated the answer bad', final: true }]);
+    expect(text).toBe(
+      [
+        '# Why openai/gpt-4o-mini answered',
+        '',
+        'A call of class `plan`: one whose answer can be checked at once (structured output, a plan, JSON).',
+        '',
+        '1. **qwen3:14b** (local) failed its check: no JSON found. Why it came first: not yet graded in this class: a mid-sized local model (ladder tier 2). The first choice for every such call (no exploration). $0, 40 ms.',
+        '2. **openai/gpt-4o-mini** (cloud, served as openai/gpt-4o-mini-2024-07-18) passed its check: matches the schema. Why it came next: 9 of 10 graded answers passed in plan. $0.0004, 1.2 s.',
+        '',
+        'Not tried, since an answer stood before them: openai/gpt-4o.',
+        '',
+        'Left out of this call:',
+        '- **anthropic/claude-opus-4**: output price 75.00 > cap 20.00',
+        '',
+        'Not yet measured in `plan`: qwen3:14b. Until 8 of a model\'s answers in a class are graded, its place comes from its size on the ladder, not from its record.',
+        '',
+        'Settled later: openai/gpt-4o-mini\'s answer counts as failed (the user rated the answer bad).',
+        '',
+        '---',
+        'Call id `c1`',
+        '',
+      ].join('\n'),
+    );
+    // No router token reaches the reader: the decision log and the Rung log keep those.
+    expect(text).not.toMatch(/no-measured-profiles|measured 9\/10|propensity|pruned:/);
+  });
+
+  it('says how often an explored opener is chosen, and a call no model could take', () => {
+    const explored: DecisionRow = {
+      v: 1, at: 0, call: 'c3', run: 'r1', class: 'edit', shape: 'typescript', candidates: ['qwen3:14b', 'tiny:1b'], rung: 1, escalation: [], model: 'tiny:1b', resolved: 'tiny:1b',
+      explore: true, propensity: 0.05, verdict: 'unverified', verdictReason: 'no verifier configured', inputTokens: 10, outputTokens: 5, cost: 0, latencyMs: 40, reason: 'below gate 3/8 graded class=edit, prior tier1', mode: 'local', pruned: [], final: false,
+    };
+    const text = explainMarkdown('c3', [explored]);
+    expect(text).toContain('# Why tiny:1b answered\n\nA call of class `edit/typescript`: a code change, in typescript.');
+    expect(text).toContain('**tiny:1b** (local) answered, unchecked: no verifier configured. Why it came first: 3 of the 8 graded answers a rating needs in edit: a small local model (ladder tier 1). Explored: tried first to learn how it does, which happens on 5% of such calls;');
+    expect(text).toContain('Call id `c3` · conversation `r1`');
+    const refused: DecisionRow = { ...explored, call: 'c4', candidates: [], model: '', verdict: 'refused', verdictReason: 'no model can take this call', explore: false, propensity: 1, pruned: [{ model: 'tiny:1b', reason: 'pruned: needs tools' }] };
+    expect(explainMarkdown('c4', [refused])).toContain('# Why no model took this call\n\nA call of class `edit/typescript`: a code change, in typescript.\n\nNo model could take it: no model can take this call.\n\nLeft out of this call:\n- **tiny:1b**: needs tools\n');
+    expect(explainMarkdown('c2', [])).toBe('# A call Rung has no record of\n\nThe decision log has no row for this call.\n\n---\nCall id `c2`\n');
   });
 });
 

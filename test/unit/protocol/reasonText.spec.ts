@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../src/core/panel';
-import { isProviderDown, plainReason } from '../../../src/protocol/reasonText';
+import { isProviderDown, openerChoiceText, plainReason } from '../../../src/protocol/reasonText';
 import { NOW, rankOn, record } from '../support/rankInput';
 
 // Every reason here is one `rank` wrote, so a change to the router's wording fails this file rather
@@ -88,5 +88,21 @@ describe('a provider\'s health reason', () => {
     expect(isProviderDown('cloud: no server at http://127.0.0.1:9 (ECONNREFUSED)')).toBe(true);
     expect(isProviderDown('cooling down after 503 for 30000 ms')).toBe(true);
     expect(isProviderDown('cloud: no API key (run "Rung: Set Provider Key" for cloud)')).toBe(false);
+  });
+});
+
+describe('how the opener was chosen, in words', () => {
+  it('says a certain choice opens every such call, without a propensity', () => {
+    expect(openerChoiceText(false, 1)).toBe('The first choice for every such call (no exploration).');
+  });
+
+  it('says how often the usual choice is taken and how often another model is explored instead', () => {
+    expect(openerChoiceText(false, 0.95)).toBe('The usual first choice, taken on 95% of such calls; the other 5% try another model to learn about it.');
+  });
+
+  it('says an explored opener was tried to learn about it, and how often that happens', () => {
+    expect(openerChoiceText(true, 0.05)).toBe('Explored: tried first to learn how it does, which happens on 5% of such calls; the rest open with the usual first choice.');
+    expect(openerChoiceText(true, 0.004)).toContain('on under 1% of such calls');
+    expect(openerChoiceText(false, 0.996)).toContain('taken on over 99% of such calls; the other under 1%');
   });
 });

@@ -159,6 +159,32 @@ describe('ratings per class', () => {
     expect(classes[0]?.rows[0]?.interval).toBeNull();
   });
 
+  it('shows a class and its shape once when they hold the same answers, and says so', () => {
+    // Every graded outcome at edit/typescript is counted at edit too: with every edit so far in TypeScript, the two tables were the same rows twice.
+    const same = (classKey: string) => [
+      wireRating({ model: 'a', classKey, ability: 0.4, graded: 3, ok: 1, measured: false }),
+      wireRating({ model: 'b', classKey, ability: 0.7, graded: 9, ok: 7, measured: true }),
+    ];
+    const classes = ratingClasses([...same('edit'), ...same('edit/typescript'), ...same('chat')]);
+    expect(classes.map((group) => [group.classKey, group.sameAs])).toEqual([
+      ['chat', []],
+      ['edit', ['edit/typescript']],
+    ]);
+    expect(classes[1]?.note).toBe('Every graded edit call so far was edit/typescript, so both keys hold these same ratings.');
+    expect(classes[0]?.note).toBeUndefined();
+  });
+
+  it('says what a class and its shape each count when their ratings differ', () => {
+    const classes = ratingClasses([
+      wireRating({ model: 'a', classKey: 'edit', ability: 0.5, graded: 5, ok: 3, measured: false }),
+      wireRating({ model: 'a', classKey: 'edit/typescript', ability: 0.4, graded: 3, ok: 1, measured: false }),
+    ]);
+    expect(classes.map((group) => [group.classKey, group.sameAs, group.note])).toEqual([
+      ['edit', [], 'Every graded edit call, edit/typescript included.'],
+      ['edit/typescript', [], 'Only edit calls shaped typescript; each also counts in edit.'],
+    ]);
+  });
+
   it('shows the gate the host sent with the rating, not a number of its own', () => {
     const [row] = ratingClasses([wireRating({ model: 'a', graded: 3, ok: 1, measured: false, gate: 5 })])[0]?.rows ?? [];
     expect([row?.gate, row?.gateShort, row?.gateAt]).toEqual(['3/5 graded, still on its prior', '3/5 · prior', 5]);

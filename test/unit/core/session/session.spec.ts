@@ -146,6 +146,21 @@ describe('RungSession.chat', () => {
     expect(session.explain(result.callId).map((row) => row.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
   });
 
+  it('names a rating by the panel slug that served it, not by the snapshot the provider reported', async () => {
+    // The panel says gpt-4o-mini; the server answers as openai/gpt-4o-mini, the key the ledger learns under.
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'gpt-4o-mini', provider: 'openrouter', role: 'top' },
+    ]);
+    const session = await open({ panel });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.answer?.model).toBe('gpt-4o-mini');
+    expect(session.explain(result.callId).at(-1)?.resolved).toBe('openai/gpt-4o-mini');
+    const rated = session.snapshot({ limit: 0 }).ratings.filter((rating) => rating.classKey === 'plan').map((rating) => rating.model);
+    expect(rated.sort()).toEqual(['gpt-4o-mini', 'qwen2.5:3b']);
+  });
+
   it('refuses a schema the check cannot read before any model is asked, and grades nobody for it', async () => {
     const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });

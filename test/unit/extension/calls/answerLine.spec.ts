@@ -46,7 +46,7 @@ describe('the words about a finished call', () => {
   it('names the model that answered, the reason it was chosen, what was tried before it, and ends with the short line', () => {
     const line = (result: SessionChatResult, options: { above?: string } = {}) => answerLine(summarizeAnswer(result, options));
     expect(line(climbed)).toBe(
-      'Answered by **openai/gpt-4o-mini** (openrouter) for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found).\n\nRung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004',
+      'Answered by **openai/gpt-4o-mini** (openrouter) for `plan` — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found).\n\nRung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004',
     );
     expect(line({ ...climbed, answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' }, attempts: climbed.attempts.slice(0, 1) })).not.toContain('Tried before it');
     expect(line({ ...climbed, answer: undefined })).toBe(
@@ -87,13 +87,13 @@ describe('the words about a finished call', () => {
 
   it('says the closing line without Markdown for a notification, on one line', () => {
     expect(plainAnswerLine(summarizeAnswer(climbed))).toBe(
-      'Answered by openai/gpt-4o-mini (openrouter) for plan — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Rung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004',
+      'Answered by openai/gpt-4o-mini (openrouter) for plan — 9 of 10 graded answers passed in plan. Tried before it: qwen3:14b (fail: no JSON found). Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004',
     );
   });
 
   it('ends every answer with one short line: the model, its rung, the check or that there was none, the cost', () => {
     const checked = summarizeAnswer(climbed) as AnsweredSummary;
-    expect(answerFooter(checked)).toBe('Rung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004');
+    expect(answerFooter(checked)).toBe('Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004');
     const unchecked = summarizeAnswer({
       ...climbed,
       answer: { ...(climbed.answer as NonNullable<SessionChatResult['answer']>), model: 'qwen3:14b' },
@@ -110,11 +110,30 @@ describe('the words about a finished call', () => {
     expect(answerFooter({ ...unchecked, stronger: false }, { retryClimbs: true })).not.toContain('Retry');
   });
 
+  it('says after a climb which try answered and how each model before it ended, not its place in a ladder of one', () => {
+    const third = summarizeAnswer({
+      ...climbed,
+      attempts: [
+        { ...(climbed.attempts[0] as SessionChatResult['attempts'][number]), model: 'tiny:1b', verdict: { kind: 'provider-error', reason: 'ollama: no server at http://127.0.0.1:11434' } },
+        climbed.attempts[0] as SessionChatResult['attempts'][number],
+        { ...(climbed.attempts[1] as SessionChatResult['attempts'][number]), rung: 2 },
+      ],
+    }) as AnsweredSummary;
+    expect(answerFooter(third)).toBe('Rung · openai/gpt-4o-mini · 3rd try, after tiny:1b had a provider error and qwen3:14b failed its check · checked: JSON schema · $0.0004');
+    // The same request asked again above a model is a new call whose ranking holds only the rungs above it: "rung 1 of 1" said nothing true.
+    const again = summarizeAnswer({ ...climbed, attempts: climbed.attempts.slice(1).map((attempt) => ({ ...attempt, rung: 0 })), ranking: { ...ranking, candidates: ranking.candidates.slice(1) } }, { above: 'qwen3:14b' }) as AnsweredSummary;
+    expect(answerFooter(again)).toBe('Rung · openai/gpt-4o-mini · asked again above qwen3:14b · checked: JSON schema · $0.0004');
+    expect(answerFooter(summarizeAnswer(climbed, { above: 'tiny:1b' }) as AnsweredSummary)).toBe('Rung · openai/gpt-4o-mini · asked again above tiny:1b; 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004');
+  });
+
   it('takes its own closing line off an answer the editor sends back, and nothing else', () => {
     const footer = answerFooter(summarizeAnswer(climbed) as AnsweredSummary);
     expect(withoutFooter(`The answer is 42.\n\n${footer}`)).toBe('The answer is 42.');
     expect(withoutFooter(`The answer is 42.\n\n${footer} · Retry asks a stronger model\n`)).toBe('The answer is 42.');
     expect(withoutFooter('The answer is 42.')).toBe('The answer is 42.');
+    // A line written before the climb was said in words, in a conversation the editor sends back, goes too.
+    expect(withoutFooter('The answer is 42.\n\nRung · cloud · rung 1 of 1 · unchecked · $0')).toBe('The answer is 42.');
+    expect(withoutFooter('The answer is 42.\n\nRung · cloud · asked again above small · unchecked · $0 · Retry asks a stronger model')).toBe('The answer is 42.');
     // A line that only looks like one, in the middle of an answer, stays.
     expect(withoutFooter(`Rung · is a word here\nand the answer goes on.`)).toBe('Rung · is a word here\nand the answer goes on.');
   });

@@ -214,7 +214,7 @@ describe('a feature call', () => {
       expect(call.request.avoid).toBeUndefined();
       const finished = await call.run(session);
       expect(finished.line).toBe(
-        'Answered by **cloud** (cloud) for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out.\n\nRung · cloud · rung 1 of 1 · unchecked · $0',
+        'Answered by **cloud** (cloud) for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out.\n\nRung · cloud · asked again above small · unchecked · $0',
       );
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['@rung']);
       expect(log.lines).toEqual(['info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small']);
