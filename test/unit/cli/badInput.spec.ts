@@ -146,7 +146,7 @@ describe('rung replay with a grade that is not 0 or 1', () => {
   it('says that 0 or 1 was wanted, naming the line and field', async () => {
     writeFileSync(join(dir, 'graded.jsonl'), '{"id":"a","family":"f","m":{"x":{"c":true,"cost":0.1}}}\n');
     expect(await main(['replay', 'graded.jsonl'], io)).toBe(EXIT_USAGE);
-    expect(io.err).toBe(`rung replay: ${join(dir, 'graded.jsonl')}:1: m.x.c: Invalid option: expected one of 0|1\n`);
+    expect(io.err).toBe(`rung replay: ${join(dir, 'graded.jsonl')}:1: m.x.c: must be one of 0 or 1, not true\n`);
   });
 });
 
