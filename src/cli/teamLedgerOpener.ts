@@ -19,7 +19,7 @@ import type { Clock } from '../core/clock';
 import type { Ledger } from '../core/ledger/ledger';
 import { isTeamLedgerUrl, isUnreachable, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
-import { openTeamOrWorkspace } from '../core/ledger/teamOrWorkspace';
+import { openTeamOrWorkspace } from '../core/store/openStore';
 import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { printable } from '../core/terminalText';
 

@@ -14,7 +14,7 @@
  */
 import type { Ledger } from '../../core/ledger/ledger';
 import { isTeamLedgerUrl, readTeamUrl, redactedUrl, teamUrlHasPassword } from '../../core/ledger/teamUrl';
-import { openTeamOrWorkspace as openTeamOrWorkspaceLedger, type TeamOrWorkspaceOptions as LedgerChoiceOptions } from '../../core/ledger/teamOrWorkspace';
+import { openTeamOrWorkspace as openTeamOrWorkspaceLedger, type TeamOrWorkspaceOptions as LedgerChoiceOptions } from '../../core/store/openStore';
 
 /** What a window gives: the rule's options less those a window always sets the same way. */
 export type TeamOrWorkspaceOptions = Omit<LedgerChoiceOptions, 'subject' | 'resetRefusal' | 'readOnly'>;

@@ -14,15 +14,15 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock';
-import type { Ledger } from './ledger';
-import { MemoryLedger } from './memoryLedger';
-import { OfflineTeamLedger } from './offlineTeamLedger';
-import type { LedgerNotice } from './notices';
-import { loadSqlJs } from './sqlJs';
-import { redactedUrl, TeamLedger, type TeamLedgerOptions } from './teamLedger';
-import { teamOutboxPath } from './teamOutbox';
-import { readMergeSource, WorkspaceLedger } from './workspaceLedger';
-import { ensureFolder } from './safeFiles';
+import type { Ledger } from '../ledger/ledger';
+import { MemoryLedger } from '../ledger/memoryLedger';
+import { OfflineTeamLedger } from '../ledger/offlineTeamLedger';
+import type { LedgerNotice } from '../ledger/notices';
+import { loadSqlJs } from '../ledger/sqlJs';
+import { redactedUrl, TeamLedger, type TeamLedgerOptions } from '../ledger/teamLedger';
+import { teamOutboxPath } from '../ledger/teamOutbox';
+import { readMergeSource, WorkspaceLedger } from '../ledger/workspaceLedger';
+import { ensureFolder } from '../ledger/safeFiles';
 
 export interface TeamOrWorkspaceOptions {
   url: string;
