@@ -10,20 +10,18 @@
  * the editor cannot drift apart. The contract is in types.ts; this is its one implementation.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
-import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
+import type { DecisionRow, DecisionSink } from '../decisions/decision';
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
-import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/decisionLog';
-import type { Ledger } from '../ledger/ledger';
-import { exportLedger } from '../ledger/ledgerExport';
-import { MemoryLedger } from '../ledger/memoryLedger';
-import { ensureFolder } from '../ledger/safeFiles';
-import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
+import type { LedgerNotice } from '../ledger/notices';
+import { openStore, type OpenStoreOptions } from '../store/openStore';
+import type { Store } from '../store/store';
+import { workspaceFileOf, type StoreLocation } from '../store/storeLocation';
+import { startOfUtcDay, utcDay } from '../store/spendTally';
 import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
 import { connectProviders } from './connectProviders';
 import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
@@ -39,8 +37,6 @@ import type { Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
-import { DecisionPages } from './decisionPages';
-import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from '../providers/tokens';
 import type {
   ContextRefusal,
@@ -115,10 +111,15 @@ export type SessionLogLevel = 'info' | 'warning' | 'error';
 
 export interface RungSessionOptions {
   panel: Panel;
-  /** The workspace ledger file (its decision log goes beside it); absent or null: a memory ledger. */
-  ledgerPath?: string | null;
-  /** Opens the ledger at `ledgerPath`; a `WorkspaceLedger` whose notices become `notice` changes by default. */
-  openLedger?: (path: string) => Promise<Ledger>;
+  /** Where ratings and decision rows are kept; memory when absent. Its notices become `notice` changes. */
+  store?: StoreLocation;
+  /** How the store is opened beyond its location: the team's member and password, a test's timer. */
+  storeOptions?: Omit<OpenStoreOptions, 'clock' | 'log' | 'onNotice' | 'onDecisionNotice'>;
+  /**
+   * Opens the store in the front end's way (the CLI's refusals and messages); `openStore` unless given.
+   * The session's notice listeners are handed over, so the store's notices become its `notice` changes.
+   */
+  openStore?: (location: StoreLocation, notices: Pick<OpenStoreOptions, 'onNotice' | 'onDecisionNotice'>) => Promise<Store>;
   clock?: Clock;
   /** Exploration's draws; seeded from the clock when absent. */
   random?: Random;
@@ -163,11 +164,6 @@ export class ContextRefusalError extends RoutingError {
   }
 }
 
-/** A ledger the session can reset (the workspace ledger, the memory ledger). */
-interface ResettableLedger extends Ledger {
-  reset(classKey?: string): Promise<number>;
-}
-
 interface Connected {
   adapters: Map<string, ProviderAdapter>;
   facts: Map<string, ModelFacts>;
@@ -183,11 +179,7 @@ const MAX_UNHEARD_NOTICES = 20;
 export class RungSession implements Session {
   private panel: Panel;
   private readonly clock: Clock;
-  private readonly ledger: Ledger;
-  private readonly ledgerPath: string | null;
-  private readonly log: DecisionLog | undefined;
-  private readonly memoryRows: MemoryDecisionSink | undefined;
-  private readonly pages: DecisionPages;
+  private readonly store: Store;
   private readonly health: ProviderHealthBoard;
   private readonly router: Router;
   private readonly options: RungSessionOptions;
@@ -207,93 +199,69 @@ export class RungSession implements Session {
   private disposed: Promise<void> | undefined;
   /** Calls under way, each with the switch that stops it: dispose stops them and waits for their rows and observations. */
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
-  /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
-  private readonly tally: SpendTally;
   /** Per call under way, the checks that judged its latest attempt, for that attempt's decision row. */
   private readonly judgedBy = new Map<string, string[]>();
   /** The confidence check for calls nothing else can judge; absent when the session was opened without it. */
   private readonly confidence: LiveConfidence | undefined;
 
-  /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
+  /** Opens the store, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
     const clock = options.clock ?? systemClock;
-    const notices: LedgerNotice[] = [];
+    const notices: { level: SessionLogLevel; message: string }[] = [];
     // Notices that arrive while opening wait for the session; later ones go straight to its listeners.
     const opened: { session?: RungSession } = {};
-    const onNotice = (notice: LedgerNotice): void => {
-      if (opened.session) opened.session.notify('warning', notice.message);
-      else notices.push(notice);
+    const notice = (level: SessionLogLevel, message: string): void => {
+      if (opened.session) opened.session.notify(level, message);
+      else notices.push({ level, message });
     };
-    const ledgerPath = options.ledgerPath ?? null;
-    let ledger: Ledger;
-    if (ledgerPath === null) ledger = new MemoryLedger();
-    else if (options.openLedger) ledger = await options.openLedger(ledgerPath);
-    else {
-      ensureFolder(dirname(ledgerPath));
-      ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, onNotice });
-    }
+    const listeners = {
+      onNotice: (ledgerNotice: LedgerNotice) => notice('warning', ledgerNotice.message),
+      // The one report of a failed write, whether the timer or a flush ran it.
+      onDecisionNotice: (logNotice: LedgerNotice) => notice(logNotice.kind === 'save-failed' ? 'error' : 'warning', logNotice.message),
+    };
+    const location = options.store ?? { kind: 'memory' };
+    const store = options.openStore
+      ? await options.openStore(location, listeners)
+      : await openStore(location, { ...options.storeOptions, clock, log: (level, message) => options.log?.(level, message), ...listeners });
     const health = new ProviderHealthBoard({ clock });
     const secrets = new Set<string>();
     let connected: Connected;
     try {
-      // A log that could not be written (a symbolic link a cloned folder put there) is said now, before
-      // any call is made and paid for whose row would be refused.
-      if (ledgerPath !== null) checkDecisionLogFiles(decisionLogPath(ledgerPath));
       connected = await connect(options, options.panel, clock, health, secrets);
     } catch (error) {
-      await ledger.close();
+      await store.close();
       throw error;
     }
-    const session = new RungSession(options, clock, ledger, ledgerPath, health, connected, secrets);
+    const session = new RungSession(options, clock, store, health, connected, secrets);
     opened.session = session;
-    for (const notice of notices) session.notify('warning', notice.message);
+    for (const { level, message } of notices) session.notify(level, message);
     for (const note of connected.notes) session.notify('info', note);
     session.noticeHealth();
     return session;
   }
 
-  private constructor(options: RungSessionOptions, clock: Clock, ledger: Ledger, ledgerPath: string | null, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
+  private constructor(options: RungSessionOptions, clock: Clock, store: Store, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
     this.options = options;
     this.panel = options.panel;
     this.clock = clock;
-    this.ledger = ledger;
-    this.ledgerPath = ledgerPath;
+    this.store = store;
     this.health = health;
     this.adapters = connected.adapters;
     this.facts = connected.facts;
     this.relearn = connected.relearn;
     for (const secret of [...secrets, ...(options.secrets ?? [])]) if (secret) this.secrets.add(secret);
-    if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
-    else {
-      this.log = new DecisionLog({
-        path: decisionLogPath(ledgerPath),
-        clock,
-        // The ledger's timer, so a call's rows and the observations it taught land in one wake-up.
-        ...(ledger instanceof WorkspaceLedger ? { flushTimer: ledger.flushTimer } : {}),
-        // The one report of a failed write, whether the timer or flushDecisions ran it. Once disposing,
-        // the failure is dispose's to throw, and "will retry" would no longer be true.
-        onNotice: (notice) => {
-          if (this.disposed && notice.kind === 'save-failed') return;
-          this.notify(notice.kind === 'save-failed' ? 'error' : 'warning', notice.message);
-        },
-      });
-    }
-    const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
-    this.pages = new DecisionPages(this.log ? { log: this.log } : { memory: this.memoryRows as MemoryDecisionSink });
-    this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
       append: (written) => {
         const judged = written.final ? undefined : this.judgedBy.get(written.call);
         const row = judged === undefined ? written : { ...written, checks: judged };
-        inner.append(row);
-        ledger.shareDecision?.(row);
+        store.decisions.append(row);
         this.emit({ type: 'decision-written', row });
       },
     };
     this.router = new Router({
       panel: this.panel,
-      ledger,
+      ledger: store.ratings,
       clock,
       sink,
       random: options.random ?? seededRandom(clock.now()),
@@ -304,7 +272,7 @@ export class RungSession implements Session {
     this.confidence =
       confidenceCheck === 'off'
         ? undefined
-        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
+        : new LiveConfidence({ ledger: store.ratings, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
@@ -312,9 +280,9 @@ export class RungSession implements Session {
     return this.panel;
   }
 
-  /** Where the ledger lives; null for a memory ledger. */
-  get ledgerFile(): string | null {
-    return this.ledgerPath;
+  /** Where the ratings and decision rows are kept. */
+  get storeLocation(): StoreLocation {
+    return this.store.location;
   }
 
   chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
@@ -482,7 +450,7 @@ export class RungSession implements Session {
     const now = this.clock.now();
     return {
       panel: this.panel,
-      ratings: this.ledger.entries().map((entry): RatingView => {
+      ratings: this.store.ratings.entries().map((entry): RatingView => {
         const p = ability(entry.rating);
         return {
           model: entry.model,
@@ -497,36 +465,37 @@ export class RungSession implements Session {
           updatedAt: entry.updatedAt,
         };
       }),
-      decisions: this.pages.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
+      decisions: this.store.decisions.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
       spend: this.spend(now),
       providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
         const reason = this.health.unavailableReason(name, now);
         return reason === null ? { name, healthy: true } : { name, healthy: false, reason };
       }),
       prices: this.prices(),
-      ledgerPath: this.ledgerPath,
+      ledgerPath: workspaceFileOf(this.store.location),
     };
   }
 
   placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
     this.requireOpen();
-    return this.pages.placeOf(row, filter);
+    return this.store.decisions.placeOf(row, filter);
   }
 
   explain(callId: string): DecisionRow[] {
     this.requireOpen();
-    if (this.log) return this.log.forCall(callId).rows;
-    return (this.memoryRows as MemoryDecisionSink).rows.filter((row) => row.call === callId);
+    return this.store.decisions.forCall(callId);
   }
 
   async resetClass(classKey: string): Promise<void> {
-    await this.resettable().reset(shaped(classKey));
+    this.requireOpen();
+    await this.store.reset(shaped(classKey));
     this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
   async resetLedger(): Promise<void> {
-    await this.resettable().reset();
+    this.requireOpen();
+    await this.store.reset();
     this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
@@ -534,8 +503,7 @@ export class RungSession implements Session {
   async exportLedger(): Promise<string> {
     this.requireOpen();
     await this.flushDecisions();
-    const rows = this.log ? this.log.readAll().rows : (this.memoryRows as MemoryDecisionSink).rows;
-    return exportLedger('jsonl', 'all', this.ledger.entries(), rows);
+    return this.store.export();
   }
 
   async estimateOpeners(): Promise<OpenerEstimate[]> {
@@ -545,7 +513,7 @@ export class RungSession implements Session {
     // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
     // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
     // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
-    const text = this.log ? await readBytesIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
+    const text = await this.store.decisions.text();
     // Only the newest calls' rows are parsed and the older ones counted by id: on a 100k-row log that
     // halved the What if's wall and CPU time (BENCHMARKS.md).
     const { log: recent, callsInLog } = await readRecentLoggedCalls(text, MAX_ESTIMATED_CALLS, yieldToHost);
@@ -598,13 +566,9 @@ export class RungSession implements Session {
     this.disposed ??= (async () => {
       try {
         await this.stopCalls();
-        await this.ledger.close();
+        await this.store.close();
       } finally {
-        try {
-          await this.log?.close();
-        } finally {
-          this.listeners.clear();
-        }
+        this.listeners.clear();
       }
     })();
     return this.disposed;
@@ -661,14 +625,14 @@ export class RungSession implements Session {
   private budgetFor(): Pick<RouteRequest, 'budget'> {
     const dailyUsd = this.options.dailyBudgetUsd;
     if (dailyUsd === undefined) return {};
-    return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
+    return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
   }
 
   private spend(now: number): SpendView {
     const today = utcDay(now);
     const providerOf = new Map(this.panel.models.map((model) => [model.slug, model.provider]));
     const dearest = this.dearestModel();
-    const groups = this.tally.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
+    const groups = this.store.decisions.spend.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
     const byDay = groups
       .map((group) => ({ day: group.day, model: group.model, provider: providerOf.get(group.model) ?? 'unknown', cost: group.cost, calls: group.calls }))
       .sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
@@ -710,7 +674,7 @@ export class RungSession implements Session {
   /** Writes the queued rows now; a failure is the log's to report (a `save-failed` notice) and to retry. */
   private async flushDecisions(): Promise<void> {
     try {
-      await this.log?.flush();
+      await this.store.decisions.flush();
     } catch {
       // Already reported through the log's onNotice; saying it here as well would say it twice.
     }
@@ -741,13 +705,6 @@ export class RungSession implements Session {
       return;
     }
     for (const listener of [...this.listeners]) listener(change);
-  }
-
-  private resettable(): ResettableLedger {
-    this.requireOpen();
-    const ledger = this.ledger as Partial<ResettableLedger>;
-    if (typeof ledger.reset !== 'function') throw new Error('this ledger cannot be reset');
-    return this.ledger as ResettableLedger;
   }
 
   private requireOpen(): void {
@@ -836,13 +793,4 @@ function openerEstimate(model: string, estimate: PolicyEstimate): OpenerEstimate
 /** Lets the thread serve whatever else is waiting before the next slice of work. */
 function yieldToHost(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-async function readBytesIfExists(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return Buffer.alloc(0);
-    throw error;
-  }
 }
