@@ -22,7 +22,6 @@ import { registerEditSelection } from './edit/editSelection';
 import { editorModelsFactory } from './session/editorModels';
 import { showHowToStart } from './settings/firstRun';
 import { registerLedgerView, OPEN_LEDGER_COMMAND } from './ledgerView/ledgerView';
-import { LiveSession } from './ledgerView/liveSession';
 import { RungLog } from './log';
 import { registerModelProvider } from './chat/modelProvider';
 import { ProviderSecrets } from './settings/secrets';
@@ -95,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    ['ledger view', () => registerLedgerView(context, { session: new LiveSession(host), log })],
+    ['ledger view', () => registerLedgerView(context, { sessions: host, log })],
     ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {
