@@ -15,20 +15,17 @@ import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
 import type { DecisionRow, DecisionSink } from '../decisions/decision';
-import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
-import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
 import type { LedgerNotice } from '../ledger/notices';
 import { openStore, type OpenStoreOptions } from '../store/openStore';
 import type { Store } from '../store/store';
 import { workspaceFileOf, type StoreLocation } from '../store/storeLocation';
-import { startOfUtcDay, utcDay } from '../store/spendTally';
-import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
+import { StoreReads } from './storeReads';
+import { attemptTimeoutMs, type Panel } from '../panel';
 import { connectProviders } from './connectProviders';
 import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
 import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
-import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { RoutingError } from '../routing/rank';
 import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
@@ -45,7 +42,6 @@ import type {
   KeyLookup,
   OpenerEstimate,
   ProviderFactory,
-  RatingView,
   Session,
   SessionAttempt,
   SessionChange,
@@ -53,7 +49,6 @@ import type {
   SessionChatResult,
   SessionEvent,
   SessionSnapshot,
-  SpendView,
   VerdictWithReason,
 } from './types';
 
@@ -71,23 +66,6 @@ function promptText(messages: readonly ChatMessage[], tools: readonly ToolSpec[]
 }
 
 /**
- * Decisions a snapshot returns when the caller names no page size.
- *
- * @remarks
- * A screenful of the ledger panel's table, and the size the decision log's tail read was measured at
- * (about 1 ms on a 100k-row log; src/bench/ledgerBench.ts, sessionBench.ts).
- */
-export const DEFAULT_PAGE_ROWS = 50;
-/**
- * How far back a snapshot's spend looks, days, today included.
- *
- * @remarks
- * A month, the span a provider bills over; reading the whole log would cost a 90-day log's every row
- * for a figure nobody reads that far back (`rung ledger export` has the rest).
- */
-export const SPEND_WINDOW_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
-/**
  * How long `dispose` waits for the calls it stopped to end, ms.
  *
  * @remarks
@@ -96,16 +74,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * extension host to stop.
  */
 export const STOP_WAIT_MS = 1_000;
-/**
- * The most recent calls the panel's "What if" estimates from; the sentence says so when the log holds more.
- *
- * @remarks
- * The estimate runs on the extension host's thread, and one model's estimate is one computation that
- * cannot pause: on 61k calls it took about 210 ms each on the team's 2-core machine, and 0.5–2.7 s
- * when that machine was loaded; on the newest 10k, 88–167 ms loaded (BENCHMARKS.md), near the ~100 ms
- * a host can be held. The newest calls are also the ones routed by what the router knows now.
- */
-export const MAX_ESTIMATED_CALLS = 10_000;
+
+export { DEFAULT_PAGE_ROWS, MAX_ESTIMATED_CALLS, SPEND_WINDOW_DAYS } from './storeReads';
 
 export type SessionLogLevel = 'info' | 'warning' | 'error';
 
@@ -180,6 +150,8 @@ export class RungSession implements Session {
   private panel: Panel;
   private readonly clock: Clock;
   private readonly store: Store;
+  /** What a ledger view reads of the store: ratings, pages, one call's rows, spend, the export, the estimates. */
+  private readonly reads: StoreReads;
   private readonly health: ProviderHealthBoard;
   private readonly router: Router;
   private readonly options: RungSessionOptions;
@@ -245,6 +217,7 @@ export class RungSession implements Session {
     this.panel = options.panel;
     this.clock = clock;
     this.store = store;
+    this.reads = new StoreReads(store);
     this.health = health;
     this.adapters = connected.adapters;
     this.facts = connected.facts;
@@ -450,23 +423,9 @@ export class RungSession implements Session {
     const now = this.clock.now();
     return {
       panel: this.panel,
-      ratings: this.store.ratings.entries().map((entry): RatingView => {
-        const p = ability(entry.rating);
-        return {
-          model: entry.model,
-          classKey: entry.classKey,
-          rating: entry.rating,
-          ability: p,
-          uncertainty: entry.graded === 0 ? null : ratingStandardError(p, entry),
-          graded: entry.graded,
-          ok: entry.ok,
-          measured: entry.graded >= MIN_GRADED,
-          gate: MIN_GRADED,
-          updatedAt: entry.updatedAt,
-        };
-      }),
-      decisions: this.store.decisions.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
-      spend: this.spend(now),
+      ratings: this.reads.ratings(),
+      decisions: this.reads.page(options),
+      spend: this.reads.spend(now, this.panel, this.facts),
       providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
         const reason = this.health.unavailableReason(name, now);
         return reason === null ? { name, healthy: true } : { name, healthy: false, reason };
@@ -478,12 +437,12 @@ export class RungSession implements Session {
 
   placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
     this.requireOpen();
-    return this.store.decisions.placeOf(row, filter);
+    return this.reads.placeOf(row, filter);
   }
 
   explain(callId: string): DecisionRow[] {
     this.requireOpen();
-    return this.store.decisions.forCall(callId);
+    return this.reads.explain(callId);
   }
 
   async resetClass(classKey: string): Promise<void> {
@@ -503,29 +462,13 @@ export class RungSession implements Session {
   async exportLedger(): Promise<string> {
     this.requireOpen();
     await this.flushDecisions();
-    return this.store.export();
+    return this.reads.export();
   }
 
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
-    // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
-    // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
-    // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
-    const text = await this.store.decisions.text();
-    // Only the newest calls' rows are parsed and the older ones counted by id: on a 100k-row log that
-    // halved the What if's wall and CPU time (BENCHMARKS.md).
-    const { log: recent, callsInLog } = await readRecentLoggedCalls(text, MAX_ESTIMATED_CALLS, yieldToHost);
-    const estimates: OpenerEstimate[] = [];
-    // One fit of the outcome model for every panel model: it reads the log, not the opener.
-    const outcomeModel = new SharedOutcomeModel(recent.calls);
-    for (const model of this.panel.models) {
-      await yieldToHost();
-      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost, { outcomeModel }));
-      estimates.push(callsInLog > MAX_ESTIMATED_CALLS ? { ...estimate, logCalls: callsInLog } : estimate);
-    }
-    return estimates;
+    return this.reads.estimateOpeners(this.panel.models.map((model) => model.slug));
   }
 
   async setPanel(panel: Panel): Promise<void> {
@@ -628,23 +571,6 @@ export class RungSession implements Session {
     return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
   }
 
-  private spend(now: number): SpendView {
-    const today = utcDay(now);
-    const providerOf = new Map(this.panel.models.map((model) => [model.slug, model.provider]));
-    const dearest = this.dearestModel();
-    const groups = this.store.decisions.spend.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
-    const byDay = groups
-      .map((group) => ({ day: group.day, model: group.model, provider: providerOf.get(group.model) ?? 'unknown', cost: group.cost, calls: group.calls }))
-      .sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
-    return {
-      byDay,
-      total: groups.reduce((sum, group) => sum + group.cost, 0),
-      today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
-      strongestModel: dearest?.slug ?? null,
-      // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
-      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
-    };
-  }
 
   /** Each panel model's price as the router prices it, and where it came from. */
   private prices(): SessionSnapshot['prices'] {
@@ -658,18 +584,6 @@ export class RungSession implements Session {
     return prices;
   }
 
-  /** The panel's dearest model with a known price (by output, then input price, per million tokens). */
-  private dearestModel(): { slug: string; price: Price } | undefined {
-    let dearest: { slug: string; price: Price } | undefined;
-    for (const spec of this.panel.models) {
-      const price = spec.price ?? this.facts.get(spec.slug)?.price;
-      if (!price) continue;
-      if (!dearest || price.output > dearest.price.output || (price.output === dearest.price.output && price.input > dearest.price.input)) {
-        dearest = { slug: spec.slug, price };
-      }
-    }
-    return dearest;
-  }
 
   /** Writes the queued rows now; a failure is the log's to report (a `save-failed` notice) and to retry. */
   private async flushDecisions(): Promise<void> {
@@ -757,40 +671,5 @@ export function checkedLine(checks: readonly string[]): string {
   return checks.length > 0 ? `checked: ${checks.join(', ')}` : 'unchecked';
 }
 
-/**
- * A rating's standard error in logits, from the graded count: the Bernoulli information n·p·(1−p) at
- * the rating's own ability, plus the N(0, 3²) prior's. An estimate, not the online update's own figure.
- */
-/**
- * The rating's standard error, logits: from the Fisher information its evidence holds, where the ledger
- * counts it (schema v5 on).
- *
- * @remarks
- * Counting every graded outcome as if it were on a call of average difficulty (graded × p(1 − p), the
- * fallback for ratings that never counted their information) shows a dear rung with 30 failures on
- * calls nobody answers as firmly measured, when those failures say almost nothing and its rating
- * stands on the prior it presumes from the cheaper rungs: its interval should say so.
- */
-function ratingStandardError(p: number, entry: Pick<Rating, 'graded' | 'information'>): number {
-  const information = entry.information ?? entry.graded * p * (1 - p);
-  return 1 / Math.sqrt(1 / PRIOR_VARIANCE + information);
-}
 
-/**
- * A filter as a text test and a row test. The text test looks for the JSON of each wanted value in the
- * line; it may let a line through that the row test then rejects (a model named only in `pruned`), but
- * never drops a matching row.
- */
-/** The estimate the panel shows: the paired comparison with the log, or why there is none, as a kind the page words. */
-function openerEstimate(model: string, estimate: PolicyEstimate): OpenerEstimate {
-  if (estimate.versusLog) return { model, calls: estimate.calls, versusLog: estimate.versusLog };
-  // The order estimatePolicy refuses in: an empty log, then a model seldom a candidate, then too few openings.
-  const all = estimate.calls + estimate.unsupported;
-  const refused = all === 0 ? 'no-calls' : estimate.unsupported > MAX_UNSUPPORTED_SHARE * all ? 'not-a-candidate' : 'too-few';
-  return { model, calls: estimate.calls, refused };
-}
 
-/** Lets the thread serve whatever else is waiting before the next slice of work. */
-function yieldToHost(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
