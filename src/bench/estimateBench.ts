@@ -51,7 +51,7 @@ async function main(): Promise<void> {
       { models: SEED_MODELS.map((model) => ({ slug: model.slug, provider: 'editor', ...(model.price ? { price: model.price } : {}) })), providers: { editor: { kind: 'vscode-lm' } } },
       'bench panel',
     );
-    const session = await RungSession.open({ panel, clock, keys: async () => undefined, ledgerPath: join(dir, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': () => new SilentModels() } });
+    const session = await RungSession.open({ panel, clock, keys: async () => undefined, store: { kind: 'file', path: join(dir, '.rung', 'ledger.sqlite') }, providerFactories: { 'vscode-lm': () => new SilentModels() } });
     try {
       const out = (line: string) => process.stdout.write(`${line}\n`);
       out(`estimateOpeners on ${rows.length} rows (${new Set(rows.map((row) => row.call)).size} calls), ${panel.models.length} panel models, ${SAMPLES} runs`);

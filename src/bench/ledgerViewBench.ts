@@ -67,7 +67,7 @@ export async function runLedgerViewBench(count = LEDGER_VIEW_DECISIONS): Promise
       },
       'panel bench',
     );
-    const session = await RungSession.open({ panel, ledgerPath, clock, keys: async () => undefined });
+    const session = await RungSession.open({ panel, store: { kind: 'file', path: ledgerPath }, clock, keys: async () => undefined });
     const posted: HostMessage[] = [];
     const controller = new LedgerController({ session, post: (message) => posted.push(message), actions: new NoActions(), log: new SilentLog(), defer: () => () => undefined });
     /** Wall time and this process's CPU time for one message, ms: on a shared machine the two differ. */

@@ -43,7 +43,7 @@ export async function runSessionBench(): Promise<BenchRow[]> {
       { models: MODELS.map((slug) => ({ slug, provider: 'editor', price: { input: 1, output: 4 } })), providers: { editor: { kind: 'vscode-lm' } } },
       'bench panel',
     );
-    const session = await RungSession.open({ panel, clock, keys: async () => undefined, ledgerPath: join(dir, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': () => new SilentModels() } });
+    const session = await RungSession.open({ panel, clock, keys: async () => undefined, store: { kind: 'file', path: join(dir, '.rung', 'ledger.sqlite') }, providerFactories: { 'vscode-lm': () => new SilentModels() } });
     try {
       const first = time(() => session.snapshot({ limit: 50 }));
       const again = samples(() => session.snapshot({ limit: 50 }));

@@ -25,8 +25,7 @@ import { printable, printableJson } from '../core/terminalText';
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readUserFile, UsageError, type CliIo } from './io';
 import { commandPanel } from './panelOption';
-import type { LedgerOpener } from './replayCommand';
-import { isTeamLedgerUrl, workspaceLedgerPath } from './teamLedgerOpener';
+import type { StoreOpener } from './cliStore';
 import { asksForHelp, formatHelp, usageLine } from './usage';
 
 /** The usage line, as `rung --help` and a usage error print it. */
@@ -55,7 +54,7 @@ interface AttemptLine {
  * forgets; with it, ratings land in that ledger file and the decision rows in the decision log beside
  * it, through the opener main.ts supplies (as for `rung rank` and `rung replay`).
  */
-export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: LedgerOpener): Promise<number> {
+export async function runChatCommand(argv: string[], io: ChatIo, openStore?: StoreOpener): Promise<number> {
   if (asksForHelp(argv, CHAT_COMMAND.flags)) {
     io.stdout(formatHelp(CHAT_COMMAND));
     return EXIT_OK;
@@ -68,7 +67,7 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
     panel = await commandPanel(parsed.panel, io, CHAT_COMMAND.name);
     if (parsed.attemptTimeoutSeconds !== undefined) panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
-    if (parsed.ledger !== undefined && !openLedger) throw new UsageError('--ledger is not available in this build');
+    if (parsed.store.kind !== 'memory' && !openStore) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
     if (error instanceof PanelError) {
       io.stderr(`rung chat: ${error.message}\n`);
@@ -83,15 +82,13 @@ export async function runChatCommand(argv: string[], io: ChatIo, openLedger?: Le
   if (parsed.verifyCommand !== undefined) {
     for (const path of await sweepDeadScratch(tmpdir())) printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
   }
-  // The session keeps its decision log beside the ledger path; a team's decisions stay in this workspace.
-  const teamUrl = parsed.ledger !== undefined && isTeamLedgerUrl(parsed.ledger) ? parsed.ledger : undefined;
-  const ledgerPath = parsed.ledger === undefined ? null : teamUrl ? workspaceLedgerPath(io.cwd) : resolve(io.cwd, parsed.ledger);
+  // The store keeps its decision log beside the ledger file; a team's decisions stay in this workspace.
   const session = await RungSession.open({
     panel,
     clock: io.clock,
     random: seededRandom(io.clock.now()),
-    ledgerPath,
-    ...(ledgerPath !== null && openLedger ? { openLedger: (path: string) => openLedger(teamUrl ?? path, io, { shareDecisions: parsed.shareDecisions }) } : {}),
+    store: parsed.store,
+    ...(openStore ? { openStore: (location, said) => openStore(location, io, { shareDecisions: parsed.shareDecisions }, said) } : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     catalogDir: resolve(io.cwd, '.rung'),

@@ -9,7 +9,8 @@
 import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/commandVerifier';
 import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
 import { DEFAULT_ATTEMPT_TIMEOUT_SECONDS, MAX_ATTEMPT_TIMEOUT_SECONDS } from '../core/panel';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
+import type { StoreLocation } from '../core/store/storeLocation';
+import { cliStoreLocation } from './cliStore';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK, type ConfidenceCheckMode } from '../core/confidence/liveConfidence';
 import { UsageError, type CliIo } from './io';
 import { PANEL_FLAG_DESCRIPTION } from './panelOption';
@@ -69,7 +70,8 @@ export interface ChatCommandLine {
   attemptTimeoutSeconds: number | undefined;
   /** `--confidence-check`: which models the confidence check asks. */
   confidenceCheck: ConfidenceCheckMode;
-  ledger: string | undefined;
+  /** `--ledger`, read: where ratings and decision rows are kept (memory without it). */
+  store: StoreLocation;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
   json: boolean;
@@ -95,7 +97,8 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
   for (const name of verifyEnv) {
     if (!VARIABLE_NAME.test(name)) throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
   }
-  if (values['share-decisions'] && !(values.ledger !== undefined && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  const store = cliStoreLocation(values.ledger, io, 'memory');
+  if (values['share-decisions'] && store.kind !== 'team') throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
   const confidenceCheck = parseConfidenceCheck(values['confidence-check']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
@@ -108,7 +111,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     verifyEnv,
     attemptTimeoutSeconds,
     confidenceCheck,
-    ledger: values.ledger,
+    store,
     shareDecisions: values['share-decisions'],
     json: values.json,
     prompt,

@@ -4,8 +4,6 @@
  */
 import type { Clock } from '../core/clock';
 import { DecisionLog, decisionLogPath } from '../core/ledger/decisionLog';
-import type { Ledger } from '../core/ledger/ledger';
-import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 
 /** The log beside `ledgerPath` and how to close it. */
 export interface CliDecisionLog {
@@ -21,19 +19,17 @@ export interface CliDecisionLog {
 }
 
 /**
- * Opens the log beside `ledgerPath` for the command `name` (`rung replay`).
+ * Opens the log beside `ledgerPath` for the command `name` (`rung ledger compact`), with no ledger open:
+ * a command that learns opens a store, whose log rides on its ledger's timer (store/openStore.ts).
  *
  * @remarks
- * With the ledger's timer, the rows and the observations they explain land in the same wake-up, so a
- * run killed between them keeps both or neither of the last second's. Notices (a failed background
- * write, a lock taken over from a dead process) go to stderr as they happen.
+ * Notices (a failed background write, a lock taken over from a dead process) go to stderr as they happen.
  */
-export function decisionLogBeside(ledgerPath: string, io: { clock: Clock; stderr: (text: string) => void }, name: string, ledger?: Ledger): CliDecisionLog {
+export function decisionLogBeside(ledgerPath: string, io: { clock: Clock; stderr: (text: string) => void }, name: string): CliDecisionLog {
   let closing = false;
   const log = new DecisionLog({
     path: decisionLogPath(ledgerPath),
     clock: io.clock,
-    ...(ledger instanceof WorkspaceLedger ? { flushTimer: ledger.flushTimer } : {}),
     onNotice: (notice) => {
       if (closing && notice.kind === 'save-failed') return;
       io.stderr(`${name}: ${notice.message}\n`);

@@ -11,7 +11,7 @@
  * cannot write), 2 the arguments were wrong.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
 import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
@@ -20,8 +20,9 @@ import type { RatingEntry } from '../core/ledger/ledger';
 import { matchesClass } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger, type MergeReport } from '../core/ledger/workspaceLedger';
-import { isTeamLedgerUrl, redactedUrl, type TeamLedger } from '../core/ledger/teamLedger';
-import { openTeamLedger, workspaceLedgerPath } from './teamLedgerOpener';
+import { redactedUrl, type TeamLedger } from '../core/ledger/teamLedger';
+import { cliStoreLocation, openTeamLedger } from './cliStore';
+import { workspaceFileOf, type StoreLocation } from '../core/store/storeLocation';
 import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
 import { printable, printableJson } from '../core/terminalText';
@@ -163,22 +164,22 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
   }
 }
 
-function ledgerFile(value: string | undefined, io: LedgerCommandIo): string {
-  const path = value ?? DEFAULT_LEDGER_PATH;
-  return isAbsolute(path) ? path : join(io.cwd, path);
+/** Where `--ledger` says the ledger is: the workspace's own file without it. Read once per command. */
+function storeAt(value: string | undefined, io: LedgerCommandIo): StoreLocation {
+  return cliStoreLocation(value, io, 'workspace');
 }
 
 /**
  * The ledger file whose decision log a command reads: the one named, or with a team's URL the
  * workspace's own, since a team run writes them there (and sends them to the server only when asked to).
  */
-function decisionsLedgerFile(value: string | undefined, io: LedgerCommandIo): string {
-  return value !== undefined && isTeamLedgerUrl(value) ? workspaceLedgerPath(io.cwd) : ledgerFile(value, io);
+function decisionsLedgerFile(location: StoreLocation): string {
+  return workspaceFileOf(location) ?? DEFAULT_LEDGER_PATH;
 }
 
-/** Runs `work` on the team ledger at `url` and closes it, whatever happens. */
-async function withTeam<T>(url: string, io: LedgerCommandIo, readOnly: boolean, work: (team: TeamLedger) => Promise<T> | T): Promise<T> {
-  const team = await openTeamLedger(url, io, { readOnly });
+/** Runs `work` on the team ledger at `location` and closes it, whatever happens; no fallback: the command acts on the team's ledger itself. */
+async function withTeam<T>(location: StoreLocation & { kind: 'team' }, io: LedgerCommandIo, readOnly: boolean, work: (team: TeamLedger) => Promise<T> | T): Promise<T> {
+  const team = await openTeamLedger(location.url, io, { readOnly, fallbackPath: location.fallbackPath });
   try {
     return await work(team);
   } finally {
@@ -227,14 +228,16 @@ async function readEntries(path: string, io: LedgerCommandIo): Promise<RatingEnt
   }
 }
 
-/** Reads a team's ratings, folded from every member's evidence on the server; writes nothing there. */
-function readTeamEntries(url: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
-  return withTeam(url, io, true, (team) => team.entries());
-}
-
-/** The ratings `--ledger` names: a team's, or a file's. */
-function readAnyEntries(value: string | undefined, io: LedgerCommandIo): Promise<RatingEntry[]> {
-  return value !== undefined && isTeamLedgerUrl(value) ? readTeamEntries(value, io) : readEntries(ledgerFile(value, io), io);
+/** The ratings `--ledger` names: a team's (folded from every member's evidence on the server; nothing written there), or a file's. */
+function readAnyEntries(location: StoreLocation, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  switch (location.kind) {
+    case 'team':
+      return withTeam(location, io, true, (team) => team.entries());
+    case 'file':
+      return readEntries(location.path, io);
+    case 'memory':
+      return Promise.resolve([]);
+  }
 }
 
 /**
@@ -252,7 +255,7 @@ async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Prom
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.show, argv);
   const classKey = values.class;
-  const rows = (await readAnyEntries(values.ledger, io))
+  const rows = (await readAnyEntries(storeAt(values.ledger, io), io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
     .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
   if (values.json) {
@@ -269,17 +272,17 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
 
 /** `rung ledger decisions --team`: the newest rows members shared with the team's server, read-only. */
 async function teamDecisions(values: { ledger?: string; last?: string; call?: string; source?: string; json?: boolean }, io: LedgerCommandIo): Promise<number> {
-  if (values.ledger === undefined || !isTeamLedgerUrl(values.ledger)) throw new UsageError('--team reads the rows shared with a team server: it needs --ledger postgres://…');
+  const location = storeAt(values.ledger, io);
+  if (location.kind !== 'team') throw new UsageError('--team reads the rows shared with a team server: it needs --ledger postgres://…');
   if (values.call !== undefined) throw new UsageError('--team lists the newest shared rows: drop --call');
   const count = positiveInteger(values.last ?? '20', '--last');
-  const url = values.ledger;
-  const shared = await withTeam(url, io, true, (team) => team.sharedDecisions(count, values.source));
+  const shared = await withTeam(location, io, true, (team) => team.sharedDecisions(count, values.source));
   if (values.json) {
     io.stdout(`${printableJson(shared, 2)}\n`);
     return EXIT_OK;
   }
   if (shared.length === 0) {
-    io.stdout(`no shared decisions${values.source === undefined ? '' : ` from source ${values.source}`} on ${redactedUrl(url)}\n`);
+    io.stdout(`no shared decisions${values.source === undefined ? '' : ` from source ${values.source}`} on ${redactedUrl(location.url)}\n`);
     return EXIT_OK;
   }
   io.stdout(
@@ -307,7 +310,7 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
   if (values.source !== undefined && values.call !== undefined) throw new UsageError('pass --source or --call, not both');
   if (values.source === '') throw new UsageError(`--source needs a source: ${LIVE_SOURCE} or replay`);
   if (values.team) return teamDecisions(values, io);
-  const path = decisionsLedgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(storeAt(values.ledger, io));
   await requireReadableIfPresent(path, io);
   const log = new DecisionLog({ path: decisionLogPath(path), clock: io.clock });
   let rows: DecisionRow[];
@@ -365,9 +368,9 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
   if (format !== 'jsonl' && format !== 'csv') throw new UsageError(format === undefined ? 'export needs --format jsonl|csv' : `unknown format '${format}' (jsonl or csv)`);
   const what = values.what ?? 'all';
   if (what !== 'ratings' && what !== 'decisions' && what !== 'all') throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
-  const path = decisionsLedgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(storeAt(values.ledger, io));
   if (what === 'decisions') await requireReadableIfPresent(path, io);
-  const ratings = what === 'decisions' ? [] : await readAnyEntries(values.ledger, io);
+  const ratings = what === 'decisions' ? [] : await readAnyEntries(storeAt(values.ledger, io), io);
   const { rows, skipped } = what === 'ratings' ? { rows: [], skipped: 0 } : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll();
   // The export goes to stdout; what it left out is said on stderr, as rung evaluate says it.
   if (skipped) io.stderr(`rung ledger export: ${skipped} line${skipped === 1 ? '' : 's'} of the log ${skipped === 1 ? 'is not a decision row' : 'are not decision rows'}; skipped\n`);
@@ -382,12 +385,13 @@ async function reset(argv: string[], io: LedgerCommandIo): Promise<number> {
     io.stderr(`rung ledger reset: would forget ${scope}; pass --yes to do it\n`);
     return EXIT_FAILED;
   }
-  if (values.ledger !== undefined && isTeamLedgerUrl(values.ledger)) {
-    const removed = await withTeam(values.ledger, io, false, (team) => team.reset(values.class));
-    io.stdout(`forgot ${removed} rating${removed === 1 ? '' : 's'} (${scope}) for the whole team at ${redactedUrl(values.ledger)}\n`);
+  const location = storeAt(values.ledger, io);
+  if (location.kind === 'team') {
+    const removed = await withTeam(location, io, false, (team) => team.reset(values.class));
+    io.stdout(`forgot ${removed} rating${removed === 1 ? '' : 's'} (${scope}) for the whole team at ${redactedUrl(location.url)}\n`);
     return EXIT_OK;
   }
-  const path = ledgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(location);
   if (!existsSync(path)) throw new Error(`no ledger at ${path} (pass --ledger FILE)`);
   const ledger = await openLedger(path, io, false);
   try {
@@ -403,16 +407,17 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(LEDGER_COMMANDS.merge, argv);
   if (positionals.length !== 1) throw new UsageError('merge needs exactly one OTHER (a ledger file or a team server URL)');
   const operand = positionals[0] as string;
-  const intoTeam = values.ledger !== undefined && isTeamLedgerUrl(values.ledger);
-  if (isTeamLedgerUrl(operand) && intoTeam) throw new UsageError('merge needs a ledger file on one side: two team servers cannot be merged');
-  if (isTeamLedgerUrl(operand)) return pullTeam(operand, ledgerFile(values.ledger, io), io);
-  const other = isAbsolute(operand) ? operand : join(io.cwd, operand);
+  const into = storeAt(values.ledger, io);
+  const from = cliStoreLocation(operand, io, 'workspace');
+  if (from.kind === 'team' && into.kind === 'team') throw new UsageError('merge needs a ledger file on one side: two team servers cannot be merged');
+  if (from.kind === 'team') return pullTeam(from, decisionsLedgerFile(into), io);
+  const other = decisionsLedgerFile(from);
   // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
   // so a merge that cannot happen leaves nothing behind.
   const source = readMergeSource(other, await loadSqlJs(), io.clock.now());
-  if (intoTeam) {
-    const url = values.ledger as string;
-    const report = await withTeam(url, io, false, (team) => team.importLedger(source));
+  if (into.kind === 'team') {
+    const url = into.url;
+    const report = await withTeam(into, io, false, (team) => team.importLedger(source));
     io.stdout(
       report.addedGraded === 0
         ? `nothing new from ${other} (ledger ${printable(source.ledgerId)}): the team at ${redactedUrl(url)} already holds its evidence\n`
@@ -420,7 +425,7 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
     );
     return EXIT_OK;
   }
-  const ledger = await openLedger(ledgerFile(values.ledger, io), io, false);
+  const ledger = await openLedger(decisionsLedgerFile(into), io, false);
   try {
     reportMerge(await ledger.merge(other), other, io);
   } finally {
@@ -436,10 +441,11 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
  * Recorded under the team's id, so pulling again adds only what is new, and importing the file into
  * the team afterwards adds nothing of what it pulled.
  */
-async function pullTeam(url: string, path: string, io: LedgerCommandIo): Promise<number> {
+async function pullTeam(team: StoreLocation & { kind: 'team' }, path: string, io: LedgerCommandIo): Promise<number> {
+  const url = team.url;
   const ledger = await openLedger(path, io, false);
   try {
-    const source = await withTeam(url, io, true, (team) => ({ sourceId: team.sourceId, entries: team.entriesExcept(ledger.id), aliases: team.aliases() }));
+    const source = await withTeam(team, io, true, (team) => ({ sourceId: team.sourceId, entries: team.entriesExcept(ledger.id), aliases: team.aliases() }));
     reportMerge(await ledger.mergeFrom(source), redactedUrl(url), io);
   } finally {
     await ledger.close();
@@ -470,7 +476,7 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
         maxRows: values['max-rows'] === undefined ? undefined : positiveInteger(values['max-rows'], '--max-rows'),
       }
     : DEFAULT_RETENTION;
-  const path = decisionsLedgerFile(values.ledger, io);
+  const path = decisionsLedgerFile(storeAt(values.ledger, io));
   // With neither there is nothing to compact, and the likeliest cause is a --ledger or a folder named
   // wrong: said as the other subcommands say it, where the lock taken next failed with a raw ENOENT in
   // a folder that does not exist. The log alone is enough, since it may outlive its ledger.

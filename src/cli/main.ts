@@ -7,61 +7,20 @@
  * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
  */
 import { constants } from 'node:os';
-import { dirname } from 'node:path';
 import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
 import { OutcomesError } from '../core/replay/outcomes';
 import { PolicySpecError } from '../core/evaluation/policy';
 import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
-import { WorkspaceLedger, type LedgerNotice } from '../core/ledger/workspaceLedger';
-import { ensureFolder } from '../core/files/safeFiles';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
-import { openTeamOrFallback } from './teamLedgerOpener';
+import { openCliStore } from './cliStore';
 import { CHAT_COMMAND } from './chatOptions';
 import { runChatCommand } from './chatCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readStreamText, StoppedError, UsageError, type CliIo } from './io';
 import { LEDGER_USAGE, runLedgerCommand } from './ledgerCommand';
 import { RANK_COMMAND, rankCommand } from './rankCommand';
-import { REPLAY_COMMAND, runReplayCommand, type LedgerOpener } from './replayCommand';
+import { REPLAY_COMMAND, runReplayCommand } from './replayCommand';
 import { asksForHelp, commandList, formatHelp, usageLine, type CommandUsage } from './usage';
-import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
-import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
-
-/**
- * Opens the ledger `--ledger` names: a team's server for a `postgres://` URL (the workspace file when the
- * server cannot be used, said on stderr), else the workspace file.
- *
- * @remarks
- * For a file, it tells the user on stderr about anything it had to do (a corrupt file moved aside), a
- * folder it cannot write becomes a `WriteRefusedError` naming it, and read-only, a file it cannot read
- * is the error.
- */
-export const openLedger: LedgerOpener = (path, io, options = {}) =>
-  isTeamLedgerUrl(path)
-    ? openTeamOrFallback(path, io, { readOnly: options.readOnly ?? false, shareDecisions: options.shareDecisions ?? false })
-    : explainingRefusal(`cannot use the ledger ${path}`, '--ledger FILE', async () => {
-        if (!options.readOnly) {
-          refuseNonSqliteLedger(path);
-          ensureFolder(dirname(path));
-        }
-        // Read-only (rank), a damaged file opens as an empty ledger: a ranking from the priors, exit 0, that
-        // a script would take for the ledger's. As in rung ledger show, what was wrong is the error instead.
-        const failsUnreadable = (notice: LedgerNotice): boolean => options.readOnly === true && notice.kind === 'unreadable';
-        const ledger = await WorkspaceLedger.open({
-          path,
-          clock: io.clock,
-          readOnly: options.readOnly,
-          onNotice: (notice) => {
-            if (!failsUnreadable(notice)) io.stderr(`rung: ${notice.message}\n`);
-          },
-        });
-        const unreadable = ledger.notices.find(failsUnreadable);
-        if (unreadable) {
-          await ledger.close();
-          throw new Error(unreadable.message);
-        }
-        return ledger;
-      });
+import { explainWriteRefusal } from './writeRefusal';
 
 interface Subcommand {
   usage: CommandUsage;
@@ -69,9 +28,9 @@ interface Subcommand {
 }
 
 const COMMANDS: Readonly<Record<string, Subcommand>> = {
-  replay: { usage: REPLAY_COMMAND, run: (argv, io) => runReplayCommand(argv, io, openLedger) },
-  rank: { usage: RANK_COMMAND, run: (argv, io) => rankCommand(argv, io, openLedger) },
-  chat: { usage: CHAT_COMMAND, run: (argv, io) => runChatCommand(argv, io, openLedger) },
+  replay: { usage: REPLAY_COMMAND, run: (argv, io) => runReplayCommand(argv, io, openCliStore) },
+  rank: { usage: RANK_COMMAND, run: (argv, io) => rankCommand(argv, io, openCliStore) },
+  chat: { usage: CHAT_COMMAND, run: (argv, io) => runChatCommand(argv, io, openCliStore) },
   evaluate: { usage: EVALUATE_COMMAND, run: runEvaluateCommand },
 };
 

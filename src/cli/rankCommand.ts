@@ -2,18 +2,16 @@
  * `rung rank`: what the router would do for one request against a panel, and why — from a terminal,
  * without calling any model.
  */
-import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { shaped } from '../core/classKey';
-import { MemoryLedger } from '../core/ledger/memoryLedger';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
-import type { Ledger } from '../core/ledger/ledger';
 import { seededRandom } from '../core/random';
 import { MemoryDecisionSink } from '../core/decisions/decision';
 import { Router } from '../core/routing/router';
 import { EXIT_OK, UsageError, type CliIo } from './io';
 import { commandPanel, PANEL_FLAG_DESCRIPTION } from './panelOption';
-import type { LedgerOpener } from './replayCommand';
+import { cliStoreLocation, type StoreOpener } from './cliStore';
+import { openStore as openCoreStore } from '../core/store/openStore';
+import type { Store } from '../core/store/store';
 import { parseCommandArgs, type CommandUsage } from './usage';
 
 export const RANK_COMMAND = {
@@ -33,7 +31,7 @@ export const RANK_COMMAND = {
   required: ['class'],
 } as const satisfies CommandUsage;
 
-export async function rankCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
+export async function rankCommand(argv: string[], io: CliIo, openStore?: StoreOpener): Promise<number> {
   const { values } = parseCommandArgs(RANK_COMMAND, argv);
   // Blank too: a class of spaces reached shaped() and failed as a run-time error, exit 1.
   if (!values.class?.trim()) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
@@ -45,16 +43,17 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
     if (slug !== undefined && !panel.models.some((model) => model.slug === slug)) throw new UsageError(`--${flag} ${slug}: no model of that slug on the panel (${panel.models.map((model) => model.slug).join(', ')})`);
   }
 
-  let ledger: Ledger = new MemoryLedger();
-  if (values.ledger) {
-    if (!openLedger) throw new UsageError('--ledger is not available in this build');
+  const location = cliStoreLocation(values.ledger, io, 'memory');
+  let store: Store;
+  if (location.kind === 'memory') store = await openCoreStore(location, { clock: io.clock, log: () => {} });
+  else {
+    if (!openStore) throw new UsageError('--ledger is not available in this build');
     // rank changes nothing, on disk included; a ledger that is not there is a mistyped path, not a cold start.
-    const path = isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger);
-    if (!isTeamLedgerUrl(path) && !existsSync(path)) throw new UsageError(`no ledger at ${path}`);
-    ledger = await openLedger(path, io, { readOnly: true });
+    if (location.kind === 'file' && !existsSync(location.path)) throw new UsageError(`no ledger at ${location.path}`);
+    store = await openStore(location, io, { readOnly: true });
   }
   try {
-    const router = new Router({ panel, ledger, clock: io.clock, sink: new MemoryDecisionSink(), random: seededRandom(0) });
+    const router = new Router({ panel, ledger: store.ratings, clock: io.clock, sink: new MemoryDecisionSink(), random: seededRandom(0) });
     const ranking = router.rank({
       callId: 'rank',
       classKey: shaped(values.class, values.shape),
@@ -87,7 +86,7 @@ export async function rankCommand(argv: string[], io: CliIo, openLedger?: Ledger
       io.stdout(`${lines.join('\n')}\n`);
     }
   } finally {
-    await ledger.close();
+    await store.close();
   }
   return EXIT_OK;
 }

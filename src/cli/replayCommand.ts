@@ -7,8 +7,6 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { decisionSource, parseDecisionLines, type DecisionRow, type DecisionSink } from '../core/decisions/decision';
 import { decisionLogPath } from '../core/ledger/decisionLog';
-import { isTeamLedgerUrl } from '../core/ledger/teamLedger';
-import { DEFAULT_LEDGER_PATH } from '../core/ledger/workspaceLedger';
 import { PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/outcomes';
 import { generateWorld, WORLDS } from '../bench/worlds';
@@ -16,9 +14,10 @@ import { parsePrompts } from '../core/replay/prompts';
 import type { PromptText } from '../core/signal/promptFeatures';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../core/confidence/confidenceLearner';
 import { runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
-import { decisionLogBeside, type CliDecisionLog } from './decisionLogBeside';
+import { cliStoreLocation, type StoreOpener } from './cliStore';
+import type { Store } from '../core/store/store';
+import { workspaceFileOf } from '../core/store/storeLocation';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
-import type { Ledger } from '../core/ledger/ledger';
 import { parseCommandArgs, type CommandUsage } from './usage';
 import { explainingRefusal } from './writeRefusal';
 import { parsePolicy } from '../core/evaluation/policy';
@@ -58,10 +57,7 @@ export const REPLAY_COMMAND = {
   ],
 } as const satisfies CommandUsage;
 
-/** Opens a ledger file for `--ledger`; supplied by the composition in main.ts. Read-only creates and writes nothing. */
-export type LedgerOpener = (path: string, io: CliIo, options?: { readOnly?: boolean; shareDecisions?: boolean }) => Promise<Ledger>;
-
-export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: LedgerOpener): Promise<number> {
+export async function runReplayCommand(argv: string[], io: CliIo, openStore?: StoreOpener): Promise<number> {
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
   const outcomes = readOutcomes(positionals, values.world, values.seed, io);
   const { path, models } = outcomes;
@@ -93,28 +89,28 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
-  if (values['share-decisions'] && !(values.ledger && isTeamLedgerUrl(values.ledger))) throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  const location = cliStoreLocation(values.ledger, io, 'memory');
+  if (values['share-decisions'] && location.kind !== 'team') throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
-  const ledgerPath = values.ledger ? (isTeamLedgerUrl(values.ledger) ? values.ledger : resolve(io.cwd, values.ledger)) : undefined;
   // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
-  const logBeside = ledgerPath && isTeamLedgerUrl(ledgerPath) ? resolve(io.cwd, DEFAULT_LEDGER_PATH) : ledgerPath;
+  const logBeside = workspaceFileOf(location) ?? undefined;
   if (decisionsPath) refuseToReplace(decisionsPath, logBeside);
   const progress = seedCount > 1 && io.stderrIsTTY ? (text: string) => io.stderr(`\r${text}\u001b[K`) : undefined;
   const summaries: ReplaySummary[] = [];
   // Opened inside the try, so whatever opened before a later open fails is still closed.
   let file: FileDecisionSink | undefined;
-  let ledger: Ledger | undefined;
-  let log: CliDecisionLog | undefined;
+  let store: Store | undefined;
   try {
-    ledger = ledgerPath ? await requireOpener(openLedger)(ledgerPath, io, { shareDecisions: values['share-decisions'] }) : undefined;
-    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
-    // As every command that learns into a ledger does, the rows that explain its ratings go beside it.
-    log = logBeside ? decisionLogBeside(logBeside, io, REPLAY_COMMAND.name, ledger) : undefined;
-    // With the team's opt-in the rows also go to the server, with the ledger's background flush (or, when
+    // Without --ledger the replay keeps its own ledger in memory, and its rows only in --decisions.
+    // As every command that learns into a ledger does, the rows that explain its ratings go beside it;
+    // with the team's opt-in they also go to the server, with the ledger's background flush (or, when
     // the server could not be reached, to the team's outbox, for the next run that reaches it).
-    const sharing = values['share-decisions'] ? ledger : undefined;
-    const shared: DecisionSink | undefined = sharing?.shareDecision ? { append: (row) => sharing.shareDecision?.(row) } : undefined;
-    const sinks = [file, log?.log, shared].filter((each) => each !== undefined);
+    store =
+      location.kind === 'memory'
+        ? undefined
+        : await requireOpener(openStore)(location, io, { shareDecisions: values['share-decisions'] }, { onDecisionNotice: (notice) => io.stderr(`${REPLAY_COMMAND.name}: ${notice.message}\n`) });
+    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+    const sinks = [file, store?.decisions].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
       // A run never waits on anything outside the process, so without this turn of the event loop the
@@ -139,7 +135,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
           inOrder: values['in-order'] || values.world !== undefined,
           ...(prompts ? { prompts } : {}),
           sink,
-          ledger,
+          ledger: store?.ratings,
           // Replaying the same prompts again must not reuse their call ids in the same log.
           ...(sink ? { runId: `replay-${randomUUID().slice(0, 8)}` } : {}),
         }),
@@ -148,8 +144,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openLedger?: L
   } finally {
     progress?.('');
     file?.close();
-    await log?.close();
-    await ledger?.close();
+    await store?.close();
   }
 
   // The first row of the table is the policy that ran: Rung's own, or the one --policy named.
@@ -185,9 +180,9 @@ function readOutcomes(positionals: string[], worldName: string | undefined, seed
   return { path, ...parseOutcomes(readUserFile(path, io, 'outcomes file'), path) };
 }
 
-function requireOpener(openLedger: LedgerOpener | undefined): LedgerOpener {
-  if (!openLedger) throw new UsageError('--ledger is not available in this build');
-  return openLedger;
+function requireOpener(openStore: StoreOpener | undefined): StoreOpener {
+  if (!openStore) throw new UsageError('--ledger is not available in this build');
+  return openStore;
 }
 
 export function parseVerifier(text: string, tradeoff: Tradeoff = 'quality', confidenceMultiple?: number): ReplayVerifier {

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
+import { describeLocation } from '../core/store/storeLocation';
 import { FeatureCalls } from './calls/featureCalls';
 import { timerScheduler } from '../core/files/flushTimer';
 import { PanelError, type Panel } from '../core/panel';
@@ -21,7 +22,6 @@ import { registerEditSelection } from './edit/editSelection';
 import { editorModelsFactory } from './session/editorModels';
 import { showHowToStart } from './settings/firstRun';
 import { registerLedgerView, OPEN_LEDGER_COMMAND } from './ledgerView/ledgerView';
-import { LiveSession } from './ledgerView/liveSession';
 import { RungLog } from './log';
 import { registerModelProvider } from './chat/modelProvider';
 import { ProviderSecrets } from './settings/secrets';
@@ -57,11 +57,11 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     log,
     open: async () => {
       const loaded = settings.panel ?? (await settings.load());
-      const teamUrl = settings.teamLedgerUrl;
-      log.info(`opening the session: panel from ${loaded.source}, ledger ${teamUrl ? `${teamUrl} (team; decisions in ${settings.ledgerPath})` : settings.ledgerPath}`);
+      const store = settings.storeLocation;
+      log.info(`opening the session: panel from ${loaded.source}, ledger ${describeLocation(store)}`);
       return openSession({
         panel: loaded.panel,
-        ledgerPath: settings.ledgerPath,
+        store,
         dailyBudget: settings.dailyBudget,
         confidenceCheck: settings.confidenceCheck,
         keyLookup: secrets.lookup,
@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         catalogDir: context.globalStorageUri.fsPath,
         log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
         environment: process.env,
-        ...(teamUrl ? { team: { url: teamUrl, password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } } : {}),
+        ...(store.kind === 'team' ? { team: { password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } } : {}),
         warn: (message) => void vscode.window.showWarningMessage(`Rung: ${message}`),
       });
     },
@@ -94,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
     ['edit selection', () => registerEditSelection(context, deps)],
-    ['ledger view', () => registerLedgerView(context, { session: new LiveSession(host), log })],
+    ['ledger view', () => registerLedgerView(context, { sessions: host, log })],
     ['status bar', () => registerStatusBar(context, { ...deps, openLedgerCommand: OPEN_LEDGER_COMMAND })],
   ];
   for (const [name, register] of features) {

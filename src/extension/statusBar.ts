@@ -19,7 +19,7 @@
 import * as vscode from 'vscode';
 import { providerStatus } from '../protocol/ledgerProtocol';
 import { isProviderDown } from '../protocol/reasonText';
-import { utcDay } from '../core/session/spendTally';
+import { utcDay } from '../core/store/spendTally';
 import { providerDownText } from './calls/plainErrors';
 import { budgetNoticeDue, formatUsd, statusText, statusTooltip, type StatusView } from './describe';
 import type { RungLog } from './log';

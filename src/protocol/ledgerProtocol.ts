@@ -11,7 +11,7 @@
  * `estimate-openers` is answered by `opener-estimates`, on request only: it reads the whole log.
  * Decisions travel a page at a time: a log holds up to 100k rows (the decision log's retention) and
  * the view asks for the rows it shows, never for all of them. Offsets count rows, but the host
- * moves a page's ends to fall between calls (core/session/callPage.ts), so a page may hold fewer rows
+ * moves a page's ends to fall between calls (core/store/callPage.ts), so a page may hold fewer rows
  * than asked and start before the offset asked for; the page's own `offset` says where it starts. A
  * verdict settled later is counted with its call, where the call was routed, not where it was written.
  *

@@ -6,7 +6,6 @@
  * are handed over and land later, in batches. The in-memory ledger below is complete for one process;
  * the workspace ledger (sql.js) implements the same interface for many.
  */
-import type { DecisionRow } from '../decisions/decision';
 import type { Observation, Rating } from '../ratings';
 import type { PromptSignalState, SignalUpdate } from '../signal/promptSignal';
 
@@ -72,14 +71,6 @@ export interface Ledger {
   confidenceCounts?(): [string, { n: number; ok: number }][];
   /** Adds increments to the confidence check's counts; they land with the next flush, as observations do. */
   countConfidence?(increments: readonly { key: string; n: number; ok: number }[]): void;
-  /**
-   * Takes a copy of a decision row for a store beyond the workspace; queued, never waits on a server.
-   *
-   * @remarks
-   * Only a team ledger whose team opted in keeps decision rows; the workspace file has no such method,
-   * and a team ledger without the opt-in drops the row.
-   */
-  shareDecision?(row: DecisionRow): void;
 }
 
 export function ratingKey(model: string, classKey: string): string {

@@ -5,7 +5,7 @@
  * @remarks
  * A member who opted in to share decision rows (`--share-decisions`, `rung.teamLedger.shareDecisions`)
  * and opened while the server was away would otherwise share nothing from that session: its evidence
- * reaches the team later through the workspace file (see teamOrWorkspace.ts), but a decision row has no
+ * reaches the team later through the workspace file (see store/openStore.ts), but a decision row has no
  * place in that file. So the rows go where a team ledger keeps the rows it could not send: the outbox
  * (see TeamOutbox), under this member, which the next team ledger that reaches the server sends and
  * the server stores once. They are written on the ledger's own flush (about once a second, with the

@@ -10,27 +10,22 @@
  * the editor cannot drift apart. The contract is in types.ts; this is its one implementation.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { providerAttempt, type ChatAnswer } from '../chat/providerAttempt';
 import { shaped } from '../classKey';
 import { systemClock, type Clock } from '../clock';
-import { MemoryDecisionSink, type DecisionRow, type DecisionSink } from '../decisions/decision';
-import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
-import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
-import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/decisionLog';
-import type { Ledger } from '../ledger/ledger';
-import { exportLedger } from '../ledger/ledgerExport';
-import { MemoryLedger } from '../ledger/memoryLedger';
-import { ensureFolder } from '../files/safeFiles';
-import { WorkspaceLedger, type LedgerNotice } from '../ledger/workspaceLedger';
-import { attemptTimeoutMs, callCost, type Panel, type Price } from '../panel';
+import type { DecisionRow, DecisionSink } from '../decisions/decision';
+import type { LedgerNotice } from '../ledger/notices';
+import { openStore, type OpenStoreOptions } from '../store/openStore';
+import type { Store } from '../store/store';
+import { workspaceFileOf, type StoreLocation } from '../store/storeLocation';
+import { StoreReads } from './storeReads';
+import { attemptTimeoutMs, type Panel } from '../panel';
 import { connectProviders } from './connectProviders';
 import type { ChatMessage, ModelFacts, ProviderAdapter, ToolSpec } from '../providers/provider';
 import type { PromptText } from '../signal/promptFeatures';
 import { ProviderHealthBoard } from '../providers/providerHealthBoard';
 import { seededRandom, type Random } from '../random';
-import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { RoutingError } from '../routing/rank';
 import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
@@ -39,8 +34,6 @@ import type { Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
-import { DecisionPages } from './decisionPages';
-import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from '../providers/tokens';
 import type {
   ContextRefusal,
@@ -49,7 +42,6 @@ import type {
   KeyLookup,
   OpenerEstimate,
   ProviderFactory,
-  RatingView,
   Session,
   SessionAttempt,
   SessionChange,
@@ -57,7 +49,6 @@ import type {
   SessionChatResult,
   SessionEvent,
   SessionSnapshot,
-  SpendView,
   VerdictWithReason,
 } from './types';
 
@@ -75,23 +66,6 @@ function promptText(messages: readonly ChatMessage[], tools: readonly ToolSpec[]
 }
 
 /**
- * Decisions a snapshot returns when the caller names no page size.
- *
- * @remarks
- * A screenful of the ledger panel's table, and the size the decision log's tail read was measured at
- * (about 1 ms on a 100k-row log; src/bench/ledgerBench.ts, sessionBench.ts).
- */
-export const DEFAULT_PAGE_ROWS = 50;
-/**
- * How far back a snapshot's spend looks, days, today included.
- *
- * @remarks
- * A month, the span a provider bills over; reading the whole log would cost a 90-day log's every row
- * for a figure nobody reads that far back (`rung ledger export` has the rest).
- */
-export const SPEND_WINDOW_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
-/**
  * How long `dispose` waits for the calls it stopped to end, ms.
  *
  * @remarks
@@ -100,25 +74,22 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * extension host to stop.
  */
 export const STOP_WAIT_MS = 1_000;
-/**
- * The most recent calls the panel's "What if" estimates from; the sentence says so when the log holds more.
- *
- * @remarks
- * The estimate runs on the extension host's thread, and one model's estimate is one computation that
- * cannot pause: on 61k calls it took about 210 ms each on the team's 2-core machine, and 0.5–2.7 s
- * when that machine was loaded; on the newest 10k, 88–167 ms loaded (BENCHMARKS.md), near the ~100 ms
- * a host can be held. The newest calls are also the ones routed by what the router knows now.
- */
-export const MAX_ESTIMATED_CALLS = 10_000;
+
+export { DEFAULT_PAGE_ROWS, MAX_ESTIMATED_CALLS, SPEND_WINDOW_DAYS } from './storeReads';
 
 export type SessionLogLevel = 'info' | 'warning' | 'error';
 
 export interface RungSessionOptions {
   panel: Panel;
-  /** The workspace ledger file (its decision log goes beside it); absent or null: a memory ledger. */
-  ledgerPath?: string | null;
-  /** Opens the ledger at `ledgerPath`; a `WorkspaceLedger` whose notices become `notice` changes by default. */
-  openLedger?: (path: string) => Promise<Ledger>;
+  /** Where ratings and decision rows are kept; memory when absent. Its notices become `notice` changes. */
+  store?: StoreLocation;
+  /** How the store is opened beyond its location: the team's member and password, a test's timer. */
+  storeOptions?: Omit<OpenStoreOptions, 'clock' | 'log' | 'onNotice' | 'onDecisionNotice'>;
+  /**
+   * Opens the store in the front end's way (the CLI's refusals and messages); `openStore` unless given.
+   * The session's notice listeners are handed over, so the store's notices become its `notice` changes.
+   */
+  openStore?: (location: StoreLocation, notices: Pick<OpenStoreOptions, 'onNotice' | 'onDecisionNotice'>) => Promise<Store>;
   clock?: Clock;
   /** Exploration's draws; seeded from the clock when absent. */
   random?: Random;
@@ -163,11 +134,6 @@ export class ContextRefusalError extends RoutingError {
   }
 }
 
-/** A ledger the session can reset (the workspace ledger, the memory ledger). */
-interface ResettableLedger extends Ledger {
-  reset(classKey?: string): Promise<number>;
-}
-
 interface Connected {
   adapters: Map<string, ProviderAdapter>;
   facts: Map<string, ModelFacts>;
@@ -183,11 +149,9 @@ const MAX_UNHEARD_NOTICES = 20;
 export class RungSession implements Session {
   private panel: Panel;
   private readonly clock: Clock;
-  private readonly ledger: Ledger;
-  private readonly ledgerPath: string | null;
-  private readonly log: DecisionLog | undefined;
-  private readonly memoryRows: MemoryDecisionSink | undefined;
-  private readonly pages: DecisionPages;
+  private readonly store: Store;
+  /** What a ledger view reads of the store: ratings, pages, one call's rows, spend, the export, the estimates. */
+  private readonly reads: StoreReads;
   private readonly health: ProviderHealthBoard;
   private readonly router: Router;
   private readonly options: RungSessionOptions;
@@ -207,93 +171,70 @@ export class RungSession implements Session {
   private disposed: Promise<void> | undefined;
   /** Calls under way, each with the switch that stops it: dispose stops them and waits for their rows and observations. */
   private readonly inFlight = new Map<AbortController, Promise<unknown>>();
-  /** Bumped by every setPanel: spend's provider names and dearest model come from the panel. */
-  private readonly tally: SpendTally;
   /** Per call under way, the checks that judged its latest attempt, for that attempt's decision row. */
   private readonly judgedBy = new Map<string, string[]>();
   /** The confidence check for calls nothing else can judge; absent when the session was opened without it. */
   private readonly confidence: LiveConfidence | undefined;
 
-  /** Opens the ledger and its decision log, connects the panel's providers and builds the router. */
+  /** Opens the store, connects the panel's providers and builds the router. */
   static async open(options: RungSessionOptions): Promise<RungSession> {
     const clock = options.clock ?? systemClock;
-    const notices: LedgerNotice[] = [];
+    const notices: { level: SessionLogLevel; message: string }[] = [];
     // Notices that arrive while opening wait for the session; later ones go straight to its listeners.
     const opened: { session?: RungSession } = {};
-    const onNotice = (notice: LedgerNotice): void => {
-      if (opened.session) opened.session.notify('warning', notice.message);
-      else notices.push(notice);
+    const notice = (level: SessionLogLevel, message: string): void => {
+      if (opened.session) opened.session.notify(level, message);
+      else notices.push({ level, message });
     };
-    const ledgerPath = options.ledgerPath ?? null;
-    let ledger: Ledger;
-    if (ledgerPath === null) ledger = new MemoryLedger();
-    else if (options.openLedger) ledger = await options.openLedger(ledgerPath);
-    else {
-      ensureFolder(dirname(ledgerPath));
-      ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, onNotice });
-    }
+    const listeners = {
+      onNotice: (ledgerNotice: LedgerNotice) => notice('warning', ledgerNotice.message),
+      // The one report of a failed write, whether the timer or a flush ran it.
+      onDecisionNotice: (logNotice: LedgerNotice) => notice(logNotice.kind === 'save-failed' ? 'error' : 'warning', logNotice.message),
+    };
+    const location = options.store ?? { kind: 'memory' };
+    const store = options.openStore
+      ? await options.openStore(location, listeners)
+      : await openStore(location, { ...options.storeOptions, clock, log: (level, message) => options.log?.(level, message), ...listeners });
     const health = new ProviderHealthBoard({ clock });
     const secrets = new Set<string>();
     let connected: Connected;
     try {
-      // A log that could not be written (a symbolic link a cloned folder put there) is said now, before
-      // any call is made and paid for whose row would be refused.
-      if (ledgerPath !== null) checkDecisionLogFiles(decisionLogPath(ledgerPath));
       connected = await connect(options, options.panel, clock, health, secrets);
     } catch (error) {
-      await ledger.close();
+      await store.close();
       throw error;
     }
-    const session = new RungSession(options, clock, ledger, ledgerPath, health, connected, secrets);
+    const session = new RungSession(options, clock, store, health, connected, secrets);
     opened.session = session;
-    for (const notice of notices) session.notify('warning', notice.message);
+    for (const { level, message } of notices) session.notify(level, message);
     for (const note of connected.notes) session.notify('info', note);
     session.noticeHealth();
     return session;
   }
 
-  private constructor(options: RungSessionOptions, clock: Clock, ledger: Ledger, ledgerPath: string | null, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
+  private constructor(options: RungSessionOptions, clock: Clock, store: Store, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
     this.options = options;
     this.panel = options.panel;
     this.clock = clock;
-    this.ledger = ledger;
-    this.ledgerPath = ledgerPath;
+    this.store = store;
+    this.reads = new StoreReads(store);
     this.health = health;
     this.adapters = connected.adapters;
     this.facts = connected.facts;
     this.relearn = connected.relearn;
     for (const secret of [...secrets, ...(options.secrets ?? [])]) if (secret) this.secrets.add(secret);
-    if (ledgerPath === null) this.memoryRows = new MemoryDecisionSink();
-    else {
-      this.log = new DecisionLog({
-        path: decisionLogPath(ledgerPath),
-        clock,
-        // The ledger's timer, so a call's rows and the observations it taught land in one wake-up.
-        ...(ledger instanceof WorkspaceLedger ? { flushTimer: ledger.flushTimer } : {}),
-        // The one report of a failed write, whether the timer or flushDecisions ran it. Once disposing,
-        // the failure is dispose's to throw, and "will retry" would no longer be true.
-        onNotice: (notice) => {
-          if (this.disposed && notice.kind === 'save-failed') return;
-          this.notify(notice.kind === 'save-failed' ? 'error' : 'warning', notice.message);
-        },
-      });
-    }
-    const inner: DecisionSink = this.log ?? (this.memoryRows as MemoryDecisionSink);
-    this.pages = new DecisionPages(this.log ? { log: this.log } : { memory: this.memoryRows as MemoryDecisionSink });
-    this.tally = new SpendTally(this.log ? { path: this.log.path } : { rows: (this.memoryRows as MemoryDecisionSink).rows });
     // Every row the router writes is a change a panel shows as it happens.
     const sink: DecisionSink = {
       append: (written) => {
         const judged = written.final ? undefined : this.judgedBy.get(written.call);
         const row = judged === undefined ? written : { ...written, checks: judged };
-        inner.append(row);
-        ledger.shareDecision?.(row);
+        store.decisions.append(row);
         this.emit({ type: 'decision-written', row });
       },
     };
     this.router = new Router({
       panel: this.panel,
-      ledger,
+      ledger: store.ratings,
       clock,
       sink,
       random: options.random ?? seededRandom(clock.now()),
@@ -304,7 +245,7 @@ export class RungSession implements Session {
     this.confidence =
       confidenceCheck === 'off'
         ? undefined
-        : new LiveConfidence({ ledger, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
+        : new LiveConfidence({ ledger: store.ratings, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
@@ -312,9 +253,9 @@ export class RungSession implements Session {
     return this.panel;
   }
 
-  /** Where the ledger lives; null for a memory ledger. */
-  get ledgerFile(): string | null {
-    return this.ledgerPath;
+  /** Where the ratings and decision rows are kept. */
+  get storeLocation(): StoreLocation {
+    return this.store.location;
   }
 
   chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
@@ -483,51 +424,38 @@ export class RungSession implements Session {
     const panelName = this.panelNames(now);
     return {
       panel: this.panel,
-      ratings: this.ledger.entries().map((entry): RatingView => {
-        const p = ability(entry.rating);
-        return {
-          model: panelName.get(entry.model) ?? entry.model,
-          classKey: entry.classKey,
-          rating: entry.rating,
-          ability: p,
-          uncertainty: entry.graded === 0 ? null : ratingStandardError(p, entry),
-          graded: entry.graded,
-          ok: entry.ok,
-          measured: entry.graded >= MIN_GRADED,
-          gate: MIN_GRADED,
-          updatedAt: entry.updatedAt,
-        };
-      }),
-      decisions: this.pages.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before),
-      spend: this.spend(now),
+      ratings: this.reads.ratings(panelName),
+      decisions: this.reads.page(options),
+      spend: this.reads.spend(now, this.panel, this.facts),
       providers: [...new Set(this.panel.models.map((model) => model.provider))].map((name) => {
         const reason = this.health.unavailableReason(name, now);
         return reason === null ? { name, healthy: true } : { name, healthy: false, reason };
       }),
       prices: this.prices(),
-      ledgerPath: this.ledgerPath,
+      ledgerPath: workspaceFileOf(this.store.location),
     };
   }
 
   placeOf(row: DecisionRow, filter: DecisionFilter = {}): DecisionPlace {
     this.requireOpen();
-    return this.pages.placeOf(row, filter);
+    return this.reads.placeOf(row, filter);
   }
 
   explain(callId: string): DecisionRow[] {
     this.requireOpen();
-    if (this.log) return this.log.forCall(callId).rows;
-    return (this.memoryRows as MemoryDecisionSink).rows.filter((row) => row.call === callId);
+    return this.reads.explain(callId);
   }
 
   async resetClass(classKey: string): Promise<void> {
-    await this.resettable().reset(shaped(classKey));
+    this.requireOpen();
+    await this.store.reset(shaped(classKey));
     this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
 
   async resetLedger(): Promise<void> {
-    await this.resettable().reset();
+    this.requireOpen();
+    await this.store.reset();
     this.confidence?.reload();
     this.emit({ type: 'ledger-changed' });
   }
@@ -535,30 +463,13 @@ export class RungSession implements Session {
   async exportLedger(): Promise<string> {
     this.requireOpen();
     await this.flushDecisions();
-    const rows = this.log ? this.log.readAll().rows : (this.memoryRows as MemoryDecisionSink).rows;
-    return exportLedger('jsonl', 'all', this.ledger.entries(), rows);
+    return this.reads.export();
   }
 
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
-    // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
-    // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
-    // The file's bytes, decoded a line at a time as they are parsed: decoding it whole was one more block.
-    const text = this.log ? await readBytesIfExists(this.log.path) : (this.memoryRows as MemoryDecisionSink).rows.map((row) => JSON.stringify(row)).join('\n');
-    // Only the newest calls' rows are parsed and the older ones counted by id: on a 100k-row log that
-    // halved the What if's wall and CPU time (BENCHMARKS.md).
-    const { log: recent, callsInLog } = await readRecentLoggedCalls(text, MAX_ESTIMATED_CALLS, yieldToHost);
-    const estimates: OpenerEstimate[] = [];
-    // One fit of the outcome model for every panel model: it reads the log, not the opener.
-    const outcomeModel = new SharedOutcomeModel(recent.calls);
-    for (const model of this.panel.models) {
-      await yieldToHost();
-      const estimate = openerEstimate(model.slug, await estimatePolicyInSlices(recent, { open: model.slug, skip: [] }, yieldToHost, { outcomeModel }));
-      estimates.push(callsInLog > MAX_ESTIMATED_CALLS ? { ...estimate, logCalls: callsInLog } : estimate);
-    }
-    return estimates;
+    return this.reads.estimateOpeners(this.panel.models.map((model) => model.slug));
   }
 
   async setPanel(panel: Panel): Promise<void> {
@@ -599,13 +510,9 @@ export class RungSession implements Session {
     this.disposed ??= (async () => {
       try {
         await this.stopCalls();
-        await this.ledger.close();
+        await this.store.close();
       } finally {
-        try {
-          await this.log?.close();
-        } finally {
-          this.listeners.clear();
-        }
+        this.listeners.clear();
       }
     })();
     return this.disposed;
@@ -662,26 +569,9 @@ export class RungSession implements Session {
   private budgetFor(): Pick<RouteRequest, 'budget'> {
     const dailyUsd = this.options.dailyBudgetUsd;
     if (dailyUsd === undefined) return {};
-    return { budget: { dailyUsd, spentTodayUsd: this.tally.today(this.clock.now()) } };
+    return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
   }
 
-  private spend(now: number): SpendView {
-    const today = utcDay(now);
-    const providerOf = new Map(this.panel.models.map((model) => [model.slug, model.provider]));
-    const dearest = this.dearestModel();
-    const groups = this.tally.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
-    const byDay = groups
-      .map((group) => ({ day: group.day, model: group.model, provider: providerOf.get(group.model) ?? 'unknown', cost: group.cost, calls: group.calls }))
-      .sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
-    return {
-      byDay,
-      total: groups.reduce((sum, group) => sum + group.cost, 0),
-      today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
-      strongestModel: dearest?.slug ?? null,
-      // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
-      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
-    };
-  }
 
   /**
    * The panel's slug for each snapshot a provider reported serving it (`openai/gpt-4o-mini-2024-07-18`
@@ -694,7 +584,7 @@ export class RungSession implements Session {
    * alias that has moved on, a model off the panel) keeps its own name.
    */
   private panelNames(now: number): Map<string, string> {
-    const snapshot = this.ledger.snapshot(now);
+    const snapshot = this.store.ratings.snapshot(now);
     const names = new Map<string, string>();
     for (const model of this.panel.models) {
       const resolved = snapshot.resolve(model.slug);
@@ -715,23 +605,11 @@ export class RungSession implements Session {
     return prices;
   }
 
-  /** The panel's dearest model with a known price (by output, then input price, per million tokens). */
-  private dearestModel(): { slug: string; price: Price } | undefined {
-    let dearest: { slug: string; price: Price } | undefined;
-    for (const spec of this.panel.models) {
-      const price = spec.price ?? this.facts.get(spec.slug)?.price;
-      if (!price) continue;
-      if (!dearest || price.output > dearest.price.output || (price.output === dearest.price.output && price.input > dearest.price.input)) {
-        dearest = { slug: spec.slug, price };
-      }
-    }
-    return dearest;
-  }
 
   /** Writes the queued rows now; a failure is the log's to report (a `save-failed` notice) and to retry. */
   private async flushDecisions(): Promise<void> {
     try {
-      await this.log?.flush();
+      await this.store.decisions.flush();
     } catch {
       // Already reported through the log's onNotice; saying it here as well would say it twice.
     }
@@ -762,13 +640,6 @@ export class RungSession implements Session {
       return;
     }
     for (const listener of [...this.listeners]) listener(change);
-  }
-
-  private resettable(): ResettableLedger {
-    this.requireOpen();
-    const ledger = this.ledger as Partial<ResettableLedger>;
-    if (typeof ledger.reset !== 'function') throw new Error('this ledger cannot be reset');
-    return this.ledger as ResettableLedger;
   }
 
   private requireOpen(): void {
@@ -821,49 +692,5 @@ export function checkedLine(checks: readonly string[]): string {
   return checks.length > 0 ? `checked: ${checks.join(', ')}` : 'unchecked';
 }
 
-/**
- * A rating's standard error in logits, from the graded count: the Bernoulli information n·p·(1−p) at
- * the rating's own ability, plus the N(0, 3²) prior's. An estimate, not the online update's own figure.
- */
-/**
- * The rating's standard error, logits: from the Fisher information its evidence holds, where the ledger
- * counts it (schema v5 on).
- *
- * @remarks
- * Counting every graded outcome as if it were on a call of average difficulty (graded × p(1 − p), the
- * fallback for ratings that never counted their information) shows a dear rung with 30 failures on
- * calls nobody answers as firmly measured, when those failures say almost nothing and its rating
- * stands on the prior it presumes from the cheaper rungs: its interval should say so.
- */
-function ratingStandardError(p: number, entry: Pick<Rating, 'graded' | 'information'>): number {
-  const information = entry.information ?? entry.graded * p * (1 - p);
-  return 1 / Math.sqrt(1 / PRIOR_VARIANCE + information);
-}
 
-/**
- * A filter as a text test and a row test. The text test looks for the JSON of each wanted value in the
- * line; it may let a line through that the row test then rejects (a model named only in `pruned`), but
- * never drops a matching row.
- */
-/** The estimate the panel shows: the paired comparison with the log, or why there is none, as a kind the page words. */
-function openerEstimate(model: string, estimate: PolicyEstimate): OpenerEstimate {
-  if (estimate.versusLog) return { model, calls: estimate.calls, versusLog: estimate.versusLog };
-  // The order estimatePolicy refuses in: an empty log, then a model seldom a candidate, then too few openings.
-  const all = estimate.calls + estimate.unsupported;
-  const refused = all === 0 ? 'no-calls' : estimate.unsupported > MAX_UNSUPPORTED_SHARE * all ? 'not-a-candidate' : 'too-few';
-  return { model, calls: estimate.calls, refused };
-}
 
-/** Lets the thread serve whatever else is waiting before the next slice of work. */
-function yieldToHost(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-async function readBytesIfExists(path: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT') return Buffer.alloc(0);
-    throw error;
-  }
-}

@@ -21,6 +21,7 @@ import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
 import type { ProviderConnection } from './connectProviders';
 import type { FetchLike } from '../providers/transport';
+import type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
 export interface VerdictWithReason {
@@ -183,31 +184,7 @@ export interface SpendView {
   strongestEstimate: number | null;
 }
 
-export interface DecisionPage {
-  /** Newest first. */
-  rows: DecisionRow[];
-  /** Rows in the whole log (after filters). */
-  total: number;
-  offset: number;
-}
-
-/**
- * Which decisions a page shows. The class and the model pick rows; the verdict picks calls: a call is
- * shown whole (every row the class and model keep) when one of those rows has the verdict.
- */
-export interface DecisionFilter {
-  classKey?: string;
-  model?: string;
-  verdict?: Verdict;
-}
-
-/** Where a newly written row goes in the decision list a filter shows (`Session.placeOf`). */
-export interface DecisionPlace {
-  /** The row offset its call's rows start at, where the row is now counted (newest first); null when the call is not shown. */
-  offset: number | null;
-  /** How many rows the list gained: 1 for a row shown, 0 for one left out, more when the row brought its whole call in. */
-  added: number;
-}
+export type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';
 
 export interface SessionSnapshot {
   panel: Panel;

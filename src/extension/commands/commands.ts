@@ -9,6 +9,7 @@
  * ask the user.
  */
 import * as vscode from 'vscode';
+import type { StoreLocation } from '../../core/store/storeLocation';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
@@ -191,7 +192,7 @@ async function setTeamLedgerPassword(deps: CommandDeps, given?: string): Promise
     given ??
     (await vscode.window.showInputBox({
       title: 'Rung: Set Team Ledger Password',
-      prompt: `For ${deps.settings.teamLedgerUrl ?? 'rung.teamLedger.url'}. Kept in the editor's secret storage, never in settings; empty forgets it (the CLI reads PGPASSWORD instead).`,
+      prompt: `For ${teamUrlOf(deps.settings.storeLocation) ?? 'rung.teamLedger.url'}. Kept in the editor's secret storage, never in settings; empty forgets it (the CLI reads PGPASSWORD instead).`,
       password: true,
       ignoreFocusOut: true,
     }));
@@ -289,4 +290,9 @@ async function exportLedger(deps: CommandDeps, target?: vscode.Uri): Promise<vsc
   deps.log.info(`the ledger was exported to ${uri.fsPath}`);
   void vscode.window.showInformationMessage(`Rung: the ledger is exported to ${vscode.workspace.asRelativePath(uri)}.`);
   return uri;
+}
+
+/** The team server a store location names, if it names one. */
+function teamUrlOf(location: StoreLocation): string | undefined {
+  return location.kind === 'team' ? location.url : undefined;
 }

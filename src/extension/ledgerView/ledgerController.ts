@@ -50,17 +50,15 @@ export const REFRESH_COALESCE_MS = 250;
 export const REFRESH_SPACING_FACTOR = 10;
 
 /**
- * When a snapshot fails, how long until it is asked for again, ms, doubling up to the maximum.
- *
- * @remarks
- * A ledger view restored at startup says `ready` before the extension's session has opened (it reads the
- * ledger and probes providers after activation), and the session's live view throws until then.
- * A quarter second first, doubling, so the view waits at most about as long again as the session took
- * to open (a few seconds on a 100k-row log); at most 30 s so a session that cannot open (no panel
- * yet) is not asked for all day.
+ * Where the view's session comes from: the extension's SessionHost, which opens the session after
+ * activation and again after a key or a ledger setting changes.
  */
-export const SNAPSHOT_RETRY_FIRST_MS = 250;
-export const SNAPSHOT_RETRY_MAX_MS = 30_000;
+export interface SessionSource {
+  /** The session, opening it if needed; rejects with why it cannot open. */
+  get(): Promise<Session>;
+  /** Fires when a session opens (or reopens), and with undefined when it closes or did not open. */
+  onDidOpen(listener: (session: Session | undefined) => void): { dispose(): void };
+}
 
 /** What the ledger view asks the rest of the extension to do; the editor's commands and dialogs in the real host. */
 export interface LedgerActions {
@@ -112,8 +110,6 @@ export class LedgerController {
   private cancelRefresh: (() => void) | undefined;
   private panelStale = false;
   private pendingNotice: HostMessage | undefined;
-  private cancelRetry: (() => void) | undefined;
-  private retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
   /** Models the webview was shown, the only ones a pin or avoid from it may name. */
   private knownModels = new Set<string>();
 
@@ -144,6 +140,26 @@ export class LedgerController {
     if (this.ready) this.sendSnapshot();
   }
 
+  /**
+   * Serves the view from whatever session `source` has open, now and after every reopen: the one way the
+   * view waits for a session that is not open yet.
+   *
+   * @remarks
+   * A view restored at startup says `ready` before the session has opened (it reads the ledger and probes
+   * providers after activation). There were three ways of waiting for it: a stand-in session that threw
+   * until the real one opened, a snapshot retried with backoff on that throw, and this subscription,
+   * which nothing used. Only the host knows when a session opens, so the view listens to it, asks for the
+   * session once (which opens it if nothing has yet), and says why when it cannot open.
+   */
+  follow(source: SessionSource): { dispose(): void } {
+    const opened = source.onDidOpen((session) => this.attach(session));
+    source.get().then(
+      (session) => this.attach(session),
+      (error: unknown) => this.notice('warning', `The Rung session is not open: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return opened;
+  }
+
   /** Tells the webview something it cannot learn from the session (why the session did not open). */
   notice(level: 'info' | 'warning' | 'error', message: string): void {
     const notice: HostMessage = { type: 'notice', level, message };
@@ -169,8 +185,6 @@ export class LedgerController {
   }
 
   dispose(): void {
-    this.cancelRetry?.();
-    this.cancelRetry = undefined;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.session = undefined;
@@ -308,24 +322,16 @@ export class LedgerController {
     }, Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR));
   }
 
-  /** Sends the whole snapshot for the page the webview shows; a snapshot that fails is said and asked for again. */
+  /** Sends the whole snapshot for the page the webview shows; a snapshot that fails is said (the next session, or the page's next request, asks again). */
   private sendSnapshot(): void {
     const session = this.session;
     if (!session) return;
-    this.cancelRetry?.();
-    this.cancelRetry = undefined;
     try {
       this.send(this.snapshotMessage(session, this.view.filter, this.view.offset, this.view.limit));
-      this.retryDelayMs = SNAPSHOT_RETRY_FIRST_MS;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.log.warn(`ledger panel: no snapshot yet (${reason}); asking again in ${this.retryDelayMs} ms`);
-      this.send({ type: 'notice', level: 'warning', message: `${reason}. The ledger will show once it can be read.` });
-      this.cancelRetry = this.defer(() => {
-        this.cancelRetry = undefined;
-        if (this.ready) this.sendSnapshot();
-      }, this.retryDelayMs);
-      this.retryDelayMs = Math.min(this.retryDelayMs * 2, SNAPSHOT_RETRY_MAX_MS);
+      this.log.warn(`ledger panel: no snapshot (${reason})`);
+      this.send({ type: 'notice', level: 'warning', message: `The ledger could not be read: ${reason}` });
     }
   }
 

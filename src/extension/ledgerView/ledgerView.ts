@@ -9,32 +9,15 @@
  * is the editor's side of it: the command, the serializer, the dialogs.
  */
 import * as vscode from 'vscode';
-import type { Session } from '../../core/session/types';
-import { LedgerController, type LedgerActions, type LedgerLog } from './ledgerController';
+import { LedgerController, type LedgerActions, type LedgerLog, type SessionSource } from './ledgerController';
 import { ledgerHtml, makeNonce } from './ledgerHtml';
 
 export const LEDGER_VIEW_TYPE = 'rung.ledger';
 export const OPEN_LEDGER_COMMAND = 'rung.openLedger';
 
-/** Where the session comes from when it opens after activation and may reopen (the extension's SessionHost). */
-export interface LedgerSessionSource {
-  /** The session, opening it if needed; rejects with why it cannot open. */
-  get(): Promise<Session>;
-  /** Fires when a session opens (or reopens) and with undefined when it closes. */
-  readonly onDidOpen?: vscode.Event<Session | undefined>;
-}
-
-/**
- * What the ledger view needs: a session, given directly or by its source, and a log.
- *
- * @remarks
- * Both forms, because the session contract names a `Session` while the extension opens its session
- * in the background after activation and reopens it when a key changes; a view that kept the first
- * session would show a closed one.
- */
+/** What the ledger view needs: where its session comes from (the extension's SessionHost), and a log. */
 export interface LedgerViewDeps {
-  session?: Session;
-  sessions?: LedgerSessionSource;
+  sessions: SessionSource;
   log: LedgerLog;
 }
 
@@ -116,7 +99,6 @@ class LedgerView {
     webview.options = webviewOptions(extensionUri);
     webviewPanel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'rung.svg');
     this.controller = new LedgerController({
-      session: deps.session,
       post: (message) => {
         // postMessage resolves false when the page is gone; the next `ready` brings a fresh snapshot.
         void webview.postMessage(message).then(undefined, (error: unknown) => deps.log.warn(`ledger panel: could not post ${message.type}: ${String(error)}`));
@@ -124,14 +106,7 @@ class LedgerView {
       actions: editorActions(),
       log: deps.log,
     });
-    if (deps.session) this.controller.attach(deps.session);
-    if (deps.sessions) {
-      deps.sessions.get().then(
-        (session) => this.controller.attach(session),
-        (error: unknown) => this.controller.notice('warning', `The Rung session is not open: ${error instanceof Error ? error.message : String(error)}`),
-      );
-      if (deps.sessions.onDidOpen) this.disposables.push(deps.sessions.onDidOpen((session) => this.controller.attach(session)));
-    }
+    this.disposables.push(this.controller.follow(deps.sessions));
     this.disposables.push(
       webview.onDidReceiveMessage((data: unknown) => void this.controller.receive(data)),
       webviewPanel.onDidDispose(() => this.dispose()),

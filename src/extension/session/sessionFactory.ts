@@ -11,12 +11,13 @@ import { teamMemberId } from '../../core/ledger/teamLedger';
 import type { Panel } from '../../core/panel';
 import { RungSession } from '../../core/session/session';
 import type { ConfidenceCheckMode, KeyLookup, ProviderFactory, Session } from '../../core/session/types';
-import { openTeamOrWorkspace } from '../settings/teamLedgerChoice';
+import type { StoreLocation } from '../../core/store/storeLocation';
+import { windowTeamOptions } from '../settings/teamLedgerChoice';
 
 export interface ExtensionSessionOptions {
   panel: Panel;
-  /** The ledger file; the decision log sits beside it. */
-  ledgerPath: string;
+  /** Where ratings and decision rows are kept: the ledger file, or the team's server with that file as its fallback. */
+  store: StoreLocation;
   /** USD a day; null for none. */
   dailyBudget: number | null;
   /** Which models the confidence check asks. */
@@ -30,31 +31,28 @@ export interface ExtensionSessionOptions {
   log: (level: 'info' | 'warning' | 'error', message: string) => void;
   /** The environment a workspace check command's is drawn from; the session gives the command only its allowed part. */
   environment: Record<string, string | undefined>;
-  /** A team's ledger to learn into instead of the file at `ledgerPath`, which stays the fallback and holds the decision log. */
-  team?: { url: string; password: string | undefined; shareDecisions?: boolean };
+  /** How a team store is opened (read only for a team location): the password from SecretStorage, the opt-in to share rows. */
+  team?: { password: string | undefined; shareDecisions?: boolean };
   /** Shows the user a warning (a team ledger that could not be reached). */
   warn?: (message: string) => void;
 }
 
 export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
+  const location = options.store;
   const team = options.team;
   return RungSession.open({
     panel: options.panel,
-    ledgerPath: options.ledgerPath,
-    ...(team
+    store: location,
+    ...(location.kind === 'team'
       ? {
-          openLedger: (path: string) =>
-            openTeamOrWorkspace({
-              url: team.url,
-              password: team.password,
+          storeOptions: {
+            team: windowTeamOptions(location.url, {
+              ...(team?.password ? { password: team.password } : {}),
               memberId: teamMemberId(options.environment),
-              workspacePath: path,
-              shareDecisions: team.shareDecisions ?? false,
-              clock: options.clock,
-              log: options.log,
+              shareDecisions: team?.shareDecisions ?? false,
               ...(options.warn ? { notifyFallback: options.warn } : {}),
-              onWorkspaceNotice: (notice) => options.log('warning', notice.message),
             }),
+          },
         }
       : {}),
     clock: options.clock,

@@ -21,7 +21,8 @@ import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
-import { readTeamLedgerSetting } from './teamLedgerChoice';
+import { readTeamLedgerSetting, storeLocation } from './teamLedgerChoice';
+import type { StoreLocation } from '../../core/store/storeLocation';
 import { ledgerPathFor } from './ledgerPlace';
 
 /** Where the panel came from: a setting, a file, or Rung's own look at a local Ollama. */
@@ -110,18 +111,18 @@ export class RungSettings implements vscode.Disposable {
   }
 
   /**
-   * The team ledger's URL, or undefined for none; a URL that cannot be used (one with a password in it)
-   * is said in the log, once per value, and is no team ledger.
+   * Where the session keeps its ratings and decision rows: the team's server (with the ledger file as
+   * its fallback) when `rung.teamLedger.url` names one, else the ledger file. A URL that cannot be used
+   * (one with a password in it) is said in the log, once per value, and is no team ledger.
    */
-  get teamLedgerUrl(): string | undefined {
+  get storeLocation(): StoreLocation {
     const setting = readTeamLedgerSetting(this.config.get<unknown>('teamLedger.url', null));
-    if (setting.kind === 'url') return setting.url;
     if (setting.kind === 'invalid' && setting.message !== this.teamLedgerProblem) {
       this.teamLedgerProblem = setting.message;
       this.log.error(setting.message);
       void vscode.window.showErrorMessage(`Rung: ${setting.message}.`);
     }
-    return undefined;
+    return storeLocation(setting, this.ledgerPath);
   }
 
   /** `rung.teamLedger.shareDecisions`: the team's opt-in to receive this member's decision rows (off unless exactly true). */

@@ -10,14 +10,11 @@
  *
  * A window must open even when the team's server does not answer (a train, a VPN that is down). It then
  * learns into the workspace file, as without a team, and says so; the next session that reaches the server
- * imports that file's own evidence. That rule is the core's (teamOrWorkspace.ts), so `rung` keeps it too.
+ * imports that file's own evidence. That rule is the core's (store/openStore.ts), so `rung` keeps it too.
  */
-import type { Ledger } from '../../core/ledger/ledger';
-import { isTeamLedgerUrl, readTeamUrl, redactedUrl, teamUrlHasPassword } from '../../core/ledger/teamUrl';
-import { openTeamOrWorkspace as openTeamOrWorkspaceLedger, type TeamOrWorkspaceOptions as LedgerChoiceOptions } from '../../core/ledger/teamOrWorkspace';
-
-/** What a window gives: the rule's options less those a window always sets the same way. */
-export type TeamOrWorkspaceOptions = Omit<LedgerChoiceOptions, 'subject' | 'resetRefusal' | 'readOnly'>;
+import type { TeamStoreOptions } from '../../core/store/openStore';
+import { parseStoreLocation, StoreLocationError, type StoreLocation } from '../../core/store/storeLocation';
+import { redactedUrl, teamUrlHasPassword } from '../../core/ledger/teamUrl';
 
 /** What the `rung.teamLedger.url` setting holds. */
 export type TeamLedgerSetting = { kind: 'none' } | { kind: 'url'; url: string } | { kind: 'invalid'; message: string };
@@ -28,14 +25,19 @@ export const TEAM_LEDGER_SETTING = 'rung.teamLedger.url';
 /** Reads the setting's value: empty is no team; a URL with a password, or not a PostgreSQL URL, is refused, naming why. */
 export function readTeamLedgerSetting(value: unknown): TeamLedgerSetting {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { kind: 'none' };
-  if (typeof value !== 'string' || !isTeamLedgerUrl(value.trim())) {
-    return { kind: 'invalid', message: `${TEAM_LEDGER_SETTING} must be a postgres://user@host:port/database URL, not ${JSON.stringify(value)}; the team ledger is off` };
+  const mustBe = `${TEAM_LEDGER_SETTING} must be a postgres://user@host:port/database URL, not ${JSON.stringify(value)}; the team ledger is off`;
+  if (typeof value !== 'string') return { kind: 'invalid', message: mustBe };
+  let location: StoreLocation;
+  try {
+    // The one reading of a ledger's place the CLI's --ledger gets too; the workspace file is settled by storeLocation.
+    location = parseStoreLocation({ value, cwd: '/', whenAbsent: 'memory', name: TEAM_LEDGER_SETTING });
+  } catch (error) {
+    if (error instanceof StoreLocationError) return { kind: 'invalid', message: `${error.message}; the team ledger is off` };
+    throw error;
   }
-  const url = value.trim();
+  if (location.kind !== 'team') return { kind: 'invalid', message: mustBe };
+  const url = location.url;
   // Read by pg's own parser, so "has a password" means what pg would send (teamUrl.ts).
-  if (readTeamUrl(url) === undefined) {
-    return { kind: 'invalid', message: `${TEAM_LEDGER_SETTING} is not a URL that can be read (${redactedUrl(url)}); the team ledger is off` };
-  }
   if (teamUrlHasPassword(url)) {
     return {
       kind: 'invalid',
@@ -45,12 +47,17 @@ export function readTeamLedgerSetting(value: unknown): TeamLedgerSetting {
   return { kind: 'url', url };
 }
 
-/** Opens the team's ledger for this window, or the workspace file when the server cannot be used. */
-export function openTeamOrWorkspace(options: TeamOrWorkspaceOptions): Promise<Ledger> {
-  const where = redactedUrl(options.url);
-  return openTeamOrWorkspaceLedger({
+/** Where the window's store is: the team's server with the ledger file as its fallback, or the ledger file alone. */
+export function storeLocation(team: TeamLedgerSetting, ledgerFile: string): StoreLocation {
+  return team.kind === 'url' ? { kind: 'team', url: team.url, fallbackPath: ledgerFile } : { kind: 'file', path: ledgerFile };
+}
+
+/** How a window opens the team's store: as `this window`, refusing a reset of the whole team's ratings. */
+export function windowTeamOptions(url: string, options: Omit<TeamStoreOptions, 'subject' | 'resetRefusal'>): TeamStoreOptions {
+  const where = redactedUrl(url);
+  return {
     ...options,
     subject: 'this window',
     resetRefusal: `the team ledger ${where} is shared by the whole team; reset it from a terminal: rung ledger reset --ledger ${where} --yes`,
-  });
+  };
 }

@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runChatCommand } from '../../../src/cli/chatCommand';
 import { EXIT_OK } from '../../../src/cli/io';
 import { parseDecisionLines } from '../../../src/core/decisions/decision';
-import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../../unit/support/CapturedIo';
 import { writeTwoRungPanel } from '../../unit/support/twoRungPanel';
 import { fixture, json, replay, WireServer, type Route } from '../../unit/support/wireServer';
+import { openStore } from '../../../src/core/store/openStore';
 
 // The same two local servers and panel as test/unit/cli/chatCommand.spec.ts; these calls run a check
 // command, a process of its own, so they belong to the integration layer.
@@ -68,8 +68,8 @@ describe('rung chat --verify-command', () => {
     const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, COPIED_KEY: KEY });
     // Prints its whole environment and fails, so whatever it was given lands in the verdict reason.
     const command = `${JSON.stringify(process.execPath)} -e "console.log(JSON.stringify(process.env)); process.exit(1)"`;
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
-      WorkspaceLedger.open({ path, clock: opener.clock }),
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (location, opener, _options, said) =>
+      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
@@ -87,8 +87,8 @@ describe('rung chat --verify-command', () => {
     const secrets = { PGPASSWORD: 'team-pg-s3cret', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab' };
     const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, LANG: 'C.UTF-8', ...secrets });
     // `env` prints what the command was given; the exit 1 puts that output into the verdict reason.
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (path, opener) =>
-      WorkspaceLedger.open({ path, clock: opener.clock }),
+    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (location, opener, _options, said) =>
+      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };

@@ -10,6 +10,7 @@ import { parseDecisionLines } from '../../../src/core/decisions/decision';
 import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
 import { endless, fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
+import { openStore } from '../../../src/core/store/openStore';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -77,8 +78,8 @@ describe('rung chat', () => {
 
   it('checks for JSON when the prompt asks for it without a schema, climbs from prose, and names the check and the cost on the closing line', async () => {
     const { io, ollama } = await setUp(prose(), jsonAnswer());
-    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (path, opener) =>
-      WorkspaceLedger.open({ path, clock: opener.clock }),
+    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (location, opener, _options, said) =>
+      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON in the answer');
@@ -231,8 +232,8 @@ describe('rung chat', () => {
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
-    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io, (path, opener) =>
-      WorkspaceLedger.open({ path, clock: opener.clock }),
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io, (location, opener, _options, said) =>
+      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
@@ -256,9 +257,9 @@ describe('rung chat', () => {
     const opened: string[] = [];
     writeFileSync(join(workspace, 'nonsense.json'), '{"type": "nonsense"}');
     writeFileSync(join(workspace, 'list.json'), '[1, 2]');
-    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'nonsense.json', '--ledger', '.rung/ledger.sqlite', 'hi'], io, (path, opener) => {
-      opened.push(path);
-      return WorkspaceLedger.open({ path, clock: opener.clock });
+    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'nonsense.json', '--ledger', '.rung/ledger.sqlite', 'hi'], io, (location, opener, _options, said) => {
+      opened.push(JSON.stringify(location));
+      return openStore(location, { clock: opener.clock, log: () => {}, ...said });
     });
     expect(code).toBe(EXIT_USAGE);
     expect(io.err).toContain('rung chat: --schema nonsense.json is not a JSON Schema Rung can check: #/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)');

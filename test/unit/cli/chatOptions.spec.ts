@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkProgressLine, parseVerifyTimeout, printCheckProgress, readChatCommandLine } from '../../../src/cli/chatOptions';
 import { UsageError, type CliInput } from '../../../src/cli/io';
@@ -44,7 +45,7 @@ describe('readChatCommandLine', () => {
       verifyEnv: ['DATABASE_URL', 'CI'],
       attemptTimeoutSeconds: 90,
       confidenceCheck: 'all',
-      ledger: 'postgres://ana@db/team',
+      store: { kind: 'team', url: 'postgres://ana@db/team', fallbackPath: join('/', '.rung', 'ledger.sqlite') },
       shareDecisions: true,
       json: true,
       prompt: 'fix it',

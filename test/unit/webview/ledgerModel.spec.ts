@@ -17,7 +17,7 @@ import {
   strongestEstimateText,
 } from '../../../webview/ledgerModel';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
-import { CallPageCollector } from '../../../src/core/session/callPage';
+import { CallPageCollector } from '../../../src/core/store/callPage';
 import { decisionWire } from '../../../src/extension/ledgerView/ledgerController';
 import { decisionRow } from '../support/decisionRow';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';

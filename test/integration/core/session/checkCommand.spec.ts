@@ -59,7 +59,7 @@ describe('RungSession.chat with a check command', () => {
     const session = await RungSession.open({
       clock: new FixedClock(),
       keys: async (provider) => (provider === 'openrouter' ? KEY : undefined),
-      ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'),
+      store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') },
       panel,
       secrets: [password],
     });

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
 import { TeamLedger } from '../../../../src/core/ledger/teamLedger';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
-import { openTeamOrWorkspace, readTeamLedgerSetting, type TeamOrWorkspaceOptions } from '../../../../src/extension/settings/teamLedgerChoice';
+import { readTeamLedgerSetting, windowTeamOptions } from '../../../../src/extension/settings/teamLedgerChoice';
+import { openStore, type TeamStoreOptions } from '../../../../src/core/store/openStore';
+import type { Store } from '../../../../src/core/store/store';
 import { teamOutboxPath } from '../../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../../support/tcpProxy';
 import { makeTempDir } from '../../../unit/support/tempDir';
@@ -43,18 +45,28 @@ describe('the rung.teamLedger.url setting', () => {
   });
 });
 
-describe('openTeamOrWorkspace on a real PostgreSQL', () => {
-  function options(url: string, workspacePath: string, said: string[], shown: string[]): TeamOrWorkspaceOptions {
-    return {
-      url,
-      password: undefined,
-      memberId: 'ana',
-      workspacePath,
-      clock: systemClock,
-      log: (level, message) => said.push(`${level}: ${message}`),
-      notifyFallback: (message) => shown.push(message),
-      syncIntervalMs: 0,
-    };
+describe("a window's team store on a real PostgreSQL", () => {
+  interface Choice {
+    url: string;
+    workspacePath: string;
+    said: string[];
+    shown: string[];
+    team?: Partial<TeamStoreOptions>;
+  }
+  function options(url: string, workspacePath: string, said: string[], shown: string[]): Choice {
+    return { url, workspacePath, said, shown };
+  }
+
+  /** Opens the store a window opens for the team at `url`, with `workspacePath` as its fallback. */
+  function openTeamOrWorkspace(choice: Choice): Promise<Store> {
+    return openStore(
+      { kind: 'team', url: choice.url, fallbackPath: choice.workspacePath },
+      {
+        clock: systemClock,
+        log: (level, message) => choice.said.push(`${level}: ${message}`),
+        team: windowTeamOptions(choice.url, { memberId: 'ana', notifyFallback: (message) => choice.shown.push(message), syncIntervalMs: 0, ...choice.team }),
+      },
+    );
   }
 
   async function teamGraded(url: string): Promise<number> {
@@ -74,10 +86,10 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
       const said: string[] = [];
       const shown: string[] = [];
       const offline = await openTeamOrWorkspace(options('postgres://ana@127.0.0.1:1/team', workspacePath, said, shown));
-      expect(offline).toBeInstanceOf(WorkspaceLedger);
+      expect(offline.ratings).toBeInstanceOf(WorkspaceLedger);
       expect(shown).toHaveLength(1);
       expect(shown[0]).toMatch(/cannot use the team ledger postgres:\/\/ana@127\.0\.0\.1:1\/team: .*learns into the workspace ledger .*ledger\.sqlite instead/);
-      offline.observe([
+      offline.ratings.observe([
         { model: 'm', classKey: 'edit', success: true, at: 1 },
         { model: 'm', classKey: 'edit', success: false, at: 2 },
       ]);
@@ -85,7 +97,7 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
 
       for (let round = 0; round < 2; round++) {
         const online = await openTeamOrWorkspace(options(url, workspacePath, said, shown));
-        expect(online).toBeInstanceOf(TeamLedger);
+        expect(online.ratings).toBeInstanceOf(TeamLedger);
         await online.close();
         expect(await teamGraded(url)).toBe(2);
       }
@@ -104,10 +116,10 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
       const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
       const said: string[] = [];
       const ledger = await openTeamOrWorkspace(options(proxy.urlFor(url), workspacePath, said, []));
-      expect(ledger).toBeInstanceOf(TeamLedger);
-      await expect((ledger as TeamLedger).reset()).rejects.toThrow(/shared by the whole team; reset it from a terminal: rung ledger reset --ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ --yes/);
+      expect(ledger.ratings).toBeInstanceOf(TeamLedger);
+      await expect(ledger.reset()).rejects.toThrow(/shared by the whole team; reset it from a terminal: rung ledger reset --ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ --yes/);
       proxy.cut();
-      ledger.observe([{ model: 'm', classKey: 'edit', success: true, at: 1 }]);
+      ledger.ratings.observe([{ model: 'm', classKey: 'edit', success: true, at: 1 }]);
       await ledger.close();
       const outbox = teamOutboxPath(join(folder.path, '.rung'), proxy.urlFor(url));
       expect(readFileSync(outbox, 'utf8').trim().split('\n')).toHaveLength(1);
@@ -125,15 +137,15 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
       const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
       proxy.cut();
       const shown: string[] = [];
-      const offline = await openTeamOrWorkspace({ ...options(proxy.urlFor(url), workspacePath, [], shown), shareDecisions: true });
-      expect(offline).toBeInstanceOf(WorkspaceLedger);
+      const offline = await openTeamOrWorkspace({ ...options(proxy.urlFor(url), workspacePath, [], shown), team: { shareDecisions: true } });
+      expect(offline.ratings).toBeInstanceOf(WorkspaceLedger);
       expect(shown).toEqual([expect.stringMatching(/; its shared decision rows wait in .*team-outbox-\w+\.jsonl until then$/)]);
-      offline.shareDecision?.(decisionRow({ call: 'away' }));
+      offline.decisions.append(decisionRow({ call: 'away' }));
       await offline.close();
 
       proxy.restore();
       const online = await openTeamOrWorkspace(options(proxy.urlFor(url), workspacePath, [], []));
-      expect(online).toBeInstanceOf(TeamLedger);
+      expect(online.ratings).toBeInstanceOf(TeamLedger);
       await online.close();
       expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions')).toEqual([{ member_id: 'ana', call_id: 'away' }]);
     } finally {
@@ -148,9 +160,9 @@ describe('openTeamOrWorkspace on a real PostgreSQL', () => {
     try {
       const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
       for (const shareDecisions of [false, true]) {
-        const ledger = await openTeamOrWorkspace({ ...options(url, workspacePath, [], []), shareDecisions });
-        expect(ledger).toBeInstanceOf(TeamLedger);
-        (ledger as TeamLedger).shareDecision(decisionRow({ call: shareDecisions ? 'shared' : 'kept' }));
+        const ledger = await openTeamOrWorkspace({ ...options(url, workspacePath, [], []), team: { shareDecisions } });
+        expect(ledger.ratings).toBeInstanceOf(TeamLedger);
+        ledger.decisions.append(decisionRow({ call: shareDecisions ? 'shared' : 'kept' }));
         await ledger.close();
       }
       expect(await query(url, 'SELECT call_id FROM rung_decisions')).toEqual([{ call_id: 'shared' }]);

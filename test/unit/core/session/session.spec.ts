@@ -70,7 +70,7 @@ async function open(options: Partial<RungSessionOptions> & { panel: Panel }): Pr
       await new Promise((resolve) => setImmediate(resolve));
       return provider === 'openrouter' ? KEY : undefined;
     },
-    ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'),
+    store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') },
     ...options,
   });
   sessions.push(session);
@@ -250,7 +250,7 @@ describe('RungSession.chat', () => {
 
   it('writes a decision row for a call every rung refused, with each reason, so the log says why', async () => {
     const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
-    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') });
+    const session = await open({ panel, store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') } });
     await expect(session.chat({ messages: user('hi'), callId: 'refused-1' })).rejects.toThrow('no model can take this call');
     const [row, ...others] = session.explain('refused-1');
     expect(others).toEqual([]);
@@ -271,7 +271,7 @@ describe('RungSession.chat', () => {
 
   it('writes a decision row for a prompt no model on the panel can hold, naming each context', async () => {
     const panel = parsePanel({ models: [{ slug: 'small', provider: 'editor', context: 10 }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'small panel');
-    const session = await open({ panel, ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'), providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') } });
+    const session = await open({ panel, store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') }, providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') } });
     await expect(session.chat({ messages: user('a prompt far longer than ten tokens of context, for certain'), callId: 'too-long' })).rejects.toThrow(/needs about \d+ tokens of context/);
     const rows = session.explain('too-long');
     expect(rows.map((row) => [row.verdict, row.model, row.pruned.map((entry) => entry.reason)])).toEqual([['refused', '', [expect.stringMatching(/^pruned: needs context \d+ > 10$/)]]]);
@@ -322,7 +322,7 @@ describe('RungSession: notices raised while opening', () => {
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     writeFileSync(ledgerPath, 'these bytes were a ledger once\n'.repeat(50));
     const logged: string[] = [];
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath, catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path: ledgerPath }, catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
     const first: SessionChange[] = [];
     const second: SessionChange[] = [];
     session.onChange((change) => first.push(change));
@@ -733,7 +733,7 @@ describe('RungSession.snapshot', () => {
     ['in the decision log file', 'file'],
   ])('pages a call settled after two newer calls with its attempt, %s', async (_where, store) => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ...(store === null ? { ledgerPath: null } : {}) });
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ...(store === null ? { store: { kind: 'memory' } } : {}) });
     const first = await session.chat({ messages: user('Describe Paris') });
     const second = await session.chat({ messages: user('Describe Lyon') });
     const third = await session.chat({ messages: user('Describe Nice') });
@@ -789,7 +789,7 @@ describe('RungSession.snapshot', () => {
 
   it('reports the ratings a call taught, with their graded counts and an uncertainty', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: null });
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'memory' } });
     await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     const ratings = session.snapshot().ratings.filter((rating) => rating.classKey === 'plan');
     expect(ratings.map((rating) => [rating.model, rating.graded, rating.ok])).toEqual([
@@ -816,7 +816,7 @@ describe('RungSession: how sure a rating is', () => {
       ]).flat(),
     );
     await seeded.close();
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: path });
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path } });
     const ratings = new Map(session.snapshot().ratings.map((rating) => [rating.model, rating]));
     // Both hold 30 graded outcomes; only the cheap model's say anything about it.
     expect(ratings.get('openai/gpt-4o-mini')?.graded).toBe(30);
@@ -830,7 +830,7 @@ describe('RungSession: the decision log', () => {
     const { ollama, cloud, ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const logPath = join(dir.path, '.rung', 'decisions.jsonl');
     mkdirSync(logPath, { recursive: true });
-    await expect(open({ panel: twoRungPanel(ollamaUrl, cloudUrl), ledgerPath: join(dir.path, '.rung', 'ledger.sqlite') })).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
+    await expect(open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') } })).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
     expect([...ollama.requests, ...cloud.requests].filter((seen) => seen.method === 'POST')).toEqual([]);
   });
 
@@ -843,8 +843,8 @@ describe('RungSession: the decision log', () => {
     const session = await open({
       panel: twoRungPanel(ollamaUrl, cloudUrl),
       clock,
-      ledgerPath,
-      openLedger: (path) => WorkspaceLedger.open({ path, clock, schedule: scheduler.schedule }),
+      store: { kind: 'file', path: ledgerPath },
+      storeOptions: { schedule: scheduler.schedule },
     });
     // A folder where the log should be, once the session is open (at open it is refused outright):
     // every append fails, for root too.
@@ -890,7 +890,7 @@ describe('RungSession: the ledger and the panel', () => {
     await session.setPanel(narrower);
     expect(changes.map((change) => change.type)).toEqual(['ledger-changed', 'panel-changed']);
     expect(session.currentPanel).toBe(narrower);
-    expect(session.ledgerFile).toBe(join(dir.path, '.rung', 'ledger.sqlite'));
+    expect(session.storeLocation).toEqual({ kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') });
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
   });
 

@@ -77,7 +77,7 @@ async function open(panel: Panel, confidenceCheck?: ConfidenceCheckMode): Promis
   const session = await RungSession.open({
     clock: new FixedClock(),
     keys: async (provider) => (provider === 'openrouter' ? KEY : undefined),
-    ledgerPath: join(dir.path, '.rung', 'ledger.sqlite'),
+    store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') },
     panel,
     ...(confidenceCheck ? { confidenceCheck } : {}),
   });
@@ -232,7 +232,7 @@ describe('the confidence check in a session', () => {
     const python = await session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], classKey: 'edit/python' });
     expect(python.attempts[0]?.verdict.reason).toContain('the edit has neither a code block nor a tool call');
     expect(ollama.requests.filter(isQuestion)).toHaveLength(0);
-    const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, ledgerPath: join(dir.path, 'other', 'ledger.sqlite'), panel, confidenceCheck: 'off' });
+    const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, store: { kind: 'file', path: join(dir.path, 'other', 'ledger.sqlite') }, panel, confidenceCheck: 'off' });
     sessions.push(without);
     const result = await ask(without);
     expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no verifier configured' }]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, modelsWire, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, SNAPSHOT_RETRY_FIRST_MS, type Defer, type LedgerActions, type LedgerLog } from '../../../../src/extension/ledgerView/ledgerController';
+import { LedgerController, modelsWire, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, type Defer, type LedgerActions, type SessionSource, type LedgerLog } from '../../../../src/extension/ledgerView/ledgerController';
+import type { Session } from '../../../../src/core/session/types';
 import type { DecisionFilter, SessionSnapshot } from '../../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../../src/protocol/ledgerProtocol';
 import { parsePanel } from '../../../../src/core/panel';
@@ -318,34 +319,79 @@ describe('the ledger panel controller on a large log', () => {
   });
 });
 
-/** A session that is still opening for its first `failures` snapshots, as the extension's live view is at startup. */
-class OpeningSession extends MemorySession {
-  constructor(private failures: number) {
-    super();
+/** The extension's SessionHost as the view sees it: a session that opens when the test says, and reopens. */
+class OpeningSource implements SessionSource {
+  private readonly listeners = new Set<(session: Session | undefined) => void>();
+  private waiting: { resolve: (session: Session) => void; reject: (error: Error) => void } | undefined;
+
+  get(): Promise<Session> {
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
-  override snapshot(options: { offset?: number; limit?: number; filter?: DecisionFilter } = {}): SessionSnapshot {
-    if (this.failures > 0) {
-      this.failures--;
-      throw new Error("Rung's session is not open yet");
-    }
-    return super.snapshot(options);
+
+  onDidOpen(listener: (session: Session | undefined) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** The first open fails with `reason` (no panel yet). */
+  fail(reason: string): void {
+    this.waiting?.reject(new Error(reason));
+    this.fire(undefined);
+  }
+
+  /** A session opens (the first, or a reopen). */
+  open(session: Session): void {
+    this.waiting?.resolve(session);
+    this.waiting = undefined;
+    this.fire(session);
+  }
+
+  fire(session: Session | undefined): void {
+    for (const listener of [...this.listeners]) listener(session);
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
   }
 }
 
 describe('the ledger panel controller while the session opens', () => {
-  it('says why there is no snapshot yet and asks again, backing off, until one comes', async () => {
-    const session = new OpeningSession(2);
+  it('says why the session is not open, then shows the ledger as soon as the host opens one, asking nothing in between', async () => {
+    const source = new OpeningSource();
     const timers = new ManualDefer();
     const posted: HostMessage[] = [];
-    const controller = new LedgerController({ session, post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer });
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer });
+    controller.follow(source);
     await controller.receive(ready);
-    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: "Rung's session is not open yet. The ledger will show once it can be read." }]);
-    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS]);
-    timers.runAll();
-    expect(timers.pending.map((entry) => entry.delayMs)).toEqual([SNAPSHOT_RETRY_FIRST_MS * 2]);
-    timers.runAll();
-    expect(posted.at(-1)?.type).toBe('snapshot');
+    source.fail('no panel yet');
+    await Promise.resolve();
+    expect(posted).toEqual([{ type: 'notice', level: 'warning', message: 'The Rung session is not open: no panel yet' }]);
+    // Nothing is asked again on a timer: the host says when a session opens.
     expect(timers.pending).toEqual([]);
+    const session = new MemorySession();
+    source.open(session);
+    expect(posted.at(-1)?.type).toBe('snapshot');
+    expect(session.snapshots).toHaveLength(1);
+  });
+
+  it('follows every reopen, lets go of the closed session, and stops following once disposed', async () => {
+    const source = new OpeningSource();
+    const posted: HostMessage[] = [];
+    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: new ManualDefer().defer });
+    const following = controller.follow(source);
+    await controller.receive(ready);
+    const first = new MemorySession();
+    source.open(first);
+    expect(first.listenerCount).toBe(1);
+    source.fire(undefined);
+    expect(first.listenerCount).toBe(0);
+    const second = new MemorySession();
+    source.open(second);
+    expect(second.snapshots).toHaveLength(1);
+    following.dispose();
+    expect(source.listenerCount).toBe(0);
+    source.open(new MemorySession());
+    expect(second.listenerCount).toBe(1);
   });
 });
 

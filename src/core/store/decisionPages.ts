@@ -14,7 +14,7 @@ import type { DecisionLog } from '../ledger/decisionLog';
 import { CallStarts, callIdOf, hasVerdict, parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
 import { matchesClass } from '../ledger/ledgerState';
 import { CallPageCollector, type CallPageOptions } from './callPage';
-import type { DecisionFilter, DecisionPage, DecisionPlace } from './types';
+import type { DecisionFilter, DecisionPage, DecisionPlace } from './store';
 
 /** Where the rows are: the decision log file, or memory when the session has no ledger file. */
 export type DecisionSource = { log: DecisionLog } | { memory: MemoryDecisionSink };

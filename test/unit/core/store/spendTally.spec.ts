@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpendTally } from '../../../../src/core/session/spendTally';
+import { SpendTally } from '../../../../src/core/store/spendTally';
 import { decisionRow } from '../../support/decisionRow';
 import { makeTempDir } from '../../support/tempDir';
 

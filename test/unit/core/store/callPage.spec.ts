@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
 import { seededRandom } from '../../../../src/core/random';
-import { CallPageCollector, type CallPageOptions } from '../../../../src/core/session/callPage';
+import { CallPageCollector, type CallPageOptions } from '../../../../src/core/store/callPage';
 import { decisionRow } from '../../support/decisionRow';
 
 /**
