@@ -42,6 +42,7 @@ import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError
 import { DecisionPages } from './decisionPages';
 import { SpendTally, startOfUtcDay, utcDay } from './spendTally';
 import { estimateTokens } from '../providers/tokens';
+import { CallInterrupted } from '../verdict';
 import type {
   ContextRefusal,
   DecisionFilter,
@@ -434,6 +435,7 @@ export class RungSession implements Session {
       attempts: routed.attempts.map((record) => sessionAttempt(record, routed.ranking)),
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
+      interrupted: routed.attempts.some((record) => record.verdict === 'interrupted'),
       cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
       checks,
       checked: checkedLine(checks),
@@ -613,7 +615,7 @@ export class RungSession implements Session {
   private async stopCalls(): Promise<void> {
     if (this.inFlight.size === 0) return;
     const calls = [...this.inFlight.values()].map((call) => call.catch(() => undefined));
-    for (const stop of this.inFlight.keys()) stop.abort(new Error('Rung is shutting down (the window is closing or reloading)'));
+    for (const stop of this.inFlight.keys()) stop.abort(new CallInterrupted());
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       Promise.all(calls).then(() => true),

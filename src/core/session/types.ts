@@ -130,6 +130,8 @@ export interface SessionChatResult {
   ranking: Ranking;
   /** The user stopped the call. */
   stopped: boolean;
+  /** Rung shut down under the call (the window closed or reloaded): its last attempt is `interrupted`. */
+  interrupted: boolean;
   /** USD summed over every attempt that reported a cost. */
   cost: number;
   /** The checks that judged the standing answer, in words; empty when none did, or no answer stands. */
