@@ -14,8 +14,13 @@ export type Verdict = 'pass' | 'fail' | 'unverified' | 'provider-error' | 'stopp
 
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'interrupted', 'refused'];
 
-/** The reason an `interrupted` attempt's row gives. */
+/** The reason an `interrupted` attempt's row gives when the window closed or reloaded under it. */
 export const INTERRUPTED_REASON = 'Rung shut down (the window closed or reloaded) before the answer was finished';
+
+/** The reason an `interrupted` attempt's row gives when the session was reopened under it (a key set, the ledger moved). */
+export function reopenedReason(why: string): string {
+  return `Rung reopened its session (${why}) before the answer was finished`;
+}
 
 /**
  * What a call is aborted with when Rung shuts down under it, so the attempt is recorded `interrupted`,
@@ -26,8 +31,9 @@ export const INTERRUPTED_REASON = 'Rung shut down (the window closed or reloaded
  * reason is the one thing that still tells a shutdown from a user's Stop where the verdict is decided.
  */
 export class CallInterrupted extends Error {
-  constructor() {
-    super(INTERRUPTED_REASON);
+  /** `reason` is the row's: {@link INTERRUPTED_REASON} for a shutdown, {@link reopenedReason} for a reopened session. */
+  constructor(reason: string = INTERRUPTED_REASON) {
+    super(reason);
     this.name = 'CallInterrupted';
   }
 }

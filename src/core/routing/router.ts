@@ -21,7 +21,7 @@ import { guessingFloor } from '../signal/answerFormat';
 import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
-import { INTERRUPTED_REASON, interruptedBy, isGraded, reasonText, type Verdict } from '../verdict';
+import { interruptedBy, isGraded, reasonText, type CallInterrupted, type Verdict } from '../verdict';
 import { posterior, type PairedOutcome } from '../difficulty';
 import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
@@ -525,7 +525,7 @@ function nullableReason(reason: string | null): string | null {
 function abortedOutcome<T>(outcome: AttemptOutcome<T>, signal: AbortSignal): AttemptOutcome<T> {
   if (interruptedBy(signal)) {
     const { failure: _failure, ...rest } = outcome;
-    return { ...rest, verdict: 'interrupted', verdictReason: INTERRUPTED_REASON };
+    return { ...rest, verdict: 'interrupted', verdictReason: (signal.reason as CallInterrupted).message };
   }
   return { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
 }

@@ -596,10 +596,10 @@ export class RungSession implements Session {
    * waited for only {@link STOP_WAIT_MS}. The ledger is saved before the log: its save is the slow one
    * (a lock, a whole-file export), so a host that ends the process during it loses both, not one.
    */
-  dispose(): Promise<void> {
+  dispose(reason?: string): Promise<void> {
     this.disposed ??= (async () => {
       try {
-        await this.stopCalls();
+        await this.stopCalls(reason);
         await this.ledger.close();
       } finally {
         try {
@@ -612,10 +612,10 @@ export class RungSession implements Session {
     return this.disposed;
   }
 
-  private async stopCalls(): Promise<void> {
+  private async stopCalls(reason: string | undefined): Promise<void> {
     if (this.inFlight.size === 0) return;
     const calls = [...this.inFlight.values()].map((call) => call.catch(() => undefined));
-    for (const stop of this.inFlight.keys()) stop.abort(new CallInterrupted());
+    for (const stop of this.inFlight.keys()) stop.abort(new CallInterrupted(reason));
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       Promise.all(calls).then(() => true),

@@ -344,6 +344,10 @@ export interface Session {
    * Reads the whole log (up to 100k rows), so only on a user's request, never on a refresh.
    */
   estimateOpeners(): Promise<OpenerEstimate[]>;
-  /** Flushes the ledger and the decision log, and releases every resource. */
-  dispose(): Promise<void>;
+  /**
+   * Stops the calls under way, flushes the ledger and the decision log, and releases every resource.
+   * A stopped call's attempt is recorded `interrupted`, with `reason` when given (why the session was let
+   * go of), else as cut off by Rung shutting down.
+   */
+  dispose(reason?: string): Promise<void>;
 }

@@ -11,6 +11,7 @@
  * reload does not say it again. No vscode here: the chat participant hands over rows and a store.
  */
 import type { DecisionRow } from '../../core/decisions/decision';
+import { INTERRUPTED_REASON } from '../../core/verdict';
 
 /** Where the newest named interruption is remembered: the workspace's state (a `vscode.Memento`). */
 export interface NoteStore {
@@ -30,7 +31,8 @@ export class InterruptedCalls {
    */
   async unnamed(rows: readonly DecisionRow[]): Promise<string | undefined> {
     const namedUntil = this.notes.get<number>(NAMED_UNTIL_KEY) ?? Number.NEGATIVE_INFINITY;
-    const fresh = rows.filter((row) => row.verdict === 'interrupted' && row.at > namedUntil).sort((a, b) => b.at - a.at);
+    // Only calls a closed window cut off: one a reopened session cut off was cut off in this window, before the user's eyes.
+    const fresh = rows.filter((row) => row.verdict === 'interrupted' && row.verdictReason === INTERRUPTED_REASON && row.at > namedUntil).sort((a, b) => b.at - a.at);
     const newest = fresh[0];
     if (!newest) return undefined;
     await this.notes.update(NAMED_UNTIL_KEY, newest.at);

@@ -12,7 +12,7 @@ import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSession
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { seededRandom } from '../../../../src/core/random';
 import { InvalidSchemaError } from '../../../../src/core/verifiers/jsonSchema';
-import { INTERRUPTED_REASON } from '../../../../src/core/verdict';
+import { INTERRUPTED_REASON, reopenedReason } from '../../../../src/core/verdict';
 import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
@@ -914,6 +914,25 @@ describe('RungSession: the ledger and the panel', () => {
       ['openai/gpt-4o-mini', 'interrupted'],
     ]);
     expect([result.stopped, result.interrupted]).toEqual([false, true]);
+  });
+
+  it('records a call cut off by reopening the session as interrupted by the reopening, not by a closed window', async () => {
+    let answering!: () => void;
+    const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
+    const hanging: Route = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answering();
+    };
+    const { ollamaUrl, cloudUrl } = await providers(prose(), hanging);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const call = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    await secondRungAnswering;
+
+    await session.dispose(reopenedReason('the key for openrouter changed'));
+
+    const result = await call;
+    expect(result.attempts.at(-1)?.verdict).toEqual({ kind: 'interrupted', reason: 'Rung reopened its session (the key for openrouter changed) before the answer was finished' });
   });
 
   it('records a call the user stopped as stopped by the user, not as interrupted', async () => {

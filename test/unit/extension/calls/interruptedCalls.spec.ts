@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERRUPTED_REASON } from '../../../../src/core/verdict';
+import { INTERRUPTED_REASON, reopenedReason } from '../../../../src/core/verdict';
 import { InterruptedCalls, type NoteStore } from '../../../../src/extension/calls/interruptedCalls';
 import { decisionRow } from '../../support/decisionRow';
 
@@ -42,6 +42,12 @@ describe('calls a closed or reloaded window interrupted', () => {
     const calls = new InterruptedCalls(new MapNotes());
     const said = await calls.unnamed([interrupted('c3', NINE_TWELVE), interrupted('c1', NINE_TWELVE - 60 * MINUTE, 'qwen3:14b')]);
     expect(said).toMatch(/^Your edit\/typescript call of 09:12 UTC was interrupted: .* slow-coder:7b .* ask again for a whole answer\. 1 earlier call was interrupted too\.$/);
+  });
+
+  it('says nothing of a call a reopened session cut off: that happened in a window the user was looking at', async () => {
+    const calls = new InterruptedCalls(new MapNotes());
+    const reopened = { ...interrupted('c5', NINE_TWELVE), verdictReason: reopenedReason('the key for openrouter changed') };
+    expect(await calls.unnamed([reopened])).toBeUndefined();
   });
 
   it('says nothing of calls stopped by the user or interrupted before the last one named', async () => {
