@@ -75,7 +75,7 @@ function button(label: string, iconName: string, ariaLabel: string, onClick: () 
   return element;
 }
 
-const VERDICT_ICONS: Record<string, string> = { pass: 'pass', fail: 'error', unverified: 'circle-large-outline', 'provider-error': 'warning', stopped: 'debug-stop', refused: 'circle-slash' };
+const VERDICT_ICONS: Record<string, string> = { pass: 'pass', fail: 'error', unverified: 'circle-large-outline', 'provider-error': 'warning', stopped: 'debug-stop', interrupted: 'debug-disconnect', refused: 'circle-slash' };
 
 function verdictBadge(verdict: string, label = verdict): HTMLElement {
   return h('span', { class: `verdict verdict-${verdict}` }, icon(VERDICT_ICONS[verdict] ?? 'question'), h('span', {}, label));

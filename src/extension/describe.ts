@@ -189,6 +189,8 @@ function attemptEnded(row: DecisionRow): string {
       return `had a provider error${because}`;
     case 'stopped':
       return `was stopped${because}`;
+    case 'interrupted':
+      return `was cut off${because}`;
     case 'refused':
       return `was refused${because}`;
   }

@@ -23,7 +23,7 @@
 import * as z from 'zod/mini';
 
 /** The verdict words of `src/core/verdict.ts`, repeated because the webview may not import the core. */
-export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'refused'] as const;
+export const VERDICT_NAMES = ['pass', 'fail', 'unverified', 'provider-error', 'stopped', 'interrupted', 'refused'] as const;
 export type VerdictName = (typeof VERDICT_NAMES)[number];
 
 /** The most decision rows one page may carry: a screenful many times over, far short of a whole log. */

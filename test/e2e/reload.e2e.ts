@@ -30,6 +30,7 @@ import type { Page } from 'playwright-core';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
+import { INTERRUPTED_REASON } from '../../src/core/verdict';
 
 /** The first rung: answers at once, with code that does not parse. */
 const QUICK_MODEL = 'tiny-coder:1b';
@@ -184,8 +185,8 @@ function reloadMidCall(dropGoodbye: boolean): E2eCheck {
         await workbench.screenshot(`reload-mid-call${dropGoodbye ? '-goodbye-lost' : ''}-before`);
         await reloadWindow(page, workbench, dropGoodbye);
         const { sent } = await within(ollama.slowClosed, 'the end of the slow answer');
-        // Cut: the old host ended with the page, and its deactivate landed the call as stopped on its
-        // second rung. Outlived: the old host kept the call, which ran to its passing end there.
+        // Cut: the old host ended with the page, and its deactivate landed the call as interrupted on
+        // its second rung. Outlived: the old host kept the call, which ran to its passing end there.
         const outlived = sent >= SLOW_LINES;
         if (dropGoodbye) assert.ok(outlived, `without the page's goodbye the old extension host kept the call (the answer closed after ${sent} of ${SLOW_LINES} lines)`);
         else if (outlived) console.log(`        (the old extension host outlived the reload: the slow answer ran to its end, ${sent} lines)`);
@@ -194,7 +195,7 @@ function reloadMidCall(dropGoodbye: boolean): E2eCheck {
 
         const expected = [
           [QUICK_MODEL, 'fail'],
-          [SLOW_MODEL, outlived ? 'pass' : 'stopped'],
+          [SLOW_MODEL, outlived ? 'pass' : 'interrupted'],
         ];
         let rows = decisionRows(workbench.folder);
         let ledger = await ledgerOnDisk(workbench.folder);
@@ -218,8 +219,18 @@ function reloadMidCall(dropGoodbye: boolean): E2eCheck {
         assert.deepEqual(
           rows.filter((row) => row.call === call).map((row) => [row.model, row.verdict]),
           expected,
-          outlived ? 'the call passed on its second rung in the old host, after its first rung failed its check' : 'the call was stopped on its second rung, after its first rung failed its check',
+          outlived ? 'the call passed on its second rung in the old host, after its first rung failed its check' : 'the call was interrupted on its second rung, after its first rung failed its check',
         );
+        if (!outlived) {
+          assert.equal(rows.find((row) => row.call === call && row.model === SLOW_MODEL)?.verdictReason, INTERRUPTED_REASON, 'the interrupted rung says the window closed or reloaded, not that the user stopped it');
+          // The new window's first @rung request names the call the reload cut off, above its own answer.
+          await workbench.sendChat('@rung /why');
+          await page
+            .locator('.interactive-item-container.interactive-response', { hasText: `was interrupted: the window closed or reloaded while ${SLOW_MODEL} was answering` })
+            .first()
+            .waitFor({ timeout: WAIT_MS });
+          await workbench.screenshot('reload-mid-call-interrupted-named');
+        }
       } finally {
         await ollama.close();
       }

@@ -21,7 +21,7 @@ import { guessingFloor } from '../signal/answerFormat';
 import { promptFeatures, type PromptFeatures } from '../signal/promptFeatures';
 import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../signal/promptSignal';
 import type { Random } from '../random';
-import { isGraded, reasonText, type Verdict } from '../verdict';
+import { interruptedBy, isGraded, reasonText, type CallInterrupted, type Verdict } from '../verdict';
 import { posterior, type PairedOutcome } from '../difficulty';
 import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
@@ -246,7 +246,7 @@ export class Router {
     } finally {
       this.ledger.spawnEnded(spawnId, this.clock.now());
     }
-    if (signal?.aborted && outcome.verdict !== 'pass') outcome = { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
+    if (signal?.aborted && outcome.verdict !== 'pass') outcome = abortedOutcome(outcome, signal);
     outcome = bounded(outcome);
     const resolved = outcome.resolvedModel ?? candidate.resolved;
     if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
@@ -513,6 +513,21 @@ function bounded<T>(outcome: AttemptOutcome<T>): AttemptOutcome<T> {
 /** A row's verdict reason, bounded; null stays null. */
 function nullableReason(reason: string | null): string | null {
   return reason === null ? null : boundReason(reason);
+}
+
+/**
+ * An attempt cut off by its call's signal: `interrupted` when Rung shut down under it, else `stopped`.
+ *
+ * @remarks
+ * Decided here, from the signal's reason, because every adapter reports an abort alike ("stopped by
+ * the user"); a shutdown's attempt keeps no failure kind, so its row says why in its own words.
+ */
+function abortedOutcome<T>(outcome: AttemptOutcome<T>, signal: AbortSignal): AttemptOutcome<T> {
+  if (interruptedBy(signal)) {
+    const { failure: _failure, ...rest } = outcome;
+    return { ...rest, verdict: 'interrupted', verdictReason: (signal.reason as CallInterrupted).message };
+  }
+  return { ...outcome, verdict: 'stopped', verdictReason: outcome.verdictReason ?? 'stopped by the user' };
 }
 
 /** Maps a thrown failure to a verdict that grades nobody, with the failure's kind as data beside its message. */

@@ -35,6 +35,7 @@ import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
 import { estimateTokens } from '../providers/tokens';
+import { CallInterrupted } from '../verdict';
 import type {
   ContextRefusal,
   DecisionFilter,
@@ -375,6 +376,7 @@ export class RungSession implements Session {
       attempts: routed.attempts.map((record) => sessionAttempt(record, routed.ranking)),
       ranking: routed.ranking,
       stopped: routed.attempts.some((record) => record.verdict === 'stopped'),
+      interrupted: routed.attempts.some((record) => record.verdict === 'interrupted'),
       cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
       checks,
       checked: checkedLine(checks),
@@ -506,10 +508,10 @@ export class RungSession implements Session {
    * waited for only {@link STOP_WAIT_MS}. The ledger is saved before the log: its save is the slow one
    * (a lock, a whole-file export), so a host that ends the process during it loses both, not one.
    */
-  dispose(): Promise<void> {
+  dispose(reason?: string): Promise<void> {
     this.disposed ??= (async () => {
       try {
-        await this.stopCalls();
+        await this.stopCalls(reason);
         await this.store.close();
       } finally {
         this.listeners.clear();
@@ -518,10 +520,10 @@ export class RungSession implements Session {
     return this.disposed;
   }
 
-  private async stopCalls(): Promise<void> {
+  private async stopCalls(reason: string | undefined): Promise<void> {
     if (this.inFlight.size === 0) return;
     const calls = [...this.inFlight.values()].map((call) => call.catch(() => undefined));
-    for (const stop of this.inFlight.keys()) stop.abort(new Error('Rung is shutting down (the window is closing or reloading)'));
+    for (const stop of this.inFlight.keys()) stop.abort(new CallInterrupted(reason));
     let timer: NodeJS.Timeout | undefined;
     const waited = await Promise.race([
       Promise.all(calls).then(() => true),

@@ -131,6 +131,8 @@ export interface SessionChatResult {
   ranking: Ranking;
   /** The user stopped the call. */
   stopped: boolean;
+  /** Rung shut down under the call (the window closed or reloaded): its last attempt is `interrupted`. */
+  interrupted: boolean;
   /** USD summed over every attempt that reported a cost. */
   cost: number;
   /** The checks that judged the standing answer, in words; empty when none did, or no answer stands. */
@@ -319,6 +321,10 @@ export interface Session {
    * Reads the whole log (up to 100k rows), so only on a user's request, never on a refresh.
    */
   estimateOpeners(): Promise<OpenerEstimate[]>;
-  /** Flushes the ledger and the decision log, and releases every resource. */
-  dispose(): Promise<void>;
+  /**
+   * Stops the calls under way, flushes the ledger and the decision log, and releases every resource.
+   * A stopped call's attempt is recorded `interrupted`, with `reason` when given (why the session was let
+   * go of), else as cut off by Rung shutting down.
+   */
+  dispose(reason?: string): Promise<void>;
 }

@@ -194,6 +194,8 @@ function attemptFate(verdict: VerdictWithReason): string {
       return 'was left unchecked';
     case 'stopped':
       return 'was stopped';
+    case 'interrupted':
+      return 'was cut off when Rung shut down';
     case 'refused':
       return 'was refused';
     case 'pass':

@@ -18,6 +18,7 @@ import type { Session, SessionEvent } from '../../core/session/types';
 import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
+import { InterruptedCalls } from '../calls/interruptedCalls';
 import { isEditorAgentReference } from './promptReferences';
 import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import { chatEditMessages } from '../edit/editPrompt';
@@ -39,8 +40,25 @@ export interface ChatParticipantDeps {
   calls: FeatureCalls;
 }
 
+/** Decision rows read for calls a closed or reloaded window interrupted: a few calls' worth, the newest first. */
+const INTERRUPTED_ROWS = 20;
+
 export function registerChatParticipant(context: vscode.ExtensionContext, deps: ChatParticipantDeps): void {
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => handle(deps, request, chatContext, stream, token));
+  const interrupted = new InterruptedCalls(context.workspaceState);
+  let lookedForInterrupted = false;
+  /** Names, once a window, the newest call an earlier window's shutdown cut off, above this request's answer. */
+  const sayInterrupted = async (session: Session, stream: vscode.ChatResponseStream): Promise<void> => {
+    if (lookedForInterrupted) return;
+    lookedForInterrupted = true;
+    try {
+      const rows = session.snapshot({ limit: INTERRUPTED_ROWS, filter: { verdict: 'interrupted' } }).decisions.rows;
+      const sentence = await interrupted.unnamed(rows);
+      if (sentence) stream.markdown(`> ${sentence}\n\n`);
+    } catch (error) {
+      deps.log.warn(`could not look for calls an earlier window interrupted: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => handle(deps, request, chatContext, stream, token, sayInterrupted));
   participant.iconPath = new vscode.ThemeIcon('layers');
   participant.followupProvider = {
     provideFollowups: (result) => {
@@ -66,13 +84,21 @@ async function settleFeedback(deps: ChatParticipantDeps, feedback: vscode.ChatRe
   deps.log.info(`feedback on ${metadata.callId}: ${helpful ? 'helpful' : 'unhelpful'}${settled ? '' : ' (the session did not know the call)'}`);
 }
 
-async function handle(deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+async function handle(
+  deps: ChatParticipantDeps,
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+  sayInterrupted: (session: Session, stream: vscode.ChatResponseStream) => Promise<void>,
+): Promise<vscode.ChatResult> {
   let session: Session;
   try {
     session = await deps.sessions.get();
   } catch (error) {
     return notReady(error, stream);
   }
+  await sayInterrupted(session, stream);
   if (request.command === 'why') return why(session, deps, stream);
   if (request.command === 'retry' || request.command === 'check') return askAbove(request.command, session, deps, request, context, stream, token);
   const prompt = await promptWithReferences(request);

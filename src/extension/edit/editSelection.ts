@@ -16,13 +16,16 @@ import type { CallChecks, SessionEvent } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause } from '../describe';
 import { editMessages, extractEdit, SplicedSyntaxVerifier, spliceText } from './editPrompt';
+import { decisionPrompt, EditDecisions, settledMessage, type EditNamed } from './editDecisions';
 import type { RungLog } from '../log';
 import type { SessionHost } from '../session/sessionHost';
 import type { RungSettings } from '../settings/settings';
 
 const PROPOSAL_SCHEME = 'rung-edit';
-/** The context key the Accept and Reject buttons show on. */
+/** The context key the Accept and Reject buttons and keybindings apply on: a Rung edit is waiting. */
 const PENDING_CONTEXT = 'rung.editPending';
+/** How long the status bar says what an Accept or a Reject counted as, ms: long enough to read a sentence. */
+const SETTLED_MESSAGE_MS = 10_000;
 
 export interface EditSelectionDeps {
   sessions: SessionHost;
@@ -36,6 +39,8 @@ export interface EditSelectionDeps {
 interface PendingEdit {
   callId: string;
   model: string;
+  /** The rating Accept and Reject count in (`edit/typescript`). */
+  classKey: string;
   document: vscode.TextDocument;
   version: number;
   range: vscode.Range;
@@ -52,11 +57,24 @@ export interface EditSelectionResult {
 
 export function registerEditSelection(context: vscode.ExtensionContext, deps: EditSelectionDeps): void {
   const proposals = new Map<string, string>();
+  const decisions = new EditDecisions();
   let pending: PendingEdit | undefined;
   const setPending = (edit: PendingEdit | undefined): void => {
-    if (pending && pending !== edit) proposals.delete(pending.proposal.query);
+    if (pending && pending !== edit) {
+      proposals.delete(pending.proposal.query);
+      // Replaced before anyone decided: graded neither way, and its toast's buttons say so.
+      if (edit) decisions.settled(named(pending), 'superseded');
+    }
     pending = edit;
     void vscode.commands.executeCommand('setContext', PENDING_CONTEXT, edit !== undefined);
+  };
+  /** Says how the edit was settled, in the status bar (a toast per click would pile up) and the log. */
+  const said = (edit: PendingEdit, how: 'accepted' | 'rejected' | 'not-applied'): void => {
+    decisions.settled(named(edit), how);
+    const message = settledMessage(how, named(edit));
+    deps.log.info(`edit ${edit.callId}: ${message.replace(/^Rung: /, '')}`);
+    if (how === 'not-applied') void vscode.window.showWarningMessage(message);
+    else vscode.window.setStatusBarMessage(`$(${how === 'accepted' ? 'check' : 'discard'}) ${message}`, SETTLED_MESSAGE_MS);
   };
 
   const decide = async (accept: boolean): Promise<boolean> => {
@@ -70,11 +88,11 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
     const session = await deps.sessions.get();
     if (!accept) {
       session.settle(edit.callId, { kind: 'fail', reason: 'the user rejected the edit' });
-      deps.log.info(`edit ${edit.callId}: rejected (${edit.model})`);
+      said(edit, 'rejected');
       return true;
     }
     if (edit.document.version !== edit.version) {
-      void vscode.window.showWarningMessage(`Rung: ${basename(edit.document.fileName)} changed while the edit waited; it was not applied.`);
+      said(edit, 'not-applied');
       return false;
     }
     const workspaceEdit = new vscode.WorkspaceEdit();
@@ -82,7 +100,7 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
     const applied = await vscode.workspace.applyEdit(workspaceEdit);
     if (applied) {
       session.settle(edit.callId, { kind: 'pass', reason: 'the user accepted the edit' });
-      deps.log.info(`edit ${edit.callId}: accepted (${edit.model})`);
+      said(edit, 'accepted');
     }
     return applied;
   };
@@ -107,8 +125,12 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
       setPending(proposal.edit);
       const title = `${basename(editor.document.fileName)} ↔ Rung's edit (${proposal.edit.model})`;
       await vscode.commands.executeCommand('vscode.diff', editor.document.uri, proposal.edit.proposal, title, { preview: true });
-      void vscode.window.showInformationMessage(`Rung: ${proposal.footer}`, 'Accept', 'Reject').then((choice) => {
-        if (choice && pending === proposal.edit) void decide(choice === 'Accept');
+      const shown = proposal.edit;
+      void vscode.window.showInformationMessage(decisionPrompt(proposal.footer, named(shown)), 'Accept', 'Reject').then((choice) => {
+        if (!choice) return;
+        // VS Code cannot take the toast away once the edit is settled elsewhere: a late click says what became of it.
+        if (pending === shown) void decide(choice === 'Accept');
+        else void vscode.window.showInformationMessage(decisions.lateClick(shown.callId));
       });
       return { callId: proposal.callId, model: proposal.edit.model, shown: true };
     }),
@@ -171,10 +193,15 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
         callId: result.callId,
         footer,
         proposedText: spliceText(documentText, start, end, code),
-        edit: { callId: result.callId, model: result.answer.model, document, version, range, replacement: code, proposal },
+        edit: { callId: result.callId, model: result.answer.model, classKey: result.classKey, document, version, range, replacement: code, proposal },
       };
     },
   );
+}
+
+/** An edit as the words around Accept and Reject name it. */
+function named(edit: PendingEdit): EditNamed {
+  return { callId: edit.callId, model: edit.model, classKey: edit.classKey, file: basename(edit.document.fileName) };
 }
 
 /** Closes the diff tab showing a proposal, if it is open. */

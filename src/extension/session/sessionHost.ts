@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import type { Session, SessionChange } from '../../core/session/types';
 import type { RungLog } from '../log';
+import { reopenedReason } from '../../core/verdict';
 
 /** Rung has no panel and found no local model: said to the user as how to start, not as a failure. */
 export class NotSetUpError extends Error {
@@ -87,7 +88,8 @@ export class SessionHost implements vscode.Disposable {
   reopen(reason: string): Promise<void> {
     this.reopening ??= (async () => {
       this.options.log.info(`reopening the session: ${reason}`);
-      await this.close();
+      // A call under way is cut off by the reopening, not by a window closing: its row says which.
+      await this.close(reopenedReason(reason));
       try {
         await this.get();
       } catch (error) {
@@ -99,13 +101,13 @@ export class SessionHost implements vscode.Disposable {
     return this.reopening;
   }
 
-  private async close(): Promise<void> {
+  private async close(reason?: string): Promise<void> {
     const session = this.session ?? (await this.opening?.catch(() => undefined));
     this.session = undefined;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     if (session) {
-      await session.dispose();
+      await session.dispose(reason);
       this.opened.fire(undefined);
     }
   }

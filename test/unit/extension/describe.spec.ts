@@ -190,6 +190,16 @@ describe('describe', () => {
   });
 });
 
+describe('a call cut off when Rung shut down', () => {
+  it('says the answer was cut off and why, in the explanation and after a climb in the short line', () => {
+    const cut: DecisionRow = {
+      v: 1, at: 0, call: 'c5', run: null, class: 'chat', shape: null, candidates: ['slow-coder:7b'], rung: 0, escalation: [], model: 'slow-coder:7b', resolved: 'slow-coder:7b',
+      explore: false, propensity: 1, verdict: 'interrupted', verdictReason: 'Rung shut down (the window closed or reloaded) before the answer was finished', inputTokens: 10, outputTokens: 5, cost: 0, latencyMs: 40, reason: 'below gate 0/8 graded class=chat, prior tier2', mode: 'local', pruned: [], final: false,
+    };
+    expect(explainMarkdown('c5', [cut])).toContain('**slow-coder:7b** (local) was cut off: Rung shut down (the window closed or reloaded) before the answer was finished.');
+  });
+});
+
 describe('escalationCause', () => {
   it('drops the models the session reason already names, keeping the cause', () => {
     expect(escalationCause({ from: 'a', to: 'b', reason: 'escalated from a to b: syntax error: 1:16 Expression expected.' })).toBe('syntax error: 1:16 Expression expected.');

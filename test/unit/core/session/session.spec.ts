@@ -12,6 +12,7 @@ import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSession
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { seededRandom } from '../../../../src/core/random';
 import { InvalidSchemaError } from '../../../../src/core/verifiers/jsonSchema';
+import { INTERRUPTED_REASON, reopenedReason } from '../../../../src/core/verdict';
 import { decisionRow } from '../../support/decisionRow';
 import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
@@ -894,7 +895,7 @@ describe('RungSession: the ledger and the panel', () => {
     expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
   });
 
-  it('stops a call whose second rung is still streaming, so the ledger on disk counts exactly the graded rows in the log', async () => {
+  it('stops a call whose second rung is still streaming as interrupted, so the ledger on disk counts exactly the graded rows in the log', async () => {
     // The top rung sends its headers and then nothing, like a slow model mid-answer when the window reloads.
     let answering!: () => void;
     const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
@@ -913,8 +914,9 @@ describe('RungSession: the ledger and the panel', () => {
     const { rows } = parseDecisionLines(readFileSync(join(dir.path, '.rung', 'decisions.jsonl'), 'utf8'));
     expect(rows.map((row) => [row.model, row.verdict])).toEqual([
       ['qwen2.5:3b', 'fail'],
-      ['openai/gpt-4o-mini', 'stopped'],
+      ['openai/gpt-4o-mini', 'interrupted'],
     ]);
+    expect(rows[1]?.verdictReason).toBe(INTERRUPTED_REASON);
     const onDisk = await WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock: new FixedClock(), readOnly: true });
     try {
       expect(onDisk.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual([['qwen2.5:3b', 'plan', 1, 0]]);
@@ -924,7 +926,51 @@ describe('RungSession: the ledger and the panel', () => {
     const result = await call;
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
       ['qwen2.5:3b', 'fail'],
-      ['openai/gpt-4o-mini', 'stopped'],
+      ['openai/gpt-4o-mini', 'interrupted'],
+    ]);
+    expect([result.stopped, result.interrupted]).toEqual([false, true]);
+  });
+
+  it('records a call cut off by reopening the session as interrupted by the reopening, not by a closed window', async () => {
+    let answering!: () => void;
+    const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
+    const hanging: Route = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answering();
+    };
+    const { ollamaUrl, cloudUrl } = await providers(prose(), hanging);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const call = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    await secondRungAnswering;
+
+    await session.dispose(reopenedReason('the key for openrouter changed'));
+
+    const result = await call;
+    expect(result.attempts.at(-1)?.verdict).toEqual({ kind: 'interrupted', reason: 'Rung reopened its session (the key for openrouter changed) before the answer was finished' });
+  });
+
+  it('records a call the user stopped as stopped by the user, not as interrupted', async () => {
+    let answering!: () => void;
+    const secondRungAnswering = new Promise<void>((resolve) => (answering = resolve));
+    const hanging: Route = (response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answering();
+    };
+    const { ollamaUrl, cloudUrl } = await providers(prose(), hanging);
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const stop = new AbortController();
+    const call = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema }, signal: stop.signal });
+    await secondRungAnswering;
+    stop.abort();
+    const result = await call;
+
+    expect([result.stopped, result.interrupted]).toEqual([true, false]);
+    const rows = session.explain(result.callId);
+    expect(rows.map((row) => [row.model, row.verdict, row.verdictReason])).toEqual([
+      ['qwen2.5:3b', 'fail', expect.any(String)],
+      ['openai/gpt-4o-mini', 'stopped', 'stopped: stopped by the user'],
     ]);
   });
 

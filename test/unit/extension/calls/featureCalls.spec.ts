@@ -82,13 +82,13 @@ class ScriptedSession implements ChatSession {
     onEvent?.({ type: 'routed', callId, classKey, ranking });
     if (this.waitForStop) {
       await new Promise<void>((resolve) => request.signal?.addEventListener('abort', () => resolve(), { once: true }));
-      return { callId, classKey, answer: undefined, attempts: [], ranking, stopped: true, cost: 0, checks: [], checked: 'unchecked' };
+      return { callId, classKey, answer: undefined, attempts: [], ranking, stopped: true, interrupted: false, cost: 0, checks: [], checked: 'unchecked' };
     }
     const model = request.pinned ?? candidates[0]?.slug;
     if (model === undefined) throw new Error('no model can take this call');
     const opener = candidates.findIndex((entry) => entry.slug === model);
     const attempt = { model, provider: model === 'cloud' ? 'cloud' : 'ollama', rung: Math.max(0, opener), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' }, resolvedModel: model, cost: 0, latencyMs: 1, explore: false, checks: [] };
-    return { callId, classKey, answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model }, attempts: [attempt], ranking, stopped: false, cost: 0, checks: [], checked: 'unchecked' };
+    return { callId, classKey, answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model }, attempts: [attempt], ranking, stopped: false, interrupted: false, cost: 0, checks: [], checked: 'unchecked' };
   }
 }
 
