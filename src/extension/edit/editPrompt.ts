@@ -242,6 +242,8 @@ export function spliceText(text: string, start: number, end: number, replacement
  */
 export class SplicedSyntaxVerifier implements Verifier {
   readonly name = 'spliced-syntax';
+  /** What the short line and the toast say checked the edit ("checked: the file's syntax with the edit"). */
+  readonly label = "the file's syntax with the edit";
   private readonly syntax = new CodeSyntaxVerifier();
 
   constructor(private readonly options: { documentText: string; start: number; end: number; languageId: string }) {}

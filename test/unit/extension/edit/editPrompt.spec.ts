@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callVerification } from '../../../../src/core/session/callChecks';
+import { checkedLine } from '../../../../src/core/session/session';
 import { chatEditMessages, editMessages, EDIT_WHOLE_FILE_CHARS, extractEdit, fenceTag, SELECTION_MARKER, SplicedSyntaxVerifier, spliceText } from '../../../../src/extension/edit/editPrompt';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
@@ -119,6 +120,11 @@ describe('SplicedSyntaxVerifier', () => {
   const documentText = 'class A {\n  f() {\n    return 1;\n  }\n}\n';
   const start = documentText.indexOf('  f()');
   const end = documentText.indexOf('}\n}') + 2;
+
+  it('is named in words where the toast and the short line say what checked the edit, not by its id', () => {
+    const verifier = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
+    expect(checkedLine([verifier.label ?? verifier.name])).toBe("checked: the file's syntax with the edit");
+  });
 
   it('passes an edit that parses in its place though it would not parse alone', async () => {
     const verifier = new SplicedSyntaxVerifier({ documentText, start, end, languageId: 'typescript' });
