@@ -12,6 +12,7 @@ import type { ModelSpec } from '../core/panel';
 import type { Candidate, Ranking } from '../core/routing/types';
 import { formatUsd } from '../protocol/formatUsd';
 import { plainPrunedReason, plainReason } from '../protocol/reasonText';
+import { toolsLogText } from './calls/toolsLine';
 
 export { formatUsd };
 
@@ -180,6 +181,7 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
       `  - why this model: ${row.reason || '(no reason recorded)'}`,
       `  - served by ${row.resolved ?? 'unknown'}, ${row.mode}, ${formatUsd(row.cost)}, ${row.latencyMs ?? '?'} ms${row.escalation.length ? `, after ${row.escalation.join(', ')} failed` : ''}`,
     );
+    if (row.tools) lines.push(`  - tool schemas sent: ${toolsLogText(row.tools)}`);
     for (const pruned of row.pruned) lines.push(`  - ${prunedLine(pruned)}`);
   }
   return `${lines.join('\n')}\n`;

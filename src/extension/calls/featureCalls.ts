@@ -32,6 +32,7 @@ import type { CallChecks, Session, SessionChatRequest, SessionChatResult, Sessio
 import { answerLine, callLogLine, plainAnswerLine, summarizeAnswer, type AnswerSummary } from './answerLine';
 import { AskedAgain, climbAfter } from './askedAgain';
 import { downTexts } from './plainErrors';
+import { toolsLogText } from './toolsLine';
 import { AnswersGiven, FEEDBACK_VERDICTS, saysWrong } from './feedback';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
@@ -63,7 +64,10 @@ export interface FeatureAsk {
   /** Which feature asks, as messages and the log name it: `Rung Auto`, `@rung`, `Edit Selection`, `Ask`. */
   feature: string;
   messages: ChatMessage[];
+  /** The tools sent to the model. */
   tools?: ToolSpec[];
+  /** The tools offered but left out (`rung.agentTools`), by name: logged and recorded with the call. */
+  droppedTools?: string[];
   /** The class key; `infer` (the default) lets the session decide. */
   classKey?: string;
   checks?: CallChecks;
@@ -166,6 +170,7 @@ export class FeatureCalls {
       classKey: ask.classKey ?? 'infer',
       signal: abort.signal,
       ...(tools.length ? { tools } : {}),
+      ...(ask.droppedTools?.length ? { droppedTools: ask.droppedTools } : {}),
       ...(ask.checks ? { checks: ask.checks } : {}),
       ...(pinned ? { pinned } : {}),
       ...(climb ? { above: climb.above } : avoid && avoid !== pinned ? { avoid } : {}),
@@ -216,7 +221,8 @@ export class FeatureCalls {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], { callId: result.callId, model: result.answer.model, stronger: call.summary.stronger });
       this.answers.remember({ callId: result.callId, model: result.answer.model }, result.answer.text);
     }
-    this.log.info(callLogLine(ask.feature, call.summary, note));
+    const tools = result.tools ? toolsLogText(result.tools) : undefined;
+    this.log.info(callLogLine(ask.feature, call.summary, [note, tools].filter((part) => part !== undefined).join('; ') || undefined));
   }
 
   /** Logs a call the session refused before any model was asked (a malformed schema, no rung at all). */

@@ -8,6 +8,7 @@ import { FEEDBACK_WEIGHT } from '../../../../src/extension/calls/feedback';
 import { ASKED_AGAIN_WITHIN_MS } from '../../../../src/extension/calls/askedAgain';
 import { FeatureCalls, type CallLog, type CallState, type Cancellation, type ChatSession } from '../../../../src/extension/calls/featureCalls';
 import { FixedClock } from '../../support/FixedClock';
+import { toolsSent } from '../../../../src/core/providers/tokens';
 
 /** The pin, the avoid and the calls recorded, as the extension's state keeps them. */
 class MemoryState implements CallState {
@@ -88,7 +89,20 @@ class ScriptedSession implements ChatSession {
     if (model === undefined) throw new Error('no model can take this call');
     const opener = candidates.findIndex((entry) => entry.slug === model);
     const attempt = { model, provider: model === 'cloud' ? 'cloud' : 'ollama', rung: Math.max(0, opener), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' }, resolvedModel: model, cost: 0, latencyMs: 1, explore: false, checks: [] };
-    return { callId, classKey, answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model }, attempts: [attempt], ranking, stopped: false, cost: 0, checks: [], checked: 'unchecked' };
+    // What the tool schemas took of the input, as the session counts them, at a price of the test's.
+    const tools = toolsSent(request.messages, request.tools ?? [], request.droppedTools ?? []);
+    return {
+      callId,
+      classKey,
+      answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model },
+      attempts: [attempt],
+      ranking,
+      stopped: false,
+      cost: 0,
+      checks: [],
+      checked: 'unchecked',
+      ...(tools ? { tools: { ...tools, cost: 0.0123 } } : {}),
+    };
   }
 }
 
@@ -114,6 +128,17 @@ describe('a feature call', () => {
       expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Rung Auto', model: 'small' }]);
     });
 
+    it('passes on the tools left out, and logs what the tool schemas took of the input and which were dropped', async () => {
+      const { calls, session, log } = setUp();
+      const call = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: [editTool], droppedTools: ['fetch_webpage', 'github_repo'], climbWhenAskedAgain: true });
+      expect(call.request.droppedTools).toEqual(['fetch_webpage', 'github_repo']);
+      await call.run(session);
+      const share = toolsSent(hello, [editTool]);
+      expect(log.lines).toEqual([
+        `info Rung Auto c1 chat over [small, cloud]: answered by small on rung 1 of 2, unchecked (unverified: no verifier configured), $0; 1 tool ≈ ${share?.tokens} of ${share?.input} input tokens, $0.012 of the input; dropped 2 (rung.agentTools): fetch_webpage, github_repo`,
+      ]);
+    });
+
     it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so in the log', async () => {
       const { calls, session, log } = setUp(new MemoryState(undefined, 'cloud'));
       const ask = { feature: 'Rung Auto', messages: hello, tools: [editTool], climbWhenAskedAgain: true };
@@ -128,7 +153,7 @@ describe('a feature call', () => {
       expect(second.line).toContain('Asked again above small');
       expect(log.lines).toHaveLength(3);
       expect(log.lines[1]).toMatch(/^info feedback on c1 \(small\): failed at weight/);
-      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small');
+      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small; 1 tool ≈ 31 of 33 input tokens, $0.012 of the input');
     });
 
     it('routes the same request afresh when no stronger rung was eligible, when the tools differ, or when the answer is old', async () => {
