@@ -4,8 +4,8 @@
  * requests of the kinds a morning's work brings; the figures of BENCHMARKS.md's agent tools section.
  *
  * @remarks
- * The tools are the chat extension's own declarations (test/fixtures/agent/), the request is the user's
- * words inside `<userRequest>` as Agent mode sends them, and tokens are Rung's estimate (characters / 4),
+ * The tools are the 39 Agent mode sent with one request in the test host (test/fixtures/agent/), the
+ * request is the user's words inside `<userRequest>` as Agent mode sends them, and tokens are Rung's estimate (characters / 4),
  * the one the log, the decision rows and the context check use. The USD column prices the schemas as
  * input at `--input-price` (default 2.5, gpt-4o's list price per million input tokens).
  */
@@ -21,7 +21,7 @@ const REQUESTS = ['What does toolChoice.ts do?', 'Rename greet to hello across t
 const args = process.argv.slice(2);
 const priceAt = args.indexOf('--input-price');
 const inputPrice = priceAt >= 0 ? Number(args[priceAt + 1]) : 2.5;
-const file = args.find((arg, index) => !arg.startsWith('--') && index !== priceAt + 1) ?? join(__dirname, '..', 'test/fixtures/agent/copilot-chat-0.67.0-tools.json');
+const file = args.find((arg, index) => !arg.startsWith('--') && !(priceAt >= 0 && index === priceAt + 1)) ?? join(__dirname, '..', 'test/fixtures/agent/vscode-1.139-agent-mode-tools.json');
 if (!Number.isFinite(inputPrice) || inputPrice < 0) {
   console.error('--input-price takes USD per million input tokens, a number of at least 0');
   process.exit(2);

@@ -363,6 +363,10 @@ const checks: E2eCheck[] = [
       await page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.verdict, 'unverified');
+      // Agent mode sends its tools with every request: the row says how many and what they take of the input.
+      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'));
+      const sentTools = Array.isArray(sent?.body.tools) ? sent.body.tools.length : 0;
+      assert.ok(row.tools && row.tools.sent === sentTools && row.tools.tokens > 0 && row.tools.input > row.tools.tokens, `the row counts the ${sentTools} tool schemas sent: ${JSON.stringify(row.tools)}`);
       assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
       await workbench.screenshot('rung-chat-view-answer');
     },

@@ -5,13 +5,13 @@ import type { ChatMessage, ToolSpec } from '../../../../src/core/providers/provi
 import { chooseTools, CORE_TOOLS, FEW_TOOLS, undeclaredToolCalls } from '../../../../src/core/providers/toolChoice';
 import { toolsSent } from '../../../../src/core/providers/tokens';
 
-/** The 29 tools the editor's chat extension declares for Agent mode (test/fixtures/agent/SOURCES.md). */
-const AGENT_TOOLS = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/copilot-chat-0.67.0-tools.json'), 'utf8')) as ToolSpec[];
+/** The 39 tools Agent mode sent with one request (test/fixtures/agent/SOURCES.md). */
+const AGENT_TOOLS = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8')) as ToolSpec[];
 
 /** An Agent mode request as the chat extension words it: context and reminders around the user's request. */
 function agentTurn(request: string): ChatMessage[] {
   return [
-    { role: 'system', content: 'You are an expert AI programming assistant. Use read_file, fetch_webpage, github_repo and run_notebook_cell when they help.' },
+    { role: 'system', content: 'You are an expert AI programming assistant. Use read_file, github_repo, install_extension and run_notebook_cell when they help.' },
     { role: 'user', content: `<context>The workspace has notebooks and a GitHub remote.</context>\n<reminderInstructions>Use replace_string_in_file to edit; install_extension to add an extension.</reminderInstructions>\n<userRequest>\n${request}\n</userRequest>` },
   ];
 }
@@ -28,26 +28,26 @@ describe('chooseTools', () => {
   it('keeps the core file tools and drops the families a question does not name under "relevant"', () => {
     const choice = chooseTools({ messages: agentTurn('What does toolChoice.ts do?'), tools: AGENT_TOOLS, mode: 'relevant' });
     expect(names(choice.sent)).toEqual(AGENT_TOOLS.map((tool) => tool.name).filter((name) => CORE_TOOLS.has(name)));
-    expect(choice.dropped).toEqual(expect.arrayContaining(['fetch_webpage', 'github_repo', 'run_notebook_cell', 'install_extension', 'test_search']));
+    expect(choice.dropped).toEqual(expect.arrayContaining(['github_repo', 'run_notebook_cell', 'install_extension', 'get_vscode_api', 'testFailure']));
     expect(choice.sent.length + choice.dropped.length).toBe(AGENT_TOOLS.length);
   });
 
   it('keeps a tool a word of the request names, and reads the words from the user request alone', () => {
     // The context and the reminders name notebooks, GitHub and extensions; the request names tests and errors.
     const choice = chooseTools({ messages: agentTurn('Fix the failing tests'), tools: AGENT_TOOLS, mode: 'relevant' });
-    expect(names(choice.sent)).toEqual(expect.arrayContaining(['test_search', 'read_file']));
-    expect(choice.dropped).toEqual(expect.arrayContaining(['run_notebook_cell', 'github_repo', 'install_extension', 'fetch_webpage']));
+    expect(names(choice.sent)).toEqual(expect.arrayContaining(['testFailure', 'read_file']));
+    expect(choice.dropped).toEqual(expect.arrayContaining(['run_notebook_cell', 'github_repo', 'install_extension']));
   });
 
   it('keeps every tool an earlier turn called, so a tool result never names an undeclared tool', () => {
     const messages: ChatMessage[] = [
       ...agentTurn('What does toolChoice.ts do?'),
-      { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'fetch_webpage', arguments: '{"urls":["https://example.com"]}' }] },
-      { role: 'tool', toolCallId: 'call-1', content: 'Example Domain' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'github_repo', arguments: '{"repo":"microsoft/vscode","query":"tools"}' }] },
+      { role: 'tool', toolCallId: 'call-1', content: 'src/vs/workbench/contrib/chat' },
     ];
     const choice = chooseTools({ messages, tools: AGENT_TOOLS, mode: 'relevant' });
-    expect(names(choice.sent)).toContain('fetch_webpage');
-    expect(choice.dropped).not.toContain('fetch_webpage');
+    expect(names(choice.sent)).toContain('github_repo');
+    expect(choice.dropped).not.toContain('github_repo');
   });
 
   it('sends the same tools on every round of one agent turn', () => {
@@ -62,18 +62,19 @@ describe('chooseTools', () => {
 
   it('sends every tool when the caller requires a tool call, or offers few tools', () => {
     expect(chooseTools({ messages: agentTurn('What does this do?'), tools: AGENT_TOOLS, mode: 'relevant', required: true }).dropped).toEqual([]);
-    const inline = AGENT_TOOLS.filter((tool) => ['replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'apply_patch', 'read_file', 'fetch_webpage'].includes(tool.name));
+    const inline = AGENT_TOOLS.filter((tool) => ['replace_string_in_file', 'insert_edit_into_file', 'read_file', 'github_repo'].includes(tool.name));
     expect(inline.length).toBeLessThanOrEqual(FEW_TOOLS);
     expect(chooseTools({ messages: agentTurn('What does this do?'), tools: inline, mode: 'relevant' }).sent).toEqual(inline);
   });
 
-  it('roughly halves the tool schemas of a question in Agent mode under "relevant"', () => {
+  it('about halves the tool schemas of a question in Agent mode under "relevant"', () => {
     const messages = agentTurn('What does toolChoice.ts do?');
     const all = toolsSent(messages, AGENT_TOOLS);
     const choice = chooseTools({ messages, tools: AGENT_TOOLS, mode: 'relevant' });
     const trimmed = toolsSent(messages, choice.sent, choice.dropped);
-    expect(all?.tokens).toBeGreaterThan(7_000);
-    expect(trimmed?.tokens).toBeLessThan((all?.tokens ?? 0) * 0.75);
+    expect(all?.sent).toBe(39);
+    expect(trimmed?.sent).toBeLessThan(25);
+    expect(trimmed?.tokens).toBeLessThan((all?.tokens ?? 0) * 0.6);
   });
 });
 
@@ -82,9 +83,9 @@ describe('undeclaredToolCalls', () => {
     const sent = AGENT_TOOLS.filter((tool) => tool.name === 'read_file');
     const calls = [
       { id: 'a', name: 'read_file', arguments: '{}' },
-      { id: 'b', name: 'fetch_webpage', arguments: '{}' },
+      { id: 'b', name: 'github_repo', arguments: '{}' },
     ];
-    expect(undeclaredToolCalls(calls, sent)).toEqual([{ id: 'b', name: 'fetch_webpage', arguments: '{}' }]);
+    expect(undeclaredToolCalls(calls, sent)).toEqual([{ id: 'b', name: 'github_repo', arguments: '{}' }]);
     expect(undeclaredToolCalls(calls, [])).toEqual(calls);
   });
 });

@@ -19,7 +19,7 @@ const CLOUD_PRICE = { input: 2.5, output: 10 };
  * answers send, and a `search` tool of another extension's, which the recorded answers also call.
  */
 const AGENT_TOOLS: ToolSpec[] = [
-  ...(JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/copilot-chat-0.67.0-tools.json'), 'utf8')) as ToolSpec[]).map((tool) =>
+  ...(JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8')) as ToolSpec[]).map((tool) =>
     tool.name === 'read_file' ? { ...tool, parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } : tool,
   ),
   { name: 'search', description: 'Searches the project index.', parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } } } },
