@@ -5,11 +5,11 @@
  * @remarks
  * Agent mode offers every tool it has, whatever the question: 39 tool schemas, 13,345 of the 16,377
  * tokens (estimated) of its request "What is six times seven?" in VS Code 1.139, so one climb to a paid
- * model cost $0.056 where the same question through `@rung` (no tools) cost $0.005. Trimmed, that
- * question keeps 19 tools, 7,048 tokens of schemas. A provider's API takes any subset of the tools, so the request may carry fewer; but a
- * model without the tool it needed fails the task or answers worse, and a word match cannot know what
- * an agent will need three steps on. So the default sends all of them and shows what they cost, and
- * trimming is the user's choice. Trimmed, a request keeps:
+ * model cost $0.056 where the same question through `@rung` (no tools) cost $0.005. A provider's API
+ * takes any subset of the tools, so the request may carry fewer; but a model without the tool it needed
+ * fails the task or answers worse, and a word match cannot know what an agent will need three steps on.
+ * So the default sends all of them and shows what they cost, and trimming is the user's choice (that
+ * question then keeps 19 tools, 7,048 tokens of schemas). Trimmed, a request keeps:
  * - every tool, when the caller requires a tool call (`toolMode: Required`) or offers few tools
  *   ({@link FEW_TOOLS}: inline chat's edit tools): nothing to gain, or the caller chose;
  * - the tools the chat extension itself files as "Core" ({@link CORE_TOOLS}: reading, searching and
