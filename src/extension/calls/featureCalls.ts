@@ -276,7 +276,9 @@ export class PreparedCall {
     if (undeclared.length > 0) {
       const names = undeclared.map((toolCall) => toolCall.name).join(', ');
       this.parts.warn(`${this.parts.ask.feature} ${call.result.callId}: ${call.result.answer?.model ?? 'the model'} called ${names}, which Rung did not send; the tool calls were not passed on`);
-      throw new PlainError(`${call.result.answer?.model ?? 'The model'} called ${names}, which ${undeclared.length === 1 ? 'was' : 'were'} not sent to it, so nothing was run. Ask again, or set rung.agentTools to "all" to send every tool.`);
+      const left = undeclared.some((toolCall) => this.request.droppedTools?.includes(toolCall.name));
+      const what = `${call.result.answer?.model ?? 'The model'} called ${names}, which ${undeclared.length === 1 ? 'was' : 'were'} not sent to it, so nothing was run.`;
+      throw new PlainError(left ? `${what} Ask again, or set rung.agentTools to "all" to send every tool.` : `${what} Ask again.`);
     }
     return call;
   }

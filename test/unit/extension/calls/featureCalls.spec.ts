@@ -168,6 +168,9 @@ describe('a feature call', () => {
       // Sent, the same call is the answer's.
       const all = await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session);
       expect(all.result.answer?.toolCalls.map((call) => call.name)).toEqual(['fetch_webpage']);
+      // A tool never offered is no setting's doing.
+      session.toolCalls = [{ id: 'call-2', name: 'open_browser_page', arguments: '{}' }];
+      await expect(calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session)).rejects.toThrow(new PlainError('small called open_browser_page, which was not sent to it, so nothing was run. Ask again.'));
     });
 
     it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so in the log', async () => {
