@@ -13,6 +13,7 @@ import { MIN_GRADED } from '../core/ratings';
 import type { Candidate, Ranking } from '../core/routing/types';
 import { formatUsd } from '../protocol/formatUsd';
 import { openerChoiceText, plainPrunedReason, plainReason } from '../protocol/reasonText';
+import { toolsLogText } from './calls/toolsLine';
 
 export { formatUsd };
 
@@ -233,7 +234,8 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
     const served = row.resolved && row.resolved !== row.model ? `, served as ${row.resolved}` : '';
     const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${plainReason(row.reason) || 'no reason recorded'}.`;
     const choice = index === 0 ? ` ${openerChoiceText(row.explore, row.propensity)}` : '';
-    lines.push(`${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.`);
+    const tools = row.tools ? ` Tool schemas sent: ${toolsLogText(row.tools)}.` : '';
+    lines.push(`${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`);
   });
   if (attempts.length) lines.push('');
   const tried = new Set(attempts.map((row) => row.model));

@@ -363,10 +363,40 @@ const checks: E2eCheck[] = [
       await page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.verdict, 'unverified');
+      // Agent mode sends its tools with every request: the row says how many and what they take of the input.
+      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'));
+      const sentTools = Array.isArray(sent?.body.tools) ? sent.body.tools.length : 0;
+      assert.ok(row.tools && row.tools.sent === sentTools && row.tools.tokens > 0 && row.tools.input > row.tools.tokens, `the row counts the ${sentTools} tool schemas sent: ${JSON.stringify(row.tools)}`);
       assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
       await workbench.screenshot('rung-chat-view-answer');
     },
     answerSixTimesSeven,
+  ),
+
+  withProviders(
+    'with rung.agentTools "relevant", an Agent mode question sends the core tools only, the decision row names the tools left out, and the short line the share still sent',
+    async (page, workbench, providers) => {
+      await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await workbench.sendChat('What is six times seven?');
+      const response = page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first();
+      await response.waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'));
+      const names = Array.isArray(sent?.body.tools) ? sent.body.tools.map((tool: { function?: { name?: string } }) => tool.function?.name) : [];
+      assert.ok(names.includes('read_file') && names.includes('run_in_terminal'), `the core tools are sent: ${JSON.stringify(names)}`);
+      assert.ok(!names.includes('run_notebook_cell') && !names.includes('github_repo'), `tools the question does not name are left out: ${JSON.stringify(names)}`);
+      const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
+      assert.equal(row.tools?.sent, names.length, 'the row counts the tools sent');
+      assert.ok(row.tools?.dropped.includes('run_notebook_cell') && row.tools.dropped.includes('github_repo'), `the row names the tools left out: ${JSON.stringify(row.tools)}`);
+      // The short line says what the schemas still take: most of the input, even trimmed.
+      await response.getByText('input tokens').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.match(((await response.textContent()) ?? '').replace(/\s+/g, ' '), new RegExp(`· ${names.length} tools ≈ [\\d.]+k of [\\d.]+k input tokens`));
+      await workbench.screenshot('rung-agent-tools-relevant');
+    },
+    answerSixTimesSeven,
+    (rungFolder) => {
+      mkdirSync(join(rungFolder, '..', '.vscode'), { recursive: true });
+      writeFileSync(join(rungFolder, '..', '.vscode', 'settings.json'), `${JSON.stringify({ 'rung.agentTools': 'relevant' }, null, 2)}\n`);
+    },
   ),
 
   withProviders(

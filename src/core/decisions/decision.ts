@@ -106,6 +106,22 @@ const decisionRowShape = {
    * the user's, not a check's) and on rows that did not come through the session (`rung replay`).
    */
   checks: z.array(z.string()).optional(),
+  /**
+   * The tool schemas the attempt sent, when the call offered tools: how many, their estimated tokens
+   * and the whole input's, what they cost at this model's input price (null when unknown), and the
+   * tools offered but not sent (`rung.agentTools`). Absent on calls without tools and on rows from
+   * before the field; a malformed one reads as absent rather than losing the row.
+   */
+  tools: z
+    .object({
+      sent: z.number().int().min(0),
+      tokens: z.number().min(0),
+      input: z.number().min(0),
+      cost: spendable,
+      dropped: z.array(z.string()).default([]),
+    })
+    .optional()
+    .catch(undefined),
 };
 
 /** One decision row as the router writes it and a reader gets it back, defaults filled in. */

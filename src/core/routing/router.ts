@@ -481,7 +481,13 @@ export class Router {
       pruned: input.pruned.map(({ model, reason }) => ({ model, reason: boundReason(reason) })),
       final: false,
       ...(record.confidence !== undefined && Number.isFinite(record.confidence) ? { confidence: record.confidence } : {}),
+      ...(request.tools ? { tools: { ...request.tools, dropped: [...request.tools.dropped], cost: spendFigure(this.toolsCost(input.candidate, request.tools.tokens)) } } : {}),
     };
+  }
+
+  /** USD the tool schemas' `tokens` cost as input to `candidate`, at the price the router prices it by; null when unknown. */
+  toolsCost(candidate: Pick<Candidate, 'spec' | 'local'>, tokens: number): number | null {
+    return this.pricer(candidate.spec, candidate.local, { callId: 'tools', classKey: '', verifiable: false, inputTokens: tokens, outputTokens: 0 });
   }
 
   private remember(runId: string, provider: string): void {

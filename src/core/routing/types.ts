@@ -5,6 +5,7 @@
 import type { ModelSpec } from '../panel';
 import type { Verdict } from '../verdict';
 import type { FailureKind } from '../providers/provider';
+import type { ToolsSent } from '../providers/tokens';
 import type { PrunedCandidate } from '../decisions/decision';
 import type { PromptText } from '../signal/promptFeatures';
 
@@ -17,6 +18,8 @@ export interface RouteRequest {
   /** `shaped(class, shape)`. */
   classKey: string;
   needsTools?: boolean;
+  /** What the tool schemas take of the input, and the tools left out: written on every row of the call. */
+  tools?: ToolsSent;
   /** Tokens the call needs in context. */
   contextTokens?: number;
   /**

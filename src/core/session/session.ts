@@ -34,7 +34,7 @@ import type { Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
-import { estimateTokens } from '../providers/tokens';
+import { estimateTokens, toolsSent, type ToolsSent } from '../providers/tokens';
 import { CallInterrupted } from '../verdict';
 import type {
   ContextRefusal,
@@ -288,6 +288,7 @@ export class RungSession implements Session {
     await this.relearnFacts(request.signal);
     const messages = messagesWithSchema(request.messages, schema);
     const contextTokens = estimateTokens(messages, tools);
+    const toolsShare = toolsSent(messages, tools, request.droppedTools ?? []);
     const verification = callVerification(classKey, request.checks, this.options.environment ?? {}, [...this.secrets], asked);
     const { verifiable } = verification;
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
@@ -299,6 +300,7 @@ export class RungSession implements Session {
       verifiable,
       contextTokens,
       ...(tools.length > 0 ? { needsTools: true } : {}),
+      ...(toolsShare ? { tools: toolsShare } : {}),
       prompt: promptText(request.messages, tools),
       ...(request.conversationId !== undefined ? { runId: request.conversationId } : {}),
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
@@ -380,9 +382,22 @@ export class RungSession implements Session {
       cost: routed.attempts.reduce((sum, record) => sum + (record.cost ?? 0), 0),
       checks,
       checked: checkedLine(checks),
+      ...(toolsShare ? { tools: { ...toolsShare, cost: this.toolsCost(toolsShare, routed.attempts, routed.ranking) } } : {}),
     };
     emit({ type: 'done', callId, result });
     return result;
+  }
+
+  /** USD the tool schemas cost as input over `attempts`, each at its model's price; null when one's is unknown. */
+  private toolsCost(tools: ToolsSent, attempts: readonly AttemptRecord<ChatAnswer>[], ranking: Ranking): number | null {
+    let cost = 0;
+    for (const attempt of attempts) {
+      const candidate = ranking.candidates[attempt.rung];
+      const each = candidate ? this.router.toolsCost(candidate, tools.tokens) : null;
+      if (each === null) return null;
+      cost += each;
+    }
+    return cost;
   }
 
   rank(request: Parameters<Session['rank']>[0]): Ranking {

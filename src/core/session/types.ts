@@ -22,6 +22,7 @@ import type { Clock } from '../clock';
 import type { ProviderConnection } from './connectProviders';
 import type { FetchLike } from '../providers/transport';
 import type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';
+import type { ToolsSent } from '../providers/tokens';
 
 /** A verdict with its reason carried as data, never as a prefix one module adds and another strips. */
 export interface VerdictWithReason {
@@ -77,7 +78,10 @@ export interface CallChecks {
 /** One routed chat call, as a front end asks for it. */
 export interface SessionChatRequest {
   messages: ChatMessage[];
+  /** The tools sent to the model: only these may be called, and the tool-call check holds an answer to them. */
   tools?: ToolSpec[];
+  /** Tools the caller was offered and left out (`rung.agentTools`), by name: recorded with the call, never sent. */
+  droppedTools?: string[];
   /**
    * The class key (`plan`, `edit/typescript`), kept as given; `'infer'` or absent lets the session
    * decide: `plan` for JSON (a schema, a JSON response format, or words asking for JSON), `edit` for
@@ -139,6 +143,11 @@ export interface SessionChatResult {
   checks: string[];
   /** The closing line's words for them: `checked: JSON, TypeScript syntax`, or `unchecked`. */
   checked: string;
+  /**
+   * What the tool schemas took of the input, when the request offered tools; `cost` is USD they cost
+   * as input over every attempt, at each model's price (null when a paid model's price is unknown).
+   */
+  tools?: ToolsSent & { cost: number | null };
 }
 
 /**

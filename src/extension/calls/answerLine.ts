@@ -8,6 +8,7 @@
  * out. Every feature now summarises a result here and renders the summary; nothing here decides
  * anything, every figure comes from the session's result.
  */
+import { toolsDominate, toolsShareText, type ToolsSent } from '../../core/providers/tokens';
 import { aboveOnLadder } from '../../core/routing/rank';
 import type { Ranking } from '../../core/routing/types';
 import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
@@ -32,6 +33,8 @@ interface SummaryBase {
   cost: number;
   /** The model the call climbed past (a retry, or the same request asked again). */
   above?: string;
+  /** What the tool schemas took of the input, when the request offered tools. */
+  tools?: ToolsSent;
 }
 
 export interface AnsweredSummary extends SummaryBase {
@@ -76,6 +79,7 @@ export function summarizeAnswer(result: SessionChatResult, options: { above?: st
     candidates: result.ranking.candidates.map((candidate) => candidate.slug),
     cost: result.cost,
     ...(options.above !== undefined ? { above: options.above } : {}),
+    ...(result.tools ? { tools: result.tools } : {}),
   };
   const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
   const answered = at >= 0 ? result.attempts[at] : undefined;
@@ -171,7 +175,9 @@ const FOOTER_START = 'Rung · ';
  */
 export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: boolean } = {}): string {
   const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
-  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${retry}`;
+  // Tool schemas most of the input (Agent mode's dozens): the figure that explains the cost.
+  const tools = summary.tools && toolsDominate(summary.tools) ? ` · ${toolsShareText(summary.tools)}` : '';
+  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${tools}${retry}`;
 }
 
 /** Where the answer came from: its rung on a first try, else the try and what happened before it. */
@@ -216,9 +222,9 @@ function joinWords(words: readonly string[]): string {
 
 /**
  * The short line Rung put at an answer's end, in any wording it has had: `Rung · <model> · <where> ·
- * <checks> · <cost>`, perhaps with the Retry hint.
+ * <checks> · <cost>`, perhaps with the tool schemas' share and the Retry hint.
  */
-const FOOTER_LINE = /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · Retry asks a stronger model)?$/;
+const FOOTER_LINE = /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends

@@ -31,7 +31,9 @@ import { readRequest } from '../../core/session/inferredChecks';
 import type { CallChecks, Session, SessionChatRequest, SessionChatResult, SessionEvent, VerdictWithReason } from '../../core/session/types';
 import { answerLine, callLogLine, plainAnswerLine, summarizeAnswer, type AnswerSummary } from './answerLine';
 import { AskedAgain, climbAfter } from './askedAgain';
-import { downTexts } from './plainErrors';
+import { chooseTools, undeclaredToolCalls, type AgentTools } from '../../core/providers/toolChoice';
+import { downTexts, PlainError } from './plainErrors';
+import { toolsLogText } from './toolsLine';
 import { AnswersGiven, FEEDBACK_VERDICTS, saysWrong } from './feedback';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
@@ -63,7 +65,12 @@ export interface FeatureAsk {
   /** Which feature asks, as messages and the log name it: `Rung Auto`, `@rung`, `Edit Selection`, `Ask`. */
   feature: string;
   messages: ChatMessage[];
+  /** The tools the request offers; `agentTools` says which of them are sent. */
   tools?: ToolSpec[];
+  /** Which offered tools are sent (`rung.agentTools`): all of them unless the user chose `relevant`. */
+  agentTools?: AgentTools;
+  /** The caller requires a tool call (`toolMode: Required`): every tool offered is sent. */
+  toolCallRequired?: boolean;
   /** The class key; `infer` (the default) lets the session decide. */
   classKey?: string;
   checks?: CallChecks;
@@ -142,13 +149,15 @@ export class FeatureCalls {
    * says something before the call starts (`@rung`'s "Asked again") reads `climb` first.
    */
   prepare(ask: FeatureAsk): PreparedCall {
-    const tools = ask.tools ?? [];
+    const offered = ask.tools ?? [];
+    // Only the tools sent can be called: the session's tool-call check holds the answer to them.
+    const { sent: tools, dropped } = chooseTools({ messages: ask.messages, tools: offered, mode: ask.agentTools ?? 'all', required: ask.toolCallRequired === true });
     const pinned = ask.picked ?? this.state.pinned;
     let climb: Climb | undefined = ask.above !== undefined ? { above: ask.above, because: ask.aboveBecause ?? 'retry' } : undefined;
     let note: string | undefined;
     let feedback: Feedback | undefined;
     if (!climb && ask.climbWhenAskedAgain) {
-      const previous = this.askedAgain.previous(ask.messages, tools);
+      const previous = this.askedAgain.previous(ask.messages, offered);
       // Asked again, the answer did not serve, whether or not a picked model keeps the call where it was.
       if (previous) feedback = { callId: previous.callId, model: previous.model, verdict: FEEDBACK_VERDICTS.askedAgain };
       if (previous && !pinned) {
@@ -166,6 +175,7 @@ export class FeatureCalls {
       classKey: ask.classKey ?? 'infer',
       signal: abort.signal,
       ...(tools.length ? { tools } : {}),
+      ...(dropped.length ? { droppedTools: dropped } : {}),
       ...(ask.checks ? { checks: ask.checks } : {}),
       ...(pinned ? { pinned } : {}),
       ...(climb ? { above: climb.above } : avoid && avoid !== pinned ? { avoid } : {}),
@@ -182,6 +192,7 @@ export class FeatureCalls {
       settle: (session, given) => this.settle(session, given),
       finish: (call) => this.finish(ask, call, note),
       refused: (error) => this.refused(ask, error),
+      warn: (text) => this.log.warn(text),
     });
   }
 
@@ -216,7 +227,8 @@ export class FeatureCalls {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], { callId: result.callId, model: result.answer.model, stronger: call.summary.stronger });
       this.answers.remember({ callId: result.callId, model: result.answer.model }, result.answer.text);
     }
-    this.log.info(callLogLine(ask.feature, call.summary, note));
+    const tools = result.tools ? toolsLogText(result.tools) : undefined;
+    this.log.info(callLogLine(ask.feature, call.summary, [note, tools].filter((part) => part !== undefined).join('; ') || undefined));
   }
 
   /** Logs a call the session refused before any model was asked (a malformed schema, no rung at all). */
@@ -234,6 +246,7 @@ interface PreparedCallParts {
   settle: (session: ChatSession, feedback: Feedback) => void;
   finish: (call: FinishedCall) => void;
   refused: (error: unknown) => void;
+  warn: (text: string) => void;
 }
 
 /** A request ready to run once. */
@@ -257,6 +270,20 @@ export class PreparedCall {
    * `onFallBack` hears the sentence said before an answer that stands in for an unreachable stronger model.
    */
   async run(session: ChatSession, onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
+    const call = await this.ask(session, onEvent, onFallBack);
+    // A call to a tool left out (or never offered) would run a tool the model was not given: refused whole.
+    const undeclared = call.result.answer ? undeclaredToolCalls(call.result.answer.toolCalls, this.request.tools ?? []) : [];
+    if (undeclared.length > 0) {
+      const names = undeclared.map((toolCall) => toolCall.name).join(', ');
+      this.parts.warn(`${this.parts.ask.feature} ${call.result.callId}: ${call.result.answer?.model ?? 'the model'} called ${names}, which Rung did not send; the tool calls were not passed on`);
+      const left = undeclared.some((toolCall) => this.request.droppedTools?.includes(toolCall.name));
+      const what = `${call.result.answer?.model ?? 'The model'} called ${names}, which ${undeclared.length === 1 ? 'was' : 'were'} not sent to it, so nothing was run.`;
+      throw new PlainError(left ? `${what} Ask again, or set rung.agentTools to "all" to send every tool.` : `${what} Ask again.`);
+    }
+    return call;
+  }
+
+  private async ask(session: ChatSession, onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
     const { ask, abort } = this.parts;
     if (this.feedback) this.parts.settle(session, this.feedback);
     if (ask.cancellation?.isCancellationRequested) abort.abort();

@@ -185,7 +185,7 @@ async function answerRequest(
   const call = deps.calls.prepare({
     feature: model.name,
     messages: coreMessages,
-    ...(tools.length ? { tools } : {}),
+    ...(tools.length ? { tools, agentTools: deps.settings.agentTools, toolCallRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required } : {}),
     ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
     ...(checked || inlineEdit ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } } : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),

@@ -38,7 +38,8 @@ export interface ScopedSettingsReader extends SettingsReader {
 /**
  * The settings a workspace nobody trusted may not give, by their full names: the panel and where it
  * is, where models are reached, the check command, the ledger's place and the team's, and everything
- * that decides what Rung may spend — the budget, the price cap, the routing and the diversity caps.
+ * that decides what Rung may spend — the budget, the price cap, the routing, the diversity caps and
+ * which tools an agent's request carries.
  *
  * @remarks
  * The same list is `capabilities.untrustedWorkspaces.restrictedConfigurations` in package.json (a test
@@ -68,6 +69,7 @@ export const RESTRICTED_SETTINGS = [
   'rung.diversity.maxConsecutivePerProvider',
   'rung.diversity.maxTotalPerProvider',
   'rung.confidenceCheck',
+  'rung.agentTools',
 ] as const;
 
 const RESTRICTED = new Set<string>(RESTRICTED_SETTINGS.map((name) => name.slice('rung.'.length)));

@@ -17,6 +17,7 @@ import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { panelFileOpenable, readPanelFileText } from '../../core/panelFileText';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK } from '../../core/confidence/liveConfidence';
+import { AGENT_TOOLS, type AgentTools } from '../../core/providers/toolChoice';
 import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
@@ -80,6 +81,15 @@ export class RungSettings implements vscode.Disposable {
   get confidenceCheck(): ConfidenceCheckMode {
     const value = this.config.get<unknown>('confidenceCheck', DEFAULT_CONFIDENCE_CHECK);
     return (CONFIDENCE_CHECK_MODES as readonly unknown[]).includes(value) ? (value as ConfidenceCheckMode) : DEFAULT_CONFIDENCE_CHECK;
+  }
+
+  /**
+   * Which of a request's tools Rung Auto sends (`rung.agentTools`): `all` unless the user chose
+   * `relevant`; a value it does not know reads as `all`, which leaves out nothing the editor offered.
+   */
+  get agentTools(): AgentTools {
+    const value = this.config.get<unknown>('agentTools', 'all');
+    return (AGENT_TOOLS as readonly unknown[]).includes(value) ? (value as AgentTools) : 'all';
   }
 
   /** The workspace check command; never in an untrusted workspace, whatever the settings say. */

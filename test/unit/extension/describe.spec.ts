@@ -198,6 +198,17 @@ describe('a call cut off when Rung shut down', () => {
     };
     expect(explainMarkdown('c5', [cut])).toContain('**slow-coder:7b** (local) was cut off: Rung shut down (the window closed or reloaded) before the answer was finished.');
   });
+
+  it('explains what the tool schemas of each attempt took of the input, what that cost, and which tools were left out', () => {
+    const row: DecisionRow = {
+      v: 1, at: 0, call: 'c3', run: null, class: 'chat', shape: null, candidates: ['openai/gpt-4o'], rung: 0, escalation: [], model: 'openai/gpt-4o', resolved: 'openai/gpt-4o',
+      explore: false, propensity: 1, verdict: 'unverified', verdictReason: 'no tool call to check', inputTokens: 18_130, outputTokens: 40, cost: 0.0457, latencyMs: 900, reason: 'only rung', mode: 'cloud',
+      pruned: [], final: false, tools: { sent: 15, tokens: 3_703, input: 7_420, cost: 0.0093, dropped: ['fetch_webpage', 'github_repo'] },
+    };
+    expect(explainMarkdown('c3', [row])).toContain(' Tool schemas sent: 15 tools ≈ 3.7k of 7.4k input tokens, $0.0093 of the input; dropped 2 (rung.agentTools): fetch_webpage, github_repo.\n');
+    const { tools: _tools, ...withoutTools } = row;
+    expect(explainMarkdown('c3', [withoutTools])).not.toContain('Tool schemas');
+  });
 });
 
 describe('escalationCause', () => {

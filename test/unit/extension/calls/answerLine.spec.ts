@@ -128,6 +128,16 @@ describe('the words about a finished call', () => {
     expect(answerFooter(summarizeAnswer(climbed, { above: 'tiny:1b' }) as AnsweredSummary)).toBe('Rung · openai/gpt-4o-mini · asked again above tiny:1b; 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004');
   });
 
+  it('says what the tool schemas took of the input when they are most of it', () => {
+    const agent = summarizeAnswer({ ...climbed, tools: { sent: 39, tokens: 14_420, input: 18_130, dropped: [], cost: 0.0433 } }) as AnsweredSummary;
+    expect(answerFooter(agent, { retryClimbs: true })).toBe('Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004 · 39 tools ≈ 14k of 18k input tokens');
+    // The editor sends the answer back with its line: the tools figure does not keep the line on it.
+    expect(withoutFooter(`The answer is 42.\n\n${answerFooter(agent)}`)).toBe('The answer is 42.');
+    // A few small tools beside a long conversation are not what the call cost.
+    const few = summarizeAnswer({ ...climbed, tools: { sent: 2, tokens: 300, input: 18_130, dropped: [], cost: 0.0009 } }) as AnsweredSummary;
+    expect(answerFooter(few)).toBe('Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004');
+  });
+
   it('takes its own closing line off an answer the editor sends back, and nothing else', () => {
     const footer = answerFooter(summarizeAnswer(climbed) as AnsweredSummary);
     expect(withoutFooter(`The answer is 42.\n\n${footer}`)).toBe('The answer is 42.');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
-import { ProviderUnavailable, type ChatMessage, type ChatOptions, type ProviderAdapter, type StreamPart, type ToolSpec } from '../../../../src/core/providers/provider';
+import { ProviderUnavailable, type ChatMessage, type ChatOptions, type ProviderAdapter, type StreamPart, type ToolCall, type ToolSpec } from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
 import { RungSession } from '../../../../src/core/session/session';
 import type { SessionChatRequest, SessionChatResult, SessionEvent, VerdictWithReason } from '../../../../src/core/session/types';
@@ -8,6 +8,8 @@ import { FEEDBACK_WEIGHT } from '../../../../src/extension/calls/feedback';
 import { ASKED_AGAIN_WITHIN_MS } from '../../../../src/extension/calls/askedAgain';
 import { FeatureCalls, type CallLog, type CallState, type Cancellation, type ChatSession } from '../../../../src/extension/calls/featureCalls';
 import { FixedClock } from '../../support/FixedClock';
+import { toolsSent } from '../../../../src/core/providers/tokens';
+import { PlainError } from '../../../../src/extension/calls/plainErrors';
 
 /** The pin, the avoid and the calls recorded, as the extension's state keeps them. */
 class MemoryState implements CallState {
@@ -68,6 +70,8 @@ class ScriptedSession implements ChatSession {
     this.settled.push({ callId, verdict });
     return true;
   }
+  /** The tool calls every answer makes. */
+  toolCalls: ToolCall[] = [];
   /** When set, the call waits for its signal to abort and ends stopped. */
   waitForStop = false;
   private calls = 0;
@@ -88,12 +92,32 @@ class ScriptedSession implements ChatSession {
     if (model === undefined) throw new Error('no model can take this call');
     const opener = candidates.findIndex((entry) => entry.slug === model);
     const attempt = { model, provider: model === 'cloud' ? 'cloud' : 'ollama', rung: Math.max(0, opener), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' }, resolvedModel: model, cost: 0, latencyMs: 1, explore: false, checks: [] };
-    return { callId, classKey, answer: { text: `answer from ${model}`, reasoning: '', toolCalls: [], model, resolvedModel: model }, attempts: [attempt], ranking, stopped: false, interrupted: false, cost: 0, checks: [], checked: 'unchecked' };
+    // What the tool schemas took of the input, as the session counts them, at a price of the test's.
+    const tools = toolsSent(request.messages, request.tools ?? [], request.droppedTools ?? []);
+    return {
+      callId,
+      classKey,
+      answer: { text: `answer from ${model}`, reasoning: '', toolCalls: this.toolCalls, model, resolvedModel: model },
+      attempts: [attempt],
+      ranking,
+      stopped: false,
+      interrupted: false,
+      cost: 0,
+      checks: [],
+      checked: 'unchecked',
+      ...(tools ? { tools: { ...tools, cost: 0.0123 } } : {}),
+    };
   }
 }
 
 const hello: ChatMessage[] = [{ role: 'user', content: 'hello' }];
 const editTool: ToolSpec = { name: 'edit_file', description: 'Edits a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+/** Nine of Agent mode's tools: five the editor files as core, four that a greeting does not name. */
+const AGENT_TOOLS: ToolSpec[] = ['read_file', 'replace_string_in_file', 'grep_search', 'list_dir', 'create_file', 'fetch_webpage', 'github_repo', 'run_notebook_cell', 'install_extension'].map((name) => ({
+  name,
+  description: `the ${name} tool`,
+  parameters: { type: 'object', properties: {} },
+}));
 
 function setUp(state = new MemoryState()) {
   const log = new RecordingLog();
@@ -114,6 +138,42 @@ describe('a feature call', () => {
       expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Rung Auto', model: 'small' }]);
     });
 
+    it('sends every tool offered unless the user chose relevant ones, and then all of them when a tool call is required', async () => {
+      const { calls, session } = setUp();
+      await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, climbWhenAskedAgain: true }).run(session);
+      expect(session.requests[0]?.tools).toEqual(AGENT_TOOLS);
+      expect(session.requests[0]?.droppedTools).toBeUndefined();
+      const relevant = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant' });
+      expect(relevant.request.tools?.map((tool) => tool.name)).toEqual(['read_file', 'replace_string_in_file', 'grep_search', 'list_dir', 'create_file']);
+      expect(relevant.request.droppedTools).toEqual(['fetch_webpage', 'github_repo', 'run_notebook_cell', 'install_extension']);
+      const required = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant', toolCallRequired: true });
+      expect(required.request.tools).toEqual(AGENT_TOOLS);
+      expect(required.request.droppedTools).toBeUndefined();
+    });
+
+    it('logs what the tool schemas took of the input, their cost and which tools were dropped', async () => {
+      const { calls, session, log } = setUp();
+      await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant', climbWhenAskedAgain: true }).run(session);
+      const share = toolsSent(hello, AGENT_TOOLS.slice(0, 5));
+      expect(log.lines).toEqual([
+        `info Rung Auto c1 chat over [small, cloud]: answered by small on rung 1 of 2, unchecked (unverified: no verifier configured), $0; 5 tools ≈ ${share?.tokens} of ${share?.input} input tokens, $0.012 of the input; dropped 4 (rung.agentTools): fetch_webpage, github_repo, run_notebook_cell, install_extension`,
+      ]);
+    });
+
+    it('never passes on a call to a tool that was not sent, and says why in one sentence', async () => {
+      const { calls, session, log } = setUp();
+      session.toolCalls = [{ id: 'call-1', name: 'fetch_webpage', arguments: '{"urls":["https://example.com"]}' }];
+      const trimmed = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant' });
+      await expect(trimmed.run(session)).rejects.toThrow(new PlainError('small called fetch_webpage, which was not sent to it, so nothing was run. Ask again, or set rung.agentTools to "all" to send every tool.'));
+      expect(log.lines.at(-1)).toBe('warn Rung Auto c1: small called fetch_webpage, which Rung did not send; the tool calls were not passed on');
+      // Sent, the same call is the answer's.
+      const all = await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session);
+      expect(all.result.answer?.toolCalls.map((call) => call.name)).toEqual(['fetch_webpage']);
+      // A tool never offered is no setting's doing.
+      session.toolCalls = [{ id: 'call-2', name: 'open_browser_page', arguments: '{}' }];
+      await expect(calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session)).rejects.toThrow(new PlainError('small called open_browser_page, which was not sent to it, so nothing was run. Ask again.'));
+    });
+
     it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so in the log', async () => {
       const { calls, session, log } = setUp(new MemoryState(undefined, 'cloud'));
       const ask = { feature: 'Rung Auto', messages: hello, tools: [editTool], climbWhenAskedAgain: true };
@@ -128,7 +188,7 @@ describe('a feature call', () => {
       expect(second.line).toContain('Asked again above small');
       expect(log.lines).toHaveLength(3);
       expect(log.lines[1]).toMatch(/^info feedback on c1 \(small\): failed at weight/);
-      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small');
+      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small; 1 tool ≈ 31 of 33 input tokens, $0.012 of the input');
     });
 
     it('routes the same request afresh when no stronger rung was eligible, when the tools differ, or when the answer is old', async () => {
