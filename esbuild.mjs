@@ -77,7 +77,12 @@ const testFiles = {
           : `  { file: ${name}, module: check${index} },`;
       });
       const imports = suite.lazy ? [] : files.map((file, index) => `import * as check${index} from ${JSON.stringify(file)};`);
-      return { contents: [...imports, `export const files = [`, ...rows, `];`].join('\n'), resolveDir: root, loader: 'ts', watchFiles: files };
+      return {
+        contents: [...imports, `export const files = [`, ...rows, `];`].join('\n'),
+        resolveDir: root,
+        loader: 'ts',
+        watchFiles: files,
+      };
     });
   },
 };
@@ -100,17 +105,57 @@ const entries = [
   // The CLI and the benchmark run beside node_modules, so the TypeScript parser the syntax verifier loads
   // lazily stays a package there (a 10 MB bundle became 0.9 MB) instead of being copied in.
   // So does `pg`, which only a team ledger (`--ledger postgres://…`) loads, lazily.
-  { entryPoints: [join(root, 'src/cli/main.ts')], outfile: join(root, 'dist/cli.js'), banner: { js: '#!/usr/bin/env node' }, external: ['vscode', 'typescript', 'pg'] },
+  {
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: join(root, 'dist/cli.js'),
+    banner: { js: '#!/usr/bin/env node' },
+    external: ['vscode', 'typescript', 'pg'],
+  },
   { entryPoints: [join(root, 'src/bench/main.ts')], outfile: join(root, 'dist/bench.js'), external: ['vscode', 'typescript', 'pg'] },
-  { entryPoints: [join(root, 'src/bench/evaluationBench.ts')], outfile: join(root, 'dist/evaluation-bench.js'), external: ['vscode', 'typescript', 'pg'] },
-  { entryPoints: [join(root, 'src/extension/extension.ts')], outfile: join(root, 'dist/extension.js'), plugins: [typescriptBesideTheBundle, pgBesideTheBundle], shipped: true },
+  {
+    entryPoints: [join(root, 'src/bench/evaluationBench.ts')],
+    outfile: join(root, 'dist/evaluation-bench.js'),
+    external: ['vscode', 'typescript', 'pg'],
+  },
+  {
+    entryPoints: [join(root, 'src/extension/extension.ts')],
+    outfile: join(root, 'dist/extension.js'),
+    plugins: [typescriptBesideTheBundle, pgBesideTheBundle],
+    shipped: true,
+  },
   // The PostgreSQL client a team ledger loads from beside the extension's bundle (see pgBesideTheBundle);
   // its optional native binding is not installed, and pg falls back to JavaScript without it.
-  { entryPoints: [require.resolve('pg')], outfile: join(root, 'dist/pg.js'), external: ['pg-native'], sourcemap: false, minify: true, logLevel: 'error', shipped: true },
+  {
+    entryPoints: [require.resolve('pg')],
+    outfile: join(root, 'dist/pg.js'),
+    external: ['pg-native'],
+    sourcemap: false,
+    minify: true,
+    logLevel: 'error',
+    shipped: true,
+  },
   // The compiler the extension's syntax check loads from beside its bundle (see typescriptBesideTheBundle).
-  { entryPoints: [require.resolve('typescript')], outfile: join(root, 'dist/typescript.js'), sourcemap: false, minify: true, logLevel: 'error', shipped: true },
+  {
+    entryPoints: [require.resolve('typescript')],
+    outfile: join(root, 'dist/typescript.js'),
+    sourcemap: false,
+    minify: true,
+    logLevel: 'error',
+    shipped: true,
+  },
   // The ledger webview's icons: codicons' css and font only (not its svg, html and metadata), beside webview.js.
-  { entryPoints: [join(root, 'webview/codicons.css')], outfile: join(root, 'dist/codicons.css'), platform: 'browser', format: undefined, external: [], loader: { '.ttf': 'file' }, assetNames: '[name]', minify: true, sourcemap: false, shipped: true },
+  {
+    entryPoints: [join(root, 'webview/codicons.css')],
+    outfile: join(root, 'dist/codicons.css'),
+    platform: 'browser',
+    format: undefined,
+    external: [],
+    loader: { '.ttf': 'file' },
+    assetNames: '[name]',
+    minify: true,
+    sourcemap: false,
+    shipped: true,
+  },
 ];
 
 /** The test host's bundles: never shipped, rebuilt by `npm run test:host` and `npm start`. */
@@ -121,9 +166,18 @@ const testEntries = [
   { entryPoints: [join(root, 'test/integration/canary/index.ts')], outfile: join(root, 'dist/test/integration/canary.js'), ...suite },
   { entryPoints: [join(root, 'test/integration/noFolder/index.ts')], outfile: join(root, 'dist/test/integration/noFolder.js'), ...suite },
   { entryPoints: [join(root, 'test/integration/untrusted/index.ts')], outfile: join(root, 'dist/test/integration/untrusted.js'), ...suite },
-  { entryPoints: [join(root, 'test/integration/runTest.ts')], outfile: join(root, 'dist/test/integration/runTest.js'), external: ['vscode', '@vscode/test-electron'] },
+  {
+    entryPoints: [join(root, 'test/integration/runTest.ts')],
+    outfile: join(root, 'dist/test/integration/runTest.js'),
+    external: ['vscode', '@vscode/test-electron'],
+  },
   // playwright-core loads its browser protocol pieces at run time: it stays a package in node_modules.
-  { entryPoints: [join(root, 'scripts/test-host/runHost.ts')], outfile: join(root, 'dist/test/runHost.js'), external: ['vscode', 'playwright-core'], plugins: [testFiles] },
+  {
+    entryPoints: [join(root, 'scripts/test-host/runHost.ts')],
+    outfile: join(root, 'dist/test/runHost.js'),
+    external: ['vscode', 'playwright-core'],
+    plugins: [testFiles],
+  },
   { entryPoints: [join(root, 'scripts/test-host/start.ts')], outfile: join(root, 'dist/start.js') },
 ];
 
@@ -139,7 +193,13 @@ export const PANEL_SCHEMA = 'dist/panel.schema.json';
  * in the editor's completions the next time Rung is built, and the two cannot disagree.
  */
 export async function writePanelSchema(outfile = join(root, PANEL_SCHEMA)) {
-  const bundled = await build({ ...node, entryPoints: [join(root, 'src/core/panelJsonSchema.ts')], sourcemap: false, write: false, outfile: join(root, 'dist/panel-schema.js') });
+  const bundled = await build({
+    ...node,
+    entryPoints: [join(root, 'src/core/panelJsonSchema.ts')],
+    sourcemap: false,
+    write: false,
+    outfile: join(root, 'dist/panel-schema.js'),
+  });
   const module = { exports: {} };
   new Function('module', 'exports', 'require', bundled.outputFiles[0].text)(module, module.exports, require);
   writeFileSync(outfile, `${JSON.stringify(module.exports.panelJsonSchema(), null, 2)}\n`);
@@ -155,7 +215,19 @@ export async function buildAll({ production = false, tests = !production } = {})
     .map(({ shipped: _shipped, ...e }) => build({ ...node, ...(production ? { sourcemap: false, minify: true } : {}), ...e }));
   const webview = join(root, 'webview/main.ts');
   if (existsSync(webview)) {
-    jobs.push(build({ entryPoints: [webview], outfile: join(root, 'dist/webview.js'), bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production, logLevel: 'warning' }));
+    jobs.push(
+      build({
+        entryPoints: [webview],
+        outfile: join(root, 'dist/webview.js'),
+        bundle: true,
+        platform: 'browser',
+        target: 'es2022',
+        format: 'iife',
+        sourcemap: !production,
+        minify: production,
+        logLevel: 'warning',
+      }),
+    );
   }
   jobs.push(writePanelSchema());
   await Promise.all(jobs);

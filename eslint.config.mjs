@@ -28,19 +28,35 @@ const layers = [
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/core runs outside the editor (CLI, benchmark): keep vscode in src/extension.' }],
-        patterns: [{ group: [...layer('extension'), ...layer('cli'), ...layer('bench'), ...layer('protocol'), ...layer('webview')], message: 'src/core imports only itself and plain libraries.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/core runs outside the editor (CLI, benchmark): keep vscode in src/extension.' }],
+          patterns: [
+            {
+              group: [...layer('extension'), ...layer('cli'), ...layer('bench'), ...layer('protocol'), ...layer('webview')],
+              message: 'src/core imports only itself and plain libraries.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/cli/**/*.ts', 'src/bench/**/*.ts', 'src/protocol/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'Only src/extension runs inside the editor.' }],
-        patterns: [{ group: [...layer('extension'), ...layer('webview')], message: 'Only src/extension may import the extension layer; the webview is browser code.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'Only src/extension runs inside the editor.' }],
+          patterns: [
+            {
+              group: [...layer('extension'), ...layer('webview')],
+              message: 'Only src/extension may import the extension layer; the webview is browser code.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -48,10 +64,13 @@ const layers = [
     // the benchmark can measure them at 100k decisions.
     files: ['src/bench/ledgerViewBench.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'Only src/extension runs inside the editor.' }],
-        patterns: [{ group: [...layer('webview')], message: 'The webview is browser code.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'Only src/extension runs inside the editor.' }],
+          patterns: [{ group: [...layer('webview')], message: 'The webview is browser code.' }],
+        },
+      ],
     },
   },
   {
@@ -59,21 +78,29 @@ const layers = [
     // so the editor's facts come in as plain data (test/unit/architecture.spec.ts checks it too).
     files: ['src/extension/calls/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/extension/calls is tested without the editor: take the editor facts it needs as plain data.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'vscode', message: 'src/extension/calls is tested without the editor: take the editor facts it needs as plain data.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        // Any package (a specifier not starting with . or ..), and any folder of src/ but the protocol.
-        patterns: [
-          { regex: '^(?!\\.\\.?/)', message: 'webview/ is browser code that imports only its own files and src/protocol, no package.' },
-          { regex: '(^|/)src/(?!protocol(/|$))', message: 'webview/ imports only its own files and src/protocol.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          // Any package (a specifier not starting with . or ..), and any folder of src/ but the protocol.
+          patterns: [
+            { regex: '^(?!\\.\\.?/)', message: 'webview/ is browser code that imports only its own files and src/protocol, no package.' },
+            { regex: '(^|/)src/(?!protocol(/|$))', message: 'webview/ imports only its own files and src/protocol.' },
+          ],
+        },
+      ],
     },
   },
 ];

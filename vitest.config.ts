@@ -17,7 +17,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     // CI also writes a machine-readable result per run, from which .ci/run prints its plain closing line.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: `test-results/vitest-${(process.env.npm_lifecycle_event ?? 'all').replace(/\W+/g, '-')}.json` }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: `test-results/vitest-${(process.env.npm_lifecycle_event ?? 'all').replace(/\W+/g, '-')}.json` }]]
+      : ['default'],
     projects: [
       // Threads: a unit spec shares nothing with the machine, and a thread starts faster than a process
       // (the unit layer, 1m58s in threads against 4m14s in forks, the same loaded 2-core machine).
@@ -26,7 +28,13 @@ export default defineConfig({
       // idle 2-core machine); a unit spec keeps no state outside its own `describe`, so nothing leaks.
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.spec.ts'], pool: 'threads', isolate: false, setupFiles: ['test/unit/support/noProcesses.ts'] },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.spec.ts'],
+          pool: 'threads',
+          isolate: false,
+          setupFiles: ['test/unit/support/noProcesses.ts'],
+        },
       },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.spec.ts'] } },
     ],

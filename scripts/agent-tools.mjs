@@ -8,6 +8,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = join(root, 'dist/agentToolsBench.js');
-await build({ entryPoints: [join(root, 'src/bench/agentToolsBench.ts')], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' });
+await build({
+  entryPoints: [join(root, 'src/bench/agentToolsBench.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+});
 const result = spawnSync(process.execPath, ['--enable-source-maps', outfile, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

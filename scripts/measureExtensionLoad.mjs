@@ -26,4 +26,6 @@ const times = [];
 for (let run = 0; run < runs; run++) times.push(Number(execFileSync(process.execPath, ['-e', child], { encoding: 'utf8' })));
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)];
-console.log(`dist/extension.js ${(statSync(bundle).size / 1024).toFixed(0)} KB: load median ${median.toFixed(1)} ms, min ${times[0].toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms over ${runs} fresh processes (node ${process.version})`);
+console.log(
+  `dist/extension.js ${(statSync(bundle).size / 1024).toFixed(0)} KB: load median ${median.toFixed(1)} ms, min ${times[0].toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms over ${runs} fresh processes (node ${process.version})`,
+);

@@ -16,7 +16,9 @@ const COMMIT = '0d9c8610de48960420ec2352855555a8c1e2c52f';
 const FAMILIES = ['gsm8k', 'medmcqa', 'mmlu', 'triviaqa', 'truthfulqa'];
 const [source, outcomesArg, outArg] = process.argv.slice(2);
 if (!source || !outcomesArg) {
-  process.stderr.write('usage: node scripts/prompts.mjs SOURCE OUTCOMES [OUT]\n  SOURCE: a checkout or git directory of mzelling/rational-llm-cascades\n  OUTCOMES: cascades-9-models.jsonl\n');
+  process.stderr.write(
+    'usage: node scripts/prompts.mjs SOURCE OUTCOMES [OUT]\n  SOURCE: a checkout or git directory of mzelling/rational-llm-cascades\n  OUTCOMES: cascades-9-models.jsonl\n',
+  );
   process.exit(2);
 }
 const outcomesPath = resolve(outcomesArg);
@@ -49,15 +51,19 @@ for (const family of FAMILIES) {
   for (const split of ['train', 'test']) {
     const ids = [...outcomes.keys()].filter((id) => id.startsWith(`${family}-${split}-`));
     if (ids.length === 0) continue;
-    const bytes = read(`benchmarks/data/${family}/chain_results/${family}_full_llama_chain_results_${split}.pkl`) ?? read(`benchmarks/data/${family}/chain_results/${family}_full_qwen_oai_chain_results_${split}.pkl`);
-    if (!bytes) throw new Error(`${source} has no chain results for ${family} ${split} at ${COMMIT}: is it mzelling/rational-llm-cascades?`);
+    const bytes =
+      read(`benchmarks/data/${family}/chain_results/${family}_full_llama_chain_results_${split}.pkl`) ??
+      read(`benchmarks/data/${family}/chain_results/${family}_full_qwen_oai_chain_results_${split}.pkl`);
+    if (!bytes)
+      throw new Error(`${source} has no chain results for ${family} ${split} at ${COMMIT}: is it mzelling/rational-llm-cascades?`);
     const results = new Parser().parse(bytes);
     for (let index = 0; index < results.user_prompts.length; index++) {
       const row = outcomes.get(`${family}-${split}-${index}`);
       if (!row) continue;
       // The join is by position: every grade recorded beside the prompt must be the outcome's.
       for (const [model, grades] of Object.entries(results.model_correctness)) {
-        if (row.m[model] && (grades[index] ? 1 : 0) !== row.m[model].c) throw new Error(`${row.id}: ${model}'s grade differs between the chain results and ${outcomesPath}; not written`);
+        if (row.m[model] && (grades[index] ? 1 : 0) !== row.m[model].c)
+          throw new Error(`${row.id}: ${model}'s grade differs between the chain results and ${outcomesPath}; not written`);
         checked++;
       }
       lines.push(JSON.stringify({ id: row.id, system: results.system_prompts[index], prompt: results.user_prompts[index] }));

@@ -11,10 +11,20 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const out = mkdtempSync(join(tmpdir(), 'rung-team-bench-'));
-const [url, folder] = execFileSync('bash', [join(root, 'scripts/test-postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split(' ');
+const [url, folder] = execFileSync('bash', [join(root, 'scripts/test-postgres.sh'), 'start'], { encoding: 'utf8' })
+  .trim()
+  .split(' ');
 try {
   const bundle = join(out, 'teamBench.js');
-  await build({ entryPoints: [join(root, 'src/bench/teamBench.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, external: ['pg-native'], logLevel: 'error' });
+  await build({
+    entryPoints: [join(root, 'src/bench/teamBench.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: bundle,
+    external: ['pg-native'],
+    logLevel: 'error',
+  });
   const { runTeamBench } = require(bundle);
   const { Client } = require('pg');
   const admin = new Client({ connectionString: url });

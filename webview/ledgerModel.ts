@@ -115,7 +115,13 @@ export function reduce(state: LedgerState, message: HostMessage, limit: number):
  * was not and where the details are.
  */
 export function rejectMessage(state: LedgerState, error: string): LedgerState {
-  return { ...state, notice: { level: 'error', message: `Rung sent this panel something it could not show (${error}). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.` } };
+  return {
+    ...state,
+    notice: {
+      level: 'error',
+      message: `Rung sent this panel something it could not show (${error}). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.`,
+    },
+  };
 }
 
 /**
@@ -258,11 +264,21 @@ function buildCall(call: string, rows: DecisionWire[], priceOf: Map<string, stri
   // A refused call's row is no attempt: no model was asked, and its pruned rungs say why.
   const attempts: AttemptView[] = rows
     .filter((row) => !row.final && row.verdict !== 'refused')
-    .map((row) => ({ model: row.model, resolved: row.resolved, rung: row.rung, verdict: row.verdict, verdictReason: row.verdictReason, cost: row.cost, latencyMs: row.latencyMs, at: row.at }));
+    .map((row) => ({
+      model: row.model,
+      resolved: row.resolved,
+      rung: row.rung,
+      verdict: row.verdict,
+      verdictReason: row.verdictReason,
+      cost: row.cost,
+      latencyMs: row.latencyMs,
+      at: row.at,
+    }));
   const last = rows[rows.length - 1] as DecisionWire;
   const candidates = [...opener.candidates];
   // A pinned model outside the ranked list still opens the call: show it on the ladder where it ran.
-  for (const attempt of attempts) if (!candidates.includes(attempt.model)) candidates.splice(Math.min(attempt.rung, candidates.length), 0, attempt.model);
+  for (const attempt of attempts)
+    if (!candidates.includes(attempt.model)) candidates.splice(Math.min(attempt.rung, candidates.length), 0, attempt.model);
   const ladder = candidates.map((model, index) => {
     const rating = ratingOf.get(`${opener.classKey}\u0000${model}`);
     return {
@@ -391,7 +407,12 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
     if (group) group.push(rating);
     else byClass.set(rating.classKey, [rating]);
   }
-  const views = [...byClass.keys()].sort().map((classKey): RatingClassView => ({ classKey, sameAs: [], note: undefined, rows: ratingRows(byClass.get(classKey) as RatingWire[]) }));
+  const views = [...byClass.keys()].sort().map((classKey): RatingClassView => ({
+    classKey,
+    sameAs: [],
+    note: undefined,
+    rows: ratingRows(byClass.get(classKey) as RatingWire[]),
+  }));
   const byKey = new Map(views.map((view) => [view.classKey, view]));
   const folded = new Set<string>();
   for (const view of views) {
@@ -407,7 +428,9 @@ export function ratingClasses(ratings: readonly RatingWire[]): RatingClassView[]
     }
   }
   for (const view of views) {
-    const shown = views.filter((other) => !folded.has(other.classKey) && other.classKey.startsWith(`${view.classKey}/`)).map((other) => other.classKey);
+    const shown = views
+      .filter((other) => !folded.has(other.classKey) && other.classKey.startsWith(`${view.classKey}/`))
+      .map((other) => other.classKey);
     if (shown.length > 0 && view.sameAs.length === 0) view.note = `Every graded ${view.classKey} call, ${shown.join(', ')} included.`;
   }
   return views.filter((view) => !folded.has(view.classKey));
@@ -421,18 +444,25 @@ function sameRows(a: readonly RatingRowView[], b: readonly RatingRowView[]): boo
 }
 
 function ratingRows(ratings: readonly RatingWire[]): RatingRowView[] {
-  return [...ratings].sort((x, y) => y.ability - x.ability).map((rating, index) => ({
-    model: rating.model,
-    place: index + 1,
-    ability: rating.ability,
-    interval: rating.uncertainty === null ? null : { low: logistic(rating.rating - Z_95 * rating.uncertainty), high: logistic(rating.rating + Z_95 * rating.uncertainty) },
-    graded: rating.graded,
-    ok: rating.ok,
-    measured: rating.measured,
-    gateAt: rating.gate,
-    gate: rating.measured ? `${rating.graded} graded, past the gate of ${rating.gate}` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
-    gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
-  }));
+  return [...ratings]
+    .sort((x, y) => y.ability - x.ability)
+    .map((rating, index) => ({
+      model: rating.model,
+      place: index + 1,
+      ability: rating.ability,
+      interval:
+        rating.uncertainty === null
+          ? null
+          : { low: logistic(rating.rating - Z_95 * rating.uncertainty), high: logistic(rating.rating + Z_95 * rating.uncertainty) },
+      graded: rating.graded,
+      ok: rating.ok,
+      measured: rating.measured,
+      gateAt: rating.gate,
+      gate: rating.measured
+        ? `${rating.graded} graded, past the gate of ${rating.gate}`
+        : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
+      gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
+    }));
 }
 
 function logistic(logits: number): number {
@@ -513,7 +543,16 @@ export function spendChart(spend: SpendWire, width: number, height: number): Spe
       if (cost <= 0 || maxDayCost <= 0) continue;
       const barHeight = (cost / maxDayCost) * height;
       stacked += barHeight;
-      bars.push({ day, model: model.model, series: series.get(model.model) ?? 0, x: dayIndex * slot + (slot - barWidth) / 2, y: height - stacked, width: barWidth, height: barHeight, cost });
+      bars.push({
+        day,
+        model: model.model,
+        series: series.get(model.model) ?? 0,
+        x: dayIndex * slot + (slot - barWidth) / 2,
+        y: height - stacked,
+        width: barWidth,
+        height: barHeight,
+        cost,
+      });
     }
   });
   return { width, height, bars, models, providers, days, maxDayCost };
@@ -521,7 +560,8 @@ export function spendChart(spend: SpendWire, width: number, height: number): Spe
 
 /** The spend estimate sentence: what the same calls would have cost on the strongest model. */
 export function strongestEstimateText(spend: SpendWire): string {
-  if (spend.strongestModel === null || spend.strongestEstimate === null) return 'No estimate: the panel has no priced model to compare with.';
+  if (spend.strongestModel === null || spend.strongestEstimate === null)
+    return 'No estimate: the panel has no priced model to compare with.';
   const saved = spend.strongestEstimate - spend.total;
   const comparison = saved >= 0 ? `${formatUsd(saved)} less` : `${formatUsd(-saved)} more`;
   return `The same calls on ${spend.strongestModel} would have cost about ${formatUsd(spend.strongestEstimate)} (an estimate from list prices); Rung spent ${formatUsd(spend.total)}, ${comparison}.`;
@@ -548,7 +588,10 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
   if (versus) {
     const calls = estimate.calls.toLocaleString('en-US');
     // A long log is estimated from its newest calls only (the host's thread is held while it computes), and the sentence says so.
-    const which = estimate.logCalls === undefined ? 'of your calls' : `of your most recent calls (your log holds ${estimate.logCalls.toLocaleString('en-US')})`;
+    const which =
+      estimate.logCalls === undefined
+        ? 'of your calls'
+        : `of your most recent calls (your log holds ${estimate.logCalls.toLocaleString('en-US')})`;
     return (
       `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} (±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}), ` +
       `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} ${which}.`

@@ -6,7 +6,16 @@
  * It imports only the protocol and its own modules (an architecture test holds it to that), so the
  * page can never reach the core's rules directly: every number it shows came through a parsed message.
  */
-import { type DecisionFilterWire, type HostMessage, type ViewMessage, type ViewState, WIRE_TEXT_CHARS, messageType, parseHostMessage, parseViewState } from '../src/protocol/ledgerProtocol';
+import {
+  type DecisionFilterWire,
+  type HostMessage,
+  type ViewMessage,
+  type ViewState,
+  WIRE_TEXT_CHARS,
+  messageType,
+  parseHostMessage,
+  parseViewState,
+} from '../src/protocol/ledgerProtocol';
 import { type LedgerState, askForOpeners, emptyState, reduce, rejectMessage, sameFilter } from './ledgerModel';
 import { type RenderMemory, type ViewHandlers, renderApp } from './render';
 
@@ -56,10 +65,12 @@ const handlers: ViewHandlers = {
 /** Re-renders, keeping keyboard focus on the control that had it (by id or label) across the rebuild. */
 function render(): void {
   const active = document.activeElement as HTMLElement | null;
-  const key = active && active !== document.body ? (active.id || active.getAttribute('aria-label')) : null;
+  const key = active && active !== document.body ? active.id || active.getAttribute('aria-label') : null;
   renderApp(root, state, handlers, memory);
   if (key) {
-    const again = document.getElementById(key) ?? Array.from(root.querySelectorAll<HTMLElement>('[aria-label]')).find((element) => element.getAttribute('aria-label') === key);
+    const again =
+      document.getElementById(key) ??
+      Array.from(root.querySelectorAll<HTMLElement>('[aria-label]')).find((element) => element.getAttribute('aria-label') === key);
     again?.focus();
   }
 }
@@ -78,9 +89,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message: HostMessage = parsed.message;
   const wasStale = state.stale;
   state = reduce(state, message, view.limit);
-  if (message.type === 'page' || message.type === 'snapshot') remember({ ...view, filter: message.decisions.filter, offset: message.decisions.offset });
+  if (message.type === 'page' || message.type === 'snapshot')
+    remember({ ...view, filter: message.decisions.filter, offset: message.decisions.offset });
   // Rows that came in above the page moved it down; a reload must come back to the same rows.
-  else if (state.page.offset !== view.offset && sameFilter(state.page.filter, view.filter)) remember({ ...view, offset: state.page.offset });
+  else if (state.page.offset !== view.offset && sameFilter(state.page.filter, view.filter))
+    remember({ ...view, offset: state.page.offset });
   if (state.stale && !wasStale) send({ type: 'page', filter: state.page.filter, offset: state.page.offset, limit: view.limit });
   render();
 });

@@ -70,12 +70,25 @@ function icon(name: string): HTMLElement {
 }
 
 function button(label: string, iconName: string, ariaLabel: string, onClick: () => void, extraClass = ''): HTMLElement {
-  const element = h('button', { type: 'button', class: `action ${extraClass}`.trim(), 'aria-label': ariaLabel, title: ariaLabel }, icon(iconName), label ? h('span', {}, label) : null);
+  const element = h(
+    'button',
+    { type: 'button', class: `action ${extraClass}`.trim(), 'aria-label': ariaLabel, title: ariaLabel },
+    icon(iconName),
+    label ? h('span', {}, label) : null,
+  );
   element.addEventListener('click', onClick);
   return element;
 }
 
-const VERDICT_ICONS: Record<string, string> = { pass: 'pass', fail: 'error', unverified: 'circle-large-outline', 'provider-error': 'warning', stopped: 'debug-stop', interrupted: 'debug-disconnect', refused: 'circle-slash' };
+const VERDICT_ICONS: Record<string, string> = {
+  pass: 'pass',
+  fail: 'error',
+  unverified: 'circle-large-outline',
+  'provider-error': 'warning',
+  stopped: 'debug-stop',
+  interrupted: 'debug-disconnect',
+  refused: 'circle-slash',
+};
 
 function verdictBadge(verdict: string, label = verdict): HTMLElement {
   return h('span', { class: `verdict verdict-${verdict}` }, icon(VERDICT_ICONS[verdict] ?? 'question'), h('span', {}, label));
@@ -85,7 +98,11 @@ function verdictBadge(verdict: string, label = verdict): HTMLElement {
 export function renderApp(root: HTMLElement, state: LedgerState, handlers: ViewHandlers, memory: RenderMemory): void {
   if (!state.loaded) {
     // Before the first snapshot the only thing to show is why it has not come (the session is not open).
-    root.replaceChildren(state.notice ? h('p', { class: `notice notice-${state.notice.level}`, role: 'alert' }, state.notice.message) : h('p', { class: 'loading' }, 'Loading the ledger…'));
+    root.replaceChildren(
+      state.notice
+        ? h('p', { class: `notice notice-${state.notice.level}`, role: 'alert' }, state.notice.message)
+        : h('p', { class: 'loading' }, 'Loading the ledger…'),
+    );
     return;
   }
   root.removeAttribute('aria-busy');
@@ -112,7 +129,13 @@ function renderHeader(state: LedgerState, handlers: ViewHandlers): HTMLElement {
       ),
     ),
   );
-  const notice = state.notice ? h('p', { class: `notice notice-${state.notice.level}`, role: state.notice.level === 'error' ? 'alert' : 'status' }, state.notice.message) : null;
+  const notice = state.notice
+    ? h(
+        'p',
+        { class: `notice notice-${state.notice.level}`, role: state.notice.level === 'error' ? 'alert' : 'status' },
+        state.notice.message,
+      )
+    : null;
   return h(
     'header',
     { class: 'header' },
@@ -124,8 +147,19 @@ function renderHeader(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   );
 }
 
-function select(label: string, id: string, value: string | undefined, options: readonly string[], onChange: (value: string | undefined) => void): HTMLElement {
-  const control = h('select', { id }, h('option', { value: '' }, 'all'), ...options.map((option) => h('option', { value: option }, option))) as HTMLSelectElement;
+function select(
+  label: string,
+  id: string,
+  value: string | undefined,
+  options: readonly string[],
+  onChange: (value: string | undefined) => void,
+): HTMLElement {
+  const control = h(
+    'select',
+    { id },
+    h('option', { value: '' }, 'all'),
+    ...options.map((option) => h('option', { value: option }, option)),
+  ) as HTMLSelectElement;
   control.value = value ?? '';
   control.addEventListener('change', () => onChange(control.value === '' ? undefined : control.value));
   return h('span', { class: 'filter' }, h('label', { for: id }, label), control);
@@ -145,20 +179,39 @@ function renderDecisions(state: LedgerState, handlers: ViewHandlers, memory: Ren
     { class: 'filters', role: 'group', 'aria-label': 'Filter decisions' },
     select('Class', 'filter-class', filter.classKey, options.classes, (value) => setFilter({ classKey: value })),
     select('Model', 'filter-model', filter.model, options.models, (value) => setFilter({ model: value })),
-    select('Verdict', 'filter-verdict', filter.verdict, VERDICT_NAMES, (value) => setFilter({ verdict: value as DecisionFilterWire['verdict'] })),
+    select('Verdict', 'filter-verdict', filter.verdict, VERDICT_NAMES, (value) =>
+      setFilter({ verdict: value as DecisionFilterWire['verdict'] }),
+    ),
   );
   const shown = page.rows.length;
   const first = shown > 0 ? page.offset + 1 : 0;
-  const summary = h('p', { class: 'page-summary', id: 'page-summary' }, `Rows ${first.toLocaleString('en')}–${(page.offset + shown).toLocaleString('en')} of ${page.total.toLocaleString('en')}, newest first`);
+  const summary = h(
+    'p',
+    { class: 'page-summary', id: 'page-summary' },
+    `Rows ${first.toLocaleString('en')}–${(page.offset + shown).toLocaleString('en')} of ${page.total.toLocaleString('en')}, newest first`,
+  );
   const limit = Math.max(shown, 1);
   // The page that ends where this one starts: stepped back by a page's rows, it could start inside a call, end early and skip the rows between.
   const newer = button('Newer', 'chevron-left', 'Show newer decisions', () => handlers.page(Math.max(0, page.offset - limit), page.offset));
   const older = button('Older', 'chevron-right', 'Show older decisions', () => handlers.page(page.offset + limit));
   if (page.offset === 0) newer.setAttribute('disabled', '');
   if (page.offset + shown >= page.total) older.setAttribute('disabled', '');
-  const waiting = state.newerRows > 0 ? button(`${state.newerRows} newer`, 'arrow-up', `${state.newerRows} newer decisions; go to the newest`, () => handlers.page(0), 'newer-waiting') : null;
+  const waiting =
+    state.newerRows > 0
+      ? button(
+          `${state.newerRows} newer`,
+          'arrow-up',
+          `${state.newerRows} newer decisions; go to the newest`,
+          () => handlers.page(0),
+          'newer-waiting',
+        )
+      : null;
   const calls = groupCalls(page.rows, state.models, state.ratings);
-  const list = h('ol', { class: 'calls', 'aria-describedby': 'page-summary' }, ...calls.map((call, index) => h('li', {}, renderCall(call, index, memory, handlers))));
+  const list = h(
+    'ol',
+    { class: 'calls', 'aria-describedby': 'page-summary' },
+    ...calls.map((call, index) => h('li', {}, renderCall(call, index, memory, handlers))),
+  );
   list.addEventListener('keydown', (event) => moveBetweenSummaries(event, list));
   return h(
     'section',
@@ -166,7 +219,9 @@ function renderDecisions(state: LedgerState, handlers: ViewHandlers, memory: Ren
     h('h2', { id: 'decisions-title' }, 'Decisions'),
     filters,
     h('div', { class: 'pager' }, summary, waiting, newer, older),
-    calls.length > 0 ? list : h('p', { class: 'empty' }, page.total === 0 ? 'No routed calls yet match these filters.' : 'No rows on this page.'),
+    calls.length > 0
+      ? list
+      : h('p', { class: 'empty' }, page.total === 0 ? 'No routed calls yet match these filters.' : 'No rows on this page.'),
   );
 }
 
@@ -190,8 +245,17 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
   const time = new Date(call.at);
   const summary = h(
     'summary',
-    { 'aria-label': `${call.replay ? `${call.replay}: ` : ''}${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}` },
-    call.replay ? h('span', { class: 'replay', title: 'Written by rung replay: its time is the replay\'s simulated clock, not when it ran' }, icon('debug-rerun'), call.replay) : null,
+    {
+      'aria-label': `${call.replay ? `${call.replay}: ` : ''}${call.classKey} call at ${time.toLocaleString()}: ${call.verdict} on ${finalModel} after ${call.attempts.length} attempt${call.attempts.length === 1 ? '' : 's'}`,
+    },
+    call.replay
+      ? h(
+          'span',
+          { class: 'replay', title: "Written by rung replay: its time is the replay's simulated clock, not when it ran" },
+          icon('debug-rerun'),
+          call.replay,
+        )
+      : null,
     h('time', { datetime: time.toISOString() }, time.toLocaleString()),
     h('span', { class: 'class-key' }, call.classKey || '(no class)'),
     verdictBadge(call.verdict, call.settled ? `${call.verdict} (settled later)` : call.verdict),
@@ -210,7 +274,11 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
         h('span', { class: 'place', 'aria-label': `rung ${step.place}` }, String(step.place)),
         h('span', { class: 'model' }, step.model),
         h('span', { class: 'price' }, step.price),
-        h('span', { class: 'ability' }, step.ability === null ? 'no rating' : `ability ${formatPercent(step.ability)}${step.measured ? '' : ' (prior)'}`),
+        h(
+          'span',
+          { class: 'ability' },
+          step.ability === null ? 'no rating' : `ability ${formatPercent(step.ability)}${step.measured ? '' : ' (prior)'}`,
+        ),
         step.attempt
           ? h(
               'span',
@@ -219,17 +287,29 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
               step.attempt.verdictReason ? h('span', { class: 'reason' }, step.attempt.verdictReason) : null,
               step.attempt.cost !== null ? h('span', { class: 'cost' }, formatUsd(step.attempt.cost)) : null,
               step.attempt.latencyMs !== null ? h('span', { class: 'latency' }, formatMs(step.attempt.latencyMs)) : null,
-              step.attempt.resolved && step.attempt.resolved !== step.model ? h('span', { class: 'resolved' }, `served by ${step.attempt.resolved}`) : null,
+              step.attempt.resolved && step.attempt.resolved !== step.model
+                ? h('span', { class: 'resolved' }, `served by ${step.attempt.resolved}`)
+                : null,
             )
           : h('span', { class: 'attempt not-tried' }, 'not tried'),
       ),
     ),
     ...call.pruned.map((pruned) =>
-      h('li', { class: 'rung pruned', 'aria-label': `${pruned.model} ${prunedText(pruned.reason)}` }, h('span', { class: 'place' }, icon('circle-slash')), h('span', { class: 'model' }, pruned.model), h('span', { class: 'prune-reason' }, prunedText(pruned.reason))),
+      h(
+        'li',
+        { class: 'rung pruned', 'aria-label': `${pruned.model} ${prunedText(pruned.reason)}` },
+        h('span', { class: 'place' }, icon('circle-slash')),
+        h('span', { class: 'model' }, pruned.model),
+        h('span', { class: 'prune-reason' }, prunedText(pruned.reason)),
+      ),
     ),
   );
   const escalations = call.escalations.length
-    ? h('ul', { class: 'escalations', 'aria-label': 'Escalations' }, ...call.escalations.map((step) => h('li', {}, icon('arrow-up'), `escalated from ${step.from} to ${step.to}: ${step.reason}`)))
+    ? h(
+        'ul',
+        { class: 'escalations', 'aria-label': 'Escalations' },
+        ...call.escalations.map((step) => h('li', {}, icon('arrow-up'), `escalated from ${step.from} to ${step.to}: ${step.reason}`)),
+      )
     : null;
   const facts = h(
     'p',
@@ -239,7 +319,14 @@ function renderCall(call: RoutedCallView, index: number, memory: RenderMemory, h
     call.settled ? `Settled later: ${call.verdict}${call.verdictReason ? ` (${call.verdictReason})` : ''}. ` : '',
   );
   const opener = call.attempts[0]?.model;
-  const actions = opener ? h('div', { class: 'call-actions' }, button('Pin', 'pinned', `Pin ${opener}`, () => handlers.pin(opener)), button('Avoid', 'circle-slash', `Avoid ${opener}`, () => handlers.avoid(opener))) : null;
+  const actions = opener
+    ? h(
+        'div',
+        { class: 'call-actions' },
+        button('Pin', 'pinned', `Pin ${opener}`, () => handlers.pin(opener)),
+        button('Avoid', 'circle-slash', `Avoid ${opener}`, () => handlers.avoid(opener)),
+      )
+    : null;
   const details = h('details', { class: 'call' }, summary, ladder, escalations, facts, actions) as HTMLDetailsElement;
   details.open = memory.open.get(call.call) ?? index < memory.openByDefault;
   details.addEventListener('toggle', () => memory.open.set(call.call, details.open));
@@ -264,7 +351,13 @@ function renderRatings(state: LedgerState, handlers: ViewHandlers): HTMLElement 
           [ratingClass.classKey, ...ratingClass.sameAs].join(' = '),
           // A folded shape is still a key of its own in the ledger: each is reset on its own.
           ...[ratingClass.classKey, ...ratingClass.sameAs].map((classKey) =>
-            button(ratingClass.sameAs.length ? `Reset ${classKey}` : 'Reset', 'discard', `Reset every rating at ${classKey}`, () => handlers.resetClass(classKey), 'reset'),
+            button(
+              ratingClass.sameAs.length ? `Reset ${classKey}` : 'Reset',
+              'discard',
+              `Reset every rating at ${classKey}`,
+              () => handlers.resetClass(classKey),
+              'reset',
+            ),
           ),
         ),
         ratingClass.note ? h('p', { class: 'hint class-note' }, ratingClass.note) : null,
@@ -297,10 +390,27 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
           { class: row.measured ? 'measured' : 'prior' },
           h('td', {}, String(row.place)),
           h('th', { scope: 'row' }, ...breakableName(row.model)),
-          h('td', {}, formatPercent(row.ability), row.interval ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`) : null),
-          h('td', { class: 'gate', title: row.gate }, h('meter', { min: '0', max: String(row.gateAt), value: String(Math.min(row.graded, row.gateAt)), 'aria-label': row.gate }), h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`)),
+          h(
+            'td',
+            {},
+            formatPercent(row.ability),
+            row.interval
+              ? h('span', { class: 'interval' }, ` (${formatPercent(row.interval.low)}–${formatPercent(row.interval.high)})`)
+              : null,
+          ),
+          h(
+            'td',
+            { class: 'gate', title: row.gate },
+            h('meter', { min: '0', max: String(row.gateAt), value: String(Math.min(row.graded, row.gateAt)), 'aria-label': row.gate }),
+            h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`),
+          ),
           h('td', {}, `${row.ok}/${row.graded}`),
-          h('td', { class: 'row-actions' }, button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)), button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model))),
+          h(
+            'td',
+            { class: 'row-actions' },
+            button('', 'pinned', `Pin ${row.model}`, () => handlers.pin(row.model)),
+            button('', 'circle-slash', `Avoid ${row.model}`, () => handlers.avoid(row.model)),
+          ),
         ),
       ),
     ),
@@ -315,7 +425,12 @@ function breakableName(name: string): Child[] {
 /** "What if I had opened with…": a button until asked, because the answer reads the whole decision log. */
 function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   const openers = state.openers;
-  const ask = button(openers.status === 'answered' ? 'Ask again' : 'What if I had opened with…', 'beaker', 'What if I had always opened with each model? Estimate it from your logged calls', () => handlers.estimateOpeners());
+  const ask = button(
+    openers.status === 'answered' ? 'Ask again' : 'What if I had opened with…',
+    'beaker',
+    'What if I had always opened with each model? Estimate it from your logged calls',
+    () => handlers.estimateOpeners(),
+  );
   if (openers.status === 'waiting') ask.setAttribute('disabled', '');
   return h(
     'section',
@@ -327,7 +442,13 @@ function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
     openers.status === 'answered'
       ? openers.estimates.length === 0
         ? h('p', { class: 'empty' }, 'The panel has no models to estimate.')
-        : h('ul', { class: 'opener-estimates' }, ...openers.estimates.map((estimate) => h('li', { class: estimate.versusLog ? 'opener' : 'opener refused' }, openerSentence(estimate))))
+        : h(
+            'ul',
+            { class: 'opener-estimates' },
+            ...openers.estimates.map((estimate) =>
+              h('li', { class: estimate.versusLog ? 'opener' : 'opener refused' }, openerSentence(estimate)),
+            ),
+          )
       : null,
   );
 }
@@ -351,8 +472,24 @@ function renderSpend(state: LedgerState): HTMLElement {
           'table',
           {},
           h('caption', {}, 'By provider'),
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Provider'), h('th', { scope: 'col' }, 'Cost'), h('th', { scope: 'col' }, 'Calls'))),
-          h('tbody', {}, ...chart.providers.map((provider) => h('tr', {}, h('th', { scope: 'row' }, provider.provider), h('td', {}, formatUsd(provider.cost)), h('td', {}, String(provider.calls))))),
+          h(
+            'thead',
+            {},
+            h('tr', {}, h('th', { scope: 'col' }, 'Provider'), h('th', { scope: 'col' }, 'Cost'), h('th', { scope: 'col' }, 'Calls')),
+          ),
+          h(
+            'tbody',
+            {},
+            ...chart.providers.map((provider) =>
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'row' }, provider.provider),
+                h('td', {}, formatUsd(provider.cost)),
+                h('td', {}, String(provider.calls)),
+              ),
+            ),
+          ),
         )
       : null,
   );
@@ -365,16 +502,43 @@ function renderChart(chart: SpendChart): HTMLElement {
     { viewBox: `0 0 ${chart.width} ${chart.height + 14}`, role: 'img', 'aria-label': label, class: 'chart' },
     svg('line', { x1: '0', y1: String(chart.height), x2: String(chart.width), y2: String(chart.height), class: 'axis' }),
     ...chart.bars.map((bar) =>
-      svg('rect', { x: bar.x.toFixed(2), y: bar.y.toFixed(2), width: bar.width.toFixed(2), height: bar.height.toFixed(2), class: `bar series-${bar.series}` }, svg('title', {}, `${bar.day} ${bar.model}: ${formatUsd(bar.cost)}`)),
+      svg(
+        'rect',
+        {
+          x: bar.x.toFixed(2),
+          y: bar.y.toFixed(2),
+          width: bar.width.toFixed(2),
+          height: bar.height.toFixed(2),
+          class: `bar series-${bar.series}`,
+        },
+        svg('title', {}, `${bar.day} ${bar.model}: ${formatUsd(bar.cost)}`),
+      ),
     ),
     chart.days.length > 0 ? svg('text', { x: '0', y: String(chart.height + 12), class: 'tick' }, chart.days[0] as string) : null,
-    chart.days.length > 1 ? svg('text', { x: String(chart.width), y: String(chart.height + 12), class: 'tick end' }, chart.days[chart.days.length - 1] as string) : null,
+    chart.days.length > 1
+      ? svg(
+          'text',
+          { x: String(chart.width), y: String(chart.height + 12), class: 'tick end' },
+          chart.days[chart.days.length - 1] as string,
+        )
+      : null,
   );
   const legend = h(
     'table',
     { class: 'legend' },
     h('caption', {}, 'By model'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Model'), h('th', { scope: 'col' }, 'Provider'), h('th', { scope: 'col' }, 'Cost'), h('th', { scope: 'col' }, 'Calls'))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Model'),
+        h('th', { scope: 'col' }, 'Provider'),
+        h('th', { scope: 'col' }, 'Cost'),
+        h('th', { scope: 'col' }, 'Calls'),
+      ),
+    ),
     h(
       'tbody',
       {},
@@ -382,7 +546,12 @@ function renderChart(chart: SpendChart): HTMLElement {
         h(
           'tr',
           {},
-          h('th', { scope: 'row' }, h('span', { class: `swatch series-${Math.min(index, SPEND_SERIES - 1)}`, 'aria-hidden': 'true' }), model.model),
+          h(
+            'th',
+            { scope: 'row' },
+            h('span', { class: `swatch series-${Math.min(index, SPEND_SERIES - 1)}`, 'aria-hidden': 'true' }),
+            model.model,
+          ),
           h('td', {}, model.provider),
           h('td', {}, formatUsd(model.cost)),
           h('td', {}, String(model.calls)),

@@ -136,10 +136,25 @@ export class CodeServer {
   static installExtension(host: TestHost, stateFolder: string, vsix: string): void {
     const installed = spawnSync(
       host.node,
-      [host.entry, '--user-data-dir', join(stateFolder, 'user-data'), '--extensions-dir', join(stateFolder, 'extensions'), '--install-extension', vsix, '--force'],
-      { encoding: 'utf8', env: { ...process.env, XDG_CONFIG_HOME: join(stateFolder, 'xdg-config'), XDG_DATA_HOME: join(stateFolder, 'xdg-data') } },
+      [
+        host.entry,
+        '--user-data-dir',
+        join(stateFolder, 'user-data'),
+        '--extensions-dir',
+        join(stateFolder, 'extensions'),
+        '--install-extension',
+        vsix,
+        '--force',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, XDG_CONFIG_HOME: join(stateFolder, 'xdg-config'), XDG_DATA_HOME: join(stateFolder, 'xdg-data') },
+      },
     );
-    if (installed.status !== 0) throw new Error(`code-server --install-extension ${vsix} failed (exit ${installed.status ?? installed.signal}):\n${installed.stdout}${installed.stderr}`);
+    if (installed.status !== 0)
+      throw new Error(
+        `code-server --install-extension ${vsix} failed (exit ${installed.status ?? installed.signal}):\n${installed.stdout}${installed.stderr}`,
+      );
   }
 
   /** Starts code-server and resolves once it answers `/healthz`. */
@@ -159,11 +174,16 @@ export class CodeServer {
     const log = openSync(logFile, 'a');
     const args = [
       host.entry,
-      '--config', config,
-      '--extensions-dir', join(stateFolder, 'extensions'),
-      '--user-data-dir', userData,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--config',
+      config,
+      '--extensions-dir',
+      join(stateFolder, 'extensions'),
+      '--user-data-dir',
+      userData,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),

@@ -36,7 +36,15 @@ const SUITE_TIMEOUT_MS = 10 * 60_000;
 const CHECK_TIMEOUT_MS = 3 * 60_000;
 const CHROMIUM = '/usr/bin/chromium';
 /** Chromium's flags for a headless run as root in a container (E2E.md). */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const VIEWPORT = { width: 1400, height: 900 };
 /** What `RUNG_HOST_ONLY=restricted` (or any part of this) runs instead of browser checks. */
 const RESTRICTED_WINDOWS = 'restricted windows: no folder open, and an untrusted workspace';
@@ -77,7 +85,9 @@ async function main(): Promise<number> {
         console.log(`RUNG_HOST_ONLY=${only}: only the ${RESTRICTED_WINDOWS}`);
         await runRestrictedWindows(browser, scratch, results, tally);
       } else {
-        console.log(`RUNG_HOST_ONLY=${only}: only the browser checks whose name or file contains it; the canary and the extension-host suite are skipped`);
+        console.log(
+          `RUNG_HOST_ONLY=${only}: only the browser checks whose name or file contains it; the canary and the extension-host suite are skipped`,
+        );
         add(tally, await runChecks(browser, server, scratch, only));
       }
     } else {
@@ -105,7 +115,9 @@ async function runAll(browser: Browser, server: CodeServer, scratch: string, res
   } else if (canary.exitCode !== 0 && canary.results?.failed === 1 && canary.results.passed === 1) {
     console.log(`canary: a failing test failed its run (exit code ${canary.exitCode}, 1 passed, 1 failed), as it must`);
   } else {
-    console.log(`canary: FAILED — the canary suite's failing test did not fail its run (exit code ${canary.exitCode}, results ${JSON.stringify(canary.results && { passed: canary.results.passed, failed: canary.results.failed })}); no result of this host can be trusted`);
+    console.log(
+      `canary: FAILED — the canary suite's failing test did not fail its run (exit code ${canary.exitCode}, results ${JSON.stringify(canary.results && { passed: canary.results.passed, failed: canary.results.failed })}); no result of this host can be trusted`,
+    );
     tally.failed++;
   }
 
@@ -134,7 +146,11 @@ async function runRestrictedWindows(browser: Browser, scratch: string, results: 
       host: installTestHost(),
       stateFolder: join(scratch, 'restricted-server'),
       workspace: freshWorkspace(scratch, 'restricted-default'),
-      settings: { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never', 'security.workspace.trust.emptyWindow': true },
+      settings: {
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.banner': 'never',
+        'security.workspace.trust.emptyWindow': true,
+      },
       env: { RUNG_TEST_RESULTS_DIR: results },
       workspaceTrust: true,
     });
@@ -232,8 +248,7 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
     for (const check of exported) {
       if (isCheck(check)) {
         if (!only || check.name.includes(only) || file.includes(only)) checks.push({ file, check });
-      }
-      else {
+      } else {
         console.log(`  FAIL ${file}: its default export must be an E2eCheck ({ name, run }) or a list of them`);
         tally.failed++;
       }
@@ -253,7 +268,10 @@ async function runChecks(browser: Browser, server: CodeServer, scratch: string, 
       return installed.workbenchUrl({ folder });
     });
   } finally {
-    for (const [started, name] of [[installed, 'installed'], [untrusted, 'untrusted']] as const) {
+    for (const [started, name] of [
+      [installed, 'installed'],
+      [untrusted, 'untrusted'],
+    ] as const) {
       if (!started) continue;
       await started.stop();
       cpSync(started.logFile, join(logs, `code-server-${name}.log`));
@@ -318,7 +336,9 @@ async function runEachCheck(
       process.stdout.write(`  ok   ${check.name}  (${file}, ${seconds(started)})\n`);
     } catch (error) {
       tally.failed++;
-      process.stdout.write(`  FAIL ${check.name}  (${file}, ${seconds(started)})\n${indent(error instanceof Error ? (error.stack ?? error.message) : String(error), 8)}\n`);
+      process.stdout.write(
+        `  FAIL ${check.name}  (${file}, ${seconds(started)})\n${indent(error instanceof Error ? (error.stack ?? error.message) : String(error), 8)}\n`,
+      );
       const shot = await workbench.screenshot(`FAILED-check-${index}`).catch(() => undefined);
       if (shot) process.stdout.write(`        screenshot: ${shot}; console: ${console.file}\n`);
     } finally {

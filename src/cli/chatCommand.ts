@@ -65,7 +65,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
   try {
     parsed = await readChatCommandLine(argv, io);
     panel = await commandPanel(parsed.panel, io, CHAT_COMMAND.name);
-    if (parsed.attemptTimeoutSeconds !== undefined) panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
+    if (parsed.attemptTimeoutSeconds !== undefined)
+      panel = { ...panel, routing: { ...panel.routing, attemptTimeoutSeconds: parsed.attemptTimeoutSeconds } };
     schema = parsed.schema === undefined ? undefined : readSchema(parsed.schema, io);
     if (parsed.store.kind !== 'memory' && !openStore) throw new UsageError('--ledger is not available in this build');
   } catch (error) {
@@ -80,7 +81,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
   const { json } = parsed;
   const printer = new ChatPrinter(io, json);
   if (parsed.verifyCommand !== undefined) {
-    for (const path of await sweepDeadScratch(tmpdir())) printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
+    for (const path of await sweepDeadScratch(tmpdir()))
+      printer.notice(`removed ${path}, a scratch copy of the workspace that a run which died left behind`);
   }
   // The store keeps its decision log beside the ledger file; a team's decisions stay in this workspace.
   const session = await RungSession.open({
@@ -199,19 +201,31 @@ class ChatPrinter {
     const attempts: AttemptLine[] = (result?.attempts ?? []).map((attempt) => ({
       model: attempt.model,
       verdict: attempt.verdict.kind,
-      reason: reasonText({ verdictReason: attempt.verdict.reason, ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}) }) ?? '',
+      reason:
+        reasonText({
+          verdictReason: attempt.verdict.reason,
+          ...(attempt.verdict.failure !== undefined ? { failure: attempt.verdict.failure } : {}),
+        }) ?? '',
       checks: attempt.checks,
       ...(attempt.confidence !== undefined ? { confidence: attempt.confidence } : {}),
     }));
     const answer = result?.answer;
     if (this.json) {
-      const outcome = { answer: answer?.text ?? null, model: answer?.model ?? null, checks: result?.checks ?? [], checked: result?.checked ?? 'unchecked', cost: result?.cost ?? 0, attempts };
+      const outcome = {
+        answer: answer?.text ?? null,
+        model: answer?.model ?? null,
+        checks: result?.checks ?? [],
+        checked: result?.checked ?? 'unchecked',
+        cost: result?.cost ?? 0,
+        attempts,
+      };
       this.io.stdout(`${printableJson(outcome)}\n`);
     } else {
       // Ends the answer's line; a call that printed nothing leaves stdout empty, not one blank line.
       this.endLine();
       const last = result?.attempts.at(-1);
-      if (result && answer && last) this.notice(`answered by ${answer.model} (${phrase(last.verdict)}); ${result.checked}; cost ${usd(result.cost)}`);
+      if (result && answer && last)
+        this.notice(`answered by ${answer.model} (${phrase(last.verdict)}); ${result.checked}; cost ${usd(result.cost)}`);
       else if (last) this.notice(`no answer stands; last attempt ${last.model} (${phrase(last.verdict)})`);
     }
     if (result?.stopped) return EXIT_STOPPED;

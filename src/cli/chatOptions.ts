@@ -27,15 +27,29 @@ export const CHAT_COMMAND = {
   ],
   flags: {
     panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
-    class: { type: 'string', value: 'CLASS', description: 'the class of request (plan, chat, edit, leaf or your own, with /shape); absent: read from the prompt (plan for JSON, edit for code, else chat)' },
+    class: {
+      type: 'string',
+      value: 'CLASS',
+      description:
+        'the class of request (plan, chat, edit, leaf or your own, with /shape); absent: read from the prompt (plan for JSON, edit for code, else chat)',
+    },
     schema: { type: 'string', value: 'FILE', description: 'a JSON Schema the answer must match; asks the models for JSON' },
-    'verify-command': { type: 'string', value: 'CMD', description: 'a command (npm test) run on a scratch copy of this folder with the answer\'s files written in; exit 0 passes' },
-    'verify-timeout': { type: 'string', value: 'MS', description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})` },
+    'verify-command': {
+      type: 'string',
+      value: 'CMD',
+      description: "a command (npm test) run on a scratch copy of this folder with the answer's files written in; exit 0 passes",
+    },
+    'verify-timeout': {
+      type: 'string',
+      value: 'MS',
+      description: `how long --verify-command may run before the check is called unverified (default: ${COMMAND_TIMEOUT_MS})`,
+    },
     'verify-env': {
       type: 'string',
       value: 'NAME',
       multiple: true,
-      description: 'let --verify-command see this environment variable too (repeat for more); it gets only PATH, HOME, the locale and the toolchains\' own locations otherwise, and never a RUNG_*_API_KEY',
+      description:
+        "let --verify-command see this environment variable too (repeat for more); it gets only PATH, HOME, the locale and the toolchains' own locations otherwise, and never a RUNG_*_API_KEY",
     },
     'attempt-timeout': {
       type: 'string',
@@ -47,9 +61,23 @@ export const CHAT_COMMAND = {
       value: 'MODE',
       description: `which models the confidence check asks "is this answer right?", a second one-token call on an answer nothing else can check: local (free models on a local provider), all (paid models too, at their price) or off (default: ${DEFAULT_CONFIDENCE_CHECK})`,
     },
-    ledger: { type: 'string', value: 'FILE|URL', description: 'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here' },
-    'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
-    json: { type: 'boolean', default: false, description: 'print one JSON object (answer, model, checks, cost, attempts) on stdout; notices go to stderr' },
+    ledger: {
+      type: 'string',
+      value: 'FILE|URL',
+      description:
+        'learn into this ledger, decisions in decisions.jsonl beside it (without it: learn in memory and forget); a team server (postgres://…) keeps the decisions in .rung/ here',
+    },
+    'share-decisions': {
+      type: 'boolean',
+      default: false,
+      description:
+        "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here",
+    },
+    json: {
+      type: 'boolean',
+      default: false,
+      description: 'print one JSON object (answer, model, checks, cost, attempts) on stdout; notices go to stderr',
+    },
     'prompt-file': { type: 'string', value: 'FILE', description: 'read the prompt from FILE, for a prompt too long for the command line' },
   },
   notes: ['Keys come from RUNG_<PROVIDER>_API_KEY (RUNG_OPENROUTER_API_KEY) and are never printed.'],
@@ -89,16 +117,21 @@ export interface ChatCommandLine {
 export async function readChatCommandLine(argv: readonly string[], io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<ChatCommandLine> {
   const { values, positionals } = parseCommandArgs(CHAT_COMMAND, argv);
   // An empty --class= reached shaped() only once the call was routed, and failed as a run-time error, exit 1.
-  if (values.class !== undefined && !values.class.trim()) throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
+  if (values.class !== undefined && !values.class.trim())
+    throw new UsageError('--class needs a class (plan, chat, edit, leaf or your own), not an empty one; leave it out for the default');
   const verifyTimeoutMs = parseVerifyTimeout(values['verify-timeout']);
-  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined) throw new UsageError('--verify-timeout limits --verify-command, which is missing');
+  if (verifyTimeoutMs !== undefined && values['verify-command'] === undefined)
+    throw new UsageError('--verify-timeout limits --verify-command, which is missing');
   const verifyEnv = values['verify-env'] ?? [];
-  if (verifyEnv.length > 0 && values['verify-command'] === undefined) throw new UsageError('--verify-env names variables for --verify-command, which is missing');
+  if (verifyEnv.length > 0 && values['verify-command'] === undefined)
+    throw new UsageError('--verify-env names variables for --verify-command, which is missing');
   for (const name of verifyEnv) {
-    if (!VARIABLE_NAME.test(name)) throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
+    if (!VARIABLE_NAME.test(name))
+      throw new UsageError(`--verify-env takes the name of an environment variable (letters, digits and _), not ${JSON.stringify(name)}`);
   }
   const store = cliStoreLocation(values.ledger, io, 'memory');
-  if (values['share-decisions'] && store.kind !== 'team') throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  if (values['share-decisions'] && store.kind !== 'team')
+    throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
   const confidenceCheck = parseConfidenceCheck(values['confidence-check']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
@@ -121,7 +154,8 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
 /** Reads `--verify-timeout MS`: a whole number of milliseconds, at least 1; undefined keeps the default. */
 export function parseVerifyTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--verify-timeout must be a whole number of milliseconds, at least 1, not "${text}"`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new UsageError(`--verify-timeout must be a whole number of milliseconds, at least 1, not "${text}"`);
   return Number(text);
 }
 

@@ -43,13 +43,22 @@ export interface CliStoreOptions {
 }
 
 /** Opens the store at a location; supplied by the composition in main.ts, so a build without it says so. */
-export type StoreOpener = (location: StoreLocation, io: StoreOpenerIo, options?: CliStoreOptions, session?: Pick<OpenStoreOptions, 'onNotice' | 'onDecisionNotice'>) => Promise<Store>;
+export type StoreOpener = (
+  location: StoreLocation,
+  io: StoreOpenerIo,
+  options?: CliStoreOptions,
+  session?: Pick<OpenStoreOptions, 'onNotice' | 'onDecisionNotice'>,
+) => Promise<Store>;
 
 /**
  * Reads `--ledger` once, for every command: a usage error (exit 2) for a value that names no place.
  * `whenAbsent` is what no `--ledger` means to the command.
  */
-export function cliStoreLocation(value: string | undefined, io: Pick<StoreOpenerIo, 'cwd'>, whenAbsent: 'memory' | 'workspace'): StoreLocation {
+export function cliStoreLocation(
+  value: string | undefined,
+  io: Pick<StoreOpenerIo, 'cwd'>,
+  whenAbsent: 'memory' | 'workspace',
+): StoreLocation {
   try {
     return parseStoreLocation({ value, cwd: io.cwd, whenAbsent, name: '--ledger' });
   } catch (error) {
@@ -84,7 +93,12 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
     },
     onNotice,
     onDecisionNotice: session.onDecisionNotice ?? ((notice) => say(notice.message)),
-    team: { memberId: teamMemberId(io.env ?? {}), subject: 'this run', shareDecisions: options.shareDecisions ?? false, fallBackOn: isUnreachable },
+    team: {
+      memberId: teamMemberId(io.env ?? {}),
+      subject: 'this run',
+      shareDecisions: options.shareDecisions ?? false,
+      fallBackOn: isUnreachable,
+    },
   };
   if (location.kind !== 'file') return openStore(location, opening);
   const path = location.path;
@@ -101,7 +115,11 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
 };
 
 /** Opens the team's own ledger, for the `rung ledger` subcommands that act on it: no fallback. */
-export function openTeamLedger(url: string, io: StoreOpenerIo, options: { readOnly?: boolean; shareDecisions?: boolean; fallbackPath: string }): Promise<TeamLedger> {
+export function openTeamLedger(
+  url: string,
+  io: StoreOpenerIo,
+  options: { readOnly?: boolean; shareDecisions?: boolean; fallbackPath: string },
+): Promise<TeamLedger> {
   return TeamLedger.open({
     url,
     memberId: teamMemberId(io.env ?? {}),

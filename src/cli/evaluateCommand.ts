@@ -14,21 +14,40 @@ import { parseCommandArgs, type CommandUsage } from './usage';
 
 export const EVALUATE_COMMAND = {
   name: 'rung evaluate',
-  summary: 'Estimates what another routing policy would have cost per call, and how often its first answer would have passed, from a decision log.',
+  summary:
+    'Estimates what another routing policy would have cost per call, and how often its first answer would have passed, from a decision log.',
   flags: {
-    log: { type: 'string', value: 'DECISIONS', description: 'the decision log to read (decisions.jsonl beside a ledger, or rung replay --decisions)' },
-    policy: { type: 'string', value: 'SPEC', description: 'the policy to estimate: open=MODEL (always open with MODEL, then climb as usual), optionally with skip=MODEL (never try it)' },
-    json: { type: 'boolean', default: false, description: 'print one JSON object: policy, calls, leftOut, effectiveSampleSize and per method (ips, snips, dr) cost, success and their 95% bounds' },
+    log: {
+      type: 'string',
+      value: 'DECISIONS',
+      description: 'the decision log to read (decisions.jsonl beside a ledger, or rung replay --decisions)',
+    },
+    policy: {
+      type: 'string',
+      value: 'SPEC',
+      description:
+        'the policy to estimate: open=MODEL (always open with MODEL, then climb as usual), optionally with skip=MODEL (never try it)',
+    },
+    json: {
+      type: 'boolean',
+      default: false,
+      description:
+        'print one JSON object: policy, calls, leftOut, effectiveSampleSize and per method (ips, snips, dr) cost, success and their 95% bounds',
+    },
   },
   required: ['log', 'policy'],
   notes: [
     'Rows without a propensity (written before it was recorded) are left out and counted.',
     'When the log cannot support a number (it never opened with MODEL, or too few calls did) nothing is printed but the reason, and the exit code is 1.',
-    'skip= is estimated beside an open=; skip= alone and explore= are refused (a row records only its own opener\'s chance) and checked with rung replay --policy, which runs them for real on recorded outcomes.',
+    "skip= is estimated beside an open=; skip= alone and explore= are refused (a row records only its own opener's chance) and checked with rung replay --policy, which runs them for real on recorded outcomes.",
   ],
 } as const satisfies CommandUsage;
 
-const METHOD_NAMES: Record<EstimateMethod, string> = { ips: 'inverse propensity (IPS)', snips: 'self-normalised (SNIPS)', dr: 'doubly robust (DR)' };
+const METHOD_NAMES: Record<EstimateMethod, string> = {
+  ips: 'inverse propensity (IPS)',
+  snips: 'self-normalised (SNIPS)',
+  dr: 'doubly robust (DR)',
+};
 
 export async function runEvaluateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs(EVALUATE_COMMAND, argv);
@@ -39,9 +58,14 @@ export async function runEvaluateCommand(argv: string[], io: CliIo): Promise<num
   // Not one decision row is another file named by mistake (the outcomes, a panel, a gzip): that is bad
   // input, where "the log holds no call with a propensity" and exit 1 sent the user looking for a logging fault.
   if (log.calls.length === 0 && log.withoutPropensity === 0 && log.unreadable > 0) {
-    throw new UsageError(`--log ${values.log} holds no decision rows (${log.unreadable} line${log.unreadable === 1 ? '' : 's'}, none of them one): name a decision log, decisions.jsonl beside a ledger or a file rung replay --decisions wrote`);
+    throw new UsageError(
+      `--log ${values.log} holds no decision rows (${log.unreadable} line${log.unreadable === 1 ? '' : 's'}, none of them one): name a decision log, decisions.jsonl beside a ledger or a file rung replay --decisions wrote`,
+    );
   }
-  if (log.unreadable) io.stderr(`rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? ' of the log is not a decision row' : 's of the log are not decision rows'}; skipped\n`);
+  if (log.unreadable)
+    io.stderr(
+      `rung evaluate: ${log.unreadable} line${log.unreadable === 1 ? ' of the log is not a decision row' : 's of the log are not decision rows'}; skipped\n`,
+    );
   const estimate = estimatePolicy(log, policy);
   if (values.json) {
     const { policy: spec, calls, leftOut, effectiveSampleSize, methods, refused } = estimate;
@@ -55,7 +79,10 @@ export async function runEvaluateCommand(argv: string[], io: CliIo): Promise<num
 }
 
 function formatEstimate(estimate: PolicyEstimate): string {
-  const methods = estimate.methods as Record<EstimateMethod, { cost: number; costLow: number; costHigh: number; success: number; successLow: number; successHigh: number }>;
+  const methods = estimate.methods as Record<
+    EstimateMethod,
+    { cost: number; costLow: number; costHigh: number; success: number; successLow: number; successHigh: number }
+  >;
   const usd = (x: number) => `$${x.toPrecision(3)}`;
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [

@@ -62,7 +62,13 @@ export class StoppedError extends Error {
 
 /** Whether `node:util` parseArgs rejected the arguments (an unknown flag, a missing value). */
 export function isParseArgsError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  );
 }
 
 /**

@@ -43,7 +43,11 @@ export interface LedgerCommandIo {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const LEDGER_FLAG = {
-  ledger: { type: 'string', value: 'FILE|URL', description: `the ledger file (default: ${DEFAULT_LEDGER_PATH} under the current folder), or a team's server (postgres://user@host/db)` },
+  ledger: {
+    type: 'string',
+    value: 'FILE|URL',
+    description: `the ledger file (default: ${DEFAULT_LEDGER_PATH} under the current folder), or a team's server (postgres://user@host/db)`,
+  },
 } as const;
 
 /** Each `rung ledger` subcommand: its flags, declared once for its parser and its `--help`. */
@@ -69,7 +73,10 @@ export const LEDGER_COMMANDS = {
         value: 'SOURCE',
         description: `only rows from SOURCE: ${LIVE_SOURCE} (a call made with rung chat or in the editor, which is what a row without a source is) or replay (rung replay)`,
       },
-      team: { type: 'boolean', description: "the rows members shared with the team server --ledger postgres://… names (--share-decisions), with each row's member" },
+      team: {
+        type: 'boolean',
+        description: "the rows members shared with the team server --ledger postgres://… names (--share-decisions), with each row's member",
+      },
       json: { type: 'boolean', description: 'print a JSON array' },
     },
   },
@@ -98,7 +105,10 @@ export const LEDGER_COMMANDS = {
     summary: "Folds a teammate's ledger into this one; merging the same one again adds nothing twice.",
     operands: 'OTHER',
     operandHelp: [
-      ['OTHER', 'the other ledger file, read and never written; or a team server (postgres://…) to pull its evidence into the file --ledger names'],
+      [
+        'OTHER',
+        'the other ledger file, read and never written; or a team server (postgres://…) to pull its evidence into the file --ledger names',
+      ],
     ],
     notes: [
       'With --ledger postgres://…, the file OTHER is imported into the team: only its own evidence, less what it holds from the team, so a file that pulled the team adds nothing.',
@@ -130,7 +140,14 @@ export const LEDGER_USAGE = [
   '',
 ].join('\n');
 
-const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = { show, decisions, export: exportCommand, reset, merge, compact };
+const RUN: Record<LedgerSubcommand, (argv: string[], io: LedgerCommandIo) => Promise<number>> = {
+  show,
+  decisions,
+  export: exportCommand,
+  reset,
+  merge,
+  compact,
+};
 
 /** Runs one `rung ledger` subcommand; resolves to the process exit code. */
 export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
@@ -178,7 +195,12 @@ function decisionsLedgerFile(location: StoreLocation): string {
 }
 
 /** Runs `work` on the team ledger at `location` and closes it, whatever happens; no fallback: the command acts on the team's ledger itself. */
-async function withTeam<T>(location: StoreLocation & { kind: 'team' }, io: LedgerCommandIo, readOnly: boolean, work: (team: TeamLedger) => Promise<T> | T): Promise<T> {
+async function withTeam<T>(
+  location: StoreLocation & { kind: 'team' },
+  io: LedgerCommandIo,
+  readOnly: boolean,
+  work: (team: TeamLedger) => Promise<T> | T,
+): Promise<T> {
   const team = await openTeamLedger(location.url, io, { readOnly, fallbackPath: location.fallbackPath });
   try {
     return await work(team);
@@ -257,7 +279,14 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const classKey = values.class;
   const rows = (await readAnyEntries(storeAt(values.ledger, io), io))
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
-    .map((entry) => ({ model: entry.model, class: entry.classKey, rating: round(entry.rating, 3), ability: round(ability(entry.rating), 3), graded: entry.graded, ok: entry.ok }));
+    .map((entry) => ({
+      model: entry.model,
+      class: entry.classKey,
+      rating: round(entry.rating, 3),
+      ability: round(ability(entry.rating), 3),
+      graded: entry.graded,
+      ok: entry.ok,
+    }));
   if (values.json) {
     io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
@@ -266,12 +295,20 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
     io.stdout(classKey === undefined ? 'no ratings yet\n' : `no ratings for class ${classKey}\n`);
     return EXIT_OK;
   }
-  io.stdout(table(['model', 'class', 'rating', 'ability', 'graded', 'ok'], rows.map((row) => [row.model, row.class, row.rating.toFixed(3), row.ability.toFixed(3), String(row.graded), String(row.ok)])));
+  io.stdout(
+    table(
+      ['model', 'class', 'rating', 'ability', 'graded', 'ok'],
+      rows.map((row) => [row.model, row.class, row.rating.toFixed(3), row.ability.toFixed(3), String(row.graded), String(row.ok)]),
+    ),
+  );
   return EXIT_OK;
 }
 
 /** `rung ledger decisions --team`: the newest rows members shared with the team's server, read-only. */
-async function teamDecisions(values: { ledger?: string; last?: string; call?: string; source?: string; json?: boolean }, io: LedgerCommandIo): Promise<number> {
+async function teamDecisions(
+  values: { ledger?: string; last?: string; call?: string; source?: string; json?: boolean },
+  io: LedgerCommandIo,
+): Promise<number> {
   const location = storeAt(values.ledger, io);
   if (location.kind !== 'team') throw new UsageError('--team reads the rows shared with a team server: it needs --ledger postgres://…');
   if (values.call !== undefined) throw new UsageError('--team lists the newest shared rows: drop --call');
@@ -365,15 +402,21 @@ async function decisions(argv: string[], io: LedgerCommandIo): Promise<number> {
 async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.export, argv);
   const format = values.format;
-  if (format !== 'jsonl' && format !== 'csv') throw new UsageError(format === undefined ? 'export needs --format jsonl|csv' : `unknown format '${format}' (jsonl or csv)`);
+  if (format !== 'jsonl' && format !== 'csv')
+    throw new UsageError(format === undefined ? 'export needs --format jsonl|csv' : `unknown format '${format}' (jsonl or csv)`);
   const what = values.what ?? 'all';
-  if (what !== 'ratings' && what !== 'decisions' && what !== 'all') throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
+  if (what !== 'ratings' && what !== 'decisions' && what !== 'all')
+    throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
   const path = decisionsLedgerFile(storeAt(values.ledger, io));
   if (what === 'decisions') await requireReadableIfPresent(path, io);
   const ratings = what === 'decisions' ? [] : await readAnyEntries(storeAt(values.ledger, io), io);
-  const { rows, skipped } = what === 'ratings' ? { rows: [], skipped: 0 } : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll();
+  const { rows, skipped } =
+    what === 'ratings' ? { rows: [], skipped: 0 } : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll();
   // The export goes to stdout; what it left out is said on stderr, as rung evaluate says it.
-  if (skipped) io.stderr(`rung ledger export: ${skipped} line${skipped === 1 ? '' : 's'} of the log ${skipped === 1 ? 'is not a decision row' : 'are not decision rows'}; skipped\n`);
+  if (skipped)
+    io.stderr(
+      `rung ledger export: ${skipped} line${skipped === 1 ? '' : 's'} of the log ${skipped === 1 ? 'is not a decision row' : 'are not decision rows'}; skipped\n`,
+    );
   io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
   return EXIT_OK;
 }
@@ -409,7 +452,8 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   const operand = positionals[0] as string;
   const into = storeAt(values.ledger, io);
   const from = cliStoreLocation(operand, io, 'workspace');
-  if (from.kind === 'team' && into.kind === 'team') throw new UsageError('merge needs a ledger file on one side: two team servers cannot be merged');
+  if (from.kind === 'team' && into.kind === 'team')
+    throw new UsageError('merge needs a ledger file on one side: two team servers cannot be merged');
   if (from.kind === 'team') return pullTeam(from, decisionsLedgerFile(into), io);
   const other = decisionsLedgerFile(from);
   // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
@@ -445,7 +489,11 @@ async function pullTeam(team: StoreLocation & { kind: 'team' }, path: string, io
   const url = team.url;
   const ledger = await openLedger(path, io, false);
   try {
-    const source = await withTeam(team, io, true, (team) => ({ sourceId: team.sourceId, entries: team.entriesExcept(ledger.id), aliases: team.aliases() }));
+    const source = await withTeam(team, io, true, (team) => ({
+      sourceId: team.sourceId,
+      entries: team.entriesExcept(ledger.id),
+      aliases: team.aliases(),
+    }));
     reportMerge(await ledger.mergeFrom(source), redactedUrl(url), io);
   } finally {
     await ledger.close();
@@ -485,10 +533,12 @@ async function compact(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { log } = decisionLogBeside(path, io, 'rung ledger compact');
   const { kept, dropped, setAside, setAsidePath } = await log.compact(retention);
   io.stdout(`kept ${kept} decision row${kept === 1 ? '' : 's'}, dropped ${dropped} from ${log.path}\n`);
-  if (setAside) io.stdout(`moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was not a decision row' : 'were not decision rows'} to ${setAsidePath}\n`);
+  if (setAside)
+    io.stdout(
+      `moved ${setAside} line${setAside === 1 ? '' : 's'} that ${setAside === 1 ? 'was not a decision row' : 'were not decision rows'} to ${setAsidePath}\n`,
+    );
   return EXIT_OK;
 }
-
 
 /**
  * A row's source as the tables print it: `live`, `replay`, or a replay of another policy with that
@@ -518,6 +568,10 @@ function round(value: number, digits: number): number {
 function table(header: string[], rows: string[][]): string {
   rows = rows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].map((text) => `${text}\n`).join('');
 }

@@ -15,7 +15,17 @@ import { EVALUATE_COMMAND, runEvaluateCommand } from './evaluateCommand';
 import { openCliStore } from './cliStore';
 import { CHAT_COMMAND } from './chatOptions';
 import { runChatCommand } from './chatCommand';
-import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readStreamText, StoppedError, UsageError, type CliIo } from './io';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_STOPPED,
+  EXIT_USAGE,
+  isParseArgsError,
+  readStreamText,
+  StoppedError,
+  UsageError,
+  type CliIo,
+} from './io';
 import { LEDGER_USAGE, runLedgerCommand } from './ledgerCommand';
 import { RANK_COMMAND, rankCommand } from './rankCommand';
 import { REPLAY_COMMAND, runReplayCommand } from './replayCommand';
@@ -34,7 +44,8 @@ const COMMANDS: Readonly<Record<string, Subcommand>> = {
   evaluate: { usage: EVALUATE_COMMAND, run: runEvaluateCommand },
 };
 
-const EXIT_CODES = 'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)';
+const EXIT_CODES =
+  'exit codes: 0 done, 1 failed while running, 2 usage or bad input, 130 stopped by Ctrl-C (143 by SIGTERM, 129 by SIGHUP)';
 
 const USAGE = [
   'rung — routes each request to the cheapest model that can do it',

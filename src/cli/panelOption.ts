@@ -12,7 +12,8 @@ import { discoverWorkspacePanel, PanelNotFoundError } from '../core/panelDiscove
 import { readPanelFile, UsageError, type CliIo } from './io';
 
 /** `--panel`'s description, the same for every command that takes one. */
-export const PANEL_FLAG_DESCRIPTION = 'the panel: models, providers, prices and routing settings (JSON); without it, .rung/panel.json here, else the models of the local Ollama (OLLAMA_HOST, else 127.0.0.1:11434)';
+export const PANEL_FLAG_DESCRIPTION =
+  'the panel: models, providers, prices and routing settings (JSON); without it, .rung/panel.json here, else the models of the local Ollama (OLLAMA_HOST, else 127.0.0.1:11434)';
 
 /**
  * The panel for `command` (`rung chat`): `--panel`'s file when given, else the discovered one.
@@ -22,7 +23,11 @@ export const PANEL_FLAG_DESCRIPTION = 'the panel: models, providers, prices and 
 export async function commandPanel(path: string | undefined, io: CliIo, command: string): Promise<Panel> {
   if (path !== undefined) return readPanelFile(path, io);
   try {
-    const found = await discoverWorkspacePanel({ cwd: io.cwd, env: io.env, ollama: { clock: io.clock, ...(io.signal ? { signal: io.signal } : {}) } });
+    const found = await discoverWorkspacePanel({
+      cwd: io.cwd,
+      env: io.env,
+      ollama: { clock: io.clock, ...(io.signal ? { signal: io.signal } : {}) },
+    });
     const models = found.from === 'ollama' ? `: ${found.panel.models.map((model) => model.slug).join(', ')}` : '';
     io.stderr(`${command}: panel from ${found.source}${models}\n`);
     for (const note of found.notes) io.stderr(`${command}: ${note}\n`);

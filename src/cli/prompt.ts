@@ -32,7 +32,8 @@ export interface PromptSource {
 export async function readPrompt(source: PromptSource, io: Pick<CliIo, 'cwd' | 'stdin'>): Promise<string> {
   const { positionals, promptFile } = source;
   const fromStdin = positionals.includes(STDIN_OPERAND);
-  if (fromStdin && positionals.length > 1) throw new UsageError(`give the prompt as words or as ${STDIN_OPERAND} (standard input), not both`);
+  if (fromStdin && positionals.length > 1)
+    throw new UsageError(`give the prompt as words or as ${STDIN_OPERAND} (standard input), not both`);
   if (promptFile !== undefined) {
     if (positionals.length > 0) throw new UsageError(`give the prompt with --prompt-file or on the command line, not both`);
     return nonEmpty(readUserFile(promptFile, io, '--prompt-file'), `--prompt-file ${promptFile}`);

@@ -20,12 +20,21 @@ export const RANK_COMMAND = {
   flags: {
     panel: { type: 'string', value: 'FILE', description: PANEL_FLAG_DESCRIPTION },
     class: { type: 'string', value: 'CLASS', description: 'the class of request: plan, chat, edit, leaf or your own' },
-    shape: { type: 'string', value: 'SHAPE', description: 'a finer shape within the class (edit --shape typescript ranks edit/typescript)' },
+    shape: {
+      type: 'string',
+      value: 'SHAPE',
+      description: 'a finer shape within the class (edit --shape typescript ranks edit/typescript)',
+    },
     tools: { type: 'boolean', default: false, description: 'the request needs tool calls: prune models without them' },
-    context: { type: 'string', value: 'TOKENS', description: 'the request\'s size in tokens: prune models whose context is smaller' },
+    context: { type: 'string', value: 'TOKENS', description: "the request's size in tokens: prune models whose context is smaller" },
     pinned: { type: 'string', value: 'SLUG', description: 'a model the user picked: it opens, the rest stay as fallbacks' },
     avoid: { type: 'string', value: 'SLUG', description: 'a model to keep off the opener' },
-    ledger: { type: 'string', value: 'FILE|URL', description: 'rank from the ratings in this ledger or team server (postgres://…), read-only: nothing is written or migrated (without it: the priors)' },
+    ledger: {
+      type: 'string',
+      value: 'FILE|URL',
+      description:
+        'rank from the ratings in this ledger or team server (postgres://…), read-only: nothing is written or migrated (without it: the priors)',
+    },
     json: { type: 'boolean', default: false, description: 'print the ranking as one JSON object' },
   },
   required: ['class'],
@@ -36,11 +45,13 @@ export async function rankCommand(argv: string[], io: CliIo, openStore?: StoreOp
   // Blank too: a class of spaces reached shaped() and failed as a run-time error, exit 1.
   if (!values.class?.trim()) throw new UsageError('missing --class CLASS (plan, chat, edit, leaf or your own)');
   const panel = await commandPanel(values.panel, io, RANK_COMMAND.name);
-  if (values.context !== undefined && !/^\d+$/.test(values.context)) throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
+  if (values.context !== undefined && !/^\d+$/.test(values.context))
+    throw new UsageError(`--context must be a whole number of tokens, not "${values.context}"`);
   // A pin or avoid naming no panel model is a mistyped flag (exit 2), not a routing failure.
   for (const flag of ['pinned', 'avoid'] as const) {
     const slug = values[flag];
-    if (slug !== undefined && !panel.models.some((model) => model.slug === slug)) throw new UsageError(`--${flag} ${slug}: no model of that slug on the panel (${panel.models.map((model) => model.slug).join(', ')})`);
+    if (slug !== undefined && !panel.models.some((model) => model.slug === slug))
+      throw new UsageError(`--${flag} ${slug}: no model of that slug on the panel (${panel.models.map((model) => model.slug).join(', ')})`);
   }
 
   const location = cliStoreLocation(values.ledger, io, 'memory');
@@ -67,7 +78,15 @@ export async function rankCommand(argv: string[], io: CliIo, openStore?: StoreOp
       io.stdout(
         `${JSON.stringify({
           class: ranking.classKey,
-          candidates: ranking.candidates.map((c) => ({ model: c.slug, provider: c.provider, tier: c.tier, ability: c.ability, graded: c.graded, cost: c.cost, reason: c.reason })),
+          candidates: ranking.candidates.map((c) => ({
+            model: c.slug,
+            provider: c.provider,
+            tier: c.tier,
+            ability: c.ability,
+            graded: c.graded,
+            cost: c.cost,
+            reason: c.reason,
+          })),
           pruned: ranking.pruned.map(({ model, reason }) => ({ model, reason })),
         })}\n`,
       );
@@ -76,7 +95,9 @@ export async function rankCommand(argv: string[], io: CliIo, openStore?: StoreOp
       if (ranking.candidates.length === 0) lines.push('no candidate can take this call');
       ranking.candidates.forEach((c, i) => {
         const cost = c.cost === null ? 'price unknown' : `$${c.cost.toPrecision(3)}/call`;
-        lines.push(`${String(i + 1).padStart(2)}. ${c.slug.padEnd(32)} ${c.provider.padEnd(12)} ability ${c.ability.toFixed(2)}  ${cost.padEnd(16)} ${c.reason}`);
+        lines.push(
+          `${String(i + 1).padStart(2)}. ${c.slug.padEnd(32)} ${c.provider.padEnd(12)} ability ${c.ability.toFixed(2)}  ${cost.padEnd(16)} ${c.reason}`,
+        );
       });
       if (ranking.pruned.length) {
         lines.push('', 'pruned:');

@@ -24,30 +24,90 @@ import { parsePolicy } from '../core/evaluation/policy';
 
 export const REPLAY_COMMAND = {
   name: 'rung replay',
-  summary: 'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
+  summary:
+    'Routes recorded prompts through the real router and scores the policy against the best single model, the oracle, a plain price-order cascade and a simple online learner.',
   operands: '[OUTCOMES.jsonl]',
-  operandHelp: [['OUTCOMES.jsonl', 'recorded outcomes: one JSON line per prompt, with each model\'s correctness and cost (or --world NAME)']],
+  operandHelp: [
+    ['OUTCOMES.jsonl', "recorded outcomes: one JSON line per prompt, with each model's correctness and cost (or --world NAME)"],
+  ],
   flags: {
-    world: { type: 'string', value: 'NAME', description: 'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order' },
-    panel: { type: 'string', value: 'FILE', description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)' },
-    verifier: { type: 'string', value: 'KIND', default: 'perfect', description: 'how answers are checked: perfect; confidence (thresholds per model and class learned from the grades of the answers paid for); confidence:LOGPROB (one fixed threshold); or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)' },
-    'confidence-multiple': { type: 'string', value: 'M', description: `with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)` },
+    world: {
+      type: 'string',
+      value: 'NAME',
+      description:
+        'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order',
+    },
+    panel: {
+      type: 'string',
+      value: 'FILE',
+      description: 'a panel naming only graded models (without it: every model, priced at its mean recorded cost)',
+    },
+    verifier: {
+      type: 'string',
+      value: 'KIND',
+      default: 'perfect',
+      description:
+        'how answers are checked: perfect; confidence (thresholds per model and class learned from the grades of the answers paid for); confidence:LOGPROB (one fixed threshold); or noisy:FP,FF (false-pass and false-fail rates, 0 to 1)',
+    },
+    'confidence-multiple': {
+      type: 'string',
+      value: 'M',
+      description: `with --verifier confidence: what a wrong answer costs, in calls to the dearest model (default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)`,
+    },
     'class-key': { type: 'string', value: 'KEY', default: 'family', description: 'what the router learns per: family or subfamily' },
-    tradeoff: { type: 'string', value: 'MODE', description: 'quality or economy (overrides the panel\'s)' },
-    explore: { type: 'string', value: 'RATE', description: 'exploration rate, 0 to 1 (overrides the panel\'s)' },
-    'explore-measured': { type: 'string', value: 'RATE', description: 'exploration floor on measured rungs, 0 to 1: the chance any rung opens, so the log can answer rung evaluate (overrides the panel\'s routing.exploreMeasured)' },
-    policy: { type: 'string', value: 'SPEC', description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas' },
+    tradeoff: { type: 'string', value: 'MODE', description: "quality or economy (overrides the panel's)" },
+    explore: { type: 'string', value: 'RATE', description: "exploration rate, 0 to 1 (overrides the panel's)" },
+    'explore-measured': {
+      type: 'string',
+      value: 'RATE',
+      description:
+        "exploration floor on measured rungs, 0 to 1: the chance any rung opens, so the log can answer rung evaluate (overrides the panel's routing.exploreMeasured)",
+    },
+    policy: {
+      type: 'string',
+      value: 'SPEC',
+      description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas',
+    },
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
     seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
-    decisions: { type: 'string', value: 'FILE', description: 'write one decision row per attempt to FILE (JSON lines), replacing it: only a new file, an empty one or an earlier replay\'s rows' },
-    ledger: { type: 'string', value: 'FILE|URL', description: 'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it (for a team server, postgres://…, in .rung/ here)' },
-    'share-decisions': { type: 'boolean', default: false, description: "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here" },
+    decisions: {
+      type: 'string',
+      value: 'FILE',
+      description:
+        "write one decision row per attempt to FILE (JSON lines), replacing it: only a new file, an empty one or an earlier replay's rows",
+    },
+    ledger: {
+      type: 'string',
+      value: 'FILE|URL',
+      description:
+        'start from this ledger and leave what was learned in it; decisions go to decisions.jsonl beside it (for a team server, postgres://…, in .rung/ here)',
+    },
+    'share-decisions': {
+      type: 'boolean',
+      default: false,
+      description:
+        "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here",
+    },
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
-    'exclude-family': { type: 'string', value: 'F', multiple: true, description: 'leave this family out (repeat for more): the leave-one-family-out runs' },
-    prompts: { type: 'string', value: 'FILE', description: 'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called' },
-    'in-order': { type: 'boolean', default: false, description: 'route prompts in the file\'s order instead of shuffled (outcomes in time order, such as a drifting world)' },
+    'exclude-family': {
+      type: 'string',
+      value: 'F',
+      multiple: true,
+      description: 'leave this family out (repeat for more): the leave-one-family-out runs',
+    },
+    prompts: {
+      type: 'string',
+      value: 'FILE',
+      description:
+        'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called',
+    },
+    'in-order': {
+      type: 'boolean',
+      default: false,
+      description: "route prompts in the file's order instead of shuffled (outcomes in time order, such as a drifting world)",
+    },
   },
   notes: [
     '--decisions and --ledger take one run: not with --seeds.',
@@ -61,7 +121,11 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
   const outcomes = readOutcomes(positionals, values.world, values.seed, io);
   const { path, models } = outcomes;
-  const rows = selectOutcomes(outcomes.rows, { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] }, path);
+  const rows = selectOutcomes(
+    outcomes.rows,
+    { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] },
+    path,
+  );
   const prompts = values.prompts === undefined ? undefined : readPrompts(resolve(io.cwd, values.prompts), rows, io);
   const selected = [
     values.world !== undefined ? `, world ${values.world}` : '',
@@ -76,21 +140,27 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const classKey = values['class-key'];
   if (classKey !== 'family' && classKey !== 'subfamily') throw new UsageError(`--class-key must be family or subfamily, not "${classKey}"`);
   const tradeoff = values.tradeoff;
-  if (tradeoff !== undefined && tradeoff !== 'quality' && tradeoff !== 'economy') throw new UsageError(`--tradeoff must be quality or economy, not "${tradeoff}"`);
-  const multiple = values['confidence-multiple'] === undefined ? undefined : parsePositive(values['confidence-multiple'], '--confidence-multiple');
+  if (tradeoff !== undefined && tradeoff !== 'quality' && tradeoff !== 'economy')
+    throw new UsageError(`--tradeoff must be quality or economy, not "${tradeoff}"`);
+  const multiple =
+    values['confidence-multiple'] === undefined ? undefined : parsePositive(values['confidence-multiple'], '--confidence-multiple');
   const verifier = parseVerifier(values.verifier, (tradeoff as Tradeoff | undefined) ?? panel?.routing.tradeoff ?? 'quality', multiple);
-  if (multiple !== undefined && verifier.kind !== 'learned-confidence') throw new UsageError('--confidence-multiple goes with --verifier confidence (the learned check)');
+  if (multiple !== undefined && verifier.kind !== 'learned-confidence')
+    throw new UsageError('--confidence-multiple goes with --verifier confidence (the learned check)');
   const explore = values.explore === undefined ? undefined : parseRate(values.explore, '--explore');
-  const exploreMeasured = values['explore-measured'] === undefined ? undefined : parseRate(values['explore-measured'], '--explore-measured');
+  const exploreMeasured =
+    values['explore-measured'] === undefined ? undefined : parseRate(values['explore-measured'], '--explore-measured');
   const policy = values.policy === undefined ? undefined : parsePolicy(values.policy);
-  if (policy?.explore !== undefined && explore !== undefined) throw new UsageError('--explore and --policy explore= both set the rate: give one');
+  if (policy?.explore !== undefined && explore !== undefined)
+    throw new UsageError('--explore and --policy explore= both set the rate: give one');
   const seed = parseWhole(values.seed, '--seed');
   const seedCount = values.seeds === undefined ? 1 : parseWhole(values.seeds, '--seeds');
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
 
   const location = cliStoreLocation(values.ledger, io, 'memory');
-  if (values['share-decisions'] && location.kind !== 'team') throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  if (values['share-decisions'] && location.kind !== 'team')
+    throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
   // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
   const logBeside = workspaceFileOf(location) ?? undefined;
@@ -108,8 +178,15 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
     store =
       location.kind === 'memory'
         ? undefined
-        : await requireOpener(openStore)(location, io, { shareDecisions: values['share-decisions'] }, { onDecisionNotice: (notice) => io.stderr(`${REPLAY_COMMAND.name}: ${notice.message}\n`) });
-    file = decisionsPath ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath)) : undefined;
+        : await requireOpener(openStore)(
+            location,
+            io,
+            { shareDecisions: values['share-decisions'] },
+            { onDecisionNotice: (notice) => io.stderr(`${REPLAY_COMMAND.name}: ${notice.message}\n`) },
+          );
+    file = decisionsPath
+      ? await explainingRefusal(`cannot write --decisions ${decisionsPath}`, '--decisions FILE', () => new FileDecisionSink(decisionsPath))
+      : undefined;
     const sinks = [file, store?.decisions].filter((each) => each !== undefined);
     const sink: DecisionSink | undefined = sinks.length > 1 ? { append: (row) => sinks.forEach((each) => each.append(row)) } : sinks[0];
     for (let i = 0; i < seedCount; i++) {
@@ -151,10 +228,18 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const label = values.policy ?? 'rung';
   if (seedCount === 1) {
     const summary = summaries[0] as ReplaySummary;
-    io.stdout(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
+    io.stdout(
+      values.json
+        ? `${JSON.stringify(summary)}\n`
+        : formatSummary(summary, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label),
+    );
   } else {
     const aggregate = aggregateSeeds(summaries, seed);
-    io.stdout(values.json ? `${JSON.stringify(aggregate)}\n` : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label));
+    io.stdout(
+      values.json
+        ? `${JSON.stringify(aggregate)}\n`
+        : formatAggregate(aggregate, describe(values.verifier, tradeoff ?? panel?.routing.tradeoff ?? 'quality', selected), label),
+    );
   }
   return EXIT_OK;
 }
@@ -164,17 +249,25 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
  * `--seed` and read back as any outcomes file is (so it is replayed exactly as `scripts/quality.mjs`
  * replays it); a usage error for neither, both, or a world that does not exist, listing the worlds.
  */
-function readOutcomes(positionals: string[], worldName: string | undefined, seedText: string, io: CliIo): { path: string; rows: OutcomeRow[]; models: string[] } {
+function readOutcomes(
+  positionals: string[],
+  worldName: string | undefined,
+  seedText: string,
+  io: CliIo,
+): { path: string; rows: OutcomeRow[]; models: string[] } {
   const worlds = WORLDS.map((world) => world.name).join(', ');
   if (worldName !== undefined) {
     if (positionals.length > 0) throw new UsageError(`give an outcomes file or --world ${worldName}, not both`);
     const world = WORLDS.find((entry) => entry.name === worldName);
     if (!world) throw new UsageError(`--world ${worldName}: no such world (the worlds: ${worlds})`);
     const source = `world ${world.name}`;
-    const text = generateWorld(world, parseWhole(seedText, '--seed')).map((row) => JSON.stringify(row)).join('\n');
+    const text = generateWorld(world, parseWhole(seedText, '--seed'))
+      .map((row) => JSON.stringify(row))
+      .join('\n');
     return { path: source, ...parseOutcomes(text, source) };
   }
-  if (positionals.length === 0) throw new UsageError(`needs an outcomes file, or --world NAME to replay a built-in generated world (${worlds})`);
+  if (positionals.length === 0)
+    throw new UsageError(`needs an outcomes file, or --world NAME to replay a built-in generated world (${worlds})`);
   if (positionals.length > 1) throw new UsageError(`needs exactly one outcomes file (got ${positionals.length})`);
   const path = resolve(io.cwd, positionals[0] as string);
   return { path, ...parseOutcomes(readUserFile(path, io, 'outcomes file'), path) };
@@ -222,11 +315,16 @@ function parseWhole(text: string, name: string): number {
  */
 function readPrompts(path: string, rows: readonly { id: string }[], io: CliIo): Map<string, PromptText> {
   const all = parsePrompts(readUserFile(path, io, 'prompts file'), path);
-  const kept = new Map(rows.flatMap((row) => {
-    const prompt = all.get(row.id);
-    return prompt ? [[row.id, prompt] as const] : [];
-  }));
-  if (kept.size === 0) throw new UsageError(`--prompts ${path} has no text for any selected prompt (${all.size} prompts there; ids such as "${rows[0]?.id ?? ''}" expected)`);
+  const kept = new Map(
+    rows.flatMap((row) => {
+      const prompt = all.get(row.id);
+      return prompt ? [[row.id, prompt] as const] : [];
+    }),
+  );
+  if (kept.size === 0)
+    throw new UsageError(
+      `--prompts ${path} has no text for any selected prompt (${all.size} prompts there; ids such as "${rows[0]?.id ?? ''}" expected)`,
+    );
   return kept;
 }
 
@@ -242,20 +340,28 @@ function readPrompts(path: string, rows: readonly { id: string }[], io: CliIo): 
  */
 function refuseToReplace(path: string, logBeside: string | undefined): void {
   if (logBeside !== undefined && path === decisionLogPath(logBeside)) {
-    throw new UsageError(`--decisions ${path} is the decision log beside --ledger, which gets this run's rows already: drop --decisions or name another file`);
+    throw new UsageError(
+      `--decisions ${path} is the decision log beside --ledger, which gets this run's rows already: drop --decisions or name another file`,
+    );
   }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new UsageError(`--decisions ${path} is a folder, not a file: name a file in it`);
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new UsageError(`--decisions ${path} is a folder, not a file: name a file in it`);
     // A file that is not there yet is the usual case; a path the disk refuses is said when it is opened.
     return;
   }
   const { rows, skipped } = parseDecisionLines(text);
   if (skipped > 0 || rows.some((row) => decisionSource(row) !== 'replay')) {
-    const what = skipped > 0 ? `${skipped} line${skipped === 1 ? ' that is not a decision row' : 's that are not decision rows'}` : 'decision rows that no replay wrote';
-    throw new UsageError(`--decisions ${path} holds ${what}, and would be replaced; it was left as it is: name a new file, or move that one away first`);
+    const what =
+      skipped > 0
+        ? `${skipped} line${skipped === 1 ? ' that is not a decision row' : 's that are not decision rows'}`
+        : 'decision rows that no replay wrote';
+    throw new UsageError(
+      `--decisions ${path} holds ${what}, and would be replaced; it was left as it is: name a new file, or move that one away first`,
+    );
   }
 }
 
@@ -344,7 +450,10 @@ function share(cost: number, base: number): string {
  */
 function policyTable(rows: [label: string, figures: string][]): string[] {
   const width = Math.max(30, ...rows.map(([label]) => label.length + 1));
-  return [`${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`, ...rows.map(([label, figures]) => label.padEnd(width) + figures)];
+  return [
+    `${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`,
+    ...rows.map(([label, figures]) => label.padEnd(width) + figures),
+  ];
 }
 
 function formatSummary(summary: ReplaySummary, title: string, label: string): string {
@@ -353,7 +462,10 @@ function formatSummary(summary: ReplaySummary, title: string, label: string): st
     `rung replay: ${summary.items} prompts, ${title}`,
     '',
     ...policyTable([
-      [`${label} (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`, fmtRow(summary.policy, base)],
+      [
+        `${label} (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`,
+        fmtRow(summary.policy, base),
+      ],
       [`best single (${summary.bestSingle.model})`, fmtRow(summary.bestSingle, base)],
       ['price-order cascade', fmtRow(summary.priceOrderCascade, base)],
       ['oracle', fmtRow(summary.oracle, base)],
@@ -362,13 +474,20 @@ function formatSummary(summary: ReplaySummary, title: string, label: string): st
     verdictAgainstLearner(summary.policy, summary.onlineLearner, label),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
-    ...summary.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`),
+    ...summary.rankCorrelation.map(
+      (entry) =>
+        `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(14)} ${entry.naiveRho.toFixed(3).padStart(10)}   (${entry.models} models)`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** One line saying whether the policy beat the simple learner: as accurate or more, and no dearer. */
-export function verdictAgainstLearner(policy: { accuracy: number; cost: number }, learner: { accuracy: number; cost: number }, label = 'rung'): string {
+export function verdictAgainstLearner(
+  policy: { accuracy: number; cost: number },
+  learner: { accuracy: number; cost: number },
+  label = 'rung',
+): string {
   const accuracy = policy.accuracy - learner.accuracy;
   const cost = learner.cost > 0 ? (100 * (policy.cost - learner.cost)) / learner.cost : 0;
   const beats = accuracy >= 0 && policy.cost <= learner.cost;
@@ -388,7 +507,10 @@ function formatAggregate(aggregate: Aggregate, title: string, label: string): st
     '',
     ...policyTable([
       [`${label} (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
-      ['  spread (sd)', ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`],
+      [
+        '  spread (sd)',
+        ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
+      ],
       [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base)],
       ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base)],
       ['oracle', fmtRow(aggregate.oracle, base)],
@@ -397,7 +519,9 @@ function formatAggregate(aggregate: Aggregate, title: string, label: string): st
     verdictAgainstLearner(m, aggregate.mean.onlineLearner, label),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',
-    ...aggregate.rankCorrelation.map((entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`),
+    ...aggregate.rankCorrelation.map(
+      (entry) => `  ${entry.class.padEnd(28)} ${entry.rho.toFixed(3).padStart(19)} ${entry.naiveRho.toFixed(3).padStart(10)}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -71,7 +71,10 @@ function flagWords(name: string, flag: FlagSpec): string {
 export function usageLine(usage: CommandUsage): string {
   const lead = `usage: ${usage.name}`;
   const words = [
-    ...Object.entries(usage.flags).map(([name, flag]) => `${usage.required?.includes(name) ? flagWords(name, flag) : `[${flagWords(name, flag)}]`}${flag.multiple ? '...' : ''}`),
+    ...Object.entries(usage.flags).map(
+      ([name, flag]) =>
+        `${usage.required?.includes(name) ? flagWords(name, flag) : `[${flagWords(name, flag)}]`}${flag.multiple ? '...' : ''}`,
+    ),
     ...(usage.operands ? [usage.operands] : []),
   ];
   const lines: string[] = [];

@@ -36,14 +36,16 @@ export function explainWriteRefusal(error: unknown, flag?: string): string | und
   if (path === undefined || blocker === undefined) return undefined;
   if (FILE_IN_THE_WAY.has(error.code)) {
     if (!blocker.isFile) return undefined;
-    const what = blocker.path === path ? `${path} is a file, not a folder` : `cannot create ${path}: ${blocker.path} is a file, not a folder`;
+    const what =
+      blocker.path === path ? `${path} is a file, not a folder` : `cannot create ${path}: ${blocker.path} is a file, not a folder`;
     return `${what}; move that file, ${elsewhere}`;
   }
   const why = DENIALS[error.code];
   if (why === undefined) return undefined;
   const what = blocker.isFile ? `cannot write ${blocker.path}` : `cannot write in the folder ${blocker.path}`;
   // Permissions can be changed by their owner; a read-only file system cannot, from here.
-  const fix = error.code === 'EROFS' ? elsewhere.replace(/^or /, '') : `give yourself write access to it (chmod u+w ${blocker.path}), ${elsewhere}`;
+  const fix =
+    error.code === 'EROFS' ? elsewhere.replace(/^or /, '') : `give yourself write access to it (chmod u+w ${blocker.path}), ${elsewhere}`;
   return `${what} (${why}); ${fix}`;
 }
 

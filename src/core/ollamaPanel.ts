@@ -102,7 +102,15 @@ export async function localOllamaModels(lookup: OllamaLookup): Promise<{ ok: tru
   const models: LocalModel[] = [];
   for (let start = 0; start < listed.length; start += SHOW_CONCURRENCY) {
     const batch = listed.slice(start, start + SHOW_CONCURRENCY);
-    const shown = await Promise.all(batch.map((model) => showOllamaModel(model.slug, { baseUrl: lookup.baseUrl, ...(lookup.fetch ? { fetch: lookup.fetch } : {}), ...(lookup.signal ? { signal: lookup.signal } : {}) })));
+    const shown = await Promise.all(
+      batch.map((model) =>
+        showOllamaModel(model.slug, {
+          baseUrl: lookup.baseUrl,
+          ...(lookup.fetch ? { fetch: lookup.fetch } : {}),
+          ...(lookup.signal ? { signal: lookup.signal } : {}),
+        }),
+      ),
+    );
     batch.forEach((model, index) => {
       const details = shown[index];
       // `/api/show`'s count stands over the tags' size label: a cloud model's label can be the bare count.
@@ -164,7 +172,10 @@ export interface PanelFileSeed {
 export async function seedPanelFile(lookup: OllamaLookup): Promise<PanelFileSeed> {
   const found = await ollamaPanel(lookup);
   if (found.found) {
-    const described = found.panel.models.map((model) => `${model.slug} (${[model.role, model.tools ? 'tools' : 'no tools', model.context !== undefined ? `${model.context} tokens` : undefined].filter(Boolean).join(', ')})`);
+    const described = found.panel.models.map(
+      (model) =>
+        `${model.slug} (${[model.role, model.tools ? 'tools' : 'no tools', model.context !== undefined ? `${model.context} tokens` : undefined].filter(Boolean).join(', ')})`,
+    );
     return {
       panel: found.panel,
       text: panelText(found.panel),
@@ -195,7 +206,10 @@ export function panelText(panel: PanelFile): string {
  * and the caller then says it is there and opens it. Written in place, the editor's file watcher saw the
  * new file while it was still empty and the extension read it as a broken panel.
  */
-export async function createPanelFile(path: string, lookup: OllamaLookup): Promise<{ created: true; seed: PanelFileSeed } | { created: false }> {
+export async function createPanelFile(
+  path: string,
+  lookup: OllamaLookup,
+): Promise<{ created: true; seed: PanelFileSeed } | { created: false }> {
   if (await exists(path)) return { created: false };
   const seed = await seedPanelFile(lookup);
   // By the ledger's rule: a `.rung/` made here gets its .gitignore, and a linked one is refused.

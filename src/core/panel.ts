@@ -50,7 +50,8 @@ const modelSchema = z.strictObject({
  * value does not repeat it: a user who wrote their actual key here must not see it echoed in a log.
  */
 const keySchema = z.enum(['required', 'none'], {
-  error: () => 'must be "required" or "none"; the key itself never goes in the panel (Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI)',
+  error: () =>
+    'must be "required" or "none"; the key itself never goes in the panel (Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI)',
 });
 
 /**
@@ -64,7 +65,8 @@ const baseUrlSchema = z
   .string()
   .url()
   .refine((url) => ['http:', 'https:'].includes(schemeOf(url) ?? 'http:'), {
-    error: (issue) => `must be an http: or https: URL, not ${JSON.stringify(schemeOf(String(issue.input)))}: a model API is reached over HTTP`,
+    error: (issue) =>
+      `must be an http: or https: URL, not ${JSON.stringify(schemeOf(String(issue.input)))}: a model API is reached over HTTP`,
   });
 
 const providerSchema = z.strictObject({
@@ -151,7 +153,14 @@ export interface Panel {
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
   /** `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
-  routing: { explore: number; requireEvidence: boolean; tradeoff: Tradeoff; explorePaid?: boolean; exploreMeasured?: number; attemptTimeoutSeconds?: number };
+  routing: {
+    explore: number;
+    requireEvidence: boolean;
+    tradeoff: Tradeoff;
+    explorePaid?: boolean;
+    exploreMeasured?: number;
+    attemptTimeoutSeconds?: number;
+  };
   providers: Record<string, ProviderConfig>;
 }
 
@@ -322,14 +331,16 @@ export function slugProblem(slug: string): string | undefined {
   if (RESERVED_NAMES.has(slug)) return `${JSON.stringify(slug)} is a name every JavaScript object already has, not a model's`;
   // Checked before the characters: a slug is quoted in every message about it, and one of megabytes
   // would fill the toast, the log and every decision row that names it.
-  if (slug.length > MAX_NAME_CHARS) return `is ${slug.length} characters long; a model's name may be at most ${MAX_NAME_CHARS} (the longest real ones are under 80)`;
+  if (slug.length > MAX_NAME_CHARS)
+    return `is ${slug.length} characters long; a model's name may be at most ${MAX_NAME_CHARS} (the longest real ones are under 80)`;
   if (SLUG.test(slug)) return undefined;
   return `${JSON.stringify(slug)} has a character no model name has (${JSON.stringify(firstOutside(slug, SLUG))}); a slug holds letters, digits and . _ : / @ + ~ -`;
 }
 
 /** Why `name` cannot name a provider, or undefined when it can. */
 export function providerNameProblem(name: string): string | undefined {
-  if (RESERVED_NAMES.has(name)) return `${JSON.stringify(name)} is a name every JavaScript object already has; choose another provider name`;
+  if (RESERVED_NAMES.has(name))
+    return `${JSON.stringify(name)} is a name every JavaScript object already has; choose another provider name`;
   if (PROVIDER_NAME.test(name)) return undefined;
   return `${JSON.stringify(name)} is not a provider name Rung accepts: use letters, digits, - and _, starting with a letter or digit (the name becomes part of RUNG_<PROVIDER>_API_KEY and of a file name)`;
 }
@@ -363,7 +374,6 @@ export function capsFor(panel: Panel, classKey: string): DiversityCaps {
   return {
     maxConsecutivePerProvider:
       profile.maxConsecutivePerProvider !== undefined ? profile.maxConsecutivePerProvider : panel.diversity.maxConsecutivePerProvider,
-    maxTotalPerProvider:
-      profile.maxTotalPerProvider !== undefined ? profile.maxTotalPerProvider : panel.diversity.maxTotalPerProvider,
+    maxTotalPerProvider: profile.maxTotalPerProvider !== undefined ? profile.maxTotalPerProvider : panel.diversity.maxTotalPerProvider,
   };
 }

@@ -44,7 +44,10 @@ export class PanelNotFoundError extends Error {
 
 export interface PanelDiscoveryOptions {
   /** The panel the workspace configures, or undefined when it configures none; throws `PanelError` for a bad one. */
-  configured: () => { panel: Panel; source: string; notes?: string[] } | undefined | Promise<{ panel: Panel; source: string; notes?: string[] } | undefined>;
+  configured: () =>
+    | { panel: Panel; source: string; notes?: string[] }
+    | undefined
+    | Promise<{ panel: Panel; source: string; notes?: string[] } | undefined>;
   /** Where `configured` looks, for the message when it found nothing. */
   lookedFor: readonly string[];
   /** The local Ollama to build a panel from when nothing is configured. */
@@ -79,7 +82,12 @@ export async function discoverPanel(options: PanelDiscoveryOptions): Promise<Dis
  * @throws PanelError for a workspace file that does not parse or validate; {@link PanelNotFoundError}
  * when there is no file and no Ollama gave a panel.
  */
-export function discoverWorkspacePanel(options: { cwd: string; env: Environment; ollama: Omit<OllamaLookup, 'baseUrl'>; log?: (message: string) => void }): Promise<DiscoveredPanel> {
+export function discoverWorkspacePanel(options: {
+  cwd: string;
+  env: Environment;
+  ollama: Omit<OllamaLookup, 'baseUrl'>;
+  log?: (message: string) => void;
+}): Promise<DiscoveredPanel> {
   const path = join(options.cwd, WORKSPACE_PANEL_FILE);
   const baseUrl = defaultProviders(options.env).ollama?.baseUrl ?? 'http://127.0.0.1:11434';
   return discoverPanel({
@@ -122,9 +130,14 @@ export function withoutFileProviders(json: unknown, notes: string[], why: string
   const declared = new Set(Object.keys(json.providers));
   const { providers: _ignored, ...rest } = json;
   const models = Array.isArray(rest.models) ? rest.models : [];
-  const kept = models.filter((model) => !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN_PROVIDERS.has(model.provider)));
+  const kept = models.filter(
+    (model) =>
+      !(isRecord(model) && typeof model.provider === 'string' && declared.has(model.provider) && !BUILT_IN_PROVIDERS.has(model.provider)),
+  );
   const left = models.length - kept.length;
-  notes.push(`${why}: its providers (${[...declared].join(', ')}) are ignored${left > 0 ? `, and ${left} model(s) on them left out` : ''}; ${instead}`);
+  notes.push(
+    `${why}: its providers (${[...declared].join(', ')}) are ignored${left > 0 ? `, and ${left} model(s) on them left out` : ''}; ${instead}`,
+  );
   return { ...rest, models: kept };
 }
 

@@ -11,7 +11,15 @@
  */
 import { PanelError } from './panel';
 import { basename, dirname } from 'node:path';
-import { describeBytes, FileTooLargeError, lstatIfExists, readFileIfExists, refuseUnlessFolder, RUNG_FOLDER, UnsafePathError } from './files/safeFiles';
+import {
+  describeBytes,
+  FileTooLargeError,
+  lstatIfExists,
+  readFileIfExists,
+  refuseUnlessFolder,
+  RUNG_FOLDER,
+  UnsafePathError,
+} from './files/safeFiles';
 
 /**
  * The most bytes a panel file may hold.

@@ -51,10 +51,16 @@ export function describePanelIssues(issues: readonly z.core.$ZodIssue[], schema:
       }
       continue;
     }
-    lines.push({ path, key: formatPath(path), line: `${formatPath(path) || '(top level)'}: ${wording(issue, valueAt(json, path), path)}${where(tree, text, path)}` });
+    lines.push({
+      path,
+      key: formatPath(path),
+      line: `${formatPath(path) || '(top level)'}: ${wording(issue, valueAt(json, path), path)}${where(tree, text, path)}`,
+    });
   }
   // A key written misspelt is also missing under its right name: the suggestion already says both.
-  return lines.filter((entry) => entry.key === undefined || !suggested.has(entry.key) || valueAt(json, entry.path) !== undefined).map((entry) => entry.line);
+  return lines
+    .filter((entry) => entry.key === undefined || !suggested.has(entry.key) || valueAt(json, entry.path) !== undefined)
+    .map((entry) => entry.line);
 }
 
 /**
@@ -104,13 +110,20 @@ function wording(issue: z.core.$ZodIssue, value: unknown, path: readonly PathPar
       return bigWords(issue);
     case 'invalid_value': {
       const choices = issue.values.map((choice) => JSON.stringify(choice));
-      const meant = typeof value === 'string' ? nearest(value, issue.values.filter((choice): choice is string => typeof choice === 'string')) : undefined;
+      const meant =
+        typeof value === 'string'
+          ? nearest(
+              value,
+              issue.values.filter((choice): choice is string => typeof choice === 'string'),
+            )
+          : undefined;
       const list = choices.length > 1 ? `one of ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : (choices[0] ?? 'another value');
       return `must be ${list}, not ${quote(value)}${meant !== undefined ? `; did you mean "${meant}"?` : ''}`;
     }
     case 'invalid_format':
       if (issue.format === 'url') return `must be a URL such as http://127.0.0.1:8080/v1, not ${quote(value)}`;
-      if (issue.format === 'regex' && 'pattern' in issue) return `${quote(value)} does not have the form this field takes (${String(issue.pattern)})`;
+      if (issue.format === 'regex' && 'pattern' in issue)
+        return `${quote(value)} does not have the form this field takes (${String(issue.pattern)})`;
       return `${quote(value)} does not have the form this field takes (${issue.format})`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}, not ${quote(value)}`;

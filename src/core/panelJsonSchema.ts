@@ -15,16 +15,16 @@ import { panelSchema } from './panel';
 
 /** What each field means, by path: `[]` for a list's items, `*` for each value of a map. */
 export const PANEL_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  '': 'The models this workspace may use, and the router\'s settings (Rung reads it from .rung/panel.json).',
+  '': "The models this workspace may use, and the router's settings (Rung reads it from .rung/panel.json).",
   models: 'The models Rung may route to; their order is the last tie-break between equal ones.',
   'models[]': 'One model: its slug as its provider names it, and the provider that serves it.',
   'models[].slug': 'The model as its provider names it, e.g. "qwen2.5:3b" (Ollama) or "openai/gpt-4o-mini" (OpenRouter).',
   'models[].provider': 'The provider that serves the model: "ollama", "openrouter", "openai", or one declared under "providers".',
   'models[].role': 'Where the model sits on the ladder before anything is measured: base (small), mid or top (strong).',
-  'models[].price': 'USD per million tokens; absent: the provider\'s catalog is asked, and a local model costs 0.',
+  'models[].price': "USD per million tokens; absent: the provider's catalog is asked, and a local model costs 0.",
   'models[].price.input': 'USD per million input (prompt) tokens.',
   'models[].price.output': 'USD per million output (answer) tokens.',
-  'models[].context': 'The model\'s context window, tokens: a request estimated larger than this skips the model.',
+  'models[].context': "The model's context window, tokens: a request estimated larger than this skips the model.",
   'models[].tools': 'Whether the model takes tool calls: without true, a request that sends tools skips it.',
   'models[].maxConcurrent': 'Calls in flight at once for this model, across every window and process sharing the ledger.',
   maxOutputPrice: 'A price cap, USD per million output tokens: a model whose known output price is above it is skipped.',
@@ -36,17 +36,22 @@ export const PANEL_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'profiles.*.maxConsecutivePerProvider': 'The most calls in a row to one provider for this class (null: no cap).',
   'profiles.*.maxTotalPerProvider': 'The most calls in all to one provider for this class (null: no cap).',
   routing: 'How the router chooses between the models.',
-  'routing.explore': 'The chance, 0 to 1, of opening a checkable call with a model the ratings would not open with, to learn about it (default 0.05).',
+  'routing.explore':
+    'The chance, 0 to 1, of opening a checkable call with a model the ratings would not open with, to learn about it (default 0.05).',
   'routing.requireEvidence': 'Rank only measured models once any model is measured for the class (default false).',
   'routing.tradeoff': '"quality" climbs until a check passes; "economy" skips poor bets sooner, for a lot less cost and a little accuracy.',
   'routing.explorePaid': 'Whether exploration may open with a paid model the plan would not have opened with (default false).',
-  'routing.exploreMeasured': 'The chance, 0 to 1, of opening with any eligible model, measured or not, so the decision log can answer what another opener would have cost (default 0).',
-  'routing.attemptTimeoutSeconds': 'How long one attempt on one model may take, in seconds, before Rung counts it as a provider error and climbs (default 600, at most 86400).',
+  'routing.exploreMeasured':
+    'The chance, 0 to 1, of opening with any eligible model, measured or not, so the decision log can answer what another opener would have cost (default 0).',
+  'routing.attemptTimeoutSeconds':
+    'How long one attempt on one model may take, in seconds, before Rung counts it as a provider error and climbs (default 600, at most 86400).',
   providers: 'Providers by name: their kind and address. "ollama", "openrouter" and "openai" need no entry.',
   'providers.*': 'One provider: its kind, its address and whether it needs a key. Keys never go in this file.',
-  'providers.*.kind': 'The adapter: "ollama", "openai-compatible" (OpenRouter, OpenAI, LM Studio, llama.cpp, vLLM), "vscode-lm" or "replay".',
+  'providers.*.kind':
+    'The adapter: "ollama", "openai-compatible" (OpenRouter, OpenAI, LM Studio, llama.cpp, vLLM), "vscode-lm" or "replay".',
   'providers.*.baseUrl': 'Where the provider listens, e.g. "http://127.0.0.1:8080/v1" for a local OpenAI-compatible server.',
-  'providers.*.key': '"required" or "none": whether the provider needs an API key (absent: none on this machine\'s loopback, required elsewhere). The key itself is set with Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI.',
+  'providers.*.key':
+    '"required" or "none": whether the provider needs an API key (absent: none on this machine\'s loopback, required elsewhere). The key itself is set with Rung: Set Provider Key, or RUNG_<PROVIDER>_API_KEY for the CLI.',
 };
 
 type JsonSchema = { [key: string]: unknown };

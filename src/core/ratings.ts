@@ -171,7 +171,10 @@ export function rolePrior(role: Role | undefined): number {
  * The probit approximation of the logistic-normal integral (MacKay 1992): exact enough for ordering
  * rungs, and a closed form, so an update costs no quadrature.
  */
-export function expectedSuccess(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
+export function expectedSuccess(
+  rating: number,
+  difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE },
+): number {
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
   const knows = logistic((rating - difficulty.mean) / scale);
   const guess = difficulty.guess ?? 0;
@@ -225,7 +228,10 @@ export function applyObservation(current: Rating | undefined, given: Observation
     ...foldCost(start.cost, observation.cost),
     ...(start.information === undefined
       ? {}
-      : { information: start.information + weight * fisherInformation(start.rating, observation.difficulty), followedPrior: observation.prior ?? start.followedPrior ?? 0 }),
+      : {
+          information: start.information + weight * fisherInformation(start.rating, observation.difficulty),
+          followedPrior: observation.prior ?? start.followedPrior ?? 0,
+        }),
   };
 }
 
@@ -240,7 +246,12 @@ export function applyObservation(current: Rating | undefined, given: Observation
 function usable(observation: Observation): Observation {
   const { weight, prior, difficulty, ...rest } = observation;
   const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-  const difficultyOk = difficulty !== undefined && finite(difficulty.mean) && finite(difficulty.sd) && (difficulty.unanswerable === undefined || (finite(difficulty.unanswerable) && difficulty.unanswerable >= 0 && difficulty.unanswerable <= 1));
+  const difficultyOk =
+    difficulty !== undefined &&
+    finite(difficulty.mean) &&
+    finite(difficulty.sd) &&
+    (difficulty.unanswerable === undefined ||
+      (finite(difficulty.unanswerable) && difficulty.unanswerable >= 0 && difficulty.unanswerable <= 1));
   return {
     ...rest,
     success: observation.success === true,
@@ -280,7 +291,8 @@ export function observedPrice(rating: Pick<Rating, 'cost'> | undefined): number 
 }
 
 function foldCost(current: Rating['cost'], observed: Observation['cost']): Pick<Rating, 'cost'> {
-  if (!observed || !Number.isFinite(observed.observed) || !Number.isFinite(observed.listed) || observed.observed < 0 || observed.listed < 0) return current ? { cost: current } : {};
+  if (!observed || !Number.isFinite(observed.observed) || !Number.isFinite(observed.listed) || observed.observed < 0 || observed.listed < 0)
+    return current ? { cost: current } : {};
   const base = current ?? { observed: 0, listed: 0, attempts: 0 };
   return { cost: { observed: base.observed + observed.observed, listed: base.listed + observed.listed, attempts: base.attempts + 1 } };
 }
@@ -312,7 +324,10 @@ function followPrior(current: Rating | undefined, observation: Observation): Rat
  * Fisher information one outcome carries about a rating, against the call's difficulty (probit
  * approximation, as in {@link expectedSuccess}): about 0 on a call the posterior calls unanswerable.
  */
-function fisherInformation(rating: number, difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE }): number {
+function fisherInformation(
+  rating: number,
+  difficulty: Difficulty = { mean: 0, sd: DIFFICULTY_SD_LOGITS, unanswerable: UNANSWERABLE_SHARE },
+): number {
   const scale = Math.sqrt(1 + (Math.PI * difficulty.sd * difficulty.sd) / 8);
   const success = logistic((rating - difficulty.mean) / scale);
   const answerable = 1 - (difficulty.unanswerable ?? 0);

@@ -58,7 +58,9 @@ export function pickerPrice(spec: ModelSpec, known: KnownPrice | undefined): str
 /** Ability as a percentage with the evidence behind it: measured, or the prior below the gate. */
 export function formatAbility(candidate: Pick<Candidate, 'ability' | 'graded' | 'ok' | 'measured'>): string {
   const percent = `${Math.round(candidate.ability * 100)}%`;
-  return candidate.measured ? `ability ${percent} (${candidate.ok}/${candidate.graded} graded)` : `ability ${percent} (prior, ${candidate.graded} graded)`;
+  return candidate.measured
+    ? `ability ${percent} (${candidate.ok}/${candidate.graded} graded)`
+    : `ability ${percent} (prior, ${candidate.graded} graded)`;
 }
 
 export interface StatusView {
@@ -97,17 +99,27 @@ export function statusText(view: StatusView): string {
 /** The status bar's tooltip, in full sentences. */
 export function statusTooltip(view: StatusView & { budget: number | null }): string {
   if (view.problem) return `Rung cannot route yet: ${view.problem}`;
-  const unreachable = view.unreachable ? [`No model on the panel can answer now:\n${view.unreachable.map((reason) => `- ${reason}`).join('\n')}`] : [];
+  const unreachable = view.unreachable
+    ? [`No model on the panel can answer now:\n${view.unreachable.map((reason) => `- ${reason}`).join('\n')}`]
+    : [];
   if (view.warning) return [...unreachable, `Rung warned: ${view.warning}`, 'Click to see it in the Rung log.'].join('\n');
   const lines = unreachable.length
     ? unreachable
-    : [view.pinned ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.` : 'Auto: every call opens on the cheapest rung that can do it.'];
-  if (!view.unreachable && view.down?.length) lines.push(`Down now, routed around: ${view.down.map((entry) => `${entry.text}`).join('; ')}.`);
+    : [
+        view.pinned
+          ? `Pinned: ${view.pinned} opens every call; the panel's later rungs stay as fallbacks.`
+          : 'Auto: every call opens on the cheapest rung that can do it.',
+      ];
+  if (!view.unreachable && view.down?.length)
+    lines.push(`Down now, routed around: ${view.down.map((entry) => `${entry.text}`).join('; ')}.`);
   if (view.overBudget) {
-    lines.push(`Today's budget of ${formatUsd(view.overBudget.budget)} is spent (${formatUsd(view.overBudget.spent)} so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.`);
+    lines.push(
+      `Today's budget of ${formatUsd(view.overBudget.budget)} is spent (${formatUsd(view.overBudget.spent)} so far): paid models are off until tomorrow (UTC); local models still answer. Raise it with the rung.dailyBudget setting.`,
+    );
   }
   if (view.last) lines.push(`Last answer: ${view.last.model}, ${formatUsd(view.last.cost)}.`);
-  if (view.today !== undefined && !view.overBudget) lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
+  if (view.today !== undefined && !view.overBudget)
+    lines.push(`Spent today: ${formatUsd(view.today)}${view.budget !== null ? ` of a ${formatUsd(view.budget)} daily budget` : ''}.`);
   lines.push('Click to open the ledger.');
   return lines.join('\n');
 }
@@ -122,7 +134,12 @@ export interface PickRow {
 }
 
 /** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
-export function pickRows(ranking: Ranking, panelModels: ModelSpec[], pinned: string | undefined, prices: readonly (KnownPrice & { model: string })[] = []): PickRow[] {
+export function pickRows(
+  ranking: Ranking,
+  panelModels: ModelSpec[],
+  pinned: string | undefined,
+  prices: readonly (KnownPrice & { model: string })[] = [],
+): PickRow[] {
   const priceOf = (slug: string): KnownPrice | undefined => prices.find((price) => price.model === slug);
   const rows: PickRow[] = [
     {
@@ -220,33 +237,52 @@ function unmeasured(reason: string): boolean {
  */
 export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
   const detail = ['---', `Call id \`${callId}\`${rows[0]?.run ? ` · conversation \`${rows[0].run}\`` : ''}`];
-  if (rows.length === 0) return `${['# A call Rung has no record of', '', 'The decision log has no row for this call.', '', ...detail].join('\n')}\n`;
+  if (rows.length === 0)
+    return `${['# A call Rung has no record of', '', 'The decision log has no row for this call.', '', ...detail].join('\n')}\n`;
   const first = rows[0] as DecisionRow;
   const classKey = first.shape ? `${first.class}/${first.shape}` : first.class;
   const kind = CLASS_WORDS[first.class];
   const attempts = rows.filter((row) => !row.final && row.verdict !== 'refused');
   const refused = rows.find((row) => !row.final && row.verdict === 'refused');
   const last = attempts.at(-1);
-  const title = last && (last.verdict === 'pass' || last.verdict === 'unverified') ? `Why ${last.model} answered` : attempts.length === 0 ? 'Why no model took this call' : 'How this call was routed';
-  const lines = [`# ${title}`, '', `A call of class \`${classKey}\`${kind ? `: ${kind}${first.shape ? `, in ${first.shape}` : ''}` : ''}.`, ''];
+  const title =
+    last && (last.verdict === 'pass' || last.verdict === 'unverified')
+      ? `Why ${last.model} answered`
+      : attempts.length === 0
+        ? 'Why no model took this call'
+        : 'How this call was routed';
+  const lines = [
+    `# ${title}`,
+    '',
+    `A call of class \`${classKey}\`${kind ? `: ${kind}${first.shape ? `, in ${first.shape}` : ''}` : ''}.`,
+    '',
+  ];
   if (refused) lines.push(`No model could take it: ${refused.verdictReason ?? 'no reason recorded'}.`, '');
   attempts.forEach((row, index) => {
     const served = row.resolved && row.resolved !== row.model ? `, served as ${row.resolved}` : '';
     const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${plainReason(row.reason) || 'no reason recorded'}.`;
     const choice = index === 0 ? ` ${openerChoiceText(row.explore, row.propensity)}` : '';
     const tools = row.tools ? ` Tool schemas sent: ${toolsLogText(row.tools)}.` : '';
-    lines.push(`${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`);
+    lines.push(
+      `${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`,
+    );
   });
   if (attempts.length) lines.push('');
   const tried = new Set(attempts.map((row) => row.model));
   const untried = (last?.candidates ?? []).filter((model) => !tried.has(model));
-  if (untried.length && last && (last.verdict === 'pass' || last.verdict === 'unverified')) lines.push(`Not tried, since an answer stood before them: ${untried.join(', ')}.`, '');
+  if (untried.length && last && (last.verdict === 'pass' || last.verdict === 'unverified'))
+    lines.push(`Not tried, since an answer stood before them: ${untried.join(', ')}.`, '');
   const leftOut = new Map<string, string>();
-  for (const row of [refused, ...attempts]) for (const entry of row?.pruned ?? []) if (!leftOut.has(entry.model)) leftOut.set(entry.model, plainPrunedReason(entry.reason).replace(/^pruned: /, ''));
+  for (const row of [refused, ...attempts])
+    for (const entry of row?.pruned ?? [])
+      if (!leftOut.has(entry.model)) leftOut.set(entry.model, plainPrunedReason(entry.reason).replace(/^pruned: /, ''));
   if (leftOut.size) lines.push('Left out of this call:', ...[...leftOut].map(([model, reason]) => `- **${model}**: ${reason}`), '');
   const fresh = [...new Set(attempts.filter((row) => unmeasured(row.reason)).map((row) => row.model))];
   if (fresh.length) {
-    lines.push(`Not yet measured in \`${classKey}\`: ${fresh.join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`, '');
+    lines.push(
+      `Not yet measured in \`${classKey}\`: ${fresh.join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`,
+      '',
+    );
   }
   for (const row of rows.filter((entry) => entry.final)) {
     const counts = row.verdict === 'pass' ? 'passed' : row.verdict === 'fail' ? 'failed' : row.verdict;

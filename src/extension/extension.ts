@@ -70,15 +70,24 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         catalogDir: context.globalStorageUri.fsPath,
         log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
         environment: process.env,
-        ...(store.kind === 'team' ? { team: { password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } } : {}),
+        ...(store.kind === 'team'
+          ? { team: { password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } }
+          : {}),
         warn: (message) => void vscode.window.showWarningMessage(`Rung: ${message}`),
       });
     },
   });
   sessions = { host, log };
   // Looks again until a local server answers (Rung not set up yet), then probes the providers every 30 s.
-  const watch = new ProviderWatch({ host, timers: { setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) }, retryWhen: (error) => error instanceof NotSetUpError });
-  context.subscriptions.push({ dispose: () => watch.dispose() }, host.onDidOpen((session) => session && watch.wake()));
+  const watch = new ProviderWatch({
+    host,
+    timers: { setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+    retryWhen: (error) => error instanceof NotSetUpError,
+  });
+  context.subscriptions.push(
+    { dispose: () => watch.dispose() },
+    host.onDidOpen((session) => session && watch.wake()),
+  );
   // The log is not among the subscriptions: VS Code disposes those as soon as it calls `deactivate`,
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
   context.subscriptions.push(state, settings, host);
@@ -89,7 +98,16 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   const deps = { sessions: host, settings, state, secrets, log, calls };
   const failed: string[] = [];
   const features: [string, () => void][] = [
-    ['settings', () => registerSettings(context, { settings, log, applyPanel: (panel) => applyPanel(host, panel), reopen: (reason) => host.reopen(reason) })],
+    [
+      'settings',
+      () =>
+        registerSettings(context, {
+          settings,
+          log,
+          applyPanel: (panel) => applyPanel(host, panel),
+          reopen: (reason) => host.reopen(reason),
+        }),
+    ],
     ['model provider', () => registerModelProvider(context, deps)],
     ['chat participant', () => registerChatParticipant(context, deps)],
     ['commands', () => registerCommands(context, deps)],
@@ -108,7 +126,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   context.subscriptions.push(
     host.onChange((change) => {
       if (change.type === 'decision-written') log.decision(change.row);
-      else if (change.type === 'provider-health') log.info(`provider ${change.provider} ${change.healthy ? 'is back' : `is down: ${change.reason ?? 'no reason given'}`}`);
+      else if (change.type === 'provider-health')
+        log.info(`provider ${change.provider} ${change.healthy ? 'is back' : `is down: ${change.reason ?? 'no reason given'}`}`);
       else if (change.type === 'notice') showNotice(change.level, change.message);
     }),
     secrets.onDidChange((provider) => void host.reopen(`the key for ${provider} changed`)),
@@ -122,7 +141,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   void host.get().then(
     (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
     (error: unknown) => {
-      if (error instanceof NotSetUpError) void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, ollamaBaseUrl: settings.ollamaBaseUrl, log });
+      if (error instanceof NotSetUpError)
+        void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, ollamaBaseUrl: settings.ollamaBaseUrl, log });
       // A panel that does not parse or validate was already said, in the log and in a toast: a typo is no stack trace.
       else if (!(error instanceof PanelError)) log.error('the session did not open', error);
     },

@@ -66,7 +66,9 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
         if (snapshot.providers.length > 0 && snapshot.providers.every((provider) => !provider.healthy)) {
           unreachable = snapshot.providers.map(providerStatus);
         } else {
-          down = snapshot.providers.filter((provider) => !provider.healthy && isProviderDown(provider.reason ?? '')).map((provider) => ({ provider: provider.name, text: providerDownText(provider.name, provider.reason ?? 'no reason given') }));
+          down = snapshot.providers
+            .filter((provider) => !provider.healthy && isProviderDown(provider.reason ?? ''))
+            .map((provider) => ({ provider: provider.name, text: providerDownText(provider.name, provider.reason ?? 'no reason given') }));
         }
       } catch (error) {
         deps.log.warn(`status bar: the session could not be read: ${String(error)}`);
@@ -101,7 +103,13 @@ export function registerStatusBar(context: vscode.ExtensionContext, deps: Status
     deps.sessions.onDidOpen(update),
     deps.sessions.onChange((change) => {
       if (change.type === 'notice' && change.level !== 'info') warning = deps.log.redactor.redact(change.message);
-      if (change.type === 'ledger-changed' || change.type === 'decision-written' || change.type === 'notice' || change.type === 'provider-health') update();
+      if (
+        change.type === 'ledger-changed' ||
+        change.type === 'decision-written' ||
+        change.type === 'notice' ||
+        change.type === 'provider-health'
+      )
+        update();
     }),
     deps.log.onDidShow(() => {
       warning = undefined;

@@ -208,7 +208,13 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
    * placed it): its call's rows start at `offset` (null when the filter does not show it), and the
    * list gained `added` rows, more than one when the row brought its whole call in under a verdict.
    */
-  z.object({ type: z.literal('decision-added'), row: decisionSchema, filter: decisionFilterSchema, offset: z.nullable(count), added: count }),
+  z.object({
+    type: z.literal('decision-added'),
+    row: decisionSchema,
+    filter: decisionFilterSchema,
+    offset: z.nullable(count),
+    added: count,
+  }),
   z.object({ type: z.literal('ratings-changed'), ratings: z.array(ratingSchema) }),
   z.object({ type: z.literal('spend-changed'), spend: spendSchema }),
   z.object({ type: z.literal('panel-changed'), models: z.array(modelSchema), providers: z.array(providerSchema) }),

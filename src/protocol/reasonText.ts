@@ -31,16 +31,19 @@ const PATTERNS: [RegExp, (...groups: string[]) => string][] = [
   [new RegExp(`^no-measured-profiles ${TIER}$`), (tier, server) => `not yet graded in this class: ${tierText(tier as string, server)}`],
   [
     /^measured (\d+)\/(\d+) success class=(\S+) \((\S+): (\d+)\/(\d+) graded\)$/,
-    (ok, graded, cls, shape, own, gate) => `${ok} of ${graded} graded answers passed in ${cls} (${shape} has ${own} of the ${gate} of its own it needs)`,
+    (ok, graded, cls, shape, own, gate) =>
+      `${ok} of ${graded} graded answers passed in ${cls} (${shape} has ${own} of the ${gate} of its own it needs)`,
   ],
   [/^measured (\d+)\/(\d+) success class=(\S+)$/, (ok, graded, cls) => `${ok} of ${graded} graded answers passed in ${cls}`],
   [
     new RegExp(`^below gate (\\d+)/(\\d+) graded class=(\\S+), prior ${TIER}$`),
-    (graded, gate, cls, tier, server) => `${graded} of the ${gate} graded answers a rating needs in ${cls}: ${tierText(tier as string, server)}`,
+    (graded, gate, cls, tier, server) =>
+      `${graded} of the ${gate} graded answers a rating needs in ${cls}: ${tierText(tier as string, server)}`,
   ],
   [
     /^pruned: measured 0\/(\d+) success class=(\S+), rated ([\d.]+) < ([\d.]+) against the calls' difficulty$/,
-    (graded, cls, ability, floor) => `pruned: none of ${graded} graded answers passed in ${cls}, and allowing for how hard those calls were it rates ${ability}, under the ${floor} a model needs`,
+    (graded, cls, ability, floor) =>
+      `pruned: none of ${graded} graded answers passed in ${cls}, and allowing for how hard those calls were it rates ${ability}, under the ${floor} a model needs`,
   ],
 ];
 
@@ -69,7 +72,12 @@ export function providerDownText(provider: string, reason: string): string {
   const cooling = /^cooling down after (429|\d{3}|a provider error) for (\d+) ms(?:: (.*))?$/.exec(own);
   if (cooling) {
     const seconds = Math.max(1, Math.round(Number(cooling[2]) / 1000));
-    const after = cooling[1] === '429' ? 'it said it is busy (429)' : cooling[1] === 'a provider error' ? `it failed${cooling[3] ? ` (${cooling[3]})` : ''}` : `it failed with ${cooling[1]}`;
+    const after =
+      cooling[1] === '429'
+        ? 'it said it is busy (429)'
+        : cooling[1] === 'a provider error'
+          ? `it failed${cooling[3] ? ` (${cooling[3]})` : ''}`
+          : `it failed with ${cooling[1]}`;
     return `${provider} is resting for ${seconds} s: ${after}`;
   }
   return `${provider} cannot answer now: ${own}`;
@@ -104,7 +112,10 @@ export function isProviderDown(reason: string): boolean {
 /** Why a model was left out for the moment (a provider down, the budget spent, a climb), in words. */
 const MOMENTARY: [RegExp, (...groups: string[]) => string][] = [
   [/^pruned: provider (\S+) unavailable: (.*)$/, (provider, reason) => `${providerDownText(provider as string, reason as string)}`],
-  [/^pruned: daily budget (\$[\d.]+) reached \((\$[\d.]+) spent today\)$/, (limit, spent) => `today's budget of ${limit} is spent (${spent} so far)`],
+  [
+    /^pruned: daily budget (\$[\d.]+) reached \((\$[\d.]+) spent today\)$/,
+    (limit, spent) => `today's budget of ${limit} is spent (${spent} so far)`,
+  ],
   [/^pruned: not above (.+) on the ladder \(a stronger model was asked for\)$/, (model) => `a model stronger than ${model} was asked for`],
 ];
 
@@ -139,7 +150,8 @@ function shareText(share: number): string {
  * without one, since "100%" would suggest a draw that never happened.
  */
 export function openerChoiceText(explore: boolean, propensity: number): string {
-  if (explore) return `Explored: tried first to learn how it does, which happens on ${shareText(propensity)} of such calls; the rest open with the usual first choice.`;
+  if (explore)
+    return `Explored: tried first to learn how it does, which happens on ${shareText(propensity)} of such calls; the rest open with the usual first choice.`;
   if (propensity >= 1) return 'The first choice for every such call (no exploration).';
   return `The usual first choice, taken on ${shareText(propensity)} of such calls; the other ${shareText(1 - propensity)} try another model to learn about it.`;
 }

@@ -19,7 +19,11 @@ function catalogless(): E2eCheck {
     name: 'with a keyed local llama.cpp server that has no model list, a Rung Auto question is answered by the panel model whose price the panel declares',
     async prepare(folder) {
       server = new WireServer()
-        .on('GET', '/v1/models', (response: ServerResponse) => void response.writeHead(404, { 'content-type': 'text/plain' }).end('File Not Found'))
+        .on(
+          'GET',
+          '/v1/models',
+          (response: ServerResponse) => void response.writeHead(404, { 'content-type': 'text/plain' }).end('File Not Found'),
+        )
         .on('POST', '/v1/chat/completions', serveBytes(fixtureBytes('openai/chat-normal.sse'), { every: 64 }));
       const url = await server.start();
       mkdirSync(join(folder, '.rung'), { recursive: true });
@@ -37,13 +41,18 @@ function catalogless(): E2eCheck {
         await page.locator('.statusbar-item', { hasText: 'Rung: no model reachable' }).first().waitFor({ timeout: TIMEOUT_MS });
         // As rung.e2e.ts opens a command with a quick input of its own: the palette lists it first (Rung is active).
         const listed = await workbench.paletteRows('Rung: Set Provider Key');
-        assert.ok(listed.some((row) => row.includes('Rung: Set Provider Key')), `the palette lists Rung: Set Provider Key: ${JSON.stringify(listed)}`);
+        assert.ok(
+          listed.some((row) => row.includes('Rung: Set Provider Key')),
+          `the palette lists Rung: Set Provider Key: ${JSON.stringify(listed)}`,
+        );
         await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
         await input.fill('>Rung: Set Provider Key');
         await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
         await page.keyboard.press('Enter');
-        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' }).waitFor({ timeout: TIMEOUT_MS });
+        await page
+          .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
+          .waitFor({ timeout: TIMEOUT_MS });
         await input.fill('llamacpp');
         await page.keyboard.press('Enter');
         await page.locator('.quick-input-widget .quick-input-title', { hasText: 'llamacpp key' }).waitFor();
@@ -53,12 +62,22 @@ function catalogless(): E2eCheck {
         await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: TIMEOUT_MS });
         await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: TIMEOUT_MS });
         await workbench.sendChat('Give me Paris as JSON');
-        await page.locator('.interactive-item-container.interactive-response', { hasText: 'Paris' }).first().waitFor({ timeout: TIMEOUT_MS });
+        await page
+          .locator('.interactive-item-container.interactive-response', { hasText: 'Paris' })
+          .first()
+          .waitFor({ timeout: TIMEOUT_MS });
         const asked = server.requests.map((request) => `${request.method} ${request.path}`);
         assert.ok(asked.includes('GET /v1/models'), `Rung asked for the catalog: ${JSON.stringify(asked)}`);
         assert.ok(asked.includes('POST /v1/chat/completions'), `the question reached the model: ${JSON.stringify(asked)}`);
-        const rows = readFileSync(join(workbench.folder, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { model: string; cost: number | null });
-        assert.deepEqual(rows.map((row) => row.model), ['local-model'], 'the answer is recorded as the panel model\'s');
+        const rows = readFileSync(join(workbench.folder, '.rung', 'decisions.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { model: string; cost: number | null });
+        assert.deepEqual(
+          rows.map((row) => row.model),
+          ['local-model'],
+          "the answer is recorded as the panel model's",
+        );
         await workbench.screenshot('catalogless-local-server-answered');
       } finally {
         await server.close();

@@ -58,7 +58,9 @@ async function setCloudKey(page: Page): Promise<void> {
   await input.fill('>Rung: Set Provider Key');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
   await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
+    .waitFor({ timeout: ANSWER_TIMEOUT_MS });
   await input.fill('cloud');
   await page.keyboard.press('Enter');
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
@@ -112,7 +114,12 @@ function retryWithStrongDown(): E2eCheck {
         await response.locator('a.action-label.codicon-refresh[aria-label="Retry"]').click();
         const said = await responseWith(page, 'cloud is unreachable');
         assert.ok(said.includes(`cloud is unreachable (connection refused at ${stopped}); asking the ladder as before`), said);
-        await page.locator('.interactive-item-container.interactive-response', { hasText: 'cloud is unreachable' }).last().getByText('Six times seven is 42.').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await page
+          .locator('.interactive-item-container.interactive-response', { hasText: 'cloud is unreachable' })
+          .last()
+          .getByText('Six times seven is 42.')
+          .first()
+          .waitFor({ timeout: ANSWER_TIMEOUT_MS });
         assert.doesNotMatch(said, /pruned|on the ladder \(|Error:/, `no router record, no stack: ${said}`);
         await page.locator('.statusbar-item', { hasText: 'cloud down' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
         await workbench.screenshot('daily-retry-strong-down');
@@ -142,7 +149,11 @@ function overBudget(): E2eCheck {
         await workbench.sendChat('@rung What is six times seven?');
         const response = page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42.' }).last();
         await response.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-        assert.equal(await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).count(), 0, 'no retry is offered that the budget would refuse');
+        assert.equal(
+          await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).count(),
+          0,
+          'no retry is offered that the budget would refuse',
+        );
         await workbench.screenshot('daily-over-budget');
       } finally {
         await providers.close();

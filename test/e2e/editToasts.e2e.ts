@@ -30,7 +30,15 @@ function ollama(): WireServer {
   const line = (content: string, done = false): string =>
     `${JSON.stringify({ model: MODEL, message: { role: 'assistant', content }, done, ...(done ? { done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 } : {}) })}\n`;
   return new WireServer()
-    .on('GET', '/api/tags', json({ models: [{ name: MODEL, model: MODEL, digest: 'sha256:0123456789abcdef', size: 1, details: { family: 'tiny', parameter_size: '1.1B' } }] }))
+    .on(
+      'GET',
+      '/api/tags',
+      json({
+        models: [
+          { name: MODEL, model: MODEL, digest: 'sha256:0123456789abcdef', size: 1, details: { family: 'tiny', parameter_size: '1.1B' } },
+        ],
+      }),
+    )
     .on('POST', '/api/chat', (response: ServerResponse) => {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
       response.write(line('```ts\nexport const answer = 42;\n```\n'));
@@ -62,7 +70,10 @@ async function editByKey(page: Page, workbench: Workbench, name: string) {
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Edit Selection' }).waitFor({ timeout: TIMEOUT_MS });
   await page.keyboard.type('make the answer 42');
   await page.keyboard.press('Enter');
-  return workbench.waitForNotification(`Accept applies the edit to ${name} and counts as a pass for ${MODEL} in its edit/typescript rating; Reject counts as a failed answer for it.`, TIMEOUT_MS);
+  return workbench.waitForNotification(
+    `Accept applies the edit to ${name} and counts as a pass for ${MODEL} in its edit/typescript rating; Reject counts as a failed answer for it.`,
+    TIMEOUT_MS,
+  );
 }
 
 function lateClicks(): E2eCheck {
@@ -74,7 +85,11 @@ function lateClicks(): E2eCheck {
       server = ollama();
       const url = await server.start();
       mkdirSync(join(folder, '.rung'), { recursive: true });
-      const panel = { models: [{ slug: MODEL, provider: 'ollama', role: 'base', context: 32768 }], routing: { explore: 0 }, providers: { ollama: { kind: 'ollama', baseUrl: url } } };
+      const panel = {
+        models: [{ slug: MODEL, provider: 'ollama', role: 'base', context: 32768 }],
+        routing: { explore: 0 },
+        providers: { ollama: { kind: 'ollama', baseUrl: url } },
+      };
       writeFileSync(join(folder, '.rung', 'panel.json'), `${JSON.stringify(panel, null, 2)}\n`);
       for (const name of ['first', 'second', 'third']) writeFileSync(join(folder, 'src', `${name}.ts`), 'export const answer = 41;\n');
     },
@@ -86,23 +101,41 @@ function lateClicks(): E2eCheck {
         const first = await editByKey(page, workbench, 'first.ts');
         await workbench.screenshot('edit-toast-says-what-counts');
         await press(page, ACCEPT_KEYS);
-        await page.locator('.statusbar-item', { hasText: `applied ${MODEL}'s edit to first.ts; counted as a pass` }).first().waitFor({ timeout: TIMEOUT_MS });
-        await eventually(async () => readFileSync(join(workbench.folder, 'src', 'first.ts'), 'utf8').includes('42') || (await page.locator('.tab.dirty', { hasText: 'first.ts' }).count()) > 0, 'the accepted edit is in first.ts');
+        await page
+          .locator('.statusbar-item', { hasText: `applied ${MODEL}'s edit to first.ts; counted as a pass` })
+          .first()
+          .waitFor({ timeout: TIMEOUT_MS });
+        await eventually(
+          async () =>
+            readFileSync(join(workbench.folder, 'src', 'first.ts'), 'utf8').includes('42') ||
+            (await page.locator('.tab.dirty', { hasText: 'first.ts' }).count()) > 0,
+          'the accepted edit is in first.ts',
+        );
         await workbench.screenshot('edit-accepted-by-keybinding');
         await first.getByRole('button', { name: 'Accept' }).click();
-        await workbench.waitForNotification(`${MODEL}'s edit to first.ts was already accepted (counted as a pass); this button does nothing now.`);
+        await workbench.waitForNotification(
+          `${MODEL}'s edit to first.ts was already accepted (counted as a pass); this button does nothing now.`,
+        );
         await workbench.screenshot('edit-toast-clicked-after-accept');
 
         const second = await editByKey(page, workbench, 'second.ts');
         await editByKey(page, workbench, 'third.ts');
         await second.getByRole('button', { name: 'Reject' }).click();
-        await workbench.waitForNotification(`a newer edit replaced ${MODEL}'s edit to second.ts before it was accepted or rejected; it counts neither way.`);
+        await workbench.waitForNotification(
+          `a newer edit replaced ${MODEL}'s edit to second.ts before it was accepted or rejected; it counts neither way.`,
+        );
         await press(page, REJECT_KEYS);
-        await page.locator('.statusbar-item', { hasText: `rejected ${MODEL}'s edit to third.ts; counted as a failed answer` }).first().waitFor({ timeout: TIMEOUT_MS });
+        await page
+          .locator('.statusbar-item', { hasText: `rejected ${MODEL}'s edit to third.ts; counted as a failed answer` })
+          .first()
+          .waitFor({ timeout: TIMEOUT_MS });
         await workbench.screenshot('edit-replaced-toast-and-rejected-by-keybinding');
 
         // What the log kept: the accepted edit passed, the rejected one failed, the replaced one neither.
-        await eventually(async () => decisionRows(workbench.folder).filter((row) => row.final).length >= 2, 'the two settled verdicts are in the decision log');
+        await eventually(
+          async () => decisionRows(workbench.folder).filter((row) => row.final).length >= 2,
+          'the two settled verdicts are in the decision log',
+        );
         const rows = decisionRows(workbench.folder);
         const calls = [...new Set(rows.filter((row) => row.class === 'edit').map((row) => row.call))];
         assert.equal(calls.length, 3, `three edit calls: ${JSON.stringify(rows.map((row) => [row.call, row.verdict, row.final]))}`);

@@ -34,7 +34,11 @@ function contents(folder: string): Record<string, string> {
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
     const path = join(entry.parentPath, entry.name);
     const name = path.slice(folder.length + 1);
-    found[name] = entry.isFile() ? createHash('sha256').update(readFileSync(path)).digest('hex') : entry.isSymbolicLink() ? 'link' : 'folder';
+    found[name] = entry.isFile()
+      ? createHash('sha256').update(readFileSync(path)).digest('hex')
+      : entry.isSymbolicLink()
+        ? 'link'
+        : 'folder';
   }
   return found;
 }
@@ -47,7 +51,11 @@ function panelText(...more: Record<string, unknown>[]): string {
 /** Runs a Rung command from the palette and checks that the window answered within {@link RESPONSIVE_MS}. */
 async function answers(page: Page, workbench: Workbench): Promise<number> {
   const started = performance.now();
-  await workbench.runCommandUntil('Rung: Show Log', page.locator('.part.panel').getByText('the log was asked for (Rung: Show Log)').first(), RESPONSIVE_MS);
+  await workbench.runCommandUntil(
+    'Rung: Show Log',
+    page.locator('.part.panel').getByText('the log was asked for (Rung: Show Log)').first(),
+    RESPONSIVE_MS,
+  );
   return performance.now() - started;
 }
 
@@ -85,7 +93,7 @@ function linkedRungFolder(): E2eCheck {
       elsewhere = join(folder, '..', `${basename(folder)}-elsewhere`);
       mkdirSync(elsewhere, { recursive: true });
       writeFileSync(join(elsewhere, 'panel.json'), panelText());
-      writeFileSync(join(elsewhere, 'decisions.jsonl'), '# not a decision log: a file of the user\'s that a link points at\n');
+      writeFileSync(join(elsewhere, 'decisions.jsonl'), "# not a decision log: a file of the user's that a link points at\n");
       symlinkSync(elsewhere, join(folder, '.rung'));
       before = contents(elsewhere);
     },
@@ -93,14 +101,26 @@ function linkedRungFolder(): E2eCheck {
       await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: TIMEOUT_MS });
       const toast = await workbench.waitForNotification('panel.json is invalid', TIMEOUT_MS);
       const said = ((await toast.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(said, /its folder \S+\/\.rung is a symbolic link to \S+-elsewhere, and Rung does not follow a link for a panel file in the workspace/, said);
+      assert.match(
+        said,
+        /its folder \S+\/\.rung is a symbolic link to \S+-elsewhere, and Rung does not follow a link for a panel file in the workspace/,
+        said,
+      );
       await workbench.screenshot('untrusted-linked-rung-folder');
       // The toast's way to the file shows it in the Explorer: opening it would open the linked folder's file.
-      assert.equal(await toast.getByRole('button', { name: 'Open Panel File' }).count(), 0, 'the toast offers to open the linked panel file');
+      assert.equal(
+        await toast.getByRole('button', { name: 'Open Panel File' }).count(),
+        0,
+        'the toast offers to open the linked panel file',
+      );
       await toast.getByRole('button', { name: 'Show in Explorer' }).click();
       await page.locator('.explorer-viewlet').first().waitFor({ timeout: TIMEOUT_MS });
       await page.waitForTimeout(1_000);
-      assert.equal(await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).count(), 0, 'an editor opened the linked panel file');
+      assert.equal(
+        await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).count(),
+        0,
+        'an editor opened the linked panel file',
+      );
       const tookMs = await answers(page, workbench);
       console.log(`        (Rung: Show Log answered in ${Math.round(tookMs)} ms)`);
       assert.deepEqual(contents(elsewhere), before, 'the folder the link points at is as it was');
@@ -120,11 +140,16 @@ function craftedLedgerAndFreeModel(): E2eCheck {
       const SQL = await loadSqlJs({ wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
       const db = new SQL.Database();
       db.run(`PRAGMA application_id = ${RUNG_APPLICATION_ID}`);
-      db.run("CREATE VIEW meta(key, value) AS WITH RECURSIVE forever(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM forever) SELECT 'schema_version', n FROM forever");
+      db.run(
+        "CREATE VIEW meta(key, value) AS WITH RECURSIVE forever(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM forever) SELECT 'schema_version', n FROM forever",
+      );
       ledger = join(rung, 'ledger.sqlite');
       writeFileSync(ledger, db.export());
       db.close();
-      writeFileSync(join(rung, 'panel.json'), panelText({ slug: PAID_MODEL, provider: 'openrouter', role: 'top', price: { input: 0, output: 0 } }));
+      writeFileSync(
+        join(rung, 'panel.json'),
+        panelText({ slug: PAID_MODEL, provider: 'openrouter', role: 'top', price: { input: 0, output: 0 } }),
+      );
       before = contents(rung);
     },
     async run(page, workbench) {
@@ -132,7 +157,13 @@ function craftedLedgerAndFreeModel(): E2eCheck {
       const tookMs = await answers(page, workbench);
       console.log(`        (Rung: Show Log answered in ${Math.round(tookMs)} ms)`);
       const price = await logLines(page, 'untrusted workspace');
-      assert.match(price, new RegExp(`untrusted workspace: the panel file's models are used, but not the price of ${PAID_MODEL.replace('/', '\\/')}: prices come from the providers' catalogs`), price);
+      assert.match(
+        price,
+        new RegExp(
+          `untrusted workspace: the panel file's models are used, but not the price of ${PAID_MODEL.replace('/', '\\/')}: prices come from the providers' catalogs`,
+        ),
+        price,
+      );
       const opened = await logLines(page, 'opening the session');
       assert.match(opened, /ledger \S+\/workspaceStorage\/\S+\/ledger\.sqlite/, opened);
       assert.ok(!opened.includes(`${workbench.folder}/.rung/ledger.sqlite`), `the session opened the folder's ledger: ${opened}`);

@@ -26,7 +26,9 @@ function manifest(): { keybindings: Keybinding[]; titles: Map<string, string> } 
   const parsed = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as {
     contributes: { keybindings: Keybinding[]; commands: { command: string; title: string; category?: string }[] };
   };
-  const titles = new Map(parsed.contributes.commands.map((entry) => [entry.command, entry.category ? `${entry.category}: ${entry.title}` : entry.title]));
+  const titles = new Map(
+    parsed.contributes.commands.map((entry) => [entry.command, entry.category ? `${entry.category}: ${entry.title}` : entry.title]),
+  );
   return { keybindings: parsed.contributes.keybindings, titles };
 }
 
@@ -38,7 +40,7 @@ async function rowsFor(page: Page, key: string): Promise<string[]> {
   const rows = page.locator('.keybindings-editor .monaco-list-row');
   // The list filters as the search changes: wait until it has settled on this key.
   let last = '';
-  for (let stable = 0; stable < 3; ) {
+  for (let stable = 0; stable < 3;) {
     await page.waitForTimeout(300);
     const now = (await rows.allTextContents()).join('\n');
     stable = now === last ? stable + 1 : 0;

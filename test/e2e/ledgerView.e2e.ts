@@ -43,7 +43,12 @@ function ledgerFrame(page: Page): FrameLocator {
  * known reason), and a ledger where the cheap model is past the gate of 8 in `plan` and the cloud model
  * is still on its prior.
  */
-async function seedWorkspace(folder: string, rows: number, panel: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<number> {
+async function seedWorkspace(
+  folder: string,
+  rows: number,
+  panel: Record<string, unknown>,
+  settings: Record<string, unknown> = {},
+): Promise<number> {
   const rung = join(folder, '.rung');
   mkdirSync(rung, { recursive: true });
   writeFileSync(join(rung, 'panel.json'), JSON.stringify(panel, null, 2));
@@ -51,11 +56,18 @@ async function seedWorkspace(folder: string, rows: number, panel: Record<string,
   const seeded = seedDecisionRows(rows, now - 60_000, 7, PANEL_MODELS, SEEDED_CLASSES);
   // The newest call is the one on screen first: give it the pruned rung the checks look for.
   const newest = seeded[seeded.length - 1];
-  if (newest) for (const row of seeded.filter((candidate) => candidate.call === newest.call)) row.pruned = [{ model: 'qwen3:14b', reason: PRUNE_REASON }];
+  if (newest)
+    for (const row of seeded.filter((candidate) => candidate.call === newest.call))
+      row.pruned = [{ model: 'qwen3:14b', reason: PRUNE_REASON }];
   const ledgerPath = join(rung, 'ledger.sqlite');
   writeDecisionLog(decisionLogPath(ledgerPath), seeded);
-  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
-  for (let index = 0; index < 12; index++) ledger.observe([{ model: CHEAP_MODEL, classKey: 'plan', success: index % 3 === 0, at: now - 1_000 + index }]);
+  const ledger = await WorkspaceLedger.open({
+    path: ledgerPath,
+    clock: { now: () => now },
+    wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm'),
+  });
+  for (let index = 0; index < 12; index++)
+    ledger.observe([{ model: CHEAP_MODEL, classKey: 'plan', success: index % 3 === 0, at: now - 1_000 + index }]);
   for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_MODEL, classKey: 'plan', success: true, at: now - 500 + index }]);
   await ledger.close();
   mkdirSync(join(folder, '.vscode'), { recursive: true });
@@ -102,17 +114,31 @@ async function assertSeededContent(frame: FrameLocator, rows: number): Promise<v
   assert.ok(shownRows > 0 && shownRows <= 50, `the page held ${shownRows} rows, not one page`);
   const first = frame.locator('ol.calls > li').first();
   assert.equal(await first.locator('details').getAttribute('open'), '', 'the newest call is open');
-  assert.ok(await first.locator('.rung.pruned', { hasText: `pruned: ${PRUNE_REASON}` }).isVisible(), 'the pruned rung and its reason are on screen');
+  assert.ok(
+    await first.locator('.rung.pruned', { hasText: `pruned: ${PRUNE_REASON}` }).isVisible(),
+    'the pruned rung and its reason are on screen',
+  );
   assert.ok((await first.locator('.rung.tried').count()) >= 1, 'the ladder shows an attempted rung');
   // The router's reason in words, its logged wording on hover.
   const why = frame.locator('p.facts .why[title^="measured 11/14 success class="]').first();
   assert.match((await why.textContent())?.trim() ?? '', /^Why the opener: 11 of 14 graded answers passed in \S+\.$/);
   const ratings = frame.locator('section.ratings');
   await ratings.locator('tr', { hasText: CHEAP_MODEL }).first().waitFor();
-  assert.equal(await ratings.locator('meter[aria-label="12 graded, past the gate of 8"]').count(), 1, 'the measured model is past the gate');
-  assert.equal(await ratings.locator('meter[aria-label="3/8 graded, still on its prior"]').count(), 1, 'the model below the gate is on its prior');
+  assert.equal(
+    await ratings.locator('meter[aria-label="12 graded, past the gate of 8"]').count(),
+    1,
+    'the measured model is past the gate',
+  );
+  assert.equal(
+    await ratings.locator('meter[aria-label="3/8 graded, still on its prior"]').count(),
+    1,
+    'the model below the gate is on its prior',
+  );
   const spend = frame.locator('section.spend');
-  assert.match(await spend.innerText(), new RegExp(`The same calls on ${CLOUD_MODEL.replace('/', '\\/')} would have cost about \\$[\\d.]+ \\(an estimate`));
+  assert.match(
+    await spend.innerText(),
+    new RegExp(`The same calls on ${CLOUD_MODEL.replace('/', '\\/')} would have cost about \\$[\\d.]+ \\(an estimate`),
+  );
   assert.ok((await spend.locator('svg.chart rect.bar').count()) > 0, 'the spend chart has bars');
 }
 
@@ -137,14 +163,27 @@ async function seedLongNames(folder: string): Promise<void> {
   const rung = join(folder, '.rung');
   mkdirSync(rung, { recursive: true });
   const panel = offlinePanel as { models: Record<string, unknown>[] };
-  const models = [...panel.models, ...LONG_MODELS.filter((model) => model.provider === 'cloud').map((model) => ({ slug: model.slug, provider: 'cloud', role: 'top', price: model.price }))];
+  const models = [
+    ...panel.models,
+    ...LONG_MODELS.filter((model) => model.provider === 'cloud').map((model) => ({
+      slug: model.slug,
+      provider: 'cloud',
+      role: 'top',
+      price: model.price,
+    })),
+  ];
   writeFileSync(join(rung, 'panel.json'), JSON.stringify({ ...offlinePanel, models }, null, 2));
   const now = Date.now();
   const ledgerPath = join(rung, 'ledger.sqlite');
   writeDecisionLog(decisionLogPath(ledgerPath), seedDecisionRows(20, now - 60_000, 3, LONG_MODELS, ['edit/typescript']));
-  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+  const ledger = await WorkspaceLedger.open({
+    path: ledgerPath,
+    clock: { now: () => now },
+    wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm'),
+  });
   LONG_MODELS.forEach((model, place) => {
-    for (let index = 0; index < 10; index++) ledger.observe([{ model: model.slug, classKey: 'edit/typescript', success: index % (place + 2) !== 0, at: now - 1_000 + index }]);
+    for (let index = 0; index < 10; index++)
+      ledger.observe([{ model: model.slug, classKey: 'edit/typescript', success: index % (place + 2) !== 0, at: now - 1_000 + index }]);
   });
   await ledger.close();
   mkdirSync(join(folder, '.vscode'), { recursive: true });
@@ -166,10 +205,15 @@ async function seedOneShape(folder: string): Promise<void> {
   const now = Date.now();
   const ledgerPath = join(rung, 'ledger.sqlite');
   writeDecisionLog(decisionLogPath(ledgerPath), seedDecisionRows(10, now - 60_000, 3, PANEL_MODELS, ['edit/typescript']));
-  const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+  const ledger = await WorkspaceLedger.open({
+    path: ledgerPath,
+    clock: { now: () => now },
+    wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm'),
+  });
   ledger.alias(CLOUD_MODEL, CLOUD_SNAPSHOT);
   for (const classKey of ['edit/typescript', 'edit']) {
-    for (let index = 0; index < 9; index++) ledger.observe([{ model: CHEAP_MODEL, classKey, success: index % 3 !== 0, at: now - 1_000 + index }]);
+    for (let index = 0; index < 9; index++)
+      ledger.observe([{ model: CHEAP_MODEL, classKey, success: index % 3 !== 0, at: now - 1_000 + index }]);
     for (let index = 0; index < 3; index++) ledger.observe([{ model: CLOUD_SNAPSHOT, classKey, success: true, at: now - 500 + index }]);
   }
   await ledger.close();
@@ -199,7 +243,8 @@ async function ratingLayout(frame: FrameLocator): Promise<{ model: string; split
         }
       }
       for (let index = 1; index < tops.length; index++) {
-        if (tops[index] !== tops[index - 1] && !/[/\-.:_]/.test(text[index - 1] ?? '')) splitPieces.push(`${text.slice(Math.max(0, index - 6), index)}|${text.slice(index, index + 6)}`);
+        if (tops[index] !== tops[index - 1] && !/[/\-.:_]/.test(text[index - 1] ?? ''))
+          splitPieces.push(`${text.slice(Math.max(0, index - 6), index)}|${text.slice(index, index + 6)}`);
       }
       const scroller = row.closest('.table-scroll') ?? document.documentElement;
       const box = scroller.getBoundingClientRect();
@@ -227,7 +272,8 @@ const offlinePanel = fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'htt
 const checks: E2eCheck[] = [
   {
     name: 'the ledger panel opens on 100k recorded decisions showing one page of them, the ratings against the gate of 8, the spend, and a pruned rung with its reason',
-    prepare: async (folder) => void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' })),
+    prepare: async (folder) =>
+      void seededRows.set('large', await seedWorkspace(folder, 100_000, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' })),
     async run(page, workbench) {
       // Timed from an open session, so the figure is the panel's and not the session's start.
       await page.locator('.part.statusbar', { hasText: /today \$/ }).waitFor({ timeout: PANEL_TIMEOUT_MS });
@@ -237,13 +283,17 @@ const checks: E2eCheck[] = [
       assert.ok(total >= 100_000, `the log held ${total} rows`);
       await assertSeededContent(frame, total);
       mkdirSync(join(repositoryRoot(), 'test-results'), { recursive: true });
-      writeFileSync(join(repositoryRoot(), 'test-results/panel-first-paint.json'), JSON.stringify({ decisions: total, firstPaintMs: Math.round(firstPaintMs) }, null, 2));
+      writeFileSync(
+        join(repositoryRoot(), 'test-results/panel-first-paint.json'),
+        JSON.stringify({ decisions: total, firstPaintMs: Math.round(firstPaintMs) }, null, 2),
+      );
       await workbench.screenshot('ledger-panel-dark');
     },
   },
   {
     name: 'the ledger panel reads in a light theme',
-    prepare: async (folder) => void seededRows.set('light', await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default Light Modern' })),
+    prepare: async (folder) =>
+      void seededRows.set('light', await seedWorkspace(folder, 40, offlinePanel, { 'workbench.colorTheme': 'Default Light Modern' })),
     async run(page, workbench) {
       const { frame } = await openLedger(page, workbench);
       await widen(workbench);
@@ -295,17 +345,27 @@ const checks: E2eCheck[] = [
         labels.push(label);
         assert.ok((await call.locator('.verdict-fail').count()) > 0, `a call on the page of failures has a failure: "${label}"`);
       }
-      assert.ok(labels.some((label) => /: pass on .+ after [2-9]\d* attempts/.test(label)), `a call that failed a rung and passed the next is on the page whole: ${JSON.stringify(labels)}`);
+      assert.ok(
+        labels.some((label) => /: pass on .+ after [2-9]\d* attempts/.test(label)),
+        `a call that failed a rung and passed the next is on the page whole: ${JSON.stringify(labels)}`,
+      );
       // The filter survives the panel being reloaded (its state is the webview's own).
       await workbench.runCommand('Developer: Reload Webviews');
       await ledgerFrame(page).locator('#filter-verdict').waitFor({ timeout: PANEL_TIMEOUT_MS });
-      await eventually(async () => (await ledgerFrame(page).locator('#filter-verdict').inputValue()) === 'fail', 'the verdict filter reads "fail" after the reload');
+      await eventually(
+        async () => (await ledgerFrame(page).locator('#filter-verdict').inputValue()) === 'fail',
+        'the verdict filter reads "fail" after the reload',
+      );
       const first = ledgerFrame(page).locator('ol.calls summary').first();
       if ((await first.count()) > 0) {
         await first.focus();
         await page.keyboard.press('ArrowDown');
         await eventually(
-          () => ledgerFrame(page).locator('ol.calls summary').nth(1).evaluate((element) => element === document.activeElement),
+          () =>
+            ledgerFrame(page)
+              .locator('ol.calls summary')
+              .nth(1)
+              .evaluate((element) => element === document.activeElement),
           'ArrowDown moves to the next call',
           PANEL_TIMEOUT_MS,
         );
@@ -321,14 +381,20 @@ const checks: E2eCheck[] = [
       await widen(workbench);
       const ratings = frame.locator('section.ratings');
       await ratings.locator('tbody th', { hasText: CHEAP_MODEL }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
-      const headings = await ratings.locator('h3').evaluateAll((elements) => elements.map((element) => element.firstChild?.textContent ?? ''));
+      const headings = await ratings
+        .locator('h3')
+        .evaluateAll((elements) => elements.map((element) => element.firstChild?.textContent ?? ''));
       assert.deepEqual(headings, ['edit = edit/typescript'], 'edit and edit/typescript hold the same rows: one table');
       assert.equal(await ratings.locator('table').count(), 1);
       await ratings.getByText('Every graded edit call so far was edit/typescript, so both keys hold these same ratings.').waitFor();
       // The cloud model's rating is keyed by its snapshot in the ledger; on screen it has the one name the ladder and the picker use.
       await ratings.locator('tbody th', { hasText: CLOUD_MODEL }).first().waitFor();
       assert.equal(await ratings.getByText('2026-01-01').count(), 0, 'the snapshot name is not shown as a second name');
-      assert.equal(await ratings.getByRole('button', { name: 'Reset every rating at edit/typescript' }).count(), 1, 'the folded key can still be reset');
+      assert.equal(
+        await ratings.getByRole('button', { name: 'Reset every rating at edit/typescript' }).count(),
+        1,
+        'the folded key can still be reset',
+      );
       await ratings.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-one-shape');
     },
@@ -342,7 +408,8 @@ const checks: E2eCheck[] = [
       // Explorer closed, Chat view left open (this check is about it): the panel lays out in two columns and the ratings sit in the narrow one.
       await workbench.runCommand('View: Close Primary Side Bar');
       const ratings = frame.locator('section.ratings');
-      for (const model of LONG_MODELS) await ratings.locator('tbody th', { hasText: model.slug }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
+      for (const model of LONG_MODELS)
+        await ratings.locator('tbody th', { hasText: model.slug }).first().waitFor({ timeout: PANEL_TIMEOUT_MS });
       const width = await frame.locator('section.ratings').evaluate((element) => Math.round(element.getBoundingClientRect().width));
       await ratings.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-narrow-ratings');
@@ -363,10 +430,24 @@ const checks: E2eCheck[] = [
       // As an older Rung, another tool or a team member could have written it: neither field bounded.
       const [row] = seedDecisionRows(1, Date.now(), 9, [PANEL_MODELS[1] as SeedModel], ['plan']);
       assert.ok(row, 'a row was seeded');
-      const huge: DecisionRow = { ...row, at: Date.now(), call: 'c-huge', rung: 0, candidates: [CLOUD_MODEL], verdict: 'provider-error', verdictReason: `provider-error: HTTP 500 ${'E'.repeat(HUGE_ERROR_CHARS - 25)}`, resolved: LONG_MODEL_ID, final: false };
+      const huge: DecisionRow = {
+        ...row,
+        at: Date.now(),
+        call: 'c-huge',
+        rung: 0,
+        candidates: [CLOUD_MODEL],
+        verdict: 'provider-error',
+        verdictReason: `provider-error: HTTP 500 ${'E'.repeat(HUGE_ERROR_CHARS - 25)}`,
+        resolved: LONG_MODEL_ID,
+        final: false,
+      };
       appendFileSync(join(folder, '.rung', 'decisions.jsonl'), `${JSON.stringify(huge)}\n`);
       const now = Date.now();
-      const ledger = await WorkspaceLedger.open({ path: join(folder, '.rung', 'ledger.sqlite'), clock: { now: () => now }, wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+      const ledger = await WorkspaceLedger.open({
+        path: join(folder, '.rung', 'ledger.sqlite'),
+        clock: { now: () => now },
+        wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm'),
+      });
       ledger.observe([{ model: LONG_MODEL_ID, classKey: 'plan', success: true, at: now }]);
       await ledger.close();
     },
@@ -377,22 +458,32 @@ const checks: E2eCheck[] = [
       const reason = call.locator('.reason', { hasText: 'HTTP 500' }).first();
       await reason.waitFor({ timeout: PANEL_TIMEOUT_MS });
       assert.match(await reason.innerText(), new RegExp(`EEEE… \\[truncated, ${HUGE_ERROR_CHARS.toLocaleString('en')} characters\\]$`));
-      assert.match(await call.locator('.resolved').first().innerText(), /^served by vendor\/mmmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s);
+      assert.match(
+        await call.locator('.resolved').first().innerText(),
+        /^served by vendor\/mmmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s,
+      );
       const rating = frame.locator('section.ratings tbody th', { hasText: '[truncated, 600 characters' }).first();
       await rating.waitFor({ timeout: PANEL_TIMEOUT_MS });
       assert.ok((await frame.locator('section.ratings tbody tr').count()) >= 3, 'the other ratings are there too');
-      const overflow = await frame.locator('body').evaluate((body) => body.ownerDocument.documentElement.scrollWidth - body.ownerDocument.documentElement.clientWidth);
+      const overflow = await frame
+        .locator('body')
+        .evaluate((body) => body.ownerDocument.documentElement.scrollWidth - body.ownerDocument.documentElement.clientWidth);
       assert.ok(overflow <= 0, `the page is ${overflow}px wider than the view: an unbroken text ran past it`);
       await call.scrollIntoViewIfNeeded();
       await workbench.screenshot('ledger-panel-huge-error-long-model');
     },
   },
   {
-    name: 'calls a replay wrote into the workspace\'s decision log are labelled as a replay of their policy',
+    name: "calls a replay wrote into the workspace's decision log are labelled as a replay of their policy",
     async prepare(folder) {
       await seedWorkspace(folder, 10, offlinePanel, { 'workbench.colorTheme': 'Default Dark Modern' });
       // As `rung replay --ledger .rung/ledger.sqlite --policy open=…` appends them: on the simulated clock.
-      const replayed = seedDecisionRows(4, Date.UTC(2026, 0, 1), 5, PANEL_MODELS, ['plan']).map((row) => ({ ...row, call: `replay-1a2b3c4d/${row.call}`, source: 'replay', policy: `open=${CHEAP_MODEL}` }));
+      const replayed = seedDecisionRows(4, Date.UTC(2026, 0, 1), 5, PANEL_MODELS, ['plan']).map((row) => ({
+        ...row,
+        call: `replay-1a2b3c4d/${row.call}`,
+        source: 'replay',
+        policy: `open=${CHEAP_MODEL}`,
+      }));
       appendFileSync(join(folder, '.rung', 'decisions.jsonl'), replayed.map((row) => `${JSON.stringify(row)}\n`).join(''));
     },
     async run(page, workbench) {
@@ -417,7 +508,16 @@ const checks: E2eCheck[] = [
       const oldest = rows.filter((row) => row.call === rows[0]?.call);
       const last = oldest.at(-1) as DecisionRow;
       settledCall = { call: last.call, attempts: oldest.length };
-      const verdict: DecisionRow = { ...last, at: Date.now(), verdict: 'fail', verdictReason: SETTLED_REASON, final: true, pruned: [], candidates: [], escalation: [] };
+      const verdict: DecisionRow = {
+        ...last,
+        at: Date.now(),
+        verdict: 'fail',
+        verdictReason: SETTLED_REASON,
+        final: true,
+        pruned: [],
+        candidates: [],
+        escalation: [],
+      };
       appendFileSync(log, `${JSON.stringify(verdict)}\n`);
     },
     async run(page, workbench) {
@@ -428,17 +528,33 @@ const checks: E2eCheck[] = [
       const newest = await summaries.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? ''));
       assert.ok(newest.length > 0, 'the newest page lists calls');
       for (const label of newest) assert.doesNotMatch(label, /after 0 attempts/, 'no call on the newest page is a verdict on its own');
-      assert.equal(await frame.locator('ol.calls .verdict', { hasText: 'settled later' }).count(), 0, 'the settled call is not on the newest page');
+      assert.equal(
+        await frame.locator('ol.calls .verdict', { hasText: 'settled later' }).count(),
+        0,
+        'the settled call is not on the newest page',
+      );
       const first = await frame.locator('#page-summary').innerText();
       await frame.getByRole('button', { name: 'Show older decisions' }).click();
       await frame.locator('#page-summary').filter({ hasNotText: first }).waitFor({ timeout: PANEL_TIMEOUT_MS });
       const badge = frame.locator('ol.calls summary .verdict', { hasText: 'fail (settled later)' });
-      await eventually(async () => (await badge.count()) === 1, 'the older page holds the settled call once, marked settled later', PANEL_TIMEOUT_MS);
+      await eventually(
+        async () => (await badge.count()) === 1,
+        'the older page holds the settled call once, marked settled later',
+        PANEL_TIMEOUT_MS,
+      );
       const call = frame.locator('ol.calls > li', { has: frame.locator('summary .verdict', { hasText: 'fail (settled later)' }) });
       const label = (await call.locator('summary').getAttribute('aria-label')) ?? '';
-      assert.match(label, new RegExp(`: fail on .+ after ${settled.attempts} attempt`), `the settled call keeps its ${settled.attempts} attempt(s): "${label}"`);
+      assert.match(
+        label,
+        new RegExp(`: fail on .+ after ${settled.attempts} attempt`),
+        `the settled call keeps its ${settled.attempts} attempt(s): "${label}"`,
+      );
       // Routed first of the seeded calls, it is the last call of the older page.
-      assert.equal(await frame.locator('ol.calls > li').last().locator('summary .verdict', { hasText: 'settled later' }).count(), 1, 'the settled call sits where it was routed, oldest on its page');
+      assert.equal(
+        await frame.locator('ol.calls > li').last().locator('summary .verdict', { hasText: 'settled later' }).count(),
+        1,
+        'the settled call sits where it was routed, oldest on its page',
+      );
       await call.locator('summary').click();
       assert.match(await call.locator('p.facts').innerText(), new RegExp(`Settled later: fail \\(${SETTLED_REASON}\\)`));
       await call.scrollIntoViewIfNeeded();

@@ -26,7 +26,16 @@ function settings(folder: string, ollamaHost: string): void {
 function recordedOllama(): WireServer {
   const shown: Record<string, string> = { 'smollm2:1.7b': 'show-smollm2-1.7b.json', 'dolphin3:8b': 'show-dolphin3-8b.json' };
   return new WireServer()
-    .on('GET', '/api/tags', json({ models: [{ name: 'dolphin3:8b', details: { parameter_size: '8.0B' } }, { name: 'smollm2:1.7b', details: { parameter_size: '1.7B' } }] }))
+    .on(
+      'GET',
+      '/api/tags',
+      json({
+        models: [
+          { name: 'dolphin3:8b', details: { parameter_size: '8.0B' } },
+          { name: 'smollm2:1.7b', details: { parameter_size: '1.7B' } },
+        ],
+      }),
+    )
     .on('POST', '/api/show', (response: ServerResponse, request: SeenRequest) => {
       const name = shown[(JSON.parse(request.body) as { model: string }).model];
       if (name === undefined) response.writeHead(404).end('{"error":"model not found"}');
@@ -82,7 +91,7 @@ const MISSPELT_PANEL = `{
 
 function misspeltKey(): E2eCheck {
   return {
-    name: 'installed, with a misspelt key in .rung/panel.json, Rung\'s toast says where it is and what it meant, opens the file there, and the editor underlines the key from the panel\'s JSON Schema',
+    name: "installed, with a misspelt key in .rung/panel.json, Rung's toast says where it is and what it meant, opens the file there, and the editor underlines the key from the panel's JSON Schema",
     installed: true,
     prepare(folder) {
       // Port 9 (discard) refuses on 127.0.0.1: no Ollama answers there, whatever runs on this machine.

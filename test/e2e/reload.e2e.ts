@@ -66,7 +66,13 @@ async function startSlowOllama(): Promise<SlowOllama> {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'GET' && path === '/api/tags') {
-      const models = [QUICK_MODEL, SLOW_MODEL].map((name) => ({ name, model: name, digest: `sha256:${name.length}0123456789abcdef`, size: 1, details: { family: 'tiny', parameter_size: '1.1B' } }));
+      const models = [QUICK_MODEL, SLOW_MODEL].map((name) => ({
+        name,
+        model: name,
+        digest: `sha256:${name.length}0123456789abcdef`,
+        size: 1,
+        details: { family: 'tiny', parameter_size: '1.1B' },
+      }));
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ models }));
       return;
     }
@@ -107,7 +113,10 @@ async function startSlowOllama(): Promise<SlowOllama> {
 async function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not happen within ${WAIT_MS} ms`)), WAIT_MS)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not happen within ${WAIT_MS} ms`)), WAIT_MS))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -188,8 +197,13 @@ function reloadMidCall(dropGoodbye: boolean): E2eCheck {
         // Cut: the old host ended with the page, and its deactivate landed the call as interrupted on
         // its second rung. Outlived: the old host kept the call, which ran to its passing end there.
         const outlived = sent >= SLOW_LINES;
-        if (dropGoodbye) assert.ok(outlived, `without the page's goodbye the old extension host kept the call (the answer closed after ${sent} of ${SLOW_LINES} lines)`);
-        else if (outlived) console.log(`        (the old extension host outlived the reload: the slow answer ran to its end, ${sent} lines)`);
+        if (dropGoodbye)
+          assert.ok(
+            outlived,
+            `without the page's goodbye the old extension host kept the call (the answer closed after ${sent} of ${SLOW_LINES} lines)`,
+          );
+        else if (outlived)
+          console.log(`        (the old extension host outlived the reload: the slow answer ran to its end, ${sent} lines)`);
         await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: WAIT_MS });
         await workbench.screenshot(`reload-mid-call${dropGoodbye ? '-goodbye-lost' : ''}-after`);
 
@@ -202,31 +216,50 @@ function reloadMidCall(dropGoodbye: boolean): E2eCheck {
         if (outlived) {
           // The outliving host lands its last row and observation on its own once-a-second timers; if
           // they never agree, the assertions below say how.
-          await eventually(async () => {
-            rows = decisionRows(workbench.folder);
-            ledger = await ledgerOnDisk(workbench.folder);
-            const call = rows.find((row) => row.model === QUICK_MODEL)?.call;
-            return rows.filter((row) => row.call === call).length >= expected.length && sameMap(gradedOf(ledger.graded, rows), gradedRows(rows));
-          }, 'the call\'s rows and their observations are on disk', 15_000).catch(() => undefined);
+          await eventually(
+            async () => {
+              rows = decisionRows(workbench.folder);
+              ledger = await ledgerOnDisk(workbench.folder);
+              const call = rows.find((row) => row.model === QUICK_MODEL)?.call;
+              return (
+                rows.filter((row) => row.call === call).length >= expected.length &&
+                sameMap(gradedOf(ledger.graded, rows), gradedRows(rows))
+              );
+            },
+            "the call's rows and their observations are on disk",
+            15_000,
+          ).catch(() => undefined);
         }
 
         const call = rows.find((row) => row.model === QUICK_MODEL)?.call;
         assert.ok(call, `the decision log holds the first rung's row: ${JSON.stringify(rows.map((row) => [row.model, row.verdict]))}`);
         const fromRows = gradedRows(rows);
         assert.equal(ledger.integrity, 'ok');
-        assert.deepEqual(gradedOf(ledger.graded, rows), fromRows, 'the ledger counts each graded row of the decision log once, at the call\'s class');
+        assert.deepEqual(
+          gradedOf(ledger.graded, rows),
+          fromRows,
+          "the ledger counts each graded row of the decision log once, at the call's class",
+        );
         assert.ok([...fromRows.values()].reduce((sum, count) => sum + count, 0) >= 1, 'the call graded something before the reload');
         assert.deepEqual(
           rows.filter((row) => row.call === call).map((row) => [row.model, row.verdict]),
           expected,
-          outlived ? 'the call passed on its second rung in the old host, after its first rung failed its check' : 'the call was interrupted on its second rung, after its first rung failed its check',
+          outlived
+            ? 'the call passed on its second rung in the old host, after its first rung failed its check'
+            : 'the call was interrupted on its second rung, after its first rung failed its check',
         );
         if (!outlived) {
-          assert.equal(rows.find((row) => row.call === call && row.model === SLOW_MODEL)?.verdictReason, INTERRUPTED_REASON, 'the interrupted rung says the window closed or reloaded, not that the user stopped it');
+          assert.equal(
+            rows.find((row) => row.call === call && row.model === SLOW_MODEL)?.verdictReason,
+            INTERRUPTED_REASON,
+            'the interrupted rung says the window closed or reloaded, not that the user stopped it',
+          );
           // The new window's first @rung request names the call the reload cut off, above its own answer.
           await workbench.sendChat('@rung /why');
           await page
-            .locator('.interactive-item-container.interactive-response', { hasText: `was interrupted: the window closed or reloaded while ${SLOW_MODEL} was answering` })
+            .locator('.interactive-item-container.interactive-response', {
+              hasText: `was interrupted: the window closed or reloaded while ${SLOW_MODEL} was answering`,
+            })
             .first()
             .waitFor({ timeout: WAIT_MS });
           await workbench.screenshot('reload-mid-call-interrupted-named');

@@ -91,7 +91,10 @@ async function waitForRow(workbench: Workbench, what: string, match: (row: Decis
   for (;;) {
     const row = decisionRows(workbench.folder).find(match);
     if (row) return row;
-    if (performance.now() > deadline) throw new Error(`the decision log never recorded ${what}; it holds ${JSON.stringify(decisionRows(workbench.folder).map((entry) => [entry.class, entry.model, entry.verdict]))}`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `the decision log never recorded ${what}; it holds ${JSON.stringify(decisionRows(workbench.folder).map((entry) => [entry.class, entry.model, entry.verdict]))}`,
+      );
     await workbench.page.waitForTimeout(250);
   }
 }
@@ -116,7 +119,10 @@ async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
 /** Runs a palette command that opens a quick pick of its own, and waits for that quick pick's title. */
 async function openQuickPickCommand(page: Page, workbench: Workbench, title: string, pickTitle: string | RegExp): Promise<void> {
   const rows = await workbench.paletteRows(title);
-  assert.ok(rows.some((row) => row.includes(title)), `the palette lists ${title}: ${JSON.stringify(rows)}`);
+  assert.ok(
+    rows.some((row) => row.includes(title)),
+    `the palette lists ${title}: ${JSON.stringify(rows)}`,
+  );
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.fill(`>${title}`);
@@ -146,10 +152,16 @@ function firstRun(): E2eCheck {
         await page.keyboard.press('Escape');
         // The Chat view opens in Agent mode, which sends tools: the discovered model must take them.
         await workbench.sendChat('Are you there?');
-        await page.locator('.interactive-item-container.interactive-response', { hasText: 'Found you.' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await page
+          .locator('.interactive-item-container.interactive-response', { hasText: 'Found you.' })
+          .first()
+          .waitFor({ timeout: ANSWER_TIMEOUT_MS });
         const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
         assert.ok(Array.isArray(sent?.body.tools) && sent.body.tools.length > 0, 'the Agent-mode request reached Ollama with its tools');
-        assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/tags'), 'Rung asked the Ollama server for its models');
+        assert.ok(
+          providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/tags'),
+          'Rung asked the Ollama server for its models',
+        );
         assert.equal(existsSync(join(workbench.folder, '.rung', 'panel.json')), false, 'no panel file was written for the user');
       } finally {
         await providers.close();
@@ -221,7 +233,11 @@ function brokenPanelFile(): E2eCheck {
       await page.locator('.statusbar-item', { hasText: 'Rung: not set up' }).first().waitFor();
       await workbench.screenshot('installed-broken-panel-toast');
       // The mistake is in the file, not in the settings: the toast's way in is the file.
-      assert.equal(await toast.getByRole('button', { name: 'Open Settings' }).count(), 0, 'the toast does not send the user to the settings for a mistake in the file');
+      assert.equal(
+        await toast.getByRole('button', { name: 'Open Settings' }).count(),
+        0,
+        'the toast does not send the user to the settings for a mistake in the file',
+      );
       await toast.getByRole('button', { name: 'Open Panel File' }).click();
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       writeFileSync(join(workbench.folder, '.rung', 'panel.json'), BROKEN_PANEL.replace('},\n  ]', '}\n  ]'));
@@ -232,7 +248,8 @@ function brokenPanelFile(): E2eCheck {
 }
 
 /** A panel with the slip a user makes deleting its last model: a comma before the list's `]` (line 4, column 3). */
-const BROKEN_PANEL = '{\n  "models": [\n    { "slug": "tiny-coder:1b", "provider": "ollama", "role": "base" },\n  ],\n  "routing": { "explore": 0 }\n}\n';
+const BROKEN_PANEL =
+  '{\n  "models": [\n    { "slug": "tiny-coder:1b", "provider": "ollama", "role": "base" },\n  ],\n  "routing": { "explore": 0 }\n}\n';
 
 /**
  * The Chat view's own Retry under an answer from Rung Auto or from @rung: the editor sends the same
@@ -258,12 +275,31 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
       const retried = page.locator('.interactive-item-container.interactive-response', { hasText: 'The answer is 42.' }).first();
       await retried.waitFor({ timeout: ANSWER_TIMEOUT_MS });
       // @rung says so in its closing line, which the Chat view does not fold away; Rung Auto's short line names the stronger model.
-      if (asked === 'Rung Auto') await retried.getByText(`Rung · ${CLOUD_MODEL} · asked again above ${CHEAP_MODEL} · unchecked`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      if (asked === '@rung') await retried.getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`).waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const again = await waitForRow(workbench, 'the request asked again', (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL);
-      assert.deepEqual([again.rung, again.candidates, again.pruned], [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]], 'the retry climbed past the model that answered, saying why it was left out');
+      if (asked === 'Rung Auto')
+        await retried
+          .getByText(`Rung · ${CLOUD_MODEL} · asked again above ${CHEAP_MODEL} · unchecked`)
+          .first()
+          .waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      if (asked === '@rung')
+        await retried
+          .getByText(`Asked again above ${CHEAP_MODEL}: the rungs at or below it were left out.`)
+          .waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const again = await waitForRow(
+        workbench,
+        'the request asked again',
+        (entry) => entry.call !== first.call && entry.model === CLOUD_MODEL,
+      );
+      assert.deepEqual(
+        [again.rung, again.candidates, again.pruned],
+        [0, [CLOUD_MODEL], [climbedPast(CHEAP_MODEL)]],
+        'the retry climbed past the model that answered, saying why it was left out',
+      );
       // Asking again says the answer did not serve: a failure, at the weight of feedback.
-      const settled = await waitForRow(workbench, 'the first answer settled by the Retry', (entry) => entry.call === first.call && entry.final);
+      const settled = await waitForRow(
+        workbench,
+        'the first answer settled by the Retry',
+        (entry) => entry.call === first.call && entry.final,
+      );
       assert.deepEqual([settled.verdict, settled.verdictReason], ['fail', "the user asked the same again (the Chat view's Retry)"]);
       await workbench.screenshot(asked === '@rung' ? 'rung-participant-native-retry' : 'rung-auto-retry');
     },
@@ -288,7 +324,8 @@ function welcomeEdit(body: Record<string, unknown>): { name: string; arguments: 
   if (!filePath) return undefined;
   const replacement = { filePath, oldString: GREETING_LINE, newString: WELCOME_LINE };
   if (names.includes('replace_string_in_file')) return { name: 'replace_string_in_file', arguments: replacement };
-  if (names.includes('multi_replace_string_in_file')) return { name: 'multi_replace_string_in_file', arguments: { explanation: 'Say welcome', replacements: [replacement] } };
+  if (names.includes('multi_replace_string_in_file'))
+    return { name: 'multi_replace_string_in_file', arguments: { explanation: 'Say welcome', replacements: [replacement] } };
   if (names.includes('insert_edit_into_file')) {
     const code = `export function greeting(name: string): string {\n  ${WELCOME_LINE}\n}\n`;
     return { name: 'insert_edit_into_file', arguments: { explanation: 'Say welcome', filePath, code } };
@@ -331,7 +368,13 @@ async function openInlineChat(page: Page): Promise<void> {
   const deadline = performance.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
     await page.keyboard.press('Control+I');
-    if (await inline.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return;
+    if (
+      await inline.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     if (performance.now() > deadline) throw new Error(`Ctrl+I did not open inline chat within ${ANSWER_TIMEOUT_MS} ms`);
     await page.keyboard.press('Escape');
   }
@@ -341,11 +384,13 @@ const checks: E2eCheck[] = [
   firstRun(),
   nothingToRouteTo(),
   brokenPanelFile(),
-  withProviders('Pick Model from the palette shows the panel with each model\'s provider, price and ability', async (page, workbench) => {
+  withProviders("Pick Model from the palette shows the panel with each model's provider, price and ability", async (page, workbench) => {
     await openQuickPickCommand(page, workbench, 'Rung: Pick Model', 'Rung: Pick Model');
     const list = page.locator('.quick-input-list');
     await list.getByText(CHEAP_MODEL).first().waitFor();
-    const rows = await page.locator('.quick-input-list .monaco-list-row').evaluateAll((elements) => elements.map((element) => element.textContent ?? ''));
+    const rows = await page
+      .locator('.quick-input-list .monaco-list-row')
+      .evaluateAll((elements) => elements.map((element) => element.textContent ?? ''));
     assert.ok(rows[0]?.includes('Auto'), `Auto comes first: ${JSON.stringify(rows)}`);
     const cheap = rows.slice(1).find((row) => row.includes(CHEAP_MODEL));
     assert.match(cheap ?? '', /ollama · free \(local\) · ability \d+% \(prior, 0 graded\)/);
@@ -360,14 +405,28 @@ const checks: E2eCheck[] = [
     async (page, workbench, providers) => {
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.sendChat('What is six times seven?');
-      await page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await page
+        .locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN })
+        .first()
+        .waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.verdict, 'unverified');
       // Agent mode sends its tools with every request: the row says how many and what they take of the input.
-      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'));
+      const sent = providers.requests.find(
+        (request) =>
+          request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'),
+      );
       const sentTools = Array.isArray(sent?.body.tools) ? sent.body.tools.length : 0;
-      assert.ok(row.tools && row.tools.sent === sentTools && row.tools.tokens > 0 && row.tools.input > row.tools.tokens, `the row counts the ${sentTools} tool schemas sent: ${JSON.stringify(row.tools)}`);
-      assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven')));
+      assert.ok(
+        row.tools && row.tools.sent === sentTools && row.tools.tokens > 0 && row.tools.input > row.tools.tokens,
+        `the row counts the ${sentTools} tool schemas sent: ${JSON.stringify(row.tools)}`,
+      );
+      assert.ok(
+        providers.requests.some(
+          (request) =>
+            request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'),
+        ),
+      );
       await workbench.screenshot('rung-chat-view-answer');
     },
     answerSixTimesSeven,
@@ -380,16 +439,30 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('What is six times seven?');
       const response = page.locator('.interactive-item-container.interactive-response', { hasText: SIX_TIMES_SEVEN }).first();
       await response.waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'));
-      const names = Array.isArray(sent?.body.tools) ? sent.body.tools.map((tool: { function?: { name?: string } }) => tool.function?.name) : [];
+      const sent = providers.requests.find(
+        (request) =>
+          request.server === 'ollama' && request.path === '/api/chat' && JSON.stringify(request.body).includes('six times seven'),
+      );
+      const names = Array.isArray(sent?.body.tools)
+        ? sent.body.tools.map((tool: { function?: { name?: string } }) => tool.function?.name)
+        : [];
       assert.ok(names.includes('read_file') && names.includes('run_in_terminal'), `the core tools are sent: ${JSON.stringify(names)}`);
-      assert.ok(!names.includes('run_notebook_cell') && !names.includes('github_repo'), `tools the question does not name are left out: ${JSON.stringify(names)}`);
+      assert.ok(
+        !names.includes('run_notebook_cell') && !names.includes('github_repo'),
+        `tools the question does not name are left out: ${JSON.stringify(names)}`,
+      );
       const row = await waitForRow(workbench, 'the Chat view call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(row.tools?.sent, names.length, 'the row counts the tools sent');
-      assert.ok(row.tools?.dropped.includes('run_notebook_cell') && row.tools.dropped.includes('github_repo'), `the row names the tools left out: ${JSON.stringify(row.tools)}`);
+      assert.ok(
+        row.tools?.dropped.includes('run_notebook_cell') && row.tools.dropped.includes('github_repo'),
+        `the row names the tools left out: ${JSON.stringify(row.tools)}`,
+      );
       // The short line says what the schemas still take: most of the input, even trimmed.
       await response.getByText('input tokens').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      assert.match(((await response.textContent()) ?? '').replace(/\s+/g, ' '), new RegExp(`· ${names.length} tools ≈ [\\d.]+k of [\\d.]+k input tokens`));
+      assert.match(
+        ((await response.textContent()) ?? '').replace(/\s+/g, ' '),
+        new RegExp(`· ${names.length} tools ≈ [\\d.]+k of [\\d.]+k input tokens`),
+      );
       await workbench.screenshot('rung-agent-tools-relevant');
     },
     answerSixTimesSeven,
@@ -400,23 +473,33 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    'Rung Auto in the Chat view asked for JSON: the small model\'s invalid JSON fails the check, the strong model answers, and the answer ends with its short line',
+    "Rung Auto in the Chat view asked for JSON: the small model's invalid JSON fails the check, the strong model answers, and the answer ends with its short line",
     async (page, workbench, providers) => {
       await setCloudKey(page, workbench);
       await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.sendChat('Return the user Ada, aged 36, as a JSON object.');
       const response = page.locator('.interactive-item-container.interactive-response').last();
-      await response.getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response
+        .getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`)
+        .first()
+        .waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, /"age": 36/);
       assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
-      const failed = await waitForRow(workbench, 'the small model\'s JSON', (entry) => entry.model === CHEAP_MODEL);
-      const answered = await waitForRow(workbench, 'the strong model\'s JSON', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL);
+      const failed = await waitForRow(workbench, "the small model's JSON", (entry) => entry.model === CHEAP_MODEL);
+      const answered = await waitForRow(
+        workbench,
+        "the strong model's JSON",
+        (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL,
+      );
       assert.equal(failed.class, 'plan', 'JSON asked for in words routes as plan');
       assert.equal(failed.verdict, 'fail');
       assert.match(failed.verdictReason ?? '', /JSON/);
       assert.equal(answered.verdict, 'pass');
-      assert.ok(providers.requests.some((request) => request.server === 'ollama' && JSON.stringify(request.body).includes('as a JSON object')), 'the request reached the small model');
+      assert.ok(
+        providers.requests.some((request) => request.server === 'ollama' && JSON.stringify(request.body).includes('as a JSON object')),
+        'the request reached the small model',
+      );
       await workbench.screenshot('rung-auto-json-climbed');
     },
     (providers) => {
@@ -448,7 +531,11 @@ const checks: E2eCheck[] = [
       const preview = page.locator('iframe.webview.ready').last().contentFrame().locator('#active-frame').contentFrame();
       await preview.getByRole('heading', { name: `Why ${CLOUD_MODEL} answered` }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await preview.getByText('Call id').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      assert.equal(await page.locator('.monaco-editor .view-line', { hasText: '# Why' }).count(), 0, 'the Markdown source is not what opens');
+      assert.equal(
+        await page.locator('.monaco-editor .view-line', { hasText: '# Why' }).count(),
+        0,
+        'the Markdown source is not what opens',
+      );
       await workbench.screenshot('rung-explain-preview');
     },
     (providers) => {
@@ -458,7 +545,7 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    '@rung /edit with a selection sends the selected code with the file around it; the small model\'s answer without code fails and the strong model\'s edit answers',
+    "@rung /edit with a selection sends the selected code with the file around it; the small model's answer without code fails and the strong model's edit answers",
     async (page, workbench, providers) => {
       await setCloudKey(page, workbench);
       const editor = await openGreeting(page);
@@ -469,7 +556,12 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('@rung /edit make the greeting say welcome');
       const response = await rungAnswer(page, 'Welcome.');
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`));
+      assert.match(
+        text,
+        new RegExp(
+          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`,
+        ),
+      );
       const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
       const asked = JSON.stringify(sent?.body.messages ?? []);
       assert.ok(asked.includes(JSON.stringify(GREETING_LINE).slice(1, -1)), `the selected line reached the model: ${asked.slice(0, 600)}`);
@@ -477,7 +569,11 @@ const checks: E2eCheck[] = [
       assert.ok(asked.includes('make the greeting say welcome'), 'the instruction went too');
       const failed = await waitForRow(workbench, 'the answer without code', (entry) => entry.model === CHEAP_MODEL);
       assert.deepEqual([failed.class, failed.shape, failed.verdict], ['edit', 'typescript', 'fail']);
-      assert.equal((await waitForRow(workbench, 'the edit that answered', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL)).verdict, 'pass');
+      assert.equal(
+        (await waitForRow(workbench, 'the edit that answered', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL))
+          .verdict,
+        'pass',
+      );
       await workbench.screenshot('rung-edit-selection-sent');
     },
     (providers) => {
@@ -490,7 +586,7 @@ const checks: E2eCheck[] = [
   nativeRetry('@rung'),
 
   withProviders(
-    "clicking \"Retry with a stronger model\" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it",
+    'clicking "Retry with a stronger model" under an @rung answer settles that answer as failed, counts it in the ledger, and asks only rungs above it',
     async (page, workbench) => {
       await setCloudKey(page, workbench);
       await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
@@ -503,8 +599,15 @@ const checks: E2eCheck[] = [
       const retried = await rungAnswer(page, `Marked ${CHEAP_MODEL}'s answer as failed`);
       assert.match((await retried.textContent()) ?? '', new RegExp(`Answered by ${CLOUD_MODEL}`));
       const settled = await waitForRow(workbench, 'the retried answer settled', (entry) => entry.call === answered.call && entry.final);
-      assert.deepEqual([settled.model, settled.verdict, settled.verdictReason], [CHEAP_MODEL, 'fail', 'the user asked for a stronger model']);
-      const again = await waitForRow(workbench, 'the retry as a call of its own', (entry) => entry.call !== answered.call && entry.model === CLOUD_MODEL);
+      assert.deepEqual(
+        [settled.model, settled.verdict, settled.verdictReason],
+        [CHEAP_MODEL, 'fail', 'the user asked for a stronger model'],
+      );
+      const again = await waitForRow(
+        workbench,
+        'the retry as a call of its own',
+        (entry) => entry.call !== answered.call && entry.model === CLOUD_MODEL,
+      );
       assert.deepEqual(
         decisionRows(workbench.folder)
           .filter((entry) => entry.call === again.call)
@@ -513,12 +616,21 @@ const checks: E2eCheck[] = [
         'the retry climbed past the rejected model, saying why it was left out',
       );
       // The observation lands on the ledger's own timer, a second at most after the row.
-      await eventually(async () => (await ledgerOnDisk(workbench.folder)).graded.get(`${CHEAP_MODEL}|chat`) === 1, `the ledger counts one graded call of ${CHEAP_MODEL} at chat`, ANSWER_TIMEOUT_MS);
+      await eventually(
+        async () => (await ledgerOnDisk(workbench.folder)).graded.get(`${CHEAP_MODEL}|chat`) === 1,
+        `the ledger counts one graded call of ${CHEAP_MODEL} at chat`,
+        ANSWER_TIMEOUT_MS,
+      );
       await workbench.screenshot('rung-retry-stronger');
       // The cloud model is the ladder's top: a retry past it has nowhere to go, and says so.
       await workbench.sendChat('@rung /retry');
-      await page.locator('.interactive-item-container.interactive-response', { hasText: `Marked ${CLOUD_MODEL}'s answer as failed. No eligible model sits above it on the ladder` }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const top = await waitForRow(workbench, 'the top rung\'s answer settled', (entry) => entry.call === again.call && entry.final);
+      await page
+        .locator('.interactive-item-container.interactive-response', {
+          hasText: `Marked ${CLOUD_MODEL}'s answer as failed. No eligible model sits above it on the ladder`,
+        })
+        .first()
+        .waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const top = await waitForRow(workbench, "the top rung's answer settled", (entry) => entry.call === again.call && entry.final);
       assert.deepEqual([top.model, top.verdict], [CLOUD_MODEL, 'fail']);
       await workbench.screenshot('rung-retry-nothing-stronger');
     },
@@ -538,17 +650,30 @@ const checks: E2eCheck[] = [
       const rungFolder = join(workbench.folder, '.rung');
       const aside = readdirSync(rungFolder).filter((name) => name.startsWith('ledger.sqlite.corrupt-'));
       assert.equal(aside.length, 1, `one copy moved aside: ${JSON.stringify(readdirSync(rungFolder))}`);
-      assert.match((await warning.textContent()) ?? '', new RegExp(`is not a readable SQLite database .*moved to .*${aside[0]?.replace(/[.]/g, '\\.')}`));
+      assert.match(
+        (await warning.textContent()) ?? '',
+        new RegExp(`is not a readable SQLite database .*moved to .*${aside[0]?.replace(/[.]/g, '\\.')}`),
+      );
       assert.equal(readFileSync(join(rungFolder, aside[0] as string), 'utf8'), NOT_A_LEDGER, 'the damaged file is kept byte for byte');
       await waitForRow(workbench, 'the question after the move', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
-      await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
+      await eventually(
+        async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok',
+        'a fresh ledger file that SQLite reads',
+        ANSWER_TIMEOUT_MS,
+      );
       await workbench.screenshot('rung-corrupt-ledger-moved');
       // Until the user reads the log, the status bar item is marked and its click shows the log.
       const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
       await status.locator('.codicon-warning').waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await status.click();
       const channel = page.locator('.part.panel select').first();
-      await eventually(async () => (await channel.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? '').catch(() => '')) === 'Rung', 'the click showed the Rung log', ANSWER_TIMEOUT_MS);
+      await eventually(
+        async () =>
+          (await channel.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? '').catch(() => '')) ===
+          'Rung',
+        'the click showed the Rung log',
+        ANSWER_TIMEOUT_MS,
+      );
       await status.locator('.codicon-layers').waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.screenshot('rung-corrupt-ledger-log');
     },
@@ -564,7 +689,12 @@ const checks: E2eCheck[] = [
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`Skipped ${CHEAP_MODEL} \\(.*malformed.*\\); trying ${CLOUD_MODEL}`));
       // The skip streams into the steps the Chat view folds away once the answer ends; the closing line keeps it.
-      assert.match(text, new RegExp(`Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} had a provider error · unchecked`));
+      assert.match(
+        text,
+        new RegExp(
+          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(provider-error: .*malformed.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} had a provider error · unchecked`,
+        ),
+      );
       const broken = await waitForRow(workbench, 'the broken rung', (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(workbench, 'the answer', (entry) => entry.call === broken.call && entry.model === CLOUD_MODEL);
       assert.equal(broken.verdict, 'provider-error');
@@ -582,7 +712,7 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    'when no rung can answer, @rung says why once, in the Chat view\'s error box, and the Rung log says the pruned rung once',
+    "when no rung can answer, @rung says why once, in the Chat view's error box, and the Rung log says the pruned rung once",
     async (page, workbench) => {
       // No key for the cloud model (pruned) and a cheap model whose stream breaks: no answer stands.
       await workbench.sendChat('@rung What is six times seven?');
@@ -624,7 +754,7 @@ const checks: E2eCheck[] = [
   ),
 
   withProviders(
-    'Ctrl+I asking for a change: the small model\'s text fails the tool-call check, the call climbs, the strong model\'s edit is applied on the first try, and Undo fails it at the weight of feedback',
+    "Ctrl+I asking for a change: the small model's text fails the tool-call check, the call climbs, the strong model's edit is applied on the first try, and Undo fails it at the weight of feedback",
     async (page, workbench, providers) => {
       await setCloudKey(page, workbench);
       await openGreeting(page);
@@ -634,26 +764,43 @@ const checks: E2eCheck[] = [
       await page.keyboard.press('Enter');
       // The edit lands as a change to keep or undo; the widget sits over the top of the file, so the
       // decision log says when it came, and the file is then scrolled to its first line to read it.
-      const failed = await waitForRow(workbench, 'the small model\'s text answer', (entry) => entry.model === CHEAP_MODEL);
-      const answered = await waitForRow(workbench, 'the strong model\'s edit', (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL);
+      const failed = await waitForRow(workbench, "the small model's text answer", (entry) => entry.model === CHEAP_MODEL);
+      const answered = await waitForRow(
+        workbench,
+        "the strong model's edit",
+        (entry) => entry.call === failed.call && entry.model === CLOUD_MODEL,
+      );
       assert.equal(failed.verdict, 'fail');
       assert.match(failed.verdictReason ?? '', /answered in text where a tool call was needed/);
       assert.equal(answered.verdict, 'pass');
       // Read off the disk once saved: the widget can sit over the edited lines, which the view then does not render.
       const file = join(workbench.folder, 'src', 'greeting.ts');
       await page.keyboard.press('Control+S');
-      await eventually(async () => readFileSync(file, 'utf8').includes(WELCOME_LINE), `the strong model's edit is in the file: ${readFileSync(file, 'utf8')}`, ANSWER_TIMEOUT_MS);
+      await eventually(
+        async () => readFileSync(file, 'utf8').includes(WELCOME_LINE),
+        `the strong model's edit is in the file: ${readFileSync(file, 'utf8')}`,
+        ANSWER_TIMEOUT_MS,
+      );
       await goToLine(page, 1);
       // The first try: one request to each model, and no second round from inline chat.
       const chats = providers.requests.filter((request) => request.path === '/api/chat' || request.path === '/v1/chat/completions');
-      assert.deepEqual(chats.map((request) => request.server), ['ollama', 'cloud']);
+      assert.deepEqual(
+        chats.map((request) => request.server),
+        ['ollama', 'cloud'],
+      );
       const offered = ((chats[0]?.body.tools ?? []) as { function?: { name?: string } }[]).map((tool) => tool.function?.name);
-      assert.ok(offered.length > 0 && offered.every((name) => INLINE_EDIT_TOOLS.includes(name ?? '')), `inline chat offered only edit tools: ${JSON.stringify(offered)}`);
+      assert.ok(
+        offered.length > 0 && offered.every((name) => INLINE_EDIT_TOOLS.includes(name ?? '')),
+        `inline chat offered only edit tools: ${JSON.stringify(offered)}`,
+      );
       await workbench.screenshot('rung-inline-chat-edit-climbed');
       // Taking the edit back is feedback on the call: a failure, at the weight of feedback.
       await page.locator('.monaco-editor').getByRole('button', { name: /^Undo/ }).first().click();
       const discarded = await waitForRow(workbench, 'the edit taken back', (entry) => entry.call === failed.call && entry.final === true);
-      assert.deepEqual([discarded.model, discarded.verdict, discarded.verdictReason], [CLOUD_MODEL, 'fail', 'the user took back the inline edit']);
+      assert.deepEqual(
+        [discarded.model, discarded.verdict, discarded.verdictReason],
+        [CLOUD_MODEL, 'fail', 'the user took back the inline edit'],
+      );
       await page.keyboard.press('Control+S');
       await eventually(async () => readFileSync(file, 'utf8').includes(GREETING_LINE), 'the file is back as it was', ANSWER_TIMEOUT_MS);
       await workbench.screenshot('rung-inline-chat-edit-taken-back');
@@ -671,7 +818,10 @@ const checks: E2eCheck[] = [
       // The suite before this check cached a catalog under the same provider name, but from another
       // fake cloud on another port: it is not this server's list, so it neither spares the fetch nor stands in for it.
       // `\s`, not a space: the output view writes its spaces as no-break spaces.
-      const note = page.locator('.part.panel').getByText(/cloud's\scatalog:\sfetch\sfailed\s\(HTTP\s503\)\sand\sthere\sis\sno\scache/).first();
+      const note = page
+        .locator('.part.panel')
+        .getByText(/cloud's\scatalog:\sfetch\sfailed\s\(HTTP\s503\)\sand\sthere\sis\sno\scache/)
+        .first();
       await workbench.runCommandUntil('Rung: Show Log', note, 10_000, ANSWER_TIMEOUT_MS);
       await workbench.screenshot('rung-catalog-note-in-log');
     },
@@ -680,20 +830,32 @@ const checks: E2eCheck[] = [
     },
   ),
 
-  withProviders('after a key is set, an @rung edit escalates in view and the status bar shows the model and its cost', async (page, workbench) => {
-    await setCloudKey(page, workbench);
-    await workbench.sendChat('@rung /edit write a constant holding the answer');
-    const response = page.locator('.interactive-item-container.interactive-response').last();
-    await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-    const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-    assert.match(footer, new RegExp(`Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: `));
-    const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
-    await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
-    assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);
-    const escalated = await waitForRow(workbench, 'the escalated edit', (entry) => entry.model === CLOUD_MODEL && entry.verdict === 'pass');
-    assert.deepEqual(escalated.escalation, [CHEAP_MODEL]);
-    await workbench.screenshot('rung-status-bar-and-escalation');
-  }),
+  withProviders(
+    'after a key is set, an @rung edit escalates in view and the status bar shows the model and its cost',
+    async (page, workbench) => {
+      await setCloudKey(page, workbench);
+      await workbench.sendChat('@rung /edit write a constant holding the answer');
+      const response = page.locator('.interactive-item-container.interactive-response').last();
+      await response.getByText(`Answered by`).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      const footer = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+      assert.match(
+        footer,
+        new RegExp(
+          `Answered by ${CLOUD_MODEL}.*Tried before it: ${CHEAP_MODEL} \\(fail: .*TypeScript syntax: syntax error.*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: `,
+        ),
+      );
+      const status = page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first();
+      await status.getByText(new RegExp(`${CLOUD_MODEL} \\$0\\.000\\d`)).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      assert.match((await status.textContent()) ?? '', /today \$0\.000\d/);
+      const escalated = await waitForRow(
+        workbench,
+        'the escalated edit',
+        (entry) => entry.model === CLOUD_MODEL && entry.verdict === 'pass',
+      );
+      assert.deepEqual(escalated.escalation, [CHEAP_MODEL]);
+      await workbench.screenshot('rung-status-bar-and-escalation');
+    },
+  ),
   {
     ...withProviders(
       'installed from its .vsix, Rung warns in a toast that a ledger file which is not a database was moved aside, answers the next question from the package, and shows it in the ledger panel',
@@ -707,7 +869,11 @@ const checks: E2eCheck[] = [
         // Answered through what the .vsix holds: the bundles, sql.js's WebAssembly for the fresh ledger.
         await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
         await waitForRow(workbench, 'the question after the move', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
-        await eventually(async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok', 'a fresh ledger file that SQLite reads', ANSWER_TIMEOUT_MS);
+        await eventually(
+          async () => existsSync(join(rungFolder, 'ledger.sqlite')) && (await ledgerOnDisk(workbench.folder)).integrity === 'ok',
+          'a fresh ledger file that SQLite reads',
+          ANSWER_TIMEOUT_MS,
+        );
         await workbench.screenshot('installed-answer');
         // The ledger panel from the package: its script, its stylesheet and the icon font it loads.
         await workbench.runCommand('Rung: Open Ledger');

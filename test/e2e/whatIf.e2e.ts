@@ -41,14 +41,48 @@ function whatIfRows(now: number): DecisionRow[] {
     const call = `what-if-${index}`;
     const at = now - (CALLS - index) * 60_000;
     if (index % 10 < CLOUD_OPENINGS_PER_TEN) {
-      rows.push(decisionRow({ ...base, call, at, rung: 1, model: CLOUD_MODEL, resolved: CLOUD_MODEL, explore: true, propensity: CLOUD_OPENINGS_PER_TEN / 10, cost: CLOUD_COST_USD, mode: 'cloud' }));
+      rows.push(
+        decisionRow({
+          ...base,
+          call,
+          at,
+          rung: 1,
+          model: CLOUD_MODEL,
+          resolved: CLOUD_MODEL,
+          explore: true,
+          propensity: CLOUD_OPENINGS_PER_TEN / 10,
+          cost: CLOUD_COST_USD,
+          mode: 'cloud',
+        }),
+      );
       continue;
     }
     const cheapFails = index % 5 === 1;
-    rows.push(decisionRow({ ...base, call, at, model: CHEAP_MODEL, resolved: CHEAP_MODEL, propensity: 1 - CLOUD_OPENINGS_PER_TEN / 10, verdict: cheapFails ? 'fail' : 'pass', cost: 0 }));
+    rows.push(
+      decisionRow({
+        ...base,
+        call,
+        at,
+        model: CHEAP_MODEL,
+        resolved: CHEAP_MODEL,
+        propensity: 1 - CLOUD_OPENINGS_PER_TEN / 10,
+        verdict: cheapFails ? 'fail' : 'pass',
+        cost: 0,
+      }),
+    );
     if (cheapFails) {
       rows.push(
-        decisionRow({ ...base, call, at: at + 1_000, rung: 1, escalation: [CHEAP_MODEL], model: CLOUD_MODEL, resolved: CLOUD_MODEL, cost: CLOUD_COST_USD, mode: 'cloud' }),
+        decisionRow({
+          ...base,
+          call,
+          at: at + 1_000,
+          rung: 1,
+          escalation: [CHEAP_MODEL],
+          model: CLOUD_MODEL,
+          resolved: CLOUD_MODEL,
+          cost: CLOUD_COST_USD,
+          mode: 'cloud',
+        }),
       );
     }
   }
@@ -62,13 +96,21 @@ const check: E2eCheck = {
   prepare(folder) {
     const rung = join(folder, '.rung');
     mkdirSync(rung, { recursive: true });
-    writeFileSync(join(rung, 'panel.json'), JSON.stringify(fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'http://127.0.0.1:9' }), null, 2));
+    writeFileSync(
+      join(rung, 'panel.json'),
+      JSON.stringify(fakePanel({ ollamaUrl: 'http://127.0.0.1:9', cloudUrl: 'http://127.0.0.1:9' }), null, 2),
+    );
     const rows = whatIfRows(Date.now());
     writeDecisionLog(decisionLogPath(join(rung, 'ledger.sqlite')), rows);
     const log = readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n'));
     expectedSentences = [CHEAP_MODEL, CLOUD_MODEL].map((model) => {
       const estimate = estimatePolicy(log, { open: model, skip: [] });
-      return openerSentence({ model, calls: estimate.calls, versusLog: estimate.versusLog ?? null, refused: estimate.versusLog ? null : 'too-few' });
+      return openerSentence({
+        model,
+        calls: estimate.calls,
+        versusLog: estimate.versusLog ?? null,
+        refused: estimate.versusLog ? null : 'too-few',
+      });
     });
   },
   async run(page, workbench) {
@@ -83,7 +125,11 @@ const check: E2eCheck = {
     const sentences = section.locator('ul.opener-estimates > li');
     await sentences.nth(1).waitFor({ timeout: PANEL_TIMEOUT_MS });
     const shown = (await sentences.allInnerTexts()).map((text) => text.trim());
-    assert.match(shown[0] ?? '', /^Had you always opened with tiny-coder:1b: cost −\d+% \(±\d+%\), first-try success −\d+% \(±\d+%\), from 200 of your calls\.$/, `the cheap model's sentence said "${shown[0]}"`);
+    assert.match(
+      shown[0] ?? '',
+      /^Had you always opened with tiny-coder:1b: cost −\d+% \(±\d+%\), first-try success −\d+% \(±\d+%\), from 200 of your calls\.$/,
+      `the cheap model's sentence said "${shown[0]}"`,
+    );
     assert.equal(shown[1], `Not enough of your calls opened with ${CLOUD_MODEL} to say.`);
     assert.deepEqual(shown, expectedSentences, 'the panel says what the core estimates from the same log');
     await section.scrollIntoViewIfNeeded();

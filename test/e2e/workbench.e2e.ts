@@ -12,7 +12,13 @@ const checks: E2eCheck[] = [
       );
       // Rung's status bar item appears when activation has finished and its commands are registered.
       await page.locator('.statusbar-item', { hasText: 'Rung:' }).first().waitFor({ timeout: 60_000 });
-      const run = await workbench.runCommandUntil('Rung: Show Log', page.locator('.part.panel').getByText(/activated\sin\s\d/).first());
+      const run = await workbench.runCommandUntil(
+        'Rung: Show Log',
+        page
+          .locator('.part.panel')
+          .getByText(/activated\sin\s\d/)
+          .first(),
+      );
       const asked = page.locator('.part.panel').getByText('the log was asked for (Rung: Show Log)');
       await asked.first().waitFor();
       // Two lines after a second run: the first command ran and its reveal was dropped; one: it never ran.

@@ -116,20 +116,35 @@ export class Workbench {
    * before them; why the workbench drops it is not known. A second miss fails the check, with what the
    * panel showed, so a command that really shows nothing still fails.
    */
-  async runCommandUntil(title: string, shown: Locator, firstTryMs = 10_000, secondTryMs = UI_TIMEOUT_MS): Promise<'first run' | 'second run'> {
+  async runCommandUntil(
+    title: string,
+    shown: Locator,
+    firstTryMs = 10_000,
+    secondTryMs = UI_TIMEOUT_MS,
+  ): Promise<'first run' | 'second run'> {
     await this.runCommand(title);
-    if (await shown.waitFor({ timeout: firstTryMs }).then(() => true, () => false)) return 'first run';
+    if (
+      await shown.waitFor({ timeout: firstTryMs }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return 'first run';
     await this.screenshot(`missed-${title.replace(/\W+/g, '-').toLowerCase()}`);
     const panel = await this.panelText();
     // The palette lists a command it ran under "recently used": whether the click was taken at all.
     const recent = (await this.paletteRows('')).slice(0, 3);
-    console.log(`        (ran "${title}" again: after ${firstTryMs} ms the first run showed nothing; the panel held ${JSON.stringify(panel)}; the palette's first rows: ${JSON.stringify(recent)})`);
+    console.log(
+      `        (ran "${title}" again: after ${firstTryMs} ms the first run showed nothing; the panel held ${JSON.stringify(panel)}; the palette's first rows: ${JSON.stringify(recent)})`,
+    );
     await this.runCommand(title);
     try {
       await shown.waitFor({ timeout: secondTryMs });
       return 'second run';
     } catch (error) {
-      throw new Error(`"${title}" ran twice and did not show what was expected; the panel held ${JSON.stringify(await this.panelText())}`, { cause: error });
+      throw new Error(`"${title}" ran twice and did not show what was expected; the panel held ${JSON.stringify(await this.panelText())}`, {
+        cause: error,
+      });
     }
   }
 
@@ -137,7 +152,11 @@ export class Workbench {
   private async panelText(): Promise<string> {
     const panel = this.page.locator('.part.panel');
     if (!(await panel.isVisible())) return '(the panel is closed)';
-    const channel = await panel.locator('select').first().inputValue({ timeout: 1_000 }).catch(() => undefined);
+    const channel = await panel
+      .locator('select')
+      .first()
+      .inputValue({ timeout: 1_000 })
+      .catch(() => undefined);
     const text = ((await panel.textContent()) ?? '').replace(/\s+/g, ' ').slice(0, 600);
     return channel === undefined ? text : `channel ${channel}: ${text}`;
   }
@@ -166,7 +185,10 @@ export class Workbench {
     await input.click();
     await this.page.keyboard.press('End');
     await this.page.keyboard.type(kept ? text.slice(participant.length) : text);
-    await eventually(async () => (await typed()).replace(/\s+/g, ' ').includes(text), `the chat input holds "${text}" (it holds "${await typed()}")`);
+    await eventually(
+      async () => (await typed()).replace(/\s+/g, ' ').includes(text),
+      `the chat input holds "${text}" (it holds "${await typed()}")`,
+    );
     // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
     const suggestions = this.page.locator('.suggest-widget.visible');
     const sent = async (): Promise<boolean> => (await requests.count()) > before;
@@ -243,7 +265,9 @@ export class Workbench {
       if (typed) {
         const rows = this.page.locator('.quick-input-list .monaco-list-row');
         await rows.first().waitFor({ timeout: UI_TIMEOUT_MS });
-        labels = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''));
+        labels = await rows.evaluateAll((elements) =>
+          elements.map((element) => element.getAttribute('aria-label') ?? element.textContent ?? ''),
+        );
         if (enough(labels)) return labels;
       }
       await this.page.waitForTimeout(PALETTE_RETRY_MS);

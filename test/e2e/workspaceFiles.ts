@@ -19,7 +19,10 @@ export async function ledgerOnDisk(folder: string): Promise<{ graded: Map<string
   const SQL = await loadSqlJs();
   const db = new SQL.Database(readFileSync(join(folder, '.rung', 'ledger.sqlite')));
   try {
-    const integrity = db.exec('PRAGMA integrity_check').map((result) => result.values.map((row) => String(row[0])).join('; ')).join('; ');
+    const integrity = db
+      .exec('PRAGMA integrity_check')
+      .map((result) => result.values.map((row) => String(row[0])).join('; '))
+      .join('; ');
     const graded = new Map<string, number>();
     for (const result of db.exec('SELECT model, class_key, graded FROM ratings')) {
       for (const [model, classKey, count] of result.values) graded.set(`${String(model)}|${String(classKey)}`, Number(count));

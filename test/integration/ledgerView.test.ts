@@ -5,7 +5,9 @@ import { activateRung, eventually } from './support/rung';
 
 /** The open tabs showing the ledger webview (their view type carries the extension's prefix). */
 function ledgerTabs(): vscode.Tab[] {
-  return vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('rung.ledger'));
+  return vscode.window.tabGroups.all
+    .flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('rung.ledger'));
 }
 
 describe('ledger panel', () => {

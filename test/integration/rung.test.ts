@@ -84,7 +84,9 @@ describe('Rung in a real extension host', function () {
     assert.ok(extension, `${EXTENSION_ID} is installed`);
     api = extension.isActive ? extension.exports : await extension.activate();
     await vscode.commands.executeCommand('rung.setProviderKey', 'cloud', CLOUD_KEY);
-    await waitFor('the session to open on the test panel', async () => (await session()).snapshot({ limit: 0 }).panel.models.some((model) => model.slug === CLOUD_MODEL));
+    await waitFor('the session to open on the test panel', async () =>
+      (await session()).snapshot({ limit: 0 }).panel.models.some((model) => model.slug === CLOUD_MODEL),
+    );
   });
 
   after(async () => {
@@ -101,9 +103,14 @@ describe('Rung in a real extension host', function () {
 
   it('registers every command it contributes', async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
-    const contributed = (extension?.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map((entry) => entry.command);
+    const contributed = (extension?.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map(
+      (entry) => entry.command,
+    );
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(contributed.filter((id) => !registered.has(id)), []);
+    assert.deepEqual(
+      contributed.filter((id) => !registered.has(id)),
+      [],
+    );
     assert.ok(contributed.length >= 16);
   });
 
@@ -120,7 +127,9 @@ describe('Rung in a real extension host', function () {
     const started = Date.now();
     const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
     assert.ok(auto);
-    const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan how to rename a function.')], { modelOptions: { rung: { schema: PLAN_SCHEMA } } });
+    const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan how to rename a function.')], {
+      modelOptions: { rung: { schema: PLAN_SCHEMA } },
+    });
     let text = '';
     for await (const part of response.text) text += part;
     assert.deepEqual(JSON.parse(text), { steps: ['read the code', 'change it'] });
@@ -144,11 +153,16 @@ describe('Rung in a real extension host', function () {
     // Both answers miss a field the schema requires; a class of its own keeps the other tests' ratings.
     const impossible = { type: 'object', required: ['never'], properties: { never: { type: 'string' } } };
     const ask = async (): Promise<void> => {
-      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], { modelOptions: { rung: { schema: impossible, classKey: 'no-answer-probe' } } });
+      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], {
+        modelOptions: { rung: { schema: impossible, classKey: 'no-answer-probe' } },
+      });
       for await (const part of response.text) void part;
     };
     await assert.rejects(ask, (error: Error) => {
-      assert.match(error.message, new RegExp(`^Rung got no answer: ${CLOUD_MODEL.replace('/', '\\/')}, the last model tried, ended failing its check \\(`));
+      assert.match(
+        error.message,
+        new RegExp(`^Rung got no answer: ${CLOUD_MODEL.replace('/', '\\/')}, the last model tried, ended failing its check \\(`),
+      );
       // The editor prints a provider's error with its stack when it has one: none, so no path into the bundle.
       assert.ok(!error.stack || !/extension\.js/.test(error.stack), `no stack into Rung's bundle: ${error.stack ?? ''}`);
       return true;
@@ -160,7 +174,9 @@ describe('Rung in a real extension host', function () {
     const [auto] = await vscode.lm.selectChatModels({ vendor: 'rung', id: 'rung-auto' });
     assert.ok(auto);
     const ask = async (): Promise<void> => {
-      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], { modelOptions: { rung: { schema: { type: 'nonsense' } } } });
+      const response = await auto.sendRequest([vscode.LanguageModelChatMessage.User('Plan a rename.')], {
+        modelOptions: { rung: { schema: { type: 'nonsense' } } },
+      });
       for await (const part of response.text) void part;
     };
     await assert.rejects(ask, /modelOptions\.rung is malformed: schema: #\/type: unknown type "nonsense"/);
@@ -183,12 +199,23 @@ describe('Rung in a real extension host', function () {
       });
     await ask();
     const first = await callAfter(new Set());
-    assert.deepEqual(first.map((row) => row.model), [CHEAP_MODEL], 'the first asking opens on the cheap rung');
+    assert.deepEqual(
+      first.map((row) => row.model),
+      [CHEAP_MODEL],
+      'the first asking opens on the cheap rung',
+    );
     await ask();
     const second = await callAfter(new Set([first[0]?.call ?? '']));
     assert.deepEqual(
       second.map((row) => [row.model, row.rung, row.candidates, row.pruned]),
-      [[CLOUD_MODEL, 0, [CLOUD_MODEL], [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }]]],
+      [
+        [
+          CLOUD_MODEL,
+          0,
+          [CLOUD_MODEL],
+          [{ model: CHEAP_MODEL, reason: `pruned: not above ${CHEAP_MODEL} on the ladder (a stronger model was asked for)` }],
+        ],
+      ],
       'asked again, it climbs past the model that answered',
     );
     const settled = (await session()).explain(first[0]?.call ?? '').filter((row) => row.final);
@@ -205,7 +232,10 @@ describe('Rung in a real extension host', function () {
   it('routes an @rung edit through the cascade: the broken Ollama code escalates to the cloud model', async () => {
     const before = providers.requests.length;
     const started = Date.now();
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rung /edit write a constant holding the answer', mode: 'ask' });
+    await vscode.commands.executeCommand('workbench.action.chat.open', {
+      query: '@rung /edit write a constant holding the answer',
+      mode: 'ask',
+    });
     const rows = await waitFor('the @rung edit in the decision log', async () => {
       const call = await newestCall('edit', started);
       return call && call.length >= 2 ? call : undefined;
@@ -221,23 +251,30 @@ describe('Rung in a real extension host', function () {
     assert.ok(chatRequests('ollama', before) >= 1 && chatRequests('cloud', before) >= 1);
   });
 
-  it('retrying an answer from the ladder\'s top settles it as failed and asks no weaker model', async () => {
+  it("retrying an answer from the ladder's top settles it as failed and asks no weaker model", async () => {
     const started = Date.now();
     const previous = await waitFor('the earlier @rung edit', () => newestCall('edit', 0));
     const answered = previous.at(-1);
     assert.equal(answered?.model, CLOUD_MODEL);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rung /retry', mode: 'ask' });
-    const settled = await waitFor('the retried answer settled as failed', async () => (await session()).explain(answered.call).find((row) => row.final));
+    const settled = await waitFor('the retried answer settled as failed', async () =>
+      (await session()).explain(answered.call).find((row) => row.final),
+    );
     assert.equal(settled.verdict, 'fail');
     assert.equal(settled.verdictReason, 'the user asked for a stronger model');
     // The Chat view answers one request at a time, so once the next question is a call of its own, a
     // call the retry started would be in the log before it.
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@rung /edit write a constant holding the answer', mode: 'ask' });
+    await vscode.commands.executeCommand('workbench.action.chat.open', {
+      query: '@rung /edit write a constant holding the answer',
+      mode: 'ask',
+    });
     const next = await waitFor('the next question routed', async () => {
       const rows = await newestCall('edit', started);
       return rows && rows[0]?.call !== answered.call ? rows : undefined;
     });
-    const since = new Set((await newestRows(50)).filter((row) => row.at >= started && row.class.startsWith('edit') && !row.final).map((row) => row.call));
+    const since = new Set(
+      (await newestRows(50)).filter((row) => row.at >= started && row.class.startsWith('edit') && !row.final).map((row) => row.call),
+    );
     assert.deepEqual([...since], [next[0]?.call], 'the retry routed no call: nothing on the panel is above the cloud model');
   });
 
@@ -247,7 +284,10 @@ describe('Rung in a real extension host', function () {
     const document = await vscode.workspace.openTextDocument(file);
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(0, 0, 2, 1);
-    const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>('rung.editSelection', { instruction: 'add a comment to the return' });
+    const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>(
+      'rung.editSelection',
+      { instruction: 'add a comment to the return' },
+    );
     assert.ok(result?.shown, 'the edit is shown as a diff');
     assert.equal(result.model, CLOUD_MODEL);
     assert.equal(await vscode.commands.executeCommand('rung.acceptEdit'), true);
@@ -266,25 +306,41 @@ describe('Rung in a real extension host', function () {
 
   it('checks a selected method where it stands, with the file around it sent as context, so a good fragment stands on the first rung', async () => {
     const file = join(folder, 'cart.ts');
-    writeFileSync(file, 'export class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n');
+    writeFileSync(
+      file,
+      'export class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n',
+    );
     const document = await vscode.workspace.openTextDocument(file);
     const editor = await vscode.window.showTextDocument(document);
     // The method alone: it does not parse as a file by itself.
     editor.selection = new vscode.Selection(3, 0, 5, 3);
-    providers.cheapAnswer = () => '```ts\n  total(): number {\n    return this.items.length === 0 ? 0 : this.items.reduce((a, b) => a + b, 0);\n  }\n```\n';
+    providers.cheapAnswer = () =>
+      '```ts\n  total(): number {\n    return this.items.length === 0 ? 0 : this.items.reduce((a, b) => a + b, 0);\n  }\n```\n';
     const before = providers.requests.length;
     try {
-      const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>('rung.editSelection', { instruction: 'return 0 for an empty cart' });
+      const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>(
+        'rung.editSelection',
+        { instruction: 'return 0 for an empty cart' },
+      );
       assert.ok(result?.shown, 'the edit is shown as a diff');
       assert.equal(result.model, CHEAP_MODEL);
       assert.equal(chatRequests('cloud', before), 0, 'the fragment passed its check in place, so nothing climbed');
-      const sent = JSON.stringify(providers.requests.slice(before).find((request) => request.server === 'ollama' && request.path === '/api/chat')?.body.messages ?? []);
+      const sent = JSON.stringify(
+        providers.requests.slice(before).find((request) => request.server === 'ollama' && request.path === '/api/chat')?.body.messages ??
+          [],
+      );
       assert.match(sent, /For context only, the rest of cart\.ts around it/);
-      assert.ok(sent.includes('export class Cart {') && sent.includes('private items: number[] = [];'), 'the class around the method went as context');
+      assert.ok(
+        sent.includes('export class Cart {') && sent.includes('private items: number[] = [];'),
+        'the class around the method went as context',
+      );
       const rows = (await session()).explain(result.callId);
       assert.equal(rows[0]?.verdictReason, 'the file parses with the edit in place');
       assert.equal(await vscode.commands.executeCommand('rung.acceptEdit'), true);
-      assert.match(document.getText(), /^export class Cart \{\n {2}private items: number\[\] = \[\];\n\n {2}total\(\): number \{\n {4}return this\.items\.length === 0 \? 0 :/);
+      assert.match(
+        document.getText(),
+        /^export class Cart \{\n {2}private items: number\[\] = \[\];\n\n {2}total\(\): number \{\n {4}return this\.items\.length === 0 \? 0 :/,
+      );
     } finally {
       providers.cheapAnswer = defaultCheapAnswer;
     }
@@ -327,7 +383,9 @@ describe('Rung in a real extension host', function () {
     // Shown rendered, as the editor's Markdown preview, not as its source.
     const preview = await waitFor('the Markdown preview', () => {
       const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-      return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview') ? vscode.window.tabGroups.activeTabGroup.activeTab : undefined;
+      return input instanceof vscode.TabInputWebview && input.viewType.includes('markdown.preview')
+        ? vscode.window.tabGroups.activeTabGroup.activeTab
+        : undefined;
     });
     assert.match(preview.label, /Why this answer/);
     assert.equal(vscode.window.activeTextEditor?.document.uri.scheme === 'rung-explain', false, 'the source is not what the user reads');
@@ -387,12 +445,18 @@ describe('Rung in a real extension host', function () {
 
   it('opens the ledger panel', async () => {
     await vscode.commands.executeCommand('rung.openLedger');
-    await waitFor('the ledger tab', () => vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('rung.ledger'))));
+    await waitFor('the ledger tab', () =>
+      vscode.window.tabGroups.all.some((group) =>
+        group.tabs.some((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('rung.ledger')),
+      ),
+    );
   });
 
   it('clears a provider key, after which the cloud model is pruned with the reason', async () => {
     assert.equal(await vscode.commands.executeCommand('rung.clearProviderKey', 'cloud'), true);
-    const pruned = await waitFor('the cloud model pruned', async () => (await session()).rank({ classKey: 'chat' }).pruned.find((entry) => entry.model === CLOUD_MODEL));
+    const pruned = await waitFor('the cloud model pruned', async () =>
+      (await session()).rank({ classKey: 'chat' }).pruned.find((entry) => entry.model === CLOUD_MODEL),
+    );
     assert.match(pruned.reason, /no API key/);
     await vscode.commands.executeCommand('rung.setProviderKey', 'cloud', CLOUD_KEY);
   });

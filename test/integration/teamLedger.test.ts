@@ -72,7 +72,9 @@ describe('a team ledger in a real extension host', function () {
 
   it('learns into the workspace file, with a warning, when the server does not answer', async () => {
     await setTeamUrl('postgres://postgres@127.0.0.1:1/postgres');
-    await eventually('the fallback in the log', async () => /learns into the workspace ledger .*ledger\.sqlite instead/.test(await logText()));
+    await eventually('the fallback in the log', async () =>
+      /learns into the workspace ledger .*ledger\.sqlite instead/.test(await logText()),
+    );
     assert.equal(await ranksFromTeam(), false);
   });
 });

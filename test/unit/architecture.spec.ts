@@ -20,7 +20,9 @@ function sources(dir: string): string[] {
 function imports(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm)) {
+  for (const match of text.matchAll(
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm,
+  )) {
     found.push((match[1] ?? match[2] ?? match[3] ?? match[4]) as string);
   }
   return found;
@@ -38,7 +40,23 @@ function imports(file: string): string[] {
  * The order is the one the code had once connectProviders, isLocal, the redactor and the alias rule
  * moved to where they are used from; a new folder must be placed here before the test passes.
  */
-const CORE_ROOMS = ['base', 'files', 'decisions', 'signal', 'ledger', 'store', 'providers', 'verifiers', 'routing', 'confidence', 'chat', 'evaluation', 'replay', 'session', 'panel files'];
+const CORE_ROOMS = [
+  'base',
+  'files',
+  'decisions',
+  'signal',
+  'ledger',
+  'store',
+  'providers',
+  'verifiers',
+  'routing',
+  'confidence',
+  'chat',
+  'evaluation',
+  'replay',
+  'session',
+  'panel files',
+];
 const PANEL_FILES = ['ollamaPanel.ts', 'panelDiscovery.ts', 'panelFileText.ts'];
 
 /** The room a file of src/core belongs to: its folder, or `base` / `panel files` for a loose file. */
@@ -75,7 +93,9 @@ describe('architecture', () => {
   it('finds an import that climbs when one is there, and a room it does not know', () => {
     // The rule above must not pass because it reads nothing: the router importing the session climbs.
     const climbing = (file: string) => (file.endsWith('router.ts') ? ['../session/session', '../ledger/ledger'] : []);
-    expect(climbingImports(['src/core/routing/router.ts'], climbing)).toEqual(['src/core/routing/router.ts (routing) -> ../session/session (session)']);
+    expect(climbingImports(['src/core/routing/router.ts'], climbing)).toEqual([
+      'src/core/routing/router.ts (routing) -> ../session/session (session)',
+    ]);
     expect(climbingImports(['src/core/attic/old.ts'], () => [])).toEqual(['src/core/attic/old.ts: room attic is not in CORE_ROOMS']);
     expect(climbingImports(['src/core/ollamaPanel.ts'], () => ['./routing/ladder', './panel'])).toEqual([]);
   });
@@ -101,7 +121,7 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps vscode out of the extension layer\'s calls, which are tested without the editor', () => {
+  it("keeps vscode out of the extension layer's calls, which are tested without the editor", () => {
     const files = sources('src/extension/calls');
     expect(files.length).toBeGreaterThan(0);
     expect(files.filter((file) => imports(file).some((spec) => spec === 'vscode'))).toEqual([]);
@@ -114,7 +134,8 @@ describe('architecture', () => {
     for (const file of files) {
       for (const spec of imports(file)) {
         const target = spec.startsWith('.') ? relative(root, resolve(root, dirname(file), spec)) : spec;
-        if (!(spec.startsWith('.') && (target.startsWith('webview') || target.startsWith('src/protocol')))) offenders.push(`${file} -> ${spec}`);
+        if (!(spec.startsWith('.') && (target.startsWith('webview') || target.startsWith('src/protocol'))))
+          offenders.push(`${file} -> ${spec}`);
       }
     }
     expect(offenders).toEqual([]);

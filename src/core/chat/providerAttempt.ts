@@ -70,7 +70,8 @@ export interface ProviderAttemptOptions {
 }
 
 /** The panel setting, the VS Code setting and the `rung chat` flag that set how long an attempt may take, for the message that says it ran out. */
-const ATTEMPT_TIMEOUT_SETTINGS = 'routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout';
+const ATTEMPT_TIMEOUT_SETTINGS =
+  'routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout';
 
 /** Builds the {@link AttemptFn} the router runs once per rung. */
 export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<ChatAnswer> {
@@ -108,8 +109,10 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     // provider itself says is not whole: failures to climb from, not answers for a check to pass or
     // leave unverified, so no verifier is asked. A limit the caller set is the caller's to live with.
     let check: Check;
-    if (streamed.refusal !== undefined) check = { verdict: 'fail', reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` };
-    else if (answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined) check = { verdict: 'fail', reason: CUT_AT_OUTPUT_LIMIT };
+    if (streamed.refusal !== undefined)
+      check = { verdict: 'fail', reason: `the model refused: ${oneLine(streamed.refusal, REFUSAL_REASON_CHARS)}` };
+    else if (answer.finishReason === 'length' && options.chatOptions?.maxOutputTokens === undefined)
+      check = { verdict: 'fail', reason: CUT_AT_OUTPUT_LIMIT };
     else {
       check = await options.verifier.verify({ text: answer.text, toolCalls: answer.toolCalls, model: candidate.slug }, signal);
       if (check.verdict !== 'unverified') answer.checks = check.checks ?? [options.verifier.label ?? options.verifier.name];
@@ -119,7 +122,9 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
     const answerCost = streamed.cost ?? panelCost(candidate, streamed.inputTokens, streamed.outputTokens) ?? streamed.catalogCost;
     // A check that asked a model of its own (the confidence question) spent money on this attempt too.
     const checkSpent = 'spent' in check ? check.spent : undefined;
-    const checkCost = checkSpent ? (checkSpent.cost ?? panelCost(candidate, checkSpent.inputTokens, checkSpent.outputTokens) ?? checkSpent.catalogCost) : 0;
+    const checkCost = checkSpent
+      ? (checkSpent.cost ?? panelCost(candidate, checkSpent.inputTokens, checkSpent.outputTokens) ?? checkSpent.catalogCost)
+      : 0;
     const cost = answerCost === undefined ? undefined : answerCost + (spendFigure(checkCost) ?? 0);
     const outcome: AttemptOutcome<ChatAnswer> = {
       verdict: check.verdict,
@@ -168,7 +173,12 @@ function oneLine(text: string, limit: number): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
-async function stream(adapter: ProviderAdapter, candidate: Candidate, options: ProviderAttemptOptions, signal: AbortSignal | undefined): Promise<Streamed> {
+async function stream(
+  adapter: ProviderAdapter,
+  candidate: Candidate,
+  options: ProviderAttemptOptions,
+  signal: AbortSignal | undefined,
+): Promise<Streamed> {
   let text = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
@@ -194,7 +204,14 @@ async function stream(adapter: ProviderAdapter, candidate: Candidate, options: P
         throw part.error;
       case 'finish':
         return {
-          answer: { text, reasoning, toolCalls, resolvedModel: part.resolvedModel || candidate.slug, finishReason: part.finishReason, warnings },
+          answer: {
+            text,
+            reasoning,
+            toolCalls,
+            resolvedModel: part.resolvedModel || candidate.slug,
+            finishReason: part.finishReason,
+            warnings,
+          },
           inputTokens: part.usage.inputTokens,
           outputTokens: part.usage.outputTokens,
           ...(part.cost !== undefined ? { cost: part.cost } : {}),
@@ -209,7 +226,8 @@ async function stream(adapter: ProviderAdapter, candidate: Candidate, options: P
 
 /** Anything thrown while streaming, as the failure the cascade reads; a user's abort is always `stopped`. */
 function asFailure(error: unknown, provider: string, signal: AbortSignal | undefined): ProviderFailure {
-  if (signal?.aborted) return error instanceof ProviderFailure && error.kind === 'stopped' ? error : new ProviderStopped(undefined, { provider });
+  if (signal?.aborted)
+    return error instanceof ProviderFailure && error.kind === 'stopped' ? error : new ProviderStopped(undefined, { provider });
   if (error instanceof ProviderFailure) return error;
   return new ProviderError(`${provider}: ${error instanceof Error ? error.message : String(error)}`, { provider });
 }

@@ -26,7 +26,8 @@ export interface ConfidenceCheck {
  */
 export function judgeConfidence(plan: ConfidencePlan, model: string, logprob: number): ConfidenceCheck {
   const judgement = plan.judge(model, logprob);
-  const threshold = judgement.threshold === null ? 'no learned threshold (never accepted)' : `learned threshold ${formatLogprob(judgement.threshold)}`;
+  const threshold =
+    judgement.threshold === null ? 'no learned threshold (never accepted)' : `learned threshold ${formatLogprob(judgement.threshold)}`;
   const where = `for ${model} in ${plan.classKey}`;
   const odds = `P(right) ${judgement.probability.toFixed(2)}${judgement.next === null ? ', nothing above to climb to' : ` against ${Math.max(0, judgement.climbValue).toFixed(2)} climbing to ${judgement.next}`}`;
   const relation = judgement.accept ? '≥' : '<';

@@ -298,7 +298,10 @@ export class ConfidenceLearner {
   observeGrade(classKey: string, model: string, logprob: number, correct: boolean, incoming: number = OPENING): void {
     const bin = confidenceBin(logprob);
     const ok = correct ? 1 : 0;
-    const after = Number.isInteger(incoming) && incoming >= 0 && incoming <= OPENING ? [{ key: gradeAfterKey(classKey, model, incoming, bin), n: 1, ok }] : [];
+    const after =
+      Number.isInteger(incoming) && incoming >= 0 && incoming <= OPENING
+        ? [{ key: gradeAfterKey(classKey, model, incoming, bin), n: 1, ok }]
+        : [];
     this.count([{ key: gradeKey(classKey, model, bin), n: 1, ok }, ...after]);
   }
 
@@ -323,14 +326,20 @@ export class ConfidenceLearner {
         const [model, incoming] = key.split(SEP) as [string, string | undefined];
         for (let bin = 0; bin < BINS; bin++) {
           const graded = counts.graded[bin] as number;
-          if (graded > 0) result.push([incoming === undefined ? gradeKey(classKey, model, bin) : gradeAfterKey(classKey, model, Number(incoming), bin), { n: graded, ok: counts.ok[bin] as number }]);
+          if (graded > 0)
+            result.push([
+              incoming === undefined ? gradeKey(classKey, model, bin) : gradeAfterKey(classKey, model, Number(incoming), bin),
+              { n: graded, ok: counts.ok[bin] as number },
+            ]);
           if ((counts.seen[bin] as number) > 0) result.push([seenKey(classKey, model, bin), { n: counts.seen[bin] as number, ok: 0 }]);
         }
       }
       for (const [key, counts] of table.follows) {
         const [from, state, to] = key.split(SEP) as [string, string, string];
         if (from === ANY_MODEL) continue;
-        for (let bin = 0; bin < BINS; bin++) if ((counts[bin] as number) > 0) result.push([followKey(classKey, from, Number(state), to, bin), { n: counts[bin] as number, ok: 0 }]);
+        for (let bin = 0; bin < BINS; bin++)
+          if ((counts[bin] as number) > 0)
+            result.push([followKey(classKey, from, Number(state), to, bin), { n: counts[bin] as number, ok: 0 }]);
       }
     }
     return result;
@@ -381,7 +390,11 @@ export class ConfidenceLearner {
   /** The spread of `to`'s confidence at a class when it follows `from` in `state`. */
   follows(classKey: string, from: string, state: number, to: string): number[] {
     const marginal = this.seen(classKey, to);
-    const anyFrom = smoothed(this.classes.get(classKey)?.peekFollow(ANY_MODEL, state, to), (bin) => marginal[bin] as number, FOLLOW_PRIOR_WEIGHT);
+    const anyFrom = smoothed(
+      this.classes.get(classKey)?.peekFollow(ANY_MODEL, state, to),
+      (bin) => marginal[bin] as number,
+      FOLLOW_PRIOR_WEIGHT,
+    );
     const pooled = smoothed(this.pool.peekFollow(from, state, to), (bin) => anyFrom[bin] as number, FOLLOW_PRIOR_WEIGHT);
     return smoothed(this.classes.get(classKey)?.peekFollow(from, state, to), (bin) => pooled[bin] as number, FOLLOW_PRIOR_WEIGHT);
   }
@@ -499,7 +512,13 @@ export class ConfidencePlan {
     const state = stateOf(probability);
     if (!again) this.judged.push({ model, logprob, incoming, state });
     const step = this.climbs.get(model)?.[state] ?? { value: Number.NEGATIVE_INFINITY, next: null };
-    return { accept: step.next === null || probability >= step.value, probability, climbValue: step.value, threshold: this.threshold(model, incoming), next: step.next };
+    return {
+      accept: step.next === null || probability >= step.value,
+      probability,
+      climbValue: step.value,
+      threshold: this.threshold(model, incoming),
+      next: step.next,
+    };
   }
 
   /** How many graded answers of `model` at this plan's class the learner held when asked. */
@@ -570,7 +589,8 @@ export class ConfidencePlan {
     let best: { value: number; slug: string } | null = null;
     for (const rung of this.order) {
       if (tried.has(rung.slug)) continue;
-      const value = expected(this.learner.seen(this.classKey, rung.slug), (this.value.get(rung.slug) as number[][])[OPENING] as number[]) - rung.cost;
+      const value =
+        expected(this.learner.seen(this.classKey, rung.slug), (this.value.get(rung.slug) as number[][])[OPENING] as number[]) - rung.cost;
       if (!best || value > best.value) best = { value, slug: rung.slug };
     }
     return best?.slug ?? null;

@@ -38,11 +38,27 @@ export class ConfidenceVerifier implements Verifier {
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {
     const read = await this.source.read(answer, signal);
-    const spent = { inputTokens: read.inputTokens, outputTokens: read.outputTokens, ...(read.cost !== undefined ? { cost: read.cost } : {}), ...(read.catalogCost !== undefined ? { catalogCost: read.catalogCost } : {}) };
-    if (read.logprob === null) return { verdict: 'unverified', reason: `no confidence from ${answer.model}: ${read.silentBecause ?? 'no log-probabilities'}`, spent };
+    const spent = {
+      inputTokens: read.inputTokens,
+      outputTokens: read.outputTokens,
+      ...(read.cost !== undefined ? { cost: read.cost } : {}),
+      ...(read.catalogCost !== undefined ? { catalogCost: read.catalogCost } : {}),
+    };
+    if (read.logprob === null)
+      return {
+        verdict: 'unverified',
+        reason: `no confidence from ${answer.model}: ${read.silentBecause ?? 'no log-probabilities'}`,
+        spent,
+      };
     const confidence = read.logprob;
     const plan = this.source.plan();
-    if (!plan) return { verdict: 'unverified', reason: `confidence ${formatLogprob(confidence)} read, not judged: the call has no plan to judge it by`, confidence, spent };
+    if (!plan)
+      return {
+        verdict: 'unverified',
+        reason: `confidence ${formatLogprob(confidence)} read, not judged: the call has no plan to judge it by`,
+        confidence,
+        spent,
+      };
     // Judged either way, so the plan's account of the call (and what the learner is told) holds this answer.
     const check = judgeConfidence(plan, answer.model, confidence);
     const graded = plan.graded(answer.model);

@@ -92,13 +92,30 @@ export class LiveConfidence {
     const local = new Set<string>();
     const read = async (answer: { text: string; model: string }, signal?: AbortSignal): Promise<SelfCheck> => {
       if ((this.options.ask ?? 'local') === 'local' && !local.has(answer.model)) {
-        return { logprob: null, silentBecause: 'not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)', inputTokens: null, outputTokens: null };
+        return {
+          logprob: null,
+          silentBecause: 'not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)',
+          inputTokens: null,
+          outputTokens: null,
+        };
       }
       const provider = providers.get(answer.model);
       const adapter = provider === undefined ? undefined : this.options.adapters().get(provider);
-      if (!adapter?.logprobs) return { logprob: null, silentBecause: `provider ${provider ?? '(unknown)'} gives no log-probabilities`, inputTokens: null, outputTokens: null };
+      if (!adapter?.logprobs)
+        return {
+          logprob: null,
+          silentBecause: `provider ${provider ?? '(unknown)'} gives no log-probabilities`,
+          inputTokens: null,
+          outputTokens: null,
+        };
       const key = `${provider}\u0000${answer.model}`;
-      if (this.silent.has(key)) return { logprob: null, silentBecause: 'its server sent no log-probabilities when asked before in this session', inputTokens: null, outputTokens: null };
+      if (this.silent.has(key))
+        return {
+          logprob: null,
+          silentBecause: 'its server sent no log-probabilities when asked before in this session',
+          inputTokens: null,
+          outputTokens: null,
+        };
       const read = await askConfidence(adapter, answer.model, messages, answer.text, signal);
       if (read.noLogprobs) this.silent.add(key);
       return read;
@@ -110,7 +127,11 @@ export class LiveConfidence {
           providers.set(candidate.slug, candidate.provider);
           if (candidate.local) local.add(candidate.slug);
         }
-        plan = this.learner.plan(classKey, ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })), this.options.multiple());
+        plan = this.learner.plan(
+          classKey,
+          ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })),
+          this.options.multiple(),
+        );
         // A plan whose opener has no learned threshold would choose where to open from the prior alone,
         // and the check will not judge that answer: the call opens, and stands, as an unchecked call does.
         return plan.graded(plan.opener) >= MIN_CONFIDENCE_GRADED ? confidenceClimb(plan, ranking) : undefined;
@@ -120,7 +141,10 @@ export class LiveConfidence {
         const answers = plan.answers();
         this.learner.observeReads(classKey, answers);
         // A later grade is about the answer that stood, judged or kept unjudged while the learner learns.
-        const answer = standing?.confidence !== undefined ? answers.find((each) => each.model === standing.model && each.logprob === standing.confidence) : undefined;
+        const answer =
+          standing?.confidence !== undefined
+            ? answers.find((each) => each.model === standing.model && each.logprob === standing.confidence)
+            : undefined;
         if (answer) this.remember(callId, { classKey, answer });
       },
     };

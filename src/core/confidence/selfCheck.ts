@@ -28,7 +28,8 @@ export const SELF_CHECK_QUOTE_CHARS = 6_000;
 export const SELF_CHECK_ALTERNATIVES = 5;
 
 /** The source's wording for free-form answers, made general: the judge sees the request and the proposed answer. */
-export const SELF_CHECK_SYSTEM = 'Your task is to judge whether a proposed answer to a request is correct. If it is correct, output "Y". Otherwise, output "N". Only respond with "Y" or "N", nothing else.';
+export const SELF_CHECK_SYSTEM =
+  'Your task is to judge whether a proposed answer to a request is correct. If it is correct, output "Y". Otherwise, output "N". Only respond with "Y" or "N", nothing else.';
 
 /** What one self-check found: the confidence (a log-probability, or null when none could be read), and what asking cost. */
 export interface SelfCheck {
@@ -72,12 +73,24 @@ export function selfCheckMessages(conversation: readonly ChatMessage[], answer: 
  * A provider failure on the question (a 400 for the `logprobs` parameter, a timeout) is the check's
  * silence, not the answer's failure; only the user's stop is passed on.
  */
-export async function askConfidence(adapter: ProviderAdapter, model: string, conversation: readonly ChatMessage[], answer: string, signal?: AbortSignal): Promise<SelfCheck> {
+export async function askConfidence(
+  adapter: ProviderAdapter,
+  model: string,
+  conversation: readonly ChatMessage[],
+  answer: string,
+  signal?: AbortSignal,
+): Promise<SelfCheck> {
   let logprobs: TokenLogprob[] | undefined;
   let text = '';
   let usage: Omit<SelfCheck, 'logprob' | 'silentBecause'> = { inputTokens: null, outputTokens: null };
   try {
-    for await (const part of adapter.chat(model, selfCheckMessages(conversation, answer), [], { signal, maxOutputTokens: 1, temperature: 0, logprobs: SELF_CHECK_ALTERNATIVES }, false)) {
+    for await (const part of adapter.chat(
+      model,
+      selfCheckMessages(conversation, answer),
+      [],
+      { signal, maxOutputTokens: 1, temperature: 0, logprobs: SELF_CHECK_ALTERNATIVES },
+      false,
+    )) {
       if (part.type === 'text-delta') text += part.text;
       if (part.type === 'finish') {
         logprobs = part.logprobs;
@@ -97,7 +110,12 @@ export async function askConfidence(adapter: ProviderAdapter, model: string, con
   }
   if (!logprobs?.length) return { logprob: null, silentBecause: 'its server sent no log-probabilities', noLogprobs: true, ...usage };
   const logprob = yesLogprob(logprobs[0] as TokenLogprob);
-  if (logprob === null) return { logprob: null, silentBecause: `it answered the confidence question with neither Y nor N (${JSON.stringify(text.slice(0, 20))})`, ...usage };
+  if (logprob === null)
+    return {
+      logprob: null,
+      silentBecause: `it answered the confidence question with neither Y nor N (${JSON.stringify(text.slice(0, 20))})`,
+      ...usage,
+    };
   return { logprob, ...usage };
 }
 

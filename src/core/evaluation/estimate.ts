@@ -185,7 +185,12 @@ function* mapInSlices<Item, Mapped>(items: readonly Item[], perSlice: number, ma
  * The passes that only add numbers up (weights, sums, spreads) take well under a millisecond on 10,000
  * calls and run whole.
  */
-function* estimateSteps(log: LoggedCalls, policy: RoutingPolicy, options: EstimateOptions, callsPerSlice: number): Generator<void, PolicyEstimate> {
+function* estimateSteps(
+  log: LoggedCalls,
+  policy: RoutingPolicy,
+  options: EstimateOptions,
+  callsPerSlice: number,
+): Generator<void, PolicyEstimate> {
   const minimum = options.minEffectiveSampleSize ?? MIN_EFFECTIVE_SAMPLE_SIZE;
   const base = { policy: formatPolicy(policy), calls: log.calls.length, leftOut: log.withoutPropensity };
   const unsupportedPolicy = unsupportedPart(policy);
@@ -222,8 +227,12 @@ function* estimateSteps(log: LoggedCalls, policy: RoutingPolicy, options: Estima
       refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
     };
   }
-  const model = options.outcomeModel ? yield* options.outcomeModel.fitting(log.calls, callsPerSlice) : yield* OutcomeModel.fitting(log.calls, callsPerSlice);
-  const cost = skip.length ? yield* mapInSlices(supported, callsPerSlice, (call) => costWithout(call, skip, model, target)) : supported.map((call) => call.cost);
+  const model = options.outcomeModel
+    ? yield* options.outcomeModel.fitting(log.calls, callsPerSlice)
+    : yield* OutcomeModel.fitting(log.calls, callsPerSlice);
+  const cost = skip.length
+    ? yield* mapInSlices(supported, callsPerSlice, (call) => costWithout(call, skip, model, target))
+    : supported.map((call) => call.cost);
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
   const predictedCost = skip.length
     ? yield* classMeans(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip))
@@ -297,7 +306,12 @@ function* classMeans(calls: readonly LoggedCall[], callsPerSlice: number, value:
  * Σ w² / n over the calls that did (each stands for 1/π calls and carries 1/π). It reads every call's
  * imputed cost, so the rare dear climbs that a hundred matching calls can miss still set the spread.
  */
-export function modelledSpread(weights: readonly number[], imputed: readonly number[], predicted: readonly number[], answerable: readonly boolean[]): number {
+export function modelledSpread(
+  weights: readonly number[],
+  imputed: readonly number[],
+  predicted: readonly number[],
+  answerable: readonly boolean[],
+): number {
   const n = weights.length;
   const meanInverse = weights.reduce((s, w) => s + w * w, 0) / n;
   const residual = imputed.reduce((s, value, i) => s + (answerable[i] ? (value - (predicted[i] as number)) ** 2 : 0), 0) / n;
@@ -354,10 +368,10 @@ function sampleVariance(terms: readonly number[]): number {
 /** Why the policy is beyond what an opener log can weigh, or null when it is an opener policy. */
 function unsupportedPart(policy: RoutingPolicy): string | null {
   if (policy.explore !== undefined) {
-    return 'explore= changes each call\'s chance of opening with every rung, and a decision row records only the chance its own opener had (not how many rungs were unmeasured, nor which was the greedy one), so no weight for another rate can be worked out; check it with rung replay --policy';
+    return "explore= changes each call's chance of opening with every rung, and a decision row records only the chance its own opener had (not how many rungs were unmeasured, nor which was the greedy one), so no weight for another rate can be worked out; check it with rung replay --policy";
   }
   if (policy.skip.length && policy.open === undefined) {
-    return 'skip= without open= leaves the router to pick the opener among the other rungs, and a decision row does not record which would have opened in the skipped model\'s place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy';
+    return "skip= without open= leaves the router to pick the opener among the other rungs, and a decision row does not record which would have opened in the skipped model's place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy";
   }
   if (policy.open === undefined) return 'the policy names no opener';
   return null;
@@ -407,9 +421,16 @@ export function snips(weights: readonly number[], outcomes: readonly number[]): 
  * as the target would; a call marked not `modelled` (one every rung failed, whose cost any opener
  * repeats) enters as its logged outcome.
  */
-function doublyRobustTerms(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[], modelled?: readonly boolean[]): number[] {
+function doublyRobustTerms(
+  weights: readonly number[],
+  outcomes: readonly number[],
+  predicted: readonly number[],
+  modelled?: readonly boolean[],
+): number[] {
   return weights.map((w, i) =>
-    modelled && !modelled[i] ? (outcomes[i] as number) : (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)),
+    modelled && !modelled[i]
+      ? (outcomes[i] as number)
+      : (predicted[i] as number) + w * ((outcomes[i] as number) - (predicted[i] as number)),
   );
 }
 

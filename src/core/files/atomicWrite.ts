@@ -19,7 +19,18 @@
  * link rather than write through it, but a link where Rung keeps its file was put there by someone.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { unlinkQuietly } from './fileLock';
 import { lstatIfExists, openNoFollow, refuseUnlessFile } from './safeFiles';
@@ -31,7 +42,9 @@ export class ReadOnlyFileError extends Error {
     /** The permission bits, `0o444`. */
     readonly mode: number,
   ) {
-    super(`${path} is read-only (mode ${mode.toString(8).padStart(3, '0')}), so Rung leaves it as it is; make it writable (chmod u+w) to save to it`);
+    super(
+      `${path} is read-only (mode ${mode.toString(8).padStart(3, '0')}), so Rung leaves it as it is; make it writable (chmod u+w) to save to it`,
+    );
     this.name = 'ReadOnlyFileError';
   }
 }

@@ -230,7 +230,11 @@ export class FileLock {
       throw error;
     }
     const holder = this.holderOf(judged.content, judged.mtimeMs);
-    const reason: TakeoverReason | undefined = this.holderIsDead(judged.content) ? 'holder-dead' : holder.ageMs > this.staleMs ? 'stale' : undefined;
+    const reason: TakeoverReason | undefined = this.holderIsDead(judged.content)
+      ? 'holder-dead'
+      : holder.ageMs > this.staleMs
+        ? 'stale'
+        : undefined;
     if (!reason) return false;
     const aside = `${this.path}.stale-${randomUUID()}`;
     try {
@@ -274,7 +278,8 @@ function parseContent(text: string): LockContent | undefined {
     if (typeof value === 'object' && value !== null && 'token' in value && 'at' in value && 'pid' in value) {
       const { token, at, pid } = value;
       const host = 'host' in value && typeof value.host === 'string' ? value.host : undefined;
-      if (typeof token === 'string' && typeof at === 'number' && typeof pid === 'number') return { token, at, pid, ...(host === undefined ? {} : { host }) };
+      if (typeof token === 'string' && typeof at === 'number' && typeof pid === 'number')
+        return { token, at, pid, ...(host === undefined ? {} : { host }) };
     }
   } catch {
     // An empty or half-written lock: the caller falls back to its mtime.

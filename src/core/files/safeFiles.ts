@@ -19,7 +19,19 @@
  * Refusing is the whole answer: nothing is written, moved or read through the link, and the message
  * names the path, what it points at, and what to do.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, writeSync, type BigIntStats, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  writeSync,
+  type BigIntStats,
+  type Stats,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -38,7 +50,7 @@ export const RUNG_FOLDER = '.rung';
  * any `.corrupt-<time>` copy; `decisions.jsonl*` the log, its lock and its `.unreadable` lines.
  */
 export const RUNG_GITIGNORE = [
-  '# Written by Rung when it made this folder: what it learns here is this machine\'s own.',
+  "# Written by Rung when it made this folder: what it learns here is this machine's own.",
   '# panel.json is not listed, so it can be committed and shared.',
   '*.sqlite',
   '*.sqlite.*',
@@ -73,7 +85,11 @@ export class FileTooLargeError extends UnsafePathError {
     readonly size: number,
     readonly limit: number,
   ) {
-    super(path, `is ${describeBytes(size)}, more than the ${describeBytes(limit)} Rung reads from such a file; it was left as it is`, `a file of ${describeBytes(size)}`);
+    super(
+      path,
+      `is ${describeBytes(size)}, more than the ${describeBytes(limit)} Rung reads from such a file; it was left as it is`,
+      `a file of ${describeBytes(size)}`,
+    );
   }
 }
 
@@ -187,7 +203,8 @@ export function refuseUnlessFolder(dir: string): void {
       what,
     );
   }
-  if (!stat.isDirectory()) throw new UnsafePathError(dir, `is ${whatIs(stat)}, not a folder; move it away and Rung makes the folder itself`, whatIs(stat));
+  if (!stat.isDirectory())
+    throw new UnsafePathError(dir, `is ${whatIs(stat)}, not a folder; move it away and Rung makes the folder itself`, whatIs(stat));
 }
 
 /**
@@ -227,7 +244,11 @@ function refuseLink(path: string): void {
 }
 
 function notAFile(path: string, stat: Stats | BigIntStats): UnsafePathError {
-  return new UnsafePathError(path, `is ${whatIs(stat)}, not a file, and Rung reads and writes only regular files there; move it away and Rung starts a fresh file`, whatIs(stat));
+  return new UnsafePathError(
+    path,
+    `is ${whatIs(stat)}, not a file, and Rung reads and writes only regular files there; move it away and Rung starts a fresh file`,
+    whatIs(stat),
+  );
 }
 
 function linkTarget(path: string): string {
@@ -272,7 +293,9 @@ export function writeWhole(fd: number, data: Uint8Array): void {
 }
 
 /** What a path that is not a regular file holds, to follow "is": "a directory", "a named pipe". */
-export function whatIs(stat: Pick<Stats | BigIntStats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>): string {
+export function whatIs(
+  stat: Pick<Stats | BigIntStats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>,
+): string {
   if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a named pipe';

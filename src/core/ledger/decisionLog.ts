@@ -123,7 +123,12 @@ export class DecisionLog implements DecisionSink {
     this.clock = options.clock;
     this.timer = options.flushTimer ?? new FlushTimer({ clock: options.clock, schedule: options.schedule });
     this.onNotice = options.onNotice;
-    this.lock = new FileLock({ path: `${options.path}.lock`, clock: options.clock, ...options.lock, ...lockNotices('decision log', (notice) => this.notify(notice)) });
+    this.lock = new FileLock({
+      path: `${options.path}.lock`,
+      clock: options.clock,
+      ...options.lock,
+      ...lockNotices('decision log', (notice) => this.notify(notice)),
+    });
   }
 
   /**
@@ -206,7 +211,10 @@ export class DecisionLog implements DecisionSink {
     const needle = JSON.stringify(callId).slice(1, -1);
     const text = readIfExists(this.path).toString('utf8');
     const end = text.lastIndexOf('\n') + 1;
-    const lines = text.slice(0, end).split('\n').filter((line) => line.includes(needle));
+    const lines = text
+      .slice(0, end)
+      .split('\n')
+      .filter((line) => line.includes(needle));
     const rows = parseDecisionLines(lines.join('\n')).rows.filter((row) => row.call === callId);
     return { rows, truth: rows[rows.length - 1] };
   }
@@ -281,7 +289,11 @@ export class DecisionLog implements DecisionSink {
       if (!(await this.writeQueued())) this.reschedule();
     } catch (error) {
       // Reported here because a timer's flush has no caller to throw to; the rows stay queued.
-      this.notify({ kind: 'save-failed', path: this.path, message: `could not write ${count} decision row${count === 1 ? '' : 's'} to ${this.path}: ${describe(error)}; will retry` });
+      this.notify({
+        kind: 'save-failed',
+        path: this.path,
+        message: `could not write ${count} decision row${count === 1 ? '' : 's'} to ${this.path}: ${describe(error)}; will retry`,
+      });
       this.reschedule();
       throw error;
     }

@@ -16,22 +16,68 @@ export type ExportWhat = 'ratings' | 'decisions' | 'all';
 
 const RATING_COLUMNS = ['model', 'class', 'rating', 'ability', 'graded', 'ok', 'updated_at'] as const;
 const DECISION_COLUMNS = [
-  'at', 'call', 'run', 'class', 'shape', 'model', 'resolved', 'rung', 'candidates', 'escalation', 'explore', 'propensity', 'verdict',
-  'verdict_reason', 'input_tokens', 'output_tokens', 'cost', 'latency_ms', 'reason', 'mode', 'pruned', 'final',
+  'at',
+  'call',
+  'run',
+  'class',
+  'shape',
+  'model',
+  'resolved',
+  'rung',
+  'candidates',
+  'escalation',
+  'explore',
+  'propensity',
+  'verdict',
+  'verdict_reason',
+  'input_tokens',
+  'output_tokens',
+  'cost',
+  'latency_ms',
+  'reason',
+  'mode',
+  'pruned',
+  'final',
 ] as const;
 
 type Cell = string | number | boolean | null | undefined;
 
 function ratingRecord(entry: RatingEntry): Record<string, Cell> {
-  return { model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok, updated_at: entry.updatedAt };
+  return {
+    model: entry.model,
+    class: entry.classKey,
+    rating: entry.rating,
+    ability: ability(entry.rating),
+    graded: entry.graded,
+    ok: entry.ok,
+    updated_at: entry.updatedAt,
+  };
 }
 
 function decisionRecord(row: DecisionRow): Record<string, Cell> {
   return {
-    at: row.at, call: row.call, run: row.run, class: row.class, shape: row.shape, model: row.model, resolved: row.resolved, rung: row.rung,
-    candidates: JSON.stringify(row.candidates), escalation: JSON.stringify(row.escalation), explore: row.explore, propensity: row.propensity,
-    verdict: row.verdict, verdict_reason: row.verdictReason, input_tokens: row.inputTokens, output_tokens: row.outputTokens, cost: row.cost,
-    latency_ms: row.latencyMs, reason: row.reason, mode: row.mode, pruned: JSON.stringify(row.pruned), final: row.final,
+    at: row.at,
+    call: row.call,
+    run: row.run,
+    class: row.class,
+    shape: row.shape,
+    model: row.model,
+    resolved: row.resolved,
+    rung: row.rung,
+    candidates: JSON.stringify(row.candidates),
+    escalation: JSON.stringify(row.escalation),
+    explore: row.explore,
+    propensity: row.propensity,
+    verdict: row.verdict,
+    verdict_reason: row.verdictReason,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cost: row.cost,
+    latency_ms: row.latencyMs,
+    reason: row.reason,
+    mode: row.mode,
+    pruned: JSON.stringify(row.pruned),
+    final: row.final,
   };
 }
 
@@ -46,7 +92,8 @@ export function exportLedger(format: ExportFormat, what: ExportWhat, ratings: Ra
   }
   const columns: string[] = [];
   if (what === 'all') columns.push('record');
-  for (const column of [...(withRatings ? RATING_COLUMNS : []), ...(withDecisions ? DECISION_COLUMNS : [])]) if (!columns.includes(column)) columns.push(column);
+  for (const column of [...(withRatings ? RATING_COLUMNS : []), ...(withDecisions ? DECISION_COLUMNS : [])])
+    if (!columns.includes(column)) columns.push(column);
   const records: Record<string, Cell>[] = [];
   if (withRatings) for (const entry of ratings) records.push({ record: 'rating', ...ratingRecord(entry) });
   if (withDecisions) for (const row of decisions) records.push({ record: 'decision', ...decisionRecord(row) });

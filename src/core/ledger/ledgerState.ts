@@ -77,11 +77,22 @@ export function matchesClass(key: string, classKey: string): boolean {
  * The information a merged rating holds against its prior: the sum of both sides' (the source's in
  * proportion to the observations newly folded), or none when either side never counted it.
  */
-function mergedInformation(local: RatingEntry | undefined, source: RatingEntry, newGraded: number): Pick<RatingEntry, 'information' | 'followedPrior'> {
+function mergedInformation(
+  local: RatingEntry | undefined,
+  source: RatingEntry,
+  newGraded: number,
+): Pick<RatingEntry, 'information' | 'followedPrior'> {
   const side = local ?? source;
   const information =
-    local === undefined ? source.information : local.information === undefined || source.information === undefined ? undefined : local.information + (source.information * newGraded) / Math.max(1, source.graded);
-  return { ...(information === undefined ? {} : { information }), ...(side.followedPrior === undefined ? {} : { followedPrior: side.followedPrior }) };
+    local === undefined
+      ? source.information
+      : local.information === undefined || source.information === undefined
+        ? undefined
+        : local.information + (source.information * newGraded) / Math.max(1, source.graded);
+  return {
+    ...(information === undefined ? {} : { information }),
+    ...(side.followedPrior === undefined ? {} : { followedPrior: side.followedPrior }),
+  };
 }
 
 /**
@@ -98,10 +109,14 @@ function forgetSignalClass(signal: PromptSignalState | undefined, classKey: stri
 /** The local attempts' cost with the source's added in proportion to the observations newly folded (`share`). */
 function mergedCost(local: RatingEntry['cost'], source: RatingEntry['cost'], share: number): Pick<RatingEntry, 'cost'> {
   const part = Math.min(1, Math.max(0, share));
-  const added = source ? { observed: source.observed * part, listed: source.listed * part, attempts: Math.round(source.attempts * part) } : undefined;
+  const added = source
+    ? { observed: source.observed * part, listed: source.listed * part, attempts: Math.round(source.attempts * part) }
+    : undefined;
   if (!local) return added && added.attempts > 0 ? { cost: added } : {};
   if (!added) return { cost: { ...local } };
-  return { cost: { observed: local.observed + added.observed, listed: local.listed + added.listed, attempts: local.attempts + added.attempts } };
+  return {
+    cost: { observed: local.observed + added.observed, listed: local.listed + added.listed, attempts: local.attempts + added.attempts },
+  };
 }
 
 function mergedKey(sourceId: string, model: string, classKey: string): string {
@@ -253,11 +268,14 @@ export class LedgerState {
       case 'reset':
         // A reset ledger has learned nothing, from this workspace or from a teammate: merged counts go too,
         // so merging the teammate's file again brings their evidence back.
-        for (const [key, entry] of this.ratings) if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
-        for (const [key, count] of this.merged) if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
+        for (const [key, entry] of this.ratings)
+          if (op.classKey === null || matchesClass(entry.classKey, op.classKey)) this.ratings.delete(key);
+        for (const [key, count] of this.merged)
+          if (op.classKey === null || matchesClass(count.classKey, op.classKey)) this.merged.delete(key);
         this.signal = op.classKey === null ? undefined : forgetSignalClass(this.signal, op.classKey);
         // The confidence counts' keys carry their class third (`v1␀grade␀chat␀model␀bin`).
-        for (const key of this.confidence.keys()) if (op.classKey === null || matchesClass(key.split('\u0000')[2] ?? '', op.classKey)) this.confidence.delete(key);
+        for (const key of this.confidence.keys())
+          if (op.classKey === null || matchesClass(key.split('\u0000')[2] ?? '', op.classKey)) this.confidence.delete(key);
         return;
       case 'confidence':
         for (const increment of op.increments) {
@@ -334,36 +352,55 @@ export class LedgerState {
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
-    forEachRow(db, 'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts FROM ratings', (row) => {
-      const since = nullableNumber(row[7]);
-      const costAttempts = Number(row[12] ?? 0);
-      const information = nullableNumber(row[8]);
-      const followedPrior = nullableNumber(row[9]);
-      const entry: RatingEntry = {
-        model: String(row[0]),
-        classKey: String(row[1]),
-        rating: Number(row[2]),
-        graded: Number(row[3]),
-        ok: Number(row[4]),
-        updatedAt: Number(row[5]),
-        surprise: Number(row[6]),
-        ...(since === null ? {} : { sinceDrift: since }),
-        ...(information === null ? {} : { information }),
-        ...(followedPrior === null ? {} : { followedPrior }),
-        ...(costAttempts > 0 ? { cost: { observed: Number(row[10]), listed: Number(row[11]), attempts: costAttempts } } : {}),
-      };
-      state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
-    });
+    forEachRow(
+      db,
+      'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts FROM ratings',
+      (row) => {
+        const since = nullableNumber(row[7]);
+        const costAttempts = Number(row[12] ?? 0);
+        const information = nullableNumber(row[8]);
+        const followedPrior = nullableNumber(row[9]);
+        const entry: RatingEntry = {
+          model: String(row[0]),
+          classKey: String(row[1]),
+          rating: Number(row[2]),
+          graded: Number(row[3]),
+          ok: Number(row[4]),
+          updatedAt: Number(row[5]),
+          surprise: Number(row[6]),
+          ...(since === null ? {} : { sinceDrift: since }),
+          ...(information === null ? {} : { information }),
+          ...(followedPrior === null ? {} : { followedPrior }),
+          ...(costAttempts > 0 ? { cost: { observed: Number(row[10]), listed: Number(row[11]), attempts: costAttempts } } : {}),
+        };
+        state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
+      },
+    );
     forEachRow(db, 'SELECT slug, resolved FROM aliases', (row) => state.aliases.set(String(row[0]), String(row[1])));
     forEachRow(db, 'SELECT spawn_id, trace_id, model, started_at, ended_at FROM spawns', (row) => {
-      state.spawns.set(String(row[0]), { spawnId: String(row[0]), traceId: String(row[1]), model: String(row[2]), startedAt: Number(row[3]), endedAt: row[4] === null ? null : Number(row[4]) });
+      state.spawns.set(String(row[0]), {
+        spawnId: String(row[0]),
+        traceId: String(row[1]),
+        model: String(row[2]),
+        startedAt: Number(row[3]),
+        endedAt: row[4] === null ? null : Number(row[4]),
+      });
     });
     forEachRow(db, 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider FROM profile_caps', (row) => {
       state.caps.set(String(row[0]), { maxConsecutivePerProvider: nullableNumber(row[1]), maxTotalPerProvider: nullableNumber(row[2]) });
     });
-    forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) => state.confidence.set(String(row[0]), { n: Number(row[1]), ok: Number(row[2]) }));
+    forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) =>
+      state.confidence.set(String(row[0]), { n: Number(row[1]), ok: Number(row[2]) }),
+    );
     forEachRow(db, 'SELECT source_id, model, class_key, graded, ok, merged_at FROM merged_sources', (row) => {
-      const count: MergedCount = { sourceId: String(row[0]), model: String(row[1]), classKey: String(row[2]), graded: Number(row[3]), ok: Number(row[4]), mergedAt: Number(row[5]) };
+      const count: MergedCount = {
+        sourceId: String(row[0]),
+        model: String(row[1]),
+        classKey: String(row[2]),
+        graded: Number(row[3]),
+        ok: Number(row[4]),
+        mergedAt: Number(row[5]),
+      };
       state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
     });
     state.signal = readSignalTables(db);
@@ -374,7 +411,17 @@ export class LedgerState {
   write(db: Database): void {
     db.run('BEGIN');
     try {
-      for (const table of ['ratings', 'aliases', 'spawns', 'profile_caps', 'merged_sources', 'prompt_signal_weights', 'prompt_signal_classes', 'confidence_counts']) db.run(`DELETE FROM ${table}`);
+      for (const table of [
+        'ratings',
+        'aliases',
+        'spawns',
+        'profile_caps',
+        'merged_sources',
+        'prompt_signal_weights',
+        'prompt_signal_classes',
+        'confidence_counts',
+      ])
+        db.run(`DELETE FROM ${table}`);
       insertAll(
         db,
         'INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -395,11 +442,27 @@ export class LedgerState {
         ]),
       );
       insertAll(db, 'INSERT INTO aliases VALUES (?, ?)', [...this.aliases]);
-      insertAll(db, 'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)', [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]));
-      insertAll(db, 'INSERT INTO profile_caps VALUES (?, ?, ?)', [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]));
-      insertAll(db, 'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)', [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]));
+      insertAll(
+        db,
+        'INSERT INTO spawns VALUES (?, ?, ?, ?, ?)',
+        [...this.spawns.values()].map((s) => [s.spawnId, s.traceId, s.model, s.startedAt, s.endedAt]),
+      );
+      insertAll(
+        db,
+        'INSERT INTO profile_caps VALUES (?, ?, ?)',
+        [...this.caps].map(([key, caps]) => [key, caps.maxConsecutivePerProvider, caps.maxTotalPerProvider]),
+      );
+      insertAll(
+        db,
+        'INSERT INTO merged_sources VALUES (?, ?, ?, ?, ?, ?)',
+        [...this.merged.values()].map((m) => [m.sourceId, m.model, m.classKey, m.graded, m.ok, m.mergedAt]),
+      );
       if (this.signal) writeSignalTables(db, this.signal);
-      insertAll(db, 'INSERT INTO confidence_counts VALUES (?, ?, ?)', [...this.confidence].map(([key, count]) => [key, count.n, count.ok]));
+      insertAll(
+        db,
+        'INSERT INTO confidence_counts VALUES (?, ?, ?)',
+        [...this.confidence].map(([key, count]) => [key, count.n, count.ok]),
+      );
       db.run('COMMIT');
     } catch (error) {
       db.run('ROLLBACK');
@@ -419,7 +482,14 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
       const entry = state.ratings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
       const { rating, graded, ok, information, followedPrior, cost } = entry;
-      return { rating, graded, ok, ...(information === undefined ? {} : { information }), ...(followedPrior === undefined ? {} : { followedPrior }), ...(cost === undefined ? {} : { cost }) };
+      return {
+        rating,
+        graded,
+        ok,
+        ...(information === undefined ? {} : { information }),
+        ...(followedPrior === undefined ? {} : { followedPrior }),
+        ...(cost === undefined ? {} : { cost }),
+      };
     },
     resolve: (slug) => {
       for (const candidate of aliasCandidates(slug)) {
@@ -450,14 +520,23 @@ function readSignalTables(db: Database): PromptSignalState | undefined {
     const bytes = row[2];
     if (Number(row[1]) !== SIGNAL_SLOTS || !(bytes instanceof Uint8Array) || bytes.byteLength !== 4 * SIGNAL_SLOTS) return;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    weights.set(String(row[0]), Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true)));
+    weights.set(
+      String(row[0]),
+      Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true)),
+    );
   });
   const mean = weights.get('mean');
   const unanswerable = weights.get('unanswerable');
   if (!mean || !unanswerable) return undefined;
   const classes = new Map<string, SignalClassStats>();
   forEachRow(db, 'SELECT class_key, calls, gain, gain_square, shift, odds FROM prompt_signal_classes', (row) => {
-    classes.set(String(row[0]), { calls: Number(row[1]), gain: Number(row[2]), gainSquare: Number(row[3]), shift: Number(row[4]), odds: Number(row[5]) });
+    classes.set(String(row[0]), {
+      calls: Number(row[1]),
+      gain: Number(row[2]),
+      gainSquare: Number(row[3]),
+      shift: Number(row[4]),
+      odds: Number(row[5]),
+    });
   });
   return { mean, unanswerable, classes };
 }
@@ -473,7 +552,11 @@ function writeSignalTables(db: Database, signal: PromptSignalState): void {
     ['mean', SIGNAL_SLOTS, bytesOf(signal.mean)],
     ['unanswerable', SIGNAL_SLOTS, bytesOf(signal.unanswerable)],
   ]);
-  insertAll(db, 'INSERT INTO prompt_signal_classes VALUES (?, ?, ?, ?, ?, ?)', [...signal.classes].map(([key, stats]) => [key, stats.calls, stats.gain, stats.gainSquare, stats.shift, stats.odds]));
+  insertAll(
+    db,
+    'INSERT INTO prompt_signal_classes VALUES (?, ?, ?, ?, ?, ?)',
+    [...signal.classes].map(([key, stats]) => [key, stats.calls, stats.gain, stats.gainSquare, stats.shift, stats.odds]),
+  );
 }
 
 type Cell = number | string | Uint8Array | null;

@@ -28,7 +28,10 @@ export type NoticeListener = (notice: LedgerNotice) => void;
  * `what` names the protected file for a person (`ledger`, `decision log`). A stale takeover keeps
  * the wording it had before the lock named its host.
  */
-export function lockNotices(what: string, notify: NoticeListener): { onTakeover: (info: LockTakeover) => void; onWait: (info: LockWait) => void } {
+export function lockNotices(
+  what: string,
+  notify: NoticeListener,
+): { onTakeover: (info: LockTakeover) => void; onWait: (info: LockWait) => void } {
   return {
     onTakeover: ({ path, reason, ...holder }) => {
       const message =

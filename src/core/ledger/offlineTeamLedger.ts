@@ -83,7 +83,9 @@ export class OfflineTeamLedger extends WorkspaceLedger {
       this.kept += moving.length;
     } catch (error) {
       this.shared = [...moving, ...this.shared];
-      this.onOutboxProblem?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} shared decision rows stay in this workspace's decision log only for now`);
+      this.onOutboxProblem?.(
+        `could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} shared decision rows stay in this workspace's decision log only for now`,
+      );
     }
   }
 }

@@ -213,7 +213,8 @@ export function readSchema(db: Database, sql: SqlJsStatic): SchemaReading {
   } catch (error) {
     return { kind: 'foreign', reason: `its schema cannot be read (${messageOf(error)})` };
   }
-  if (applicationId !== 0 && applicationId !== RUNG_APPLICATION_ID) return { kind: 'foreign', reason: `application_id is 0x${(applicationId >>> 0).toString(16)}` };
+  if (applicationId !== 0 && applicationId !== RUNG_APPLICATION_ID)
+    return { kind: 'foreign', reason: `application_id is 0x${(applicationId >>> 0).toString(16)}` };
   if (objects.length === 0) return { kind: 'empty' };
   const tables = objects.filter((object) => object.type === 'table').map((object) => object.name);
   const marked = applicationId === RUNG_APPLICATION_ID;
@@ -287,15 +288,24 @@ function hostileObject(db: Database, objects: readonly SchemaObject[]): string |
  * undefined when every object is one of Rung's. Objects Rung makes that are missing are left to the
  * reads, which fail on a missing table as on any damage.
  */
-function unexpectedObject(db: Database, objects: readonly SchemaObject[], expected: ReadonlyMap<string, OwnObject>, version: number): string | undefined {
+function unexpectedObject(
+  db: Database,
+  objects: readonly SchemaObject[],
+  expected: ReadonlyMap<string, OwnObject>,
+  version: number,
+): string | undefined {
   for (const object of objects) {
     const own = expected.get(objectKey(object));
-    if (!own || own.tableName !== object.tableName) return `it holds ${object.type === 'index' ? 'an index' : `a ${object.type}`} named "${object.name}" that Rung's schema v${version} does not have`;
+    if (!own || own.tableName !== object.tableName)
+      return `it holds ${object.type === 'index' ? 'an index' : `a ${object.type}`} named "${object.name}" that Rung's schema v${version} does not have`;
     if (normalisedSql(own.sql) === normalisedSql(object.sql)) continue;
     if (object.type !== 'table') return `its ${object.type} "${object.name}" is not the one Rung creates`;
     const columns = columnsOf(db, object.name);
     const ownColumns = own.columns;
-    const said = columns.join(', ') === ownColumns.join(', ') ? 'the same columns, defined otherwise' : `columns ${columns.join(', ')}; Rung's are ${ownColumns.join(', ')}`;
+    const said =
+      columns.join(', ') === ownColumns.join(', ')
+        ? 'the same columns, defined otherwise'
+        : `columns ${columns.join(', ')}; Rung's are ${ownColumns.join(', ')}`;
     return `its table "${object.name}" is not the one Rung creates (${said})`;
   }
   return undefined;
@@ -325,7 +335,12 @@ export function expectedObjects(sql: SqlJsStatic, version: number): ReadonlyMap<
     try {
       const context: MigrationContext = { now: 0, newId: () => 'expected' };
       for (const step of MIGRATIONS) if (step.to <= version) step.apply(db, context);
-      objects = new Map(readObjects(db).map((object) => [objectKey(object), { ...object, columns: object.type === 'table' ? columnsOf(db, object.name) : [] }]));
+      objects = new Map(
+        readObjects(db).map((object) => [
+          objectKey(object),
+          { ...object, columns: object.type === 'table' ? columnsOf(db, object.name) : [] },
+        ]),
+      );
     } finally {
       db.close();
     }
@@ -340,7 +355,13 @@ function objectKey(object: Pick<SchemaObject, 'type' | 'name'>): string {
 
 /** A CREATE statement with its whitespace and case made uniform, for comparing definitions. */
 function normalisedSql(text: string | null): string | null {
-  return text === null ? null : text.replace(/\s+/g, ' ').replace(/ ?([(),]) ?/g, '$1').trim().toLowerCase();
+  return text === null
+    ? null
+    : text
+        .replace(/\s+/g, ' ')
+        .replace(/ ?([(),]) ?/g, '$1')
+        .trim()
+        .toLowerCase();
 }
 
 function quoteName(name: string): string {
@@ -378,7 +399,9 @@ export function migrate(db: Database, from: number, context: Partial<MigrationCo
   db.run('BEGIN');
   try {
     for (const step of steps) step.apply(db, full);
-    db.run(`INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(SCHEMA_VERSION)]);
+    db.run(`INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      String(SCHEMA_VERSION),
+    ]);
     db.run('COMMIT');
   } catch (error) {
     db.run('ROLLBACK');

@@ -50,4 +50,3 @@ export function loadSqlJs(source: WasmSource = {}): Promise<SqlJsStatic> {
   }
   return pending;
 }
-

@@ -25,7 +25,11 @@ export interface SharedDecision {
  * A row without a `source` reads as {@link LIVE_SOURCE}, and here that is exact: rows were first shared
  * after `rung replay` had begun marking its own, so no unmarked replay row is on a server.
  */
-export async function readSharedDecisions(pool: Pool, limit: number, source: string | undefined): Promise<{ shared: SharedDecision[]; skipped: number }> {
+export async function readSharedDecisions(
+  pool: Pool,
+  limit: number,
+  source: string | undefined,
+): Promise<{ shared: SharedDecision[]; skipped: number }> {
   const client = await checkout(pool);
   try {
     const version = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');

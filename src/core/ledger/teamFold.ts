@@ -16,7 +16,16 @@ import type { Observation } from '../ratings';
 import { sortEntries, STALE_SPAWN_MS, type RatingEntry } from './ledger';
 import { LedgerState, matchesClass, type LedgerOp, type SpawnRecord } from './ledgerState';
 import { checkout } from './teamPool';
-import { aliasRowSchema, importRowSchema, observationRowSchema, readObservation, resetRowSchema, spawnRowSchema, validRows, type TeamTable } from './teamRows';
+import {
+  aliasRowSchema,
+  importRowSchema,
+  observationRowSchema,
+  readObservation,
+  resetRowSchema,
+  spawnRowSchema,
+  validRows,
+  type TeamTable,
+} from './teamRows';
 
 /** An observation id no row is below: where a fresh fold starts. */
 const BEFORE_FIRST_ID = 0;
@@ -92,7 +101,12 @@ export class TeamFold {
     this.folded = start.applied(read.observations.map((observation): LedgerOp => ({ kind: 'observe', observation })));
     // Observations are read once each, so their count adds up, unless this read started over; the
     // other tables are read whole each time.
-    this.skipped = { ...this.skipped, ...read.skipped, observations: (refolding || this.lastId === BEFORE_FIRST_ID ? 0 : (this.skipped.observations ?? 0)) + (read.skipped.observations ?? 0) };
+    this.skipped = {
+      ...this.skipped,
+      ...read.skipped,
+      observations:
+        (refolding || this.lastId === BEFORE_FIRST_ID ? 0 : (this.skipped.observations ?? 0)) + (read.skipped.observations ?? 0),
+    };
     // Past every row read, those a reset forgot included: they are never folded, so never read again.
     this.lastId = read.lastId;
     this.resetMark = read.resetMark;
@@ -161,7 +175,12 @@ async function readTeam(client: PoolClient, now: number, knownReset: string | nu
   const kept =
     forgotten.length === 0
       ? numbered.valid
-      : numbered.valid.filter((row) => !forgotten.some((reset) => Number(row.id) <= reset.upTo && (reset.classKey === null || matchesClass(row.class_key ?? '', reset.classKey))));
+      : numbered.valid.filter(
+          (row) =>
+            !forgotten.some(
+              (reset) => Number(row.id) <= reset.upTo && (reset.classKey === null || matchesClass(row.class_key ?? '', reset.classKey)),
+            ),
+        );
   const observations: Observation[] = [];
   let unusableObservations = numbered.skipped;
   for (const row of kept) {
@@ -173,7 +192,11 @@ async function readTeam(client: PoolClient, now: number, knownReset: string | nu
   const lastRead = rows.rows[rows.rows.length - 1]?.id;
   const imports = validRows(
     importRowSchema,
-    (await client.query<Record<string, unknown>>('SELECT source_id, model, class_key, graded, ok, rating, updated_at::text AS updated_at FROM rung_imports ORDER BY source_id, class_key, model')).rows,
+    (
+      await client.query<Record<string, unknown>>(
+        'SELECT source_id, model, class_key, graded, ok, rating, updated_at::text AS updated_at FROM rung_imports ORDER BY source_id, class_key, model',
+      )
+    ).rows,
   );
   const aliases = validRows(aliasRowSchema, (await client.query<Record<string, unknown>>('SELECT slug, resolved FROM rung_aliases')).rows);
   const spawnRows = await client.query<Record<string, unknown>>(
@@ -182,15 +205,29 @@ async function readTeam(client: PoolClient, now: number, knownReset: string | nu
     [STALE_SPAWN_MS],
   );
   // A start in the server's future (a member's own started_at) would keep its model busy until then.
-  const spawns = validRows(spawnRowSchema.refine((row) => Number(row.age_ms) >= 0), spawnRows.rows);
+  const spawns = validRows(
+    spawnRowSchema.refine((row) => Number(row.age_ms) >= 0),
+    spawnRows.rows,
+  );
   return {
     observations,
     lastId: lastRead !== undefined && /^\d+$/.test(String(lastRead)) ? Number(lastRead) : from,
     resetMark,
-    imports: imports.valid.map((row) => ({ sourceId: row.source_id, model: row.model, classKey: row.class_key, graded: row.graded, ok: row.ok, rating: row.rating, updatedAt: Number(row.updated_at) })),
+    imports: imports.valid.map((row) => ({
+      sourceId: row.source_id,
+      model: row.model,
+      classKey: row.class_key,
+      graded: row.graded,
+      ok: row.ok,
+      rating: row.rating,
+      updatedAt: Number(row.updated_at),
+    })),
     aliases: new Map(aliases.valid.filter((row) => row.slug !== row.resolved).map((row) => [row.slug, row.resolved])),
     spawns: new Map(
-      spawns.valid.map((row): [string, SpawnRecord] => [row.spawn_id, { spawnId: row.spawn_id, traceId: row.trace_id, model: row.model, startedAt: now - Number(row.age_ms), endedAt: null }]),
+      spawns.valid.map((row): [string, SpawnRecord] => [
+        row.spawn_id,
+        { spawnId: row.spawn_id, traceId: row.trace_id, model: row.model, startedAt: now - Number(row.age_ms), endedAt: null },
+      ]),
     ),
     skipped: {
       observations: unusableObservations,

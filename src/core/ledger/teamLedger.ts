@@ -162,7 +162,10 @@ export class TeamLedger implements Ledger {
     this.onNotice = options.onNotice;
     this.resetRefusal = options.resetRefusal;
     this.shareDecisions = (options.shareDecisions ?? false) && !this.readOnly;
-    const outbox = options.outboxPath && !this.readOnly ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice }) : undefined;
+    const outbox =
+      options.outboxPath && !this.readOnly
+        ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice })
+        : undefined;
     this.keeper = new OutboxKeeper(outbox, options.onNotice);
     const interval = options.syncIntervalMs ?? TEAM_SYNC_INTERVAL_MS;
     if (interval > 0) {
@@ -221,7 +224,11 @@ export class TeamLedger implements Ledger {
   observe(observations: readonly Observation[]): void {
     if (observations.length === 0) return;
     for (const observation of observations) {
-      this.queued.observations.push({ member: this.memberId, origin: `${this.writerId}:${String(this.sequence++).padStart(12, '0')}`, observation });
+      this.queued.observations.push({
+        member: this.memberId,
+        origin: `${this.writerId}:${String(this.sequence++).padStart(12, '0')}`,
+        observation,
+      });
     }
     this.push(observations.map((observation) => ({ kind: 'observe', observation })));
   }
@@ -267,7 +274,10 @@ export class TeamLedger implements Ledger {
    */
   async sharedDecisions(limit: number, source?: string): Promise<SharedDecision[]> {
     const { shared, skipped } = await readSharedDecisions(this.pool, limit, source);
-    if (skipped > 0) this.onNotice?.(`the team ledger holds ${describeSkipped({ decisions: skipped })} among the newest ${limit} that this Rung cannot read; they were left out`);
+    if (skipped > 0)
+      this.onNotice?.(
+        `the team ledger holds ${describeSkipped({ decisions: skipped })} among the newest ${limit} that this Rung cannot read; they were left out`,
+      );
     return shared;
   }
 
@@ -319,7 +329,9 @@ export class TeamLedger implements Ledger {
       if (this.queued.decisions.length > 0) {
         // No outbox, or it could not be written: the rows are in this workspace's decision log already;
         // only the team's copy is missing.
-        this.onNotice?.(`the team server did not answer; ${this.queued.decisions.length} decision row${this.queued.decisions.length === 1 ? ' was' : 's were'} not shared (still in this workspace's decision log)`);
+        this.onNotice?.(
+          `the team server did not answer; ${this.queued.decisions.length} decision row${this.queued.decisions.length === 1 ? ' was' : 's were'} not shared (still in this workspace's decision log)`,
+        );
       }
       const outbox = this.keeper.outbox;
       if (this.queued.observations.length > 0 || !outbox) throw error;
@@ -330,7 +342,9 @@ export class TeamLedger implements Ledger {
         ...(decisions > 0 ? [`${decisions} shared decision row${decisions === 1 ? '' : 's'}`] : []),
       ];
       if (kept.length > 0) {
-        this.onNotice?.(`the team server did not answer (${error instanceof Error ? error.message : String(error)}); ${kept.join(' and ')} kept in ${outbox.path}, sent once it answers`);
+        this.onNotice?.(
+          `the team server did not answer (${error instanceof Error ? error.message : String(error)}); ${kept.join(' and ')} kept in ${outbox.path}, sent once it answers`,
+        );
       }
     } finally {
       await this.pool.end();
@@ -413,7 +427,11 @@ export class TeamLedger implements Ledger {
     this.queued = emptyBatch();
     try {
       await transaction(this.pool, (client) =>
-        writeBatch(client, this.memberId, { ...batch, observations: [...fromOutbox.observations, ...batch.observations], decisions: [...fromOutbox.decisions, ...batch.decisions] }),
+        writeBatch(client, this.memberId, {
+          ...batch,
+          observations: [...fromOutbox.observations, ...batch.observations],
+          decisions: [...fromOutbox.decisions, ...batch.decisions],
+        }),
       );
     } catch (error) {
       this.queued = joinBatches(batch, this.queued);
@@ -433,6 +451,9 @@ export class TeamLedger implements Ledger {
     this.sayUnusable();
     this.base = base;
     // Only what has not reached the server stays on top; what was sent is in `base` now.
-    this.state = base.applied([...this.keeper.observations.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })), ...opsOf(this.queued)]);
+    this.state = base.applied([
+      ...this.keeper.observations.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })),
+      ...opsOf(this.queued),
+    ]);
   }
 }

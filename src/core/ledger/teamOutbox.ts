@@ -203,7 +203,9 @@ export class TeamOutbox {
     if (decision) return decision;
     if (!this.reported.has(line)) {
       this.reported.add(line);
-      this.onMalformed?.(`a line of the team outbox ${this.path} is neither an observation nor a decision row and was left in place: ${line.slice(0, 120)}`);
+      this.onMalformed?.(
+        `a line of the team outbox ${this.path} is neither an observation nor a decision row and was left in place: ${line.slice(0, 120)}`,
+      );
     }
     return undefined;
   }
@@ -305,7 +307,9 @@ export class OutboxKeeper {
         queued.observations = queued.observations.filter((entry) => !moved.has(outboxKey(entry)));
         this.keptObservations.push(...moving);
       } catch (error) {
-        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} observations stay in memory only`);
+        this.onNotice?.(
+          `could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} observations stay in memory only`,
+        );
       }
     }
     if (queued.decisions.length > 0) {
@@ -316,7 +320,9 @@ export class OutboxKeeper {
         queued.decisions = queued.decisions.filter((entry) => !moved.has(decisionKey(entry)));
         this.keptDecisions.push(...moving);
       } catch (error) {
-        this.onNotice?.(`could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} decision rows stay in memory only`);
+        this.onNotice?.(
+          `could not write the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); ${moving.length} decision rows stay in memory only`,
+        );
       }
     }
   }
@@ -336,7 +342,9 @@ export class OutboxKeeper {
     try {
       await this.outbox.remove(new Set([...sent.observations.map(outboxKey), ...sent.decisions.map(decisionKey)]));
     } catch (error) {
-      this.onNotice?.(`could not clear the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); its entries will be sent again, and counted once`);
+      this.onNotice?.(
+        `could not clear the team outbox ${this.outbox.path} (${error instanceof Error ? error.message : String(error)}); its entries will be sent again, and counted once`,
+      );
     }
   }
 }

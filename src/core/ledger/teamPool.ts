@@ -25,7 +25,19 @@ export const TEAM_CONNECT_TIMEOUT_MS = 5_000;
 const POOL_SIZE = 2;
 
 /** Node's error codes for a server that cannot be reached: refused, reset, timed out, no route, no such host. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EADDRNOTAVAIL']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EADDRNOTAVAIL',
+]);
 
 /**
  * Whether opening the team's ledger failed because the server could not be reached or would not let this

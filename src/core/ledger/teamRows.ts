@@ -51,11 +51,19 @@ export const importRowSchema = z.looseObject({
   updated_at: bigintText,
 });
 export const aliasRowSchema = z.looseObject({ slug: z.string().min(1), resolved: z.string().min(1) });
-export const spawnRowSchema = z.looseObject({ spawn_id: z.string().min(1), trace_id: z.string(), model: z.string().min(1), age_ms: bigintText });
+export const spawnRowSchema = z.looseObject({
+  spawn_id: z.string().min(1),
+  trace_id: z.string(),
+  model: z.string().min(1),
+  age_ms: bigintText,
+});
+
+/** No control character: C0, DEL and C1. */
+// eslint-disable-next-line no-control-regex -- a team id holds no control character
+const PLAIN_TEXT = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 /** The team id as `rung_meta` should hold it: a uuid Rung made, or any short plain text. */
-// eslint-disable-next-line no-control-regex -- a team id holds no control character
-const teamIdSchema = z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/);
+const teamIdSchema = z.string().min(1).max(200).regex(PLAIN_TEXT);
 
 /** The rows of `rows` that fit `schema`, parsed, and how many did not. */
 export function validRows<T>(schema: z.ZodType<T>, rows: readonly unknown[]): { valid: T[]; skipped: number } {
@@ -79,7 +87,15 @@ export function readObservation(value: unknown): Observation | undefined {
     classKey,
     success,
     at,
-    ...(difficulty ? { difficulty: { mean: difficulty.mean, sd: difficulty.sd, ...(difficulty.unanswerable === undefined ? {} : { unanswerable: difficulty.unanswerable }) } } : {}),
+    ...(difficulty
+      ? {
+          difficulty: {
+            mean: difficulty.mean,
+            sd: difficulty.sd,
+            ...(difficulty.unanswerable === undefined ? {} : { unanswerable: difficulty.unanswerable }),
+          },
+        }
+      : {}),
     ...(weight === undefined ? {} : { weight }),
     ...(prior === undefined ? {} : { prior }),
   };
@@ -93,7 +109,13 @@ export function readObservation(value: unknown): Observation | undefined {
 export function readTeamId(value: unknown): { id: string; usable: boolean } {
   const parsed = teamIdSchema.safeParse(value);
   if (parsed.success) return { id: parsed.data, usable: true };
-  return { id: `derived-${createHash('sha256').update(JSON.stringify(value ?? null)).digest('hex').slice(0, 32)}`, usable: false };
+  return {
+    id: `derived-${createHash('sha256')
+      .update(JSON.stringify(value ?? null))
+      .digest('hex')
+      .slice(0, 32)}`,
+    usable: false,
+  };
 }
 
 /** Skipped rows by table, as one clause: `2 observations and 1 import`. */
@@ -107,9 +129,11 @@ export function describeSkipped(skipped: Readonly<Partial<Record<TeamTable, numb
     meta: ['team id', 'team ids'],
     decisions: ['shared decision row', 'shared decision rows'],
   };
-  const parts = (Object.keys(names) as TeamTable[]).filter((table) => (skipped[table] ?? 0) > 0).map((table) => {
-    const count = skipped[table] as number;
-    return `${count} ${names[table][count === 1 ? 0 : 1]}`;
-  });
+  const parts = (Object.keys(names) as TeamTable[])
+    .filter((table) => (skipped[table] ?? 0) > 0)
+    .map((table) => {
+      const count = skipped[table] as number;
+      return `${count} ${names[table][count === 1 ? 0 : 1]}`;
+    });
   return parts.length <= 1 ? (parts[0] ?? 'no rows') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) as string}`;
 }

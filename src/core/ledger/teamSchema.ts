@@ -20,7 +20,6 @@ export interface TeamIdentity {
 /** Any number unique to Rung: the advisory lock two members migrating at once serialise on. */
 const MIGRATION_LOCK = 0x52554e47;
 
-
 /**
  * The schema, one step per version, applied in order and never edited once released.
  *
@@ -127,10 +126,13 @@ export async function migrate(pool: Pool): Promise<TeamIdentity> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS rung_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS rung_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
     const current = result.rows[0]?.version ?? 0;
-    if (current > TEAM_MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
+    if (current > TEAM_MIGRATIONS.length)
+      throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
     for (let version = current + 1; version <= TEAM_MIGRATIONS.length; version++) {
       await client.query(TEAM_MIGRATIONS[version - 1] as string);
       await client.query('INSERT INTO rung_schema (version) VALUES ($1)', [version]);
@@ -157,12 +159,16 @@ export async function checkSchema(pool: Pool): Promise<TeamIdentity> {
   const client = await checkout(pool);
   try {
     const present = await client.query<{ present: boolean }>(`SELECT to_regclass('rung_schema') IS NOT NULL AS present`);
-    if (!present.rows[0]?.present) throw new Error('it holds no Rung ledger yet (no rung_schema table); a command that writes (rung replay --ledger URL) creates one');
+    if (!present.rows[0]?.present)
+      throw new Error('it holds no Rung ledger yet (no rung_schema table); a command that writes (rung replay --ledger URL) creates one');
     const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM rung_schema');
     const current = result.rows[0]?.version ?? 0;
-    if (current > TEAM_MIGRATIONS.length) throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
+    if (current > TEAM_MIGRATIONS.length)
+      throw new Error(`the server's schema is version ${current}, newer than this Rung knows (${TEAM_MIGRATIONS.length}): update Rung`);
     if (current < READ_SCHEMA_VERSION) {
-      throw new Error(`the server's schema is version ${current}, older than this Rung's ${READ_SCHEMA_VERSION}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`);
+      throw new Error(
+        `the server's schema is version ${current}, older than this Rung's ${READ_SCHEMA_VERSION}; reading does not migrate it: run a command that writes (rung replay --ledger URL) once to bring it forward`,
+      );
     }
     const teamId = await readTeamId(client);
     client.release();

@@ -32,7 +32,13 @@ export function emptyBatch(): Batch {
 
 /** Whether a batch holds nothing to send. */
 export function isEmptyBatch(batch: Batch): boolean {
-  return batch.observations.length === 0 && batch.aliases.size === 0 && batch.spawnStarts.length === 0 && batch.spawnEnds.length === 0 && batch.decisions.length === 0;
+  return (
+    batch.observations.length === 0 &&
+    batch.aliases.size === 0 &&
+    batch.spawnStarts.length === 0 &&
+    batch.spawnEnds.length === 0 &&
+    batch.decisions.length === 0
+  );
 }
 
 /** `first` then `second`, as one batch; for a failed batch going back in front of what was queued since. */
@@ -90,7 +96,12 @@ export async function writeBatch(client: PoolClient, memberId: string, batch: Ba
       `INSERT INTO rung_spawns (spawn_id, trace_id, model, member_id)
        SELECT spawn_id, trace_id, model, $1 FROM unnest($2::text[], $3::text[], $4::text[]) AS t(spawn_id, trace_id, model)
        ON CONFLICT (spawn_id) DO NOTHING`,
-      [memberId, batch.spawnStarts.map((spawn) => spawn.spawnId), batch.spawnStarts.map((spawn) => spawn.traceId), batch.spawnStarts.map((spawn) => spawn.model)],
+      [
+        memberId,
+        batch.spawnStarts.map((spawn) => spawn.spawnId),
+        batch.spawnStarts.map((spawn) => spawn.traceId),
+        batch.spawnStarts.map((spawn) => spawn.model),
+      ],
     );
   }
   if (batch.spawnEnds.length > 0) {
@@ -131,7 +142,10 @@ const CLASS_MATCHES_PARAMETER = `(class_key = $1 OR left(class_key, length($1) +
  */
 export async function writeReset(client: PoolClient, memberId: string, classKey: string | undefined): Promise<void> {
   await client.query('LOCK TABLE rung_observations IN SHARE ROW EXCLUSIVE MODE');
-  await client.query('INSERT INTO rung_resets (class_key, up_to, member_id) SELECT $1, coalesce(max(id), 0), $2 FROM rung_observations', [classKey ?? null, memberId]);
+  await client.query('INSERT INTO rung_resets (class_key, up_to, member_id) SELECT $1, coalesce(max(id), 0), $2 FROM rung_observations', [
+    classKey ?? null,
+    memberId,
+  ]);
   await client.query(`DELETE FROM rung_imports WHERE $1::text IS NULL OR ${CLASS_MATCHES_PARAMETER}`, [classKey ?? null]);
 }
 
@@ -165,7 +179,10 @@ export function ownEvidence(source: LedgerState, known: ReadonlySet<string>): Ra
  */
 export async function writeImport(client: PoolClient, memberId: string, source: LedgerState, own: readonly RatingEntry[]): Promise<number> {
   let added = 0;
-  const previous = await client.query<{ model: string; class_key: string; graded: number }>('SELECT model, class_key, graded FROM rung_imports WHERE source_id = $1 FOR UPDATE', [source.ledgerId]);
+  const previous = await client.query<{ model: string; class_key: string; graded: number }>(
+    'SELECT model, class_key, graded FROM rung_imports WHERE source_id = $1 FOR UPDATE',
+    [source.ledgerId],
+  );
   const had = new Map(previous.rows.map((row) => [`${row.model}\u0000${row.class_key}`, row.graded]));
   for (const entry of own) added += Math.max(0, entry.graded - (had.get(`${entry.model}\u0000${entry.classKey}`) ?? 0));
   if (own.length === 0) return added;

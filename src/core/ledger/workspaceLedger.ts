@@ -353,7 +353,8 @@ export class WorkspaceLedger implements Ledger {
     this.cancelRefresh = undefined;
     this.cancelTimer();
     for (let round = 0; this.writable && this.hasWork(); round++) {
-      if (round >= CLOSE_ROUNDS) throw new Error(`${this.pending.length} ledger updates could not be saved: ${this.lock.path} stayed locked`);
+      if (round >= CLOSE_ROUNDS)
+        throw new Error(`${this.pending.length} ledger updates could not be saved: ${this.lock.path} stayed locked`);
       await this.flush();
       this.cancelTimer();
     }
@@ -428,7 +429,11 @@ export class WorkspaceLedger implements Ledger {
       // While closing, the caller hears the failure from close() itself; a notice would say it twice,
       // and "will retry" would be untrue.
       if (this.closing) throw error;
-      this.notify({ kind: 'save-failed', path: this.path, message: `could not save the ledger ${this.path}: ${describe(error)}; will retry` });
+      this.notify({
+        kind: 'save-failed',
+        path: this.path,
+        message: `could not save the ledger ${this.path}: ${describe(error)}; will retry`,
+      });
       this.scheduleFlush(FLUSH_INTERVAL_MS);
       throw error;
     } finally {
@@ -474,7 +479,9 @@ export class WorkspaceLedger implements Ledger {
       for (const op of batch) state.apply(op);
       state.pruneSpawns(this.clock.now());
       state.write(db);
-      db.run(`INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [state.ledgerId]);
+      db.run(`INSERT INTO meta (key, value) VALUES ('ledger_id', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+        state.ledgerId,
+      ]);
       markAsRung(db);
       const stat = writeFileAtomic(this.path, db.export());
       this.pending.splice(0, batch.length);
@@ -482,7 +489,11 @@ export class WorkspaceLedger implements Ledger {
       this.signature = signatureOf(stat);
       this.setBase(state);
       if (read.kind === 'ok' && read.migratedFrom) {
-        this.notify({ kind: 'migrated', path: this.path, message: `upgraded the ledger ${this.path} from schema v${read.migratedFrom} to v${SCHEMA_VERSION}` });
+        this.notify({
+          kind: 'migrated',
+          path: this.path,
+          message: `upgraded the ledger ${this.path} from schema v${read.migratedFrom} to v${SCHEMA_VERSION}`,
+        });
       }
     } finally {
       db.close();
@@ -636,7 +647,8 @@ export function readMergeSource(path: string, sql: SqlJsStatic, now: number): Le
     throw new Error(`cannot merge ${path}: it ${problem}`);
   }
   try {
-    if (file.version > SCHEMA_VERSION) throw new Error(`cannot merge ${path}: it was written by a newer Rung (schema v${file.version}); update Rung`);
+    if (file.version > SCHEMA_VERSION)
+      throw new Error(`cannot merge ${path}: it was written by a newer Rung (schema v${file.version}); update Rung`);
     // A v1 file has no id; one derived from its location keeps merging that file idempotent.
     const stableId = `file:${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 16)}`;
     try {

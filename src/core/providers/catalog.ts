@@ -116,7 +116,9 @@ const listSchema = z.looseObject({
     z.looseObject({
       id: z.string(),
       context_length: z.number().nullable().optional(),
-      pricing: z.looseObject({ prompt: z.union([z.string(), z.number()]).optional(), completion: z.union([z.string(), z.number()]).optional() }).optional(),
+      pricing: z
+        .looseObject({ prompt: z.union([z.string(), z.number()]).optional(), completion: z.union([z.string(), z.number()]).optional() })
+        .optional(),
       supported_parameters: z.array(z.string()).nullable().optional(),
     }),
   ),
@@ -193,7 +195,12 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
     return written ? catalog : new Catalog(fetched.entries, now, 'network', `could not write the cache at ${options.cachePath}`);
   }
   if (cached) {
-    return new Catalog(cached.catalog.entries(), cached.fetchedAt, 'cache', `fetch failed (${fetched.reason}); using the cache from ${new Date(cached.fetchedAt).toISOString()}`);
+    return new Catalog(
+      cached.catalog.entries(),
+      cached.fetchedAt,
+      'cache',
+      `fetch failed (${fetched.reason}); using the cache from ${new Date(cached.fetchedAt).toISOString()}`,
+    );
   }
   return Catalog.empty(`fetch failed (${fetched.reason}) and there is no cache`);
 }
@@ -221,7 +228,8 @@ async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ en
   } catch (error) {
     if (deadline.stopped) return { reason: 'stopped' };
     if (deadline.timedOut) return { reason: `no answer within ${timeoutMs} ms` };
-    if (error instanceof BodyTooLarge) return { reason: `the list was ${error.message}, far more than any catalogue (a fixed limit), and was not read` };
+    if (error instanceof BodyTooLarge)
+      return { reason: `the list was ${error.message}, far more than any catalogue (a fixed limit), and was not read` };
     return { reason: 'network error' };
   } finally {
     deadline.clear();
@@ -262,7 +270,10 @@ async function readCache(path: string, url: string): Promise<{ catalog: Catalog;
 async function writeCache(path: string, url: string, catalog: Catalog): Promise<boolean> {
   try {
     ensureFolder(dirname(path));
-    writeFileAtomic(path, Buffer.from(`${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, url, models: catalog.entries() })}\n`, 'utf8'));
+    writeFileAtomic(
+      path,
+      Buffer.from(`${JSON.stringify({ version: CACHE_VERSION, fetchedAt: catalog.fetchedAt, url, models: catalog.entries() })}\n`, 'utf8'),
+    );
     return true;
   } catch {
     return false;

@@ -156,7 +156,8 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
         return { json: JSON.parse(await readBodyCapped(response, MAX_LIST_BYTES)) };
       } catch (error) {
         if (deadline.signal.aborted) throw new Error('aborted while reading', { cause: error });
-        if (error instanceof BodyTooLarge) return { reason: `${label} answered ${error.message}, far more than a model list (a fixed limit), and was not read` };
+        if (error instanceof BodyTooLarge)
+          return { reason: `${label} answered ${error.message}, far more than a model list (a fixed limit), and was not read` };
         return { reason: `${label} answered something that is not JSON` };
       }
     } catch (error) {
@@ -190,7 +191,10 @@ export async function learnLocalServerFacts(options: LocalServerFactsOptions): P
   const them = unknown.length === 1 ? 'it' : 'them';
   const reasons = new Set([
     models.reason ?? listReason(models.json, 'GET /v1/models', `max_model_len or meta.n_ctx_train for ${them}`),
-    props.reason ?? (propsWindow(props.json) === undefined ? 'GET /props gave no default_generation_settings.n_ctx' : 'GET /props is not one model\'s (the server lists several)'),
+    props.reason ??
+      (propsWindow(props.json) === undefined
+        ? 'GET /props gave no default_generation_settings.n_ctx'
+        : "GET /props is not one model's (the server lists several)"),
     lmStudio.reason ?? listReason(lmStudio.json, 'GET /api/v0/models', `max_context_length for ${them}`),
   ]);
   const which = unknown.length === 1 ? `of ${unknown[0]} is` : `of ${unknown.join(', ')} are`;
@@ -272,7 +276,10 @@ export class LocalServerFactsSource {
     if (windows.length === 0) return { facts };
     const each = windows.map((known) => `${known.slug} (${known.context})`).join(', ');
     const which = windows.length === 1 ? 'window' : 'windows';
-    return { facts, note: `${this.options.name}: the server now gives the context ${which} of ${each}, so a prompt too long for ${windows.length === 1 ? 'it' : 'them'} is pruned` };
+    return {
+      facts,
+      note: `${this.options.name}: the server now gives the context ${which} of ${each}, so a prompt too long for ${windows.length === 1 ? 'it' : 'them'} is pruned`,
+    };
   }
 
   private async ask(signal?: AbortSignal): Promise<LocalServerFacts> {

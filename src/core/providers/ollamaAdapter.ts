@@ -100,7 +100,10 @@ const logprobsSchema = z.looseObject({
     z.looseObject({
       token: z.string(),
       logprob: z.number(),
-      top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional(),
+      top_logprobs: z
+        .array(z.looseObject({ token: z.string(), logprob: z.number() }))
+        .nullable()
+        .optional(),
     }),
   ),
 });
@@ -218,7 +221,11 @@ export class OllamaAdapter implements ProviderAdapter {
       messages: toOllamaMessages(messages),
       stream: true,
     };
-    if (tools.length) body.tools = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters } }));
+    if (tools.length)
+      body.tools = tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters },
+      }));
     if (think !== undefined) body.think = think;
     if (options.json) body.format = 'json';
     if (options.logprobs !== undefined) {
@@ -277,7 +284,8 @@ export class OllamaAdapter implements ProviderAdapter {
       }
       sawChunk = true;
       const chunk = parseChunk(line, lineNumber, this.name);
-      if (chunk.error !== undefined) throw new ProviderError(`${this.name}: the server reported an error mid-stream: ${chunk.error}`, { provider: this.name });
+      if (chunk.error !== undefined)
+        throw new ProviderError(`${this.name}: the server reported an error mid-stream: ${chunk.error}`, { provider: this.name });
       if (chunk.model) resolved = chunk.model;
       readLogprobs(chunk, logprobs);
       const message = chunk.message;
@@ -306,21 +314,33 @@ export class OllamaAdapter implements ProviderAdapter {
     }
     if (options.signal?.aborted) throw new ProviderStopped(undefined, { provider: this.name });
     // Nothing Ollama would send, not even one chunk: naming what came says where to look.
-    if (!sawChunk) throw new ProviderError(`${this.name}: the response was not Ollama's NDJSON chat stream (${bodySketch(contentType, foreignHead ?? '')})`, { provider: this.name });
-    throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without "done": true`, { provider: this.name });
+    if (!sawChunk)
+      throw new ProviderError(
+        `${this.name}: the response was not Ollama's NDJSON chat stream (${bodySketch(contentType, foreignHead ?? '')})`,
+        { provider: this.name },
+      );
+    throw new ProviderError(`${this.name}: stream cut mid-way: it ended after ${lineNumber} lines without "done": true`, {
+      provider: this.name,
+    });
   }
 
   private failureForStatus(model: string, status: number, message: string, headers: Headers): ProviderFailure {
     if (status === 404) {
-      return new ProviderUnavailable(`${this.name}: model ${model} is not pulled (404)${message ? `: ${message}` : ''}`, { provider: this.name, status });
+      return new ProviderUnavailable(`${this.name}: model ${model} is not pulled (404)${message ? `: ${message}` : ''}`, {
+        provider: this.name,
+        status,
+      });
     }
     if (status === 401 || status === 403) {
       // Rung sends Ollama no credentials, so the shared "the API key was rejected" would blame a key
       // nobody sent: what refused is something in front of the server (an authenticating proxy).
-      return new ProviderUnavailable(`${this.name}: ${this.baseUrl} refused the request (${status}): it asks for credentials, and Rung sends none to Ollama`, {
-        provider: this.name,
-        status,
-      });
+      return new ProviderUnavailable(
+        `${this.name}: ${this.baseUrl} refused the request (${status}): it asks for credentials, and Rung sends none to Ollama`,
+        {
+          provider: this.name,
+          status,
+        },
+      );
     }
     if (status === 400 && /does not support/i.test(message)) {
       return new ProviderUnavailable(`${this.name}: ${message} (400)`, { provider: this.name, status });
@@ -355,13 +375,21 @@ export class OllamaAdapter implements ProviderAdapter {
         text = await readBodyCapped(response, MAX_LIST_BYTES);
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
-        return settle(false, [], `GET /api/tags answered ${error.message}, far more than a model list (a fixed limit); check the provider's baseUrl`);
+        return settle(
+          false,
+          [],
+          `GET /api/tags answered ${error.message}, far more than a model list (a fixed limit); check the provider's baseUrl`,
+        );
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        return settle(false, [], `GET /api/tags answered something that is not JSON (${bodySketch(response.headers.get('content-type'), text.slice(0, BODY_HEAD_CHARS + 1))})`);
+        return settle(
+          false,
+          [],
+          `GET /api/tags answered something that is not JSON (${bodySketch(response.headers.get('content-type'), text.slice(0, BODY_HEAD_CHARS + 1))})`,
+        );
       }
       const parsed = tagsSchema.safeParse(json);
       if (!parsed.success) return settle(false, [], 'GET /api/tags answered something that is not a model list');
@@ -460,7 +488,8 @@ function parseChunk(line: string, lineNumber: number, provider: string): z.infer
     throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: not JSON`, { provider });
   }
   const parsed = chunkSchema.safeParse(json);
-  if (!parsed.success || !isRecord(json)) throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: unexpected shape`, { provider });
+  if (!parsed.success || !isRecord(json))
+    throw new ProviderError(`${provider}: malformed line ${lineNumber} in the stream: unexpected shape`, { provider });
   return parsed.data;
 }
 

@@ -71,7 +71,8 @@ function readDetails(show: z.infer<typeof showSchema>): OllamaModelDetails {
   const info = show.model_info ?? {};
   const context = contextLength(info);
   const count = info['general.parameter_count'];
-  const billions = typeof count === 'number' && count > 0 ? Number((count / 1e9).toPrecision(4)) : sizeInBillions(show.details?.parameter_size);
+  const billions =
+    typeof count === 'number' && count > 0 ? Number((count / 1e9).toPrecision(4)) : sizeInBillions(show.details?.parameter_size);
   return {
     ...(capabilities ? { tools: capabilities.includes('tools'), chat: capabilities.includes('completion') } : {}),
     ...(context !== undefined ? { context } : {}),
@@ -82,8 +83,13 @@ function readDetails(show: z.infer<typeof showSchema>): OllamaModelDetails {
 /** `<architecture>.context_length`; without an architecture, the one `*.context_length` key at the top of the family. */
 function contextLength(info: Record<string, unknown>): number | undefined {
   const architecture = info['general.architecture'];
-  const keys = typeof architecture === 'string' ? [`${architecture}.context_length`] : Object.keys(info).filter((key) => /^[^.]+\.context_length$/.test(key));
-  const values = keys.map((key) => info[key]).filter((value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0);
+  const keys =
+    typeof architecture === 'string'
+      ? [`${architecture}.context_length`]
+      : Object.keys(info).filter((key) => /^[^.]+\.context_length$/.test(key));
+  const values = keys
+    .map((key) => info[key])
+    .filter((value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0);
   return values.length === 1 ? values[0] : undefined;
 }
 

@@ -62,7 +62,10 @@ const chunkSchema = z.looseObject({
         index: z.number().optional(),
         delta: z
           .looseObject({
-            content: z.union([z.string(), z.array(contentPartSchema)]).nullable().optional(),
+            content: z
+              .union([z.string(), z.array(contentPartSchema)])
+              .nullable()
+              .optional(),
             refusal: z.string().nullable().optional(),
             reasoning: z.string().nullable().optional(),
             reasoning_content: z.string().nullable().optional(),
@@ -72,7 +75,11 @@ const chunkSchema = z.looseObject({
                   index: z.number().optional(),
                   id: z.string().nullable().optional(),
                   function: z
-                    .looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional(), id: z.string().nullable().optional() })
+                    .looseObject({
+                      name: z.string().nullable().optional(),
+                      arguments: z.string().nullable().optional(),
+                      id: z.string().nullable().optional(),
+                    })
                     .optional(),
                 }),
               )
@@ -92,7 +99,9 @@ const chunkSchema = z.looseObject({
     .optional(),
   // A string is Hugging Face text-generation-inference's shape (`{"error": "…", "error_type": "…"}`,
   // router/src/server.rs, `impl From<InferError> for Event`); read as an object it failed as "unexpected shape".
-  error: z.union([z.string(), z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() })]).optional(),
+  error: z
+    .union([z.string(), z.looseObject({ message: z.string().optional(), code: z.union([z.number(), z.string()]).nullable().optional() })])
+    .optional(),
 });
 
 type Chunk = z.infer<typeof chunkSchema>;
@@ -117,7 +126,10 @@ const logprobsSchema = z.looseObject({
               z.looseObject({
                 token: z.string(),
                 logprob: z.number(),
-                top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional(),
+                top_logprobs: z
+                  .array(z.looseObject({ token: z.string(), logprob: z.number() }))
+                  .nullable()
+                  .optional(),
               }),
             )
             .nullable()
@@ -182,7 +194,10 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private keylessFailure(status: number, serverMessage: string, headers: Headers): ProviderFailure {
     if (status === 401 || status === 403) {
       const hint = this.options.keyHint ? `: ${this.options.keyHint}` : '';
-      return new ProviderUnavailable(`${this.name}: the server asks for an API key (${status}) and none is set${hint}`, { provider: this.name, status });
+      return new ProviderUnavailable(`${this.name}: the server asks for an API key (${status}) and none is set${hint}`, {
+        provider: this.name,
+        status,
+      });
     }
     return failureForStatus(this.name, status, serverMessage, parseRetryAfterMs(headers, this.options.clock.now()));
   }
@@ -202,7 +217,11 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       stream: true,
       stream_options: { include_usage: true },
     };
-    if (tools.length) body.tools = tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters } }));
+    if (tools.length)
+      body.tools = tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description ?? '', parameters: tool.parameters },
+      }));
     if (options.temperature !== undefined) body.temperature = options.temperature;
     if (options.maxOutputTokens !== undefined) body.max_tokens = options.maxOutputTokens;
     if (options.json) body.response_format = { type: 'json_object' };
@@ -215,7 +234,11 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     if (think !== undefined && reasoning) body.reasoning = { enabled: think };
     else if (think) yield { type: 'warning', message: `${this.name}: think is not supported by this endpoint; ignored` };
 
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...(this.options.headers ?? {}) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(this.options.headers ?? {}),
+    };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     const secrets = this.options.apiKey ? [this.options.apiKey] : [];
     const scrub = redactor(secrets);
@@ -256,7 +279,9 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     // event), and an answer nobody said was finished must not be graded as one. A body that held no
     // event at all never gets here: requestEvents names it as not an event stream.
     if (state.finishReason === undefined) {
-      const how = state.done ? `it sent [DONE] without a finish reason (on line ${lastLine})` : `it ended without a finish reason or [DONE] (its last event on line ${lastLine})`;
+      const how = state.done
+        ? `it sent [DONE] without a finish reason (on line ${lastLine})`
+        : `it ended without a finish reason or [DONE] (its last event on line ${lastLine})`;
       throw new ProviderError(`${this.name}: stream cut mid-way: ${how}`, { provider: this.name });
     }
     yield* state.flushToolCalls();
@@ -265,7 +290,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
     // outranks the catalog, and only the caller knows the panel.
     const catalogCost =
       usage.cost === undefined && usage.inputTokens !== null && usage.outputTokens !== null
-        ? (this.options.catalog?.cost(model, usage.inputTokens, usage.outputTokens) ?? this.options.catalog?.cost(state.resolved, usage.inputTokens, usage.outputTokens))
+        ? (this.options.catalog?.cost(model, usage.inputTokens, usage.outputTokens) ??
+          this.options.catalog?.cost(state.resolved, usage.inputTokens, usage.outputTokens))
         : undefined;
     yield {
       type: 'finish',
@@ -291,7 +317,8 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
       throw new ProviderError(`${this.name}: malformed line ${line} in the stream: not JSON`, { provider: this.name });
     }
     const parsed = chunkSchema.safeParse(json);
-    if (!parsed.success) throw new ProviderError(`${this.name}: malformed line ${line} in the stream: unexpected shape`, { provider: this.name });
+    if (!parsed.success)
+      throw new ProviderError(`${this.name}: malformed line ${line} in the stream: unexpected shape`, { provider: this.name });
     yield* state.read(parsed.data, scrub);
     state.readLogprobs(json);
   }
@@ -303,7 +330,10 @@ export class OpenAiCompatibleAdapter implements ProviderAdapter {
   private serverError(text: string, scrub: (text: string) => string): ProviderError {
     const said = scrub(serverMessage(text)).slice(0, SERVER_MESSAGE_CHARS) || 'unknown error';
     const status = statusIn(text);
-    return new ProviderError(`${this.name}: the server reported an error mid-stream: ${said}`, { provider: this.name, ...(status !== undefined ? { status } : {}) });
+    return new ProviderError(`${this.name}: the server reported an error mid-stream: ${said}`, {
+      provider: this.name,
+      ...(status !== undefined ? { status } : {}),
+    });
   }
 }
 
@@ -368,7 +398,10 @@ class StreamState {
     if (chunk.error) {
       const said = typeof chunk.error === 'string' ? chunk.error : chunk.error.message;
       const status = typeof chunk.error === 'object' && typeof chunk.error.code === 'number' ? chunk.error.code : undefined;
-      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(said ?? 'unknown error')}`, { provider, status });
+      throw new ProviderError(`${provider}: the provider reported an error mid-stream: ${scrub(said ?? 'unknown error')}`, {
+        provider,
+        status,
+      });
     }
     if (chunk.usage) {
       this.usage = {
@@ -394,7 +427,8 @@ class StreamState {
     }
     for (const piece of delta?.tool_calls ?? []) this.addToolDelta(piece);
     if (choice.finish_reason) {
-      if (choice.finish_reason === 'error') throw new ProviderError(`${provider}: the provider ended the stream with an error`, { provider });
+      if (choice.finish_reason === 'error')
+        throw new ProviderError(`${provider}: the provider ended the stream with an error`, { provider });
       // Gemini's OpenAI-compatible endpoint finishes a streamed tool call with `stop`; the calls say what it was.
       this.finishReason = choice.finish_reason === 'stop' && this.calls.length ? 'tool-calls' : finishReason(choice.finish_reason);
       yield* this.flushToolCalls();
@@ -428,11 +462,15 @@ class StreamState {
       if (part.type === 'text') {
         if (part.text) yield { type: 'text-delta', text: part.text };
       } else if (part.type === 'thinking') {
-        const thinking = typeof part.thinking === 'string' ? part.thinking : (part.thinking ?? []).map((inner) => inner.text ?? '').join('');
+        const thinking =
+          typeof part.thinking === 'string' ? part.thinking : (part.thinking ?? []).map((inner) => inner.text ?? '').join('');
         if (thinking) yield { type: 'reasoning-delta', text: thinking };
       } else if (!this.skippedKinds.has(part.type)) {
         this.skippedKinds.add(part.type);
-        yield { type: 'warning', message: `${this.provider}: the answer held ${/^[aeiou]/i.test(part.type) ? 'an' : 'a'} ${part.type} part, which Rung does not show` };
+        yield {
+          type: 'warning',
+          message: `${this.provider}: the answer held ${/^[aeiou]/i.test(part.type) ? 'an' : 'a'} ${part.type} part, which Rung does not show`,
+        };
       }
     }
   }
@@ -495,7 +533,11 @@ function toOpenAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
   return messages.map((message) => {
     const out: Record<string, unknown> = { role: message.role, content: message.content };
     if (message.toolCalls?.length) {
-      out.tool_calls = message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      out.tool_calls = message.toolCalls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }));
     }
     if (message.role === 'tool' && message.toolCallId) out.tool_call_id = message.toolCallId;
     return out;

@@ -164,7 +164,11 @@ export class ProviderHealthBoard implements ProviderHealth {
       this.mark(provider, { reason: `cooling down after ${status} for ${wait} ms`, until: now + wait, probeClears: false });
     } else if (failure.kind === 'provider-error' && status === undefined) {
       const wait = TRANSPORT_FAULT_COOL_DOWN_MS;
-      this.mark(provider, { reason: `cooling down after a provider error for ${wait} ms: ${failure.message}`, until: now + wait, probeClears: false });
+      this.mark(provider, {
+        reason: `cooling down after a provider error for ${wait} ms: ${failure.message}`,
+        until: now + wait,
+        probeClears: false,
+      });
     } else if (failure.kind === 'unavailable' && status === undefined) {
       // No server: a good probe says it is back, or, with nothing to probe it, time to try again.
       const until = this.probers.has(provider) ? undefined : now + UNWATCHED_NO_SERVER_MS;

@@ -42,7 +42,11 @@ export interface ToolsSent {
 }
 
 /** What `tools` take of the input with `messages`; undefined when the request offered no tool at all. */
-export function toolsSent(messages: readonly ChatMessage[], tools: readonly ToolSpec[], dropped: readonly string[] = []): ToolsSent | undefined {
+export function toolsSent(
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+  dropped: readonly string[] = [],
+): ToolsSent | undefined {
   if (tools.length === 0 && dropped.length === 0) return undefined;
   const tokens = tools.length > 0 ? Math.ceil(JSON.stringify(tools).length / CHARS_PER_TOKEN) : 0;
   return { sent: tools.length, tokens, input: estimateTokens(messages, tools), dropped: [...dropped] };

@@ -75,7 +75,25 @@ export const CORE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /** Words too common to say which tool a request needs. */
-const COMMON_WORDS = new Set(['the', 'and', 'for', 'get', 'run', 'use', 'new', 'all', 'with', 'from', 'this', 'that', 'what', 'how', 'does', 'copilot', 'vscode']);
+const COMMON_WORDS = new Set([
+  'the',
+  'and',
+  'for',
+  'get',
+  'run',
+  'use',
+  'new',
+  'all',
+  'with',
+  'from',
+  'this',
+  'that',
+  'what',
+  'how',
+  'does',
+  'copilot',
+  'vscode',
+]);
 
 /** The tools sent and, by name, those left out. */
 export interface ToolChoice {
@@ -87,7 +105,12 @@ export interface ToolChoice {
  * The tools to send for a request offering `tools`: all of them under `all`; under `relevant`, those
  * the rules in this module's remarks keep, in the order offered.
  */
-export function chooseTools(input: { messages: readonly ChatMessage[]; tools: readonly ToolSpec[]; mode: AgentTools; required?: boolean }): ToolChoice {
+export function chooseTools(input: {
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSpec[];
+  mode: AgentTools;
+  required?: boolean;
+}): ToolChoice {
   const { tools } = input;
   if (input.mode === 'all' || input.required === true || tools.length <= FEW_TOOLS) return { sent: [...tools], dropped: [] };
   const called = calledTools(input.messages);

@@ -147,7 +147,10 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       const target = redirectTarget(url, response.headers.get('location'));
       const status = response.status || undefined;
       const to = target ? ` to ${scrub(target).slice(0, ERROR_MESSAGE_CHARS)}` : '';
-      throw new ProviderError(`${provider}: ${origin(url)} redirected the request${status ? ` (${status})` : ''}${to}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`, { provider, ...(status ? { status } : {}) });
+      throw new ProviderError(
+        `${provider}: ${origin(url)} redirected the request${status ? ` (${status})` : ''}${to}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`,
+        { provider, ...(status ? { status } : {}) },
+      );
     }
     if (!response.ok) {
       let body = '';
@@ -157,7 +160,9 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
         throw explain(error, 'read');
       }
       const message = scrub(serverMessage(body)).slice(0, ERROR_MESSAGE_CHARS);
-      const classify = options.failureForStatus ?? ((status, text, headers) => failureForStatus(provider, status, text, parseRetryAfterMs(headers, options.now())));
+      const classify =
+        options.failureForStatus ??
+        ((status, text, headers) => failureForStatus(provider, status, text, parseRetryAfterMs(headers, options.now())));
       throw classify(response.status, message, response.headers);
     }
     if (isWebPage(response.headers)) {
@@ -170,7 +175,10 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
         throw explain(error, 'read');
       }
       const named = title ? ` ("${scrub(title).slice(0, ERROR_MESSAGE_CHARS)}")` : '';
-      throw new ProviderError(`${provider}: ${origin(url)} answered with a web page${named}, not the model API; check the provider's baseUrl`, { provider });
+      throw new ProviderError(
+        `${provider}: ${origin(url)} answered with a web page${named}, not the model API; check the provider's baseUrl`,
+        { provider },
+      );
     }
     options.onHeaders?.(response.headers);
     if (!response.body) throw new ProviderError(`${provider}: the response had no body`, { provider });
@@ -196,7 +204,10 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
       deadline.arm(idleMs, `the stream was silent for ${idleMs} ms`);
       bytes += chunk.value.byteLength;
       if (bytes > maxBytes) {
-        throw new ProviderError(`${provider}: the answer went past ${sizeText(maxBytes)}, far more than any model writes (a fixed limit); Rung stopped reading it`, { provider });
+        throw new ProviderError(
+          `${provider}: the answer went past ${sizeText(maxBytes)}, far more than any model writes (a fixed limit); Rung stopped reading it`,
+          { provider },
+        );
       }
       let text = decoder.decode(chunk.value, { stream: true });
       if (afterCr && text.length > 0) {
@@ -256,8 +267,7 @@ export async function* requestLines(url: string, init: RequestInit, options: Tra
  * PR #16486 report a failed request as an `error: {…}` line, which the format itself says to ignore.
  */
 export type ServerSentItem =
-  | { type: 'event'; event: string | undefined; data: string; line: number }
-  | { type: 'field'; field: string; value: string; line: number };
+  { type: 'event'; event: string | undefined; data: string; line: number } | { type: 'field'; field: string; value: string; line: number };
 
 /**
  * Sends one request and yields its body read as server-sent events, with every guarantee of
@@ -303,7 +313,8 @@ export async function* requestEvents(url: string, init: RequestInit, options: Tr
   for await (const line of requestLines(url, init, { ...options, onHeaders })) {
     lineNumber++;
     if (line !== '' && eventStart === undefined && !line.startsWith(':')) eventStart = lineNumber;
-    if (!dispatched && head.length <= BODY_HEAD_CHARS && line.trim() !== '' && !line.startsWith(':')) head += `${head ? ' ' : ''}${line.trim()}`;
+    if (!dispatched && head.length <= BODY_HEAD_CHARS && line.trim() !== '' && !line.startsWith(':'))
+      head += `${head ? ' ' : ''}${line.trim()}`;
     parser.feed(`${line}\n`);
     if (line === '') eventStart = undefined;
     while (pending.length) yield pending.shift() as ServerSentItem;
@@ -312,7 +323,10 @@ export async function* requestEvents(url: string, init: RequestInit, options: Tr
   while (pending.length) yield pending.shift() as ServerSentItem;
   if (!dispatched && (foreignLines || !isEventStream(contentType))) {
     const { provider } = options;
-    throw new ProviderError(`${provider}: the response was not an event stream (${bodySketch(contentType, head, redactor(options.secrets ?? []))})`, { provider });
+    throw new ProviderError(
+      `${provider}: the response was not an event stream (${bodySketch(contentType, head, redactor(options.secrets ?? []))})`,
+      { provider },
+    );
   }
 }
 
@@ -339,7 +353,12 @@ function isEventStream(contentType: string | null): boolean {
  * 401 and 403 say nothing of the server's body: an OpenAI 401 echoes part of the key it refused, and
  * a key must never reach a log, the ledger or the decision log.
  */
-export function failureForStatus(provider: string, status: number, serverMessage: string, retryAfterMs: number | undefined): ProviderFailure {
+export function failureForStatus(
+  provider: string,
+  status: number,
+  serverMessage: string,
+  retryAfterMs: number | undefined,
+): ProviderFailure {
   const said = serverMessage ? `: ${serverMessage}` : '';
   if (status === 401 || status === 403) {
     return new ProviderUnavailable(`${provider}: the API key was rejected (${status})`, { provider, status });

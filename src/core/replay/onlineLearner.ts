@@ -88,7 +88,12 @@ export function onlineLearnerOrder(models: readonly { slug: string; price: numbe
       const { passes, tries } = tallyOf(model.slug);
       const rate = (passes + 0.5) / (tries + 1);
       const tried = tries >= ONLINE_LEARNER_MIN_TRIES;
-      return { slug: model.slug, index, skip: tried && rate < ONLINE_LEARNER_SKIP_RATE, key: tried ? model.price / Math.max(rate, ONLINE_LEARNER_RATE_FLOOR) : model.price };
+      return {
+        slug: model.slug,
+        index,
+        skip: tried && rate < ONLINE_LEARNER_SKIP_RATE,
+        key: tried ? model.price / Math.max(rate, ONLINE_LEARNER_RATE_FLOOR) : model.price,
+      };
     })
     .filter((entry) => !entry.skip)
     .sort((a, b) => a.key - b.key || a.index - b.index)

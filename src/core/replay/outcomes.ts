@@ -22,7 +22,10 @@ const modelOutcomeSchema = z.looseObject({
   ti: z.number().optional(),
   to: z.number().optional(),
   /** The model's own confidence, a log-probability (near 0 = sure). */
-  conf: z.custom<number>((value) => typeof value === 'number' && !Number.isNaN(value), 'expected a number').nullable().optional(),
+  conf: z
+    .custom<number>((value) => typeof value === 'number' && !Number.isNaN(value), 'expected a number')
+    .nullable()
+    .optional(),
   lat_ms: z.number().optional(),
 });
 
@@ -71,7 +74,11 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
     const parsed = rowSchema.safeParse(json);
     if (!parsed.success) {
       // The panel's wording, not zod's ("Invalid option: expected one of 0|1"): one voice for every file Rung reads.
-      throw new OutcomesError(source, i + 1, describePanelIssues(parsed.error.issues.slice(0, 1), rowSchema, json)[0] ?? 'not a row of outcomes');
+      throw new OutcomesError(
+        source,
+        i + 1,
+        describePanelIssues(parsed.error.issues.slice(0, 1), rowSchema, json)[0] ?? 'not a row of outcomes',
+      );
     }
     const row = parsed.data;
     if (!models) {
@@ -80,14 +87,21 @@ export function parseOutcomes(text: string, source: string): { rows: OutcomeRow[
       if (models.length === 0) throw new OutcomesError(source, i + 1, 'the row grades no model');
     } else {
       const missing = models.filter((model) => !(model in row.m));
-      if (missing.length) throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
+      if (missing.length)
+        throw new OutcomesError(source, i + 1, `model${missing.length > 1 ? 's' : ''} missing from the row: ${missing.join(', ')}`);
       // The first row names the models, so one it lacks used to be dropped from the whole replay without
       // a word (its grades on every other row ignored); it is as missing as a model a later row lacks.
       const extra = Object.keys(row.m).filter((model) => !models?.includes(model));
-      if (extra.length) throw new OutcomesError(source, firstLine, `model${extra.length > 1 ? 's' : ''} missing from the row: ${extra.join(', ')} (graded on line ${i + 1})`);
+      if (extra.length)
+        throw new OutcomesError(
+          source,
+          firstLine,
+          `model${extra.length > 1 ? 's' : ''} missing from the row: ${extra.join(', ')} (graded on line ${i + 1})`,
+        );
     }
     const earlier = lineOfId.get(row.id);
-    if (earlier !== undefined) throw new OutcomesError(source, i + 1, `prompt id "${row.id}" is already on line ${earlier}: each prompt needs its own id`);
+    if (earlier !== undefined)
+      throw new OutcomesError(source, i + 1, `prompt id "${row.id}" is already on line ${earlier}: each prompt needs its own id`);
     lineOfId.set(row.id, i + 1);
     rows.push(row);
   }

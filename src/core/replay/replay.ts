@@ -181,7 +181,11 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const pricer = replayPricer(meanCost, rows, models);
   const router = new Router({ panel, ledger, clock, sink: replaySink(options.sink, options.policySpec), random, pricer });
   const priceOrder = panel.models
-    .map((spec, index) => ({ spec, index, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY }))
+    .map((spec, index) => ({
+      spec,
+      index,
+      price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY,
+    }))
     .sort((a, b) => a.price - b.price || a.index - b.index)
     .map((entry) => entry.spec.slug);
 
@@ -192,7 +196,10 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   let unroutable = 0;
   const wall = options.wallClock ?? systemClock;
   let savedAt = wall.now();
-  const learned = options.verifier.kind === 'learned-confidence' ? { learner: options.confidenceLearner ?? new ConfidenceLearner(), multiple: options.verifier.multiple } : undefined;
+  const learned =
+    options.verifier.kind === 'learned-confidence'
+      ? { learner: options.confidenceLearner ?? new ConfidenceLearner(), multiple: options.verifier.multiple }
+      : undefined;
   for (const row of order) {
     if (wall.now() - savedAt >= REPLAY_SAVE_INTERVAL_MS) {
       await saveProgress(ledger, options.sink);
@@ -205,13 +212,25 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     let plan: ConfidencePlan | undefined;
     const climb = learned
       ? (ranking: Ranking) => {
-          plan = learned.learner.plan(classKey, ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })), learned.multiple);
+          plan = learned.learner.plan(
+            classKey,
+            ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })),
+            learned.multiple,
+          );
           return confidenceClimb(plan, ranking);
         }
       : undefined;
     try {
       result = await router.route(
-        { callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`, runId: row.trace ?? undefined, classKey, verifiable: true, ...promptOf(options.prompts, row.id), ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}), ...(climb ? { climb } : {}) },
+        {
+          callId: options.runId === undefined ? row.id : `${options.runId}/${row.id}`,
+          runId: row.trace ?? undefined,
+          classKey,
+          verifiable: true,
+          ...promptOf(options.prompts, row.id),
+          ...(options.policy?.open !== undefined ? { pinned: options.policy.open } : {}),
+          ...(climb ? { climb } : {}),
+        },
         async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
           const outcome = row.m[candidate.slug] as ModelOutcome;
           const confidence = outcome.conf ?? undefined;
@@ -246,7 +265,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
       unroutable++;
       continue;
     }
-    if (started !== undefined) options.timing?.record((options.timing.now() - started), result.attempts.length);
+    if (started !== undefined) options.timing?.record(options.timing.now() - started, result.attempts.length);
     if (learned && plan) learnConfidence(learned.learner, classKey, plan, result.attempts);
     attempts += result.attempts.length;
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
@@ -263,7 +282,14 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     oracle: oracle(rows, priceOrder),
     priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
     onlineLearner: onlineLearner(order, panel, pricer, options),
-    ratings: entries.map((entry) => ({ model: entry.model, class: entry.classKey, rating: entry.rating, ability: ability(entry.rating), graded: entry.graded, ok: entry.ok })),
+    ratings: entries.map((entry) => ({
+      model: entry.model,
+      class: entry.classKey,
+      rating: entry.rating,
+      ability: ability(entry.rating),
+      graded: entry.graded,
+      ok: entry.ok,
+    })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
 }
@@ -276,7 +302,12 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
  * Only attempts the router made are read, so no model's grade on a prompt it was not asked ever reaches
  * the learner; and only after the call, so no grade steered the call it belongs to.
  */
-function learnConfidence(learner: ConfidenceLearner, classKey: string, plan: ConfidencePlan, attempts: readonly AttemptRecord<ModelOutcome>[]): void {
+function learnConfidence(
+  learner: ConfidenceLearner,
+  classKey: string,
+  plan: ConfidencePlan,
+  attempts: readonly AttemptRecord<ModelOutcome>[],
+): void {
   const answers = plan.answers();
   learner.observeReads(classKey, answers);
   for (const answer of answers) {
@@ -310,7 +341,10 @@ function onlineLearner(order: readonly OutcomeRow[], panel: Panel, pricer: CallP
   const specs = new Map(panel.models.map((spec) => [spec.slug, spec]));
   return runOnlineLearner({
     rows: order,
-    models: panel.models.map((spec) => ({ slug: spec.slug, price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY })),
+    models: panel.models.map((spec) => ({
+      slug: spec.slug,
+      price: pricer(spec, false, { callId: '', classKey: '', verifiable: true }) ?? Number.POSITIVE_INFINITY,
+    })),
     classOf: (row) => (options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family),
     verdict: (outcome) => verdictFor(outcome, options.verifier, noise),
     costOf: (slug, outcome) => attemptCost(specs.get(slug) as ModelSpec, outcome),
@@ -357,7 +391,9 @@ export function policyProblem(policy: RoutingPolicy, panel: Panel): string | nul
 /** One line per panel model the outcomes do not grade, naming its position in the panel file. */
 export function ungradedPanelModels(panel: Panel, models: readonly string[]): string[] {
   return panel.models.flatMap((model, index) =>
-    models.includes(model.slug) ? [] : [`models[${index}].slug: "${model.slug}" is not graded by the outcomes (graded: ${models.join(', ')})`],
+    models.includes(model.slug)
+      ? []
+      : [`models[${index}].slug: "${model.slug}" is not graded by the outcomes (graded: ${models.join(', ')})`],
   );
 }
 
@@ -458,7 +494,11 @@ function priceOrderCascade(rows: readonly OutcomeRow[], order: readonly string[]
   return { accuracy: correct / rows.length, cost };
 }
 
-function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string; classKey: string; rating: number; graded: number; ok: number }[], mode: 'family' | 'subfamily'): ReplaySummary['rankCorrelation'] {
+function rankCorrelations(
+  rows: readonly OutcomeRow[],
+  entries: { model: string; classKey: string; rating: number; graded: number; ok: number }[],
+  mode: 'family' | 'subfamily',
+): ReplaySummary['rankCorrelation'] {
   const byClass = new Map<string, { model: string; rating: number; graded: number; ok: number }[]>();
   for (const entry of entries) {
     const list = byClass.get(entry.classKey) ?? [];
@@ -471,12 +511,27 @@ function rankCorrelations(rows: readonly OutcomeRow[], entries: { model: string;
     const members = rows.filter((row) => (mode === 'subfamily' ? shaped(row.family, row.subfamily) : row.family) === classKey);
     if (members.length === 0) continue;
     const truth = list.map((entry) => members.reduce((sum, row) => sum + (row.m[entry.model]?.c ?? 0), 0) / members.length);
-    const past = list.map((entry, index) => ({ rating: entry.rating, truth: truth[index] as number, graded: entry.graded })).filter((entry) => entry.graded >= MIN_GRADED);
+    const past = list
+      .map((entry, index) => ({ rating: entry.rating, truth: truth[index] as number, graded: entry.graded }))
+      .filter((entry) => entry.graded >= MIN_GRADED);
     result.push({
       class: classKey,
-      rho: spearman(list.map((entry) => entry.rating), truth),
-      ...(past.length >= 3 ? { pastGateRho: spearman(past.map((entry) => entry.rating), past.map((entry) => entry.truth)) } : {}),
-      naiveRho: spearman(list.map((entry) => entry.ok / Math.max(1, entry.graded)), truth),
+      rho: spearman(
+        list.map((entry) => entry.rating),
+        truth,
+      ),
+      ...(past.length >= 3
+        ? {
+            pastGateRho: spearman(
+              past.map((entry) => entry.rating),
+              past.map((entry) => entry.truth),
+            ),
+          }
+        : {}),
+      naiveRho: spearman(
+        list.map((entry) => entry.ok / Math.max(1, entry.graded)),
+        truth,
+      ),
       models: list.length,
     });
   }
@@ -506,7 +561,7 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
 function ranks(values: readonly number[]): number[] {
   const order = values.map((value, index) => ({ value, index })).sort((x, y) => x.value - y.value);
   const result = new Array<number>(values.length);
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && (order[j + 1] as { value: number }).value === (order[i] as { value: number }).value) j++;
     for (let k = i; k <= j; k++) result[(order[k] as { index: number }).index] = (i + j) / 2 + 1;

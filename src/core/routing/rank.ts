@@ -84,7 +84,9 @@ export function rank(input: RankInput): Ranking {
   const candidates: Candidate[] = [];
   const pruned: RankedOut[] = [];
   for (const candidate of ordered) {
-    const cause = pruneCause(candidate, input, caps, strict) ?? (floor && !aboveOnLadder(candidate, floor) ? `not above ${floor.slug} on the ladder (a stronger model was asked for)` : null);
+    const cause =
+      pruneCause(candidate, input, caps, strict) ??
+      (floor && !aboveOnLadder(candidate, floor) ? `not above ${floor.slug} on the ladder (a stronger model was asked for)` : null);
     // The logged reason keeps the SPEC's vocabulary (`pruned: needs tools`); the cause alone is for
     // front ends that already say "pruned".
     if (cause) pruned.push({ model: candidate.slug, reason: `pruned: ${cause}`, cause });
@@ -129,7 +131,8 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   let reason: string;
   if (coldStart) reason = `no-measured-profiles ${onTier}`;
   else if (measured && key === request.classKey) reason = `measured ${ok}/${graded} success class=${key}${onPrior(presumed)}`;
-  else if (measured) reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)${onPrior(presumed)}`;
+  else if (measured)
+    reason = `measured ${ok}/${graded} success class=${key} (${request.classKey}: ${ownGraded}/${MIN_GRADED} graded)${onPrior(presumed)}`;
   else reason = `below gate ${graded}/${MIN_GRADED} graded class=${request.classKey}, prior ${onTier}`;
   return {
     slug: spec.slug,

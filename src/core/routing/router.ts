@@ -27,7 +27,17 @@ import { CascadePlan, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing, type Standing } from './standing';
-import type { AttemptFn, AttemptOutcome, AttemptRecord, Candidate, ClimbStrategy, Ranking, RouteObserver, RouteRequest, RouteResult } from './types';
+import type {
+  AttemptFn,
+  AttemptOutcome,
+  AttemptRecord,
+  Candidate,
+  ClimbStrategy,
+  Ranking,
+  RouteObserver,
+  RouteRequest,
+  RouteResult,
+} from './types';
 
 export interface RouterOptions {
   panel: Panel;
@@ -148,16 +158,25 @@ export class Router {
     }));
     const prompt = this.readSignal(request, snapshot);
     const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
-    const plan = new CascadePlan(rungs, this.panel.routing.tradeoff, prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined, guess);
+    const plan = new CascadePlan(
+      rungs,
+      this.panel.routing.tradeoff,
+      prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined,
+      guess,
+    );
     const strategy = request.climb?.(ranking);
     const climb = new Climb<T>(
       request,
       ranking,
       plan,
-      strategy && request.pinned === undefined ? { index: strategy.opener, explore: false, propensity: 1 } : this.chooseOpener(ranking.candidates, request, plan),
+      strategy && request.pinned === undefined
+        ? { index: strategy.opener, explore: false, propensity: 1 }
+        : this.chooseOpener(ranking.candidates, request, plan),
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
-      prompt?.reading.speaks ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates) : undefined,
+      prompt?.reading.speaks
+        ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates)
+        : undefined,
       guess,
     );
 
@@ -218,7 +237,9 @@ export class Router {
       // Nothing left this machine.
       mode: 'local',
       // Any rung the ranking kept (a caller's own refusal) is left out of the call as well.
-      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(({ model, reason }) => ({ model, reason: boundReason(reason) })),
+      pruned: [...ranking.pruned, ...ranking.candidates.map((candidate) => ({ model: candidate.slug, reason: `pruned: ${message}` }))].map(
+        ({ model, reason }) => ({ model, reason: boundReason(reason) }),
+      ),
       final: false,
     });
   }
@@ -257,7 +278,10 @@ export class Router {
       rung: index,
       explore,
       propensity: opening ? climb.opener.propensity : 1,
-      reason: (explore ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}` : candidate.reason) + (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
+      reason:
+        (explore
+          ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}`
+          : candidate.reason) + (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
@@ -274,7 +298,9 @@ export class Router {
     const step = climb.plan.step(climb.tried, climb.failed);
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
-      const released = step.released ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class` : '';
+      const released = step.released
+        ? `; looks unanswerable at ${step.released.unanswerable.toFixed(2)}, and each rung left below the gate has failed every try at the class`
+        : '';
       const why = `skipped: ${climb.notes?.stop(step) ?? ''}stopped climbing after ${climb.failed.length} failed; expected cost of going on ${usdInReason(step.valueIfContinued)} > unanswered ${usdInReason(step.valueIfStopped)} (${this.panel.routing.tradeoff}${released})`;
       climb.skipUntried(why);
     }
@@ -287,7 +313,8 @@ export class Router {
     if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
     const step = strategy.next(record, climb.tried);
     // A strategy that names a rung already tried, or none of the ranking's, gets the planner's choice.
-    const invalid = step !== undefined && step.index !== null && (climb.tried.includes(step.index) || climb.ranking.candidates[step.index] === undefined);
+    const invalid =
+      step !== undefined && step.index !== null && (climb.tried.includes(step.index) || climb.ranking.candidates[step.index] === undefined);
     if (step === undefined || invalid) return this.nextRung(climb, record);
     if (step.index === null) climb.skipUntried(`skipped: ${step.reason}`);
     return step.index;
@@ -329,9 +356,21 @@ export class Router {
     const call = this.settleable.get(callId);
     if (!call) return false;
     const now = this.clock.now();
-    this.sink.append({ ...call.row, at: now, verdict, verdictReason: boundReason(reason), final: true, pruned: [], candidates: [], escalation: [] });
+    this.sink.append({
+      ...call.row,
+      at: now,
+      verdict,
+      verdictReason: boundReason(reason),
+      final: true,
+      pruned: [],
+      candidates: [],
+      escalation: [],
+    });
     if (isGraded(verdict) && !call.lastGraded) {
-      const difficulty = posterior([...call.graded, { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) }]);
+      const difficulty = posterior([
+        ...call.graded,
+        { rating: call.lastRating, success: verdict === 'pass', ...(call.guess > 0 ? { guess: call.guess } : {}) },
+      ]);
       this.ledger.observe(
         learningKeys(call.classKey).map((key) => ({
           model: call.row.resolved ?? call.row.model,
@@ -362,7 +401,11 @@ export class Router {
    * Hands the signal the call's graded outcomes, scored against the ratings the call was graded with —
    * the same outcomes, and the same ratings, the ledger's ratings learn from.
    */
-  private learnSignal(classKey: string, signal: { features: PromptFeatures; reading: SignalReading }, graded: readonly GradedOutcome[]): void {
+  private learnSignal(
+    classKey: string,
+    signal: { features: PromptFeatures; reading: SignalReading },
+    graded: readonly GradedOutcome[],
+  ): void {
     if (graded.length === 0) return;
     this.ledger.learnSignal?.(signalUpdate(signal.reading, signal.features, classKey, graded.map(pairedOutcome)));
   }
@@ -382,7 +425,15 @@ export class Router {
     const difficulty = posterior(graded.map(pairedOutcome));
     const at = this.clock.now();
     const observations: Observation[] = learningKeys(classKey).flatMap((key) =>
-      graded.map((g) => ({ model: g.candidate.resolved, classKey: key, success: g.success, difficulty, prior: g.prior, at, ...(g.cost ? { cost: g.cost } : {}) })),
+      graded.map((g) => ({
+        model: g.candidate.resolved,
+        classKey: key,
+        success: g.success,
+        difficulty,
+        prior: g.prior,
+        at,
+        ...(g.cost ? { cost: g.cost } : {}),
+      })),
     );
     this.ledger.observe(observations);
   }
@@ -397,7 +448,11 @@ export class Router {
    * unrated in a class for thousands of calls.
    * The opener's propensity is recorded so a later estimator can weight the evidence back out.
    */
-  private chooseOpener(candidates: Candidate[], request: RouteRequest, plan: CascadePlan): { index: number; explore: boolean; propensity: number } {
+  private chooseOpener(
+    candidates: Candidate[],
+    request: RouteRequest,
+    plan: CascadePlan,
+  ): { index: number; explore: boolean; propensity: number } {
     if (request.pinned !== undefined) return { index: 0, explore: false, propensity: 1 };
     // The planner reorders measured rungs by conditional cost, so the ranking's "avoid" placement alone
     // would not keep an avoided model from opening: ask for the best opener among the others.
@@ -434,14 +489,23 @@ export class Router {
    * each call by exactly the chance it had. Kept apart from the usual rule so a panel without the
    * floor draws the same random numbers, and writes the same rows, as before it existed.
    */
-  private openerWithFloor(candidates: Candidate[], request: RouteRequest, greedy: number, avoided: number, floor: number): { index: number; explore: boolean; propensity: number } {
+  private openerWithFloor(
+    candidates: Candidate[],
+    request: RouteRequest,
+    greedy: number,
+    avoided: number,
+    floor: number,
+  ): { index: number; explore: boolean; propensity: number } {
     const eligible = request.verifiable && cascades(request.classKey) && candidates.length > 1;
     if (!eligible) return { index: greedy, explore: false, propensity: 1 };
     const rate = this.panel.routing.explore;
-    const wide = candidates.map((_, i) => i).filter((i) => i !== avoided && ((candidates[i] as Candidate).local || this.panel.routing.explorePaid === true));
+    const wide = candidates
+      .map((_, i) => i)
+      .filter((i) => i !== avoided && ((candidates[i] as Candidate).local || this.panel.routing.explorePaid === true));
     const narrow = wide.filter((i) => !(candidates[i] as Candidate).measured);
     const floorShare = wide.length ? floor : 0;
-    const usual = (i: number): number => (i === greedy ? 1 - (narrow.length ? rate : 0) : 0) + (narrow.includes(i) ? rate / narrow.length : 0);
+    const usual = (i: number): number =>
+      (i === greedy ? 1 - (narrow.length ? rate : 0) : 0) + (narrow.includes(i) ? rate / narrow.length : 0);
     const probability = (i: number): number => (wide.includes(i) ? floorShare / wide.length : 0) + (1 - floorShare) * usual(i);
     const draw = (pool: number[]): number => pool[Math.min(pool.length - 1, Math.floor(this.random() * pool.length))] as number;
     let index = greedy;
@@ -451,7 +515,15 @@ export class Router {
   }
 
   /** The decision row for one attempt; `before` are the call's earlier attempts. */
-  private row(input: { request: RouteRequest; ranking: Ranking; record: AttemptRecord; before: readonly AttemptRecord[]; resolved: string; candidate: Candidate; pruned: PrunedCandidate[] }): DecisionRow {
+  private row(input: {
+    request: RouteRequest;
+    ranking: Ranking;
+    record: AttemptRecord;
+    before: readonly AttemptRecord[];
+    resolved: string;
+    candidate: Candidate;
+    pruned: PrunedCandidate[];
+  }): DecisionRow {
     const { request, record } = input;
     const { cls, shape } = splitClassKey(request.classKey);
     return {
@@ -481,13 +553,27 @@ export class Router {
       pruned: input.pruned.map(({ model, reason }) => ({ model, reason: boundReason(reason) })),
       final: false,
       ...(record.confidence !== undefined && Number.isFinite(record.confidence) ? { confidence: record.confidence } : {}),
-      ...(request.tools ? { tools: { ...request.tools, dropped: [...request.tools.dropped], cost: spendFigure(this.toolsCost(input.candidate, request.tools.tokens)) } } : {}),
+      ...(request.tools
+        ? {
+            tools: {
+              ...request.tools,
+              dropped: [...request.tools.dropped],
+              cost: spendFigure(this.toolsCost(input.candidate, request.tools.tokens)),
+            },
+          }
+        : {}),
     };
   }
 
   /** USD the tool schemas' `tokens` cost as input to `candidate`, at the price the router prices it by; null when unknown. */
   toolsCost(candidate: Pick<Candidate, 'spec' | 'local'>, tokens: number): number | null {
-    return this.pricer(candidate.spec, candidate.local, { callId: 'tools', classKey: '', verifiable: false, inputTokens: tokens, outputTokens: 0 });
+    return this.pricer(candidate.spec, candidate.local, {
+      callId: 'tools',
+      classKey: '',
+      verifiable: false,
+      inputTokens: tokens,
+      outputTokens: 0,
+    });
   }
 
   private remember(runId: string, provider: string): void {
@@ -644,7 +730,9 @@ interface GradedOutcome {
 
 /** A graded outcome as the difficulty posterior reads it: the rating, the verdict and any guessing floor. */
 function pairedOutcome(graded: GradedOutcome): PairedOutcome {
-  return graded.guess ? { rating: graded.rating, success: graded.success, guess: graded.guess } : { rating: graded.rating, success: graded.success };
+  return graded.guess
+    ? { rating: graded.rating, success: graded.success, guess: graded.guess }
+    : { rating: graded.rating, success: graded.success };
 }
 
 /**
@@ -672,7 +760,8 @@ class SignalNotes {
     if (tried.length === 0) {
       const usual = this.classPlan.step([], []).next;
       const passed = usual === null || usual === index ? undefined : this.candidates[usual];
-      if (passed && usual !== null) note += `; opened past ${passed.slug}: predicted ${this.plan.chance(usual, []).toFixed(2)} success for this prompt`;
+      if (passed && usual !== null)
+        note += `; opened past ${passed.slug}: predicted ${this.plan.chance(usual, []).toFixed(2)} success for this prompt`;
     }
     return note;
   }

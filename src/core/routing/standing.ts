@@ -33,11 +33,13 @@ export interface Standing {
 export function standing(snapshot: LedgerSnapshot, model: string, classKey: string): Standing {
   const own = snapshot.rating(model, classKey);
   const ownGraded = own?.graded ?? 0;
-  if (own && own.graded >= MIN_GRADED) return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded, ...standsOnPrior(own) };
+  if (own && own.graded >= MIN_GRADED)
+    return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded, ...standsOnPrior(own) };
   const { cls, shape } = splitClassKey(classKey);
   if (shape !== undefined) {
     const parent = snapshot.rating(model, cls);
-    if (parent && parent.graded >= MIN_GRADED) return { rating: parent.rating, graded: parent.graded, ok: parent.ok, measured: true, key: cls, ownGraded, ...standsOnPrior(parent) };
+    if (parent && parent.graded >= MIN_GRADED)
+      return { rating: parent.rating, graded: parent.graded, ok: parent.ok, measured: true, key: cls, ownGraded, ...standsOnPrior(parent) };
   }
   return { rating: own?.rating, graded: ownGraded, ok: own?.ok ?? 0, measured: false, key: classKey, ownGraded };
 }

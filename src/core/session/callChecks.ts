@@ -93,7 +93,11 @@ export function callVerification(
   const planned: { verifier: Verifier; judges: boolean }[] = [];
   if (checks?.schema !== undefined) planned.push({ verifier: new StructuredOutputVerifier({ schema: checks.schema }), judges: true });
   else if (inferred.json !== undefined) planned.push({ verifier: new JsonAnswerVerifier(), judges: true });
-  if (tools.length > 0) planned.push({ verifier: new ToolCallVerifier({ tools, required: inferred.toolCall !== undefined }), judges: inferred.toolCall !== undefined });
+  if (tools.length > 0)
+    planned.push({
+      verifier: new ToolCallVerifier({ tools, required: inferred.toolCall !== undefined }),
+      judges: inferred.toolCall !== undefined,
+    });
   if ((splitClassKey(classKey).cls === 'edit' || inferred.code !== undefined) && checks?.answerSyntax !== false) {
     if (inferred.needsCode !== undefined) planned.push({ verifier: new AnswerHasCodeVerifier(), judges: false });
     planned.push({ verifier: new CodeSyntaxVerifier({ fragments: true, quotedFrom: text }), judges: !shapedForUnreadable(classKey) });

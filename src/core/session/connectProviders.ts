@@ -69,13 +69,33 @@ export const ollamaFactory: ProviderFactory = ({ name, baseUrl, clock, fetch }) 
  * Its parameter counts (llama.cpp's) are asked for every model on it, for the ladder's tier. While a
  * window stays unknown the server is asked again, now and then, through {@link ProviderConnection.relearn}.
  */
-export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, apiKey, key, clock, catalogPath, keyHint, fetch, signal, models, modelsWithoutContext }) => {
+export const openAiCompatibleFactory: ProviderFactory = async ({
+  name,
+  baseUrl,
+  apiKey,
+  key,
+  clock,
+  catalogPath,
+  keyHint,
+  fetch,
+  signal,
+  models,
+  modelsWithoutContext,
+}) => {
   if (!baseUrl) throw new ProviderSetupError(`provider ${name} (openai-compatible) has no baseUrl`);
   const requireKey = keyRequired({ baseUrl, ...(key ? { key } : {}) });
   const local = localServerHost({ kind: 'openai-compatible', baseUrl, ...(key ? { key } : {}) }) !== undefined;
   const slugs = models ?? [];
   const source = local
-    ? new LocalServerFactsSource({ name, baseUrl, clock, slugs: modelsWithoutContext ?? slugs, sizeSlugs: slugs, ...(apiKey ? { apiKey } : {}), ...(fetch ? { fetch } : {}) })
+    ? new LocalServerFactsSource({
+        name,
+        baseUrl,
+        clock,
+        slugs: modelsWithoutContext ?? slugs,
+        sizeSlugs: slugs,
+        ...(apiKey ? { apiKey } : {}),
+        ...(fetch ? { fetch } : {}),
+      })
     : undefined;
   const [catalog, server] = await Promise.all([
     apiKey && catalogPath
@@ -83,7 +103,16 @@ export const openAiCompatibleFactory: ProviderFactory = async ({ name, baseUrl, 
       : Catalog.empty(),
     source ? source.learn(signal) : Promise.resolve<LocalServerFacts>({ facts: [] }),
   ]);
-  const adapter = new OpenAiCompatibleAdapter({ name, baseUrl, clock, apiKey, requireKey, catalog, ...(keyHint ? { keyHint } : {}), ...(fetch ? { fetch } : {}) });
+  const adapter = new OpenAiCompatibleAdapter({
+    name,
+    baseUrl,
+    clock,
+    apiKey,
+    requireKey,
+    catalog,
+    ...(keyHint ? { keyHint } : {}),
+    ...(fetch ? { fetch } : {}),
+  });
   const missing = adapter.missingKey();
   // What the server reports stands over the catalog's, being the server's own limit; a later look-up adds to both.
   const known = new Map<string, ModelFacts>();
@@ -200,7 +229,9 @@ export async function connectProviders(options: ConnectProvidersOptions): Promis
           ...(config.key ? { key: config.key } : {}),
           clock,
           models: panel.models.filter((spec) => spec.provider === name).map((spec) => spec.slug),
-          modelsWithoutContext: panel.models.filter((spec) => spec.provider === name && spec.context === undefined).map((spec) => spec.slug),
+          modelsWithoutContext: panel.models
+            .filter((spec) => spec.provider === name && spec.context === undefined)
+            .map((spec) => spec.slug),
           ...(options.keyHint ? { keyHint: options.keyHint(name) } : {}),
           ...(options.catalogPath ? { catalogPath: options.catalogPath(name) } : {}),
           ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -88,7 +88,10 @@ export function inferChecks(input: InferenceInput): InferredChecks {
   if (tools.length > 0 && toolSaid === 'required') inferred.change = true;
   if (tools.length > 0 && toolSaid === undefined && changeAsked && tools.some(canChange)) inferred.change = true;
   if (inferred.change && !request.acted) {
-    inferred.toolCall = toolSaid === 'required' ? 'the caller said a tool call is needed' : 'the request asks for a change and a tool that can make it is offered';
+    inferred.toolCall =
+      toolSaid === 'required'
+        ? 'the caller said a tool call is needed'
+        : 'the request asks for a change and a tool that can make it is offered';
   }
 
   // 3. Code: an edit, or the words ask for code.
@@ -142,7 +145,8 @@ const USER_REQUEST_TAG = /<userRequest>([\s\S]*?)<\/userRequest>/g;
  * The opening tag of a block of context a prompt carries beside the user's words: attached files, the
  * editor's context, reminders. Named rather than any tag, since code holds `<string>` by the hundred.
  */
-const CONTEXT_TAG = /<(attachments?|context|file|selection|editorContext|currentFile|activeFile|reminderInstructions|instructions|environment_info|workspace_info)\b[^>]*>/gi;
+const CONTEXT_TAG =
+  /<(attachments?|context|file|selection|editorContext|currentFile|activeFile|reminderInstructions|instructions|environment_info|workspace_info)\b[^>]*>/gi;
 /** A fenced block (``` or ~~~), closed or running to the end. */
 const FENCED_BLOCK = /^([ \t]*)(```+|~~~+)[^\n]*\n[\s\S]*?(?:^\1?\2[ \t]*$|(?![\s\S]))/gm;
 /** Tags the editor puts code in when it attaches a file or a selection. */
@@ -154,15 +158,24 @@ const CODE_CONTEXT_TAG = /<(?:attachments?|file|selection|editorContext|currentF
  */
 export function readRequest(messages: readonly ChatMessage[]): RequestReading {
   let index = -1;
-  for (let at = messages.length - 1; at >= 0 && index < 0; at--) if (messages[at]?.role === 'user' && messages[at]?.content.includes('<userRequest>')) index = at;
-  for (let at = messages.length - 1; at >= 0 && index < 0; at--) if (messages[at]?.role === 'user' && messages[at]?.content.trim()) index = at;
+  for (let at = messages.length - 1; at >= 0 && index < 0; at--)
+    if (messages[at]?.role === 'user' && messages[at]?.content.includes('<userRequest>')) index = at;
+  for (let at = messages.length - 1; at >= 0 && index < 0; at--)
+    if (messages[at]?.role === 'user' && messages[at]?.content.trim()) index = at;
   if (index < 0) return { words: '', text: '', carriesCode: false, acted: false };
   const text = (messages[index] as ChatMessage).content;
   const tagged = [...text.matchAll(USER_REQUEST_TAG)].map((match) => match[1] ?? '');
   const said = tagged.length > 0 ? (tagged.at(-1) as string) : withoutContext(text);
-  const words = bounded(said.replace(FENCED_BLOCK, ' ').replace(/\s*\n\s*\n\s*/g, '\n').trim());
+  const words = bounded(
+    said
+      .replace(FENCED_BLOCK, ' ')
+      .replace(/\s*\n\s*\n\s*/g, '\n')
+      .trim(),
+  );
   const carriesCode = /^[ \t]*(```|~~~)/m.test(text) || CODE_CONTEXT_TAG.test(text);
-  const acted = messages.slice(index + 1).some((message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0));
+  const acted = messages
+    .slice(index + 1)
+    .some((message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0));
   return { words, text, carriesCode, acted };
 }
 
@@ -227,7 +240,8 @@ const LEAD =
   /^(?:(?:ok(?:ay)?|so|now|then|also|and|but|great|thanks|thank you|cool|hi|hey|hello|alright|next|finally|first|lastly|right)\b[,!.:]?\s+)*(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i(?:'d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+|go\s+ahead\s+and\s+|help\s+me\s+|let'?s\s+|we\s+need\s+to\s+)?(?:please\s+)?(?:(?:just|now|also|then)\s+)*/i;
 
 /** A sentence that asks a question rather than for something: it opens with a question word (once {@link LEAD} is off). */
-const QUESTION = /^(?:what|what's|whats|why|how|when|where|which|who|whom|whose|is|are|was|were|am|do|does|did|can|could|should|shall|would|will|has|have|had|may|might|must|isn't|aren't|doesn't|don't|didn't|won't|wouldn't|shouldn't|can't|couldn't)\b/i;
+const QUESTION =
+  /^(?:what|what's|whats|why|how|when|where|which|who|whom|whose|is|are|was|were|am|do|does|did|can|could|should|shall|would|will|has|have|had|may|might|must|isn't|aren't|doesn't|don't|didn't|won't|wouldn't|shouldn't|can't|couldn't)\b/i;
 
 /**
  * The parts of a request that ask for something, each with its lead taken off: the sentences that are
@@ -238,7 +252,9 @@ const QUESTION = /^(?:what|what's|whats|why|how|when|where|which|who|whom|whose|
 function commands(words: string): string[] {
   const asking = sentences(words).filter((sentence) => !QUESTION.test(sentence.replace(LEAD, '')));
   const clauses = asking.flatMap((sentence) => sentence.split(/,\s+|:\s+|\s*[()]\s*|\s+(?:and|&)\s+(?=\S)/).slice(1));
-  return [...asking, ...clauses].map((clause) => clause.trim().replace(LEAD, '')).filter((clause) => clause !== '' && !QUESTION.test(clause));
+  return [...asking, ...clauses]
+    .map((clause) => clause.trim().replace(LEAD, ''))
+    .filter((clause) => clause !== '' && !QUESTION.test(clause));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -262,19 +278,34 @@ export const JSON_RULES: readonly { example: string; pattern: RegExp }[] = [
   // "Give me the capitals in JSON format", "Respond with valid JSON", "Summarize the log as JSON".
   {
     example: 'Give me the capitals as JSON',
-    pattern: new RegExp(String.raw`^(?:${ANSWER_VERBS})\b${GAP}\b(?:in|as|with|using|into|in\s+the\s+form\s+of|following)\s+(?:(?:a|an|the|this|that|the\s+following)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`, 'i'),
+    pattern: new RegExp(
+      String.raw`^(?:${ANSWER_VERBS})\b${GAP}\b(?:in|as|with|using|into|in\s+the\s+form\s+of|following)\s+(?:(?:a|an|the|this|that|the\s+following)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`,
+      'i',
+    ),
   },
   // "Return a JSON object with …", "Output valid JSON", "Give me JSON".
   {
     example: 'Return a JSON object with name and age',
-    pattern: new RegExp(String.raw`^(?:${ANSWER_VERBS})\b(?:\s+(?:me|us|back|only|just|out))*\s+(?:(?:a|an|the|some|one|single|your)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`, 'i'),
+    pattern: new RegExp(
+      String.raw`^(?:${ANSWER_VERBS})\b(?:\s+(?:me|us|back|only|just|out))*\s+(?:(?:a|an|the|some|one|single|your)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`,
+      'i',
+    ),
   },
   // "Convert this CSV to JSON", "Transform the YAML into JSON".
-  { example: 'Convert this CSV to JSON', pattern: new RegExp(String.raw`^(?:convert|transform|translate|turn|rewrite|seriali[sz]e|export)\b${GAP}\b(?:to|into|as)\s+(?:(?:a|an)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`, 'i') },
+  {
+    example: 'Convert this CSV to JSON',
+    pattern: new RegExp(
+      String.raw`^(?:convert|transform|translate|turn|rewrite|seriali[sz]e|export)\b${GAP}\b(?:to|into|as)\s+(?:(?:a|an)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`,
+      'i',
+    ),
+  },
   // "Your answer must be valid JSON".
   {
     example: 'Your answer must be valid JSON',
-    pattern: new RegExp(String.raw`\byour\s+(?:(?:entire|whole|final)\s+)?(?:answer|response|reply|output)\s+(?:must|should|has\s+to|needs\s+to|shall|will|is\s+to)\s+(?:only\s+)?(?:be|contain|consist\s+of)\s+(?:only\s+)?(?:in\s+)?(?:(?:a|an)\s+)?${QUALIFIERS}json\b`, 'i'),
+    pattern: new RegExp(
+      String.raw`\byour\s+(?:(?:entire|whole|final)\s+)?(?:answer|response|reply|output)\s+(?:must|should|has\s+to|needs\s+to|shall|will|is\s+to)\s+(?:only\s+)?(?:be|contain|consist\s+of)\s+(?:only\s+)?(?:in\s+)?(?:(?:a|an)\s+)?${QUALIFIERS}json\b`,
+      'i',
+    ),
   },
   // "Format: JSON", "Output format: JSON".
   { example: 'Output format: JSON', pattern: /^(?:(?:output|response|answer|return|reply)\s+)?format\s*[:=-]\s*(?:valid\s+)?json\b/i },
@@ -287,11 +318,26 @@ export const JSON_RULES: readonly { example: string; pattern: RegExp }[] = [
     ),
   },
   // "As JSON, please."; "list the env vars this service reads, json please" (the clause after the comma).
-  { example: 'As JSON, please.', pattern: new RegExp(String.raw`^(?:(?:in|as)\s+)?(?:(?:a|the)\s+)?${QUALIFIERS}json(?:\s+(?:format|only|object|array|list))?(?:,?\s*please)?[.!]?$`, 'i') },
+  {
+    example: 'As JSON, please.',
+    pattern: new RegExp(
+      String.raw`^(?:(?:in|as)\s+)?(?:(?:a|the)\s+)?${QUALIFIERS}json(?:\s+(?:format|only|object|array|list))?(?:,?\s*please)?[.!]?$`,
+      'i',
+    ),
+  },
   // "I'd like the list as JSON", "I need it in JSON format".
-  { example: 'I need the results in JSON', pattern: new RegExp(String.raw`^i(?:'d|\s+would)?\s+(?:need|want|like|prefer|expect)\s+(?!to\b)${GAP}\b(?:in|as)\s+(?:(?:a|an)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`, 'i') },
+  {
+    example: 'I need the results in JSON',
+    pattern: new RegExp(
+      String.raw`^i(?:'d|\s+would)?\s+(?:need|want|like|prefer|expect)\s+(?!to\b)${GAP}\b(?:in|as)\s+(?:(?:a|an)\s+)?${QUALIFIERS}json\b${NOT_THE_ANSWER}`,
+      'i',
+    ),
+  },
   // "Use JSON for the answer".
-  { example: 'Use JSON format for your answer', pattern: /^use\s+(?:(?:a|valid)\s+)?json(?:\s+format)?\s+for\s+(?:the|your)\s+(?:answer|response|reply|output)\b/i },
+  {
+    example: 'Use JSON format for your answer',
+    pattern: /^use\s+(?:(?:a|valid)\s+)?json(?:\s+format)?\s+for\s+(?:the|your)\s+(?:answer|response|reply|output)\b/i,
+  },
 ];
 
 /** Whether the words ask for the answer in JSON (rule 1). */
@@ -328,8 +374,26 @@ const LANGUAGE_NAMES = String.raw`(?:typescript|javascript|ts|js|python|rust|gol
  * not files. Matched only from the start of a word: tried from every position, 200 KB of `a.a.a…` took
  * 293 s (BENCHMARKS.md).
  */
-const CODE_FILE = /(?<![\w./-])[\w./-]*\w\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|cs|cpp|cc|h|hpp|rb|php|swift|scala|sh|sql|json|ya?ml|toml|css|scss|html|vue|svelte|lua|dart)\b/gi;
-const NOT_FILES = new Set(['node.js', 'vue.js', 'next.js', 'nuxt.js', 'react.js', 'express.js', 'three.js', 'd3.js', 'chart.js', 'p5.js', 'ember.js', 'angular.js', 'backbone.js', 'socket.io', 'deno.js', 'bun.js']);
+const CODE_FILE =
+  /(?<![\w./-])[\w./-]*\w\.(ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|kt|cs|cpp|cc|h|hpp|rb|php|swift|scala|sh|sql|json|ya?ml|toml|css|scss|html|vue|svelte|lua|dart)\b/gi;
+const NOT_FILES = new Set([
+  'node.js',
+  'vue.js',
+  'next.js',
+  'nuxt.js',
+  'react.js',
+  'express.js',
+  'three.js',
+  'd3.js',
+  'chart.js',
+  'p5.js',
+  'ember.js',
+  'angular.js',
+  'backbone.js',
+  'socket.io',
+  'deno.js',
+  'bun.js',
+]);
 
 const CHANGE = new RegExp(String.raw`^${CHANGE_VERBS}\s+\S`, 'i');
 const MAKE_CODE = new RegExp(String.raw`^(?:${MAKE_VERBS}\s+${FILLER}${CODE_WORDS}\b|implement\s+\S)`, 'i');
@@ -352,7 +416,9 @@ function opensWithChange(command: string): boolean {
  * something followed by code or a file ("Write unit tests for parser.ts", "Create a README").
  */
 export function asksForChange(words: string): boolean {
-  return commands(words).some((command) => opensWithChange(command) || MAKE_CODE.test(command) || MAKE_FILE.test(command) || MAKE_IN_LANGUAGE.test(command));
+  return commands(words).some(
+    (command) => opensWithChange(command) || MAKE_CODE.test(command) || MAKE_FILE.test(command) || MAKE_IN_LANGUAGE.test(command),
+  );
 }
 
 /**
@@ -370,7 +436,9 @@ export function asksForCode(words: string, carriesCode: boolean): boolean {
 
 /** A tool that can change something, by its name or what it says it does: `replace_string_in_file`, `create_file`, `apply_patch`. */
 function canChange(tool: ToolSpec): boolean {
-  return /edit|write|replace|insert|create|apply|patch|rename|delete|remove|move|update|modify|change|append|save/i.test(`${tool.name} ${tool.description ?? ''}`);
+  return /edit|write|replace|insert|create|apply|patch|rename|delete|remove|move|update|modify|change|append|save/i.test(
+    `${tool.name} ${tool.description ?? ''}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -426,7 +494,8 @@ function requestLanguage(request: RequestReading): string | undefined {
   for (const match of request.text.matchAll(/^[ \t]*(?:```+|~~~+)[ \t]*([\w+#.-]+)/gm)) add(found, match[1]);
   for (const match of request.words.matchAll(new RegExp(String.raw`\bin\s+(${LANGUAGE_NAMES})(?![\w+#])`, 'gi'))) add(found, match[1]);
   // "Port this to Rust" names the answer's language too ("to go" is no language, so Go is left out).
-  for (const match of request.words.matchAll(new RegExp(String.raw`\b(?:to|into)\s+(?!go\b)(${LANGUAGE_NAMES})(?![\w+#])`, 'gi'))) add(found, match[1]);
+  for (const match of request.words.matchAll(new RegExp(String.raw`\b(?:to|into)\s+(?!go\b)(${LANGUAGE_NAMES})(?![\w+#])`, 'gi')))
+    add(found, match[1]);
   for (const match of request.words.matchAll(CODE_FILE)) if (!NOT_FILES.has(match[0].toLowerCase())) add(found, match[1]);
   return found.size === 1 ? [...found][0] : undefined;
 }

@@ -213,7 +213,14 @@ export class RungSession implements Session {
     return session;
   }
 
-  private constructor(options: RungSessionOptions, clock: Clock, store: Store, health: ProviderHealthBoard, connected: Connected, secrets: Set<string>) {
+  private constructor(
+    options: RungSessionOptions,
+    clock: Clock,
+    store: Store,
+    health: ProviderHealthBoard,
+    connected: Connected,
+    secrets: Set<string>,
+  ) {
     this.options = options;
     this.panel = options.panel;
     this.clock = clock;
@@ -246,7 +253,12 @@ export class RungSession implements Session {
     this.confidence =
       confidenceCheck === 'off'
         ? undefined
-        : new LiveConfidence({ ledger: store.ratings, adapters: () => this.adapters, multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff], ask: confidenceCheck });
+        : new LiveConfidence({
+            ledger: store.ratings,
+            adapters: () => this.adapters,
+            multiple: () => CONFIDENCE_FAILURE_MULTIPLE[this.panel.routing.tradeoff],
+            ask: confidenceCheck,
+          });
   }
 
   /** The panel in force, without the reads a {@link snapshot} makes (ratings, decisions, spend). */
@@ -275,7 +287,12 @@ export class RungSession implements Session {
     const callId = request.callId ?? `chat-${randomUUID()}`;
     const tools = request.tools ?? [];
     // What the request itself asks of the answer (JSON, a tool call, code) is read once, for the class and the checks.
-    const asked = { messages: request.messages, tools, ...(request.classKey !== undefined ? { classKey: request.classKey } : {}), ...(request.chatOptions?.json === true ? { json: true } : {}) };
+    const asked = {
+      messages: request.messages,
+      tools,
+      ...(request.classKey !== undefined ? { classKey: request.classKey } : {}),
+      ...(request.chatOptions?.json === true ? { json: true } : {}),
+    };
     const classKey = inferClassKey({ ...asked, ...(request.checks ? { checks: request.checks } : {}) });
     const schema = request.checks?.schema;
     // Refused before any rung is asked: the check would misread it and grade every model for the caller's mistake.
@@ -545,7 +562,11 @@ export class RungSession implements Session {
       new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_WAIT_MS))),
     ]);
     clearTimeout(timer);
-    if (!waited) this.options.log?.('warning', `${this.inFlight.size} call(s) did not stop within ${STOP_WAIT_MS} ms of shutting down; what they learn from here on is not saved`);
+    if (!waited)
+      this.options.log?.(
+        'warning',
+        `${this.inFlight.size} call(s) did not stop within ${STOP_WAIT_MS} ms of shutting down; what they learn from here on is not saved`,
+      );
   }
 
   /**
@@ -589,7 +610,6 @@ export class RungSession implements Session {
     return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
   }
 
-
   /**
    * The panel's slug for each snapshot a provider reported serving it (`openai/gpt-4o-mini-2024-07-18`
    * for `gpt-4o-mini`), so a front end names a rated model as the panel, the picker and the answers do.
@@ -622,7 +642,6 @@ export class RungSession implements Session {
     return prices;
   }
 
-
   /** Writes the queued rows now; a failure is the log's to report (a `save-failed` notice) and to retry. */
   private async flushDecisions(): Promise<void> {
     try {
@@ -642,7 +661,11 @@ export class RungSession implements Session {
       this.healthSeen.set(provider, reason);
       // The first look at a healthy provider is no change worth telling.
       if (seen === undefined && reason === null) continue;
-      this.emit(reason === null ? { type: 'provider-health', provider, healthy: true } : { type: 'provider-health', provider, healthy: false, reason });
+      this.emit(
+        reason === null
+          ? { type: 'provider-health', provider, healthy: true }
+          : { type: 'provider-health', provider, healthy: false, reason },
+      );
     }
   }
 
@@ -653,7 +676,8 @@ export class RungSession implements Session {
 
   private emit(change: SessionChange): void {
     if (this.listeners.size === 0) {
-      if ((change.type === 'notice' || change.type === 'provider-health') && this.unheard.length < MAX_UNHEARD_NOTICES) this.unheard.push(change);
+      if ((change.type === 'notice' || change.type === 'provider-health') && this.unheard.length < MAX_UNHEARD_NOTICES)
+        this.unheard.push(change);
       return;
     }
     for (const listener of [...this.listeners]) listener(change);
@@ -665,7 +689,13 @@ export class RungSession implements Session {
 }
 
 /** Connects the panel's providers, asking the key lookup for each and remembering the keys it gave. */
-function connect(options: RungSessionOptions, panel: Panel, clock: Clock, health: ProviderHealthBoard, secrets: Set<string>): Promise<Connected> {
+function connect(
+  options: RungSessionOptions,
+  panel: Panel,
+  clock: Clock,
+  health: ProviderHealthBoard,
+  secrets: Set<string>,
+): Promise<Connected> {
   const catalogDir = options.catalogDir;
   return connectProviders({
     panel,
@@ -708,6 +738,3 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
 export function checkedLine(checks: readonly string[]): string {
   return checks.length > 0 ? `checked: ${checks.join(', ')}` : 'unchecked';
 }
-
-
-

@@ -71,7 +71,12 @@ export class StoreReads {
 
   /** A page of decisions, {@link DEFAULT_PAGE_ROWS} unless a limit is named; with `before`, the page ending there. */
   page(options: { offset?: number; limit?: number; filter?: DecisionFilter; before?: number }): DecisionPage {
-    return this.store.decisions.page(options.offset ?? 0, Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS), options.filter ?? {}, options.before);
+    return this.store.decisions.page(
+      options.offset ?? 0,
+      Math.max(0, options.limit ?? DEFAULT_PAGE_ROWS),
+      options.filter ?? {},
+      options.before,
+    );
   }
 
   placeOf(row: DecisionRow, filter: DecisionFilter): DecisionPlace {
@@ -94,7 +99,13 @@ export class StoreReads {
     const dearest = dearestModel(panel, facts);
     const groups = this.store.decisions.spend.from(startOfUtcDay(now) - (SPEND_WINDOW_DAYS - 1) * DAY_MS);
     const byDay = groups
-      .map((group) => ({ day: group.day, model: group.model, provider: providerOf.get(group.model) ?? 'unknown', cost: group.cost, calls: group.calls }))
+      .map((group) => ({
+        day: group.day,
+        model: group.model,
+        provider: providerOf.get(group.model) ?? 'unknown',
+        cost: group.cost,
+        calls: group.calls,
+      }))
       .sort((a, b) => b.day.localeCompare(a.day) || b.cost - a.cost || a.model.localeCompare(b.model));
     return {
       byDay,
@@ -102,7 +113,9 @@ export class StoreReads {
       today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
       strongestModel: dearest?.slug ?? null,
       // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
-      strongestEstimate: dearest ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0) : null,
+      strongestEstimate: dearest
+        ? groups.reduce((sum, group) => sum + callCost(dearest.price, group.openingInputTokens, group.openingOutputTokens), 0)
+        : null,
     };
   }
 
@@ -121,7 +134,10 @@ export class StoreReads {
     const outcomeModel = new SharedOutcomeModel(recent.calls);
     for (const model of models) {
       await yieldToHost();
-      const estimate = openerEstimate(model, await estimatePolicyInSlices(recent, { open: model, skip: [] }, yieldToHost, { outcomeModel }));
+      const estimate = openerEstimate(
+        model,
+        await estimatePolicyInSlices(recent, { open: model, skip: [] }, yieldToHost, { outcomeModel }),
+      );
       estimates.push(callsInLog > MAX_ESTIMATED_CALLS ? { ...estimate, logCalls: callsInLog } : estimate);
     }
     return estimates;

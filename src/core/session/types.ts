@@ -13,7 +13,16 @@
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
 import type { VersusLog } from '../evaluation/estimate';
 import type { Panel } from '../panel';
-import type { ChatMessage, ChatOptions, FailureKind, ProviderAdapter, ProviderFailure, StreamPart, ToolCall, ToolSpec } from '../providers/provider';
+import type {
+  ChatMessage,
+  ChatOptions,
+  FailureKind,
+  ProviderAdapter,
+  ProviderFailure,
+  StreamPart,
+  ToolCall,
+  ToolSpec,
+} from '../providers/provider';
 import type { Candidate, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import type { Verifier } from '../verifiers/verifier';
@@ -293,7 +302,15 @@ export interface Session {
   /** Routes one call through the cascade, reporting each event as it happens. */
   chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult>;
   /** What the router would do for a request, and why; calls no model, changes nothing. */
-  rank(request: { classKey: string; messages?: ChatMessage[]; tools?: ToolSpec[]; pinned?: string; avoid?: string; above?: string; conversationId?: string }): Ranking;
+  rank(request: {
+    classKey: string;
+    messages?: ChatMessage[];
+    tools?: ToolSpec[];
+    pinned?: string;
+    avoid?: string;
+    above?: string;
+    conversationId?: string;
+  }): Ranking;
   /**
    * Asks every provider that can be probed (a local server) whether it is there, and tells the
    * listeners of each whose health changed; never throws. Cheap on a timer: each probe is cached 30 s.

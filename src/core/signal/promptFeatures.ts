@@ -40,7 +40,10 @@ export interface PromptFeatures {
 /** The hashed features of one prompt at one class key. */
 export function promptFeatures(prompt: PromptText, classKey: string): PromptFeatures {
   const salt = hashString(classKey, FNV_OFFSET);
-  const text = prompt.text.length > 2 * SIGNAL_WINDOW_CHARS ? `${prompt.text.slice(0, SIGNAL_WINDOW_CHARS)}\n${prompt.text.slice(-SIGNAL_WINDOW_CHARS)}` : prompt.text;
+  const text =
+    prompt.text.length > 2 * SIGNAL_WINDOW_CHARS
+      ? `${prompt.text.slice(0, SIGNAL_WINDOW_CHARS)}\n${prompt.text.slice(-SIGNAL_WINDOW_CHARS)}`
+      : prompt.text;
   const [shape, words, trigrams] = [SHAPE, WORDS, TRIGRAMS];
   const add = (group: Group, hash: number): void => group.add(mix(hash, salt));
 

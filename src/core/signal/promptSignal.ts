@@ -136,7 +136,12 @@ export function signalPrior(reading: Pick<SignalReading, 'mean' | 'unanswerable'
  * The step one call's graded outcomes ask of the signal, scored against the prompt's prior before the
  * step (so the gain it records is out of sample for that call).
  */
-export function signalUpdate(reading: SignalReading, features: PromptFeatures, classKey: string, outcomes: readonly PairedOutcome[]): SignalUpdate {
+export function signalUpdate(
+  reading: SignalReading,
+  features: PromptFeatures,
+  classKey: string,
+  outcomes: readonly PairedOutcome[],
+): SignalUpdate {
   // The weights learn the whole prior, class level included, so each step moves them towards what the
   // outcomes imply and no further: learning only the centred part, which never sees the class level, left
   // a gradient towards it that no step could close, and the weights grew without end.

@@ -151,7 +151,13 @@ export class CallPageCollector {
       this.closeBefore();
       return false;
     }
-    if (end !== undefined && this.skipped >= this.offset && this.rows.length === 0 && this.run.length > 0 && (this.run[0] as DecisionRow).call === row.call) {
+    if (
+      end !== undefined &&
+      this.skipped >= this.offset &&
+      this.rows.length === 0 &&
+      this.run.length > 0 &&
+      (this.run[0] as DecisionRow).call === row.call
+    ) {
       // `offset` fell inside this call: it is shown on the page before this one, which ends where it does.
       this.passed.push(row);
       this.start++;

@@ -11,7 +11,17 @@
 import { shaped } from '../classKey';
 import type { DecisionRow, MemoryDecisionSink } from '../decisions/decision';
 import type { DecisionLog } from '../ledger/decisionLog';
-import { CallStarts, callIdOf, hasVerdict, parseObject, parseRow, RowCounter, visitLinesBackwards, type RowFields, type RowMatcher } from '../ledger/decisionTail';
+import {
+  CallStarts,
+  callIdOf,
+  hasVerdict,
+  parseObject,
+  parseRow,
+  RowCounter,
+  visitLinesBackwards,
+  type RowFields,
+  type RowMatcher,
+} from '../ledger/decisionTail';
 import { matchesClass } from '../ledger/ledgerState';
 import { CallPageCollector, type CallPageOptions } from './callPage';
 import type { DecisionFilter, DecisionPage, DecisionPlace } from './store';
@@ -78,7 +88,8 @@ export class DecisionPages {
       }
       if (verdict !== undefined) {
         const call = fields ? fields.call : callIdOf(line);
-        if (typeof call === 'string' && call !== locate && !collector.holds(call) && !hasVerdict(line, verdict) && firstOf(call)) return true;
+        if (typeof call === 'string' && call !== locate && !collector.holds(call) && !hasVerdict(line, verdict) && firstOf(call))
+          return true;
       }
       const row = parseRow(line);
       return row ? collector.add(row, firstOf(row.call)) : true;
@@ -151,7 +162,12 @@ export class DecisionPages {
  * page of a 100k-row log passes over nearly every line, and parsing each would cost what the filter's
  * text test saves. A line of a held call is parsed, to know whether it is an attempt or a verdict.
  */
-function passOver(collector: CallPageCollector, line: string, firstOf: (call: string) => boolean, fields?: Record<string, unknown>): boolean {
+function passOver(
+  collector: CallPageCollector,
+  line: string,
+  firstOf: (call: string) => boolean,
+  fields?: Record<string, unknown>,
+): boolean {
   if (!collector.holding()) return true;
   const call = fields ? fields.call : callIdOf(line);
   if (typeof call !== 'string' || !collector.holds(call)) return true;
@@ -175,7 +191,9 @@ function rowMatcher(filter: DecisionFilter): RowMatcher {
     mayMatch: (line) => needles.every((needle) => line.includes(needle)),
     // The verdict is not a test of the row: it picks whole calls (keepFor, and the counter's `verdict`).
     matches: (row: RowFields) =>
-      (wanted === undefined || (typeof row.class === 'string' && matchesClass(typeof row.shape === 'string' && row.shape ? `${row.class}/${row.shape}` : row.class, wanted))) &&
+      (wanted === undefined ||
+        (typeof row.class === 'string' &&
+          matchesClass(typeof row.shape === 'string' && row.shape ? `${row.class}/${row.shape}` : row.class, wanted))) &&
       (filter.model === undefined || row.model === filter.model || row.resolved === filter.model),
     ...(filter.verdict !== undefined ? { verdict: filter.verdict } : {}),
   };

@@ -97,7 +97,10 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
     return new OpenedStore(location, { ledger, reset: (classKey) => ledger.reset(classKey) }, new MemoryDecisions());
   }
   const workspacePath = location.kind === 'file' ? location.path : location.fallbackPath;
-  const ratings = location.kind === 'file' ? await openWorkspaceFile(workspacePath, options) : await openTeamOrWorkspace(location.url, workspacePath, options, requireTeam(options));
+  const ratings =
+    location.kind === 'file'
+      ? await openWorkspaceFile(workspacePath, options)
+      : await openTeamOrWorkspace(location.url, workspacePath, options, requireTeam(options));
   let closing = false;
   const logPath = decisionLogPath(workspacePath);
   try {
@@ -179,7 +182,12 @@ async function openWorkspaceFile(path: string, options: OpenStoreOptions): Promi
 }
 
 /** Opens the team ledger, or the workspace file when the server cannot be used. */
-async function openTeamOrWorkspace(url: string, workspacePath: string, options: OpenStoreOptions, team: TeamStoreOptions): Promise<OpenedRatings> {
+async function openTeamOrWorkspace(
+  url: string,
+  workspacePath: string,
+  options: OpenStoreOptions,
+  team: TeamStoreOptions,
+): Promise<OpenedRatings> {
   const where = redactedUrl(url);
   let lastSyncProblem: string | undefined;
   let ledger: TeamLedger;
@@ -214,7 +222,13 @@ async function openTeamOrWorkspace(url: string, workspacePath: string, options: 
 }
 
 /** The workspace file instead of the team's server, said once with why and what is not shared. */
-async function openFallback(url: string, path: string, options: OpenStoreOptions, team: TeamStoreOptions, error: unknown): Promise<OpenedRatings> {
+async function openFallback(
+  url: string,
+  path: string,
+  options: OpenStoreOptions,
+  team: TeamStoreOptions,
+  error: unknown,
+): Promise<OpenedRatings> {
   // TeamLedger.open names the server (password taken out) before the reason.
   const reason = reasonOf(error);
   let message: string;
@@ -234,9 +248,23 @@ async function openFallback(url: string, path: string, options: OpenStoreOptions
     message = `${reason}; ${team.subject} learns into the workspace ledger ${path} instead, and what it learns is not shared with the team until Rung next opens with the server answering${decisions}`;
     if (team.shareDecisions) {
       ensureFolder(dirname(path));
-      const open = { path, clock: options.clock, ...(options.onNotice ? { onNotice: options.onNotice } : {}), ...(options.schedule ? { schedule: options.schedule } : {}) };
-      const ledger = await OfflineTeamLedger.openOffline(open, { outboxPath, memberId: team.memberId, onOutboxProblem: (problem) => options.log('warning', problem) });
-      ratings = { ledger, reset: (classKey) => ledger.reset(classKey), share: (row) => ledger.shareDecision(row), flushTimer: ledger.flushTimer };
+      const open = {
+        path,
+        clock: options.clock,
+        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+        ...(options.schedule ? { schedule: options.schedule } : {}),
+      };
+      const ledger = await OfflineTeamLedger.openOffline(open, {
+        outboxPath,
+        memberId: team.memberId,
+        onOutboxProblem: (problem) => options.log('warning', problem),
+      });
+      ratings = {
+        ledger,
+        reset: (classKey) => ledger.reset(classKey),
+        share: (row) => ledger.shareDecision(row),
+        flushTimer: ledger.flushTimer,
+      };
     } else {
       ratings = await openWorkspaceFile(path, options);
     }
@@ -268,8 +296,12 @@ async function sendWorkspaceEvidence(team: TeamLedger, workspacePath: string, op
   try {
     const source = readMergeSource(workspacePath, await loadSqlJs(), options.clock.now());
     const report = await team.importLedger(source);
-    if (report.addedGraded > 0) options.log('info', `sent the team ${report.addedGraded} graded observations from the workspace ledger ${workspacePath}`);
+    if (report.addedGraded > 0)
+      options.log('info', `sent the team ${report.addedGraded} graded observations from the workspace ledger ${workspacePath}`);
   } catch (error) {
-    options.log('warning', `could not send the workspace ledger ${workspacePath} to the team (${error instanceof Error ? error.message : String(error)}); it stays as it is`);
+    options.log(
+      'warning',
+      `could not send the workspace ledger ${workspacePath} to the team (${error instanceof Error ? error.message : String(error)}); it stays as it is`,
+    );
   }
 }

@@ -74,7 +74,8 @@ export class SpendTally {
   private update(since: number): void {
     if ('rows' in this.source) {
       this.groups.clear();
-      for (const row of this.source.rows) if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0, refused: row.verdict === 'refused' });
+      for (const row of this.source.rows)
+        if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0, refused: row.verdict === 'refused' });
       return;
     }
     const path = this.source.path;

@@ -60,12 +60,21 @@ export function parseStoreLocation(input: StoreLocationInput): StoreLocation {
   const workspaceFile = input.workspaceFile ?? join(input.cwd, DEFAULT_LEDGER_PATH);
   if (input.value === undefined) return input.whenAbsent === 'memory' ? { kind: 'memory' } : { kind: 'file', path: workspaceFile };
   const value = input.value.trim();
-  if (value === '') throw new StoreLocationError(`${input.name} needs a ledger file or a postgres://user@host:port/database URL, not an empty value; leave it out for ${input.whenAbsent === 'memory' ? 'a ledger in memory' : workspaceFile}`);
+  if (value === '')
+    throw new StoreLocationError(
+      `${input.name} needs a ledger file or a postgres://user@host:port/database URL, not an empty value; leave it out for ${input.whenAbsent === 'memory' ? 'a ledger in memory' : workspaceFile}`,
+    );
   if (isTeamLedgerUrl(value)) {
-    if (readTeamUrl(value) === undefined) throw new StoreLocationError(`${input.name} is not a URL that can be read (${redactedUrl(value)}); write it as postgres://user@host:port/database`);
+    if (readTeamUrl(value) === undefined)
+      throw new StoreLocationError(
+        `${input.name} is not a URL that can be read (${redactedUrl(value)}); write it as postgres://user@host:port/database`,
+      );
     return { kind: 'team', url: value, fallbackPath: workspaceFile };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) throw new StoreLocationError(`${input.name} ${JSON.stringify(value)}: only a postgres:// URL names a team's server; give a ledger file, or postgres://user@host:port/database`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+    throw new StoreLocationError(
+      `${input.name} ${JSON.stringify(value)}: only a postgres:// URL names a team's server; give a ledger file, or postgres://user@host:port/database`,
+    );
   // A file's name is taken as written: only the emptiness and the scheme are read without the spaces.
   return { kind: 'file', path: isAbsolute(input.value) ? input.value : resolve(input.cwd, input.value) };
 }

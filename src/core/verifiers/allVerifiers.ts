@@ -31,7 +31,10 @@ export class AllVerifiers implements Verifier {
     }
     const failed = checks.find((entry) => entry.check.verdict === 'fail');
     const verdict = failed ? 'fail' : checks.some((entry) => entry.check.verdict === 'pass') ? 'pass' : 'unverified';
-    const reason = this.verifiers.length === 1 ? (checks[0] as { check: Check }).check.reason : checks.map((entry) => `${words(entry).join(', ')}: ${entry.check.reason}`).join('; ');
+    const reason =
+      this.verifiers.length === 1
+        ? (checks[0] as { check: Check }).check.reason
+        : checks.map((entry) => `${words(entry).join(', ')}: ${entry.check.reason}`).join('; ');
     return { verdict, reason, checks: [...new Set(checks.flatMap((entry) => (entry.check.verdict === 'unverified' ? [] : words(entry))))] };
   }
 }

@@ -88,7 +88,11 @@ export class ScratchStopped extends Error {
  * copy of thousands of files takes long enough for a Ctrl-C to be waiting on it. Whatever it throws,
  * the partial copy is removed first.
  */
-export async function scratchWithFiles(workspace: string, files: readonly AnswerFile[], options: { root?: string; signal?: AbortSignal } = {}): Promise<Scratch> {
+export async function scratchWithFiles(
+  workspace: string,
+  files: readonly AnswerFile[],
+  options: { root?: string; signal?: AbortSignal } = {},
+): Promise<Scratch> {
   const { signal } = options;
   const root = options.root ?? tmpdir();
   // Copies a dead run left behind go before this one is made; the sweep itself runs once a process.

@@ -90,22 +90,31 @@ export class CodeSyntaxVerifier implements Verifier {
     const readable = fencedBlocks(answer.text).filter((block) => DIALECTS[block.language]);
     if (readable.length === 0) return { verdict: 'unverified', reason: 'no TypeScript, JavaScript or JSON code block in the answer' };
     const unquoted = readable.filter((block) => !this.isQuote(block.body));
-    if (unquoted.length === 0) return { verdict: 'unverified', reason: 'the only TypeScript, JavaScript or JSON code in the answer is quoted from the request' };
+    if (unquoted.length === 0)
+      return { verdict: 'unverified', reason: 'the only TypeScript, JavaScript or JSON code in the answer is quoted from the request' };
     const blocks = unquoted.slice(0, MAX_CHECKED_BLOCKS);
     const problems: string[] = [];
     const labels: string[] = [];
     for (const [index, block] of blocks.entries()) {
       const dialect = DIALECTS[block.language] as { file: string; label: string };
       labels.push(dialect.label);
-      const error = dialect.label === 'json' ? jsonError(block.body, this.fragments) : await syntaxError(block.body, dialect, this.fragments);
+      const error =
+        dialect.label === 'json' ? jsonError(block.body, this.fragments) : await syntaxError(block.body, dialect, this.fragments);
       if (error) problems.push(`block ${index + 1} (${dialect.label}, from answer line ${block.startLine}): ${error}`);
     }
     const checks = [...new Set(labels.map((label) => CHECK_WORDS[label] as string))];
     if (problems.length) return { verdict: 'fail', reason: `syntax error: ${problems.join('; ')}`, checks };
     if (unquoted.length > blocks.length) {
-      return { verdict: 'unverified', reason: `the first ${blocks.length} of ${unquoted.length} code blocks parse; the rest were not checked (more blocks than an edit writes)` };
+      return {
+        verdict: 'unverified',
+        reason: `the first ${blocks.length} of ${unquoted.length} code blocks parse; the rest were not checked (more blocks than an edit writes)`,
+      };
     }
-    return { verdict: 'pass', reason: `${blocks.length === 1 ? '1 code block parses' : `${blocks.length} code blocks parse`} (${[...new Set(labels)].join(', ')})`, checks };
+    return {
+      verdict: 'pass',
+      reason: `${blocks.length === 1 ? '1 code block parses' : `${blocks.length} code blocks parse`} (${[...new Set(labels)].join(', ')})`,
+      checks,
+    };
   }
 
   private isQuote(body: string): boolean {
@@ -147,7 +156,11 @@ function parsesAsJsonc(text: string): boolean {
  * `return` or `await` without a word.
  */
 function wrappers(dialect: { label: string }): ((code: string) => string)[] {
-  const all = [(code: string) => `class Fragment__ {\n${code}\n}`, (code: string) => `({\n${code}\n})`, (code: string) => `switch (0) {\n${code}\n}`];
+  const all = [
+    (code: string) => `class Fragment__ {\n${code}\n}`,
+    (code: string) => `({\n${code}\n})`,
+    (code: string) => `switch (0) {\n${code}\n}`,
+  ];
   if (dialect.label === 'typescript' || dialect.label === 'tsx') all.push((code) => `interface Fragment__ {\n${code}\n}`);
   if (dialect.label === 'tsx' || dialect.label === 'jsx') all.push((code) => `const fragment__ = (<>\n${code}\n</>);`);
   return all;

@@ -42,18 +42,77 @@
  * need one names it.
  */
 export const ALLOWED_VARIABLES: readonly string[] = [
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'USERNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',
-  'SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMDATA',
-  'PROGRAMFILES', 'PROGRAMFILES(X86)', 'COMMONPROGRAMFILES', 'HOMEDRIVE', 'HOMEPATH', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE', 'OS',
-  'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS',
-  'NVM_DIR', 'NVM_BIN', 'NODE_PATH', 'VOLTA_HOME', 'PNPM_HOME', 'COREPACK_HOME',
-  'JAVA_HOME', 'MAVEN_HOME', 'M2_HOME', 'GRADLE_HOME', 'GRADLE_USER_HOME', 'ANDROID_HOME', 'ANDROID_SDK_ROOT',
-  'GOPATH', 'GOROOT', 'GOCACHE', 'GOMODCACHE', 'GOBIN',
-  'CARGO_HOME', 'RUSTUP_HOME', 'CARGO_TARGET_DIR',
-  'VIRTUAL_ENV', 'CONDA_PREFIX', 'CONDA_DEFAULT_ENV', 'PYTHONPATH', 'PYTHONHOME', 'PYENV_ROOT',
-  'DOTNET_ROOT', 'DOTNET_CLI_HOME', 'NUGET_PACKAGES',
-  'GEM_HOME', 'GEM_PATH', 'RBENV_ROOT',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'USERNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_RUNTIME_DIR',
+  'SYSTEMROOT',
+  'SYSTEMDRIVE',
+  'WINDIR',
+  'COMSPEC',
+  'PATHEXT',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'PROGRAMDATA',
+  'PROGRAMFILES',
+  'PROGRAMFILES(X86)',
+  'COMMONPROGRAMFILES',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'NUMBER_OF_PROCESSORS',
+  'PROCESSOR_ARCHITECTURE',
+  'OS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'NVM_DIR',
+  'NVM_BIN',
+  'NODE_PATH',
+  'VOLTA_HOME',
+  'PNPM_HOME',
+  'COREPACK_HOME',
+  'JAVA_HOME',
+  'MAVEN_HOME',
+  'M2_HOME',
+  'GRADLE_HOME',
+  'GRADLE_USER_HOME',
+  'ANDROID_HOME',
+  'ANDROID_SDK_ROOT',
+  'GOPATH',
+  'GOROOT',
+  'GOCACHE',
+  'GOMODCACHE',
+  'GOBIN',
+  'CARGO_HOME',
+  'RUSTUP_HOME',
+  'CARGO_TARGET_DIR',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'CONDA_DEFAULT_ENV',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'PYENV_ROOT',
+  'DOTNET_ROOT',
+  'DOTNET_CLI_HOME',
+  'NUGET_PACKAGES',
+  'GEM_HOME',
+  'GEM_PATH',
+  'RBENV_ROOT',
 ];
 
 /** Prefixes of allowed names: the locale's categories (`LC_ALL`, `LC_CTYPE`, …). */
@@ -104,9 +163,15 @@ export interface CommandEnvironmentOptions {
  * every `RUNG_*_API_KEY` and any variable whose value is a secret; and the secrets to scrub from what
  * it prints.
  */
-export function commandEnvironment(env: Record<string, string | undefined>, options: CommandEnvironmentOptions = {}): { env: Record<string, string>; secrets: string[] } {
+export function commandEnvironment(
+  env: Record<string, string | undefined>,
+  options: CommandEnvironmentOptions = {},
+): { env: Record<string, string>; secrets: string[] } {
   const named = new Set((options.allow ?? []).map((name) => name.toUpperCase()));
-  const keys = [...(options.secrets ?? []), ...Object.entries(env).flatMap(([name, value]) => (API_KEY_VARIABLE.test(name) && value ? [value] : []))].filter((key) => key !== '');
+  const keys = [
+    ...(options.secrets ?? []),
+    ...Object.entries(env).flatMap(([name, value]) => (API_KEY_VARIABLE.test(name) && value ? [value] : [])),
+  ].filter((key) => key !== '');
   const child: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || API_KEY_VARIABLE.test(name) || keys.includes(value)) continue;

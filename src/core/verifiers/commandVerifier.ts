@@ -93,30 +93,49 @@ export class CommandVerifier implements Verifier {
 
   constructor(options: CommandVerifierOptions) {
     this.label = `workspace command \`${options.command}\``;
-    for (const [name, value] of [['timeoutMs', options.timeoutMs], ['progressIntervalMs', options.progressIntervalMs]] as const) {
-      if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
+    for (const [name, value] of [
+      ['timeoutMs', options.timeoutMs],
+      ['progressIntervalMs', options.progressIntervalMs],
+    ] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value > 0))
+        throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
     }
     this.options = options;
   }
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {
     const { command } = this.options;
-    const { env, secrets } = commandEnvironment(this.options.env, { allow: this.options.allowEnv ?? [], secrets: this.options.secrets ?? [] });
+    const { env, secrets } = commandEnvironment(this.options.env, {
+      allow: this.options.allowEnv ?? [],
+      secrets: this.options.secrets ?? [],
+    });
     const scrub = redactor(secrets);
     if (signal?.aborted) return { verdict: 'unverified', reason: `\`${command}\` not run: stopped by the user` };
     const files = answerFiles(answer.text);
     if (files.length === 0) {
-      return { verdict: 'unverified', reason: `\`${command}\` not run: the answer was not applied (no fenced code block names a file to write)` };
+      return {
+        verdict: 'unverified',
+        reason: `\`${command}\` not run: the answer was not applied (no fenced code block names a file to write)`,
+      };
     }
     let scratch: Scratch;
     try {
       scratch = await scratchWithFiles(this.options.cwd, files, { root: this.options.scratchRoot, signal });
     } catch (error) {
-      const why = error instanceof ScratchTooLarge || error instanceof ScratchStopped ? error.message : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
+      const why =
+        error instanceof ScratchTooLarge || error instanceof ScratchStopped
+          ? error.message
+          : `could not apply the answer: ${error instanceof Error ? error.message : String(error)}`;
       return { verdict: 'unverified', reason: scrub(`\`${command}\` not run: ${why}`) };
     }
     try {
-      const check = await this.run(scratch.dir, env, `with the answer applied (${files.map((file) => file.path).join(', ')})`, scrub, signal);
+      const check = await this.run(
+        scratch.dir,
+        env,
+        `with the answer applied (${files.map((file) => file.path).join(', ')})`,
+        scrub,
+        signal,
+      );
       return { verdict: check.verdict, reason: scrub(check.reason) };
     } finally {
       await scratch.remove();
@@ -135,7 +154,13 @@ export class CommandVerifier implements Verifier {
    * pipes is read for at most {@link OUTPUT_DRAIN_MS}, and the pipes are destroyed; on the timer or the
    * user's stop the group is killed and the check settles at once.
    */
-  private run(cwd: string, env: Record<string, string>, applied: string, scrub: (text: string) => string, signal?: AbortSignal): Promise<Check> {
+  private run(
+    cwd: string,
+    env: Record<string, string>,
+    applied: string,
+    scrub: (text: string) => string,
+    signal?: AbortSignal,
+  ): Promise<Check> {
     const { command } = this.options;
     const timeoutMs = this.options.timeoutMs ?? COMMAND_TIMEOUT_MS;
     return new Promise<Check>((resolve) => {
@@ -149,7 +174,10 @@ export class CommandVerifier implements Verifier {
       try {
         child = spawn(command, { cwd, shell: true, detached: process.platform !== 'win32', env, stdio: ['ignore', 'pipe', 'pipe'] });
       } catch (error) {
-        resolve({ verdict: 'unverified', reason: `\`${command}\` could not start: ${error instanceof Error ? error.message : String(error)}` });
+        resolve({
+          verdict: 'unverified',
+          reason: `\`${command}\` could not start: ${error instanceof Error ? error.message : String(error)}`,
+        });
         return;
       }
       const keep = (chunk: Buffer): void => {
@@ -228,7 +256,9 @@ export class CommandVerifier implements Verifier {
  */
 function drained(child: ChildProcess, graceMs: number): Promise<void> {
   const ended = (stream: Readable | null): Promise<void> =>
-    stream === null || stream.readableEnded || stream.destroyed ? Promise.resolve() : new Promise((resolve) => stream.once('close', () => resolve()).once('end', () => resolve()));
+    stream === null || stream.readableEnded || stream.destroyed
+      ? Promise.resolve()
+      : new Promise((resolve) => stream.once('close', () => resolve()).once('end', () => resolve()));
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, graceMs);
     void Promise.all([ended(child.stdout), ended(child.stderr)]).then(() => {

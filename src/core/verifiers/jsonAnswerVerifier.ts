@@ -27,9 +27,14 @@ export class JsonAnswerVerifier implements Verifier {
   readonly label = 'JSON';
 
   async verify(answer: Answer): Promise<Check> {
-    if (answer.toolCalls.length > 0) return { verdict: 'unverified', reason: 'the answer is a tool call; the JSON is checked on the answer in words' };
+    if (answer.toolCalls.length > 0)
+      return { verdict: 'unverified', reason: 'the answer is a tool call; the JSON is checked on the answer in words' };
     const candidates = jsonCandidates(answer.text);
-    if (candidates.length === 0) return { verdict: 'fail', reason: 'no JSON in the answer: neither the whole answer, a ```json block, nor an object or array on lines of its own' };
+    if (candidates.length === 0)
+      return {
+        verdict: 'fail',
+        reason: 'no JSON in the answer: neither the whole answer, a ```json block, nor an object or array on lines of its own',
+      };
     let firstMistake: string | undefined;
     for (const candidate of candidates) {
       const mistake = jsonMistake(candidate.text);
@@ -62,7 +67,12 @@ export function jsonCandidates(text: string): JsonCandidate[] {
     const bodyStart = lineOffset(text, block.startLine);
     fenced.push([lineOffset(text, block.startLine - 1), bodyStart + block.body.length]);
     const json = block.language === 'json' || block.language === 'jsonc' || (block.language === '' && /^\s*[[{]/.test(block.body));
-    if (json) candidates.push({ where: `the \`\`\`${block.language || ''} block at line ${block.startLine - 1}`, text: block.body, offset: bodyStart });
+    if (json)
+      candidates.push({
+        where: `the \`\`\`${block.language || ''} block at line ${block.startLine - 1}`,
+        text: block.body,
+        offset: bodyStart,
+      });
   }
   // An object inside one already taken is part of it: each character is scanned once. Scanned again
   // from every line, 20,000 lines that open a brace and never close one took 16 s (BENCHMARKS.md).

@@ -57,7 +57,8 @@ function inspect(schema: unknown, at: string, problems: string[]): void {
     if (types.length === 0) problems.push(`${at}/type: an empty list allows nothing`);
     for (const type of types) {
       if (typeof type !== 'string') problems.push(`${at}/type: a type is a name, not ${describe(type)}`);
-      else if (!TYPE_NAMES.includes(type)) problems.push(`${at}/type: unknown type ${JSON.stringify(type)} (the types are ${TYPE_NAMES.join(', ')})`);
+      else if (!TYPE_NAMES.includes(type))
+        problems.push(`${at}/type: unknown type ${JSON.stringify(type)} (the types are ${TYPE_NAMES.join(', ')})`);
     }
   }
   if (schema.properties !== undefined) {
@@ -67,9 +68,11 @@ function inspect(schema: unknown, at: string, problems: string[]): void {
   if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((name) => typeof name === 'string'))) {
     problems.push(`${at}/required: must be a list of property names, not ${describe(schema.required)}`);
   }
-  if (Array.isArray(schema.items)) problems.push(`${at}/items: a list of schemas (the tuple form) is not supported; give one schema for every item`);
+  if (Array.isArray(schema.items))
+    problems.push(`${at}/items: a list of schemas (the tuple form) is not supported; give one schema for every item`);
   else if (schema.items !== undefined) inspect(schema.items, `${at}/items`, problems);
-  if (schema.enum !== undefined && !Array.isArray(schema.enum)) problems.push(`${at}/enum: must be a list of the allowed values, not ${describe(schema.enum)}`);
+  if (schema.enum !== undefined && !Array.isArray(schema.enum))
+    problems.push(`${at}/enum: must be a list of the allowed values, not ${describe(schema.enum)}`);
   if (schema.additionalProperties !== undefined) inspect(schema.additionalProperties, `${at}/additionalProperties`, problems);
 }
 
@@ -110,7 +113,20 @@ export function validateJsonSchema(value: unknown, schema: unknown, options: Val
 }
 
 /** Keywords beside which the tolerant reading skips `additionalProperties`: each can declare or allow a property Rung does not see. */
-const DECLARES_PROPERTIES = ['patternProperties', 'allOf', 'anyOf', 'oneOf', 'if', 'then', 'else', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', '$ref', '$dynamicRef'];
+const DECLARES_PROPERTIES = [
+  'patternProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'dependencies',
+  'unevaluatedProperties',
+  '$ref',
+  '$dynamicRef',
+];
 
 /**
  * Holds `value` against `schema` at `path`, adding what broke to `errors` and the keywords it could
@@ -209,7 +225,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (isObject(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])]));
+  if (isObject(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical(value[key])]),
+    );
   return value;
 }
 

@@ -34,7 +34,11 @@ export class ToolCallVerifier implements Verifier {
     const checks = this.required ? ['tool call', 'tool call arguments'] : ['tool call arguments'];
     if (answer.toolCalls.length === 0) {
       if (!this.required) return { verdict: 'unverified', reason: 'no tool call to check' };
-      return { verdict: 'fail', reason: `answered in text where a tool call was needed (offered: ${offered(this.tools)})`, checks: ['tool call'] };
+      return {
+        verdict: 'fail',
+        reason: `answered in text where a tool call was needed (offered: ${offered(this.tools)})`,
+        checks: ['tool call'],
+      };
     }
     const unchecked = new Set<string>();
     for (const call of answer.toolCalls) {
@@ -54,7 +58,11 @@ export class ToolCallVerifier implements Verifier {
     const names = [...new Set(answer.toolCalls.map((call) => call.name))].join(', ');
     const note = unchecked.size > 0 ? ` (not checked: ${[...unchecked].sort().join(', ')})` : '';
     const count = answer.toolCalls.length;
-    return { verdict: 'pass', reason: `${count} tool call${count === 1 ? '' : 's'} (${names}) with arguments that match the tool's schema${note}`, checks };
+    return {
+      verdict: 'pass',
+      reason: `${count} tool call${count === 1 ? '' : 's'} (${names}) with arguments that match the tool's schema${note}`,
+      checks,
+    };
   }
 }
 

@@ -131,7 +131,9 @@ export function answerLine(summary: AnswerSummary): string {
     case 'stopped':
       return 'Stopped.';
     case 'no-answer': {
-      const last = summary.last ? `No answer stands: the last attempt, ${summary.last.model}, ended ${verdictPhrase(summary.last.verdict)}.` : `No rung could take this ${summary.classKey} call.`;
+      const last = summary.last
+        ? `No answer stands: the last attempt, ${summary.last.model}, ended ${verdictPhrase(summary.last.verdict)}.`
+        : `No rung could take this ${summary.classKey} call.`;
       if (summary.leftOut.length === 0) return last;
       const named = summary.leftOut.slice(0, LEFT_OUT_NAMED).map((entry) => `${entry.model} (${entry.reason})`);
       const more = summary.leftOut.length - named.length;
@@ -211,7 +213,7 @@ function attemptFate(verdict: VerdictWithReason): string {
 
 function ordinal(n: number): string {
   const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
   return `${n}${suffix}`;
 }
 
@@ -224,7 +226,8 @@ function joinWords(words: readonly string[]): string {
  * The short line Rung put at an answer's end, in any wording it has had: `Rung · <model> · <where> ·
  * <checks> · <cost>`, perhaps with the tool schemas' share and the Retry hint.
  */
-const FOOTER_LINE = /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
+const FOOTER_LINE =
+  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends
@@ -251,7 +254,9 @@ export function callLogLine(feature: string, summary: AnswerSummary, note?: stri
       outcome = 'stopped by the user';
       break;
     case 'no-answer':
-      outcome = summary.last ? `no answer stands (last: ${summary.last.model}, ${verdictPhrase(summary.last.verdict)})` : 'no rung could take it';
+      outcome = summary.last
+        ? `no answer stands (last: ${summary.last.model}, ${verdictPhrase(summary.last.verdict)})`
+        : 'no rung could take it';
       break;
     case 'answered': {
       const before = summary.triedBefore.length ? ` after ${summary.triedBefore.map((attempt) => attempt.model).join(', ')}` : '';

@@ -76,5 +76,7 @@ export function climbAfter(previous: RememberedAnswer): { above: string | undefi
 
 /** The request as a digest: its messages in order and the tools it offered (by name and schema). */
 function fingerprint(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): string {
-  return createHash('sha256').update(JSON.stringify([messages, tools])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([messages, tools]))
+    .digest('hex');
 }

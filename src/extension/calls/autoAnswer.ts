@@ -31,7 +31,8 @@ const EDITOR_CHAT = 'github.copilot-chat';
  * return?"): inline chat answers those in text, and failing them for it would grade every rung down.
  * "Can you …", "Could you …" and "Would you …" are left out: in inline chat they ask, politely, for a change.
  */
-const QUESTION = /^\s*(?:what|what's|why|how|when|where|which|who|is|are|does|do|did|explain|describe|summari[sz]e|tell\s+me|walk\s+me\s+through)\b/i;
+const QUESTION =
+  /^\s*(?:what|what's|why|how|when|where|which|who|is|are|does|do|did|explain|describe|summari[sz]e|tell\s+me|walk\s+me\s+through)\b/i;
 
 /** The user's words in an inline chat request: inside `<prompt>` when the prompt has one, else the last user turn. */
 function promptWords(messages: readonly ChatMessage[]): string {
@@ -63,5 +64,7 @@ export function saysClosingLine(request: { initiator: string | undefined; checke
 
 /** The conversation as the editor sent it, with Rung's short line taken off every earlier answer. */
 export function withoutClosingLines(messages: readonly ChatMessage[]): ChatMessage[] {
-  return messages.map((message) => (message.role === 'assistant' && message.content ? { ...message, content: withoutFooter(message.content) } : message));
+  return messages.map((message) =>
+    message.role === 'assistant' && message.content ? { ...message, content: withoutFooter(message.content) } : message,
+  );
 }

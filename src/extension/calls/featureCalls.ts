@@ -151,7 +151,12 @@ export class FeatureCalls {
   prepare(ask: FeatureAsk): PreparedCall {
     const offered = ask.tools ?? [];
     // Only the tools sent can be called: the session's tool-call check holds the answer to them.
-    const { sent: tools, dropped } = chooseTools({ messages: ask.messages, tools: offered, mode: ask.agentTools ?? 'all', required: ask.toolCallRequired === true });
+    const { sent: tools, dropped } = chooseTools({
+      messages: ask.messages,
+      tools: offered,
+      mode: ask.agentTools ?? 'all',
+      required: ask.toolCallRequired === true,
+    });
     const pinned = ask.picked ?? this.state.pinned;
     let climb: Climb | undefined = ask.above !== undefined ? { above: ask.above, because: ask.aboveBecause ?? 'retry' } : undefined;
     let note: string | undefined;
@@ -216,7 +221,9 @@ export class FeatureCalls {
     if (this.settled.has(feedback.callId)) return;
     this.settled.add(feedback.callId);
     const known = session.settle(feedback.callId, feedback.verdict);
-    this.log.info(`feedback on ${feedback.callId} (${feedback.model}): failed at weight ${feedback.verdict.weight ?? 1}, ${feedback.verdict.reason}${known ? '' : ' (the session no longer knew the call)'}`);
+    this.log.info(
+      `feedback on ${feedback.callId} (${feedback.model}): failed at weight ${feedback.verdict.weight ?? 1}, ${feedback.verdict.reason}${known ? '' : ' (the session no longer knew the call)'}`,
+    );
   }
 
   /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
@@ -224,7 +231,11 @@ export class FeatureCalls {
     const { result } = call;
     this.state.recordCall(result, ask.feature);
     if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
-      this.askedAgain.answered(ask.messages, ask.tools ?? [], { callId: result.callId, model: result.answer.model, stronger: call.summary.stronger });
+      this.askedAgain.answered(ask.messages, ask.tools ?? [], {
+        callId: result.callId,
+        model: result.answer.model,
+        stronger: call.summary.stronger,
+      });
       this.answers.remember({ callId: result.callId, model: result.answer.model }, result.answer.text);
     }
     const tools = result.tools ? toolsLogText(result.tools) : undefined;
@@ -275,7 +286,9 @@ export class PreparedCall {
     const undeclared = call.result.answer ? undeclaredToolCalls(call.result.answer.toolCalls, this.request.tools ?? []) : [];
     if (undeclared.length > 0) {
       const names = undeclared.map((toolCall) => toolCall.name).join(', ');
-      this.parts.warn(`${this.parts.ask.feature} ${call.result.callId}: ${call.result.answer?.model ?? 'the model'} called ${names}, which Rung did not send; the tool calls were not passed on`);
+      this.parts.warn(
+        `${this.parts.ask.feature} ${call.result.callId}: ${call.result.answer?.model ?? 'the model'} called ${names}, which Rung did not send; the tool calls were not passed on`,
+      );
       const left = undeclared.some((toolCall) => this.request.droppedTools?.includes(toolCall.name));
       const what = `${call.result.answer?.model ?? 'The model'} called ${names}, which ${undeclared.length === 1 ? 'was' : 'were'} not sent to it, so nothing was run.`;
       throw new PlainError(left ? `${what} Ask again, or set rung.agentTools to "all" to send every tool.` : `${what} Ask again.`);
@@ -283,7 +296,11 @@ export class PreparedCall {
     return call;
   }
 
-  private async ask(session: ChatSession, onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
+  private async ask(
+    session: ChatSession,
+    onEvent?: (event: SessionEvent) => void,
+    onFallBack?: (sentence: string) => void,
+  ): Promise<FinishedCall> {
     const { ask, abort } = this.parts;
     if (this.feedback) this.parts.settle(session, this.feedback);
     if (ask.cancellation?.isCancellationRequested) abort.abort();
@@ -300,7 +317,12 @@ export class PreparedCall {
       }
       const call = this.finished(result, this.climb);
       this.parts.finish(call);
-      if (this.fallsBack() && !call.stopped && !result.answer && result.attempts.every((attempt) => attempt.verdict.kind === 'provider-error')) {
+      if (
+        this.fallsBack() &&
+        !call.stopped &&
+        !result.answer &&
+        result.attempts.every((attempt) => attempt.verdict.kind === 'provider-error')
+      ) {
         const down = downTexts(call.summary.kind === 'no-answer' ? call.summary.last : undefined, result.ranking.pruned);
         if (down.length > 0) return await this.fallBack(session, down, onEvent, onFallBack);
       }
@@ -316,7 +338,12 @@ export class PreparedCall {
   }
 
   /** Asks the ladder as before, without the climb, and says first which provider is unreachable. */
-  private async fallBack(session: ChatSession, down: string[], onEvent?: (event: SessionEvent) => void, onFallBack?: (sentence: string) => void): Promise<FinishedCall> {
+  private async fallBack(
+    session: ChatSession,
+    down: string[],
+    onEvent?: (event: SessionEvent) => void,
+    onFallBack?: (sentence: string) => void,
+  ): Promise<FinishedCall> {
     const { above: _above, ...request } = this.request;
     const said = `${down.join('; ')}`;
     onFallBack?.(`${said}; asking the ladder as before.`);

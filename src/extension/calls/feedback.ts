@@ -29,8 +29,8 @@ export const FEEDBACK_WEIGHT = 0.5;
 
 /** The verdicts the three signals settle, in the words the decision log keeps. */
 export const FEEDBACK_VERDICTS = {
-  askedAgain: { kind: 'fail', reason: 'the user asked the same again (the Chat view\'s Retry)', weight: FEEDBACK_WEIGHT },
-  saidWrong: { kind: 'fail', reason: 'the user\'s next message said the answer was wrong', weight: FEEDBACK_WEIGHT },
+  askedAgain: { kind: 'fail', reason: "the user asked the same again (the Chat view's Retry)", weight: FEEDBACK_WEIGHT },
+  saidWrong: { kind: 'fail', reason: "the user's next message said the answer was wrong", weight: FEEDBACK_WEIGHT },
   editDiscarded: { kind: 'fail', reason: 'the user took back the inline edit', weight: FEEDBACK_WEIGHT },
 } as const satisfies Record<string, VerdictWithReason>;
 

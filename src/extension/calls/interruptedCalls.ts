@@ -32,7 +32,9 @@ export class InterruptedCalls {
   async unnamed(rows: readonly DecisionRow[]): Promise<string | undefined> {
     const namedUntil = this.notes.get<number>(NAMED_UNTIL_KEY) ?? Number.NEGATIVE_INFINITY;
     // Only calls a closed window cut off: one a reopened session cut off was cut off in this window, before the user's eyes.
-    const fresh = rows.filter((row) => row.verdict === 'interrupted' && row.verdictReason === INTERRUPTED_REASON && row.at > namedUntil).sort((a, b) => b.at - a.at);
+    const fresh = rows
+      .filter((row) => row.verdict === 'interrupted' && row.verdictReason === INTERRUPTED_REASON && row.at > namedUntil)
+      .sort((a, b) => b.at - a.at);
     const newest = fresh[0];
     if (!newest) return undefined;
     await this.notes.update(NAMED_UNTIL_KEY, newest.at);

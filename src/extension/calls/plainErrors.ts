@@ -31,7 +31,8 @@ export class PlainError extends Error {
 }
 
 /** How a user starts when Rung has nothing to route to: the same words @rung shows. */
-export const HOW_TO_START = 'Start Ollama with a model pulled (ollama serve, then ollama pull qwen2.5-coder:7b), or describe a panel in .rung/panel.json and set its provider\'s key with "Rung: Set Provider Key".';
+export const HOW_TO_START =
+  'Start Ollama with a model pulled (ollama serve, then ollama pull qwen2.5-coder:7b), or describe a panel in .rung/panel.json and set its provider\'s key with "Rung: Set Provider Key".';
 
 /** A left-out model's router reason, when it is a provider being down: `[provider, what it said]`. */
 function downReason(reason: string): [string, string] | undefined {
@@ -109,13 +110,18 @@ export function plainError(error: unknown): PlainError {
     case NOT_SET_UP:
       return new PlainError(`Rung has nothing to route to yet: ${message}. ${HOW_TO_START}`);
     case PANEL_ERROR:
-      return new PlainError(`Rung's panel is invalid (${message.replace(/: invalid panel$/, '')}); open it and mend it, the Rung log says what is wrong.`);
+      return new PlainError(
+        `Rung's panel is invalid (${message.replace(/: invalid panel$/, '')}); open it and mend it, the Rung log says what is wrong.`,
+      );
     case CONTEXT_REFUSAL:
       return new PlainError(`Rung cannot send this request: ${message}. Shorten it, or add a model with a larger context to the panel.`);
     case INVALID_SCHEMA:
       return new PlainError(`Rung cannot check this request's answer: ${message}.`);
     case ROUTING_ERROR: {
-      const pruned = error instanceof Error && 'pruned' in error && Array.isArray(error.pruned) ? (error.pruned as { model: string; reason: string }[]) : [];
+      const pruned =
+        error instanceof Error && 'pruned' in error && Array.isArray(error.pruned)
+          ? (error.pruned as { model: string; reason: string }[])
+          : [];
       if (pruned.length > 0) return new PlainError(noAnswerText(undefined, pruned));
       return new PlainError(`Rung could not route this request: ${message}.`);
     }
@@ -142,6 +148,8 @@ export function retryRefusal(session: Pick<Session, 'rank'> | undefined, classKe
     return undefined;
   }
   if (ranking.candidates.length > 0) return undefined;
-  const reasons = ranking.pruned.filter((entry) => entry.model !== model && !/not above .* on the ladder/.test(entry.reason)).map((entry) => `${entry.model}: ${plainPrunedReason(entry.reason)}`);
+  const reasons = ranking.pruned
+    .filter((entry) => entry.model !== model && !/not above .* on the ladder/.test(entry.reason))
+    .map((entry) => `${entry.model}: ${plainPrunedReason(entry.reason)}`);
   return reasons.length > 0 ? reasons.join('; ') : 'nothing stronger is on the panel';
 }

@@ -48,7 +48,9 @@ export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
 
 /** Thumbs up is a pass and thumbs down a fail: the user's word on the answer, graded like a check. */
 export function feedbackVerdict(helpful: boolean): VerdictWithReason {
-  return helpful ? { kind: 'pass', reason: 'the user marked the answer helpful' } : { kind: 'fail', reason: 'the user marked the answer unhelpful' };
+  return helpful
+    ? { kind: 'pass', reason: 'the user marked the answer helpful' }
+    : { kind: 'fail', reason: 'the user marked the answer unhelpful' };
 }
 
 /** "Retry with a stronger model": the answer failed in the user's eyes, a graded failure like a check's. */

@@ -58,7 +58,9 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
       deps.log.warn(`could not look for calls an earlier window interrupted: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) => handle(deps, request, chatContext, stream, token, sayInterrupted));
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chatContext, stream, token) =>
+    handle(deps, request, chatContext, stream, token, sayInterrupted),
+  );
   participant.iconPath = new vscode.ThemeIcon('layers');
   participant.followupProvider = {
     provideFollowups: (result) => {
@@ -81,7 +83,9 @@ async function settleFeedback(deps: ChatParticipantDeps, feedback: vscode.ChatRe
   const helpful = feedback.kind === vscode.ChatResultFeedbackKind.Helpful;
   const session = await deps.sessions.get();
   const settled = session.settle(metadata.callId, feedbackVerdict(helpful));
-  deps.log.info(`feedback on ${metadata.callId}: ${helpful ? 'helpful' : 'unhelpful'}${settled ? '' : ' (the session did not know the call)'}`);
+  deps.log.info(
+    `feedback on ${metadata.callId}: ${helpful ? 'helpful' : 'unhelpful'}${settled ? '' : ' (the session did not know the call)'}`,
+  );
 }
 
 async function handle(
@@ -100,7 +104,8 @@ async function handle(
   }
   await sayInterrupted(session, stream);
   if (request.command === 'why') return why(session, deps, stream);
-  if (request.command === 'retry' || request.command === 'check') return askAbove(request.command, session, deps, request, context, stream, token);
+  if (request.command === 'retry' || request.command === 'check')
+    return askAbove(request.command, session, deps, request, context, stream, token);
   const prompt = await promptWithReferences(request);
   const history = historyMessages(context.history);
   if (request.command === 'edit') return edit(session, deps, prompt, history, stream, token);
@@ -112,25 +117,46 @@ async function handle(
  * `/edit`: the instruction with the selection, else the whole active file, in Edit Selection's words;
  * the answer must hold code, checked for syntax, or the call climbs.
  */
-async function edit(session: Session, deps: ChatParticipantDeps, instruction: string, history: ChatMessage[], stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+async function edit(
+  session: Session,
+  deps: ChatParticipantDeps,
+  instruction: string,
+  history: ChatMessage[],
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const editor = vscode.window.activeTextEditor;
   const document = editor?.document;
   const asked = chatEditMessages({
     instruction,
-    editor: document && editor
-      ? { documentText: document.getText(), start: document.offsetAt(editor.selection.start), end: document.offsetAt(editor.selection.end), languageId: document.languageId, fileName: basename(document.fileName) }
-      : undefined,
+    editor:
+      document && editor
+        ? {
+            documentText: document.getText(),
+            start: document.offsetAt(editor.selection.start),
+            end: document.offsetAt(editor.selection.end),
+            languageId: document.languageId,
+            fileName: basename(document.fileName),
+          }
+        : undefined,
   });
   if ('refused' in asked) {
     stream.markdown(asked.refused);
     return {};
   }
   // What went with the instruction is shown as the response's reference, as the Chat view shows an attachment.
-  if (document && editor && asked.sent !== 'words') stream.reference(asked.sent === 'selection' ? new vscode.Location(document.uri, editor.selection) : document.uri);
+  if (document && editor && asked.sent !== 'words')
+    stream.reference(asked.sent === 'selection' ? new vscode.Location(document.uri, editor.selection) : document.uri);
   const system = asked.messages[0]?.role === 'system' ? asked.messages[0] : undefined;
   const user = asked.messages.at(-1) as ChatMessage;
   const messages = [...(system ? [system] : []), ...history, user];
-  return route(session, deps, { messages, classKey: classFor('edit'), prompt: user.content, ...(system ? { system: system.content } : {}) }, stream, token);
+  return route(
+    session,
+    deps,
+    { messages, classKey: classFor('edit'), prompt: user.content, ...(system ? { system: system.content } : {}) },
+    stream,
+    token,
+  );
 }
 
 /** The class key a slash command names; a plain question is left to the session. */
@@ -160,7 +186,13 @@ interface RouteInput {
   aboveBecause?: 'retry' | 'check';
 }
 
-async function route(session: Session, deps: ChatParticipantDeps, input: RouteInput, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+async function route(
+  session: Session,
+  deps: ChatParticipantDeps,
+  input: RouteInput,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const call = deps.calls.prepare({
     feature: '@rung',
     messages: input.messages,
@@ -170,12 +202,17 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
     climbWhenAskedAgain: true,
     cancellation: token,
   });
-  if (call.climb?.because === 'asked-again') stream.markdown(`Asked again: trying the rungs above ${call.climb.above}, whose answer counts as failed at the weight of feedback.\n\n`);
+  if (call.climb?.because === 'asked-again')
+    stream.markdown(
+      `Asked again: trying the rungs above ${call.climb.above}, whose answer counts as failed at the weight of feedback.\n\n`,
+    );
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
       case 'routed':
-        stream.progress(`Routing as ${event.classKey}: ${event.ranking.candidates.map((candidate) => candidate.slug).join(' → ') || 'no eligible rung'}`);
+        stream.progress(
+          `Routing as ${event.classKey}: ${event.ranking.candidates.map((candidate) => candidate.slug).join(' → ') || 'no eligible rung'}`,
+        );
         return;
       case 'rung-started':
         stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${plainReason(event.candidate.reason)}`);
@@ -199,7 +236,9 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
         return;
     }
   };
-  const { result, summary, line } = await call.run(session, onEvent, (sentence) => stream.markdown(`> ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}\n\n`));
+  const { result, summary, line } = await call.run(session, onEvent, (sentence) =>
+    stream.markdown(`> ${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}\n\n`),
+  );
   // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
   const failed = !result.answer && !result.stopped;
   if (!failed) stream.markdown(`\n\n---\n${line}`);
@@ -223,9 +262,20 @@ async function route(session: Session, deps: ChatParticipantDeps, input: RouteIn
  * again above its model. `/check`: the last answer was not checked: the same question goes to the rungs
  * above its model, and nothing is graded, since wanting a check says nothing against the answer.
  */
-async function askAbove(kind: 'retry' | 'check', session: Session, deps: ChatParticipantDeps, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+async function askAbove(
+  kind: 'retry' | 'check',
+  session: Session,
+  deps: ChatParticipantDeps,
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const turns = context.history;
-  const index = findLastIndex(turns, (turn) => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined);
+  const index = findLastIndex(
+    turns,
+    (turn) => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined,
+  );
   const previous = index < 0 ? undefined : metadataOf((turns[index] as vscode.ChatResponseTurn).result);
   if (!previous?.model) {
     stream.markdown(`There is no answer from @rung in this conversation to ${kind}.`);
@@ -234,13 +284,16 @@ async function askAbove(kind: 'retry' | 'check', session: Session, deps: ChatPar
   if (kind === 'retry') session.settle(previous.callId, RETRY_VERDICT);
   const marked = kind === 'retry' ? `Marked ${previous.model}'s answer as failed` : `${previous.model}'s answer was not checked`;
   if (previous.stronger === false) {
-    stream.markdown(`${marked}. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`);
+    stream.markdown(
+      `${marked}. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`,
+    );
     return {};
   }
   const refused = retryRefusal(session, previous.classKey, previous.model);
   if (refused !== undefined) {
     stream.markdown(`${marked}. No model above it can take the question now: ${refused}.`);
-    if (/budget/.test(refused)) stream.button({ command: 'workbench.action.openSettings', title: 'Raise Budget', arguments: ['rung.dailyBudget'] });
+    if (/budget/.test(refused))
+      stream.button({ command: 'workbench.action.openSettings', title: 'Raise Budget', arguments: ['rung.dailyBudget'] });
     return {};
   }
   stream.markdown(`${marked}; asking again on the rungs above it.\n\n`);
@@ -249,7 +302,20 @@ async function askAbove(kind: 'retry' | 'check', session: Session, deps: ChatPar
   const before = historyMessages(turns.slice(0, Math.max(0, index - 1)));
   const system = previous.system !== undefined ? [{ role: 'system' as const, content: previous.system }] : [];
   const messages = [...system, ...before, { role: 'user' as const, content: extra ? `${previous.prompt}\n\n${extra}` : previous.prompt }];
-  return route(session, deps, { messages, classKey: previous.classKey, prompt: previous.prompt, ...(previous.system !== undefined ? { system: previous.system } : {}), above: previous.model, aboveBecause: kind }, stream, token);
+  return route(
+    session,
+    deps,
+    {
+      messages,
+      classKey: previous.classKey,
+      prompt: previous.prompt,
+      ...(previous.system !== undefined ? { system: previous.system } : {}),
+      above: previous.model,
+      aboveBecause: kind,
+    },
+    stream,
+    token,
+  );
 }
 
 /** `/why`: the last call's decision rows, as Explain Last Decision shows them. */
@@ -267,7 +333,9 @@ async function why(session: Session, deps: ChatParticipantDeps, stream: vscode.C
 function notReady(error: unknown, stream: vscode.ChatResponseStream): vscode.ChatResult {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof NotSetUpError) {
-    stream.markdown(`Rung has nothing to route to yet: ${message}.\n\nStart Ollama with a model pulled (\`ollama serve\`, \`ollama pull qwen2.5-coder:7b\`), or describe a panel in \`.rung/panel.json\` and set a provider key.`);
+    stream.markdown(
+      `Rung has nothing to route to yet: ${message}.\n\nStart Ollama with a model pulled (\`ollama serve\`, \`ollama pull qwen2.5-coder:7b\`), or describe a panel in \`.rung/panel.json\` and set a provider key.`,
+    );
     stream.button({ command: 'rung.setProviderKey', title: 'Set Provider Key' });
     stream.button({ command: 'workbench.action.openSettings', title: 'Open Rung Settings', arguments: ['rung.'] });
     return {};
@@ -310,7 +378,11 @@ async function promptWithReferences(request: vscode.ChatRequest): Promise<string
       const document = await vscode.workspace.openTextDocument(uri);
       const text = value instanceof vscode.Location ? document.getText(value.range) : document.getText();
       const name = vscode.workspace.asRelativePath(uri);
-      parts.push(text.length > MAX_REFERENCE_CHARS ? `(${name}: ${text.length} characters, too long to include)` : `${name}:\n\`\`\`${document.languageId}\n${text}\n\`\`\``);
+      parts.push(
+        text.length > MAX_REFERENCE_CHARS
+          ? `(${name}: ${text.length} characters, too long to include)`
+          : `${name}:\n\`\`\`${document.languageId}\n${text}\n\`\`\``,
+      );
     } catch {
       // An attachment that cannot be read is left out; the question still goes.
     }

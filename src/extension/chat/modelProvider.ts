@@ -70,7 +70,8 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings, pricesNow(deps.sessions)),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(deps, edits, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) =>
+      respond(deps, edits, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
@@ -95,7 +96,9 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
 async function settleDiscarded(deps: ModelProviderDeps, callId: string): Promise<void> {
   const session = await deps.sessions.get();
   const known = session.settle(callId, FEEDBACK_VERDICTS.editDiscarded);
-  deps.log.info(`feedback on ${callId}: failed at weight ${FEEDBACK_VERDICTS.editDiscarded.weight}, ${FEEDBACK_VERDICTS.editDiscarded.reason}${known ? '' : ' (the session no longer knew the call)'}`);
+  deps.log.info(
+    `feedback on ${callId}: failed at weight ${FEEDBACK_VERDICTS.editDiscarded.weight}, ${FEEDBACK_VERDICTS.editDiscarded.reason}${known ? '' : ' (the session no longer knew the call)'}`,
+  );
 }
 
 /** Each panel model's price as the open session knows it; none while no session is open. */
@@ -126,7 +129,10 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
     capabilities: { toolCalling: true },
   };
   const models = (panel?.models ?? []).map((model): vscode.LanguageModelChatInformation => {
-    const price = pickerPrice(model, prices.find((known) => known.model === model.slug));
+    const price = pickerPrice(
+      model,
+      prices.find((known) => known.model === model.slug),
+    );
     return {
       id: model.slug,
       name: `Rung: ${model.slug}`,
@@ -158,7 +164,8 @@ async function respond(
   try {
     await answerRequest(deps, edits, model, messages, options, progress, token);
   } catch (error) {
-    if (!(error instanceof PlainError)) deps.log.warn(`${model.name}: no answer: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof PlainError))
+      deps.log.warn(`${model.name}: no answer: ${error instanceof Error ? error.message : String(error)}`);
     throw plainError(error);
   }
 }
@@ -174,20 +181,30 @@ async function answerRequest(
 ): Promise<void> {
   const session = await deps.sessions.get();
   const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
-  if (!asked.success) throw new PlainError(`Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!asked.success)
+    throw new PlainError(
+      `Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
   const checked = asked.data.schema !== undefined;
   const picked = pinnedForModelId(model.id);
   const coreMessages = withoutClosingLines(toCoreMessages(messages));
   const tools = options.tools?.map(toToolSpec) ?? [];
   // Inline chat asks for an edit: a text answer there applies nothing, so it fails and the call climbs.
   const inlineEdit = inlineChatToolCall(coreMessages, tools);
-  const closingLine = saysClosingLine({ initiator: initiatorOf(options), checkedByCaller: checked || options.modelOptions?.rung !== undefined });
+  const closingLine = saysClosingLine({
+    initiator: initiatorOf(options),
+    checkedByCaller: checked || options.modelOptions?.rung !== undefined,
+  });
   const call = deps.calls.prepare({
     feature: model.name,
     messages: coreMessages,
-    ...(tools.length ? { tools, agentTools: deps.settings.agentTools, toolCallRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required } : {}),
+    ...(tools.length
+      ? { tools, agentTools: deps.settings.agentTools, toolCallRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required }
+      : {}),
     ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
-    ...(checked || inlineEdit ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } } : {}),
+    ...(checked || inlineEdit
+      ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } }
+      : {}),
     ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
     ...(picked ? { picked } : {}),
     // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
@@ -203,16 +220,25 @@ async function answerRequest(
       }
     } else if (event.type === 'escalated') {
       // Text already shown came from an answer that failed its check; say so before the next one.
-      if (streamed) progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`));
+      if (streamed)
+        progress.report(
+          new vscode.LanguageModelTextPart(
+            `\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`,
+          ),
+        );
     }
   };
   // A Retry whose stronger model is down is answered by the ladder as before, after saying so.
-  const finished = await call.run(session, onEvent, (sentence) => progress.report(new vscode.LanguageModelTextPart(`*Rung: ${sentence}*\n\n`)));
+  const finished = await call.run(session, onEvent, (sentence) =>
+    progress.report(new vscode.LanguageModelTextPart(`*Rung: ${sentence}*\n\n`)),
+  );
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
     // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
-    throw new PlainError(noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned));
+    throw new PlainError(
+      noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned),
+    );
   }
   let said = streamed;
   if (checked || !streamed) {
@@ -222,10 +248,12 @@ async function answerRequest(
   // The short line goes before any tool call, where an assistant's words go: the chat extension keeps
   // a turn's text and its tool calls apart (its agent loop goes on while a round has tool calls, and
   // inline chat acts on the calls alone), so the line neither stops an agent nor reaches an edit.
-  if (closingLine && finished.summary.kind === 'answered') progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
+  if (closingLine && finished.summary.kind === 'answered')
+    progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
   // Inline chat edits the active editor's file: watched from its text now, before the edit arrives.
   const document = vscode.window.activeTextEditor?.document;
-  if (inlineEdit && answer.toolCalls.length > 0 && document) edits.watch(document.uri.toString(), finished.result.callId, document.getText());
+  if (inlineEdit && answer.toolCalls.length > 0 && document)
+    edits.watch(document.uri.toString(), finished.result.callId, document.getText());
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
 }
 
@@ -239,7 +267,12 @@ function initiatorOf(options: vscode.ProvideLanguageModelChatResponseOptions): s
 export function toCoreMessages(messages: readonly vscode.LanguageModelChatRequestMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of messages) {
-    const role: ChatMessage['role'] = message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : message.role === vscode.LanguageModelChatMessageRole.User ? 'user' : 'system';
+    const role: ChatMessage['role'] =
+      message.role === vscode.LanguageModelChatMessageRole.Assistant
+        ? 'assistant'
+        : message.role === vscode.LanguageModelChatMessageRole.User
+          ? 'user'
+          : 'system';
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     for (const part of message.content) {
@@ -255,7 +288,11 @@ export function toCoreMessages(messages: readonly vscode.LanguageModelChatReques
 }
 
 function toToolSpec(tool: vscode.LanguageModelChatTool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: (tool.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} } };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: (tool.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+  };
 }
 
 function toToolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
@@ -276,16 +313,23 @@ function toToolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
  */
 function textOf(part: unknown): string | undefined {
   if (part instanceof vscode.LanguageModelTextPart) return part.value;
-  if (typeof part === 'object' && part !== null && 'value' in part && typeof part.value === 'string' && !('callId' in part)) return part.value;
+  if (typeof part === 'object' && part !== null && 'value' in part && typeof part.value === 'string' && !('callId' in part))
+    return part.value;
   return undefined;
 }
 
 function isToolCall(part: unknown): part is { callId: string; name: string; input: unknown } {
-  return part instanceof vscode.LanguageModelToolCallPart || (typeof part === 'object' && part !== null && 'callId' in part && 'name' in part && 'input' in part);
+  return (
+    part instanceof vscode.LanguageModelToolCallPart ||
+    (typeof part === 'object' && part !== null && 'callId' in part && 'name' in part && 'input' in part)
+  );
 }
 
 function isToolResult(part: unknown): part is { callId: string; content: readonly unknown[] } {
-  return part instanceof vscode.LanguageModelToolResultPart || (typeof part === 'object' && part !== null && 'callId' in part && 'content' in part && Array.isArray(part.content));
+  return (
+    part instanceof vscode.LanguageModelToolResultPart ||
+    (typeof part === 'object' && part !== null && 'callId' in part && 'content' in part && Array.isArray(part.content))
+  );
 }
 
 function partsText(parts: readonly unknown[]): string {

@@ -118,19 +118,29 @@ async function avoid(deps: CommandDeps, slug: string): Promise<void> {
 
 function warnIfNotOnPanel(deps: CommandDeps, slug: string): void {
   const panel = deps.settings.panel?.panel;
-  if (panel && !panel.models.some((model) => model.slug === slug)) deps.log.warn(`${slug} is not on the panel (${deps.settings.panel?.source})`);
+  if (panel && !panel.models.some((model) => model.slug === slug))
+    deps.log.warn(`${slug} is not on the panel (${deps.settings.panel?.source})`);
 }
 
 /** Ask: a routed prompt answered in an untitled editor, for hosts without the Chat view. */
 async function ask(deps: CommandDeps, prompt?: string): Promise<{ callId: string; model: string | undefined } | undefined> {
-  const question = prompt ?? (await vscode.window.showInputBox({ title: 'Rung: Ask', prompt: 'A question, routed to the cheapest model that can answer it', ignoreFocusOut: true }));
+  const question =
+    prompt ??
+    (await vscode.window.showInputBox({
+      title: 'Rung: Ask',
+      prompt: 'A question, routed to the cheapest model that can answer it',
+      ignoreFocusOut: true,
+    }));
   if (!question?.trim()) return undefined;
   const session = await deps.sessions.get();
-  const finished = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Rung: asking', cancellable: true }, (progress, token) =>
-    deps.calls.prepare({ feature: 'Ask', messages: [{ role: 'user', content: question }], cancellation: token }).run(session, (event) => {
-      if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug}` });
-      if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
-    }),
+  const finished = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Rung: asking', cancellable: true },
+    (progress, token) =>
+      deps.calls.prepare({ feature: 'Ask', messages: [{ role: 'user', content: question }], cancellation: token }).run(session, (event) => {
+        if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug}` });
+        if (event.type === 'escalated')
+          progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
+      }),
   );
   const { result } = finished;
   const body = result.answer ? result.answer.text : '_No answer stands._';
@@ -153,13 +163,18 @@ function keyedProviders(deps: CommandDeps): string[] {
  * argument goes to secret storage like a typed one, and is never logged).
  */
 async function setProviderKey(deps: CommandDeps, provider?: string, given?: string): Promise<boolean> {
-  const name = provider ?? (await vscode.window.showQuickPick(keyedProviders(deps), { title: 'Rung: Set Provider Key', placeHolder: 'The provider whose key to keep in the editor\'s secret storage' }));
+  const name =
+    provider ??
+    (await vscode.window.showQuickPick(keyedProviders(deps), {
+      title: 'Rung: Set Provider Key',
+      placeHolder: "The provider whose key to keep in the editor's secret storage",
+    }));
   if (!name) return false;
   const key =
     given ??
     (await vscode.window.showInputBox({
-    title: `Rung: ${name} key`,
-    prompt: `Kept in the editor's secret storage, never in settings or the ledger (the CLI reads ${apiKeyVariable(name)} instead).`,
+      title: `Rung: ${name} key`,
+      prompt: `Kept in the editor's secret storage, never in settings or the ledger (the CLI reads ${apiKeyVariable(name)} instead).`,
       password: true,
       ignoreFocusOut: true,
     }));
@@ -174,7 +189,12 @@ async function setProviderKey(deps: CommandDeps, provider?: string, given?: stri
 async function clearProviderKey(deps: CommandDeps, provider?: string): Promise<boolean> {
   const candidates: string[] = [];
   for (const name of keyedProviders(deps)) if (await deps.secrets.has(name)) candidates.push(name);
-  const name = provider ?? (await vscode.window.showQuickPick(candidates, { title: 'Rung: Clear Provider Key', placeHolder: candidates.length ? 'The key to forget' : 'No provider key is set' }));
+  const name =
+    provider ??
+    (await vscode.window.showQuickPick(candidates, {
+      title: 'Rung: Clear Provider Key',
+      placeHolder: candidates.length ? 'The key to forget' : 'No provider key is set',
+    }));
   if (!name) return false;
   const had = await deps.secrets.clear(name);
   deps.log.info(`the key for ${name} was cleared`);
@@ -200,7 +220,9 @@ async function setTeamLedgerPassword(deps: CommandDeps, given?: string): Promise
   const stored = await deps.secrets.storeTeamPassword(password);
   deps.log.info(stored ? 'the team ledger password was set' : 'the team ledger password was cleared');
   await deps.sessions.reopen(stored ? 'the team ledger password was set' : 'the team ledger password was cleared');
-  void vscode.window.showInformationMessage(stored ? 'Rung: the team ledger password is set.' : 'Rung: the team ledger password is cleared.');
+  void vscode.window.showInformationMessage(
+    stored ? 'Rung: the team ledger password is set.' : 'Rung: the team ledger password is cleared.',
+  );
   return stored;
 }
 
@@ -223,8 +245,13 @@ async function rateLastAnswer(deps: CommandDeps, verdict?: 'pass' | 'fail'): Pro
     )?.verdict;
   if (!choice) return false;
   const session = await deps.sessions.get();
-  const settled = session.settle(last.callId, { kind: choice, reason: choice === 'pass' ? 'the user rated the answer good' : 'the user rated the answer bad' });
-  void vscode.window.showInformationMessage(settled ? `Rung: recorded ${choice} for ${last.model}.` : 'Rung: that call is no longer known to the ledger.');
+  const settled = session.settle(last.callId, {
+    kind: choice,
+    reason: choice === 'pass' ? 'the user rated the answer good' : 'the user rated the answer bad',
+  });
+  void vscode.window.showInformationMessage(
+    settled ? `Rung: recorded ${choice} for ${last.model}.` : 'Rung: that call is no longer known to the ledger.',
+  );
   return settled;
 }
 
@@ -263,7 +290,10 @@ async function resetLedger(deps: CommandDeps, options?: { confirmed?: boolean })
     const choice = await vscode.window.showWarningMessage(
       'Reset the Rung ledger?',
       // Said in the user's words: the ledger's model aliases and in-flight marks go too, but mean nothing to them.
-      { modal: true, detail: `Every rating learned in ${session.snapshot({ limit: 0 }).ledgerPath ?? 'the ledger'} is forgotten, and routing starts again from the capability ladder; the decision log is kept.` },
+      {
+        modal: true,
+        detail: `Every rating learned in ${session.snapshot({ limit: 0 }).ledgerPath ?? 'the ledger'} is forgotten, and routing starts again from the capability ladder; the decision log is kept.`,
+      },
       'Reset',
     );
     if (choice !== 'Reset') return false;

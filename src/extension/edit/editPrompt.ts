@@ -70,11 +70,19 @@ export const SELECTION_MARKER = '<<< THE CODE TO REPLACE IS HERE: your answer re
 export function editMessages(request: EditRequest): ChatMessage[] {
   const tag = fenceTag(request.languageId);
   const code = request.documentText.slice(request.start, request.end);
-  const context = surroundingLines(request.documentText, request.start, request.end, request.contextBudgetChars ?? EDIT_CONTEXT_BUDGET_CHARS);
+  const context = surroundingLines(
+    request.documentText,
+    request.start,
+    request.end,
+    request.contextBudgetChars ?? EDIT_CONTEXT_BUDGET_CHARS,
+  );
   const lines = lineSpan(request.documentText, request.start, request.end);
   let user = `Instruction: ${request.instruction}\n\nThe code to replace, from ${request.fileName}${lines}:\n${fenced(code, tag)}`;
   if (context) {
-    const cut = [context.omittedAbove ? `${context.omittedAbove} line${context.omittedAbove === 1 ? '' : 's'} above` : '', context.omittedBelow ? `${context.omittedBelow} line${context.omittedBelow === 1 ? '' : 's'} below` : '']
+    const cut = [
+      context.omittedAbove ? `${context.omittedAbove} line${context.omittedAbove === 1 ? '' : 's'} above` : '',
+      context.omittedBelow ? `${context.omittedBelow} line${context.omittedBelow === 1 ? '' : 's'} below` : '',
+    ]
       .filter(Boolean)
       .join(' and ');
     const body = `${context.above}${SELECTION_MARKER}${context.below}`;
@@ -137,7 +145,17 @@ export function chatEditMessages(request: { instruction: string; editor: EditorT
     };
   }
   const [start, end] = selected ? [editor.start, editor.end] : [0, editor.documentText.length];
-  return { messages: editMessages({ instruction, documentText: editor.documentText, start, end, languageId: editor.languageId, fileName: editor.fileName }), sent: selected ? 'selection' : 'file' };
+  return {
+    messages: editMessages({
+      instruction,
+      documentText: editor.documentText,
+      start,
+      end,
+      languageId: editor.languageId,
+      fileName: editor.fileName,
+    }),
+    sent: selected ? 'selection' : 'file',
+  };
 }
 
 /** The lines around `[start, end)` in a document, whole lines nearest it first, within `budget` characters. */
@@ -255,7 +273,11 @@ export class SplicedSyntaxVerifier implements Verifier {
     if (code === undefined) return { verdict: 'fail', reason: 'the answer has no code block to apply' };
     const whole = spliceText(this.options.documentText, this.options.start, this.options.end, code);
     const check = await this.syntax.verify({ ...answer, text: `\`\`\`${tag}\n${whole}\n\`\`\`` });
-    if (check.verdict === 'fail') return { verdict: 'fail', reason: `the file does not parse with the edit in place: ${check.reason.replace(/^syntax error: block 1 \([^)]*\): /, '')}` };
+    if (check.verdict === 'fail')
+      return {
+        verdict: 'fail',
+        reason: `the file does not parse with the edit in place: ${check.reason.replace(/^syntax error: block 1 \([^)]*\): /, '')}`,
+      };
     return check.verdict === 'pass' ? { verdict: 'pass', reason: 'the file parses with the edit in place' } : check;
   }
 }

@@ -106,34 +106,44 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
   };
 
   context.subscriptions.push(
-    vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => proposals.get(uri.query) ?? '' }),
-    vscode.commands.registerCommand('rung.editSelection', async (args?: { instruction?: string }): Promise<EditSelectionResult | undefined> => {
-      const editor = vscode.window.activeTextEditor;
-      if (!editor) {
-        void vscode.window.showInformationMessage('Rung: open a file and select the code to edit.');
-        return undefined;
-      }
-      const instruction =
-        args?.instruction ??
-        (await vscode.window.showInputBox({ title: 'Rung: Edit Selection', prompt: 'What should change?', placeHolder: 'e.g. make this function async', ignoreFocusOut: true }));
-      if (!instruction?.trim()) return undefined;
-      const proposal = await proposeEdit(deps, editor, instruction.trim());
-      if (!proposal) return undefined;
-      if (!proposal.edit) return { callId: proposal.callId, model: undefined, shown: false };
-      const id = proposal.edit.proposal.query;
-      proposals.set(id, proposal.proposedText);
-      setPending(proposal.edit);
-      const title = `${basename(editor.document.fileName)} ↔ Rung's edit (${proposal.edit.model})`;
-      await vscode.commands.executeCommand('vscode.diff', editor.document.uri, proposal.edit.proposal, title, { preview: true });
-      const shown = proposal.edit;
-      void vscode.window.showInformationMessage(decisionPrompt(proposal.footer, named(shown)), 'Accept', 'Reject').then((choice) => {
-        if (!choice) return;
-        // VS Code cannot take the toast away once the edit is settled elsewhere: a late click says what became of it.
-        if (pending === shown) void decide(choice === 'Accept');
-        else void vscode.window.showInformationMessage(decisions.lateClick(shown.callId));
-      });
-      return { callId: proposal.callId, model: proposal.edit.model, shown: true };
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, {
+      provideTextDocumentContent: (uri) => proposals.get(uri.query) ?? '',
     }),
+    vscode.commands.registerCommand(
+      'rung.editSelection',
+      async (args?: { instruction?: string }): Promise<EditSelectionResult | undefined> => {
+        const editor = vscode.window.activeTextEditor;
+        if (!editor) {
+          void vscode.window.showInformationMessage('Rung: open a file and select the code to edit.');
+          return undefined;
+        }
+        const instruction =
+          args?.instruction ??
+          (await vscode.window.showInputBox({
+            title: 'Rung: Edit Selection',
+            prompt: 'What should change?',
+            placeHolder: 'e.g. make this function async',
+            ignoreFocusOut: true,
+          }));
+        if (!instruction?.trim()) return undefined;
+        const proposal = await proposeEdit(deps, editor, instruction.trim());
+        if (!proposal) return undefined;
+        if (!proposal.edit) return { callId: proposal.callId, model: undefined, shown: false };
+        const id = proposal.edit.proposal.query;
+        proposals.set(id, proposal.proposedText);
+        setPending(proposal.edit);
+        const title = `${basename(editor.document.fileName)} ↔ Rung's edit (${proposal.edit.model})`;
+        await vscode.commands.executeCommand('vscode.diff', editor.document.uri, proposal.edit.proposal, title, { preview: true });
+        const shown = proposal.edit;
+        void vscode.window.showInformationMessage(decisionPrompt(proposal.footer, named(shown)), 'Accept', 'Reject').then((choice) => {
+          if (!choice) return;
+          // VS Code cannot take the toast away once the edit is settled elsewhere: a late click says what became of it.
+          if (pending === shown) void decide(choice === 'Accept');
+          else void vscode.window.showInformationMessage(decisions.lateClick(shown.callId));
+        });
+        return { callId: proposal.callId, model: proposal.edit.model, shown: true };
+      },
+    ),
     vscode.commands.registerCommand('rung.acceptEdit', () => decide(true)),
     vscode.commands.registerCommand('rung.rejectEdit', () => decide(false)),
   );
@@ -150,7 +160,9 @@ interface Proposal {
 async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, instruction: string): Promise<Proposal | undefined> {
   const document = editor.document;
   const version = document.version;
-  const range = editor.selection.isEmpty ? new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)) : new vscode.Range(editor.selection.start, editor.selection.end);
+  const range = editor.selection.isEmpty
+    ? new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length))
+    : new vscode.Range(editor.selection.start, editor.selection.end);
   const documentText = document.getText();
   const start = document.offsetAt(range.start);
   const end = document.offsetAt(range.end);
@@ -170,14 +182,22 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
     async (progress, token) => {
       const call = deps.calls.prepare({
         feature: 'Edit Selection',
-        messages: editMessages({ instruction, documentText, start, end, languageId: document.languageId, fileName: basename(document.fileName) }),
+        messages: editMessages({
+          instruction,
+          documentText,
+          start,
+          end,
+          languageId: document.languageId,
+          fileName: basename(document.fileName),
+        }),
         classKey,
         checks,
         cancellation: token,
       });
       const onEvent = (event: SessionEvent): void => {
         if (event.type === 'rung-started') progress.report({ message: `asking ${event.candidate.slug} (rung ${event.attempt + 1})` });
-        else if (event.type === 'escalated') progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
+        else if (event.type === 'escalated')
+          progress.report({ message: `escalated from ${event.from} to ${event.to}: ${escalationCause(event)}` });
       };
       const { result, stopped, plainLine: footer } = await call.run(session, onEvent);
       if (stopped) return undefined;
@@ -193,7 +213,16 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
         callId: result.callId,
         footer,
         proposedText: spliceText(documentText, start, end, code),
-        edit: { callId: result.callId, model: result.answer.model, classKey: result.classKey, document, version, range, replacement: code, proposal },
+        edit: {
+          callId: result.callId,
+          model: result.answer.model,
+          classKey: result.classKey,
+          document,
+          version,
+          range,
+          replacement: code,
+          proposal,
+        },
       };
     },
   );
@@ -209,7 +238,8 @@ async function closeProposal(proposal: vscode.Uri): Promise<void> {
   for (const group of vscode.window.tabGroups.all) {
     for (const tab of group.tabs) {
       const input = tab.input;
-      if (input instanceof vscode.TabInputTextDiff && input.modified.toString() === proposal.toString()) await vscode.window.tabGroups.close(tab);
+      if (input instanceof vscode.TabInputTextDiff && input.modified.toString() === proposal.toString())
+        await vscode.window.tabGroups.close(tab);
     }
   }
 }

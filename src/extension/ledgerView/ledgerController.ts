@@ -205,7 +205,12 @@ export class LedgerController {
         return;
       }
       case 'page': {
-        const snapshot = this.openSession().snapshot({ offset: message.offset, limit: message.limit, filter: toFilter(message.filter), ...(message.before !== undefined ? { before: message.before } : {}) });
+        const snapshot = this.openSession().snapshot({
+          offset: message.offset,
+          limit: message.limit,
+          filter: toFilter(message.filter),
+          ...(message.before !== undefined ? { before: message.before } : {}),
+        });
         // The offset the page really starts at: a later snapshot (a reopened session) shows the same rows.
         this.view = { filter: message.filter, offset: snapshot.decisions.offset, limit: message.limit };
         this.send({ type: 'page', decisions: pageWire(snapshot, message.filter) });
@@ -264,7 +269,11 @@ export class LedgerController {
         return;
       case 'panel-changed': {
         const snapshot = this.openSession().snapshot({ limit: 1 });
-        this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(change.panel, snapshot.prices)), providers: providersWire(snapshot) });
+        this.send({
+          type: 'panel-changed',
+          models: this.rememberModels(modelsWire(change.panel, snapshot.prices)),
+          providers: providersWire(snapshot),
+        });
         return;
       }
       case 'provider-health':
@@ -303,23 +312,31 @@ export class LedgerController {
   /** Re-reads ratings and spend once for every burst of changes, spaced by what the last re-read cost. */
   private scheduleRefresh(): void {
     if (this.cancelRefresh) return;
-    this.cancelRefresh = this.defer(() => {
-      this.cancelRefresh = undefined;
-      if (!this.ready || !this.session) return;
-      const started = this.now();
-      try {
-        // No rows: only ratings and spend are wanted, and the session skips reading the log for a page of 0.
-        const snapshot = this.session.snapshot({ offset: 0, limit: 0 });
-        for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
-        this.send({ type: 'ratings-changed', ratings: snapshot.ratings });
-        this.send({ type: 'spend-changed', spend: snapshot.spend });
-        if (this.panelStale) this.send({ type: 'panel-changed', models: this.rememberModels(modelsWire(snapshot.panel, snapshot.prices)), providers: providersWire(snapshot) });
-        this.panelStale = false;
-      } catch (error) {
-        this.log.error(`ledger panel: could not refresh ratings and spend: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      this.lastRefreshMs = this.now() - started;
-    }, Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR));
+    this.cancelRefresh = this.defer(
+      () => {
+        this.cancelRefresh = undefined;
+        if (!this.ready || !this.session) return;
+        const started = this.now();
+        try {
+          // No rows: only ratings and spend are wanted, and the session skips reading the log for a page of 0.
+          const snapshot = this.session.snapshot({ offset: 0, limit: 0 });
+          for (const rating of snapshot.ratings) this.knownModels.add(rating.model);
+          this.send({ type: 'ratings-changed', ratings: snapshot.ratings });
+          this.send({ type: 'spend-changed', spend: snapshot.spend });
+          if (this.panelStale)
+            this.send({
+              type: 'panel-changed',
+              models: this.rememberModels(modelsWire(snapshot.panel, snapshot.prices)),
+              providers: providersWire(snapshot),
+            });
+          this.panelStale = false;
+        } catch (error) {
+          this.log.error(`ledger panel: could not refresh ratings and spend: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        this.lastRefreshMs = this.now() - started;
+      },
+      Math.max(REFRESH_COALESCE_MS, this.lastRefreshMs * REFRESH_SPACING_FACTOR),
+    );
   }
 
   /** Sends the whole snapshot for the page the webview shows; a snapshot that fails is said (the next session, or the page's next request, asks again). */
@@ -407,7 +424,10 @@ export function decisionWire(row: DecisionRow): DecisionWire {
  * price is the one the router uses, the panel's or else the catalog's: the ledger said "price unknown"
  * for a model whose catalog price had been fetched and used.
  */
-export function modelsWire(panel: Panel, prices: readonly { model: string; input: number; output: number; from: string }[] = []): ModelWire[] {
+export function modelsWire(
+  panel: Panel,
+  prices: readonly { model: string; input: number; output: number; from: string }[] = [],
+): ModelWire[] {
   return panel.models.map((model) => ({
     slug: model.slug,
     provider: model.provider,
@@ -446,5 +466,7 @@ export function openerEstimateWire(estimate: OpenerEstimate): OpenerEstimateWire
 }
 
 function providersWire(snapshot: SessionSnapshot): ProviderWire[] {
-  return snapshot.providers.map((provider) => (provider.reason === undefined ? { name: provider.name, healthy: provider.healthy } : { ...provider }));
+  return snapshot.providers.map((provider) =>
+    provider.reason === undefined ? { name: provider.name, healthy: provider.healthy } : { ...provider },
+  );
 }

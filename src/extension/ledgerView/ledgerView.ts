@@ -52,7 +52,12 @@ class LedgerViewHost implements vscode.Disposable {
     // closed the new one when clicked (adopt keeps one view); closed here, the ledger stays one tab.
     const restored = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isLedgerTab);
     if (restored.length > 0) await vscode.window.tabGroups.close(restored);
-    const webviewPanel = vscode.window.createWebviewPanel(LEDGER_VIEW_TYPE, 'Rung Ledger', vscode.ViewColumn.Active, webviewOptions(this.extensionUri));
+    const webviewPanel = vscode.window.createWebviewPanel(
+      LEDGER_VIEW_TYPE,
+      'Rung Ledger',
+      vscode.ViewColumn.Active,
+      webviewOptions(this.extensionUri),
+    );
     this.adopt(webviewPanel);
   }
 
@@ -73,7 +78,10 @@ class LedgerViewHost implements vscode.Disposable {
 
 /** Whether `tab` holds a ledger view (its view type comes back with the editor's own prefix). */
 function isLedgerTab(tab: vscode.Tab): boolean {
-  return tab.input instanceof vscode.TabInputWebview && (tab.input.viewType === LEDGER_VIEW_TYPE || tab.input.viewType.endsWith(`-${LEDGER_VIEW_TYPE}`));
+  return (
+    tab.input instanceof vscode.TabInputWebview &&
+    (tab.input.viewType === LEDGER_VIEW_TYPE || tab.input.viewType.endsWith(`-${LEDGER_VIEW_TYPE}`))
+  );
 }
 
 function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -101,7 +109,9 @@ class LedgerView {
     this.controller = new LedgerController({
       post: (message) => {
         // postMessage resolves false when the page is gone; the next `ready` brings a fresh snapshot.
-        void webview.postMessage(message).then(undefined, (error: unknown) => deps.log.warn(`ledger panel: could not post ${message.type}: ${String(error)}`));
+        void webview
+          .postMessage(message)
+          .then(undefined, (error: unknown) => deps.log.warn(`ledger panel: could not post ${message.type}: ${String(error)}`));
       },
       actions: editorActions(),
       log: deps.log,

@@ -62,7 +62,11 @@ export function fitHostMessage(message: HostMessage, log: FitLog): HostMessage |
   if (parsed.success) return fitted;
   const issue = firstIssue(parsed.error.issues);
   log.error(`ledger panel: could not send a '${message.type}' message the page would take (${issue}); sent a notice instead`);
-  return { type: 'notice', level: 'error', message: `Rung could not show this part of the ledger (${issue}). The Rung log (Rung: Show Log) has the details.` };
+  return {
+    type: 'notice',
+    level: 'error',
+    message: `Rung could not show this part of the ledger (${issue}). The Rung log (Rung: Show Log) has the details.`,
+  };
 }
 
 function fitParts(message: HostMessage, log: FitLog): HostMessage | undefined {
@@ -82,7 +86,9 @@ function fitParts(message: HostMessage, log: FitLog): HostMessage | undefined {
       const row = fitDecision(message.row);
       const parsed = decisionSchema.safeParse(row);
       if (parsed.success) return { ...message, row };
-      log.warn(`ledger panel: a new decision row of call ${fitName(message.row.call)} cannot be shown (${firstIssue(parsed.error.issues)}); it is left out of the page`);
+      log.warn(
+        `ledger panel: a new decision row of call ${fitName(message.row.call)} cannot be shown (${firstIssue(parsed.error.issues)}); it is left out of the page`,
+      );
       return undefined;
     }
     case 'ratings-changed':
@@ -168,7 +174,8 @@ function keep<T>(
     if (parsed.success) kept.push(item);
     else first ??= `${label(item, index)}: ${firstIssue(parsed.error.issues)}`;
   }
-  if (first !== undefined) log.warn(`ledger panel: left out ${items.length - kept.length} of ${items.length} ${what} the page cannot show (${first})`);
+  if (first !== undefined)
+    log.warn(`ledger panel: left out ${items.length - kept.length} of ${items.length} ${what} the page cannot show (${first})`);
   return kept;
 }
 

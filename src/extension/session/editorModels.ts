@@ -23,7 +23,9 @@ export function editorModelsFactory(): ProviderFactory {
       probe: async () => {
         try {
           const facts = await adapter.facts();
-          return facts.length ? { ok: true, models: facts } : { ok: false, reason: `${name}: the editor offers no language model besides Rung's own` };
+          return facts.length
+            ? { ok: true, models: facts }
+            : { ok: false, reason: `${name}: the editor offers no language model besides Rung's own` };
         } catch (error) {
           return { ok: false, reason: `${name}: ${error instanceof Error ? error.message : String(error)}` };
         }
@@ -61,7 +63,11 @@ export class EditorModelsAdapter implements ProviderAdapter {
 
   async *chat(model: string, messages: ChatMessage[], tools: ToolSpec[], options: ChatOptions): AsyncIterable<StreamPart> {
     const chosen = (await this.models()).find((candidate) => matchesSlug(candidate, model));
-    if (!chosen) throw new ProviderUnavailable(`${this.name}: the editor has no language model "${model}" (Rung's own models are never used as rungs)`, { provider: this.name });
+    if (!chosen)
+      throw new ProviderUnavailable(
+        `${this.name}: the editor has no language model "${model}" (Rung's own models are never used as rungs)`,
+        { provider: this.name },
+      );
     const cancellation = new vscode.CancellationTokenSource();
     const onAbort = (): void => cancellation.cancel();
     options.signal?.addEventListener('abort', onAbort);
@@ -72,9 +78,16 @@ export class EditorModelsAdapter implements ProviderAdapter {
           toEditorMessages(messages),
           {
             justification: 'Rung routes this call to the model your panel lists on this rung.',
-            ...(tools.length ? { tools: tools.map((tool) => ({ name: tool.name, description: tool.description ?? '', inputSchema: tool.parameters })) } : {}),
+            ...(tools.length
+              ? { tools: tools.map((tool) => ({ name: tool.name, description: tool.description ?? '', inputSchema: tool.parameters })) }
+              : {}),
             ...(options.temperature !== undefined || options.maxOutputTokens !== undefined
-              ? { modelOptions: { ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(options.maxOutputTokens !== undefined ? { maxTokens: options.maxOutputTokens } : {}) } }
+              ? {
+                  modelOptions: {
+                    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+                    ...(options.maxOutputTokens !== undefined ? { maxTokens: options.maxOutputTokens } : {}),
+                  },
+                }
               : {}),
           },
           cancellation.token,
@@ -96,7 +109,12 @@ export class EditorModelsAdapter implements ProviderAdapter {
         throw asFailure(error, this.name, options.signal);
       }
       // The editor reports neither usage nor cost: the tokens stay unknown rather than guessed.
-      yield { type: 'finish', finishReason: sawToolCall ? 'tool-calls' : 'stop', usage: { inputTokens: null, outputTokens: null }, resolvedModel: `${chosen.vendor}/${chosen.id}` };
+      yield {
+        type: 'finish',
+        finishReason: sawToolCall ? 'tool-calls' : 'stop',
+        usage: { inputTokens: null, outputTokens: null },
+        resolvedModel: `${chosen.vendor}/${chosen.id}`,
+      };
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       cancellation.dispose();
@@ -117,11 +135,14 @@ export function toEditorMessages(messages: ChatMessage[]): vscode.LanguageModelC
       case 'assistant': {
         const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = [];
         if (message.content) parts.push(new vscode.LanguageModelTextPart(message.content));
-        for (const call of message.toolCalls ?? []) parts.push(new vscode.LanguageModelToolCallPart(call.id, call.name, parseArguments(call.arguments)));
+        for (const call of message.toolCalls ?? [])
+          parts.push(new vscode.LanguageModelToolCallPart(call.id, call.name, parseArguments(call.arguments)));
         return vscode.LanguageModelChatMessage.Assistant(parts);
       }
       case 'tool':
-        return vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(message.toolCallId ?? '', [new vscode.LanguageModelTextPart(message.content)])]);
+        return vscode.LanguageModelChatMessage.User([
+          new vscode.LanguageModelToolResultPart(message.toolCallId ?? '', [new vscode.LanguageModelTextPart(message.content)]),
+        ]);
     }
   });
 }
@@ -140,7 +161,11 @@ function asFailure(error: unknown, provider: string, signal: AbortSignal | undef
   if (signal?.aborted) return new ProviderStopped(undefined, { provider });
   if (error instanceof vscode.LanguageModelError) {
     const code = error.code;
-    if (code === vscode.LanguageModelError.NoPermissions().code || code === vscode.LanguageModelError.NotFound().code || code === vscode.LanguageModelError.Blocked().code) {
+    if (
+      code === vscode.LanguageModelError.NoPermissions().code ||
+      code === vscode.LanguageModelError.NotFound().code ||
+      code === vscode.LanguageModelError.Blocked().code
+    ) {
       return new ProviderUnavailable(`${provider}: ${error.message} (${code})`, { provider });
     }
     return new ProviderError(`${provider}: ${error.message} (${code})`, { provider });

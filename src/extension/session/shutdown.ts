@@ -57,7 +57,9 @@ export async function shutdownWithinBudget(options: ShutdownOptions): Promise<Sh
   const elapsed = options.clock.now() - started;
   if (outcome === 'saved') options.log.info(`stopping: saved the ledger and the decision log in ${elapsed} ms`);
   else if (outcome === 'out-of-time') {
-    options.log.warn(`stopping: the ledger and the decision log were still saving after ${budgetMs} ms; VS Code ends the extension host at 5 s, so what they had not written is lost`);
+    options.log.warn(
+      `stopping: the ledger and the decision log were still saving after ${budgetMs} ms; VS Code ends the extension host at 5 s, so what they had not written is lost`,
+    );
   }
   return outcome;
 }

@@ -18,7 +18,12 @@ import type { RungLog } from '../log';
  * Tells the user how to start: a notification with the three ways in (run Ollama, set a key with a
  * panel, write a panel), once per window.
  */
-export async function showHowToStart(options: { reason: string; panelFilePath: string | undefined; ollamaBaseUrl: string; log: RungLog }): Promise<void> {
+export async function showHowToStart(options: {
+  reason: string;
+  panelFilePath: string | undefined;
+  ollamaBaseUrl: string;
+  log: RungLog;
+}): Promise<void> {
   options.log.info(`how to start: ${options.reason}`);
   const choices = ['Create Panel File', 'Set Provider Key', 'Open Settings'];
   const choice = await vscode.window.showInformationMessage(

@@ -264,11 +264,15 @@ function modelsOnly(panel: Record<string, unknown>, notes: string[]): Record<str
   for (const key of ignored) delete kept[key];
   if (models) kept.models = models.map((model: unknown) => (isRecord(model) && model.price !== undefined ? withoutPrice(model) : model));
   const what = [
-    ...(priced.length ? [`the price of ${priced.map((model) => (typeof model.slug === 'string' ? model.slug : '(a model)')).join(', ')}`] : []),
+    ...(priced.length
+      ? [`the price of ${priced.map((model) => (typeof model.slug === 'string' ? model.slug : '(a model)')).join(', ')}`]
+      : []),
     ...ignored,
   ];
   const listed = what.length > 1 ? `${what.slice(0, -1).join(', ')} and ${what.at(-1) ?? ''}` : (what[0] ?? '');
-  notes.push(`untrusted workspace: the panel file's models are used, but not ${listed}: prices come from the providers' catalogs, and the price cap, the daily budget, routing and diversity from your own settings`);
+  notes.push(
+    `untrusted workspace: the panel file's models are used, but not ${listed}: prices come from the providers' catalogs, and the price cap, the daily budget, routing and diversity from your own settings`,
+  );
   return kept;
 }
 
@@ -285,8 +289,16 @@ function withoutPrice(model: Record<string, unknown>): Record<string, unknown> {
  */
 export function describePanelError(error: PanelError, kept: string | undefined): { log: string; toast: string } {
   // The last good panel may be the same file as it was before this edit: naming the file again would read as if it were fine.
-  const keeping = kept === undefined ? '' : kept === error.source ? ' Rung keeps using its last good version.' : ` Rung keeps using the last good panel (${kept}).`;
-  return { log: `${sentence(error.message)}${keeping}`, toast: `Rung: ${error.source} is invalid: ${sentence(error.issues.join('; '))}${keeping}` };
+  const keeping =
+    kept === undefined
+      ? ''
+      : kept === error.source
+        ? ' Rung keeps using its last good version.'
+        : ` Rung keeps using the last good panel (${kept}).`;
+  return {
+    log: `${sentence(error.message)}${keeping}`,
+    toast: `Rung: ${error.source} is invalid: ${sentence(error.issues.join('; '))}${keeping}`,
+  };
 }
 
 /** `text` ending in a full stop, without doubling one it has. */

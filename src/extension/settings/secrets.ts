@@ -25,13 +25,21 @@ export class ProviderSecrets {
     private readonly redactor: Redactor,
   ) {
     this.onDidChange = (listener, thisArgs, disposables) =>
-      storage.onDidChange((event) => {
-        if (event.key.startsWith(KEY_PREFIX)) listener.call(thisArgs, event.key.slice(KEY_PREFIX.length));
-      }, undefined, disposables);
+      storage.onDidChange(
+        (event) => {
+          if (event.key.startsWith(KEY_PREFIX)) listener.call(thisArgs, event.key.slice(KEY_PREFIX.length));
+        },
+        undefined,
+        disposables,
+      );
     this.onDidChangeTeamPassword = (listener, thisArgs, disposables) =>
-      storage.onDidChange((event) => {
-        if (event.key === TEAM_PASSWORD_KEY) listener.call(thisArgs);
-      }, undefined, disposables);
+      storage.onDidChange(
+        (event) => {
+          if (event.key === TEAM_PASSWORD_KEY) listener.call(thisArgs);
+        },
+        undefined,
+        disposables,
+      );
   }
 
   /** The team ledger's password, or undefined when none is stored; handed to the redactor like every key. */

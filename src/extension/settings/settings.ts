@@ -211,7 +211,11 @@ export class RungSettings implements vscode.Disposable {
         configured: async () => {
           // Not through a link, not from a pipe or a device, not past the size a panel has (panelFileText.ts).
           const fileText = filePath ? readPanelFileText(filePath) : undefined;
-          return compose(config.get<unknown>('panel', null), fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText }, config.get<Record<string, unknown>>('endpoints', {}) ?? {});
+          return compose(
+            config.get<unknown>('panel', null),
+            fileText === undefined || !filePath ? undefined : { path: filePath, text: fileText },
+            config.get<Record<string, unknown>>('endpoints', {}) ?? {},
+          );
         },
         lookedFor: ['rung.panel', filePath ?? '.rung/panel.json'],
         ollama: { baseUrl: this.ollamaBaseUrl, clock: systemClock },
@@ -265,7 +269,12 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration('rung')) return;
-      if (event.affectsConfiguration('rung.ledgerPath') || event.affectsConfiguration('rung.dailyBudget') || event.affectsConfiguration('rung.teamLedger') || event.affectsConfiguration('rung.confidenceCheck')) {
+      if (
+        event.affectsConfiguration('rung.ledgerPath') ||
+        event.affectsConfiguration('rung.dailyBudget') ||
+        event.affectsConfiguration('rung.teamLedger') ||
+        event.affectsConfiguration('rung.confidenceCheck')
+      ) {
         void deps.reopen('the ledger path, the team ledger, the daily budget or the confidence check changed');
         return;
       }
@@ -273,11 +282,18 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
       void reload('a setting changed');
     }),
     // Trusted now, the workspace keeps its ledger in its own .rung/ (ledgerPlace.ts): a new session opens there.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void reload('the workspace is now trusted').then(() => deps.reopen('the workspace is now trusted: its ledger is the one in its folder'))),
+    vscode.workspace.onDidGrantWorkspaceTrust(
+      () =>
+        void reload('the workspace is now trusted').then(() =>
+          deps.reopen('the workspace is now trusted: its ledger is the one in its folder'),
+        ),
+    ),
   );
   const filePath = deps.settings.panelFilePath;
   if (filePath) {
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(join(filePath, '..')), filePath.split(/[\\/]/).pop() ?? 'panel.json'));
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(join(filePath, '..')), filePath.split(/[\\/]/).pop() ?? 'panel.json'),
+    );
     context.subscriptions.push(
       watcher,
       watcher.onDidChange(() => void reload('the panel file changed')),

@@ -33,7 +33,9 @@ afterEach(async () => {
  */
 async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, string | undefined> = { RUNG_OPENROUTER_API_KEY: KEY }) {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
-  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  const cloud = new WireServer()
+    .on('POST', '/api/v1/chat/completions', cloudChat)
+    .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
   writeTwoRungPanel(workspace, ollamaUrl, cloudUrl);
@@ -46,7 +48,14 @@ const ollamaSays = (text: string) =>
     [
       { model: 'qwen2.5:3b', message: { role: 'assistant', content: text.slice(0, 10) }, done: false },
       { model: 'qwen2.5:3b', message: { role: 'assistant', content: text.slice(10) }, done: false },
-      { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 20, eval_count: 30 },
+      {
+        model: 'qwen2.5:3b',
+        message: { role: 'assistant', content: '' },
+        done: true,
+        done_reason: 'stop',
+        prompt_eval_count: 20,
+        eval_count: 30,
+      },
     ]
       .map((line) => `${JSON.stringify(line)}\n`)
       .join(''),
@@ -56,20 +65,25 @@ const FIX = 'Here is the fix:\n\n```ts title="src/add.ts"\nexport const add = (a
 const jsonAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
 
 describe('rung chat --verify-command', () => {
-  it('passes the first rung when the verify command exits 0 with the answer\'s file applied', async () => {
+  it("passes the first rung when the verify command exits 0 with the answer's file applied", async () => {
     const { io } = await setUp(ollamaSays(FIX), jsonAnswer());
     const command = `${JSON.stringify(process.execPath)} -e "if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
     const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--json', 'Fix add'], io);
     expect(code).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ model: 'qwen2.5:3b', verdict: 'pass', reason: expect.stringContaining('with the answer applied (src/add.ts)') }] });
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'qwen2.5:3b',
+      attempts: [{ model: 'qwen2.5:3b', verdict: 'pass', reason: expect.stringContaining('with the answer applied (src/add.ts)') }],
+    });
   });
 
-  it('keeps the API key out of a verify command\'s environment, its verdict reason, the decision rows and --json', async () => {
+  it("keeps the API key out of a verify command's environment, its verdict reason, the decision rows and --json", async () => {
     const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, COPIED_KEY: KEY });
     // Prints its whole environment and fails, so whatever it was given lands in the verdict reason.
     const command = `${JSON.stringify(process.execPath)} -e "console.log(JSON.stringify(process.env)); process.exit(1)"`;
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (location, opener, _options, said) =>
-      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--verify-command', command, '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'],
+      io,
+      (location, opener, _options, said) => openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
@@ -84,11 +98,22 @@ describe('rung chat --verify-command', () => {
   });
 
   it('keeps PGPASSWORD, a provider key and other secrets out of `--verify-command env`, its reason and the decision row', async () => {
-    const secrets = { PGPASSWORD: 'team-pg-s3cret', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab' };
-    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, LANG: 'C.UTF-8', ...secrets });
+    const secrets = {
+      PGPASSWORD: 'team-pg-s3cret',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      NPM_TOKEN: 'npm_0123456789abcdefABCDEF0123456789ab',
+    };
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), {
+      RUNG_OPENROUTER_API_KEY: KEY,
+      PATH: process.env.PATH,
+      LANG: 'C.UTF-8',
+      ...secrets,
+    });
     // `env` prints what the command was given; the exit 1 puts that output into the verdict reason.
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'], io, (location, opener, _options, said) =>
-      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--ledger', '.rung/ledger.sqlite', '--json', 'Fix add'],
+      io,
+      (location, opener, _options, said) => openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const printed = JSON.parse(io.out) as { attempts: { model: string; verdict: string; reason: string }[] };
@@ -108,8 +133,16 @@ describe('rung chat --verify-command', () => {
     const home = mkdtempSync(join(tmpdir(), 'rung-home-'));
     writeFileSync(join(home, '.pgpass'), `db.example.com:5432:rung:ana:${password}\n`);
     try {
-      const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, HOME: home, PGPASSWORD: password });
-      const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'cat "$HOME/.pgpass"; exit 1', '--json', 'Fix add'], io);
+      const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), {
+        RUNG_OPENROUTER_API_KEY: KEY,
+        PATH: process.env.PATH,
+        HOME: home,
+        PGPASSWORD: password,
+      });
+      const code = await runChatCommand(
+        ['--panel', 'panel.json', '--verify-command', 'cat "$HOME/.pgpass"; exit 1', '--json', 'Fix add'],
+        io,
+      );
       expect(code).toBe(0);
       const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
       expect(reason).toContain('db.example.com:5432:rung:ana:[redacted]');
@@ -120,8 +153,16 @@ describe('rung chat --verify-command', () => {
   });
 
   it('lets a check command see a variable named with --verify-env', async () => {
-    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), { RUNG_OPENROUTER_API_KEY: KEY, PATH: process.env.PATH, DATABASE_URL: 'postgres://ana@localhost/app_test', OTHER: 'hidden-value' });
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--verify-env', 'DATABASE_URL', '--json', 'Fix add'], io);
+    const { io } = await setUp(ollamaSays(FIX), jsonAnswer(), {
+      RUNG_OPENROUTER_API_KEY: KEY,
+      PATH: process.env.PATH,
+      DATABASE_URL: 'postgres://ana@localhost/app_test',
+      OTHER: 'hidden-value',
+    });
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--verify-command', 'env; exit 1', '--verify-env', 'DATABASE_URL', '--json', 'Fix add'],
+      io,
+    );
     expect(code).toBe(0);
     const reason = (JSON.parse(io.out) as { attempts: { reason: string }[] }).attempts[0]?.reason ?? '';
     expect(reason).toContain('DATABASE_URL=postgres://ana@localhost/app_test');
@@ -131,7 +172,14 @@ describe('rung chat --verify-command', () => {
   it('gives a verify command the --verify-timeout it was given, and calls a command that runs past it unverified', async () => {
     const { io } = await setUp(ollamaSays(FIX), jsonAnswer());
     const command = `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 20000)"`;
-    const code = await runChatCommand(['--panel', 'panel.json', '--verify-command', command, '--verify-timeout', '300', '--json', 'Fix add'], io);
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--verify-command', command, '--verify-timeout', '300', '--json', 'Fix add'],
+      io,
+    );
     expect(code).toBe(EXIT_OK);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: expect.stringContaining('timed out after 300 ms') }] });
-  });});
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'qwen2.5:3b',
+      attempts: [{ verdict: 'unverified', reason: expect.stringContaining('timed out after 300 ms') }],
+    });
+  });
+});

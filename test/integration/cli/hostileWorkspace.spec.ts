@@ -32,7 +32,11 @@ beforeEach(async () => {
   serverUrl = url;
   writeFileSync(
     join(workspace, 'panel.json'),
-    JSON.stringify({ models: [{ slug: 'local-model', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }),
+    JSON.stringify({
+      models: [{ slug: 'local-model', provider: 'lmstudio' }],
+      routing: { explore: 0 },
+      providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } },
+    }),
   );
 });
 
@@ -117,7 +121,11 @@ describe('rung chat printing what a provider said', () => {
     try {
       writeFileSync(
         join(workspace, 'hostile.json'),
-        JSON.stringify({ models: [{ slug: 'local-model', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }),
+        JSON.stringify({
+          models: [{ slug: 'local-model', provider: 'lmstudio' }],
+          routing: { explore: 0 },
+          providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${url}/v1` } },
+        }),
       );
       for (const extra of [[], ['--json']]) {
         const io = new CapturedIo(workspace, {});
@@ -144,7 +152,7 @@ describe('rung chat with a panel file it found in the folder rather than one the
     writeFileSync(join(workspace, '.rung', 'panel.json'), JSON.stringify(panel));
   }
 
-  it('never sends the user\'s key to an address the folder\'s panel file declares, and says how to use it anyway', async () => {
+  it("never sends the user's key to an address the folder's panel file declares, and says how to use it anyway", async () => {
     declareOpenRouterAt(serverUrl);
     const io = new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY, OLLAMA_HOST: '127.0.0.1:9' });
     await main(['chat', 'Say hello'], io);

@@ -6,7 +6,9 @@ const MEGABYTE = 1_000_000;
 
 describe('readStreamText', () => {
   it('reads 1 MB through a real pipe from another process, whole', async () => {
-    const child = spawn(process.execPath, ['-e', `process.stdout.write('x'.repeat(${MEGABYTE}) + 'end')`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', `process.stdout.write('x'.repeat(${MEGABYTE}) + 'end')`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const text = await readStreamText(child.stdout);
     expect(text.length).toBe(MEGABYTE + 3);
     expect(text.endsWith('xend')).toBe(true);

@@ -11,7 +11,16 @@ import { fixture, json, replay, WireServer } from '../../unit/support/wireServer
 let build: ReturnType<typeof makeTempDir>;
 beforeAll(() => {
   build = makeTempDir('rung-signal-cli-build-');
-  buildSync({ entryPoints: [join(__dirname, '../../../src/cli/main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: join(build.path, 'cli.js'), external: ['vscode', 'typescript', 'pg-native'], logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, '../../../src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: join(build.path, 'cli.js'),
+    external: ['vscode', 'typescript', 'pg-native'],
+    logLevel: 'error',
+  });
 });
 afterAll(() => build?.remove());
 
@@ -33,13 +42,27 @@ beforeEach(async () => {
   writeFileSync(join(workspace.path, '.env'), 'DATABASE_PASSWORD=not-for-the-temp-folder\n');
   const answer = [
     { model: 'qwen2.5:3b', message: { role: 'assistant', content: FIX }, done: false },
-    { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 9 },
+    {
+      model: 'qwen2.5:3b',
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: 5,
+      eval_count: 9,
+    },
   ]
     .map((line) => `${JSON.stringify(line)}\n`)
     .join('');
   server = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(answer));
   const url = await server.start();
-  writeFileSync(join(workspace.path, 'panel.json'), JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }], routing: { explore: 0 }, providers: { ollama: { kind: 'ollama', baseUrl: url } } }));
+  writeFileSync(
+    join(workspace.path, 'panel.json'),
+    JSON.stringify({
+      models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }],
+      routing: { explore: 0 },
+      providers: { ollama: { kind: 'ollama', baseUrl: url } },
+    }),
+  );
 });
 
 afterEach(async () => {
@@ -70,10 +93,18 @@ function hangingCheck(): string {
   return `${node} -e ${JSON.stringify(script)}`;
 }
 
-function rung(argv: string[]): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> } {
+function rung(argv: string[]): {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>;
+} {
   const child = spawn(process.execPath, [join(build.path, 'cli.js'), ...argv], {
     cwd: workspace.path,
-    env: { PATH: process.env.PATH ?? '', HOME: workspace.path, TMPDIR: temporary.path, NODE_PATH: join(__dirname, '../../../node_modules') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: workspace.path,
+      TMPDIR: temporary.path,
+      NODE_PATH: join(__dirname, '../../../node_modules'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid !== undefined) pids.push(child.pid);
@@ -81,7 +112,9 @@ function rung(argv: string[]): { child: ChildProcess; exited: Promise<{ code: nu
   child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   // The exit is awaited without a time limit of its own: a run that never ends fails on the test's timeout.
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, err })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, err })),
+  );
   return { child, exited };
 }
 
@@ -144,7 +177,9 @@ describe('scratch copies left by a run that was killed outright', () => {
     const second = rung(['chat', '--panel', 'panel.json', '--verify-command', `${node} -e ""`, '--json', 'Fix add']);
     const result = await second.exited;
     expect(result.code).toBe(0);
-    expect(result.err).toContain(`removed ${join(temporary.path, left[0] as string)}, a scratch copy of the workspace that a run which died left behind`);
+    expect(result.err).toContain(
+      `removed ${join(temporary.path, left[0] as string)}, a scratch copy of the workspace that a run which died left behind`,
+    );
     expect(scratchCopies()).toEqual([]);
   }, 30_000);
 });

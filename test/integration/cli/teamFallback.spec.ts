@@ -23,7 +23,16 @@ beforeAll(() => {
   // The rung command as its own OS process, bundled as esbuild.mjs bundles dist/cli.js but with pg inside
   // (its import() does not look in NODE_PATH); the rest comes from this checkout's node_modules (NODE_PATH, below).
   build = makeTempDir('rung-team-cli-build-');
-  buildSync({ entryPoints: [join(__dirname, '../../../src/cli/main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: join(build.path, 'cli.js'), external: ['vscode', 'typescript', 'pg-native'], logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, '../../../src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: join(build.path, 'cli.js'),
+    external: ['vscode', 'typescript', 'pg-native'],
+    logLevel: 'error',
+  });
 }, SERVER_HOOK_TIMEOUT_MS);
 afterAll(() => {
   server?.stop();
@@ -67,7 +76,9 @@ async function graded(cwd: string, ledger?: string): Promise<number> {
 }
 
 function decisionRows(cwd: string): number {
-  return readFileSync(join(cwd, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n').length;
+  return readFileSync(join(cwd, '.rung', 'decisions.jsonl'), 'utf8')
+    .trim()
+    .split('\n').length;
 }
 
 describe('rung with a team ledger whose server cannot be used', () => {
@@ -79,7 +90,9 @@ describe('rung with a team ledger whose server cannot be used', () => {
     const outbox = teamOutboxPath(join(cwd.path, '.rung'), down);
     try {
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
-      const offline = await cli(['replay', 'outcomes.jsonl', '--ledger', down, '--share-decisions', '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
+      const offline = await cli(['replay', 'outcomes.jsonl', '--ledger', down, '--share-decisions', '--json'], cwd.path, {
+        RUNG_MEMBER: 'ana',
+      });
       expect(offline.code).toBe(0);
       const attempts = (JSON.parse(offline.out) as { policy: { attempts: number } }).policy.attempts;
       expect(attempts).toBeGreaterThan(0);
@@ -124,11 +137,16 @@ describe('rung with a team ledger whose server cannot be used', () => {
       const port = new URL(url).port;
       expect(fallbackLines(offline.err)).toEqual([
         expect.stringMatching(
-          new RegExp(`^rung: cannot use the team ledger postgres://postgres@127\\.0\\.0\\.1:${port}/team_\\w+: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; this run learns into the workspace ledger .*ledger\\.sqlite instead, and what it learns is not shared with the team until Rung next opens with the server answering; its shared decision rows wait in .*team-outbox-\\w+\\.jsonl until then$`),
+          new RegExp(
+            `^rung: cannot use the team ledger postgres://postgres@127\\.0\\.0\\.1:${port}/team_\\w+: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; this run learns into the workspace ledger .*ledger\\.sqlite instead, and what it learns is not shared with the team until Rung next opens with the server answering; its shared decision rows wait in .*team-outbox-\\w+\\.jsonl until then$`,
+          ),
         ),
       ]);
       expect(await graded(cwd.path)).toBe(2);
-      const offlineCalls = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { call: string }).call);
+      const offlineCalls = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { call: string }).call);
       expect(offlineCalls).toHaveLength(2);
 
       // Back, without --share-decisions: the rows shared offline go all the same (they were shared when
@@ -137,7 +155,9 @@ describe('rung with a team ledger whose server cannot be used', () => {
         const online = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
         expect(online.code).toBe(0);
         expect(fallbackLines(online.err)).toEqual([]);
-        expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions ORDER BY at, attempt')).toEqual(offlineCalls.map((call) => ({ member_id: 'ana', call_id: call })));
+        expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions ORDER BY at, attempt')).toEqual(
+          offlineCalls.map((call) => ({ member_id: 'ana', call_id: call })),
+        );
       }
       expect(existsSync(teamOutboxPath(join(cwd.path, '.rung'), url))).toBe(false);
       // Three calls' two graded attempts each: the offline one imported from the workspace file, once.
@@ -157,17 +177,26 @@ describe('rung with a team ledger whose server cannot be used', () => {
       const refused = `postgres://ana@127.0.0.1:${await closedPort()}/team`;
       const cold = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', refused, '--json'], cwd.path);
       expect(cold.code).toBe(0);
-      expect(cold.err.trim().split('\n')).toEqual([expect.stringMatching(/: connect ECONNREFUSED .*; this run has no evidence to read \(no workspace ledger at .*ledger\.sqlite\): it ranks as on a cold start$/)]);
+      expect(cold.err.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /: connect ECONNREFUSED .*; this run has no evidence to read \(no workspace ledger at .*ledger\.sqlite\): it ranks as on a cold start$/,
+        ),
+      ]);
       expect(existsSync(join(cwd.path, '.rung'))).toBe(false);
 
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(3)));
-      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], cwd.path)).toMatchObject({ code: 0, err: '' });
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], cwd.path)).toMatchObject({
+        code: 0,
+        err: '',
+      });
       const before = readFileSync(join(cwd.path, '.rung', 'ledger.sqlite'));
       proxy.hang();
       const hung = await cli(['rank', '--panel', panel, '--class', 'plan', '--ledger', proxy.urlFor(url), '--json'], cwd.path);
       expect(hung.code).toBe(0);
       expect(hung.err.trim().split('\n')).toEqual([
-        expect.stringMatching(/^rung: cannot use the team ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/team_\w+: Connection terminated due to connection timeout; this run reads the workspace ledger .*ledger\.sqlite instead, without the team's evidence$/),
+        expect.stringMatching(
+          /^rung: cannot use the team ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/team_\w+: Connection terminated due to connection timeout; this run reads the workspace ledger .*ledger\.sqlite instead, without the team's evidence$/,
+        ),
       ]);
       expect(readFileSync(join(cwd.path, '.rung', 'ledger.sqlite')).equals(before)).toBe(true);
     } finally {
@@ -193,13 +222,18 @@ describe('rung with a team ledger whose server cannot be used', () => {
 
 describe('which failures to open a team ledger rung works around', () => {
   function failure(code: string | undefined, message = 'failed'): Error {
-    return new Error('cannot use the team ledger postgres://ana@db/rung: failed', { cause: Object.assign(new Error(message), code === undefined ? {} : { code }) });
+    return new Error('cannot use the team ledger postgres://ana@db/rung: failed', {
+      cause: Object.assign(new Error(message), code === undefined ? {} : { code }),
+    });
   }
 
   it('falls back for a server that is away or will not let the role in', () => {
-    for (const code of ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '28P01', '28000', '08006', '57P03', '53300']) expect(isUnreachable(failure(code))).toBe(true);
+    for (const code of ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '28P01', '28000', '08006', '57P03', '53300'])
+      expect(isUnreachable(failure(code))).toBe(true);
     expect(isUnreachable(failure(undefined, 'Connection terminated due to connection timeout'))).toBe(true);
-    expect(isUnreachable(new Error('x', { cause: new AggregateError([failure('ECONNREFUSED').cause, failure('ECONNREFUSED').cause]) }))).toBe(true);
+    expect(
+      isUnreachable(new Error('x', { cause: new AggregateError([failure('ECONNREFUSED').cause, failure('ECONNREFUSED').cause]) })),
+    ).toBe(true);
   });
 
   it('does not for a server that answered, nor for a fault of this machine', () => {
@@ -222,12 +256,21 @@ describe('a team server that asks for a password (scram-sha-256 on a TCP host li
   });
 
   it('is checked by scram-sha-256 for that role over TCP', async () => {
-    expect(await query(server.url, `SELECT left(rolpassword, 14) AS kind FROM pg_authid WHERE rolname = $1`, [ROLE])).toEqual([{ kind: 'SCRAM-SHA-256$' }]);
-    expect(await query(server.url, `SELECT type, address, auth_method FROM pg_hba_file_rules WHERE $1 = ANY(user_name)`, [ROLE])).toEqual([{ type: 'host', address: '127.0.0.1', auth_method: 'scram-sha-256' }]);
+    expect(await query(server.url, `SELECT left(rolpassword, 14) AS kind FROM pg_authid WHERE rolname = $1`, [ROLE])).toEqual([
+      { kind: 'SCRAM-SHA-256$' },
+    ]);
+    expect(await query(server.url, `SELECT type, address, auth_method FROM pg_hba_file_rules WHERE $1 = ANY(user_name)`, [ROLE])).toEqual([
+      { type: 'host', address: '127.0.0.1', auth_method: 'scram-sha-256' },
+    ]);
   });
 
   it('opens with the right password, in the URL or given apart from it, and writes as that role', async () => {
-    const inUrl = await TeamLedger.open({ url: asRole.replace(`//${ROLE}@`, `//${ROLE}:${encodeURIComponent(PASSWORD)}@`), memberId: 'ana', clock: systemClock, syncIntervalMs: 0 });
+    const inUrl = await TeamLedger.open({
+      url: asRole.replace(`//${ROLE}@`, `//${ROLE}:${encodeURIComponent(PASSWORD)}@`),
+      memberId: 'ana',
+      clock: systemClock,
+      syncIntervalMs: 0,
+    });
     inUrl.observe([{ model: 'm', classKey: 'plan', success: true, at: 1 }]);
     await inUrl.close();
     const apart = await TeamLedger.open({ url: asRole, password: PASSWORD, memberId: 'ben', clock: systemClock, syncIntervalMs: 0 });
@@ -240,22 +283,31 @@ describe('a team server that asks for a password (scram-sha-256 on a TCP host li
   it('refuses a wrong or missing password naming the server and the role, never the password', async () => {
     const port = new URL(owned).port;
     const database = new URL(owned).pathname;
-    const open = (url: string, password?: string) => TeamLedger.open({ url, ...(password ? { password } : {}), memberId: 'ana', clock: systemClock, syncIntervalMs: 0 });
+    const open = (url: string, password?: string) =>
+      TeamLedger.open({ url, ...(password ? { password } : {}), memberId: 'ana', clock: systemClock, syncIntervalMs: 0 });
     const wrongInUrl = await open(asRole.replace(`//${ROLE}@`, `//${ROLE}:${WRONG}@`)).then(
       () => 'opened',
       (error: Error) => error.message,
     );
-    expect(wrongInUrl).toBe(`cannot use the team ledger postgres://${ROLE}:***@127.0.0.1:${port}${database}: password authentication failed for user "${ROLE}"`);
+    expect(wrongInUrl).toBe(
+      `cannot use the team ledger postgres://${ROLE}:***@127.0.0.1:${port}${database}: password authentication failed for user "${ROLE}"`,
+    );
     const wrongApart = await open(asRole, WRONG).then(
       () => 'opened',
       (error: Error) => error.message,
     );
-    expect(wrongApart).toBe(`cannot use the team ledger postgres://${ROLE}@127.0.0.1:${port}${database}: password authentication failed for user "${ROLE}"`);
+    expect(wrongApart).toBe(
+      `cannot use the team ledger postgres://${ROLE}@127.0.0.1:${port}${database}: password authentication failed for user "${ROLE}"`,
+    );
     const missing = await open(asRole).then(
       () => 'opened',
       (error: Error) => error.message,
     );
-    expect(missing).toMatch(new RegExp(`^cannot use the team ledger postgres://${ROLE}@127\\.0\\.0\\.1:${port}${database}: the server asks for the password of role "${ROLE}" and none was given \\(put it in PGPASSWORD or ~/\\.pgpass; `));
+    expect(missing).toMatch(
+      new RegExp(
+        `^cannot use the team ledger postgres://${ROLE}@127\\.0\\.0\\.1:${port}${database}: the server asks for the password of role "${ROLE}" and none was given \\(put it in PGPASSWORD or ~/\\.pgpass; `,
+      ),
+    );
     for (const message of [wrongInUrl, wrongApart, missing]) {
       expect(message).not.toContain(WRONG);
       expect(message).not.toContain(PASSWORD);
@@ -281,7 +333,9 @@ describe('a team server that asks for a password (scram-sha-256 on a TCP host li
       const online = (JSON.parse(accepted.out) as { policy: { attempts: number } }).policy.attempts;
       const imported = await query<{ graded: number }>(owned, 'SELECT sum(graded)::int AS graded FROM rung_imports');
       expect(imported).toEqual([{ graded: offline }]);
-      expect(await query(owned, `SELECT count(*)::int AS count FROM rung_observations WHERE member_id = 'ana'`)).toEqual([{ count: online + 1 }]);
+      expect(await query(owned, `SELECT count(*)::int AS count FROM rung_observations WHERE member_id = 'ana'`)).toEqual([
+        { count: online + 1 },
+      ]);
     } finally {
       cwd.remove();
     }

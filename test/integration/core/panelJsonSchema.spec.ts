@@ -12,9 +12,12 @@ interface Manifest {
   contributes: { jsonValidation?: { fileMatch: string; url: string }[] };
 }
 
-describe('the panel file\'s JSON Schema in the build', () => {
+describe("the panel file's JSON Schema in the build", () => {
   it('is what the build writes to the file package.json gives VS Code for .rung/panel.json, and the package ships it', async () => {
-    const build = (await import(join(ROOT, 'esbuild.mjs'))) as { PANEL_SCHEMA: string; writePanelSchema: (outfile: string) => Promise<void> };
+    const build = (await import(join(ROOT, 'esbuild.mjs'))) as {
+      PANEL_SCHEMA: string;
+      writePanelSchema: (outfile: string) => Promise<void>;
+    };
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest;
     expect(manifest.contributes.jsonValidation).toEqual([{ fileMatch: '.rung/panel.json', url: `./${build.PANEL_SCHEMA}` }]);
     expect(readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n')).toContain(`!${build.PANEL_SCHEMA}`);

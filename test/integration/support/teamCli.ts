@@ -9,7 +9,11 @@ import { main } from '../../../src/cli/main';
 import { CapturedIo } from '../../unit/support/CapturedIo';
 import { fixture, json, replay, WireServer } from '../../unit/support/wireServer';
 
-export async function cli(argv: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
+export async function cli(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; out: string; err: string }> {
   const io = new CapturedIo(cwd, env);
   const code = await main(argv, io);
   return { code, out: io.out, err: io.err };
@@ -23,7 +27,9 @@ export const CHAT_ARGS = ['--panel', 'panel.json', '--schema', 'city.schema.json
  * JSON was asked (so its check fails) and a cloud model that answers properly; `close` stops both servers.
  */
 export async function escalatingChatWorkspace(folder: string): Promise<{ close(): Promise<void> }> {
-  const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
+  const ollama = new WireServer()
+    .on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))))
+    .on('POST', '/api/chat', replay(fixture('ollama/chat-prose-instead-of-json.ndjson')));
   const cloud = new WireServer()
     .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }))
     .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));

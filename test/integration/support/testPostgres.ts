@@ -28,7 +28,8 @@ export function startPostgres(): TestPostgres {
     down: () => execFileSync('bash', [SCRIPT, 'down', folder]),
     up: () => execFileSync('bash', [SCRIPT, 'up', folder]),
     // The password goes to the script in its environment, never on a command line.
-    passwordRole: (role, password) => execFileSync('bash', [SCRIPT, 'password-role', folder, role], { env: { ...process.env, ROLE_PASSWORD: password } }),
+    passwordRole: (role, password) =>
+      execFileSync('bash', [SCRIPT, 'password-role', folder, role], { env: { ...process.env, ROLE_PASSWORD: password } }),
   };
 }
 
@@ -66,7 +67,11 @@ export async function cutFlushMidway(url: string, table: string, flush: () => Pr
     const flushing = flush();
     let waiting: { pid: number }[] = [];
     while (waiting.length === 0) {
-      waiting = (await blocker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`)).rows;
+      waiting = (
+        await blocker.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`,
+        )
+      ).rows;
     }
     await blocker.query('SELECT pg_terminate_backend($1)', [waiting[0]?.pid]);
     const outcome = await flushing.then(

@@ -63,7 +63,10 @@ describe('Rung in a workspace nobody trusted', function () {
         ],
         maxOutputPrice: 1000,
         routing: { explorePaid: true },
-        providers: { ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' }, cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` } },
+        providers: {
+          ollama: { kind: 'ollama', baseUrl: 'http://127.0.0.1:9' },
+          cloud: { kind: 'openai-compatible', baseUrl: `${providers.cloudUrl}/v1` },
+        },
       }),
     );
     // The user's own setting says where Ollama listens: user settings hold in restricted mode too.
@@ -77,7 +80,8 @@ describe('Rung in a workspace nobody trusted', function () {
   });
 
   after(async () => {
-    for (const setting of ['ollamaHost', 'maxOutputPrice', 'routing.explore']) await vscode.workspace.getConfiguration('rung').update(setting, undefined, vscode.ConfigurationTarget.Global);
+    for (const setting of ['ollamaHost', 'maxOutputPrice', 'routing.explore'])
+      await vscode.workspace.getConfiguration('rung').update(setting, undefined, vscode.ConfigurationTarget.Global);
     await providers?.close();
   });
 
@@ -86,16 +90,21 @@ describe('Rung in a workspace nobody trusted', function () {
     assert.deepEqual(api.failedFeatures, []);
   });
 
-  it('ignores the panel file\'s providers, leaving out the model on its own server', async () => {
+  it("ignores the panel file's providers, leaving out the model on its own server", async () => {
     // Not just any panel with the cheap model: with no panel file read yet, Rung builds one from the
     // models the user's Ollama lists, and that one has no cloud model either.
     // And the one read after the user's Ollama address was set: the file was written first.
-    const panel = await eventually('the session to open on the panel file and the user\'s Ollama address', async () => {
+    const panel = await eventually("the session to open on the panel file and the user's Ollama address", async () => {
       const snapshot = (await api.session()).snapshot({ limit: 0 });
       const current = snapshot.panel;
-      return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl ? current : undefined;
+      return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl
+        ? current
+        : undefined;
     });
-    assert.deepEqual(panel.models.map((model) => model.slug), [CHEAP_MODEL, FILE_ONLY_MODEL, PAID_MODEL]);
+    assert.deepEqual(
+      panel.models.map((model) => model.slug),
+      [CHEAP_MODEL, FILE_ONLY_MODEL, PAID_MODEL],
+    );
     assert.equal(panel.providers.cloud, undefined);
   });
 
@@ -106,29 +115,41 @@ describe('Rung in a workspace nobody trusted', function () {
     assert.equal(panel.maxOutputPrice, 20, "the user's price cap, not the workspace's 1000");
     assert.equal(panel.routing.explorePaid, false);
     assert.equal(panel.routing.attemptTimeoutSeconds, undefined, "the workspace's day-long attempt timeout is not read");
-    assert.equal(vscode.workspace.getConfiguration('rung').get('dailyBudget'), null, "VS Code itself gives no workspace budget in restricted mode");
+    assert.equal(
+      vscode.workspace.getConfiguration('rung').get('dailyBudget'),
+      null,
+      'VS Code itself gives no workspace budget in restricted mode',
+    );
   });
 
-  it('checks an edit without the workspace\'s check command, and never calls the workspace\'s server', async () => {
+  it("checks an edit without the workspace's check command, and never calls the workspace's server", async () => {
     const file = join(folder, 'math.ts');
     writeFileSync(file, 'export function add(a: number, b: number): number {\n  return a + b;\n}\n');
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
     editor.selection = new vscode.Selection(0, 0, 2, 1);
     providers.cheapAnswer = () => '```ts\nexport function add(a: number, b: number): number {\n  return a + b; // checked\n}\n```\n';
-    const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>('rung.editSelection', { instruction: 'add a comment to the return' });
+    const result = await vscode.commands.executeCommand<{ callId: string; model: string | undefined; shown: boolean }>(
+      'rung.editSelection',
+      { instruction: 'add a comment to the return' },
+    );
     assert.ok(result?.shown, 'the edit is shown as a diff');
     assert.equal(result.model, CHEAP_MODEL);
     const rows = (await api.session()).explain(result.callId);
     assert.equal(rows[0]?.verdictReason, 'the file parses with the edit in place', 'the syntax check alone judged it');
-    assert.equal(existsSync(marker), false, 'the workspace\'s check command never ran');
+    assert.equal(existsSync(marker), false, "the workspace's check command never ran");
     assert.equal(await vscode.commands.executeCommand('rung.rejectEdit'), true);
-    assert.deepEqual(providers.requests.filter((request) => request.server === 'cloud'), [], 'nothing reached the server the panel file named');
+    assert.deepEqual(
+      providers.requests.filter((request) => request.server === 'cloud'),
+      [],
+      'nothing reached the server the panel file named',
+    );
     assert.ok(readFileSync(file, 'utf8').includes('return a + b;\n'));
   });
 
   it("keeps the ledger and its decision log in the extension's storage, writing nothing into the folder's .rung", async () => {
     const ledgerPath = (await api.session()).snapshot({ limit: 0 }).ledgerPath;
     assert.ok(ledgerPath !== null && !ledgerPath.startsWith(folder), `the ledger ${String(ledgerPath)} is outside ${folder}`);
-    for (const name of ['ledger.sqlite', 'decisions.jsonl', '.gitignore']) assert.equal(existsSync(join(folder, '.rung', name)), false, `no ${name} in the folder's .rung`);
+    for (const name of ['ledger.sqlite', 'decisions.jsonl', '.gitignore'])
+      assert.equal(existsSync(join(folder, '.rung', name)), false, `no ${name} in the folder's .rung`);
   });
 });

@@ -29,7 +29,9 @@ describe('rung replay --decisions', () => {
   it('refuses to replace the outcomes file it was given, and leaves it as it was', async () => {
     expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'outcomes.jsonl'], io)).toBe(EXIT_USAGE);
     expect(readFileSync(join(dir, 'outcomes.jsonl'), 'utf8')).toBe(outcomes);
-    expect(io.err).toContain(`--decisions ${join(dir, 'outcomes.jsonl')} holds ${outcomes.trim().split('\n').length} lines that are not decision rows`);
+    expect(io.err).toContain(
+      `--decisions ${join(dir, 'outcomes.jsonl')} holds ${outcomes.trim().split('\n').length} lines that are not decision rows`,
+    );
     expect(io.err).toContain('it was left as it is');
     expect(io.out).toBe('');
   });
@@ -39,7 +41,9 @@ describe('rung replay --decisions', () => {
     const log = join(dir, '.rung', 'decisions.jsonl');
     const before = readFileSync(log, 'utf8');
     const again = new CapturedIo(dir);
-    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--decisions', '.rung/decisions.jsonl'], again)).toBe(EXIT_USAGE);
+    expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--decisions', '.rung/decisions.jsonl'], again)).toBe(
+      EXIT_USAGE,
+    );
     expect(readFileSync(log, 'utf8')).toBe(before);
     expect(again.err).toContain('is the decision log beside --ledger');
   });
@@ -52,7 +56,7 @@ describe('rung replay --decisions', () => {
     expect(io.err).toContain('holds decision rows that no replay wrote');
   });
 
-  it('replaces an earlier replay\'s rows, as a rerun into the same file wants', async () => {
+  it("replaces an earlier replay's rows, as a rerun into the same file wants", async () => {
     writeFileSync(join(dir, 'study.jsonl'), await replayRows());
     expect(await main(['replay', 'outcomes.jsonl', '--decisions', 'study.jsonl'], io)).toBe(EXIT_OK);
     const calls = new Set(parseDecisionLines(readFileSync(join(dir, 'study.jsonl'), 'utf8')).rows.map((row) => row.call.split('/')[0]));
@@ -102,7 +106,9 @@ describe('rung replay with a model some rows lack', () => {
 describe('rung evaluate --log', () => {
   it('says a file with no decision row in it is not a decision log, as bad input', async () => {
     expect(await main(['evaluate', '--log', 'outcomes.jsonl', '--policy', 'open=tiny'], io)).toBe(EXIT_USAGE);
-    expect(io.err).toContain(`rung evaluate: --log outcomes.jsonl holds no decision rows (${outcomes.trim().split('\n').length} lines, none of them one): name a decision log`);
+    expect(io.err).toContain(
+      `rung evaluate: --log outcomes.jsonl holds no decision rows (${outcomes.trim().split('\n').length} lines, none of them one): name a decision log`,
+    );
     expect(io.err).not.toContain('propensity');
   });
 
@@ -123,14 +129,21 @@ describe('rung evaluate with a torn line in the log', () => {
 });
 
 describe('rung rank --ledger', () => {
-  const panel = JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }, { slug: 'large', provider: 'openrouter' }] });
+  const panel = JSON.stringify({
+    models: [
+      { slug: 'tiny', provider: 'openrouter' },
+      { slug: 'large', provider: 'openrouter' },
+    ],
+  });
 
   it('fails on a ledger it cannot read, as rung ledger show does, instead of ranking from the priors with exit 0', async () => {
     writeFileSync(join(dir, 'panel.json'), panel);
     writeFileSync(join(dir, 'ledger.sqlite'), 'not a database');
     expect(await main(['rank', '--panel', 'panel.json', '--class', 'chat', '--ledger', 'ledger.sqlite'], io)).toBe(EXIT_FAILED);
     expect(io.out).toBe('');
-    expect(io.err).toBe(`rung rank: the ledger ${join(dir, 'ledger.sqlite')} is not a readable SQLite database (file is not a database); showing nothing\n`);
+    expect(io.err).toBe(
+      `rung rank: the ledger ${join(dir, 'ledger.sqlite')} is not a readable SQLite database (file is not a database); showing nothing\n`,
+    );
     expect(readFileSync(join(dir, 'ledger.sqlite'), 'utf8')).toBe('not a database');
   });
 
@@ -154,7 +167,9 @@ describe('a named file that is not UTF-8 text', () => {
   it('says the outcomes are gzip-compressed rather than showing their bytes as bad JSON', async () => {
     writeFileSync(join(dir, 'outcomes.jsonl.gz'), gzipSync(outcomes));
     expect(await main(['replay', 'outcomes.jsonl.gz'], io)).toBe(EXIT_USAGE);
-    expect(io.err).toContain(`rung replay: cannot read outcomes file ${join(dir, 'outcomes.jsonl.gz')}: it is gzip-compressed; decompress it first (gunzip)\n`);
+    expect(io.err).toContain(
+      `rung replay: cannot read outcomes file ${join(dir, 'outcomes.jsonl.gz')}: it is gzip-compressed; decompress it first (gunzip)\n`,
+    );
   });
 
   it('says a panel is UTF-16, as Windows PowerShell writes, and to save it as UTF-8', async () => {
@@ -176,7 +191,9 @@ describe('--ledger naming a file that is not an SQLite database', () => {
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'outcomes.jsonl'], io)).toBe(EXIT_USAGE);
     expect(readFileSync(join(dir, 'outcomes.jsonl'), 'utf8')).toBe(outcomes);
     expect(readdirSync(dir)).toEqual(['outcomes.jsonl']);
-    expect(io.err).toContain(`rung replay: ${join(dir, 'outcomes.jsonl')} is not a ledger: it is not an SQLite database at all; it was left as it is.`);
+    expect(io.err).toContain(
+      `rung replay: ${join(dir, 'outcomes.jsonl')} is not a ledger: it is not an SQLite database at all; it was left as it is.`,
+    );
   });
 
   it('refuses it for ledger reset too', async () => {
@@ -197,7 +214,11 @@ describe('--ledger naming a file that is not an SQLite database', () => {
     writeFileSync(join(dir, '.rung', 'ledger.sqlite'), 'overwritten by a disk fault\n');
     expect(await main(['ledger', 'reset', '--yes'], io)).toBe(EXIT_OK);
     expect(io.err).toMatch(/ledger\.sqlite .*; it was moved to .*ledger\.sqlite\.corrupt-\d+ and a fresh ledger started/);
-    expect(readFileSync(join(dir, '.rung', 'ledger.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    expect(
+      readFileSync(join(dir, '.rung', 'ledger.sqlite'))
+        .subarray(0, 15)
+        .toString('latin1'),
+    ).toBe('SQLite format 3');
   });
 
   it('still starts a ledger in an empty file, a ledger never written', async () => {

@@ -14,7 +14,11 @@ import { openStore } from '../../../src/core/store/openStore';
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
-const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+const schema = {
+  type: 'object',
+  required: ['city', 'population'],
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+};
 
 let workspace: string;
 const servers: WireServer[] = [];
@@ -35,7 +39,9 @@ afterEach(async () => {
  */
 async function setUp(ollamaChat: Route, cloudChat: Route, env: Record<string, string | undefined> = { RUNG_OPENROUTER_API_KEY: KEY }) {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
-  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  const cloud = new WireServer()
+    .on('POST', '/api/v1/chat/completions', cloudChat)
+    .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
   writeTwoRungPanel(workspace, ollamaUrl, cloudUrl);
@@ -69,7 +75,12 @@ describe('rung chat', () => {
       checked: 'checked: JSON schema',
       cost: expect.any(Number),
       attempts: [
-        { model: 'qwen2.5:3b', verdict: 'fail', reason: 'no JSON found in the answer (neither bare nor in a ```json fence)', checks: ['JSON schema'] },
+        {
+          model: 'qwen2.5:3b',
+          verdict: 'fail',
+          reason: 'no JSON found in the answer (neither bare nor in a ```json fence)',
+          checks: ['JSON schema'],
+        },
         { model: 'openai/gpt-4o-mini', verdict: 'pass', reason: 'JSON matches the schema (bare)', checks: ['JSON schema'] },
       ],
     });
@@ -78,12 +89,16 @@ describe('rung chat', () => {
 
   it('checks for JSON when the prompt asks for it without a schema, climbs from prose, and names the check and the cost on the closing line', async () => {
     const { io, ollama } = await setUp(prose(), jsonAnswer());
-    const code = await runChatCommand(['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'], io, (location, opener, _options, said) =>
-      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--ledger', '.rung/ledger.sqlite', 'Give me the capital of France and its population as a JSON object.'],
+      io,
+      (location, opener, _options, said) => openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     expect(io.out).toContain('escalated from qwen2.5:3b to openai/gpt-4o-mini: no JSON in the answer');
-    expect(io.err).toMatch(/rung chat: answered by openai\/gpt-4o-mini \(pass: valid JSON \(the whole answer\)\); checked: JSON; cost \$0\.0000\d{3}\n/);
+    expect(io.err).toMatch(
+      /rung chat: answered by openai\/gpt-4o-mini \(pass: valid JSON \(the whole answer\)\); checked: JSON; cost \$0\.0000\d{3}\n/,
+    );
     // The words are the check: the provider is not put into JSON mode, nor sent a schema.
     expect(JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}').format).toBeUndefined();
     const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
@@ -96,7 +111,9 @@ describe('rung chat', () => {
   it('says on the closing line that an answer no check could judge went unchecked', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     expect(await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io)).toBe(0);
-    expect(io.err).toContain('rung chat: answered by qwen2.5:3b (unverified: no confidence from qwen2.5:3b: its server sent no log-probabilities); unchecked; cost $0\n');
+    expect(io.err).toContain(
+      'rung chat: answered by qwen2.5:3b (unverified: no confidence from qwen2.5:3b: its server sent no log-probabilities); unchecked; cost $0\n',
+    );
   });
 
   it('asks the providers for JSON and sends the key only to the cloud provider', async () => {
@@ -114,7 +131,9 @@ describe('rung chat', () => {
     cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
     const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', 'Give me Paris as JSON'], io);
     expect(code).toBe(EXIT_OK);
-    expect(io.err.split('\n').filter((line) => line.includes('catalog'))).toEqual(["rung chat: openrouter's catalog: fetch failed (HTTP 500) and there is no cache"]);
+    expect(io.err.split('\n').filter((line) => line.includes('catalog'))).toEqual([
+      "rung chat: openrouter's catalog: fetch failed (HTTP 500) and there is no cache",
+    ]);
   });
 
   it('prunes a cloud provider without a key, says which variable to set, and exits 1 when no answer stands', async () => {
@@ -128,21 +147,41 @@ describe('rung chat', () => {
   });
 
   it('never prints a key the provider rejected', async () => {
-    const { io } = await setUp(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const { io } = await setUp(
+      recordedStatus('ollama/chat-500-server-error.json'),
+      recordedStatus('openai/401-key-rejected.json', { KEY }),
+    );
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'hello'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/), checks: [] },
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'unavailable: openrouter: the API key was rejected (401)', checks: [] },
+      {
+        model: 'qwen2.5:3b',
+        verdict: 'provider-error',
+        reason: expect.stringMatching(/^provider-error: ollama: server error \(500\)/),
+        checks: [],
+      },
+      {
+        model: 'openai/gpt-4o-mini',
+        verdict: 'provider-error',
+        reason: 'unavailable: openrouter: the API key was rejected (401)',
+        checks: [],
+      },
     ]);
     expect(`${io.out}${io.err}`).not.toContain(KEY);
   });
 
   it('says each verdict once in the lines it prints for failed attempts', async () => {
-    const { io } = await setUp(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const { io } = await setUp(
+      recordedStatus('ollama/chat-500-server-error.json'),
+      recordedStatus('openai/401-key-rejected.json', { KEY }),
+    );
     expect(await runChatCommand(['--panel', 'panel.json', 'hello'], io)).toBe(1);
-    expect(io.err).toMatch(/rung chat: skipped qwen2\.5:3b \(provider-error: ollama: server error \(500\).*\); trying openai\/gpt-4o-mini\n/);
-    expect(io.err).toContain('rung chat: no answer stands; last attempt openai/gpt-4o-mini (provider-error: unavailable: openrouter: the API key was rejected (401))\n');
+    expect(io.err).toMatch(
+      /rung chat: skipped qwen2\.5:3b \(provider-error: ollama: server error \(500\).*\); trying openai\/gpt-4o-mini\n/,
+    );
+    expect(io.err).toContain(
+      'rung chat: no answer stands; last attempt openai/gpt-4o-mini (provider-error: unavailable: openrouter: the API key was rejected (401))\n',
+    );
     expect(io.err).not.toContain('provider-error: provider-error');
     // No model said a word, so stdout holds none: not even a blank line for a script to read as the answer.
     expect(io.out).toBe('');
@@ -173,12 +212,21 @@ describe('rung chat', () => {
     const chunk = JSON.stringify({ model: 'qwen2.5:3b', message: { role: 'assistant', content: 'and so on ' }, done: false });
     const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
     const { io } = await setUp(talker.route, jsonAnswer());
-    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'], io);
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'],
+      io,
+    );
     expect(code).toBe(0);
     expect(JSON.parse(io.out)).toMatchObject({
       model: 'openai/gpt-4o-mini',
       attempts: [
-        { model: 'qwen2.5:3b', verdict: 'provider-error', reason: expect.stringContaining('ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise') },
+        {
+          model: 'qwen2.5:3b',
+          verdict: 'provider-error',
+          reason: expect.stringContaining(
+            'ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise',
+          ),
+        },
         { model: 'openai/gpt-4o-mini', verdict: 'pass' },
       ],
     });
@@ -197,7 +245,10 @@ describe('rung chat', () => {
     const { io } = await setUp(prose(), jsonAnswer());
     const code = await runChatCommand(['--panel', 'panel.json', '--json', 'Describe Paris'], io);
     expect(code).toBe(0);
-    expect(JSON.parse(io.out)).toMatchObject({ model: 'qwen2.5:3b', attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
+    expect(JSON.parse(io.out)).toMatchObject({
+      model: 'qwen2.5:3b',
+      attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }],
+    });
   });
 
   it('asks the local model the confidence question by default, none with --confidence-check off, and refuses a mode it does not know', async () => {
@@ -208,7 +259,10 @@ describe('rung chat', () => {
     const off = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'off', '--json', 'Describe Paris'], off);
     expect(chats()).toBe(3);
-    expect(JSON.parse(off.out)).toMatchObject({ checked: 'unchecked', attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }] });
+    expect(JSON.parse(off.out)).toMatchObject({
+      checked: 'unchecked',
+      attempts: [{ verdict: 'unverified', reason: 'no verifier configured' }],
+    });
     const bad = new CapturedIo(workspace, io.env);
     expect(await runChatCommand(['--panel', 'panel.json', '--confidence-check', 'paid', 'Describe Paris'], bad)).toBe(EXIT_USAGE);
     expect(bad.err).toContain('--confidence-check must be off, local, all, not "paid"');
@@ -217,7 +271,9 @@ describe('rung chat', () => {
   it('checks an edit class for code but not a class that merely starts with "edit"', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
     await runChatCommand(['--panel', 'panel.json', '--class', 'editor', '--json', 'Describe Paris'], io);
-    expect(JSON.parse(io.out)).toMatchObject({ attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }] });
+    expect(JSON.parse(io.out)).toMatchObject({
+      attempts: [{ verdict: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }],
+    });
     const again = new CapturedIo(workspace, io.env);
     await runChatCommand(['--panel', 'panel.json', '--class', 'edit/typescript', '--json', 'Describe Paris'], again);
     // Neither answer holds code, so neither stands as an edit.
@@ -232,8 +288,10 @@ describe('rung chat', () => {
 
   it('learns into the workspace ledger and writes both decision rows beside it with --ledger', async () => {
     const { io } = await setUp(prose(), jsonAnswer());
-    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io, (location, opener, _options, said) =>
-      openStore(location, { clock: opener.clock, log: () => {}, ...said }),
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'],
+      io,
+      (location, opener, _options, said) => openStore(location, { clock: opener.clock, log: () => {}, ...said }),
     );
     expect(code).toBe(0);
     const { rows } = parseDecisionLines(readFileSync(join(workspace, '.rung', 'decisions.jsonl'), 'utf8'));
@@ -257,12 +315,18 @@ describe('rung chat', () => {
     const opened: string[] = [];
     writeFileSync(join(workspace, 'nonsense.json'), '{"type": "nonsense"}');
     writeFileSync(join(workspace, 'list.json'), '[1, 2]');
-    const code = await runChatCommand(['--panel', 'panel.json', '--schema', 'nonsense.json', '--ledger', '.rung/ledger.sqlite', 'hi'], io, (location, opener, _options, said) => {
-      opened.push(JSON.stringify(location));
-      return openStore(location, { clock: opener.clock, log: () => {}, ...said });
-    });
+    const code = await runChatCommand(
+      ['--panel', 'panel.json', '--schema', 'nonsense.json', '--ledger', '.rung/ledger.sqlite', 'hi'],
+      io,
+      (location, opener, _options, said) => {
+        opened.push(JSON.stringify(location));
+        return openStore(location, { clock: opener.clock, log: () => {}, ...said });
+      },
+    );
     expect(code).toBe(EXIT_USAGE);
-    expect(io.err).toContain('rung chat: --schema nonsense.json is not a JSON Schema Rung can check: #/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)');
+    expect(io.err).toContain(
+      'rung chat: --schema nonsense.json is not a JSON Schema Rung can check: #/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)',
+    );
     expect(await runChatCommand(['--panel', 'panel.json', '--schema', 'list.json', 'hi'], io)).toBe(EXIT_USAGE);
     expect(io.err).toContain('--schema list.json is not a JSON Schema Rung can check: #: a schema is an object or a boolean, not an array');
     expect([...ollama.requests, ...cloud.requests].filter((request) => request.method === 'POST')).toHaveLength(0);
@@ -303,7 +367,9 @@ describe('rung chat', () => {
   it('names each pruned model once, without repeating "pruned"', async () => {
     const { io } = await setUp(prose(), jsonAnswer(), {});
     await runChatCommand(['--panel', 'panel.json', 'Describe Paris'], io);
-    expect(io.err).toContain('rung chat: pruned openai/gpt-4o-mini: provider openrouter unavailable: openrouter: no API key (set RUNG_OPENROUTER_API_KEY)\n');
+    expect(io.err).toContain(
+      'rung chat: pruned openai/gpt-4o-mini: provider openrouter unavailable: openrouter: no API key (set RUNG_OPENROUTER_API_KEY)\n',
+    );
     expect(io.err).not.toContain('pruned: ');
   });
 
@@ -332,7 +398,9 @@ describe('rung chat', () => {
     writeFileSync(join(workspace, 'big.txt'), line.repeat(Math.ceil(1_000_000 / line.length)).slice(0, 1_000_000));
     const stdin = { isTTY: false, readAll: () => readStreamText(createReadStream(join(workspace, 'big.txt'))) };
     expect(await main(['chat', '--panel', 'panel.json', '--json', '-'], { ...io, stdin })).toBe(EXIT_OK);
-    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as { messages: { content: string }[] };
+    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as {
+      messages: { content: string }[];
+    };
     expect(sent.messages.at(-1)?.content).toBe(readFileSync(join(workspace, 'big.txt'), 'utf8'));
   });
 
@@ -340,7 +408,9 @@ describe('rung chat', () => {
     const { io, ollama } = await setUp(prose(), jsonAnswer());
     writeFileSync(join(workspace, 'prompt.txt'), '  Describe Paris\n  in two lines.\n');
     expect(await runChatCommand(['--panel', 'panel.json', '--prompt-file', 'prompt.txt'], io)).toBe(EXIT_OK);
-    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as { messages: { content: string }[] };
+    const sent = JSON.parse(ollama.requests.find((request) => request.path === '/api/chat')?.body ?? '{}') as {
+      messages: { content: string }[];
+    };
     expect(sent.messages.at(-1)?.content).toBe('  Describe Paris\n  in two lines.\n');
   });
 
@@ -348,7 +418,8 @@ describe('rung chat', () => {
     for (const flag of ['--help', '-h']) {
       const io = new CapturedIo(workspace, {});
       expect(await main(['chat', flag], io)).toBe(EXIT_OK);
-      for (const name of ['--panel', '--class', '--schema', '--verify-command', '--verify-timeout', '--ledger', '--json', '--prompt-file']) expect(io.out).toContain(name);
+      for (const name of ['--panel', '--class', '--schema', '--verify-command', '--verify-timeout', '--ledger', '--json', '--prompt-file'])
+        expect(io.out).toContain(name);
       const direct = new CapturedIo(workspace, {});
       expect(await runChatCommand([flag], direct)).toBe(EXIT_OK);
       expect(direct.out).toBe(io.out);
@@ -366,7 +437,9 @@ describe('rung chat', () => {
     const io = new CapturedIo(workspace, {});
     expect(await runChatCommand(['--panel', 'panel.json', '--verify-timeout', '300', 'hi'], io)).toBe(EXIT_USAGE);
     expect(io.err).toContain('--verify-timeout limits --verify-command, which is missing');
-    expect(await runChatCommand(['--panel', 'panel.json', '--verify-command', 'true', '--verify-timeout', 'soon', 'hi'], io)).toBe(EXIT_USAGE);
+    expect(await runChatCommand(['--panel', 'panel.json', '--verify-command', 'true', '--verify-timeout', 'soon', 'hi'], io)).toBe(
+      EXIT_USAGE,
+    );
     expect(io.err).toContain('--verify-timeout must be a whole number of milliseconds');
   });
 
@@ -382,7 +455,11 @@ describe('rung chat', () => {
 
 describe('rung chat with an OpenAI-compatible server on loopback', () => {
   /** The recorded OpenRouter answer as a local server would send it: its own model name and no cost. */
-  const localAnswer = () => replay(fixture('openai/chat-normal.sse').replaceAll('openai/gpt-4o-mini', 'qwen2.5-7b-instruct').replaceAll('"cost":0.00001455,', ''), sse);
+  const localAnswer = () =>
+    replay(
+      fixture('openai/chat-normal.sse').replaceAll('openai/gpt-4o-mini', 'qwen2.5-7b-instruct').replaceAll('"cost":0.00001455,', ''),
+      sse,
+    );
 
   it('opens with the keyless local model before a cloud model listed first, says why, and sends the cloud nothing', async () => {
     const local = new WireServer().on('POST', '/v1/chat/completions', localAnswer());
@@ -404,7 +481,20 @@ describe('rung chat with an OpenAI-compatible server on loopback', () => {
       }),
     );
     const io = new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY });
-    const code = await main(['chat', '--panel', 'panel.json', '--schema', 'city.schema.json', '--ledger', '.rung/ledger.sqlite', '--json', 'Give me Paris as JSON'], io);
+    const code = await main(
+      [
+        'chat',
+        '--panel',
+        'panel.json',
+        '--schema',
+        'city.schema.json',
+        '--ledger',
+        '.rung/ledger.sqlite',
+        '--json',
+        'Give me Paris as JSON',
+      ],
+      io,
+    );
     expect(code).toBe(EXIT_OK);
     expect(JSON.parse(io.out)).toEqual({
       answer: '{"city": "Paris", "population": 2102650}',

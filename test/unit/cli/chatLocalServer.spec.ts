@@ -44,7 +44,10 @@ async function setUp(models: string[]): Promise<CapturedIo> {
 
 const answer = () => serveBytes(fixtureBytes('openai/chat-normal.sse'), { every: 5 });
 /** The chat calls the server saw, less the confidence check's question about each answer. */
-const chats = () => (server as WireServer).requests.filter((seen) => seen.method === 'POST' && !seen.body.includes('judge whether a proposed answer to a request is correct'));
+const chats = () =>
+  (server as WireServer).requests.filter(
+    (seen) => seen.method === 'POST' && !seen.body.includes('judge whether a proposed answer to a request is correct'),
+  );
 
 describe('rung chat with a local server that reports its context window', () => {
   it('prunes the model the prompt is too long for, with the context reason, and answers from the next rung', async () => {

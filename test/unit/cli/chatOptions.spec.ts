@@ -19,8 +19,12 @@ describe('parseVerifyTimeout', () => {
 
 describe('checkProgressLine', () => {
   it('says which command, for how long so far, and when it will be given up on, in seconds', () => {
-    expect(checkProgressLine({ command: 'npm test', elapsedMs: 10_000, timeoutMs: 120_000 })).toBe('still checking `npm test` after 10 s (gives up at 120 s)');
-    expect(checkProgressLine({ command: 'make', elapsedMs: 2_500, timeoutMs: 7_200 })).toBe('still checking `make` after 2.5 s (gives up at 7.2 s)');
+    expect(checkProgressLine({ command: 'npm test', elapsedMs: 10_000, timeoutMs: 120_000 })).toBe(
+      'still checking `npm test` after 10 s (gives up at 120 s)',
+    );
+    expect(checkProgressLine({ command: 'make', elapsedMs: 2_500, timeoutMs: 7_200 })).toBe(
+      'still checking `make` after 2.5 s (gives up at 7.2 s)',
+    );
   });
 });
 
@@ -35,7 +39,32 @@ class PipedInput implements CliInput {
 
 describe('readChatCommandLine', () => {
   it('reads every flag and the prompt words', async () => {
-    const argv = ['--panel', 'p.json', '--class', 'edit', '--schema', 's.json', '--verify-command', 'npm test', '--verify-timeout', '30000', '--verify-env', 'DATABASE_URL', '--verify-env', 'CI', '--attempt-timeout', '90', '--confidence-check', 'all', '--ledger', 'postgres://ana@db/team', '--share-decisions', '--json', 'fix', 'it'];
+    const argv = [
+      '--panel',
+      'p.json',
+      '--class',
+      'edit',
+      '--schema',
+      's.json',
+      '--verify-command',
+      'npm test',
+      '--verify-timeout',
+      '30000',
+      '--verify-env',
+      'DATABASE_URL',
+      '--verify-env',
+      'CI',
+      '--attempt-timeout',
+      '90',
+      '--confidence-check',
+      'all',
+      '--ledger',
+      'postgres://ana@db/team',
+      '--share-decisions',
+      '--json',
+      'fix',
+      'it',
+    ];
     expect(await readChatCommandLine(argv, { cwd: '/' })).toEqual({
       panel: 'p.json',
       classKey: 'edit',
@@ -63,7 +92,9 @@ describe('readChatCommandLine', () => {
   it('refuses a mistyped flag before reading standard input', async () => {
     let reads = 0;
     const stdin: CliInput = { isTTY: false, readAll: () => Promise.resolve(`${reads++}`) };
-    await expect(readChatCommandLine(['--verify-timeout', '500', '-'], { cwd: '/', stdin })).rejects.toThrow('--verify-timeout limits --verify-command, which is missing');
+    await expect(readChatCommandLine(['--verify-timeout', '500', '-'], { cwd: '/', stdin })).rejects.toThrow(
+      '--verify-timeout limits --verify-command, which is missing',
+    );
     expect(reads).toBe(0);
   });
 
@@ -72,14 +103,18 @@ describe('readChatCommandLine', () => {
   });
 
   it('refuses --verify-timeout without a command to limit', async () => {
-    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-timeout', '500', 'hi'], { cwd: '/' })).rejects.toThrow('--verify-timeout limits --verify-command, which is missing');
+    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-timeout', '500', 'hi'], { cwd: '/' })).rejects.toThrow(
+      '--verify-timeout limits --verify-command, which is missing',
+    );
   });
 
   it('refuses --verify-env without a command, and a value that is not a variable name', async () => {
-    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-env', 'CI', 'hi'], { cwd: '/' })).rejects.toThrow('--verify-env names variables for --verify-command, which is missing');
-    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-command', 'npm test', '--verify-env', 'A=B', 'hi'], { cwd: '/' })).rejects.toThrow(
-      '--verify-env takes the name of an environment variable (letters, digits and _), not "A=B"',
+    await expect(readChatCommandLine(['--panel', 'p.json', '--verify-env', 'CI', 'hi'], { cwd: '/' })).rejects.toThrow(
+      '--verify-env names variables for --verify-command, which is missing',
     );
+    await expect(
+      readChatCommandLine(['--panel', 'p.json', '--verify-command', 'npm test', '--verify-env', 'A=B', 'hi'], { cwd: '/' }),
+    ).rejects.toThrow('--verify-env takes the name of an environment variable (letters, digits and _), not "A=B"');
   });
 });
 

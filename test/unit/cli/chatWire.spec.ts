@@ -30,7 +30,9 @@ afterEach(async () => {
 
 /** One cloud provider with two models (a cheap one the cascade tries first, a dear one above it) answering with `answers` in turn. */
 async function setUp(...answers: Route[]): Promise<CapturedIo> {
-  server = new WireServer().on('POST', '/api/v1/chat/completions', ...answers).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  server = new WireServer()
+    .on('POST', '/api/v1/chat/completions', ...answers)
+    .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   const url = await server.start();
   writeFileSync(
     join(workspace, 'panel.json'),
@@ -40,7 +42,10 @@ async function setUp(...answers: Route[]): Promise<CapturedIo> {
         { slug: 'openai/gpt-4o', provider: 'openrouter', role: 'top', price: { input: 2.5, output: 10 } },
       ],
       routing: { explore: 0 },
-      providers: { openrouter: { kind: 'openai-compatible', baseUrl: `${url}/api/v1` }, ollama: { kind: 'ollama', baseUrl: `${url}/no-ollama-here` } },
+      providers: {
+        openrouter: { kind: 'openai-compatible', baseUrl: `${url}/api/v1` },
+        ollama: { kind: 'ollama', baseUrl: `${url}/no-ollama-here` },
+      },
     }),
   );
   return new CapturedIo(workspace, { RUNG_OPENROUTER_API_KEY: KEY });
@@ -58,7 +63,9 @@ describe('rung chat on the wire as it really is', () => {
     expect(io.out).toContain(`escalated from openai/gpt-4o-mini to openai/gpt-4o: the model refused: ${REFUSAL}`);
     expect(io.out).toContain('{"city": "Paris", "population": 2102650}');
     expect(io.out.indexOf(REFUSAL)).toBeLessThan(io.out.indexOf('escalated'));
-    expect(io.err).toContain('answered by openai/gpt-4o (unverified: no confidence from openai/gpt-4o: its server sent no log-probabilities)');
+    expect(io.err).toContain(
+      'answered by openai/gpt-4o (unverified: no confidence from openai/gpt-4o: its server sent no log-probabilities)',
+    );
   });
 
   it('exits 1 when every rung refuses, with the last refusal printed and graded as a failure', async () => {
@@ -92,18 +99,29 @@ describe('rung chat on the wire as it really is', () => {
     const io = await setUp(serveBytes(fixtureBytes('openai/chat-llamacpp-error-field.sse'), everyFiveBytes));
     const code = await main(['chat', '--panel', 'panel.json', 'Summarise this long file'], io);
     expect(code).toBe(1);
-    const said = 'openrouter: the server reported an error mid-stream: the request exceeds the available context size. try increasing the context size or enable context shift';
+    const said =
+      'openrouter: the server reported an error mid-stream: the request exceeds the available context size. try increasing the context size or enable context shift';
     expect(io.err).toContain(`rung chat: skipped openai/gpt-4o-mini (provider-error: ${said}); trying openai/gpt-4o\n`);
     expect(io.err).toContain(`rung chat: no answer stands; last attempt openai/gpt-4o (provider-error: ${said})\n`);
   });
 
-  it('reports an event named error as a provider error in the server\'s words', async () => {
+  it("reports an event named error as a provider error in the server's words", async () => {
     const io = await setUp(serveBytes(fixtureBytes('openai/chat-error-event.sse'), everyFiveBytes));
     const code = await main(['chat', '--panel', 'panel.json', '--json', 'Look it up'], io);
     expect(code).toBe(1);
     expect(JSON.parse(io.out).attempts).toEqual([
-      { model: 'openai/gpt-4o-mini', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity', checks: [] },
-      { model: 'openai/gpt-4o', verdict: 'provider-error', reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity', checks: [] },
+      {
+        model: 'openai/gpt-4o-mini',
+        verdict: 'provider-error',
+        reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity',
+        checks: [],
+      },
+      {
+        model: 'openai/gpt-4o',
+        verdict: 'provider-error',
+        reason: 'provider-error: openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity',
+        checks: [],
+      },
     ]);
   });
 });

@@ -29,7 +29,9 @@ function writeLog(): string {
   const rows = [];
   for (let i = 0; i < 80; i++) {
     const model = i % 2 === 0 ? 'cheap' : 'dear';
-    rows.push(decisionRow({ call: `c${i}`, class: 'mmlu', candidates: ['cheap', 'dear'], model, propensity: 0.5, cost: model === 'dear' ? 10 : 1 }));
+    rows.push(
+      decisionRow({ call: `c${i}`, class: 'mmlu', candidates: ['cheap', 'dear'], model, propensity: 0.5, cost: model === 'dear' ? 10 : 1 }),
+    );
   }
   const { propensity: _none, ...old } = decisionRow({ call: 'old', model: 'dear' });
   writeFileSync(join(dir, 'decisions.jsonl'), [...rows, old].map((row) => JSON.stringify(row)).join('\n'));
@@ -57,7 +59,9 @@ describe('rung evaluate', () => {
     expect(io.out).toMatch(/doubly robust \(DR\) +\$1\.00 /);
     // As routed, half the calls cost $1 and half $10 ($5.50 a call); always opening with cheap is $1: 1/5.5 − 1,
     // ± 1.96 × the spread of 1 − y/5.5 over 80 calls (±0.818) / √80 / $5.50.
-    expect(io.out).toMatch(/against the calls as they were routed \(\$5\.50 a call, 100\.0% first-try\), by DR: cost −81\.8% \(±3\.3%\), first-try success \+0\.0 points/);
+    expect(io.out).toMatch(
+      /against the calls as they were routed \(\$5\.50 a call, 100\.0% first-try\), by DR: cost −81\.8% \(±3\.3%\), first-try success \+0\.0 points/,
+    );
   });
 
   it('prints no number and exits 1 when the log cannot support the policy', async () => {
@@ -105,7 +109,10 @@ describe('rung replay --policy', () => {
     writeFileSync(join(dir, 'outcomes.jsonl'), toJsonLines(makeOutcomes(20)));
     const code = await main(['replay', 'outcomes.jsonl', '--policy', 'open=mid', '--decisions', 'd.jsonl'], io);
     expect(code).toBe(EXIT_OK);
-    const rows = readFileSync(join(dir, 'd.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const rows = readFileSync(join(dir, 'd.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const openers = rows.filter((row) => row.escalation.length === 0);
     expect(openers.every((row) => row.model === 'mid')).toBe(true);
   });

@@ -46,7 +46,11 @@ async function seed(path = ledgerPath): Promise<void> {
 
 function seedDecisions(): void {
   mkdirSync(join(dir.path, '.rung'), { recursive: true });
-  const rows = [decisionRow({ call: 'c1', at: 1 }), decisionRow({ call: 'c2', at: 2, reason: 'measured 12/13 success class=plan' }), decisionRow({ call: 'c1', at: 3, verdict: 'fail', final: true })];
+  const rows = [
+    decisionRow({ call: 'c1', at: 1 }),
+    decisionRow({ call: 'c2', at: 2, reason: 'measured 12/13 success class=plan' }),
+    decisionRow({ call: 'c1', at: 3, verdict: 'fail', final: true }),
+  ];
   writeFileSync(decisionLogPath(ledgerPath), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
@@ -124,11 +128,18 @@ describe('rung ledger', () => {
     const [header, ...lines] = io.out.trim().split('\n');
     expect(header?.split(/\s+/)).toEqual(['at', 'source', 'call', 'class', 'rung', 'model', 'verdict', 'reason']);
     // The source sits between the time and the call id on every line.
-    expect(lines.map((line) => /^\S+\s+(.+?)\s+(chat|replay)-\S+\s/.exec(line)?.[1])).toEqual(['live', 'replay', 'replay open=qwen3:14b', 'replay']);
+    expect(lines.map((line) => /^\S+\s+(.+?)\s+(chat|replay)-\S+\s/.exec(line)?.[1])).toEqual([
+      'live',
+      'replay',
+      'replay open=qwen3:14b',
+      'replay',
+    ]);
   });
 
   it('lists the newest rows of one source with --source, past newer rows of another', async () => {
-    const replayed = Array.from({ length: 3 }, (_, i) => decisionRow({ call: `replay-1a2b3c4d/p${i}`, at: i, source: 'replay', policy: 'open=qwen3:14b' }));
+    const replayed = Array.from({ length: 3 }, (_, i) =>
+      decisionRow({ call: `replay-1a2b3c4d/p${i}`, at: i, source: 'replay', policy: 'open=qwen3:14b' }),
+    );
     const live = Array.from({ length: 30 }, (_, i) => decisionRow({ call: `chat-${i}`, at: 100 + i }));
     writeRows([...replayed, ...live]);
     expect(await runLedgerCommand(['decisions', '--source', 'replay', '--last', '2', '--json'], io)).toBe(0);
@@ -136,7 +147,9 @@ describe('rung ledger', () => {
     expect(JSON.parse(io.out)).toEqual(replayed.slice(1));
     io.out = '';
     expect(await runLedgerCommand(['decisions', '--source', 'live', '--json'], io)).toBe(0);
-    expect((JSON.parse(io.out) as { call: string; source?: string }[]).map((row) => [row.call, row.source])).toEqual(live.slice(-20).map((row) => [row.call, undefined]));
+    expect((JSON.parse(io.out) as { call: string; source?: string }[]).map((row) => [row.call, row.source])).toEqual(
+      live.slice(-20).map((row) => [row.call, undefined]),
+    );
   });
 
   it('says which sources the log holds when --source matches none of its rows', async () => {
@@ -162,7 +175,10 @@ describe('rung ledger', () => {
     await seed();
     seedDecisions();
     expect(await runLedgerCommand(['export', '--format', 'jsonl'], io)).toBe(0);
-    const records = io.out.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const records = io.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(records.map((record) => record.type)).toEqual(['rating', 'rating', 'decision', 'decision', 'decision']);
   });
 
@@ -211,7 +227,7 @@ describe('rung ledger', () => {
     expect(io.out).toBe('no ratings yet\n');
   });
 
-  it('merges a teammate\'s ledger once, and says so when asked again', async () => {
+  it("merges a teammate's ledger once, and says so when asked again", async () => {
     await seed();
     await seed(join(dir.path, 'teammate.sqlite'));
     expect(await runLedgerCommand(['merge', 'teammate.sqlite'], io)).toBe(0);
@@ -251,7 +267,9 @@ describe('rung ledger', () => {
     // JSON, but no row: counted with the rest of what was set aside, not as rows kept.
     appendFileSync(decisionLogPath(ledgerPath), '[1,2,3]\nnull\n');
     expect(await runLedgerCommand(['compact', '--max-rows', '10'], io)).toBe(0);
-    expect(io.out).toBe(`kept 3 decision rows, dropped 0 from ${decisionLogPath(ledgerPath)}\nmoved 2 lines that were not decision rows to ${decisionLogPath(ledgerPath)}.unreadable\n`);
+    expect(io.out).toBe(
+      `kept 3 decision rows, dropped 0 from ${decisionLogPath(ledgerPath)}\nmoved 2 lines that were not decision rows to ${decisionLogPath(ledgerPath)}.unreadable\n`,
+    );
   });
 
   it('says there is no ledger when compact finds neither a ledger nor a decision log, and creates nothing', async () => {
@@ -282,11 +300,19 @@ describe('rung ledger', () => {
   it('fails show, decisions and export on a damaged ledger with what was wrong, and leaves it alone', async () => {
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     writeFileSync(ledgerPath, 'not a database');
-    for (const argv of [['show'], ['show', '--json'], ['decisions'], ['export', '--format', 'jsonl'], ['export', '--format', 'csv', '--what', 'decisions']]) {
+    for (const argv of [
+      ['show'],
+      ['show', '--json'],
+      ['decisions'],
+      ['export', '--format', 'jsonl'],
+      ['export', '--format', 'csv', '--what', 'decisions'],
+    ]) {
       io.out = '';
       io.err = '';
       expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
-      expect(io.err).toBe(`rung ledger ${argv[0]}: the ledger ${ledgerPath} is not a readable SQLite database (file is not a database); showing nothing\n`);
+      expect(io.err).toBe(
+        `rung ledger ${argv[0]}: the ledger ${ledgerPath} is not a readable SQLite database (file is not a database); showing nothing\n`,
+      );
       expect(io.out).toBe('');
     }
     expect(readFileSync(ledgerPath, 'utf8')).toBe('not a database');
@@ -303,11 +329,19 @@ describe('rung ledger', () => {
     await seed();
     const logPath = decisionLogPath(ledgerPath);
     mkdirSync(logPath);
-    for (const argv of [['decisions'], ['decisions', '--call', 'c1'], ['export', '--format', 'jsonl'], ['export', '--format', 'csv', '--what', 'decisions'], ['compact']]) {
+    for (const argv of [
+      ['decisions'],
+      ['decisions', '--call', 'c1'],
+      ['export', '--format', 'jsonl'],
+      ['export', '--format', 'csv', '--what', 'decisions'],
+      ['compact'],
+    ]) {
       io.out = '';
       io.err = '';
       expect(await runLedgerCommand(argv, io), argv.join(' ')).toBe(1);
-      expect(io.err).toBe(`rung ledger ${argv[0]}: cannot use ${logPath} as the decision log: it is a directory, not a decision log file\n`);
+      expect(io.err).toBe(
+        `rung ledger ${argv[0]}: cannot use ${logPath} as the decision log: it is a directory, not a decision log file\n`,
+      );
       expect(io.out).toBe('');
     }
   });

@@ -53,13 +53,18 @@ describe('rung replay', () => {
     expect((summary.ratings as unknown[]).length).toBeGreaterThan(0);
   });
 
-  it('says on stderr, once, that it took over the decision log\'s lock from a process that no longer runs', async () => {
+  it("says on stderr, once, that it took over the decision log's lock from a process that no longer runs", async () => {
     mkdirSync(join(dir, '.rung'));
     const deadPid = anyDeadPid();
-    writeFileSync(join(dir, '.rung', 'decisions.jsonl.lock'), JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: io.clock.now() }));
+    writeFileSync(
+      join(dir, '.rung', 'decisions.jsonl.lock'),
+      JSON.stringify({ token: 'dead', pid: deadPid, host: hostname(), at: io.clock.now() }),
+    );
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
     expect(io.err.match(/took over the decision log lock/g)).toHaveLength(1);
-    expect(io.err).toContain(`rung replay: took over the decision log lock ${join(dir, '.rung', 'decisions.jsonl.lock')} from pid ${deadPid}`);
+    expect(io.err).toContain(
+      `rung replay: took over the decision log lock ${join(dir, '.rung', 'decisions.jsonl.lock')} from pid ${deadPid}`,
+    );
     expect(parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8')).rows.length).toBeGreaterThan(0);
   });
 
@@ -71,7 +76,7 @@ describe('rung replay', () => {
     expect(io.err).toMatch(/^rung replay: .*decisions\.jsonl/);
   });
 
-  it('gives each run its own call ids, so replaying into the same ledger twice never makes one run\'s rows the truth about the other\'s calls', async () => {
+  it("gives each run its own call ids, so replaying into the same ledger twice never makes one run's rows the truth about the other's calls", async () => {
     const callsOf = (text: string) => new Set(parseDecisionLines(text).rows.map((row) => row.call));
     const logPath = join(dir, '.rung', 'decisions.jsonl');
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--json'], io)).toBe(0);
@@ -94,13 +99,19 @@ describe('rung replay', () => {
     expect(io.out).toContain('oracle');
   });
 
-  it('lines every policy\'s figures up under the header, however long its label', async () => {
+  it("lines every policy's figures up under the header, however long its label", async () => {
     expect(await main(['replay', 'outcomes.jsonl'], io)).toBe(0);
     const lines = io.out.split('\n');
     const header = lines.findIndex((line) => line.startsWith('policy '));
     const accuracyEnd = (lines[header] as string).indexOf('accuracy') + 'accuracy'.length;
     const rows = lines.slice(header + 1, header + 6);
-    expect(rows.map((row) => row.split(/\s{2,}/)[0])).toEqual([expect.stringMatching(/^rung \(/), expect.stringMatching(/^best single/), 'price-order cascade', 'oracle', expect.stringMatching(/^simple online learner \(\d+ attempts\)$/)]);
+    expect(rows.map((row) => row.split(/\s{2,}/)[0])).toEqual([
+      expect.stringMatching(/^rung \(/),
+      expect.stringMatching(/^best single/),
+      'price-order cascade',
+      'oracle',
+      expect.stringMatching(/^simple online learner \(\d+ attempts\)$/),
+    ]);
     for (const row of rows) expect(row.search(/\d\.\d{4}\s+\d+\.\d{3}\s/) + 6).toBe(accuracyEnd);
   });
 
@@ -158,7 +169,15 @@ describe('rung replay', () => {
   });
 
   it('refuses a panel that names a model the outcomes do not grade, naming it, with exit 2', async () => {
-    write('panel.json', JSON.stringify({ models: [{ slug: 'tiny', provider: 'openrouter' }, { slug: 'ghost', provider: 'openrouter' }] }));
+    write(
+      'panel.json',
+      JSON.stringify({
+        models: [
+          { slug: 'tiny', provider: 'openrouter' },
+          { slug: 'ghost', provider: 'openrouter' },
+        ],
+      }),
+    );
     expect(await main(['replay', 'outcomes.jsonl', '--panel', 'panel.json'], io)).toBe(2);
     expect(io.err).toContain('panel.json: invalid panel');
     expect(io.err).toMatch(/models\[1\]\.slug: "ghost" is not graded by the outcomes/);
@@ -214,7 +233,9 @@ describe('rung rank', () => {
     expect(await main(['rank', '--panel', 'panel.json', '--class', 'plan', '--tools'], io)).toBe(0);
     const lines = io.out.split('\n');
     expect(lines[0]).toBe('rung rank: class plan');
-    expect(lines.find((line) => line.startsWith(' 1. '))).toMatch(/^ 1\. qwen3:14b\s+ollama\s+ability 0\.62\s+\$0\.00\S*\/call\s+no-measured-profiles tier2$/);
+    expect(lines.find((line) => line.startsWith(' 1. '))).toMatch(
+      /^ 1\. qwen3:14b\s+ollama\s+ability 0\.62\s+\$0\.00\S*\/call\s+no-measured-profiles tier2$/,
+    );
     // Pruned in walk order: the ladder puts the small local model before the cloud one. The heading
     // says "pruned" once; the lines under it give the cause alone.
     expect(io.out).toMatch(/\n\npruned:\n\s+qwen2\.5:3b\s+needs tools\n\s+opus\s+output price 75\.00 > cap 20\.00\n$/);
@@ -224,7 +245,11 @@ describe('rung rank', () => {
   it('prints the same ranking as one JSON object with --json', async () => {
     write('panel.json', JSON.stringify(panel));
     expect(await main(['rank', '--panel', 'panel.json', '--class', 'edit', '--shape', 'typescript', '--json'], io)).toBe(0);
-    const ranking = JSON.parse(io.out) as { class: string; candidates: { model: string; reason: string }[]; pruned: { model: string; reason: string }[] };
+    const ranking = JSON.parse(io.out) as {
+      class: string;
+      candidates: { model: string; reason: string }[];
+      pruned: { model: string; reason: string }[];
+    };
     expect(ranking.class).toBe('edit/typescript');
     expect(ranking.candidates.map((c) => c.model)).toEqual(['qwen2.5:3b', 'qwen3:14b']);
     expect(ranking.candidates[0]?.reason).toBe('no-measured-profiles tier1');
@@ -250,7 +275,9 @@ describe('rung rank', () => {
     write('panel.json', JSON.stringify(panel));
     const nowhere = new CapturedIo(dir, { OLLAMA_HOST: (await vacantAddress()).url });
     expect(await main(['rank', '--class', 'plan'], nowhere)).toBe(2);
-    expect(nowhere.err).toMatch(/^rung rank: missing --panel FILE: there is no .*panel\.json, and no local Ollama answered at .*\nusage: rung rank/);
+    expect(nowhere.err).toMatch(
+      /^rung rank: missing --panel FILE: there is no .*panel\.json, and no local Ollama answered at .*\nusage: rung rank/,
+    );
     const other = new CapturedIo(dir);
     expect(await main(['rank', '--panel', 'panel.json'], other)).toBe(2);
     expect(other.err).toContain('usage: rung rank');
@@ -288,7 +315,8 @@ describe('rung --help', () => {
         expect(io.out.startsWith(`usage: ${usage.name} `)).toBe(true);
         // A description wrapped onto more lines reads as one once the continuation indent is joined.
         const help = io.out.replace(/\n {28}/g, ' ');
-        for (const [name, spec] of Object.entries(usage.flags)) expect(help).toMatch(new RegExp(`\\n {2}--${name}\\b.*\\s{2}${escape(spec.description)}`));
+        for (const [name, spec] of Object.entries(usage.flags))
+          expect(help).toMatch(new RegExp(`\\n {2}--${name}\\b.*\\s{2}${escape(spec.description)}`));
       });
     }
   }
@@ -356,7 +384,9 @@ describe('rung exit codes', () => {
       io.stderr(text);
       if (text.includes('(1 of 3)')) setImmediate(() => stop.abort());
     };
-    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, stderr, stderrIsTTY: true, signal: stop.signal })).toBe(EXIT_STOPPED);
+    expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3'], { ...io, stderr, stderrIsTTY: true, signal: stop.signal })).toBe(
+      EXIT_STOPPED,
+    );
     expect(io.err).toContain('(1 of 3)');
     expect(io.err).not.toContain('(2 of 3)');
     expect(io.err.endsWith('rung replay: stopped by the user\n')).toBe(true);
@@ -398,24 +428,31 @@ describe('rung and a folder it cannot write', () => {
     ledger.observe([{ model: 'tiny', classKey: 'plan', success: true, at: io.clock.now() }]);
     await ledger.close();
     expect(await main(['ledger', 'merge', 'other.sqlite', '--ledger', 'notes/.rung/ledger.sqlite'], io)).toBe(EXIT_FAILED);
-    expect(io.err).toMatch(/^rung ledger merge: cannot use the ledger .*: cannot create .*notes\/\.rung: .*notes is a file, not a folder; move that file/);
+    expect(io.err).toMatch(
+      /^rung ledger merge: cannot use the ledger .*: cannot create .*notes\/\.rung: .*notes is a file, not a folder; move that file/,
+    );
   });
 
   // chmod does not stop root, and CI runs the tests as root: there the case above, which stops root
   // too, stands in for this one.
   const isRoot = process.getuid?.() === 0;
-  it.skipIf(isRoot)('names a read-only folder and how to fix it, instead of a raw EACCES on the lock (skipped as root, whom chmod does not stop)', async () => {
-    const folder = join(dir, 'locked');
-    mkdirSync(folder);
-    chmodSync(folder, 0o555);
-    try {
-      expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'locked/ledger.sqlite'], io)).toBe(EXIT_FAILED);
-      expect(io.err).toContain(`cannot write in the folder ${folder} (permission denied); give yourself write access to it (chmod u+w ${folder})`);
-      expect(io.err).not.toContain('EACCES');
-    } finally {
-      chmodSync(folder, 0o755);
-    }
-  });
+  it.skipIf(isRoot)(
+    'names a read-only folder and how to fix it, instead of a raw EACCES on the lock (skipped as root, whom chmod does not stop)',
+    async () => {
+      const folder = join(dir, 'locked');
+      mkdirSync(folder);
+      chmodSync(folder, 0o555);
+      try {
+        expect(await main(['replay', 'outcomes.jsonl', '--ledger', 'locked/ledger.sqlite'], io)).toBe(EXIT_FAILED);
+        expect(io.err).toContain(
+          `cannot write in the folder ${folder} (permission denied); give yourself write access to it (chmod u+w ${folder})`,
+        );
+        expect(io.err).not.toContain('EACCES');
+      } finally {
+        chmodSync(folder, 0o755);
+      }
+    },
+  );
 });
 
 describe('rung replay beside a ledger', () => {
@@ -429,12 +466,19 @@ describe('rung replay beside a ledger', () => {
     expect(JSON.parse(shown.out)).toEqual(rows.slice(-5));
   });
 
-  it('marks the rows it adds to a shared decision log as a replay of a named policy, and still reads the user\'s older rows', async () => {
+  it("marks the rows it adds to a shared decision log as a replay of a named policy, and still reads the user's older rows", async () => {
     mkdirSync(join(dir, '.rung'), { recursive: true });
     // A routed call from before rows had a source, in the oldest shape a row has had, and one from a
     // newer Rung with a source this one does not know: both must still load.
     const older = JSON.stringify({ call: 'chat-1', model: 'qwen2.5:3b', verdict: 'pass', at: Date.UTC(2026, 10, 30) });
-    const newer = JSON.stringify({ v: 1, call: 'chat-2', model: 'qwen2.5:3b', verdict: 'fail', source: 'benchmark-9', at: Date.UTC(2026, 10, 30, 1) });
+    const newer = JSON.stringify({
+      v: 1,
+      call: 'chat-2',
+      model: 'qwen2.5:3b',
+      verdict: 'fail',
+      source: 'benchmark-9',
+      at: Date.UTC(2026, 10, 30, 1),
+    });
     writeFileSync(join(dir, '.rung', 'decisions.jsonl'), `${older}\n${newer}\n`);
     expect(await main(['replay', 'outcomes.jsonl', '--ledger', '.rung/ledger.sqlite', '--policy', 'open=mid', '--json'], io)).toBe(0);
     const { rows, skipped } = parseDecisionLines(readFileSync(join(dir, '.rung', 'decisions.jsonl'), 'utf8'));
@@ -444,7 +488,8 @@ describe('rung replay beside a ledger', () => {
     expect(user).not.toHaveProperty('source');
     expect(newerUser?.source).toBe('benchmark-9');
     expect(replayed.length).toBeGreaterThan(0);
-    for (const row of replayed) expect(row).toMatchObject({ source: 'replay', policy: 'open=mid', call: expect.stringMatching(/^replay-[0-9a-f]{8}\//) });
+    for (const row of replayed)
+      expect(row).toMatchObject({ source: 'replay', policy: 'open=mid', call: expect.stringMatching(/^replay-[0-9a-f]{8}\//) });
   });
 
   it('labels the policy it ran with its spec, not as rung, in the table and the verdict', async () => {
@@ -469,7 +514,11 @@ describe('rung replay beside a ledger', () => {
 describe('rung replay progress', () => {
   it('shows which seed is running on a terminal, and clears the line at the end', async () => {
     expect(await main(['replay', 'outcomes.jsonl', '--seeds', '3', '--seed', '7'], { ...io, stderrIsTTY: true })).toBe(0);
-    expect(io.err).toBe(['rung replay: seed 7 (1 of 3)…', 'rung replay: seed 8 (2 of 3)…', 'rung replay: seed 9 (3 of 3)…', ''].map((text) => `\r${text}\u001b[K`).join(''));
+    expect(io.err).toBe(
+      ['rung replay: seed 7 (1 of 3)…', 'rung replay: seed 8 (2 of 3)…', 'rung replay: seed 9 (3 of 3)…', '']
+        .map((text) => `\r${text}\u001b[K`)
+        .join(''),
+    );
     expect(io.out).toMatch(/seeds 7,8,9/);
   });
 

@@ -29,7 +29,11 @@ afterEach(async () => {
 async function startOllama(): Promise<string> {
   ollama = new WireServer()
     .on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))))
-    .on('POST', '/api/show', (response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(fixture('ollama/show-smollm2-1.7b.json')))
+    .on(
+      'POST',
+      '/api/show',
+      (response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(fixture('ollama/show-smollm2-1.7b.json')),
+    )
     .on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')));
   const url = await ollama.start();
   return url;
@@ -45,18 +49,23 @@ describe('rung without --panel', () => {
     expect(ollama?.requests.some((request) => request.path === '/api/chat')).toBe(true);
   });
 
-  it('takes the workspace\'s .rung/panel.json first, and asks no Ollama for models', async () => {
+  it("takes the workspace's .rung/panel.json first, and asks no Ollama for models", async () => {
     const url = await startOllama();
     mkdirSync(join(workspace, '.rung'));
-    writeFileSync(join(workspace, '.rung', 'panel.json'), JSON.stringify({ models: [{ slug: 'qwen3:14b', provider: 'ollama', role: 'mid' }], routing: { explore: 0 } }));
+    writeFileSync(
+      join(workspace, '.rung', 'panel.json'),
+      JSON.stringify({ models: [{ slug: 'qwen3:14b', provider: 'ollama', role: 'mid' }], routing: { explore: 0 } }),
+    );
     const io = new CapturedIo(workspace, { OLLAMA_HOST: url });
     expect(await main(['rank', '--class', 'chat', '--json'], io)).toBe(0);
     expect(io.err).toBe(`rung rank: panel from ${join(workspace, '.rung', 'panel.json')}\n`);
-    expect((JSON.parse(io.out) as { candidates: { model: string }[] }).candidates.map((candidate) => candidate.model)).toEqual(['qwen3:14b']);
+    expect((JSON.parse(io.out) as { candidates: { model: string }[] }).candidates.map((candidate) => candidate.model)).toEqual([
+      'qwen3:14b',
+    ]);
     expect(ollama?.requests.filter((request) => request.path === '/api/show')).toEqual([]);
   });
 
-  it('ranks the Ollama\'s models with the tools and context /api/show gave', async () => {
+  it("ranks the Ollama's models with the tools and context /api/show gave", async () => {
     const url = await startOllama();
     const io = new CapturedIo(workspace, { OLLAMA_HOST: url });
     expect(await main(['rank', '--class', 'chat', '--tools', '--context', '9000', '--json'], io)).toBe(0);
@@ -71,7 +80,9 @@ describe('rung without --panel', () => {
     const io = new CapturedIo(workspace, { OLLAMA_HOST: url });
     expect(await main(['chat', 'hello'], io)).toBe(2);
     const [said, usage] = io.err.split('\n');
-    expect(said).toBe(`rung chat: missing --panel FILE: there is no ${join(workspace, '.rung', 'panel.json')}, and no local Ollama answered at ${url} (ECONNREFUSED)`);
+    expect(said).toBe(
+      `rung chat: missing --panel FILE: there is no ${join(workspace, '.rung', 'panel.json')}, and no local Ollama answered at ${url} (ECONNREFUSED)`,
+    );
     expect(usage).toMatch(/^usage: rung chat \[--panel FILE\]/);
   });
 
@@ -80,6 +91,8 @@ describe('rung without --panel', () => {
     writeFileSync(join(workspace, '.rung', 'panel.json'), '{\n  "models": [{ "slug": "a", "provider": "ollama", "rol": "base" }]\n}\n');
     const io = new CapturedIo(workspace, { OLLAMA_HOST: (await vacantAddress()).url });
     expect(await main(['rank', '--class', 'chat'], io)).toBe(2);
-    expect(io.err).toBe(`rung rank: ${join(workspace, '.rung', 'panel.json')}: invalid panel\n  - models[0]: unknown key "rol"; did you mean "role"? (line 2 column 51)\n`);
+    expect(io.err).toBe(
+      `rung rank: ${join(workspace, '.rung', 'panel.json')}: invalid panel\n  - models[0]: unknown key "rol"; did you mean "role"? (line 2 column 51)\n`,
+    );
   });
 });

@@ -44,7 +44,9 @@ describe('readPrompt', () => {
 
   it('does not wait on a terminal when no prompt is given, and says how to give one', async () => {
     const stdin = new FakeInput('', true);
-    await expect(readPrompt({ positionals: [] }, { cwd: dir.path, stdin })).rejects.toThrow('needs a prompt: as words, - for standard input, or --prompt-file FILE');
+    await expect(readPrompt({ positionals: [] }, { cwd: dir.path, stdin })).rejects.toThrow(
+      'needs a prompt: as words, - for standard input, or --prompt-file FILE',
+    );
     expect(stdin.reads).toBe(0);
   });
 
@@ -76,7 +78,9 @@ describe('readPrompt', () => {
 
   it('refuses a --prompt-file that holds only whitespace', async () => {
     writeFileSync(join(dir.path, 'blank.txt'), '\n\n');
-    await expect(readPrompt({ positionals: [], promptFile: 'blank.txt' }, { cwd: dir.path })).rejects.toThrow('the prompt from --prompt-file blank.txt is empty');
+    await expect(readPrompt({ positionals: [], promptFile: 'blank.txt' }, { cwd: dir.path })).rejects.toThrow(
+      'the prompt from --prompt-file blank.txt is empty',
+    );
   });
 });
 

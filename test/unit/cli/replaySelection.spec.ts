@@ -45,7 +45,9 @@ describe('rung replay on part of the outcomes', () => {
   });
 
   it('refuses a selection that keeps no prompt, naming the splits and families the file has', async () => {
-    expect(() => selectOutcomes(rows, { split: 'validation' }, 'outcomes.jsonl')).toThrow(/no row matches the selection \(splits: test, train; families: /);
+    expect(() => selectOutcomes(rows, { split: 'validation' }, 'outcomes.jsonl')).toThrow(
+      /no row matches the selection \(splits: test, train; families: /,
+    );
     expect(await main(['replay', 'outcomes.jsonl', '--family', 'nothing'], io)).not.toBe(0);
     expect(io.err).toContain('no row matches the selection');
   });

@@ -25,12 +25,17 @@ describe('rung replay --world', () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'drift', '--seed', '2', '--json'], io)).toBe(0);
     const world = worldNamed('drift');
-    const { rows, models } = parseOutcomes(generateWorld(world, 2).map((row) => JSON.stringify(row)).join('\n'), 'drift');
+    const { rows, models } = parseOutcomes(
+      generateWorld(world, 2)
+        .map((row) => JSON.stringify(row))
+        .join('\n'),
+      'drift',
+    );
     const expected = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 2, inOrder: true });
     expect(JSON.parse(io.out)).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
-  it('names the world in the table\'s first line', async () => {
+  it("names the world in the table's first line", async () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'cheap-specialist'], io)).toBe(0);
     expect(io.out).toMatch(/^rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist\n/);
@@ -46,7 +51,9 @@ describe('rung replay --world', () => {
   it('says what it needs, naming the worlds, when given neither a file nor a world', async () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay'], io)).toBe(2);
-    expect(io.err.split('\n')[0]).toBe(`rung replay: needs an outcomes file, or --world NAME to replay a built-in generated world (${WORLDS.map((world) => world.name).join(', ')})`);
+    expect(io.err.split('\n')[0]).toBe(
+      `rung replay: needs an outcomes file, or --world NAME to replay a built-in generated world (${WORLDS.map((world) => world.name).join(', ')})`,
+    );
   });
 
   it('refuses a world that does not exist, and a file and a world together', async () => {

@@ -39,17 +39,34 @@ describe('usage', () => {
   });
 
   it('wraps long descriptions under their column, within the width of a terminal', () => {
-    const long = { ...SAMPLE, flags: { panel: { type: 'string', value: 'FILE', description: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') } } } as const satisfies CommandUsage;
+    const long = {
+      ...SAMPLE,
+      flags: { panel: { type: 'string', value: 'FILE', description: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') } },
+    } as const satisfies CommandUsage;
     const lines = formatHelp(long).split('\n');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     const start = lines.findIndex((line) => line.startsWith('  --panel FILE'));
     expect(lines[start + 1]).toMatch(/^ {28}word\d+/);
-    expect(lines.filter((line) => /word\d/.test(line)).join(' ').replace(/\s+/g, ' ')).toContain('word38 word39');
+    expect(
+      lines
+        .filter((line) => /word\d/.test(line))
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    ).toContain('word38 word39');
   });
 
   it('lists every flag chat declares in its help', () => {
     const help = formatHelp(CHAT_COMMAND);
-    for (const flag of ['--panel FILE', '--class CLASS', '--schema FILE', '--verify-command CMD', '--verify-timeout MS', '--ledger FILE', '--json', '--prompt-file FILE']) {
+    for (const flag of [
+      '--panel FILE',
+      '--class CLASS',
+      '--schema FILE',
+      '--verify-command CMD',
+      '--verify-timeout MS',
+      '--ledger FILE',
+      '--json',
+      '--prompt-file FILE',
+    ]) {
       expect(help).toContain(`  ${flag}`);
     }
     expect(help).toMatch(/\n {2}-\s+read the prompt from standard input/);
@@ -76,7 +93,11 @@ describe('usage', () => {
   });
 
   it('marks a flag that may be repeated, and collects its values in order', () => {
-    const repeated = { name: 'rung sample', summary: 'S.', flags: { family: { type: 'string', value: 'F', multiple: true, description: 'only this family' } } } as const satisfies CommandUsage;
+    const repeated = {
+      name: 'rung sample',
+      summary: 'S.',
+      flags: { family: { type: 'string', value: 'F', multiple: true, description: 'only this family' } },
+    } as const satisfies CommandUsage;
     expect(usageLine(repeated)).toBe('usage: rung sample [--family F]...');
     expect(formatHelp(repeated)).toMatch(/\n {2}--family F\.\.\.\s+only this family\n/);
     const { values } = parseCommandArgs(repeated, ['--family', 'a', '--family', 'b']);

@@ -31,7 +31,9 @@ describe('explainWriteRefusal', () => {
     writeFileSync(file, '');
     const error = thrownBy(() => mkdirSync(join(file, '.rung', 'deeper'), { recursive: true })) as NodeJS.ErrnoException;
     expect(error.code).toBe('ENOTDIR');
-    expect(explainWriteRefusal(error)).toBe(`cannot create ${error.path}: ${file} is a file, not a folder; move that file, or choose a path in a folder you can write`);
+    expect(explainWriteRefusal(error)).toBe(
+      `cannot create ${error.path}: ${file} is a file, not a folder; move that file, or choose a path in a folder you can write`,
+    );
   });
 
   it('names a file where the folder itself should be, from a real mkdir onto it', () => {
@@ -50,17 +52,23 @@ describe('explainWriteRefusal', () => {
   });
 
   it('names the nearest folder that exists when a folder could not be made in it', () => {
-    expect(explainWriteRefusal(refusal('EACCES', join(dir.path, '.rung', 'sub')))).toMatch(new RegExp(`^cannot write in the folder ${dir.path} \\(permission denied\\)`));
+    expect(explainWriteRefusal(refusal('EACCES', join(dir.path, '.rung', 'sub')))).toMatch(
+      new RegExp(`^cannot write in the folder ${dir.path} \\(permission denied\\)`),
+    );
   });
 
   it('names an existing file that cannot be written', () => {
     const file = join(dir.path, 'ledger.sqlite');
     writeFileSync(file, '');
-    expect(explainWriteRefusal(refusal('EPERM', file))).toMatch(new RegExp(`^cannot write ${file} \\(operation not permitted\\); give yourself write access`));
+    expect(explainWriteRefusal(refusal('EPERM', file))).toMatch(
+      new RegExp(`^cannot write ${file} \\(operation not permitted\\); give yourself write access`),
+    );
   });
 
   it('does not suggest chmod on a read-only file system', () => {
-    expect(explainWriteRefusal(refusal('EROFS', join(dir.path, 'x')))).toBe(`cannot write in the folder ${dir.path} (the file system is read-only); choose a path in a folder you can write`);
+    expect(explainWriteRefusal(refusal('EROFS', join(dir.path, 'x')))).toBe(
+      `cannot write in the folder ${dir.path} (the file system is read-only); choose a path in a folder you can write`,
+    );
   });
 
   it('leaves any other error to be reported as it is', () => {

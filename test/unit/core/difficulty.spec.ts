@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { classPrior, condition, conditionOnCurve, DIFFICULTY_GRID, successCurve, successOnCurve, successProbability, unanswerableShare } from '../../../src/core/difficulty';
+import {
+  classPrior,
+  condition,
+  conditionOnCurve,
+  DIFFICULTY_GRID,
+  successCurve,
+  successOnCurve,
+  successProbability,
+  unanswerableShare,
+} from '../../../src/core/difficulty';
 
-describe('a model\'s success curve, worked out once', () => {
+describe("a model's success curve, worked out once", () => {
   it('gives the planner bit for bit the chances and posteriors it gets point by point', () => {
     let weights = classPrior();
-    for (const [rating, guess] of [[-1.3, 0], [0.4, 0.25], [2.7, 0], [5.9, 0.2]] as const) {
+    for (const [rating, guess] of [
+      [-1.3, 0],
+      [0.4, 0.25],
+      [2.7, 0],
+      [5.9, 0.2],
+    ] as const) {
       const curve = successCurve(rating, guess);
       expect(successOnCurve(weights, curve)).toBe(successProbability(weights, rating, guess));
       const failed = conditionOnCurve(weights, curve, false);

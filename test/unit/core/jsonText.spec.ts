@@ -38,7 +38,8 @@ describe('parseJsonText', () => {
 
 describe('mistakeOffset', () => {
   it('finds no mistake in valid JSON of every kind', () => {
-    for (const text of ['{}', '[]', ' {"a": [1, -2.5e3, 0, true, false, null, "x\\"\\u00e9\\n"], "b": {}} ', '"text"', '0']) expect(mistakeOffset(text), text).toBeUndefined();
+    for (const text of ['{}', '[]', ' {"a": [1, -2.5e3, 0, true, false, null, "x\\"\\u00e9\\n"], "b": {}} ', '"text"', '0'])
+      expect(mistakeOffset(text), text).toBeUndefined();
   });
 
   it('points at the first character that cannot continue the JSON', () => {

@@ -25,7 +25,12 @@ describe('panelFromOllamaModels', () => {
   });
 
   it('gives two small models both the base role, as the ladder would, not base and top by their order', () => {
-    expect(panelFromOllamaModels([{ slug: 'llama3.2:3b', parameterBillions: 3.2 }, { slug: 'qwen2.5:7b', parameterBillions: 7.6 }])?.models.map((model) => model.role)).toEqual(['base', 'base']);
+    expect(
+      panelFromOllamaModels([
+        { slug: 'llama3.2:3b', parameterBillions: 3.2 },
+        { slug: 'qwen2.5:7b', parameterBillions: 7.6 },
+      ])?.models.map((model) => model.role),
+    ).toEqual(['base', 'base']);
   });
 
   it('keeps what Ollama said about tools and the context window, and declares tools where it said nothing', () => {
@@ -41,7 +46,12 @@ describe('panelFromOllamaModels', () => {
   });
 
   it('leaves out a model Ollama says does not chat, whatever its name', () => {
-    expect(panelFromOllamaModels([{ slug: 'paraphrase-multilingual:latest', chat: false }, { slug: 'qwen2.5:3b', parameterBillions: 3.1 }])?.models.map((model) => model.slug)).toEqual(['qwen2.5:3b']);
+    expect(
+      panelFromOllamaModels([
+        { slug: 'paraphrase-multilingual:latest', chat: false },
+        { slug: 'qwen2.5:3b', parameterBillions: 3.1 },
+      ])?.models.map((model) => model.slug),
+    ).toEqual(['qwen2.5:3b']);
   });
 
   it('builds no panel from an Ollama that holds only embedding models', () => {
@@ -58,7 +68,9 @@ describe('panelFromOllamaModels', () => {
   });
 
   it('gives no role to a model of unknown size, so the ladder places it', () => {
-    expect(panelFromOllamaModels([{ slug: 'my-import:latest' }])?.models).toEqual([{ slug: 'my-import:latest', provider: 'ollama', tools: true }]);
+    expect(panelFromOllamaModels([{ slug: 'my-import:latest' }])?.models).toEqual([
+      { slug: 'my-import:latest', provider: 'ollama', tools: true },
+    ]);
   });
 });
 
@@ -71,7 +83,11 @@ const TAGS = {
   models: [
     { name: 'gpt-oss:120b', model: 'gpt-oss:120b', details: { family: 'gptoss', parameter_size: '116829156672' } },
     { name: 'dolphin3:8b', model: 'dolphin3:8b', details: { family: 'llama', parameter_size: '8.0B' } },
-    { name: 'paraphrase-multilingual:latest', model: 'paraphrase-multilingual:latest', details: { family: 'bert', parameter_size: '278.04M' } },
+    {
+      name: 'paraphrase-multilingual:latest',
+      model: 'paraphrase-multilingual:latest',
+      details: { family: 'bert', parameter_size: '278.04M' },
+    },
     { name: 'smollm2:1.7b', model: 'smollm2:1.7b', details: { family: 'llama', parameter_size: '1.7B' } },
     { name: 'nomic-embed-text:latest', model: 'nomic-embed-text:latest', details: { family: 'nomic-bert', parameter_size: '137M' } },
   ],
@@ -106,7 +122,10 @@ async function localOllama(): Promise<string> {
   return ollama.start();
 }
 
-const shownModels = (): string[] => (ollama?.requests ?? []).filter((request) => request.path === '/api/show').map((request) => (JSON.parse(request.body) as { model: string }).model);
+const shownModels = (): string[] =>
+  (ollama?.requests ?? [])
+    .filter((request) => request.path === '/api/show')
+    .map((request) => (JSON.parse(request.body) as { model: string }).model);
 
 describe('seedPanelFile', () => {
   it('lists the models the local Ollama has, with tools and context from /api/show and roles from their size', async () => {
@@ -165,7 +184,11 @@ describe('createPanelFile', () => {
     const created = await createPanelFile(path, { baseUrl, clock: new FixedClock() });
     expect(created.created).toBe(true);
     expect(readFileSync(path, 'utf8')).toBe(created.created ? created.seed.text : '');
-    expect(parsePanelText(readFileSync(path, 'utf8'), path).models.map((model) => model.slug)).toEqual(['smollm2:1.7b', 'dolphin3:8b', 'gpt-oss:120b']);
+    expect(parsePanelText(readFileSync(path, 'utf8'), path).models.map((model) => model.slug)).toEqual([
+      'smollm2:1.7b',
+      'dolphin3:8b',
+      'gpt-oss:120b',
+    ]);
   });
 
   it('never replaces a panel file that is there, and asks Ollama nothing then', async () => {

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { apiKeyVariable, attemptTimeoutMs, capsFor, DEFAULT_ATTEMPT_TIMEOUT_SECONDS, defaultProviders, parsePanel, parsePanelText, PanelError } from '../../../src/core/panel';
+import {
+  apiKeyVariable,
+  attemptTimeoutMs,
+  capsFor,
+  DEFAULT_ATTEMPT_TIMEOUT_SECONDS,
+  defaultProviders,
+  parsePanel,
+  parsePanelText,
+  PanelError,
+} from '../../../src/core/panel';
 
 const minimal = { models: [{ slug: 'qwen3:14b', provider: 'ollama' }] };
 
@@ -19,7 +28,9 @@ describe('parsePanel', () => {
   });
 
   it('names an unknown top-level key and the known one it is closest to', () => {
-    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual(['(top level): unknown key "maxOutputPrise"; did you mean "maxOutputPrice"?']);
+    expect(issuesOf({ ...minimal, maxOutputPrise: 20 })).toEqual([
+      '(top level): unknown key "maxOutputPrise"; did you mean "maxOutputPrice"?',
+    ]);
   });
 
   it('names an unknown key nested in a model with its path', () => {
@@ -28,11 +39,18 @@ describe('parsePanel', () => {
   });
 
   it('names an unknown key nested in the routing block, and lists the keys there when the one it is closest to is written beside it', () => {
-    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual(['routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds)']);
+    expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual([
+      'routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds)',
+    ]);
   });
 
   it('names the field path of a value of the wrong type', () => {
-    const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama' }, { slug: 'b', provider: 'ollama', price: { input: 1, output: 'cheap' } }] });
+    const issues = issuesOf({
+      models: [
+        { slug: 'a', provider: 'ollama' },
+        { slug: 'b', provider: 'ollama', price: { input: 1, output: 'cheap' } },
+      ],
+    });
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatch(/^models\[1\]\.price\.output: /);
   });
@@ -43,7 +61,12 @@ describe('parsePanel', () => {
   });
 
   it('rejects a slug listed twice, naming the second listing', () => {
-    const issues = issuesOf({ models: [{ slug: 'a', provider: 'ollama' }, { slug: 'a', provider: 'openrouter' }] });
+    const issues = issuesOf({
+      models: [
+        { slug: 'a', provider: 'ollama' },
+        { slug: 'a', provider: 'openrouter' },
+      ],
+    });
     expect(issues).toEqual(['models[1].slug: "a" is listed twice']);
   });
 
@@ -56,7 +79,13 @@ describe('parsePanel', () => {
     const secret = 'sk-proj-0123456789abcdefghij';
     const error = (() => {
       try {
-        parsePanel({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1', key: secret } } }, 'p');
+        parsePanel(
+          {
+            models: [{ slug: 'a', provider: 'acme' }],
+            providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1', key: secret } },
+          },
+          'p',
+        );
       } catch (caught) {
         return caught as PanelError;
       }
@@ -68,19 +97,32 @@ describe('parsePanel', () => {
     expect(error.message).not.toContain(secret);
   });
 
-  it('keeps a provider\'s key setting', () => {
-    const panel = parsePanel({ models: [{ slug: 'a', provider: 'lan' }], providers: { lan: { kind: 'openai-compatible', baseUrl: 'http://10.0.0.5:8000/v1', key: 'none' } } }, 'p');
+  it("keeps a provider's key setting", () => {
+    const panel = parsePanel(
+      {
+        models: [{ slug: 'a', provider: 'lan' }],
+        providers: { lan: { kind: 'openai-compatible', baseUrl: 'http://10.0.0.5:8000/v1', key: 'none' } },
+      },
+      'p',
+    );
     expect(panel.providers.lan).toEqual({ kind: 'openai-compatible', baseUrl: 'http://10.0.0.5:8000/v1', key: 'none' });
   });
 
   it('accepts a provider declared under providers', () => {
-    const panel = parsePanel({ models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' } } }, 'p');
+    const panel = parsePanel(
+      { models: [{ slug: 'a', provider: 'acme' }], providers: { acme: { kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' } } },
+      'p',
+    );
     expect(panel.providers.acme).toEqual({ kind: 'openai-compatible', baseUrl: 'https://acme.test/v1' });
   });
 
   it('keeps null caps null, never 0, globally and per profile', () => {
     const panel = parsePanel(
-      { ...minimal, diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null }, profiles: { plan: { maxTotalPerProvider: null } } },
+      {
+        ...minimal,
+        diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
+        profiles: { plan: { maxTotalPerProvider: null } },
+      },
       'p',
     );
     expect(panel.diversity).toEqual({ maxConsecutivePerProvider: null, maxTotalPerProvider: null });
@@ -114,13 +156,18 @@ describe('parsePanel', () => {
   });
 
   it('honours OLLAMA_HOST for the default ollama provider, from the environment the caller gives', () => {
-    expect(parsePanel(minimal, 'p', { OLLAMA_HOST: 'gpu-box:9999' }).providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://gpu-box:9999' });
+    expect(parsePanel(minimal, 'p', { OLLAMA_HOST: 'gpu-box:9999' }).providers.ollama).toEqual({
+      kind: 'ollama',
+      baseUrl: 'http://gpu-box:9999',
+    });
     vi.stubEnv('OLLAMA_HOST', 'elsewhere:1');
     expect(parsePanel(minimal, 'p').providers.ollama).toEqual({ kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' });
   });
 
   it('names OLLAMA_HOST when it is not a host', () => {
-    expect(() => parsePanel(minimal, 'p', { OLLAMA_HOST: 'http://[not a host' })).toThrow(/OLLAMA_HOST: invalid panel\n {2}- "http:\/\/\[not a host" is not a host/);
+    expect(() => parsePanel(minimal, 'p', { OLLAMA_HOST: 'http://[not a host' })).toThrow(
+      /OLLAMA_HOST: invalid panel\n {2}- "http:\/\/\[not a host" is not a host/,
+    );
   });
 
   it('adds the default port to an OLLAMA_HOST without one and keeps an explicit scheme', () => {
@@ -150,7 +197,8 @@ describe('parsePanel: the time an attempt may take', () => {
   });
 
   it('refuses an attempt timeout of zero, below it, or over a day, naming the field', () => {
-    for (const seconds of [0, -5, 86_401]) expect(issuesOf({ ...minimal, routing: { attemptTimeoutSeconds: seconds } })[0]).toMatch(/^routing\.attemptTimeoutSeconds: /);
+    for (const seconds of [0, -5, 86_401])
+      expect(issuesOf({ ...minimal, routing: { attemptTimeoutSeconds: seconds } })[0]).toMatch(/^routing\.attemptTimeoutSeconds: /);
   });
 });
 
@@ -193,9 +241,15 @@ describe('parsePanel on hostile names and addresses', () => {
   });
 
   it('refuses constructor, __proto__ and prototype as provider names, declared or not', () => {
-    expect(issuesOf({ models: [{ slug: 'a', provider: 'constructor' }] })).toEqual(['models[0].provider: "constructor" is a name every JavaScript object already has; choose another provider name']);
-    expect(issuesOf({ models: [{ slug: 'a', provider: 'toString' }] })).toEqual(['models[0].provider: "toString" is a name every JavaScript object already has; choose another provider name']);
-    const declared = JSON.parse('{"models": [{"slug": "a", "provider": "__proto__"}], "providers": {"__proto__": {"kind": "ollama", "baseUrl": "http://127.0.0.1:11434"}, "prototype": {"kind": "ollama"}}}');
+    expect(issuesOf({ models: [{ slug: 'a', provider: 'constructor' }] })).toEqual([
+      'models[0].provider: "constructor" is a name every JavaScript object already has; choose another provider name',
+    ]);
+    expect(issuesOf({ models: [{ slug: 'a', provider: 'toString' }] })).toEqual([
+      'models[0].provider: "toString" is a name every JavaScript object already has; choose another provider name',
+    ]);
+    const declared = JSON.parse(
+      '{"models": [{"slug": "a", "provider": "__proto__"}], "providers": {"__proto__": {"kind": "ollama", "baseUrl": "http://127.0.0.1:11434"}, "prototype": {"kind": "ollama"}}}',
+    );
     expect(issuesOf(declared)).toEqual([
       'providers: "__proto__" is a name every JavaScript object already has; choose another provider name',
       'providers: "prototype" is a name every JavaScript object already has; choose another provider name',
@@ -206,12 +260,16 @@ describe('parsePanel on hostile names and addresses', () => {
   it('refuses a provider name that is not a plain name, since it becomes part of a variable and a file name', () => {
     const message = (name: string) =>
       `${JSON.stringify(name)} is not a provider name Rung accepts: use letters, digits, - and _, starting with a letter or digit (the name becomes part of RUNG_<PROVIDER>_API_KEY and of a file name)`;
-    expect(issuesOf({ models: [{ slug: 'a', provider: '../x' }], providers: { '../x': { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' } } })).toEqual([
-      `providers: ${message('../x')}`,
-      `models[0].provider: ${message('../x')}`,
-    ]);
+    expect(
+      issuesOf({ models: [{ slug: 'a', provider: '../x' }], providers: { '../x': { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' } } }),
+    ).toEqual([`providers: ${message('../x')}`, `models[0].provider: ${message('../x')}`]);
     expect(issuesOf({ models: [{ slug: 'a', provider: 'my lab' }] })).toEqual([`models[0].provider: ${message('my lab')}`]);
-    expect(parsePanel({ models: [{ slug: 'a', provider: 'my-lab_2' }], providers: { 'my-lab_2': { kind: 'ollama', baseUrl: 'http://127.0.0.1:1' } } }, 'p').models).toHaveLength(1);
+    expect(
+      parsePanel(
+        { models: [{ slug: 'a', provider: 'my-lab_2' }], providers: { 'my-lab_2': { kind: 'ollama', baseUrl: 'http://127.0.0.1:1' } } },
+        'p',
+      ).models,
+    ).toHaveLength(1);
   });
 
   it('refuses a baseUrl that is not http: or https:, naming its scheme', () => {

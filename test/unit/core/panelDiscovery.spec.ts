@@ -23,12 +23,16 @@ const configuredPanel = parsePanel({ models: [{ slug: 'mine', provider: 'ollama'
 describe('discoverPanel', () => {
   it('takes the configured panel and asks no Ollama', async () => {
     const baseUrl = await startOllama();
-    const found = await discoverPanel({ configured: () => ({ panel: configuredPanel, source: 'rung.panel', notes: ['a note'] }), lookedFor: ['rung.panel'], ollama: { baseUrl, clock: new FixedClock() } });
+    const found = await discoverPanel({
+      configured: () => ({ panel: configuredPanel, source: 'rung.panel', notes: ['a note'] }),
+      lookedFor: ['rung.panel'],
+      ollama: { baseUrl, clock: new FixedClock() },
+    });
     expect(found).toEqual({ panel: configuredPanel, source: 'rung.panel', from: 'configured', notes: ['a note'] });
     expect(ollama?.requests).toEqual([]);
   });
 
-  it('builds the panel from the local Ollama when nothing is configured, through the front end\'s own validation', async () => {
+  it("builds the panel from the local Ollama when nothing is configured, through the front end's own validation", async () => {
     const baseUrl = await startOllama();
     const lines: string[] = [];
     const found = await discoverPanel({
@@ -48,17 +52,25 @@ describe('discoverPanel', () => {
 
   it('says where it looked when nothing is configured and no Ollama answers', async () => {
     const { url } = await vacantAddress();
-    const found = discoverPanel({ configured: () => undefined, lookedFor: ['rung.panel', '/w/.rung/panel.json'], ollama: { baseUrl: url, clock: new FixedClock() } });
+    const found = discoverPanel({
+      configured: () => undefined,
+      lookedFor: ['rung.panel', '/w/.rung/panel.json'],
+      ollama: { baseUrl: url, clock: new FixedClock() },
+    });
     await expect(found).rejects.toBeInstanceOf(PanelNotFoundError);
-    await expect(found).rejects.toThrow(`no panel is configured (rung.panel or /w/.rung/panel.json), and no local Ollama answered at ${url} (ECONNREFUSED)`);
+    await expect(found).rejects.toThrow(
+      `no panel is configured (rung.panel or /w/.rung/panel.json), and no local Ollama answered at ${url} (ECONNREFUSED)`,
+    );
   });
 
-  it('passes a configured panel\'s mistake on, rather than falling back to Ollama behind the user\'s back', async () => {
+  it("passes a configured panel's mistake on, rather than falling back to Ollama behind the user's back", async () => {
     const baseUrl = await startOllama();
     const broken = (): never => {
       throw new PanelError('/w/.rung/panel.json', ['models: must list at least one entry']);
     };
-    await expect(discoverPanel({ configured: broken, lookedFor: ['/w/.rung/panel.json'], ollama: { baseUrl, clock: new FixedClock() } })).rejects.toBeInstanceOf(PanelError);
+    await expect(
+      discoverPanel({ configured: broken, lookedFor: ['/w/.rung/panel.json'], ollama: { baseUrl, clock: new FixedClock() } }),
+    ).rejects.toBeInstanceOf(PanelError);
     expect(ollama?.requests).toEqual([]);
   });
 });

@@ -22,13 +22,13 @@ describe('whether the editor may open a panel file for mending', () => {
     expect(panelFileOpenable(join(rung, 'panel.json'))).toBe(true);
   });
 
-  it('does not open a panel file that is a link to a file of the user\'s', () => {
+  it("does not open a panel file that is a link to a file of the user's", () => {
     const { rung, outside } = workspace();
     symlinkSync(join(outside, '.bashrc'), join(rung, 'panel.json'));
     expect(panelFileOpenable(join(rung, 'panel.json'))).toBe(false);
   });
 
-  it('does not open a panel file in a .rung folder that is a link to a folder of the user\'s', () => {
+  it("does not open a panel file in a .rung folder that is a link to a folder of the user's", () => {
     const { root, outside } = workspace();
     const app = join(root, 'linked');
     mkdirSync(app);

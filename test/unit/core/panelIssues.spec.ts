@@ -4,7 +4,8 @@ import { parsePanel, parsePanelText, PanelError, panelSchema } from '../../../sr
 import { describePanelIssues, issuePosition } from '../../../src/core/panelIssues';
 
 /** zod's own English wording: none of it may reach a user. */
-const ZOD_WORDING = /Invalid (input|option|string|URL|number|key|value)|Too (big|small)|Unrecognized key|expected \w+, received|to be [<>]=?/;
+const ZOD_WORDING =
+  /Invalid (input|option|string|URL|number|key|value)|Too (big|small)|Unrecognized key|expected \w+, received|to be [<>]=?/;
 
 function issuesOfText(text: string): string[] {
   try {
@@ -38,7 +39,7 @@ const BROKEN = `{
 `;
 
 describe('the invalid-panel message', () => {
-  it('says every mistake in Rung\'s words, with none of zod\'s phrases', () => {
+  it("says every mistake in Rung's words, with none of zod's phrases", () => {
     const issues = issuesOfText(BROKEN);
     expect(issues).toHaveLength(12);
     for (const issue of issues) expect(issue).not.toMatch(ZOD_WORDING);
@@ -96,9 +97,12 @@ describe('the invalid-panel message', () => {
   });
 
   it('keeps a message the schema wrote itself, with where it is', () => {
-    const text = '{ "models": [{ "slug": "a", "provider": "acme" }], "providers": { "acme": { "kind": "openai-compatible", "key": "sk-secret" } } }';
+    const text =
+      '{ "models": [{ "slug": "a", "provider": "acme" }], "providers": { "acme": { "kind": "openai-compatible", "key": "sk-secret" } } }';
     const [issue] = issuesOfText(text);
-    expect(issue).toMatch(/^providers\.acme\.key: must be "required" or "none"; the key itself never goes in the panel .*\(line 1 column 113\)$/);
+    expect(issue).toMatch(
+      /^providers\.acme\.key: must be "required" or "none"; the key itself never goes in the panel .*\(line 1 column 113\)$/,
+    );
     expect(issue).not.toContain('sk-secret');
   });
 
@@ -115,7 +119,7 @@ describe('the invalid-panel message', () => {
     );
   });
 
-  it('puts a pattern check in Rung\'s words too, for checks the schema may grow', () => {
+  it("puts a pattern check in Rung's words too, for checks the schema may grow", () => {
     const schema = z.strictObject({ slug: z.string().regex(/^[a-z0-9:.-]+$/) });
     const json = { slug: 'Bad Slug!' };
     const parsed = schema.safeParse(json);
@@ -125,7 +129,9 @@ describe('the invalid-panel message', () => {
     expect(issue).not.toMatch(ZOD_WORDING);
   });
 
-  it('reads the keys it suggests off the schema it is given, the panel\'s own at the top level', () => {
-    expect(describePanelIssues(panelSchema.safeParse({ modls: [] }).error?.issues ?? [], panelSchema, { modls: [] })).toEqual(['(top level): unknown key "modls"; did you mean "models"?']);
+  it("reads the keys it suggests off the schema it is given, the panel's own at the top level", () => {
+    expect(describePanelIssues(panelSchema.safeParse({ modls: [] }).error?.issues ?? [], panelSchema, { modls: [] })).toEqual([
+      '(top level): unknown key "modls"; did you mean "models"?',
+    ]);
   });
 });

@@ -3,10 +3,13 @@ import { PANEL_FIELD_DESCRIPTIONS, panelJsonSchema, schemaFieldPaths } from '../
 
 /** The value at `path` inside a schema; undefined where there is none (which the `expect` then shows). */
 function at(schema: unknown, ...path: string[]): unknown {
-  return path.reduce<unknown>((value, key) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined), schema);
+  return path.reduce<unknown>(
+    (value, key) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined),
+    schema,
+  );
 }
 
-describe('the panel file\'s JSON Schema', () => {
+describe("the panel file's JSON Schema", () => {
   it('describes every field the panel schema has, and only those', () => {
     const paths = schemaFieldPaths(panelJsonSchema());
     expect(paths.filter((path) => PANEL_FIELD_DESCRIPTIONS[path] === undefined)).toEqual([]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applyObservation, expectedSuccess, MAX_STEP_LOGITS, RATING_LIMIT_LOGITS, rolePrior, type Observation } from '../../../src/core/ratings';
+import {
+  applyObservation,
+  expectedSuccess,
+  MAX_STEP_LOGITS,
+  RATING_LIMIT_LOGITS,
+  rolePrior,
+  type Observation,
+} from '../../../src/core/ratings';
 
 function observation(success: boolean, extra: Partial<Observation> = {}): Observation {
   return { model: 'm', classKey: 'plan', success, at: 0, ...extra };

@@ -9,7 +9,9 @@ interface Keybinding {
   when?: string;
 }
 
-const manifest = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { keybindings?: Keybinding[] } };
+const manifest = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as {
+  contributes: { keybindings?: Keybinding[] };
+};
 const keybindings = manifest.contributes.keybindings ?? [];
 
 /**

@@ -5,7 +5,9 @@ describe('Redactor', () => {
   it('hides every key it was given, wherever it appears in a line', () => {
     const redactor = new Redactor();
     redactor.add('or-v1-abcdef0123456789');
-    expect(redactor.redact('401 from openrouter: key or-v1-abcdef0123456789 rejected (or-v1-abcdef0123456789)')).toBe('401 from openrouter: key [key] rejected ([key])');
+    expect(redactor.redact('401 from openrouter: key or-v1-abcdef0123456789 rejected (or-v1-abcdef0123456789)')).toBe(
+      '401 from openrouter: key [key] rejected ([key])',
+    );
   });
 
   it('hides bearer tokens and sk- keys it was never given', () => {

@@ -41,15 +41,52 @@ describe('ledger protocol', () => {
     ['a snapshot without ratings', { ...hostExamples.snapshot, ratings: undefined }],
     ['a row whose verdict is not a verdict', { type: 'decision-added', row: { ...wireDecision({ call: 'c' }), verdict: 'maybe' } }],
     ['a row with a propensity above 1', { type: 'decision-added', row: wireDecision({ call: 'c', propensity: 1.5 }) }],
-    ['a rating with a fractional graded count', { type: 'ratings-changed', ratings: [{ ...hostExamples['ratings-changed'].ratings[0], graded: 2.5 }] }],
-    ['spend on a day that is not a date', { type: 'spend-changed', spend: { ...hostExamples['spend-changed'].spend, byDay: [{ day: 'yesterday', model: 'm', provider: 'p', cost: 1, calls: 1 }] } }],
-    ['a page larger than the page limit', { type: 'page', decisions: { rows: Array.from({ length: MAX_PAGE_ROWS + 1 }, (_, index) => wireDecision({ call: `c${index}` })), total: MAX_PAGE_ROWS + 1, offset: 0, filter: {} } }],
+    [
+      'a rating with a fractional graded count',
+      { type: 'ratings-changed', ratings: [{ ...hostExamples['ratings-changed'].ratings[0], graded: 2.5 }] },
+    ],
+    [
+      'spend on a day that is not a date',
+      {
+        type: 'spend-changed',
+        spend: { ...hostExamples['spend-changed'].spend, byDay: [{ day: 'yesterday', model: 'm', provider: 'p', cost: 1, calls: 1 }] },
+      },
+    ],
+    [
+      'a page larger than the page limit',
+      {
+        type: 'page',
+        decisions: {
+          rows: Array.from({ length: MAX_PAGE_ROWS + 1 }, (_, index) => wireDecision({ call: `c${index}` })),
+          total: MAX_PAGE_ROWS + 1,
+          offset: 0,
+          filter: {},
+        },
+      },
+    ],
     ['a notice of an unknown level', { type: 'notice', level: 'shout', message: 'hi' }],
     ['opener estimates that are not a list', { type: 'opener-estimates', estimates: hostExamples['opener-estimates'].estimates[0] }],
-    ['an opener estimate refused for an unknown reason', { type: 'opener-estimates', estimates: [{ model: 'm', calls: 3, versusLog: null, refused: 'bored' }] }],
+    [
+      'an opener estimate refused for an unknown reason',
+      { type: 'opener-estimates', estimates: [{ model: 'm', calls: 3, versusLog: null, refused: 'bored' }] },
+    ],
     ['an opener estimate without its comparison', { type: 'opener-estimates', estimates: [{ model: 'm', calls: 3, refused: null }] }],
-    ['an opener estimate whose change is already words', { type: 'opener-estimates', estimates: [{ ...hostExamples['opener-estimates'].estimates[0], versusLog: { ...hostExamples['opener-estimates'].estimates[0]?.versusLog, costChange: '−34%' } }] }],
-    ['an opener estimate from a negative count of calls', { type: 'opener-estimates', estimates: [{ model: 'm', calls: -1, versusLog: null, refused: 'too-few' }] }],
+    [
+      'an opener estimate whose change is already words',
+      {
+        type: 'opener-estimates',
+        estimates: [
+          {
+            ...hostExamples['opener-estimates'].estimates[0],
+            versusLog: { ...hostExamples['opener-estimates'].estimates[0]?.versusLog, costChange: '−34%' },
+          },
+        ],
+      },
+    ],
+    [
+      'an opener estimate from a negative count of calls',
+      { type: 'opener-estimates', estimates: [{ model: 'm', calls: -1, versusLog: null, refused: 'too-few' }] },
+    ],
   ];
 
   it.each(malformedForTheWebview)('rejects in the webview %s', (_name, data) => {
@@ -79,8 +116,14 @@ describe('ledger protocol', () => {
     expect(parsed.ok).toBe(false);
   });
 
-  it('carries a replayed row\'s source and policy, and a routed row without them', () => {
-    const replayed = { type: 'decision-added', row: wireDecision({ call: 'replay-1a2b3c4d/p1', source: 'replay', policy: 'open=qwen3:14b' }), filter: {}, offset: 0, added: 1 };
+  it("carries a replayed row's source and policy, and a routed row without them", () => {
+    const replayed = {
+      type: 'decision-added',
+      row: wireDecision({ call: 'replay-1a2b3c4d/p1', source: 'replay', policy: 'open=qwen3:14b' }),
+      filter: {},
+      offset: 0,
+      added: 1,
+    };
     expect(parseHostMessage(overTheWire(replayed))).toEqual({ ok: true, message: replayed });
     const routed = { type: 'decision-added', row: wireDecision({ call: 'chat-1' }), filter: {}, offset: null, added: 0 };
     expect(parseHostMessage(overTheWire(routed))).toEqual({ ok: true, message: routed });
@@ -107,7 +150,9 @@ describe('provider status', () => {
   });
 
   it('puts the name before a reason that does not carry it, and only the name when healthy', () => {
-    expect(providerStatus({ name: 'ollama', healthy: false, reason: 'no server at http://127.0.0.1:9' })).toBe('ollama: no server at http://127.0.0.1:9');
+    expect(providerStatus({ name: 'ollama', healthy: false, reason: 'no server at http://127.0.0.1:9' })).toBe(
+      'ollama: no server at http://127.0.0.1:9',
+    );
     expect(providerStatus({ name: 'ollama', healthy: false })).toBe('ollama: unavailable');
     expect(providerStatus({ name: 'ollama', healthy: true })).toBe('ollama');
   });

@@ -56,7 +56,12 @@ export class MemorySession implements Session {
 
   private matching(filter: DecisionFilter): DecisionRow[] {
     return this.rows
-      .filter((row) => (filter.classKey === undefined || row.class === filter.classKey) && (filter.model === undefined || row.model === filter.model) && (filter.verdict === undefined || row.verdict === filter.verdict))
+      .filter(
+        (row) =>
+          (filter.classKey === undefined || row.class === filter.classKey) &&
+          (filter.model === undefined || row.model === filter.model) &&
+          (filter.verdict === undefined || row.verdict === filter.verdict),
+      )
       .reverse();
   }
 
@@ -74,7 +79,10 @@ export class MemorySession implements Session {
       ratings: this.ratings,
       decisions: { rows: matching.slice(offset, offset + limit), total: matching.length, offset },
       spend: this.spend,
-      providers: [{ name: 'ollama', healthy: true }, { name: 'openrouter', healthy: false, reason: 'no key' }],
+      providers: [
+        { name: 'ollama', healthy: true },
+        { name: 'openrouter', healthy: false, reason: 'no key' },
+      ],
       prices: [],
       ledgerPath: null,
     };

@@ -27,7 +27,18 @@ export function wireDecision(fields: Partial<DecisionWire> & { call: string }): 
 }
 
 export function wireRating(fields: Partial<RatingWire> & { model: string }): RatingWire {
-  return { classKey: 'plan', rating: 0.4, ability: 0.6, uncertainty: 0.5, graded: 9, ok: 6, measured: true, gate: 8, updatedAt: 0, ...fields };
+  return {
+    classKey: 'plan',
+    rating: 0.4,
+    ability: 0.6,
+    uncertainty: 0.5,
+    graded: 9,
+    ok: 6,
+    measured: true,
+    gate: 8,
+    updatedAt: 0,
+    ...fields,
+  };
 }
 
 export const exampleSpend: SpendWire = {
@@ -53,12 +64,24 @@ export const hostExamples: { [K in HostMessage['type']]: Extract<HostMessage, { 
     ratings: [wireRating({ model: 'qwen2.5:3b' })],
     decisions: { rows: [wireDecision({ call: 'c1' })], total: 1, offset: 0, filter: { classKey: 'plan' } },
     spend: exampleSpend,
-    providers: [{ name: 'ollama', healthy: true }, { name: 'openrouter', healthy: false, reason: 'no key' }],
+    providers: [
+      { name: 'ollama', healthy: true },
+      { name: 'openrouter', healthy: false, reason: 'no key' },
+    ],
     ledgerPath: '/work/.rung/ledger.sqlite',
   },
   page: { type: 'page', decisions: { rows: [], total: 0, offset: 50, filter: { verdict: 'fail', model: 'qwen3:14b' } } },
-  'decision-added': { type: 'decision-added', row: wireDecision({ call: 'c2', verdict: 'fail', verdictReason: 'schema: missing "steps"' }), filter: {}, offset: 0, added: 1 },
-  'ratings-changed': { type: 'ratings-changed', ratings: [wireRating({ model: 'qwen3:14b', uncertainty: null, graded: 0, ok: 0, measured: false })] },
+  'decision-added': {
+    type: 'decision-added',
+    row: wireDecision({ call: 'c2', verdict: 'fail', verdictReason: 'schema: missing "steps"' }),
+    filter: {},
+    offset: 0,
+    added: 1,
+  },
+  'ratings-changed': {
+    type: 'ratings-changed',
+    ratings: [wireRating({ model: 'qwen3:14b', uncertainty: null, graded: 0, ok: 0, measured: false })],
+  },
   'spend-changed': { type: 'spend-changed', spend: { ...exampleSpend, strongestModel: null, strongestEstimate: null } },
   'panel-changed': { type: 'panel-changed', models: [], providers: [] },
   notice: { type: 'notice', level: 'warning', message: 'ollama is not answering' },
@@ -68,7 +91,16 @@ export const hostExamples: { [K in HostMessage['type']]: Extract<HostMessage, { 
       {
         model: 'qwen2.5:3b',
         calls: 1240,
-        versusLog: { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.34, costChangeLow: -0.42, costChangeHigh: -0.26, successChange: -0.02, successChangeLow: -0.05, successChangeHigh: 0.01 },
+        versusLog: {
+          loggedCost: 0.002,
+          loggedSuccess: 0.8,
+          costChange: -0.34,
+          costChangeLow: -0.42,
+          costChangeHigh: -0.26,
+          successChange: -0.02,
+          successChangeLow: -0.05,
+          successChangeHigh: 0.01,
+        },
         refused: null,
       },
       { model: 'openai/gpt-4o-mini', calls: 1240, versusLog: null, refused: 'too-few' },
@@ -84,5 +116,9 @@ export const viewExamples: { [K in ViewMessage['type']]: Extract<ViewMessage, { 
   'reset-class': { type: 'reset-class', classKey: 'plan' },
   export: { type: 'export' },
   'estimate-openers': { type: 'estimate-openers' },
-  rejected: { type: 'rejected', message: 'snapshot', error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big" },
+  rejected: {
+    type: 'rejected',
+    message: 'snapshot',
+    error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big",
+  },
 };

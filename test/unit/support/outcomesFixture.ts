@@ -39,7 +39,14 @@ export function makeOutcomes(perFamily = 67, models: FixtureModel[] = FIXTURE_MO
         const accuracy = model.accuracy[family] ?? 0;
         const right = (hardness + 0.8 * random()) / 1.8 < accuracy;
         const to = 80 + Math.floor(random() * 40);
-        m[model.slug] = { c: right ? 1 : 0, cost: model.cost * (0.9 + 0.2 * random()), ti: 100, to, conf: right ? -0.05 : -0.8, lat_ms: 500 };
+        m[model.slug] = {
+          c: right ? 1 : 0,
+          cost: model.cost * (0.9 + 0.2 * random()),
+          ti: 100,
+          to,
+          conf: right ? -0.05 : -0.8,
+          lat_ms: 500,
+        };
       }
       rows.push({ id: `${family}-${i}`, family, subfamily: i % 2 ? 'odd' : 'even', m });
     }

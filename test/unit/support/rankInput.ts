@@ -41,4 +41,5 @@ export function record(ledger: MemoryLedger, model: string, classKey: string, pa
 }
 
 export const slugs = (ranking: Ranking): string[] => ranking.candidates.map((candidate) => candidate.slug);
-export const prunedReasons = (ranking: Ranking): Record<string, string> => Object.fromEntries(ranking.pruned.map((p) => [p.model, p.reason]));
+export const prunedReasons = (ranking: Ranking): Record<string, string> =>
+  Object.fromEntries(ranking.pruned.map((p) => [p.model, p.reason]));

@@ -15,7 +15,14 @@ export class RouterHarness {
   readonly router: Router;
 
   constructor(panel: Panel, options: { seed?: number; health?: ProviderHealth } = {}) {
-    this.router = new Router({ panel, ledger: this.ledger, clock: this.clock, sink: this.sink, random: seededRandom(options.seed ?? 1), health: options.health });
+    this.router = new Router({
+      panel,
+      ledger: this.ledger,
+      clock: this.clock,
+      sink: this.sink,
+      random: seededRandom(options.seed ?? 1),
+      health: options.health,
+    });
   }
 }
 

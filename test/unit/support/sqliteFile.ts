@@ -13,7 +13,9 @@ import type { SqlJsStatic } from 'sql.js';
 export function sqliteLines(sql: SqlJsStatic, path: string, statements: string): string[] {
   const db = new sql.Database(readFileSync(path));
   try {
-    return db.exec(statements).flatMap((result) => result.values.map((row) => row.map((value) => (value === null ? '' : String(value))).join('|')));
+    return db
+      .exec(statements)
+      .flatMap((result) => result.values.map((row) => row.map((value) => (value === null ? '' : String(value))).join('|')));
   } finally {
     db.close();
   }

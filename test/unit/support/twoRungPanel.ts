@@ -12,7 +12,10 @@ export function writeTwoRungPanel(folder: string, ollamaUrl: string, cloudUrl: s
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
+      providers: {
+        ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+        openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+      },
     }),
   );
 }

@@ -136,7 +136,7 @@ export function splitBytes(bytes: Uint8Array, split: Split): Uint8Array[] {
     nextLength = () => 1 + Math.floor(random() * split.longest);
   }
   const pieces: Uint8Array[] = [];
-  for (let start = 0; start < bytes.length; ) {
+  for (let start = 0; start < bytes.length;) {
     const length = nextLength();
     pieces.push(bytes.subarray(start, start + length));
     start += length;

@@ -31,7 +31,10 @@ const models: ModelWire[] = [
 /** For rows newest first, whether each is its call's first row in the log. */
 function firstRows(log: readonly DecisionRow[]): boolean[] {
   const seen = new Set<string>();
-  return [...log].reverse().map((row) => !seen.has(row.call) && seen.add(row.call) !== undefined).reverse();
+  return [...log]
+    .reverse()
+    .map((row) => !seen.has(row.call) && seen.add(row.call) !== undefined)
+    .reverse();
 }
 
 /** The page the host serves from `log` (rows newest first, every row shown), as the session reads it. */
@@ -58,8 +61,29 @@ function hostPlace(log: readonly DecisionRow[], row: DecisionRow): { offset: num
 /** An escalating call: the 3b fails the schema check, the 14b passes; rows newest first, as a page holds them. */
 function escalatingCall(call: string, at: number) {
   return [
-    wireDecision({ call, at: at + 2_000, model: 'qwen3:14b', resolved: 'qwen3:14b', rung: 1, escalation: ['qwen2.5:3b'], verdict: 'pass', latencyMs: 2_000, cost: 0 }),
-    wireDecision({ call, at, model: 'qwen2.5:3b', rung: 0, verdict: 'fail', verdictReason: 'schema: missing "steps"', latencyMs: 900, cost: 0, explore: true, propensity: 0.05 }),
+    wireDecision({
+      call,
+      at: at + 2_000,
+      model: 'qwen3:14b',
+      resolved: 'qwen3:14b',
+      rung: 1,
+      escalation: ['qwen2.5:3b'],
+      verdict: 'pass',
+      latencyMs: 2_000,
+      cost: 0,
+    }),
+    wireDecision({
+      call,
+      at,
+      model: 'qwen2.5:3b',
+      rung: 0,
+      verdict: 'fail',
+      verdictReason: 'schema: missing "steps"',
+      latencyMs: 900,
+      cost: 0,
+      explore: true,
+      propensity: 0.05,
+    }),
   ];
 }
 
@@ -102,7 +126,11 @@ describe('grouping decision rows into routed calls', () => {
   });
 
   it('keeps the pruned candidates with their reasons', () => {
-    const [call] = groupCalls([wireDecision({ call: 'c1', pruned: [{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }] })], models, []);
+    const [call] = groupCalls(
+      [wireDecision({ call: 'c1', pruned: [{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }] })],
+      models,
+      [],
+    );
     expect(call?.pruned).toEqual([{ model: 'qwen3.6:27b', reason: 'maxTotalPerProvider=2 reached for ollama' }]);
   });
 
@@ -224,14 +252,25 @@ describe('the spend chart', () => {
 
 describe('the panel state', () => {
   it('shows a new decision at the top of the newest page and drops the oldest past the page size', () => {
-    let state = reduce(emptyState(), { ...hostExamples.snapshot, decisions: { rows: [wireDecision({ call: 'old1' }), wireDecision({ call: 'old2' })], total: 2, offset: 0, filter: {} } }, 2);
+    let state = reduce(
+      emptyState(),
+      {
+        ...hostExamples.snapshot,
+        decisions: { rows: [wireDecision({ call: 'old1' }), wireDecision({ call: 'old2' })], total: 2, offset: 0, filter: {} },
+      },
+      2,
+    );
     state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }), filter: {}, offset: 0, added: 1 }, 2);
     expect(state.page.rows.map((row) => row.call)).toEqual(['new', 'old1']);
     expect(state.page.total).toBe(3);
   });
 
   it('moves an older page down by a new decision above it, and counts it as newer without showing it', () => {
-    let state = reduce(emptyState(), { type: 'page', decisions: { rows: [wireDecision({ call: 'old' })], total: 60, offset: 50, filter: {} } }, 50);
+    let state = reduce(
+      emptyState(),
+      { type: 'page', decisions: { rows: [wireDecision({ call: 'old' })], total: 60, offset: 50, filter: {} } },
+      50,
+    );
     state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'new' }), filter: {}, offset: 0, added: 1 }, 50);
     expect(state.page.rows.map((row) => row.call)).toEqual(['old']);
     expect(state.page.offset).toBe(51);
@@ -259,9 +298,24 @@ describe('the panel state', () => {
   });
 
   it('shows a verdict settled now beside its call when the call is on the page, counted where the host counts it', () => {
-    const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 }), wireDecision({ call: 'c1', at: 1_000 })], total: 3, offset: 0, filter: {} };
+    const page = {
+      rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 }), wireDecision({ call: 'c1', at: 1_000 })],
+      total: 3,
+      offset: 0,
+      filter: {},
+    };
     let state = reduce(emptyState(), { type: 'page', decisions: page }, 3);
-    state = reduce(state, { type: 'decision-added', row: wireDecision({ call: 'c2', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }), filter: {}, offset: 1, added: 1 }, 3);
+    state = reduce(
+      state,
+      {
+        type: 'decision-added',
+        row: wireDecision({ call: 'c2', at: 9_000, final: true, verdict: 'fail', verdictReason: 'thumbs down' }),
+        filter: {},
+        offset: 1,
+        added: 1,
+      },
+      3,
+    );
     // As the host pages it (callPage.ts): the verdict just above its call, and c1 pushed to the next page.
     expect(state.page.rows.map((row) => `${row.call}${row.final ? '!' : ''}`)).toEqual(['c3', 'c2!', 'c2']);
     expect(state.page.total).toBe(4);
@@ -273,8 +327,17 @@ describe('the panel state', () => {
   });
 
   it('only counts a verdict settled now for a call on an older page, and does not call it newer', () => {
-    const page = { rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 })], total: 9, offset: 0, filter: {} };
-    const state = reduce(reduce(emptyState(), { type: 'page', decisions: page }, 50), { type: 'decision-added', row: wireDecision({ call: 'old', final: true, verdict: 'fail' }), filter: {}, offset: 7, added: 1 }, 50);
+    const page = {
+      rows: [wireDecision({ call: 'c3', at: 3_000 }), wireDecision({ call: 'c2', at: 2_000 })],
+      total: 9,
+      offset: 0,
+      filter: {},
+    };
+    const state = reduce(
+      reduce(emptyState(), { type: 'page', decisions: page }, 50),
+      { type: 'decision-added', row: wireDecision({ call: 'old', final: true, verdict: 'fail' }), filter: {}, offset: 7, added: 1 },
+      50,
+    );
     expect(state.page.rows.map((row) => row.call)).toEqual(['c3', 'c2']);
     expect(state.page.offset).toBe(0);
     expect(state.page.total).toBe(10);
@@ -282,17 +345,40 @@ describe('the panel state', () => {
   });
 
   it('asks for its page again when a verdict filter takes in a whole call there, whose other rows it does not have', () => {
-    const page = { rows: [wireDecision({ call: 'c3', verdict: 'fail' }), wireDecision({ call: 'c1', verdict: 'fail' })], total: 2, offset: 0, filter: { verdict: 'fail' as const } };
-    const state = reduce(reduce(emptyState(), { type: 'page', decisions: page }, 50), { type: 'decision-added', row: wireDecision({ call: 'c2', final: true, verdict: 'fail' }), filter: { verdict: 'fail' }, offset: 1, added: 2 }, 50);
+    const page = {
+      rows: [wireDecision({ call: 'c3', verdict: 'fail' }), wireDecision({ call: 'c1', verdict: 'fail' })],
+      total: 2,
+      offset: 0,
+      filter: { verdict: 'fail' as const },
+    };
+    const state = reduce(
+      reduce(emptyState(), { type: 'page', decisions: page }, 50),
+      {
+        type: 'decision-added',
+        row: wireDecision({ call: 'c2', final: true, verdict: 'fail' }),
+        filter: { verdict: 'fail' },
+        offset: 1,
+        added: 2,
+      },
+      50,
+    );
     expect(state.stale).toBe(true);
     expect(state.page.total).toBe(4);
     expect(reduce(state, { type: 'page', decisions: { ...page, total: 4 } }, 50).stale).toBe(false);
   });
 
-  it('ignores a new decision its filter does not show, or one placed under another filter than the page\'s', () => {
+  it("ignores a new decision its filter does not show, or one placed under another filter than the page's", () => {
     const filtered = reduce(emptyState(), { type: 'page', decisions: { rows: [], total: 0, offset: 0, filter: { verdict: 'fail' } } }, 50);
-    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: { verdict: 'fail' }, offset: null, added: 0 }, 50)).toBe(filtered);
-    expect(reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: {}, offset: 0, added: 1 }, 50)).toBe(filtered);
+    expect(
+      reduce(
+        filtered,
+        { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: { verdict: 'fail' }, offset: null, added: 0 },
+        50,
+      ),
+    ).toBe(filtered);
+    expect(
+      reduce(filtered, { type: 'decision-added', row: wireDecision({ call: 'ok', verdict: 'pass' }), filter: {}, offset: 0, added: 1 }, 50),
+    ).toBe(filtered);
   });
 
   it('replaces ratings, spend, models and the notice from their deltas', () => {
@@ -310,7 +396,16 @@ describe('the panel state', () => {
 });
 
 describe('what-if sentences', () => {
-  const versusLog = { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.3412, costChangeLow: -0.4187, costChangeHigh: -0.2637, successChange: -0.021, successChangeLow: -0.049, successChangeHigh: 0.009 };
+  const versusLog = {
+    loggedCost: 0.002,
+    loggedSuccess: 0.8,
+    costChange: -0.3412,
+    costChangeLow: -0.4187,
+    costChangeHigh: -0.2637,
+    successChange: -0.021,
+    successChangeLow: -0.049,
+    successChangeHigh: 0.009,
+  };
 
   it('says cost and first-try success as whole signed percents with half the 95% interval, and the calls behind them', () => {
     // Cost: −34.12% rounds to −34%; (−26.37 − −41.87) / 2 = 7.75 rounds to 8. Success: −2.1 → −2; (0.9 + 4.9) / 2 = 2.9 → 3.
@@ -326,31 +421,68 @@ describe('what-if sentences', () => {
   });
 
   it('puts a plus on a rise and no sign on a change that rounds to nothing', () => {
-    const rise = { ...versusLog, costChange: 1.256, costChangeLow: 0.9, costChangeHigh: 1.6, successChange: 0.004, successChangeLow: -0.01, successChangeHigh: 0.018 };
+    const rise = {
+      ...versusLog,
+      costChange: 1.256,
+      costChangeLow: 0.9,
+      costChangeHigh: 1.6,
+      successChange: 0.004,
+      successChangeLow: -0.01,
+      successChangeHigh: 0.018,
+    };
     expect(openerSentence({ model: 'openai/gpt-4o-mini', calls: 1, versusLog: rise, refused: null })).toBe(
       'Had you always opened with openai/gpt-4o-mini: cost +126% (±35%), first-try success 0% (±1%), from 1 of your calls.',
     );
   });
 
   it('says in plain words why there is no number', () => {
-    expect(openerSentence({ model: 'qwen3:14b', calls: 300, versusLog: null, refused: 'too-few' })).toBe('Not enough of your calls opened with qwen3:14b to say.');
-    expect(openerSentence({ model: 'qwen3:14b', calls: 0, versusLog: null, refused: 'no-calls' })).toBe('Nothing to say about opening with qwen3:14b yet: your log holds no routed calls.');
-    expect(openerSentence({ model: 'qwen3:14b', calls: 40, versusLog: null, refused: 'not-a-candidate' })).toMatch(/^Not enough of your calls could have opened with qwen3:14b to say: it was pruned or off the panel/);
+    expect(openerSentence({ model: 'qwen3:14b', calls: 300, versusLog: null, refused: 'too-few' })).toBe(
+      'Not enough of your calls opened with qwen3:14b to say.',
+    );
+    expect(openerSentence({ model: 'qwen3:14b', calls: 0, versusLog: null, refused: 'no-calls' })).toBe(
+      'Nothing to say about opening with qwen3:14b yet: your log holds no routed calls.',
+    );
+    expect(openerSentence({ model: 'qwen3:14b', calls: 40, versusLog: null, refused: 'not-a-candidate' })).toMatch(
+      /^Not enough of your calls could have opened with qwen3:14b to say: it was pruned or off the panel/,
+    );
   });
 
   it('waits after the user asks, shows the answer, and offers the button again after a failed request', () => {
     const asked = askForOpeners({ ...emptyState(), loaded: true });
     expect(asked.openers).toEqual({ status: 'waiting' });
-    expect(reduce(asked, hostExamples['opener-estimates'], 50).openers).toEqual({ status: 'answered', estimates: hostExamples['opener-estimates'].estimates });
-    expect(reduce(asked, { type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed' }, 50).openers).toEqual({ status: 'not-asked' });
-    expect(reduce(asked, { type: 'notice', level: 'info', message: 'Forgot every rating at plan' }, 50).openers).toEqual({ status: 'waiting' });
+    expect(reduce(asked, hostExamples['opener-estimates'], 50).openers).toEqual({
+      status: 'answered',
+      estimates: hostExamples['opener-estimates'].estimates,
+    });
+    expect(reduce(asked, { type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed' }, 50).openers).toEqual({
+      status: 'not-asked',
+    });
+    expect(reduce(asked, { type: 'notice', level: 'info', message: 'Forgot every rating at plan' }, 50).openers).toEqual({
+      status: 'waiting',
+    });
   });
 });
 
 describe('nameBreakPieces', () => {
   it('cuts a model name after each slug separator and nowhere inside a word or a version number', () => {
-    expect(nameBreakPieces('deepseek/deepseek-r1-distill-qwen-32b:free')).toEqual(['deepseek/', 'deepseek-', 'r1-', 'distill-', 'qwen-', '32b:', 'free']);
-    expect(nameBreakPieces('meta-llama/llama-3.3-70b-instruct-turbo')).toEqual(['meta-', 'llama/', 'llama-', '3.3-', '70b-', 'instruct-', 'turbo']);
+    expect(nameBreakPieces('deepseek/deepseek-r1-distill-qwen-32b:free')).toEqual([
+      'deepseek/',
+      'deepseek-',
+      'r1-',
+      'distill-',
+      'qwen-',
+      '32b:',
+      'free',
+    ]);
+    expect(nameBreakPieces('meta-llama/llama-3.3-70b-instruct-turbo')).toEqual([
+      'meta-',
+      'llama/',
+      'llama-',
+      '3.3-',
+      '70b-',
+      'instruct-',
+      'turbo',
+    ]);
     expect(nameBreakPieces('qwen2.5-coder_7b.gguf')).toEqual(['qwen2.5-', 'coder_', '7b.', 'gguf']);
   });
 
@@ -385,24 +517,46 @@ describe('firstWholeCalls', () => {
 
 describe('a call no rung could take', () => {
   it('crosses the wire whole and shows as a refused call with its pruned rungs and no attempt', () => {
-    const row = decisionRow({ call: 'refused-1', verdict: 'refused', verdictReason: 'no model can take this call (qwen2.5:3b: pruned: needs tools)', model: '', rung: -1, candidates: [], escalation: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
+    const row = decisionRow({
+      call: 'refused-1',
+      verdict: 'refused',
+      verdictReason: 'no model can take this call (qwen2.5:3b: pruned: needs tools)',
+      model: '',
+      rung: -1,
+      candidates: [],
+      escalation: [],
+      cost: null,
+      pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }],
+    });
     const wire = decisionWire(row);
     expect(decisionSchema.safeParse(wire).success).toBe(true);
     const [call] = groupCalls([wire], models, []);
-    expect(call).toMatchObject({ call: 'refused-1', verdict: 'refused', attempts: [], ladder: [], escalations: [], cost: null, pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }] });
+    expect(call).toMatchObject({
+      call: 'refused-1',
+      verdict: 'refused',
+      attempts: [],
+      ladder: [],
+      escalations: [],
+      cost: null,
+      pruned: [{ model: 'qwen2.5:3b', reason: 'pruned: needs tools' }],
+    });
   });
 });
 
 describe('a message the page cannot take', () => {
   it('turns "Loading" into an error that says what was not shown and where to look', () => {
-    const snapshot = { ...hostExamples.snapshot, decisions: { ...hostExamples.snapshot.decisions, rows: [wireDecision({ call: 'c1', verdictReason: 'x'.repeat(10_001) })] } };
+    const snapshot = {
+      ...hostExamples.snapshot,
+      decisions: { ...hostExamples.snapshot.decisions, rows: [wireDecision({ call: 'c1', verdictReason: 'x'.repeat(10_001) })] },
+    };
     const parsed = parseHostMessage(snapshot);
     expect(parsed.ok).toBe(false);
     const state = rejectMessage(emptyState(), parsed.ok ? '' : parsed.error);
     expect(state.loaded).toBe(false);
     expect(state.notice).toEqual({
       level: 'error',
-      message: "Rung sent this panel something it could not show (dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.",
+      message:
+        "Rung sent this panel something it could not show (dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big). The Rung log (Rung: Show Log) has it too; closing and reopening the panel asks again.",
     });
   });
 });

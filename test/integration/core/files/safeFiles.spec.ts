@@ -112,7 +112,9 @@ describe('the workspace ledger', () => {
   it('refuses a ledger file that is a link, naming it and leaving both the link and its target as they are', async () => {
     const path = join(rung, 'ledger.sqlite');
     symlinkSync(target, path);
-    await expect(WorkspaceLedger.open({ path, clock, wasmPath: WASM_PATH })).rejects.toThrow(new RegExp(`cannot use ${path} as the ledger: it is a symbolic link to ${target}`));
+    await expect(WorkspaceLedger.open({ path, clock, wasmPath: WASM_PATH })).rejects.toThrow(
+      new RegExp(`cannot use ${path} as the ledger: it is a symbolic link to ${target}`),
+    );
     targetUntouched();
     expect(readdirSync(rung)).toEqual(['ledger.sqlite']);
   });
@@ -123,8 +125,12 @@ describe('the workspace ledger', () => {
     const linked = join(dir.path, 'linked', '.rung');
     mkdirSync(join(dir.path, 'linked'));
     symlinkSync(elsewhere, linked);
-    await expect(WorkspaceLedger.open({ path: join(linked, 'ledger.sqlite'), clock, wasmPath: WASM_PATH })).rejects.toThrow(/refusing .*linked\/\.rung: it is a symbolic link/);
-    await expect(WorkspaceLedger.open({ path: join(linked, 'ledger.sqlite'), clock, wasmPath: WASM_PATH, readOnly: true })).rejects.toThrow(/symbolic link/);
+    await expect(WorkspaceLedger.open({ path: join(linked, 'ledger.sqlite'), clock, wasmPath: WASM_PATH })).rejects.toThrow(
+      /refusing .*linked\/\.rung: it is a symbolic link/,
+    );
+    await expect(WorkspaceLedger.open({ path: join(linked, 'ledger.sqlite'), clock, wasmPath: WASM_PATH, readOnly: true })).rejects.toThrow(
+      /symbolic link/,
+    );
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -145,7 +151,9 @@ describe('the team outbox', () => {
     symlinkSync(target, path);
     const outbox = new TeamOutbox({ path, clock });
     expect(() => outbox.read()).toThrow(/symbolic link/);
-    await expect(outbox.add([{ member: 'ana', origin: 'w:1', observation: { model: 'm', classKey: 'c', success: true, at: 1 } }])).rejects.toThrow(/symbolic link/);
+    await expect(
+      outbox.add([{ member: 'ana', origin: 'w:1', observation: { model: 'm', classKey: 'c', success: true, at: 1 } }]),
+    ).rejects.toThrow(/symbolic link/);
     targetUntouched();
   });
 });
@@ -153,7 +161,15 @@ describe('the team outbox', () => {
 describe('the catalog cache', () => {
   it('neither reads a cache that is a link nor writes through it', async () => {
     const path = join(rung, 'catalog-openrouter.json');
-    writeFileSync(target, JSON.stringify({ version: 1, fetchedAt: clock.now(), url: 'http://127.0.0.1:9/v1/models', models: [{ slug: 'm', price: { input: 0, output: 0 }, advertised: [] }] }));
+    writeFileSync(
+      target,
+      JSON.stringify({
+        version: 1,
+        fetchedAt: clock.now(),
+        url: 'http://127.0.0.1:9/v1/models',
+        models: [{ slug: 'm', price: { input: 0, output: 0 }, advertised: [] }],
+      }),
+    );
     const before = readFileSync(target, 'utf8');
     symlinkSync(target, path);
     const catalog = await loadCatalog({

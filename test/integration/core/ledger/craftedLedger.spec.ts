@@ -28,13 +28,23 @@ beforeAll(async () => {
   sql = await initSqlJs();
   build = makeTempDir('rung-crafted-worker-');
   worker = join(build.path, 'openLedgerWorker.js');
-  buildSync({ entryPoints: [join(__dirname, 'fixtures/openLedgerWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, 'fixtures/openLedgerWorker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: worker,
+    logLevel: 'error',
+  });
 });
 afterAll(() => build.remove());
 beforeEach(() => (dir = makeTempDir('rung-crafted-')));
 afterEach(() => dir.remove());
 
-type Outcome = { outcome: 'opened'; notices: { kind: string; message: string }[]; graded: number } | { outcome: 'refused'; message: string } | { outcome: 'hung' };
+type Outcome =
+  | { outcome: 'opened'; notices: { kind: string; message: string }[]; graded: number }
+  | { outcome: 'refused'; message: string }
+  | { outcome: 'hung' };
 
 function openInChild(path: string, readOnly = false): Promise<Outcome> {
   return new Promise((resolve, reject) => {
@@ -94,7 +104,7 @@ describe('a crafted ledger', () => {
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
-  it('in the workspace\'s own .rung/ledger.sqlite is moved aside, saying why, and a fresh ledger learns', async () => {
+  it("in the workspace's own .rung/ledger.sqlite is moved aside, saying why, and a fresh ledger learns", async () => {
     const path = join(dir.path, '.rung', 'ledger.sqlite');
     const bytes = writeRecursiveMeta(path);
     const outcome = await openInChild(path);
@@ -109,7 +119,7 @@ describe('a crafted ledger', () => {
     const path = join(dir.path, '.rung', 'ledger.sqlite');
     writeLedger(path, [
       'DROP TABLE ratings',
-      'CREATE VIEW ratings AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT \'m\' AS model, \'c\' AS class_key, 0.0 AS rating, n AS graded, 0 AS ok, 0 AS updated_at, 0.0 AS drift_surprise, NULL AS drift_since, NULL AS information, NULL AS followed_prior FROM r',
+      "CREATE VIEW ratings AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 'm' AS model, 'c' AS class_key, 0.0 AS rating, n AS graded, 0 AS ok, 0 AS updated_at, 0.0 AS drift_surprise, NULL AS drift_since, NULL AS information, NULL AS followed_prior FROM r",
     ]);
     const outcome = await openInChild(path, true);
     expect(outcome).toMatchObject({ outcome: 'opened', graded: 0 });
@@ -129,10 +139,7 @@ describe('a crafted ledger', () => {
 
   it('with a column missing from a table Rung reads is refused, naming the columns', async () => {
     const path = join(dir.path, 'ledger.sqlite');
-    writeLedger(path, [
-      'DROP TABLE aliases',
-      'CREATE TABLE aliases (slug TEXT PRIMARY KEY)',
-    ]);
+    writeLedger(path, ['DROP TABLE aliases', 'CREATE TABLE aliases (slug TEXT PRIMARY KEY)']);
     const outcome = await openInChild(path);
     expect(outcome).toEqual({
       outcome: 'refused',
@@ -142,8 +149,22 @@ describe('a crafted ledger', () => {
 
   it('with a generated column, a CHECK of its own or a table Rung never makes is refused', async () => {
     const cases: [string, string[], string][] = [
-      ['generated', ["DROP TABLE aliases", "CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT GENERATED ALWAYS AS (printf('%.*c', 100000000, 'x')) VIRTUAL)"], 'has a generated column "resolved"'],
-      ['check', ["DROP TABLE aliases", "CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL CHECK (length(zeroblob(100000000)) > 0))"], 'its table "aliases" is not the one Rung creates (the same columns, defined otherwise)'],
+      [
+        'generated',
+        [
+          'DROP TABLE aliases',
+          "CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT GENERATED ALWAYS AS (printf('%.*c', 100000000, 'x')) VIRTUAL)",
+        ],
+        'has a generated column "resolved"',
+      ],
+      [
+        'check',
+        [
+          'DROP TABLE aliases',
+          'CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL CHECK (length(zeroblob(100000000)) > 0))',
+        ],
+        'its table "aliases" is not the one Rung creates (the same columns, defined otherwise)',
+      ],
       ['extra', ['CREATE TABLE notes (body TEXT)'], 'it holds a table named "notes" that Rung\'s schema v'],
     ];
     for (const [name, statements, said] of cases) {
@@ -156,7 +177,10 @@ describe('a crafted ledger', () => {
   it('with a confidence_counts table of another shape, or one in a file from before the table, is refused', async () => {
     const reshaped = join(dir.path, 'reshaped', 'ledger.sqlite');
     writeLedger(reshaped, ['DROP TABLE confidence_counts', 'CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL)']);
-    expect(await openInChild(reshaped)).toMatchObject({ outcome: 'refused', message: expect.stringContaining(`its table "confidence_counts" is not the one Rung creates (columns key, n; Rung's are key, n, ok)`) });
+    expect(await openInChild(reshaped)).toMatchObject({
+      outcome: 'refused',
+      message: expect.stringContaining(`its table "confidence_counts" is not the one Rung creates (columns key, n; Rung's are key, n, ok)`),
+    });
     const early = join(dir.path, 'early', 'ledger.sqlite');
     const db = new sql.Database();
     for (const step of MIGRATIONS.filter((migration) => migration.to <= 7)) step.apply(db, { now: 1, newId: () => 'early' });
@@ -166,23 +190,33 @@ describe('a crafted ledger', () => {
     mkdirSync(join(early, '..'), { recursive: true });
     writeFileSync(early, Buffer.from(db.export()));
     db.close();
-    expect(await openInChild(early)).toMatchObject({ outcome: 'refused', message: expect.stringContaining(`it holds a table named "confidence_counts" that Rung's schema v7 does not have`) });
+    expect(await openInChild(early)).toMatchObject({
+      outcome: 'refused',
+      message: expect.stringContaining(`it holds a table named "confidence_counts" that Rung's schema v7 does not have`),
+    });
   });
 
   it('is refused as a merge source, naming what it holds', () => {
     const path = join(dir.path, 'teammate.sqlite');
     writeRecursiveMeta(path);
-    expect(() => readMergeSource(path, sql, 0)).toThrow(`cannot merge ${path}: it is shaped like a Rung ledger but is not one Rung wrote: it holds a view named "meta"`);
+    expect(() => readMergeSource(path, sql, 0)).toThrow(
+      `cannot merge ${path}: it is shaped like a Rung ledger but is not one Rung wrote: it holds a view named "meta"`,
+    );
   });
 });
 
 describe('a ledger file larger than any Rung writes', () => {
-  it('is refused before it is read, left as it is, even in the workspace\'s own .rung', async () => {
+  it("is refused before it is read, left as it is, even in the workspace's own .rung", async () => {
     const path = join(dir.path, '.rung', 'ledger.sqlite');
     writeLedger(path, []);
     writeFileSync(path, Buffer.alloc(LEDGER_MAX_BYTES + 4096), { flag: 'a' });
     const outcome = await openInChild(path);
-    expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/^cannot use .*ledger\.sqlite as the ledger: it is 4\.\d MiB, larger than any ledger Rung writes \(it reads at most 4\.0 MiB/) });
+    expect(outcome).toMatchObject({
+      outcome: 'refused',
+      message: expect.stringMatching(
+        /^cannot use .*ledger\.sqlite as the ledger: it is 4\.\d MiB, larger than any ledger Rung writes \(it reads at most 4\.0 MiB/,
+      ),
+    });
     expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
   });
 });
@@ -193,7 +227,9 @@ describe('ledgers Rung wrote', () => {
       const path = join(dir.path, `v${version}.sqlite`);
       const db = new sql.Database();
       for (const step of MIGRATIONS.filter((migration) => migration.to <= version)) step.apply(db, { now: 1, newId: () => 'own' });
-      db.run(`INSERT INTO meta (key, value) VALUES ('schema_version', '${version}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+      db.run(
+        `INSERT INTO meta (key, value) VALUES ('schema_version', '${version}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      );
       if (version > 1) markAsRung(db);
       writeFileSync(path, Buffer.from(db.export()));
       db.close();

@@ -17,7 +17,14 @@ describe('DecisionLog across processes', () => {
   beforeAll(() => {
     build = makeTempDir('rung-worker-');
     worker = join(build.path, 'worker.js');
-    buildSync({ entryPoints: [join(__dirname, 'fixtures/ledgerWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, logLevel: 'error' });
+    buildSync({
+      entryPoints: [join(__dirname, 'fixtures/ledgerWorker.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: worker,
+      logLevel: 'error',
+    });
   });
   afterAll(() => build.remove());
 
@@ -25,7 +32,9 @@ describe('DecisionLog across processes', () => {
     const ledgerPath = join(dir.path, 'ledger.sqlite');
     const log = new DecisionLog({ path: decisionLogPath(ledgerPath), clock: systemClock });
     const count = 60;
-    const children = [0, 1, 2].map((index) => fork(worker, ['decide', ledgerPath, WASM_PATH, String(index), String(count)], { stdio: 'ignore' }));
+    const children = [0, 1, 2].map((index) =>
+      fork(worker, ['decide', ledgerPath, WASM_PATH, String(index), String(count)], { stdio: 'ignore' }),
+    );
     const exits = children.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve)));
     let compactions = 0;
     let running = true;

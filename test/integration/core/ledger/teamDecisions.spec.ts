@@ -42,7 +42,6 @@ async function storedDecisions(url: string): Promise<{ member_id: string; call_i
   return query(url, 'SELECT member_id, call_id, decision FROM rung_decisions ORDER BY at, attempt, final');
 }
 
-
 function workspaceRows(cwd: string): DecisionRow[] {
   return readFileSync(join(cwd, '.rung', 'decisions.jsonl'), 'utf8')
     .trim()
@@ -101,15 +100,26 @@ describe('sharing decision rows with the team ledger', () => {
     const folder = makeTempDir('rung-team-decisions-');
     try {
       const notices: string[] = [];
-      const ledger = await open(proxy.urlFor(url), { shareDecisions: true, outboxPath: join(folder.path, 'outbox.jsonl'), connectTimeoutMs: 500, onNotice: (message) => notices.push(message) });
+      const ledger = await open(proxy.urlFor(url), {
+        shareDecisions: true,
+        outboxPath: join(folder.path, 'outbox.jsonl'),
+        connectTimeoutMs: 500,
+        onNotice: (message) => notices.push(message),
+      });
       proxy.cut();
       ledger.observe([{ model: 'steady', classKey: 'plan', success: true, at: 1 }]);
       for (const row of escalatedCall('call-1')) ledger.shareDecision(row);
       await ledger.close();
-      expect(notices).toEqual([expect.stringMatching(/^the team server did not answer \(.*\); 1 observation and 3 shared decision rows kept in .*outbox\.jsonl, sent once it answers$/)]);
-      expect(new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock }).readDecisions().map((entry) => [entry.member, entry.decision])).toEqual(
-        escalatedCall('call-1').map((row) => ['ana', row]),
-      );
+      expect(notices).toEqual([
+        expect.stringMatching(
+          /^the team server did not answer \(.*\); 1 observation and 3 shared decision rows kept in .*outbox\.jsonl, sent once it answers$/,
+        ),
+      ]);
+      expect(
+        new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock })
+          .readDecisions()
+          .map((entry) => [entry.member, entry.decision]),
+      ).toEqual(escalatedCall('call-1').map((row) => ['ana', row]));
     } finally {
       await proxy.close();
       folder.remove();
@@ -132,7 +142,10 @@ describe('sharing decision rows with the team ledger', () => {
       const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd.path);
       expect(shown).toMatchObject({ code: 0, err: '' });
       expect(JSON.parse(shown.out)).toMatchObject([{ model: 'steady', class: 'plan', graded: 1 }]);
-      expect(await cli(['ledger', 'decisions', '--team', '--ledger', url], cwd.path)).toMatchObject({ code: 0, out: expect.stringMatching(/^no shared decisions on /) as string });
+      expect(await cli(['ledger', 'decisions', '--team', '--ledger', url], cwd.path)).toMatchObject({
+        code: 0,
+        out: expect.stringMatching(/^no shared decisions on /) as string,
+      });
       expect(await query(url, 'SELECT max(version) AS version FROM rung_schema')).toEqual([{ version: 2 }]);
       expect(await query(url, `SELECT to_regclass('rung_decisions') AS present`)).toEqual([{ present: null }]);
     } finally {
@@ -147,12 +160,17 @@ describe('rung replay and rung chat with --share-decisions', () => {
     const cwd = makeTempDir('rung-team-decisions-');
     try {
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
-      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' })).toMatchObject({ code: 0, err: '' });
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' })).toMatchObject({
+        code: 0,
+        err: '',
+      });
       const unshared = workspaceRows(cwd.path);
       expect(unshared.length).toBeGreaterThan(0);
       expect(await storedDecisions(url)).toEqual([]);
 
-      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, { RUNG_MEMBER: 'ana' })).toMatchObject({ code: 0, err: '' });
+      expect(
+        await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, { RUNG_MEMBER: 'ana' }),
+      ).toMatchObject({ code: 0, err: '' });
       const shared = workspaceRows(cwd.path).slice(unshared.length);
       const stored = await storedDecisions(url);
       expect(stored).toHaveLength(shared.length);
@@ -181,7 +199,9 @@ describe('rung replay and rung chat with --share-decisions', () => {
       expect(chat.code).toBe(0);
       const written = workspaceRows(cwd.path);
       expect(written.map((row) => row.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
-      expect((await storedDecisions(url)).map((row) => [row.member_id, row.decision.model, row.decision.verdict])).toEqual(written.map((row) => ['ana', row.model, row.verdict]));
+      expect((await storedDecisions(url)).map((row) => [row.member_id, row.decision.model, row.decision.verdict])).toEqual(
+        written.map((row) => ['ana', row.model, row.verdict]),
+      );
       // The rows name no prompt: what the user asked never leaves the workspace.
       expect(JSON.stringify(await storedDecisions(url))).not.toContain('Paris');
     } finally {
@@ -196,15 +216,25 @@ describe('rung replay and rung chat with --share-decisions', () => {
     const servers = await escalatingChatWorkspace(cwd.path);
     try {
       const env = { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' };
-      expect(await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, env)).toMatchObject({ code: 0 });
+      expect(
+        await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'], cwd.path, env),
+      ).toMatchObject({ code: 0 });
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
-      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, env)).toMatchObject({ code: 0, err: '' });
+      expect(await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, env)).toMatchObject({
+        code: 0,
+        err: '',
+      });
       const replayed = workspaceRows(cwd.path).filter((row) => row.source === 'replay');
       expect(replayed.length).toBeGreaterThan(2);
 
-      const replays = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'replay', '--last', '2', '--json'], cwd.path);
+      const replays = await cli(
+        ['ledger', 'decisions', '--team', '--ledger', url, '--source', 'replay', '--last', '2', '--json'],
+        cwd.path,
+      );
       expect(replays).toMatchObject({ code: 0, err: '' });
-      expect((JSON.parse(replays.out) as SharedDecision[]).map((each) => [each.row.call, each.row.source])).toEqual(replayed.slice(-2).map((row) => [row.call, 'replay']));
+      expect((JSON.parse(replays.out) as SharedDecision[]).map((each) => [each.row.call, each.row.source])).toEqual(
+        replayed.slice(-2).map((row) => [row.call, 'replay']),
+      );
       const live = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'live', '--json'], cwd.path);
       expect((JSON.parse(live.out) as SharedDecision[]).map((each) => [each.row.model, each.row.source])).toEqual([
         ['qwen2.5:3b', undefined],
@@ -215,8 +245,12 @@ describe('rung replay and rung chat with --share-decisions', () => {
       const table = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '100'], cwd.path);
       const [header, ...lines] = table.out.trim().split('\n');
       expect(header?.split(/\s+/)).toEqual(['at', 'member', 'source', 'call', 'class', 'rung', 'model', 'verdict']);
-      const all = JSON.parse((await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '100', '--json'], cwd.path)).out) as SharedDecision[];
-      expect(lines.map((line) => line.split(/\s+/).slice(1, 3))).toEqual(all.map((each) => ['ana', each.row.source === 'replay' ? 'replay' : 'live']));
+      const all = JSON.parse(
+        (await cli(['ledger', 'decisions', '--team', '--ledger', url, '--last', '100', '--json'], cwd.path)).out,
+      ) as SharedDecision[];
+      expect(lines.map((line) => line.split(/\s+/).slice(1, 3))).toEqual(
+        all.map((each) => ['ana', each.row.source === 'replay' ? 'replay' : 'live']),
+      );
       expect(new Set(lines.map((line) => line.split(/\s+/)[2]))).toEqual(new Set(['live', 'replay']));
       const none = await cli(['ledger', 'decisions', '--team', '--ledger', url, '--source', 'chat'], cwd.path);
       expect(none.out).toMatch(/^no shared decisions from source chat on /);

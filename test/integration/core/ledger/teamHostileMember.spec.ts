@@ -37,7 +37,11 @@ async function teamWithGoodRows(): Promise<string> {
 }
 
 async function insertObservation(url: string, origin: string, observation: string): Promise<void> {
-  await query(url, `INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ('mallory', $1, 'steady', 'c', 3, $2::jsonb)`, [origin, observation]);
+  await query(
+    url,
+    `INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ('mallory', $1, 'steady', 'c', 3, $2::jsonb)`,
+    [origin, observation],
+  );
 }
 
 /** Any character a terminal acts on, but a line's own end and a tab. */
@@ -71,7 +75,7 @@ describe('a team member writing rows of the wrong shape', () => {
     expect(Number.isFinite(rating?.rating)).toBe(true);
     expect(ben.skippedRows).toEqual({ observations: 7, resets: 0, imports: 0, aliases: 0, spawns: 0 });
     expect(said).toEqual([
-      'the team ledger holds 7 observations that this Rung cannot use (not the shape Rung writes: another member\'s Rung, or someone writing to the tables by hand); they were skipped, and the rest of the team\'s evidence is used',
+      "the team ledger holds 7 observations that this Rung cannot use (not the shape Rung writes: another member's Rung, or someone writing to the tables by hand); they were skipped, and the rest of the team's evidence is used",
     ]);
     // Read again, and once more with a new good row on top: the same bad rows are not said again.
     await ben.flush();
@@ -82,7 +86,7 @@ describe('a team member writing rows of the wrong shape', () => {
     await ben.close();
   });
 
-  it('cannot stop `rung ledger reset`, which forgets the team\'s ratings as asked', async () => {
+  it("cannot stop `rung ledger reset`, which forgets the team's ratings as asked", async () => {
     const url = await teamWithGoodRows();
     await insertObservation(url, 'm:null', 'null');
     const dir = makeTempDir('rung-team-reset-');
@@ -98,10 +102,16 @@ describe('a team member writing rows of the wrong shape', () => {
 
   it('skips imports, aliases and calls in flight that are not the shape Rung writes, and a team id rewritten', async () => {
     const url = await teamWithGoodRows();
-    await query(url, `INSERT INTO rung_imports (source_id, model, class_key, graded, ok, rating, updated_at, member_id) VALUES ('file:nan', 'steady', 'c', 9, 9, 'NaN'::float8, 1, 'mallory'), ('file:neg', 'steady', 'c', -5, 0, 0.5, 1, 'mallory'), ('file:ok', 'other', 'c', 4, 2, 0.25, 1, 'ben')`);
+    await query(
+      url,
+      `INSERT INTO rung_imports (source_id, model, class_key, graded, ok, rating, updated_at, member_id) VALUES ('file:nan', 'steady', 'c', 9, 9, 'NaN'::float8, 1, 'mallory'), ('file:neg', 'steady', 'c', -5, 0, 0.5, 1, 'mallory'), ('file:ok', 'other', 'c', 4, 2, 0.25, 1, 'ben')`,
+    );
     await query(url, `INSERT INTO rung_aliases (slug, resolved, member_id) VALUES ('blank', '', 'mallory'), ('good', 'good-2026', 'ben')`);
     // A call started in the server's future: taken as it was, it would keep its model busy until then.
-    await query(url, `INSERT INTO rung_spawns (spawn_id, trace_id, model, member_id, started_at) VALUES ('forever', 't', 'steady', 'mallory', now() + interval '10 years'), ('now', 't', 'other', 'ben', now())`);
+    await query(
+      url,
+      `INSERT INTO rung_spawns (spawn_id, trace_id, model, member_id, started_at) VALUES ('forever', 't', 'steady', 'mallory', now() + interval '10 years'), ('now', 't', 'other', 'ben', now())`,
+    );
     await query(url, `UPDATE rung_meta SET value = $1 WHERE key = 'team_id'`, [`evil${ESCAPES}`]);
     const ben = await open(url, { memberId: 'ben' });
     const snapshot = ben.snapshot(systemClock.now());
@@ -120,8 +130,15 @@ describe('text a team member chose, printed by rung', () => {
   it('shows shared decision rows and member names with their escape sequences visible, not obeyed', async () => {
     const url = await teamWithGoodRows();
     const row = decisionRow({ call: `call${ESCAPES}`, model: `model${ESCAPES}`, reason: `why${ESCAPES}`, at: 1_000 });
-    await query(url, 'INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision) VALUES ($1, $2, 0, false, 1000, $3::jsonb)', [`mallory${ESCAPES}`, row.call, JSON.stringify(row)]);
-    await query(url, `INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision) VALUES ('mallory', 'broken', 0, false, 2000, 'null'::jsonb)`);
+    await query(
+      url,
+      'INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision) VALUES ($1, $2, 0, false, 1000, $3::jsonb)',
+      [`mallory${ESCAPES}`, row.call, JSON.stringify(row)],
+    );
+    await query(
+      url,
+      `INSERT INTO rung_decisions (member_id, call_id, attempt, final, at, decision) VALUES ('mallory', 'broken', 0, false, 2000, 'null'::jsonb)`,
+    );
     const dir = makeTempDir('rung-team-print-');
     try {
       for (const extra of [[], ['--json']]) {
@@ -140,7 +157,11 @@ describe('text a team member chose, printed by rung', () => {
 
   it('shows model and class names in `rung ledger show` with their escapes visible', async () => {
     const url = await teamWithGoodRows();
-    await query(url, `INSERT INTO rung_imports (source_id, model, class_key, graded, ok, rating, updated_at, member_id) VALUES ('file:x', $1, $2, 3, 1, 0.1, 1, 'mallory')`, [`model${ESCAPES}`, `class\u202e`]);
+    await query(
+      url,
+      `INSERT INTO rung_imports (source_id, model, class_key, graded, ok, rating, updated_at, member_id) VALUES ('file:x', $1, $2, 3, 1, 0.1, 1, 'mallory')`,
+      [`model${ESCAPES}`, `class\u202e`],
+    );
     const dir = makeTempDir('rung-team-show-');
     try {
       const io = new CapturedIo(dir.path, {});

@@ -31,7 +31,15 @@ beforeAll(() => {
   build = makeTempDir('rung-team-worker-');
   worker = join(build.path, 'teamWorker.js');
   // pg's optional native binding is not installed; its pure JavaScript client is bundled in.
-  buildSync({ entryPoints: [join(__dirname, 'fixtures/teamWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, external: ['pg-native'], logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, 'fixtures/teamWorker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: worker,
+    external: ['pg-native'],
+    logLevel: 'error',
+  });
 }, SERVER_HOOK_TIMEOUT_MS);
 afterAll(() => {
   server?.stop();
@@ -71,7 +79,12 @@ interface WorkerRun {
  * Runs the team worker as its own OS process. With `whenOpened`, the worker waits after connecting until
  * `whenOpened` has run (the test takes the server away there).
  */
-function runWorker(url: string, member: string, count: number, options: { outbox?: string; whenOpened?: () => void; decisions?: number } = {}): Promise<WorkerRun> {
+function runWorker(
+  url: string,
+  member: string,
+  count: number,
+  options: { outbox?: string; whenOpened?: () => void; decisions?: number } = {},
+): Promise<WorkerRun> {
   const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : '', String(options.decisions ?? 0)];
   const child = fork(worker, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let stdout = '';
@@ -88,7 +101,9 @@ function runWorker(url: string, member: string, count: number, options: { outbox
 /** Sessions of Rung waiting on a lock, once at least `atLeast` are (0: however many there are now). */
 async function waitingOnLocks(client: Client, atLeast: number): Promise<number> {
   for (;;) {
-    const rows = await client.query<{ count: string }>(`SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`);
+    const rows = await client.query<{ count: string }>(
+      `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rung' AND wait_event_type = 'Lock'`,
+    );
     const count = Number(rows.rows[0]?.count);
     if (count >= atLeast) return count;
   }
@@ -205,8 +220,13 @@ describe('TeamLedger on a real PostgreSQL', () => {
       await ledger.close();
       expect(await storedRows(url)).toBe(2);
       // Put the sent rows back in the outbox, as if the process had died before it removed them.
-      const rows = await query<{ member_id: string; origin: string; observation: Observation }>(url, 'SELECT member_id, origin, observation FROM rung_observations');
-      await new TeamOutbox({ path: outboxPath, clock: systemClock }).add(rows.map((row) => ({ member: row.member_id, origin: row.origin, observation: row.observation })));
+      const rows = await query<{ member_id: string; origin: string; observation: Observation }>(
+        url,
+        'SELECT member_id, origin, observation FROM rung_observations',
+      );
+      await new TeamOutbox({ path: outboxPath, clock: systemClock }).add(
+        rows.map((row) => ({ member: row.member_id, origin: row.origin, observation: row.observation })),
+      );
 
       const again = await open(url, { outboxPath });
       expect(again.snapshot(systemClock.now()).rating('steady', 'c')?.graded).toBe(2);
@@ -255,7 +275,11 @@ describe('TeamLedger on a real PostgreSQL', () => {
       ledger.observe([observation(true, 1), observation(true, 2)]);
       // The connections open when it stopped answering fail at once; the next one must not wait forever.
       let failure: unknown;
-      for (let attempt = 0; attempt < 3 && !/timeout/i.test(String(failure)); attempt++) failure = await ledger.flush().then(() => undefined, (error: unknown) => error);
+      for (let attempt = 0; attempt < 3 && !/timeout/i.test(String(failure)); attempt++)
+        failure = await ledger.flush().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       expect(String(failure)).toMatch(/timeout/i);
       expect(new TeamOutbox({ path: outboxPath, clock: systemClock }).read()).toHaveLength(2);
       await ledger.close();
@@ -389,7 +413,9 @@ describe('TeamLedger on a real PostgreSQL', () => {
     const url = await freshDatabase(server);
     const members = await Promise.all(['a', 'b', 'c'].map((memberId) => open(url, { memberId })));
     await Promise.all(members.map((member) => member.close()));
-    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual(TEAM_MIGRATIONS.map((_, index) => ({ version: index + 1 })));
+    expect(await query(url, 'SELECT version FROM rung_schema ORDER BY version')).toEqual(
+      TEAM_MIGRATIONS.map((_, index) => ({ version: index + 1 })),
+    );
     await query(url, 'INSERT INTO rung_schema (version) VALUES (99)');
     await expect(open(url)).rejects.toThrow(/schema is version 99, newer than this Rung knows/);
   });
@@ -407,26 +433,37 @@ describe('TeamLedger on a real PostgreSQL', () => {
       ['ben', 'b:2', observation(false, 20)],
     ];
     for (const [member, origin, item] of rows) {
-      await query(url, 'INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ($1, $2, $3, $4, $5, $6)', [member, origin, item.model, item.classKey, item.at, JSON.stringify(item)]);
+      await query(
+        url,
+        'INSERT INTO rung_observations (member_id, origin, model, class_key, graded_at, observation) VALUES ($1, $2, $3, $4, $5, $6)',
+        [member, origin, item.model, item.classKey, item.at, JSON.stringify(item)],
+      );
     }
-    const v1Order = [...rows].sort(([memberA, originA, a], [memberB, originB, b]) => a.at - b.at || memberA.localeCompare(memberB) || originA.localeCompare(originB));
+    const v1Order = [...rows].sort(
+      ([memberA, originA, a], [memberB, originB, b]) => a.at - b.at || memberA.localeCompare(memberB) || originA.localeCompare(originB),
+    );
     const expected = new LedgerState('').applied(v1Order.map(([, , item]) => ({ kind: 'observe', observation: item })));
 
     const ledger = await open(url);
     expect(ledger.snapshot(0).rating('steady', 'c')).toEqual(snapshotOf(expected, 0).rating('steady', 'c'));
     ledger.observe([observation(true, 5)]);
     await ledger.close();
-    expect((await query<{ origin: string }>(url, 'SELECT origin FROM rung_observations ORDER BY id')).map((row) => row.origin.slice(-1) === '0' ? 'new' : row.origin)).toEqual(['a:1', 'a:2', 'b:2', 'b:1', 'new']);
+    expect(
+      (await query<{ origin: string }>(url, 'SELECT origin FROM rung_observations ORDER BY id')).map((row) =>
+        row.origin.slice(-1) === '0' ? 'new' : row.origin,
+      ),
+    ).toEqual(['a:1', 'a:2', 'b:2', 'b:1', 'new']);
   });
 
   it('names the server without its password when it cannot be reached', async () => {
-    await expect(open('postgres://ana:secret@127.0.0.1:1/team')).rejects.toThrow(/cannot use the team ledger postgres:\/\/ana:\*\*\*@127\.0\.0\.1:1\/team/);
+    await expect(open('postgres://ana:secret@127.0.0.1:1/team')).rejects.toThrow(
+      /cannot use the team ledger postgres:\/\/ana:\*\*\*@127\.0\.0\.1:1\/team/,
+    );
     expect(redactedUrl('postgres://ana:secret@host/db')).not.toContain('secret');
     expect(isTeamLedgerUrl('postgresql://host/db')).toBe(true);
     expect(isTeamLedgerUrl('.rung/ledger.sqlite')).toBe(false);
   });
 });
-
 
 async function showJson(url: string, cwd: string): Promise<{ class: string; graded: number }[]> {
   const shown = await cli(['ledger', 'show', '--ledger', url, '--json'], cwd);
@@ -444,7 +481,10 @@ describe('the rung command with --ledger postgres://', () => {
     const workspaces = makeTempDir('rung-team-cli-');
     try {
       const attempts: number[] = [];
-      for (const [name, seed] of [['ana', 1], ['ben', 2]] as const) {
+      for (const [name, seed] of [
+        ['ana', 1],
+        ['ben', 2],
+      ] as const) {
         const cwd = join(workspaces.path, name);
         mkdirSync(cwd);
         writeFileSync(join(cwd, 'outcomes.jsonl'), toJsonLines(makeOutcomes(10, undefined, seed)));
@@ -477,7 +517,10 @@ describe('the rung command with --ledger postgres://', () => {
       const file = join(cwd.path, 'carla.sqlite');
 
       // Carla pulls the team's evidence into her file; importing that file back adds nothing.
-      expect(await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).toMatchObject({ code: 0, out: expect.stringMatching(/^merged 9 graded observations/) });
+      expect(await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).toMatchObject({
+        code: 0,
+        out: expect.stringMatching(/^merged 9 graded observations/),
+      });
       const back = await cli(['ledger', 'merge', file, '--ledger', url], cwd.path);
       expect(back).toMatchObject({ code: 0, err: '' });
       expect(back.out).toMatch(/nothing new from .*carla\.sqlite .*already holds its evidence/);
@@ -487,12 +530,16 @@ describe('the rung command with --ledger postgres://', () => {
       const own = await WorkspaceLedger.open({ path: file, clock: systemClock });
       own.observe([observation(true, 10), observation(false, 11), observation(true, 12)]);
       await own.close();
-      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^imported 3 graded observations over 1 ratings/);
+      expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(
+        /^imported 3 graded observations over 1 ratings/,
+      );
       expect((await cli(['ledger', 'merge', file, '--ledger', url], cwd.path)).out).toMatch(/^nothing new/);
       expect(await teamGraded(url, cwd.path)).toBe(12);
       // Pulling again brings nothing she does not hold, her own import included.
       expect((await cli(['ledger', 'merge', url, '--ledger', file], cwd.path)).out).toMatch(/^nothing new/);
-      expect(await cli(['ledger', 'show', '--ledger', file, '--json'], cwd.path)).toMatchObject({ out: expect.stringContaining('"graded": 12') });
+      expect(await cli(['ledger', 'show', '--ledger', file, '--json'], cwd.path)).toMatchObject({
+        out: expect.stringContaining('"graded": 12'),
+      });
     } finally {
       cwd.remove();
     }
@@ -538,7 +585,10 @@ describe('the rung command with --ledger postgres://', () => {
       expect(replay).toMatchObject({ code: 0, err: '' });
       const exported = await cli(['ledger', 'export', '--format', 'jsonl', '--ledger', url], cwd.path);
       expect(exported).toMatchObject({ code: 0, err: '' });
-      const lines = exported.out.trim().split('\n').map((line) => JSON.parse(line) as { type: string; graded?: number });
+      const lines = exported.out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; graded?: number });
       const graded = lines.filter((line) => line.type === 'rating').reduce((sum, line) => sum + (line.graded ?? 0), 0);
       expect(graded).toBe(await storedRows(url));
       expect(lines.filter((line) => line.type === 'decision').length).toBeGreaterThan(0);
@@ -584,14 +634,19 @@ describe('the rung command with --ledger postgres://', () => {
     const cwd = makeTempDir('rung-team-cli-');
     const servers = await escalatingChatWorkspace(cwd.path);
     try {
-      const chat = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, { RUNG_OPENROUTER_API_KEY: 'sk-test', RUNG_MEMBER: 'ana' });
+      const chat = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, {
+        RUNG_OPENROUTER_API_KEY: 'sk-test',
+        RUNG_MEMBER: 'ana',
+      });
       expect(chat.code).toBe(0);
       expect((await showJson(url, cwd.path)).map((row) => [row.class, row.graded])).toEqual([
         ['plan', 1],
         ['plan', 1],
       ]);
       expect(await query(url, 'SELECT DISTINCT member_id FROM rung_observations')).toEqual([{ member_id: 'ana' }]);
-      const decisions = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8').trim().split('\n');
+      const decisions = readFileSync(join(cwd.path, '.rung', 'decisions.jsonl'), 'utf8')
+        .trim()
+        .split('\n');
       expect(decisions).toHaveLength(2);
       expect(existsSync(join(cwd.path, '.rung', 'ledger.sqlite'))).toBe(false);
     } finally {

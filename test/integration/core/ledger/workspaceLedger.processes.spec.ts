@@ -16,7 +16,14 @@ let sql: SqlJsStatic;
 beforeAll(async () => {
   build = makeTempDir('rung-worker-');
   worker = join(build.path, 'worker.js');
-  buildSync({ entryPoints: [join(__dirname, 'fixtures/ledgerWorker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: worker, logLevel: 'error' });
+  buildSync({
+    entryPoints: [join(__dirname, 'fixtures/ledgerWorker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: worker,
+    logLevel: 'error',
+  });
   sql = await initSqlJs({ locateFile: () => WASM_PATH });
 });
 afterAll(() => build.remove());
@@ -115,7 +122,9 @@ describe('WorkspaceLedger across processes', () => {
       const path = join(dir.path, 'ledger.sqlite');
       // Padding makes each save a few pages long, so a kill has a real chance of landing inside one.
       const seed = await WorkspaceLedger.open({ path, clock: systemClock, sql });
-      seed.observe(Array.from({ length: 400 }, (_, i) => ({ model: `pad-${i}`, classKey: `class-${i % 7}`, success: true, at: systemClock.now() })));
+      seed.observe(
+        Array.from({ length: 400 }, (_, i) => ({ model: `pad-${i}`, classKey: `class-${i % 7}`, success: true, at: systemClock.now() })),
+      );
       await seed.close();
       let previous = 0;
       for (let round = 0; round < 6; round++) {
@@ -154,7 +163,7 @@ describe('WorkspaceLedger across processes', () => {
       const done = exited(child);
       await printed(child, 'started');
       // Nobody calls refresh here: the watcher's own timer must pick the other process's saves up.
-      await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 1, 'the other process\'s call to show as in flight');
+      await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 1, "the other process's call to show as in flight");
       child.send('end');
       await until(() => watcher.snapshot(systemClock.now()).inFlight('qwen3:14b') === 0, 'the call to end');
       expect((await done).code).toBe(0);
@@ -186,7 +195,7 @@ describe('WorkspaceLedger across processes', () => {
     }
   });
 
-  it('waits for the age rule on a dead writer\'s lock that names another host, saying once who holds it', async () => {
+  it("waits for the age rule on a dead writer's lock that names another host, saying once who holds it", async () => {
     const dir = makeTempDir();
     try {
       const path = join(dir.path, 'ledger.sqlite');
@@ -197,23 +206,34 @@ describe('WorkspaceLedger across processes', () => {
       const notices: LedgerNotice[] = [];
       let offset = 0;
       const clock = { now: () => systemClock.now() + offset };
-      const next = await WorkspaceLedger.open({ path, clock, sql, lock: { attempts: 2, intervalMs: 1 }, onNotice: (notice) => notices.push(notice) });
+      const next = await WorkspaceLedger.open({
+        path,
+        clock,
+        sql,
+        lock: { attempts: 2, intervalMs: 1 },
+        onNotice: (notice) => notices.push(notice),
+      });
       next.observe([{ model: 'steady', classKey: 'plan', success: true, at: clock.now() }]);
       await next.flush();
       await next.flush();
       expect(next.queued).toBe(1);
-      expect(notices.map((notice) => [notice.kind, notice.holder?.pid, notice.holder?.host])).toEqual([['lock-waiting', pid, 'another-machine']]);
+      expect(notices.map((notice) => [notice.kind, notice.holder?.pid, notice.holder?.host])).toEqual([
+        ['lock-waiting', pid, 'another-machine'],
+      ]);
       expect(notices[0]?.message).toContain(`held by pid ${pid} on another-machine`);
       offset = 31_000;
       await next.close();
-      expect(notices.map((notice) => [notice.kind, notice.reason])).toEqual([['lock-waiting', undefined], ['lock-taken-over', 'stale']]);
+      expect(notices.map((notice) => [notice.kind, notice.reason])).toEqual([
+        ['lock-waiting', undefined],
+        ['lock-taken-over', 'stale'],
+      ]);
       expect(readConsistent(path).steady).toEqual({ graded: 1, ok: 1 });
     } finally {
       dir.remove();
     }
   });
 
-  it('keeps at least the first half of a long replay\'s observations when it is killed halfway', async () => {
+  it("keeps at least the first half of a long replay's observations when it is killed halfway", async () => {
     const dir = makeTempDir();
     try {
       const path = join(dir.path, 'ledger.sqlite');

@@ -30,7 +30,14 @@ describe('RungSession.chat with a check command', () => {
     const says = replay(
       [
         { model: 'qwen2.5:3b', message: { role: 'assistant', content: fix }, done: false },
-        { model: 'qwen2.5:3b', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 9 },
+        {
+          model: 'qwen2.5:3b',
+          message: { role: 'assistant', content: '' },
+          done: true,
+          done_reason: 'stop',
+          prompt_eval_count: 5,
+          eval_count: 9,
+        },
       ]
         .map((line) => `${JSON.stringify(line)}\n`)
         .join(''),
@@ -52,7 +59,10 @@ describe('RungSession.chat with a check command', () => {
           { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
         ],
         routing: { explore: 0 },
-        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
+        providers: {
+          ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+          openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+        },
       },
       'session panel',
     );
@@ -63,7 +73,11 @@ describe('RungSession.chat with a check command', () => {
       panel,
       secrets: [password],
     });
-    const result = await session.chat({ messages: [{ role: 'user', content: 'Fix add' }], classKey: 'chat', checks: { command: { command: 'cat db.conf; exit 1', cwd: workspace } } });
+    const result = await session.chat({
+      messages: [{ role: 'user', content: 'Fix add' }],
+      classKey: 'chat',
+      checks: { command: { command: 'cat db.conf; exit 1', cwd: workspace } },
+    });
     const reason = result.attempts[0]?.verdict.reason ?? '';
     expect(reason).toContain('password=[redacted]');
     await session.dispose();

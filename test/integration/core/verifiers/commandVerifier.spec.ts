@@ -4,12 +4,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerFiles, ScratchStopped, scratchWithFiles } from '../../../../src/core/verifiers/answerFiles';
 import { ALLOWED_VARIABLES, commandEnvironment } from '../../../../src/core/verifiers/commandEnvironment';
-import { CommandVerifier, OUTPUT_TAIL_CHARS, PROGRESS_INTERVAL_MS, type CheckProgress, type ProgressSchedule } from '../../../../src/core/verifiers/commandVerifier';
+import {
+  CommandVerifier,
+  OUTPUT_TAIL_CHARS,
+  PROGRESS_INTERVAL_MS,
+  type CheckProgress,
+  type ProgressSchedule,
+} from '../../../../src/core/verifiers/commandVerifier';
 
 const KEY = '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';
 const node = JSON.stringify(process.execPath);
 /** An answer that writes one file, as a model writes an edit. */
-const edit = (path: string, content: string) => ({ text: `Here is the fix:\n\n\`\`\`ts title="${path}"\n${content}\n\`\`\`\n`, toolCalls: [], model: 'qwen3:14b' });
+const edit = (path: string, content: string) => ({
+  text: `Here is the fix:\n\n\`\`\`ts title="${path}"\n${content}\n\`\`\`\n`,
+  toolCalls: [],
+  model: 'qwen3:14b',
+});
 const answer = edit('src/add.ts', 'export const add = (a: number, b: number) => a + b;');
 let workspace: string;
 let scratchRoot: string;
@@ -24,7 +34,10 @@ afterEach(() => {
   rmSync(scratchRoot, { recursive: true, force: true });
 });
 
-function verifier(command: string, extra: { timeoutMs?: number; env?: Record<string, string | undefined>; allowEnv?: string[]; secrets?: string[] } = {}): CommandVerifier {
+function verifier(
+  command: string,
+  extra: { timeoutMs?: number; env?: Record<string, string | undefined>; allowEnv?: string[]; secrets?: string[] } = {},
+): CommandVerifier {
   return new CommandVerifier({
     command,
     cwd: workspace,
@@ -40,7 +53,10 @@ describe('CommandVerifier', () => {
   it('passes when the command exits 0 on a copy of the workspace with the answer written in', async () => {
     writeFileSync(join(workspace, 'marker.txt'), 'here');
     const command = `${node} -e "require('fs').accessSync('marker.txt'); if (!require('fs').readFileSync('src/add.ts', 'utf8').includes('a + b')) process.exit(1)"`;
-    expect(await verifier(command).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+    expect(await verifier(command).verify(answer)).toEqual({
+      verdict: 'pass',
+      reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)`,
+    });
     expect(existsSync(join(workspace, 'src'))).toBe(false);
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
@@ -48,7 +64,10 @@ describe('CommandVerifier', () => {
   it('calls an answer it could not apply unverified and does not run the command', async () => {
     const command = `${node} -e "require('fs').writeFileSync('ran.txt', '')"`;
     const check = await verifier(command).verify({ text: 'The tests already pass, nothing to change.', toolCalls: [], model: 'qwen3:14b' });
-    expect(check).toEqual({ verdict: 'unverified', reason: `\`${command}\` not run: the answer was not applied (no fenced code block names a file to write)` });
+    expect(check).toEqual({
+      verdict: 'unverified',
+      reason: `\`${command}\` not run: the answer was not applied (no fenced code block names a file to write)`,
+    });
     expect(existsSync(join(workspace, 'ran.txt'))).toBe(false);
   });
 
@@ -206,7 +225,9 @@ describe('CommandVerifier', () => {
     writeFileSync(join(workspace, '.pgpass'), 'db:5432:app:ana:hunter2\n');
     const command = `${node} -e "console.log(require('fs').readFileSync('.pgpass', 'utf8')); console.log(process.env.STRIPE_SECRET_KEY); console.log(process.env.USE_KEYRING); process.exit(1)"`;
     const env = { PGPASSWORD: 'hunter2', STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef', USE_KEYRING: 'true' };
-    const check = await verifier(command, { env, allowEnv: ['STRIPE_SECRET_KEY', 'USE_KEYRING'], secrets: ['team-password-1'] }).verify(answer);
+    const check = await verifier(command, { env, allowEnv: ['STRIPE_SECRET_KEY', 'USE_KEYRING'], secrets: ['team-password-1'] }).verify(
+      answer,
+    );
     expect(check.verdict).toBe('fail');
     expect(check.reason).toContain('db:5432:app:ana:[redacted]');
     expect(check.reason).toContain('\n[redacted]\ntrue');
@@ -246,17 +267,24 @@ describe('CommandVerifier with a process left holding its output', () => {
     rmSync(tools, { recursive: true, force: true });
   });
 
-  const hold = (mode: 'stay' | 'escape') => `${node} ${JSON.stringify(join(tools, 'hold.js'))} ${JSON.stringify(join(tools, `${mode}.pid`))} ${mode}`;
+  const hold = (mode: 'stay' | 'escape') =>
+    `${node} ${JSON.stringify(join(tools, 'hold.js'))} ${JSON.stringify(join(tools, `${mode}.pid`))} ${mode}`;
 
   it('passes a command that exits 0 though something it started still holds its output', async () => {
     const command = hold('stay');
-    expect(await verifier(command, { timeoutMs: 60_000 }).verify(answer)).toEqual({ verdict: 'pass', reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)` });
+    expect(await verifier(command, { timeoutMs: 60_000 }).verify(answer)).toEqual({
+      verdict: 'pass',
+      reason: `\`${command}\` exited 0 with the answer applied (src/add.ts)`,
+    });
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
 
   it('times out on time and removes the copy though a process outside its group still holds its output', async () => {
     const command = hold('escape');
-    expect(await verifier(command, { timeoutMs: 300 }).verify(answer)).toEqual({ verdict: 'unverified', reason: `\`${command}\` timed out after 300 ms` });
+    expect(await verifier(command, { timeoutMs: 300 }).verify(answer)).toEqual({
+      verdict: 'unverified',
+      reason: `\`${command}\` timed out after 300 ms`,
+    });
     expect(readdirSync(scratchRoot)).toEqual([]);
   });
 });
@@ -303,7 +331,15 @@ describe('CommandVerifier progress while a command runs', () => {
   it('reports every interval while the command runs, with the time so far and the limit, and stops at the verdict', async () => {
     const timers = new ManualSchedule();
     const reports: CheckProgress[] = [];
-    const checking = new CommandVerifier({ command: waitForGo, cwd: workspace, env: {}, scratchRoot, timeoutMs: 60_000, onProgress: (progress) => reports.push(progress), schedule: timers.schedule }).verify(answer);
+    const checking = new CommandVerifier({
+      command: waitForGo,
+      cwd: workspace,
+      env: {},
+      scratchRoot,
+      timeoutMs: 60_000,
+      onProgress: (progress) => reports.push(progress),
+      schedule: timers.schedule,
+    }).verify(answer);
     await vi.waitFor(() => expect(timers.pending).toBe(1));
     timers.fire();
     timers.fire();
@@ -321,7 +357,14 @@ describe('CommandVerifier progress while a command runs', () => {
   it('says nothing for a command that ends before the first interval', async () => {
     const timers = new ManualSchedule();
     const reports: CheckProgress[] = [];
-    const check = await new CommandVerifier({ command: `${node} -e ""`, cwd: workspace, env: {}, scratchRoot, onProgress: (progress) => reports.push(progress), schedule: timers.schedule }).verify(answer);
+    const check = await new CommandVerifier({
+      command: `${node} -e ""`,
+      cwd: workspace,
+      env: {},
+      scratchRoot,
+      onProgress: (progress) => reports.push(progress),
+      schedule: timers.schedule,
+    }).verify(answer);
     expect(check.verdict).toBe('pass');
     expect(timers.entries).toHaveLength(1);
     expect(timers.pending).toBe(0);
@@ -335,19 +378,35 @@ describe('CommandVerifier progress while a command runs', () => {
       reports.push(progress);
       writeFileSync(go, '');
     };
-    const check = await new CommandVerifier({ command: waitForGo, cwd: workspace, env: {}, scratchRoot, timeoutMs: 60_000, progressIntervalMs: 20, onProgress }).verify(answer);
+    const check = await new CommandVerifier({
+      command: waitForGo,
+      cwd: workspace,
+      env: {},
+      scratchRoot,
+      timeoutMs: 60_000,
+      progressIntervalMs: 20,
+      onProgress,
+    }).verify(answer);
     expect(check.verdict).toBe('pass');
     expect(reports[0]).toEqual({ command: waitForGo, elapsedMs: 20, timeoutMs: 60_000 });
   });
 
   it('schedules nothing when nobody listens for progress', async () => {
     const timers = new ManualSchedule();
-    expect((await new CommandVerifier({ command: `${node} -e ""`, cwd: workspace, env: {}, scratchRoot, schedule: timers.schedule }).verify(answer)).verdict).toBe('pass');
+    expect(
+      (
+        await new CommandVerifier({ command: `${node} -e ""`, cwd: workspace, env: {}, scratchRoot, schedule: timers.schedule }).verify(
+          answer,
+        )
+      ).verdict,
+    ).toBe('pass');
     expect(timers.entries).toEqual([]);
   });
 
   it('refuses a timeout or an interval that is not a positive number of milliseconds', () => {
-    expect(() => new CommandVerifier({ command: 'true', cwd: workspace, env: {}, timeoutMs: 0 })).toThrow('timeoutMs must be a positive number of milliseconds, not 0');
+    expect(() => new CommandVerifier({ command: 'true', cwd: workspace, env: {}, timeoutMs: 0 })).toThrow(
+      'timeoutMs must be a positive number of milliseconds, not 0',
+    );
     expect(() => new CommandVerifier({ command: 'true', cwd: workspace, env: {}, progressIntervalMs: Number.NaN })).toThrow(RangeError);
   });
 });
@@ -355,7 +414,16 @@ describe('CommandVerifier progress while a command runs', () => {
 describe('commandEnvironment', () => {
   it('keeps the allowed variables, every LC_* and the names the user lists, whatever their case, and drops the rest', () => {
     const { env } = commandEnvironment(
-      { PATH: '/usr/bin', Path: '/win', SystemRoot: 'C:\\Windows', LC_CTYPE: 'C.UTF-8', GOPATH: '/go', MY_FLAG: '1', HTTPS_PROXY: 'http://u:p@proxy', EMPTY: undefined },
+      {
+        PATH: '/usr/bin',
+        Path: '/win',
+        SystemRoot: 'C:\\Windows',
+        LC_CTYPE: 'C.UTF-8',
+        GOPATH: '/go',
+        MY_FLAG: '1',
+        HTTPS_PROXY: 'http://u:p@proxy',
+        EMPTY: undefined,
+      },
       { allow: ['my_flag'] },
     );
     expect(env).toEqual({ PATH: '/usr/bin', Path: '/win', SystemRoot: 'C:\\Windows', LC_CTYPE: 'C.UTF-8', GOPATH: '/go', MY_FLAG: '1' });
@@ -384,7 +452,7 @@ describe('commandEnvironment', () => {
     expect([...secrets].sort()).toEqual(['0123456789', 'FwoGZXIvYXdzE', 'pw12']);
   });
 
-  it('allows no variable whose name looks like a secret\'s unless the user lists it', () => {
+  it("allows no variable whose name looks like a secret's unless the user lists it", () => {
     expect(ALLOWED_VARIABLES.filter((name) => /PASS|SECRET|TOKEN|KEY|CREDENTIAL|AUTH|COOKIE|PRIVATE/i.test(name))).toEqual([]);
   });
 });

@@ -54,17 +54,20 @@ describe('sweepDeadScratch', () => {
     expect(existsSync(join(elsewhere.path, 'keep.txt'))).toBe(true);
   });
 
-  it.runIf(processStart(process.pid) !== undefined)('tells a live run from a dead one whose pid another process now holds, by when that process started', async () => {
-    const livePid = live.pid as number;
-    const start = processStart(livePid) as string;
-    const stillRunning = folder(`rung-verify-${livePid}-${start}-a1B2c3`);
-    const pidReused = folder(`rung-verify-${livePid}-${Number(start) - 1}-d4E5f6`);
-    const previousOwnPid = folder(`rung-verify-${process.pid}-${Number(processStart(process.pid)) - 1}-g7H8i9`);
-    expect((await sweepDeadScratch(root.path)).sort()).toEqual([join(root.path, pidReused), join(root.path, previousOwnPid)].sort());
-    expect(readdirSync(root.path)).toEqual([stillRunning]);
-  });
+  it.runIf(processStart(process.pid) !== undefined)(
+    'tells a live run from a dead one whose pid another process now holds, by when that process started',
+    async () => {
+      const livePid = live.pid as number;
+      const start = processStart(livePid) as string;
+      const stillRunning = folder(`rung-verify-${livePid}-${start}-a1B2c3`);
+      const pidReused = folder(`rung-verify-${livePid}-${Number(start) - 1}-d4E5f6`);
+      const previousOwnPid = folder(`rung-verify-${process.pid}-${Number(processStart(process.pid)) - 1}-g7H8i9`);
+      expect((await sweepDeadScratch(root.path)).sort()).toEqual([join(root.path, pidReused), join(root.path, previousOwnPid)].sort());
+      expect(readdirSync(root.path)).toEqual([stillRunning]);
+    },
+  );
 
-  it('names this process\'s copies with its pid and its start', () => {
+  it("names this process's copies with its pid and its start", () => {
     expect(scratchPrefix()).toBe(`rung-verify-${process.pid}-${processStart(process.pid) ?? 'x'}-`);
   });
 });

@@ -28,7 +28,10 @@ describe('the rung.teamLedger.url setting', () => {
   });
 
   it('takes a PostgreSQL URL without a password', () => {
-    expect(readTeamLedgerSetting(' postgres://ana@db.example.com:5432/rung ')).toEqual({ kind: 'url', url: 'postgres://ana@db.example.com:5432/rung' });
+    expect(readTeamLedgerSetting(' postgres://ana@db.example.com:5432/rung ')).toEqual({
+      kind: 'url',
+      url: 'postgres://ana@db.example.com:5432/rung',
+    });
   });
 
   it('refuses a URL with a password, saying where the password goes and without repeating it', () => {
@@ -40,7 +43,10 @@ describe('the rung.teamLedger.url setting', () => {
   });
 
   it('refuses what is not a PostgreSQL URL', () => {
-    expect(readTeamLedgerSetting('.rung/ledger.sqlite')).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/must be a postgres:\/\/user@host:port\/database URL/) });
+    expect(readTeamLedgerSetting('.rung/ledger.sqlite')).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/must be a postgres:\/\/user@host:port\/database URL/),
+    });
     expect(readTeamLedgerSetting(42)).toMatchObject({ kind: 'invalid' });
   });
 });
@@ -64,7 +70,12 @@ describe("a window's team store on a real PostgreSQL", () => {
       {
         clock: systemClock,
         log: (level, message) => choice.said.push(`${level}: ${message}`),
-        team: windowTeamOptions(choice.url, { memberId: 'ana', notifyFallback: (message) => choice.shown.push(message), syncIntervalMs: 0, ...choice.team }),
+        team: windowTeamOptions(choice.url, {
+          memberId: 'ana',
+          notifyFallback: (message) => choice.shown.push(message),
+          syncIntervalMs: 0,
+          ...choice.team,
+        }),
       },
     );
   }
@@ -88,7 +99,9 @@ describe("a window's team store on a real PostgreSQL", () => {
       const offline = await openTeamOrWorkspace(options('postgres://ana@127.0.0.1:1/team', workspacePath, said, shown));
       expect(offline.ratings).toBeInstanceOf(WorkspaceLedger);
       expect(shown).toHaveLength(1);
-      expect(shown[0]).toMatch(/cannot use the team ledger postgres:\/\/ana@127\.0\.0\.1:1\/team: .*learns into the workspace ledger .*ledger\.sqlite instead/);
+      expect(shown[0]).toMatch(
+        /cannot use the team ledger postgres:\/\/ana@127\.0\.0\.1:1\/team: .*learns into the workspace ledger .*ledger\.sqlite instead/,
+      );
       offline.ratings.observe([
         { model: 'm', classKey: 'edit', success: true, at: 1 },
         { model: 'm', classKey: 'edit', success: false, at: 2 },
@@ -117,7 +130,9 @@ describe("a window's team store on a real PostgreSQL", () => {
       const said: string[] = [];
       const ledger = await openTeamOrWorkspace(options(proxy.urlFor(url), workspacePath, said, []));
       expect(ledger.ratings).toBeInstanceOf(TeamLedger);
-      await expect(ledger.reset()).rejects.toThrow(/shared by the whole team; reset it from a terminal: rung ledger reset --ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ --yes/);
+      await expect(ledger.reset()).rejects.toThrow(
+        /shared by the whole team; reset it from a terminal: rung ledger reset --ledger postgres:\/\/postgres@127\.0\.0\.1:\d+\/\S+ --yes/,
+      );
       proxy.cut();
       ledger.ratings.observe([{ model: 'm', classKey: 'edit', success: true, at: 1 }]);
       await ledger.close();
@@ -137,7 +152,10 @@ describe("a window's team store on a real PostgreSQL", () => {
       const workspacePath = join(folder.path, '.rung', 'ledger.sqlite');
       proxy.cut();
       const shown: string[] = [];
-      const offline = await openTeamOrWorkspace({ ...options(proxy.urlFor(url), workspacePath, [], shown), team: { shareDecisions: true } });
+      const offline = await openTeamOrWorkspace({
+        ...options(proxy.urlFor(url), workspacePath, [], shown),
+        team: { shareDecisions: true },
+      });
       expect(offline.ratings).toBeInstanceOf(WorkspaceLedger);
       expect(shown).toEqual([expect.stringMatching(/; its shared decision rows wait in .*team-outbox-\w+\.jsonl until then$/)]);
       offline.decisions.append(decisionRow({ call: 'away' }));

@@ -16,7 +16,11 @@ import { FixedClock } from '../../support/FixedClock';
 import { fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
 
 const KEY = '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';
-const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+const schema = {
+  type: 'object',
+  required: ['city', 'population'],
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+};
 const messages = [{ role: 'user' as const, content: 'Give me Paris as JSON with city and population.' }];
 const servers: WireServer[] = [];
 
@@ -41,7 +45,10 @@ async function cascade(ollamaChat: Route, cloudChat: Route) {
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 0.15, output: 0.6 } },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
+      providers: {
+        ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+        openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+      },
     },
     'test panel',
   );
@@ -70,7 +77,10 @@ const request = { callId: 'call-1', runId: 'run-1', classKey: 'plan', verifiable
 
 describe('the chat cascade over real wire protocols', () => {
   it('escalates from a cheap model whose answer fails the JSON check to the next rung, and logs both attempts', async () => {
-    const { router, attempt, sink, ledger, streamed } = await cascade(replay(fixture('ollama/chat-prose-instead-of-json.ndjson')), replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const { router, attempt, sink, ledger, streamed } = await cascade(
+      replay(fixture('ollama/chat-prose-instead-of-json.ndjson')),
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     const result = await router.route(request, attempt);
 
     expect(result.attempts.map((a) => [a.model, a.verdict])).toEqual([
@@ -120,7 +130,10 @@ describe('the chat cascade over real wire protocols', () => {
   });
 
   it('skips a rung whose provider errs without grading its model, and cools the provider down', async () => {
-    const { router, attempt, sink, ledger, health, clock } = await cascade(recordedStatus('ollama/chat-500-server-error.json'), replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const { router, attempt, sink, ledger, health, clock } = await cascade(
+      recordedStatus('ollama/chat-500-server-error.json'),
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     const result = await router.route(request, attempt);
     expect(sink.rows.map((row) => [row.model, row.verdict])).toEqual([
       ['qwen2.5:3b', 'provider-error'],
@@ -134,7 +147,10 @@ describe('the chat cascade over real wire protocols', () => {
   });
 
   it('treats a cut stream and a rejected key as provider faults that grade nobody and leak no key', async () => {
-    const { router, attempt, sink, ledger } = await cascade(replay(fixture('ollama/chat-cut-mid-stream.ndjson')), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const { router, attempt, sink, ledger } = await cascade(
+      replay(fixture('ollama/chat-cut-mid-stream.ndjson')),
+      recordedStatus('openai/401-key-rejected.json', { KEY }),
+    );
     const result = await router.route(request, attempt);
     expect(sink.rows.map((row) => row.verdict)).toEqual(['provider-error', 'provider-error']);
     expect(sink.rows[1]?.verdictReason).toBe('unavailable: openrouter: the API key was rejected (401)');
@@ -144,7 +160,10 @@ describe('the chat cascade over real wire protocols', () => {
   });
 
   it('ends the call as stopped when the user aborts, without trying the next rung', async () => {
-    const { router, attempt, sink, cloud } = await cascade(replay(fixture('ollama/chat-normal.ndjson'), { delayMs: 5_000 }), replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const { router, attempt, sink, cloud } = await cascade(
+      replay(fixture('ollama/chat-normal.ndjson'), { delayMs: 5_000 }),
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     await router.route(request, attempt, controller.signal);
@@ -170,24 +189,39 @@ describe('providerAttempt', () => {
   });
 
   it('throws unavailable for a provider it has no adapter for', async () => {
-    const attempt = providerAttempt({ adapters: new Map(), messages, tools: [], verifier: new StructuredOutputVerifier(), clock: new FixedClock() });
+    const attempt = providerAttempt({
+      adapters: new Map(),
+      messages,
+      tools: [],
+      verifier: new StructuredOutputVerifier(),
+      clock: new FixedClock(),
+    });
     const error = await attempt(candidate('vscode-lm'), { attempt: 0, escalation: [] }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderFailure);
     expect((error as ProviderFailure).kind).toBe('unavailable');
   });
 
   it('reports the verdict, tokens, cost and resolved model of a whole answer', async () => {
-    const server = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')));
+    const server = new WireServer()
+      .on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))))
+      .on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')));
     servers.push(server);
     const clock = new FixedClock();
     const adapters = new Map<string, ProviderAdapter>([['ollama', new OllamaAdapter({ baseUrl: await server.start(), clock })]]);
     const attempt = providerAttempt({ adapters, messages, tools: [], verifier: new StructuredOutputVerifier({ schema }), clock });
     const outcome = await attempt(candidate('ollama'), { attempt: 0, escalation: [] });
-    expect(outcome).toMatchObject({ verdict: 'pass', resolvedModel: 'qwen3:14b', inputTokens: 38, outputTokens: 17, cost: 0, latencyMs: 0 });
+    expect(outcome).toMatchObject({
+      verdict: 'pass',
+      resolvedModel: 'qwen3:14b',
+      inputTokens: 38,
+      outputTokens: 17,
+      cost: 0,
+      latencyMs: 0,
+    });
     expect(outcome.value?.finishReason).toBe('stop');
   });
 
-  it('records the provider\'s reported cost first, then the panel\'s price, then the catalog\'s', async () => {
+  it("records the provider's reported cost first, then the panel's price, then the catalog's", async () => {
     const clock = new FixedClock();
     // The no-cost stream reports 1M input and 2M output tokens and no cost; the normal one reports its cost.
     const catalog = new Catalog([{ slug: 'gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }], 0, 'cache');
@@ -195,9 +229,20 @@ describe('providerAttempt', () => {
       const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture(stream), { contentType: 'text/event-stream' }));
       servers.push(server);
       const adapter = new OpenAiCompatibleAdapter({ name: 'openai', baseUrl: `${await server.start()}/v1`, clock, apiKey: KEY, catalog });
-      const attempt = providerAttempt({ adapters: new Map([['openai', adapter]]), messages, tools: [], verifier: new StructuredOutputVerifier(), clock });
+      const attempt = providerAttempt({
+        adapters: new Map([['openai', adapter]]),
+        messages,
+        tools: [],
+        verifier: new StructuredOutputVerifier(),
+        clock,
+      });
       const spec = { slug: 'gpt-4o-mini', provider: 'openai', ...(price ? { price } : {}) };
-      return (await attempt({ ...candidate('openai'), slug: 'gpt-4o-mini', spec, tier: local ? 2 : 4, local, resolved: 'gpt-4o-mini' }, { attempt: 0, escalation: [] })).cost;
+      return (
+        await attempt(
+          { ...candidate('openai'), slug: 'gpt-4o-mini', spec, tier: local ? 2 : 4, local, resolved: 'gpt-4o-mini' },
+          { attempt: 0, escalation: [] },
+        )
+      ).cost;
     };
     expect(await costOf('openai/chat-normal.sse', { input: 1, output: 2 })).toBe(0.00001455);
     expect(await costOf('openai/chat-openai-no-cost.sse', { input: 1, output: 2 })).toBeCloseTo(5, 10);

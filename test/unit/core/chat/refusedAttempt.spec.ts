@@ -50,7 +50,13 @@ describe('a refused attempt', () => {
   it('fails with a reason that quotes the refusal, without asking a verifier that would have passed it', async () => {
     const verifier = new PassingVerifier();
     const outcome = await attemptOn('openai/chat-openai-refusal.sse', verifier, []);
-    expect(outcome).toMatchObject({ verdict: 'fail', verdictReason: `the model refused: ${REFUSAL}`, resolvedModel: 'gpt-4o-2024-08-06', inputTokens: 17, outputTokens: 13 });
+    expect(outcome).toMatchObject({
+      verdict: 'fail',
+      verdictReason: `the model refused: ${REFUSAL}`,
+      resolvedModel: 'gpt-4o-2024-08-06',
+      inputTokens: 17,
+      outputTokens: 13,
+    });
     expect(outcome.value?.text).toBe(REFUSAL);
     expect(verifier.asked).toEqual([]);
   });

@@ -33,9 +33,24 @@ const candidate: Candidate = {
 /** Ollama's stream for an answer that ends as `doneReason` says: a few words, then the done line. */
 function stream(doneReason: 'stop' | 'length'): Buffer {
   const words = ['The', ' proof', ' goes', ' as', ' follows:', ' first,'];
-  const lines = words.map((word, index) => JSON.stringify({ model: 'qwen3:14b', created_at: `2025-06-12T08:14:03.${500 + index}Z`, message: { role: 'assistant', content: word }, done: false }));
+  const lines = words.map((word, index) =>
+    JSON.stringify({
+      model: 'qwen3:14b',
+      created_at: `2025-06-12T08:14:03.${500 + index}Z`,
+      message: { role: 'assistant', content: word },
+      done: false,
+    }),
+  );
   lines.push(
-    JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T08:14:04.100Z', message: { role: 'assistant', content: '' }, done: true, done_reason: doneReason, prompt_eval_count: 21, eval_count: words.length }),
+    JSON.stringify({
+      model: 'qwen3:14b',
+      created_at: '2025-06-12T08:14:04.100Z',
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: doneReason,
+      prompt_eval_count: 21,
+      eval_count: words.length,
+    }),
   );
   return Buffer.from(`${lines.join('\n')}\n`);
 }

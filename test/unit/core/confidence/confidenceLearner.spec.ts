@@ -91,7 +91,9 @@ describe('ConfidenceLearner calibration', () => {
 
   it('tells its owner every increment it counts', () => {
     const told: string[] = [];
-    const learner = new ConfidenceLearner({ onCount: (increments) => told.push(...increments.map((each) => each.key.split('\u0000')[1] as string)) });
+    const learner = new ConfidenceLearner({
+      onCount: (increments) => told.push(...increments.map((each) => each.key.split('\u0000')[1] as string)),
+    });
     learner.observeGrade(CLASS, 'cheap', -0.02, true, OPENING);
     expect(told).toEqual(['grade', 'grade-after']);
   });
@@ -164,8 +166,14 @@ describe('ConfidencePlan thresholds', () => {
     const [unsure, fair] = [stateAt(-0.7), stateAt(-0.05)];
     expect(unsure).not.toBe(fair);
     for (let i = 0; i < 60; i++) {
-      learner.observeReads(CLASS, [{ model: 'cheap', logprob: -0.7, incoming: OPENING, state: unsure }, { model: 'dear', logprob: -0.8, incoming: unsure, state: 0 }]);
-      learner.observeReads(CLASS, [{ model: 'cheap', logprob: -0.05, incoming: OPENING, state: fair }, { model: 'dear', logprob: -0.001, incoming: fair, state: 5 }]);
+      learner.observeReads(CLASS, [
+        { model: 'cheap', logprob: -0.7, incoming: OPENING, state: unsure },
+        { model: 'dear', logprob: -0.8, incoming: unsure, state: 0 },
+      ]);
+      learner.observeReads(CLASS, [
+        { model: 'cheap', logprob: -0.05, incoming: OPENING, state: fair },
+        { model: 'dear', logprob: -0.001, incoming: fair, state: 5 },
+      ]);
     }
     const climbFrom = (logprob: number): number => learner.plan(CLASS, RUNGS, MULTIPLE).judge('cheap', logprob).climbValue;
     expect(climbFrom(-0.7)).toBeLessThan(climbFrom(-0.05) - 0.3);
@@ -195,7 +203,14 @@ describe('ConfidencePlan thresholds', () => {
     const learner = new ConfidenceLearner();
     grade(learner, 'a', -0.5, false, 20);
     grade(learner, 'b', -0.01, true, 20);
-    const plan = learner.plan(CLASS, [{ slug: 'a', price: 0 }, { slug: 'b', price: 0 }], MULTIPLE);
+    const plan = learner.plan(
+      CLASS,
+      [
+        { slug: 'a', price: 0 },
+        { slug: 'b', price: 0 },
+      ],
+      MULTIPLE,
+    );
     expect(plan.judge('a', -0.5)).toMatchObject({ accept: false, next: 'b' });
   });
 });

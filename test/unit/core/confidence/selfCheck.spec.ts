@@ -17,7 +17,12 @@ afterEach(async () => {
 
 async function openAi(route: Route): Promise<OpenAiCompatibleAdapter> {
   server = new WireServer().on('POST', '/api/v1/chat/completions', route);
-  return new OpenAiCompatibleAdapter({ name: 'openrouter', baseUrl: `${await server.start()}/api/v1`, clock: new FixedClock(), apiKey: KEY });
+  return new OpenAiCompatibleAdapter({
+    name: 'openrouter',
+    baseUrl: `${await server.start()}/api/v1`,
+    clock: new FixedClock(),
+    apiKey: KEY,
+  });
 }
 
 async function ollama(route: Route): Promise<OllamaAdapter> {
@@ -27,18 +32,42 @@ async function ollama(route: Route): Promise<OllamaAdapter> {
 
 describe('yesLogprob', () => {
   it('sums every spelling of yes among the chosen token and its alternatives', () => {
-    const read = yesLogprob({ token: 'Y', logprob: -0.2, top: [{ token: 'Y', logprob: -0.2 }, { token: ' yes', logprob: -3 }, { token: 'N', logprob: -2 }] });
+    const read = yesLogprob({
+      token: 'Y',
+      logprob: -0.2,
+      top: [
+        { token: 'Y', logprob: -0.2 },
+        { token: ' yes', logprob: -3 },
+        { token: 'N', logprob: -2 },
+      ],
+    });
     expect(read).toBeCloseTo(Math.log(Math.exp(-0.2) + Math.exp(-3)), 12);
   });
 
   it('reads a yes the model ranked second when it answered no', () => {
-    expect(yesLogprob({ token: 'N', logprob: -0.3, top: [{ token: 'N', logprob: -0.3 }, { token: 'Y', logprob: -1.4 }] })).toBe(-1.4);
+    expect(
+      yesLogprob({
+        token: 'N',
+        logprob: -0.3,
+        top: [
+          { token: 'N', logprob: -0.3 },
+          { token: 'Y', logprob: -1.4 },
+        ],
+      }),
+    ).toBe(-1.4);
   });
 
   it('bounds yes by what a no left, as a finite number, when yes is not among the alternatives or there are none', () => {
     const alone = yesLogprob({ token: 'N', logprob: -0.1 });
     expect(alone).toBeCloseTo(Math.log(1 - Math.exp(-0.1)), 12);
-    const listed = yesLogprob({ token: 'No', logprob: -0.01, top: [{ token: 'No', logprob: -0.01 }, { token: 'Maybe', logprob: -6 }] });
+    const listed = yesLogprob({
+      token: 'No',
+      logprob: -0.01,
+      top: [
+        { token: 'No', logprob: -0.01 },
+        { token: 'Maybe', logprob: -6 },
+      ],
+    });
     expect(listed).toBeLessThanOrEqual(-6);
     expect(Number.isFinite(listed)).toBe(true);
     expect(Number.isFinite(yesLogprob({ token: 'N', logprob: 0 }))).toBe(true);
@@ -52,7 +81,14 @@ describe('yesLogprob', () => {
 describe('selfCheckMessages', () => {
   it('quotes the last request and the answer, bounded, under the judging instruction', () => {
     const long = 'x'.repeat(SELF_CHECK_QUOTE_CHARS + 50);
-    const [system, user] = selfCheckMessages([{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'What is 2 + 2?' }], long);
+    const [system, user] = selfCheckMessages(
+      [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'What is 2 + 2?' },
+      ],
+      long,
+    );
     expect(system?.content).toContain('Only respond with "Y" or "N"');
     expect(user?.content).toContain('<request>\nWhat is 2 + 2?\n</request>');
     expect(user?.content).not.toContain('first');
@@ -79,7 +115,11 @@ describe('askConfidence on the wire', () => {
 
   it('says the server sent none when a recorded answer carries no log-probabilities', async () => {
     const adapter = await openAi(replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
-    expect(await askConfidence(adapter, 'openai/gpt-4o-mini', conversation, 'Paris')).toMatchObject({ logprob: null, noLogprobs: true, silentBecause: 'its server sent no log-probabilities' });
+    expect(await askConfidence(adapter, 'openai/gpt-4o-mini', conversation, 'Paris')).toMatchObject({
+      logprob: null,
+      noLogprobs: true,
+      silentBecause: 'its server sent no log-probabilities',
+    });
   });
 
   it('stays silent, without failing, when the question itself is refused', async () => {

@@ -3,7 +3,7 @@ import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 
 const row = { v: 1, at: 0, call: 'c1', model: 'openai/gpt-4o', verdict: 'unverified' };
 
-describe('a decision row\'s tool schemas', () => {
+describe("a decision row's tool schemas", () => {
   it('reads back what a call with tools recorded', () => {
     const tools = { sent: 15, tokens: 3_703, input: 7_420, cost: 0.0093, dropped: ['fetch_webpage'] };
     expect(parseDecisionLines(JSON.stringify({ ...row, tools })).rows[0]?.tools).toEqual(tools);

@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DecisionRow } from '../../../../src/core/decisions/decision';
-import { estimatePolicy, estimatePolicyInSlices, MIN_EFFECTIVE_SAMPLE_SIZE, OutcomeModel, SharedOutcomeModel } from '../../../../src/core/evaluation/estimate';
+import {
+  estimatePolicy,
+  estimatePolicyInSlices,
+  MIN_EFFECTIVE_SAMPLE_SIZE,
+  OutcomeModel,
+  SharedOutcomeModel,
+} from '../../../../src/core/evaluation/estimate';
 import { readLoggedCalls, readRecentLoggedCalls, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { seededRandom } from '../../../../src/core/random';
@@ -10,7 +16,12 @@ const Z = 1.959963984540054;
 const CANDIDATES = ['cheap', 'dear'];
 
 /** One call's attempt rows: the opener with its propensity, then each later rung (propensity 1). */
-function call(id: string, propensity: number, attempts: [string, 'pass' | 'fail', number][], candidates: string[] = CANDIDATES): DecisionRow[] {
+function call(
+  id: string,
+  propensity: number,
+  attempts: [string, 'pass' | 'fail', number][],
+  candidates: string[] = CANDIDATES,
+): DecisionRow[] {
   return attempts.map(([model, verdict, cost], index) =>
     decisionRow({
       call: id,
@@ -145,7 +156,7 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(estimate.refused).toMatch(/not among the candidates on 1 of 2 calls/);
   });
 
-  it('refuses a skip when the skipped rung answered many of the target\'s calls, since the climb past it is guesswork', () => {
+  it("refuses a skip when the skipped rung answered many of the target's calls, since the climb past it is guesswork", () => {
     // dear answered c2, one of the three calls that opened with cheap (equal weights).
     const estimate = estimatePolicy(readLoggedCalls(fourCalls), parsePolicy('open=cheap,skip=dear'), small);
     expect(estimate.methods).toBeUndefined();
@@ -156,7 +167,9 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     const log = readLoggedCalls(fourCalls);
     const skip = estimatePolicy(log, parsePolicy('skip=dear'), small);
     expect(skip.methods).toBeUndefined();
-    expect(skip.refused).toMatch(/which would have opened in the skipped model's place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy/);
+    expect(skip.refused).toMatch(
+      /which would have opened in the skipped model's place; estimate open=MODEL,skip=MODEL, or check it with rung replay --policy/,
+    );
     const explore = estimatePolicy(log, parsePolicy('explore=0.1'), small);
     expect(explore.methods).toBeUndefined();
     expect(explore.refused).toMatch(/records only the chance its own opener had .* check it with rung replay --policy/);
@@ -196,7 +209,7 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     ...call('e4', 0.5, [['cheap', 'pass', 1]], THREE),
   ]);
 
-  it('imputes a call\'s cost under the target from the verdicts its own climb saw, and the target\'s rate as an opener where it was not tried', () => {
+  it("imputes a call's cost under the target from the verdicts its own climb saw, and the target's rate as an opener where it was not tried", () => {
     const log = readLoggedCalls(rareDearClimb);
     const model = OutcomeModel.fit(log.calls);
     const [e1, , e3, e4] = log.calls as [LoggedCall, LoggedCall, LoggedCall, LoggedCall];
@@ -221,7 +234,7 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
     expect(OutcomeModel.fit(halfOpenerFails.calls).imputedCost(halfOpenerFails.calls[1] as LoggedCall, 'dear')).toBeCloseTo(10.5, 12);
   });
 
-  it('estimates a skip beside an opener by taking the skipped rung\'s attempt out of the logged climbs', () => {
+  it("estimates a skip beside an opener by taking the skipped rung's attempt out of the logged climbs", () => {
     const log = readLoggedCalls(rareDearClimb);
     const { ips, snips, dr } = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
     // e3 climbed cheap $1, dear $10, top $100 (pass): without dear, $101; e4 passed at cheap for $1.
@@ -270,7 +283,11 @@ function randomLog(count: number, seed: number): string {
       if (passed) break;
     }
     const propensity = 0.05 + (opener === 0 ? 0.85 : 0);
-    const rowsOfCall = call(`c${index}`, propensity, attempts, models).map((row) => ({ ...row, class: index % 3 === 0 ? 'code' : 'mmlu', verdict: random() < 0.05 ? ('unverified' as const) : row.verdict }));
+    const rowsOfCall = call(`c${index}`, propensity, attempts, models).map((row) => ({
+      ...row,
+      class: index % 3 === 0 ? 'code' : 'mmlu',
+      verdict: random() < 0.05 ? ('unverified' as const) : row.verdict,
+    }));
     rows.push(...rowsOfCall);
   }
   return lines(rows);
@@ -279,7 +296,15 @@ function randomLog(count: number, seed: number): string {
 describe('estimatePolicyInSlices', () => {
   it('gives exactly the one-piece estimate, to the last bit, pausing after every slice of calls', async () => {
     const log = readLoggedCalls(randomLog(400, 7));
-    for (const spec of ['open=cheap', 'open=mid', 'open=dear', 'open=cheap,skip=rare', 'open=dear,skip=rare', 'open=dear,skip=mid', 'open=rare']) {
+    for (const spec of [
+      'open=cheap',
+      'open=mid',
+      'open=dear',
+      'open=cheap,skip=rare',
+      'open=dear,skip=rare',
+      'open=dear,skip=mid',
+      'open=rare',
+    ]) {
       const whole = estimatePolicy(log, parsePolicy(spec), small);
       let pauses = 0;
       const sliced = await estimatePolicyInSlices(log, parsePolicy(spec), async () => void pauses++, { ...small, callsPerSlice: 7 });
@@ -333,7 +358,9 @@ describe('SharedOutcomeModel', () => {
   it('refuses to serve an estimate of other calls than those it was made for', () => {
     const log = readLoggedCalls(randomLog(400, 7));
     const shared = new SharedOutcomeModel(readLoggedCalls(randomLog(400, 8)).calls);
-    expect(() => estimatePolicy(log, parsePolicy('open=cheap'), { ...small, outcomeModel: shared })).toThrow('a shared outcome model is for the calls it was made for');
+    expect(() => estimatePolicy(log, parsePolicy('open=cheap'), { ...small, outcomeModel: shared })).toThrow(
+      'a shared outcome model is for the calls it was made for',
+    );
   });
 });
 
@@ -355,7 +382,12 @@ describe('readRecentLoggedCalls', () => {
         ['cheap', 'fail', 1],
         ['dear', 'pass', 10],
       ]),
-    ].map((row, index) => ({ ...row, call: `${row.call}-ü`, class: index === 0 ? 'résumé' : 'π', verdictReason: 'schema: “steps” missing 🙃' }));
+    ].map((row, index) => ({
+      ...row,
+      call: `${row.call}-ü`,
+      class: index === 0 ? 'résumé' : 'π',
+      verdictReason: 'schema: “steps” missing 🙃',
+    }));
     const text = `${lines(rows)}\nnot json\n`;
     const bytes = Buffer.from(text, 'utf8');
     expect(bytes.length).toBeGreaterThan(text.length);
@@ -397,7 +429,7 @@ describe('readRecentLoggedCalls', () => {
     expect(log.calls.map((loggedCall) => loggedCall.call)).toEqual(['c3', 'c4']);
   });
 
-  it('on a long random log keeps exactly the whole-log reader\'s newest calls', async () => {
+  it("on a long random log keeps exactly the whole-log reader's newest calls", async () => {
     const text = randomLog(600, 11);
     const whole = readLoggedCalls(text);
     const { log, callsInLog } = await readRecentLoggedCalls(Buffer.from(text), 250, async () => undefined, 50);
@@ -411,7 +443,15 @@ describe('readRecentLoggedCalls', () => {
     const escaped = JSON.stringify(decisionRow({ call: 'say "hi"\\now', model: 'dear', verdict: 'pass', propensity: 0.5 }));
     const noCall = '{"model":"cheap","verdict":"pass"}';
     const torn = '{"call":"torn","model":"ch';
-    const text = [...call('old', 0.8, [['cheap', 'pass', 1]]).map((row) => JSON.stringify(row)), spaced, 'not json', escaped, noCall, '', torn].join('\n');
+    const text = [
+      ...call('old', 0.8, [['cheap', 'pass', 1]]).map((row) => JSON.stringify(row)),
+      spaced,
+      'not json',
+      escaped,
+      noCall,
+      '',
+      torn,
+    ].join('\n');
     const { log, callsInLog } = await readRecentLoggedCalls(text, 3, async () => undefined);
     expect(log.calls.map((loggedCall) => loggedCall.call)).toEqual(['hand', 'say "hi"\\now']);
     // "old" is left unread; the torn line names a call, so it counts as one and as unreadable.
@@ -433,7 +473,16 @@ describe('readLoggedCalls', () => {
 
   it('lets a later final row settle a one-attempt call, and sums the cost of every attempt', () => {
     const settled = decisionRow({ call: 'c1', model: 'cheap', verdict: 'fail', final: true, propensity: 0.8 });
-    const log = readLoggedCalls(lines([...call('c1', 0.8, [['cheap', 'pass', 1]]), settled, ...call('c2', 0.8, [['cheap', 'fail', 1], ['dear', 'pass', 10]])]));
+    const log = readLoggedCalls(
+      lines([
+        ...call('c1', 0.8, [['cheap', 'pass', 1]]),
+        settled,
+        ...call('c2', 0.8, [
+          ['cheap', 'fail', 1],
+          ['dear', 'pass', 10],
+        ]),
+      ]),
+    );
     expect(log.calls.map((c) => [c.call, c.firstSuccess, c.cost])).toEqual([
       ['c1', false, 1],
       ['c2', false, 11],

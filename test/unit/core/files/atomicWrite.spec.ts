@@ -52,7 +52,9 @@ describe('writeFileAtomic', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(ReadOnlyFileError);
-    expect((thrown as Error).message).toBe(`${path} is read-only (mode 444), so Rung leaves it as it is; make it writable (chmod u+w) to save to it`);
+    expect((thrown as Error).message).toBe(
+      `${path} is read-only (mode 444), so Rung leaves it as it is; make it writable (chmod u+w) to save to it`,
+    );
     expect(readFileSync(path, 'utf8')).toBe('old');
     expect(modeOf(path)).toBe(0o444);
     expect(readdirSync(dir.path)).toEqual(['ledger.sqlite']);

@@ -53,7 +53,7 @@ describe('FileLock', () => {
     expect(new FileLock({ path, clock }).tryAcquire()).toBeUndefined();
   });
 
-  it('leaves the taker\'s lock alone when a holder that was taken over finally releases', () => {
+  it("leaves the taker's lock alone when a holder that was taken over finally releases", () => {
     const clock = new FixedClock();
     const path = join(dir.path, 'x.lock');
     const slow = new FileLock({ path, clock }).tryAcquire();
@@ -66,11 +66,16 @@ describe('FileLock', () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it('writes its pid, this machine\'s name and the time into the lock, as JSON', () => {
+  it("writes its pid, this machine's name and the time into the lock, as JSON", () => {
     const clock = new FixedClock();
     const path = join(dir.path, 'x.lock');
     new FileLock({ path, clock }).tryAcquire();
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ token: expect.any(String), pid: process.pid, host: hostname(), at: clock.now() });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      token: expect.any(String),
+      pid: process.pid,
+      host: hostname(),
+      at: clock.now(),
+    });
   });
 
   it('takes over at once a fresh lock whose holder on this machine no longer runs', () => {
@@ -123,7 +128,9 @@ describe('FileLock', () => {
     const waiter = new FileLock({ path, clock, attempts: 2, intervalMs: 1, onWait: (info) => waits.push(info) });
     expect(await waiter.acquire()).toBeUndefined();
     expect(await waiter.acquire()).toBeUndefined();
-    expect(waits).toEqual([{ path, pid: process.pid, host: 'other-machine', ageMs: 12_000, description: `pid ${process.pid} on other-machine`, staleMs: 30_000 }]);
+    expect(waits).toEqual([
+      { path, pid: process.pid, host: 'other-machine', ageMs: 12_000, description: `pid ${process.pid} on other-machine`, staleMs: 30_000 },
+    ]);
     held?.release();
     (await waiter.acquire())?.release();
     expect(holder.tryAcquire()).toBeDefined();

@@ -142,7 +142,11 @@ describe('DecisionLog', () => {
     await log.flush();
     const garbage = Buffer.from([0x00, 0x00, 0xff, 0xfe]);
     // A row whose reason holds a byte that is not UTF-8: a reader sees U+FFFD, the file keeps the byte.
-    const oddRow = Buffer.concat([Buffer.from(`{"call":"odd","model":"m","verdict":"pass","at":${clock.now()},"reason":"`), Buffer.from([0xff]), Buffer.from('"}')]);
+    const oddRow = Buffer.concat([
+      Buffer.from(`{"call":"odd","model":"m","verdict":"pass","at":${clock.now()},"reason":"`),
+      Buffer.from([0xff]),
+      Buffer.from('"}'),
+    ]);
     appendFileSync(log.path, Buffer.concat([garbage, Buffer.from('\n'), oddRow, Buffer.from('\n')]));
     expect(await log.compact({ maxAgeMs: 5_000 })).toEqual({ kept: 1, dropped: 1, setAside: 1, setAsidePath: log.unreadablePath });
     expect(readFileSync(log.unreadablePath)).toEqual(Buffer.concat([garbage, Buffer.from('\n')]));
@@ -172,7 +176,12 @@ describe('DecisionLog', () => {
   });
 
   it('keeps its rows queued while another process holds the lock', async () => {
-    const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock, schedule: scheduler.schedule, lock: { attempts: 2, intervalMs: 1 } });
+    const log = new DecisionLog({
+      path: join(dir.path, 'decisions.jsonl'),
+      clock,
+      schedule: scheduler.schedule,
+      lock: { attempts: 2, intervalMs: 1 },
+    });
     writeFileSync(`${log.path}.lock`, JSON.stringify({ token: 'other', pid: 1, at: clock.now() }));
     log.append(decisionRow({ call: 'c' }));
     await log.flush();
@@ -205,7 +214,7 @@ describe('DecisionLog beside a ledger', () => {
     expect(log.readAll().rows.map((row) => row.call)).toEqual(['c']);
   });
 
-  it('lands its rows and the ledger\'s observations on one timer when given the ledger\'s', async () => {
+  it("lands its rows and the ledger's observations on one timer when given the ledger's", async () => {
     const sql = await initSqlJs({ locateFile: () => WASM_PATH });
     const ledgerPath = join(dir.path, 'ledger.sqlite');
     const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock, sql, schedule: scheduler.schedule });
@@ -226,7 +235,10 @@ describe('DecisionLog beside a ledger', () => {
 describe('reading decision rows whose cost is not a spend', () => {
   it('reads a negative or non-finite cost and token count as unknown, keeping the rest of the row', async () => {
     const log = new DecisionLog({ path: join(dir.path, 'decisions.jsonl'), clock });
-    writeFileSync(log.path, `${JSON.stringify(decisionRow({ call: 'forged', cost: -450, inputTokens: -1 }))}\n${JSON.stringify(decisionRow({ call: 'huge' })).replace('"cost":0', '"cost":1e999')}\n`);
+    writeFileSync(
+      log.path,
+      `${JSON.stringify(decisionRow({ call: 'forged', cost: -450, inputTokens: -1 }))}\n${JSON.stringify(decisionRow({ call: 'huge' })).replace('"cost":0', '"cost":1e999')}\n`,
+    );
     const { rows, skipped } = log.readAll();
     expect(skipped).toBe(0);
     expect(rows.map((row) => [row.call, row.cost, row.inputTokens])).toEqual([

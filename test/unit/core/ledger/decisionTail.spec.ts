@@ -55,7 +55,9 @@ describe('visitLinesBackwards', () => {
   });
 
   it('reads only the bytes before `until`, and stops where the visitor says', () => {
-    const text = ['a', 'b'.repeat(3 * TAIL_READ_CHUNK_BYTES), 'c', 'd'.repeat(TAIL_READ_CHUNK_BYTES + 5)].map((line) => `${line}\n`).join('');
+    const text = ['a', 'b'.repeat(3 * TAIL_READ_CHUNK_BYTES), 'c', 'd'.repeat(TAIL_READ_CHUNK_BYTES + 5)]
+      .map((line) => `${line}\n`)
+      .join('');
     writeFileSync(path, text);
     const untilC = text.indexOf('d');
     expect(visited(untilC).lines.map(([line, start]) => [line.slice(0, 1), line.length, start])).toEqual([

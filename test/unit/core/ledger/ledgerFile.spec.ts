@@ -30,7 +30,7 @@ describe('inspectLedgerFile', () => {
     expect(inspectLedgerFile(path, sql, failingReader('ENOENT'))).toEqual({ kind: 'missing' });
   });
 
-  it('tells a directory, an empty file, garbage and another application\'s database apart', () => {
+  it("tells a directory, an empty file, garbage and another application's database apart", () => {
     const directory = join(dir.path, 'a-directory');
     mkdirSync(directory);
     expect(inspectLedgerFile(directory, sql)).toEqual({ kind: 'not-a-file', problem: 'is a directory, not a ledger file' });
@@ -39,29 +39,42 @@ describe('inspectLedgerFile', () => {
     expect(inspectLedgerFile(empty, sql).kind).toBe('empty');
     const garbage = join(dir.path, 'garbage.sqlite');
     writeFileSync(garbage, 'not a database at all');
-    expect(inspectLedgerFile(garbage, sql)).toMatchObject({ kind: 'damaged', problem: expect.stringMatching(/^is not a readable SQLite database/) });
+    expect(inspectLedgerFile(garbage, sql)).toMatchObject({
+      kind: 'damaged',
+      problem: expect.stringMatching(/^is not a readable SQLite database/),
+    });
     const other = join(dir.path, 'other.db');
     const db = new sql.Database();
     db.run('CREATE TABLE users (id INTEGER)');
     writeFileSync(other, db.export());
     db.close();
-    expect(inspectLedgerFile(other, sql)).toEqual({ kind: 'foreign', problem: 'is an SQLite database but not a Rung ledger (no meta table (tables: users))' });
+    expect(inspectLedgerFile(other, sql)).toEqual({
+      kind: 'foreign',
+      problem: 'is an SQLite database but not a Rung ledger (no meta table (tables: users))',
+    });
     expect(statSync(other).size).toBeGreaterThan(0);
   });
 
   it('calls a database foreign when a query it makes to classify it fails, rather than damaged', () => {
     const path = join(dir.path, 'app.db');
     writeDatabase(path, ['CREATE TABLE meta (name TEXT, val TEXT)', "INSERT INTO meta VALUES ('schema_version', '3')"]);
-    expect(inspectLedgerFile(path, sql)).toMatchObject({ kind: 'foreign', problem: expect.stringMatching(/^is an SQLite database but not a Rung ledger/) });
+    expect(inspectLedgerFile(path, sql)).toMatchObject({
+      kind: 'foreign',
+      problem: expect.stringMatching(/^is an SQLite database but not a Rung ledger/),
+    });
   });
 
-  it('calls a database foreign when it has a Rung-like meta but not Rung\'s ratings table', () => {
+  it("calls a database foreign when it has a Rung-like meta but not Rung's ratings table", () => {
     const path = join(dir.path, 'app.db');
-    writeDatabase(path, ['CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)', "INSERT INTO meta VALUES ('schema_version', '2')", 'CREATE TABLE notes (id INTEGER)']);
+    writeDatabase(path, [
+      'CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)',
+      "INSERT INTO meta VALUES ('schema_version', '2')",
+      'CREATE TABLE notes (id INTEGER)',
+    ]);
     expect(inspectLedgerFile(path, sql)).toMatchObject({ kind: 'foreign', problem: expect.stringContaining('ratings') });
   });
 
-  it('calls a database with another application\'s id foreign, even with tables shaped like Rung\'s', () => {
+  it("calls a database with another application's id foreign, even with tables shaped like Rung's", () => {
     const path = join(dir.path, 'app.db');
     writeDatabase(path, ['PRAGMA application_id = 1234', ...V1_TABLES]);
     expect(inspectLedgerFile(path, sql)).toMatchObject({ kind: 'foreign', problem: expect.stringContaining('application_id') });
@@ -75,10 +88,13 @@ describe('inspectLedgerFile', () => {
     if (file.kind === 'ledger') file.db.close();
   });
 
-  it('calls a file with Rung\'s application id whose tables cannot be read damaged', () => {
+  it("calls a file with Rung's application id whose tables cannot be read damaged", () => {
     const path = join(dir.path, 'ledger.sqlite');
     writeDatabase(path, [`PRAGMA application_id = ${0x52554e47}`, 'CREATE TABLE leftovers (x)']);
-    expect(inspectLedgerFile(path, sql)).toMatchObject({ kind: 'damaged', problem: expect.stringMatching(/^is a Rung ledger whose tables cannot be read/) });
+    expect(inspectLedgerFile(path, sql)).toMatchObject({
+      kind: 'damaged',
+      problem: expect.stringMatching(/^is a Rung ledger whose tables cannot be read/),
+    });
   });
 });
 

@@ -18,7 +18,10 @@ describe('OutboxKeeper', () => {
   it('moves the queue into the outbox file, out of the queue, and counts it until a send carries it', async () => {
     const outbox = new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock });
     const keeper = new OutboxKeeper(outbox, undefined);
-    const queued: Unsent = { observations: [entry('w:1'), entry('w:2')], decisions: [{ member: 'ana', decision: decisionRow({ call: 'call-1' }) }] };
+    const queued: Unsent = {
+      observations: [entry('w:1'), entry('w:2')],
+      decisions: [{ member: 'ana', decision: decisionRow({ call: 'call-1' }) }],
+    };
     await keeper.keep(queued);
     expect(queued).toEqual({ observations: [], decisions: [] });
     expect(outbox.read().map((item) => item.origin)).toEqual(['w:1', 'w:2']);
@@ -34,13 +37,18 @@ describe('OutboxKeeper', () => {
     const outbox = new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock });
     await outbox.add([entry('w:1'), entry('w:2')]);
     const keeper = new OutboxKeeper(outbox, undefined);
-    expect(keeper.waiting({ observations: [entry('w:2'), entry('w:3')], decisions: [] }).observations.map((item) => item.origin)).toEqual(['w:1']);
+    expect(keeper.waiting({ observations: [entry('w:2'), entry('w:3')], decisions: [] }).observations.map((item) => item.origin)).toEqual([
+      'w:1',
+    ]);
   });
 
   it('leaves the queue as it was, and says so, when the outbox cannot be written', async () => {
     writeFileSync(join(folder.path, 'not-a-folder'), '');
     const notices: string[] = [];
-    const keeper = new OutboxKeeper(new TeamOutbox({ path: join(folder.path, 'not-a-folder', 'outbox.jsonl'), clock: systemClock }), (message) => notices.push(message));
+    const keeper = new OutboxKeeper(
+      new TeamOutbox({ path: join(folder.path, 'not-a-folder', 'outbox.jsonl'), clock: systemClock }),
+      (message) => notices.push(message),
+    );
     const queued: Unsent = { observations: [entry('w:1')], decisions: [] };
     await keeper.keep(queued);
     expect(queued.observations.map((item) => item.origin)).toEqual(['w:1']);

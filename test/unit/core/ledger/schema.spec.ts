@@ -21,7 +21,9 @@ afterEach(() => dir.remove());
 function writeV1(path: string): void {
   const db = new sql.Database();
   db.run(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-  db.run(`CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`);
+  db.run(
+    `CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`,
+  );
   db.run(`CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL)`);
   db.run(`INSERT INTO meta VALUES ('schema_version', '1'), ('created_at', '1')`);
   db.run(`INSERT INTO ratings VALUES ('qwen3:14b', 'plan', 1.25, 9, 7, 1000)`);
@@ -35,9 +37,13 @@ function writeV1(path: string): void {
 function writeV2(path: string): void {
   const db = new sql.Database();
   db.run(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-  db.run(`CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`);
+  db.run(
+    `CREATE TABLE ratings (model TEXT NOT NULL, class_key TEXT NOT NULL, rating REAL NOT NULL, graded INTEGER NOT NULL, ok INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (model, class_key))`,
+  );
   db.run(`CREATE TABLE aliases (slug TEXT PRIMARY KEY, resolved TEXT NOT NULL)`);
-  db.run(`CREATE TABLE spawns (spawn_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER)`);
+  db.run(
+    `CREATE TABLE spawns (spawn_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER)`,
+  );
   db.run(`INSERT INTO meta VALUES ('schema_version', '2'), ('created_at', '1'), ('ledger_id', 'v2-ledger')`);
   db.run(`INSERT INTO ratings VALUES ('qwen3:14b', 'plan', 1.25, 9, 7, 1000)`);
   db.run(`INSERT INTO spawns VALUES ('s1', 't1', 'qwen3:14b', ${new FixedClock().now()}, NULL)`);
@@ -60,8 +66,12 @@ function writeV7(path: string): void {
   const db = new sql.Database();
   for (const migration of MIGRATIONS.filter((step) => step.to <= 7)) migration.apply(db, { now: 1, newId: () => 'v7-ledger' });
   db.run(`INSERT INTO meta VALUES ('schema_version', '7')`);
-  db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, cost_observed, cost_listed, cost_attempts) VALUES ('qwen3:14b', 'chat', 0.5, 9, 7, 1000, 0.03, 0.02, 5)`);
-  db.run(`INSERT INTO prompt_signal_weights VALUES ('mean', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS})), ('unanswerable', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS}))`);
+  db.run(
+    `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at, cost_observed, cost_listed, cost_attempts) VALUES ('qwen3:14b', 'chat', 0.5, 9, 7, 1000, 0.03, 0.02, 5)`,
+  );
+  db.run(
+    `INSERT INTO prompt_signal_weights VALUES ('mean', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS})), ('unanswerable', ${SIGNAL_SLOTS}, zeroblob(${4 * SIGNAL_SLOTS}))`,
+  );
   db.run(`INSERT INTO prompt_signal_classes VALUES ('chat', 250, 0.4, 0.2, 0.1, 0.05)`);
   db.run(`PRAGMA application_id = ${RUNG_APPLICATION_ID}`);
   writeFileSync(path, db.export());
@@ -86,7 +96,11 @@ describe('ledger schema', () => {
     ledger.spawnStarted({ spawnId: 's', traceId: 't', model: 'qwen3:14b', startedAt: clock.now() });
     ledger.setProfileCaps('plan', { maxConsecutivePerProvider: null, maxTotalPerProvider: 2 });
     await ledger.close();
-    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps; PRAGMA application_id;`);
+    const out = sqliteLines(
+      sql,
+      path,
+      `SELECT value FROM meta WHERE key = 'schema_version'; SELECT count(*) FROM spawns; SELECT max_total_per_provider FROM profile_caps; PRAGMA application_id;`,
+    );
     expect(out).toEqual([String(SCHEMA_VERSION), '1', '2', String(RUNG_APPLICATION_ID)]);
   });
 
@@ -173,15 +187,26 @@ describe('ledger schema', () => {
     await ledger.close();
     const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
     expect(reopened.confidenceCounts()).toEqual([[key, { n: 3, ok: 2 }]]);
-    expect(reopened.entries().map((entry) => [entry.model, entry.graded, entry.cost])).toEqual([['qwen3:14b', 9, { observed: 0.03, listed: 0.02, attempts: 5 }]]);
+    expect(reopened.entries().map((entry) => [entry.model, entry.graded, entry.cost])).toEqual([
+      ['qwen3:14b', 9, { observed: 0.03, listed: 0.02, attempts: 5 }],
+    ]);
     await reopened.close();
-    const out = sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`);
+    const out = sqliteLines(
+      sql,
+      path,
+      `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`,
+    );
     expect(out).toEqual([String(SCHEMA_VERSION), 'chat|250', '3|2']);
   });
 
   it('forgets the confidence counts of a class that is reset, and keeps the others', async () => {
     const clock = new FixedClock();
-    const ledger = await WorkspaceLedger.open({ path: join(dir.path, 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const ledger = await WorkspaceLedger.open({
+      path: join(dir.path, 'ledger.sqlite'),
+      clock,
+      sql,
+      schedule: new ManualScheduler(clock).schedule,
+    });
     const key = (classKey: string): string => ['v1', 'seen', classKey, 'qwen3:14b', '3'].join('\u0000');
     ledger.countConfidence([
       { key: key('chat'), n: 1, ok: 0 },
@@ -201,11 +226,16 @@ describe('ledger schema', () => {
     expect(sqliteLines(sql, path, `SELECT value FROM meta WHERE key = 'schema_version'`)).toEqual(['1']);
   });
 
-  it('merges a teammate\'s v1 ledger, which has no id, only once', async () => {
+  it("merges a teammate's v1 ledger, which has no id, only once", async () => {
     const teammate = join(dir.path, 'teammate.sqlite');
     writeV1(teammate);
     const clock = new FixedClock();
-    const ledger = await WorkspaceLedger.open({ path: join(dir.path, 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+    const ledger = await WorkspaceLedger.open({
+      path: join(dir.path, 'ledger.sqlite'),
+      clock,
+      sql,
+      schedule: new ManualScheduler(clock).schedule,
+    });
     expect((await ledger.merge(teammate)).addedGraded).toBe(9);
     expect((await ledger.merge(teammate)).addedGraded).toBe(0);
   });

@@ -13,7 +13,9 @@ function read(fields: Partial<TeamRead> & Pick<TeamRead, 'lastId'>): TeamRead {
 }
 
 function ratingsOf(state: LedgerState): Record<string, [number, number, number]> {
-  return Object.fromEntries([...state.ratings.values()].map((entry) => [`${entry.model} ${entry.classKey}`, [entry.graded, entry.ok, entry.rating]]));
+  return Object.fromEntries(
+    [...state.ratings.values()].map((entry) => [`${entry.model} ${entry.classKey}`, [entry.graded, entry.ok, entry.rating]]),
+  );
 }
 
 function folded(observations: Observation[]): LedgerState {
@@ -58,6 +60,11 @@ describe('TeamFold', () => {
     expect([...base.aliases]).toEqual([['alias', 'a']]);
     expect(fold.importSources()).toEqual(['file-1']);
     expect(fold.entriesExcept('file-1').map((entry) => entry.model)).toEqual(['a', 'b']);
-    expect(fold.entriesExcept('team:other').map((entry) => entry.model).sort()).toEqual(['a', 'b', 'c']);
+    expect(
+      fold
+        .entriesExcept('team:other')
+        .map((entry) => entry.model)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
   });
 });

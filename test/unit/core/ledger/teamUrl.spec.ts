@@ -18,7 +18,11 @@ const WITH_PASSWORD: [string, string, string][] = [
   ['percent-encoded', 'postgres://bob:p%40ss%2Fw%3A@db.example.com:5433/rung', 'postgres://bob:***@db.example.com:5433/rung'],
   ['with postgresql://', 'postgresql://bob:s3cret@db.example.com/rung', 'postgresql://bob:***@db.example.com/rung'],
   ['with a socket as the host', 'postgres://bob:s3cret@%2Frun%2Fpostgresql/rung', 'postgres://bob:***@/rung?host=%2Frun%2Fpostgresql'],
-  ['with a socket in the query', 'postgres:///rung?host=/run/postgresql&user=bob&password=s3cret', 'postgres://bob:***@/rung?host=%2Frun%2Fpostgresql'],
+  [
+    'with a socket in the query',
+    'postgres:///rung?host=/run/postgresql&user=bob&password=s3cret',
+    'postgres://bob:***@/rung?host=%2Frun%2Fpostgresql',
+  ],
   ['on IPv6', 'postgres://bob:s3cret@[::1]:5432/rung', 'postgres://bob:***@[::1]:5432/rung'],
 ];
 
@@ -29,14 +33,21 @@ describe('a team ledger URL with a password, in every form pg accepts', () => {
       expect(teamUrlHasPassword(url)).toBe(true);
       expect(redactedUrl(url)).toBe(shown);
       expect(readTeamLedgerSetting(url)).toMatchObject({ kind: 'invalid', message: expect.stringContaining('has a password in it') });
-      expect(readTeamLedgerSetting(url).kind === 'invalid' ? (readTeamLedgerSetting(url) as { message: string }).message : '').not.toMatch(/s3cret|pw@x|p%40ss|x@db/);
+      expect(readTeamLedgerSetting(url).kind === 'invalid' ? (readTeamLedgerSetting(url) as { message: string }).message : '').not.toMatch(
+        /s3cret|pw@x|p%40ss|x@db/,
+      );
     });
   }
 });
 
 describe('a team ledger URL without a password', () => {
   it('is shown as it was written, and taken as a setting', () => {
-    for (const url of ['postgres://bob@db.example.com:5432/rung', 'postgres://bob:@db.example.com/rung', 'postgres:///rung?host=/run/postgresql', 'postgres://bob@db.example.com/rung?sslmode=require']) {
+    for (const url of [
+      'postgres://bob@db.example.com:5432/rung',
+      'postgres://bob:@db.example.com/rung',
+      'postgres:///rung?host=/run/postgresql',
+      'postgres://bob@db.example.com/rung?sslmode=require',
+    ]) {
       expect(pgPassword(url), url).toBeFalsy();
       expect(teamUrlHasPassword(url), url).toBe(false);
       expect(redactedUrl(url)).toBe(url);
@@ -66,7 +77,11 @@ describe('reading a team ledger URL for a message', () => {
 describe('a password kept apart from the URL', () => {
   it('reaches pg whatever it holds, in every form of URL, a socket with no host included', () => {
     const password = 'p@ss:w/o%rd&x=1 #';
-    for (const url of ['postgres://bob@db.example.com/rung', 'postgres:///rung?host=/run/postgresql&user=bob', 'postgres://bob@%2Frun%2Fpostgresql/rung?sslmode=disable']) {
+    for (const url of [
+      'postgres://bob@db.example.com/rung',
+      'postgres:///rung?host=/run/postgresql&user=bob',
+      'postgres://bob@%2Frun%2Fpostgresql/rung?sslmode=disable',
+    ]) {
       expect(pgPassword(withPassword(url, password)), url).toBe(password);
     }
   });

@@ -5,7 +5,13 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STALE_SPAWN_MS } from '../../../../src/core/ledger/ledger';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
-import { FLUSH_INTERVAL_MS, REFRESH_INTERVAL_MS, SPAWN_FLUSH_DELAY_MS, WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
+import {
+  FLUSH_INTERVAL_MS,
+  REFRESH_INTERVAL_MS,
+  SPAWN_FLUSH_DELAY_MS,
+  WorkspaceLedger,
+  type LedgerNotice,
+} from '../../../../src/core/ledger/workspaceLedger';
 import { FixedClock, ManualScheduler } from '../../support/doubles';
 import { sqliteChange, sqliteLines } from '../../support/sqliteFile';
 import { makeTempDir, WASM_PATH } from '../../support/tempDir';
@@ -44,7 +50,11 @@ describe('WorkspaceLedger', () => {
     ledger.observe([observation('qwen3:14b', true), observation('qwen3:14b', false)]);
     ledger.alias('~vendor/model-latest', 'vendor/model-2026-01');
     await ledger.close();
-    const out = sqliteLines(sql, ledgerPath(), 'PRAGMA integrity_check; SELECT model, class_key, graded, ok FROM ratings; SELECT resolved FROM aliases; SELECT value FROM meta WHERE key = \'schema_version\';');
+    const out = sqliteLines(
+      sql,
+      ledgerPath(),
+      "PRAGMA integrity_check; SELECT model, class_key, graded, ok FROM ratings; SELECT resolved FROM aliases; SELECT value FROM meta WHERE key = 'schema_version';",
+    );
     expect(out).toEqual(['ok', 'qwen3:14b|plan|2|1', 'vendor/model-2026-01', String(SCHEMA_VERSION)]);
   });
 
@@ -77,7 +87,7 @@ describe('WorkspaceLedger', () => {
     expect(after.resolve('m')).toBe('m-2026');
   });
 
-  it('keeps an in-memory ledger\'s snapshot as it was too, and frees a model once its call ends', () => {
+  it("keeps an in-memory ledger's snapshot as it was too, and frees a model once its call ends", () => {
     const memory = new MemoryLedger();
     memory.spawnStarted({ spawnId: 's1', traceId: 't', model: 'm', startedAt: clock.now() });
     const before = memory.snapshot(clock.now());
@@ -85,7 +95,13 @@ describe('WorkspaceLedger', () => {
     memory.spawnEnded('s1');
     expect(before.rating('m', 'plan')).toBeUndefined();
     expect(before.inFlight('m')).toBe(1);
-    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expect.any(Number), graded: 1, ok: 1, information: expect.any(Number), followedPrior: 0 });
+    expect(memory.snapshot(clock.now()).rating('m', 'plan')).toEqual({
+      rating: expect.any(Number),
+      graded: 1,
+      ok: 1,
+      information: expect.any(Number),
+      followedPrior: 0,
+    });
     expect(memory.snapshot(clock.now()).inFlight('m')).toBe(0);
   });
 
@@ -116,7 +132,7 @@ describe('WorkspaceLedger', () => {
     expect(ledger.queued).toBe(0);
   });
 
-  it('keeps both windows\' observations when two ledgers on one file save in turn', async () => {
+  it("keeps both windows' observations when two ledgers on one file save in turn", async () => {
     const first = await open();
     const second = await open();
     first.observe([observation('m', true), observation('m', true)]);
@@ -129,7 +145,7 @@ describe('WorkspaceLedger', () => {
     expect(second.snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(3);
   });
 
-  it('replays queued observations rather than their ratings on top of another writer\'s save', async () => {
+  it("replays queued observations rather than their ratings on top of another writer's save", async () => {
     const first = await open();
     const second = await open();
     const memory = new MemoryLedger();
@@ -141,7 +157,13 @@ describe('WorkspaceLedger', () => {
     await second.flush();
     memory.observe([...a, ...b]);
     const expected = memory.snapshot(clock.now()).rating('m', 'plan');
-    expect((await open()).snapshot(clock.now()).rating('m', 'plan')).toEqual({ rating: expected?.rating, graded: 3, ok: 2, information: expected?.information, followedPrior: expected?.followedPrior });
+    expect((await open()).snapshot(clock.now()).rating('m', 'plan')).toEqual({
+      rating: expected?.rating,
+      graded: 3,
+      ok: 2,
+      information: expected?.information,
+      followedPrior: expected?.followedPrior,
+    });
   });
 
   it('refreshes from another writer only when the file changed', async () => {
@@ -222,7 +244,11 @@ describe('WorkspaceLedger', () => {
     await ledger.flush();
     expect(ledger.spawnsHeld).toBe(1);
     expect(ledger.snapshot(clock.now()).inFlight('m')).toBe(1);
-    const out = sqliteLines(sql, ledgerPath(), 'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;');
+    const out = sqliteLines(
+      sql,
+      ledgerPath(),
+      'SELECT count(*) FROM spawns WHERE ended_at IS NOT NULL; SELECT count(*) FROM spawns WHERE ended_at IS NULL;',
+    );
     expect(out).toEqual([String(calls), '1']);
     const other = await open();
     expect(other.spawnsHeld).toBe(1);
@@ -252,7 +278,11 @@ describe('WorkspaceLedger', () => {
     ledger.setProfileCaps('plan', { maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
     await ledger.close();
     expect((await open()).profileCaps('plan')).toEqual({ maxConsecutivePerProvider: 2, maxTotalPerProvider: null });
-    const out = sqliteLines(sql, ledgerPath(), 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider IS NULL FROM profile_caps');
+    const out = sqliteLines(
+      sql,
+      ledgerPath(),
+      'SELECT class_key, max_consecutive_per_provider, max_total_per_provider IS NULL FROM profile_caps',
+    );
     expect(out).toEqual(['plan|2|1']);
   });
 
@@ -263,7 +293,13 @@ describe('WorkspaceLedger', () => {
     const garbage = Buffer.from('this is not a database, it is a shopping list: eggs, milk'.repeat(200));
     writeFileSync(path, garbage);
     const notices: LedgerNotice[] = [];
-    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: scheduler.schedule, onNotice: (notice) => notices.push(notice) });
+    const reopened = await WorkspaceLedger.open({
+      path,
+      clock,
+      sql,
+      schedule: scheduler.schedule,
+      onNotice: (notice) => notices.push(notice),
+    });
     expect(notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
     const movedTo = notices[0]?.movedTo ?? '';
     expect(movedTo).toBe(`${path}.corrupt-${clock.now()}`);
@@ -307,17 +343,19 @@ describe('WorkspaceLedger', () => {
     expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
   });
 
-  it('refuses another application\'s SQLite database passed as the ledger and never changes its bytes', async () => {
+  it("refuses another application's SQLite database passed as the ledger and never changes its bytes", async () => {
     const path = join(dir.path, 'app.db');
-    sqliteChange(sql, path, 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, \'ada\');');
+    sqliteChange(sql, path, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada');");
     const before = readFileSync(path);
-    await expect(open({ path })).rejects.toThrow(/app\.db as the ledger: it is an SQLite database but not a Rung ledger \(no meta table \(tables: users\)\)/);
+    await expect(open({ path })).rejects.toThrow(
+      /app\.db as the ledger: it is an SQLite database but not a Rung ledger \(no meta table \(tables: users\)\)/,
+    );
     await expect(open({ path, readOnly: true })).rejects.toThrow(/not a Rung ledger/);
     expect(readFileSync(path)).toEqual(before);
     expect(readdirSync(dir.path)).toEqual(['app.db']);
   });
 
-  it('leaves alone another application\'s database whose meta table has other columns', async () => {
+  it("leaves alone another application's database whose meta table has other columns", async () => {
     const path = ledgerPath();
     mkdirSync(join(dir.path, '.rung'));
     sqliteChange(sql, path, `CREATE TABLE meta (name TEXT, val TEXT); INSERT INTO meta VALUES ('schema_version', '4');`);
@@ -327,17 +365,22 @@ describe('WorkspaceLedger', () => {
     expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
   });
 
-  it('leaves alone another application\'s database with a key-value meta and a schema_version but none of Rung\'s tables', async () => {
+  it("leaves alone another application's database with a key-value meta and a schema_version but none of Rung's tables", async () => {
     const path = ledgerPath();
     mkdirSync(join(dir.path, '.rung'));
-    sqliteChange(sql, path, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`);
+    sqliteChange(
+      sql,
+      path,
+      `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '2'); CREATE TABLE notes (id INTEGER, body TEXT);`,
+    );
     const before = readFileSync(path);
-    for (const readOnly of [false, true]) await expect(open({ readOnly })).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
+    for (const readOnly of [false, true])
+      await expect(open({ readOnly })).rejects.toThrow(/it is an SQLite database but not a Rung ledger/);
     expect(readFileSync(path)).toEqual(before);
     expect(readdirSync(join(dir.path, '.rung'))).toEqual(['ledger.sqlite']);
   });
 
-  it('marks the file it writes as Rung\'s with SQLite\'s application id', async () => {
+  it("marks the file it writes as Rung's with SQLite's application id", async () => {
     await (await open()).close();
     expect(sqliteLines(sql, ledgerPath(), 'PRAGMA application_id')).toEqual([String(0x52554e47)]);
   });
@@ -419,7 +462,7 @@ describe('WorkspaceLedger', () => {
     await ledger.close();
   });
 
-  it('saves nothing over another application\'s database that replaced the ledger while it ran', async () => {
+  it("saves nothing over another application's database that replaced the ledger while it ran", async () => {
     const path = ledgerPath();
     const ledger = await open();
     sqliteChange(sql, `${path}.other`, 'CREATE TABLE users (id INTEGER PRIMARY KEY);');
@@ -440,7 +483,7 @@ describe('WorkspaceLedger', () => {
     const reopened = await open();
     expect(reopened.notices.map((notice) => notice.kind)).toEqual(['moved-aside']);
     expect(reopened.notices[0]?.message).toContain('whose tables cannot be read');
-    expect(sqliteLines(sql, path, "SELECT count(*) FROM ratings")).toEqual(['0']);
+    expect(sqliteLines(sql, path, 'SELECT count(*) FROM ratings')).toEqual(['0']);
   });
 
   it('moves a truncated ledger aside', async () => {
@@ -543,12 +586,15 @@ describe('WorkspaceLedger', () => {
     clock.advance(31_000);
     await ledger.flush();
     expect(ledger.queued).toBe(0);
-    expect(ledger.notices.map((notice) => [notice.kind, notice.reason])).toEqual([['lock-waiting', undefined], ['lock-taken-over', 'stale']]);
+    expect(ledger.notices.map((notice) => [notice.kind, notice.reason])).toEqual([
+      ['lock-waiting', undefined],
+      ['lock-taken-over', 'stale'],
+    ]);
     expect(existsSync(`${path}.lock`)).toBe(false);
     expect((await open()).snapshot(clock.now()).rating('m', 'plan')?.graded).toBe(1);
   });
 
-  it('merges a teammate\'s ledger by adding graded counts, and merging the same file again counts nothing twice', async () => {
+  it("merges a teammate's ledger by adding graded counts, and merging the same file again counts nothing twice", async () => {
     const teammatePath = join(dir.path, 'teammate.sqlite');
     const teammate = await open({ path: teammatePath });
     teammate.observe([observation('m', true), observation('m', true), observation('m', false), observation('n', true, 'edit')]);
@@ -568,7 +614,7 @@ describe('WorkspaceLedger', () => {
     expect(reopened.snapshot(clock.now()).resolve('~v/x-latest')).toBe('v/x-1');
   });
 
-  it('folds only the new evidence when a teammate\'s ledger grew since the last merge', async () => {
+  it("folds only the new evidence when a teammate's ledger grew since the last merge", async () => {
     const teammatePath = join(dir.path, 'teammate.sqlite');
     const teammate = await open({ path: teammatePath });
     teammate.observe([observation('m', true)]);
@@ -588,7 +634,12 @@ describe('WorkspaceLedger', () => {
 
   it('resets one class and its shapes, or everything', async () => {
     const ledger = await open();
-    ledger.observe([observation('m', true, 'edit'), observation('m', true, 'edit/typescript'), observation('m', true, 'plan'), observation('m', true, 'editor')]);
+    ledger.observe([
+      observation('m', true, 'edit'),
+      observation('m', true, 'edit/typescript'),
+      observation('m', true, 'plan'),
+      observation('m', true, 'editor'),
+    ]);
     expect(await ledger.reset('edit')).toBe(2);
     expect(ledger.entries().map((entry) => entry.classKey)).toEqual(['editor', 'plan']);
     expect(await ledger.reset()).toBe(2);

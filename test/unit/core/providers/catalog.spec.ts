@@ -47,11 +47,22 @@ describe('loadCatalog', () => {
   });
 
   it('stops reading a list that never ends at its size limit and says so, falling back to no catalog', async () => {
-    const body = endless({ contentType: 'application/json', head: '{"data":[', piece: '{"id":"x","pricing":{"prompt":"0.000001","completion":"0.000002"}},'.repeat(200) });
+    const body = endless({
+      contentType: 'application/json',
+      head: '{"data":[',
+      piece: '{"id":"x","pricing":{"prompt":"0.000001","completion":"0.000002"}},'.repeat(200),
+    });
     server.on('GET', '/models', body.route);
-    const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath: join(dir, 'c.json'), clock: new FixedClock(), timeoutMs: 120_000 });
+    const catalog = await loadCatalog({
+      baseUrl: await server.start(),
+      cachePath: join(dir, 'c.json'),
+      clock: new FixedClock(),
+      timeoutMs: 120_000,
+    });
     expect(catalog.source).toBe('none');
-    expect(catalog.note).toBe('fetch failed (the list was more than 16 MiB, far more than any catalogue (a fixed limit), and was not read) and there is no cache');
+    expect(catalog.note).toBe(
+      'fetch failed (the list was more than 16 MiB, far more than any catalogue (a fixed limit), and was not read) and there is no cache',
+    );
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
   }, 30_000);
@@ -117,7 +128,10 @@ describe('loadCatalog', () => {
   it('takes a cache written before the list address was recorded as the same server', async () => {
     const cachePath = join(dir, 'c.json');
     const clock = new FixedClock();
-    writeFileSync(cachePath, JSON.stringify({ version: 1, fetchedAt: clock.now(), models: [{ slug: 'a/b', price: { input: 1, output: 2 }, advertised: [] }] }));
+    writeFileSync(
+      cachePath,
+      JSON.stringify({ version: 1, fetchedAt: clock.now(), models: [{ slug: 'a/b', price: { input: 1, output: 2 }, advertised: [] }] }),
+    );
     const catalog = await loadCatalog({ baseUrl: await server.start(), cachePath, clock });
     expect(catalog.source).toBe('cache');
     expect(catalog.entry('a/b')?.price).toEqual({ input: 1, output: 2 });

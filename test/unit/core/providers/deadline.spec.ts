@@ -7,7 +7,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 describe('Deadline', () => {
-  it('aborts on the caller\'s stop and does not call that a timeout', () => {
+  it("aborts on the caller's stop and does not call that a timeout", () => {
     const stop = new AbortController();
     const deadline = new Deadline(stop.signal);
     deadline.arm(60_000);

@@ -4,7 +4,13 @@ import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
 import { connectProviders } from '../../../../src/core/session/connectProviders';
-import { contextWindows, learnLocalServerFacts, LocalServerFactsSource, parameterCounts, RELEARN_AFTER_MS } from '../../../../src/core/providers/localServerFacts';
+import {
+  contextWindows,
+  learnLocalServerFacts,
+  LocalServerFactsSource,
+  parameterCounts,
+  RELEARN_AFTER_MS,
+} from '../../../../src/core/providers/localServerFacts';
 import { ProviderHealthBoard } from '../../../../src/core/providers/providerHealthBoard';
 import { seededRandom } from '../../../../src/core/random';
 import { tierOf } from '../../../../src/core/routing/ladder';
@@ -60,7 +66,9 @@ describe('learnLocalServerFacts: each server says its window in its own place', 
   });
 
   it("takes llama.cpp's /props n_ctx, the window it was started with, over the trained window, for whatever name the panel uses", async () => {
-    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', recorded('llamacpp-models.json')).on('GET', '/props', recorded('llamacpp-props.json')));
+    const baseUrl = await serve(
+      new WireServer().on('GET', '/v1/models', recorded('llamacpp-models.json')).on('GET', '/props', recorded('llamacpp-props.json')),
+    );
     const learned = await learnLocalServerFacts({ name: 'llamacpp', baseUrl, slugs: ['llama-3.1-8b-instruct'] });
     expect(windowsOf(learned.facts)).toEqual({ 'llama-3.1-8b-instruct': 1024 });
     expect(learned.note).toBeUndefined();
@@ -76,7 +84,9 @@ describe('learnLocalServerFacts: each server says its window in its own place', 
   });
 
   it("reads LM Studio's loaded window for a loaded model and its largest for one not loaded", async () => {
-    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', lmStudioPlainList).on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json')));
+    const baseUrl = await serve(
+      new WireServer().on('GET', '/v1/models', lmStudioPlainList).on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json')),
+    );
     const learned = await learnLocalServerFacts({ name: 'lmstudio', baseUrl, slugs: ['qwen2.5-7b-instruct', 'llama-3.2-3b-instruct'] });
     expect(windowsOf(learned.facts)).toEqual({ 'qwen2.5-7b-instruct': 4096, 'llama-3.2-3b-instruct': 131072 });
     expect(learned.note).toBeUndefined();
@@ -117,16 +127,24 @@ describe('learnLocalServerFacts: a server that gives no window loses nothing', (
   });
 
   it('reads no list past its size limit: one that never ends, and one whose length says it is too long', async () => {
-    const body = endless({ contentType: 'application/json', head: '{"object":"list","data":[', piece: '{"id":"x","object":"model","max_model_len":4096},'.repeat(200) });
+    const body = endless({
+      contentType: 'application/json',
+      head: '{"object":"list","data":[',
+      piece: '{"id":"x","object":"model","max_model_len":4096},'.repeat(200),
+    });
     const declared: Route = (response: ServerResponse) => {
       // Says 900 MB are coming and sends a few bytes: refused on its word, before any is read.
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(900 * 1024 * 1024) });
       response.write('{"default_generation_settings":');
     };
-    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', body.route).on('GET', '/props', declared).on('GET', '/api/v0/models', notJson));
+    const baseUrl = await serve(
+      new WireServer().on('GET', '/v1/models', body.route).on('GET', '/props', declared).on('GET', '/api/v0/models', notJson),
+    );
     const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['x'], timeoutMs: 120_000 });
     expect(learned.facts).toEqual([]);
-    expect(learned.note).toContain('GET /v1/models answered more than 16 MiB, far more than a model list (a fixed limit), and was not read');
+    expect(learned.note).toContain(
+      'GET /v1/models answered more than 16 MiB, far more than a model list (a fixed limit), and was not read',
+    );
     expect(learned.note).toContain('GET /props answered more than 16 MiB, far more than a model list (a fixed limit), and was not read');
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
@@ -146,7 +164,9 @@ describe('learnLocalServerFacts: a server that gives no window loses nothing', (
 
   it('gives up on a server that never answers once its timeout has passed', async () => {
     const silent: Route = () => undefined;
-    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent));
+    const baseUrl = await serve(
+      new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent),
+    );
     const learned = await learnLocalServerFacts({ name: 'local', baseUrl, slugs: ['my-model'], timeoutMs: 50 });
     expect(learned.facts).toEqual([]);
     expect(learned.note).toContain(`(no answer from ${baseUrl.replace(/\/v1$/, '')} within 50 ms)`);
@@ -169,30 +189,48 @@ describe('contextWindows', () => {
   });
 
   it('skips a malformed entry and reads the well-formed ones beside it', () => {
-    const lmStudio = { data: [{ id: null, max_context_length: 1 }, 'garbage', { id: 'real-model', max_context_length: -1, loaded_context_length: 8192 }] };
+    const lmStudio = {
+      data: [{ id: null, max_context_length: 1 }, 'garbage', { id: 'real-model', max_context_length: -1, loaded_context_length: 8192 }],
+    };
     expect(contextWindows({ lmStudio }, ['real-model']).get('real-model')).toEqual({ context: 8192, source: 'LM Studio' });
   });
 });
 
 describe('a local server window in the ranking', () => {
   async function lmStudioPanel(models: { slug: string; context?: number }[]) {
-    const lmStudio = new WireServer().on('GET', '/v1/models', lmStudioPlainList).on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json'));
+    const lmStudio = new WireServer()
+      .on('GET', '/v1/models', lmStudioPlainList)
+      .on('GET', '/api/v0/models', recorded('lmstudio-api-v0-models.json'));
     const baseUrl = await serve(lmStudio);
     const panel = parsePanel(
-      { models: models.map((model) => ({ ...model, provider: 'lmstudio' })), routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl } } },
+      {
+        models: models.map((model) => ({ ...model, provider: 'lmstudio' })),
+        routing: { explore: 0 },
+        providers: { lmstudio: { kind: 'openai-compatible', baseUrl } },
+      },
       'test panel',
     );
     const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
     const connected = await connectProviders({ panel, clock, health, keyFor: () => undefined });
-    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health, facts: connected.facts });
+    const router = new Router({
+      panel,
+      ledger: new MemoryLedger(),
+      clock,
+      sink: new MemoryDecisionSink(),
+      random: seededRandom(1),
+      health,
+      facts: connected.facts,
+    });
     return { router, lmStudio, notes: connected.notes };
   }
 
   it('prunes the local model a prompt is too long for, with the context reason, and opens with the next rung', async () => {
     const { router, notes } = await lmStudioPanel([{ slug: 'qwen2.5-7b-instruct' }, { slug: 'llama-3.2-3b-instruct' }]);
     const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 5000 });
-    expect(ranking.pruned).toEqual([{ model: 'qwen2.5-7b-instruct', reason: 'pruned: needs context 5000 > 4096', cause: 'needs context 5000 > 4096' }]);
+    expect(ranking.pruned).toEqual([
+      { model: 'qwen2.5-7b-instruct', reason: 'pruned: needs context 5000 > 4096', cause: 'needs context 5000 > 4096' },
+    ]);
     expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['llama-3.2-3b-instruct']);
     expect(notes).toEqual([]);
   });
@@ -200,7 +238,10 @@ describe('a local server window in the ranking', () => {
   it("lets the panel's context win over the server's, and learns the server's for a model that states none", async () => {
     const { router, lmStudio } = await lmStudioPanel([{ slug: 'qwen2.5-7b-instruct', context: 8192 }, { slug: 'llama-3.2-3b-instruct' }]);
     const ranking = router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false, contextTokens: 200_000 });
-    expect(ranking.pruned.map((entry) => entry.reason)).toEqual(['pruned: needs context 200000 > 8192', 'pruned: needs context 200000 > 131072']);
+    expect(ranking.pruned.map((entry) => entry.reason)).toEqual([
+      'pruned: needs context 200000 > 8192',
+      'pruned: needs context 200000 > 131072',
+    ]);
     expect(lmStudio.requests.map((seen) => seen.path).sort()).toEqual(['/api/v0/models', '/props', '/v1/models']);
   });
 });
@@ -213,7 +254,11 @@ function llamaServer(): WireServer {
     .on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
 }
 
-const lookUps = (server: WireServer) => server.requests.filter((seen) => seen.method === 'GET').map((seen) => seen.path).sort();
+const lookUps = (server: WireServer) =>
+  server.requests
+    .filter((seen) => seen.method === 'GET')
+    .map((seen) => seen.path)
+    .sort();
 
 describe("learnLocalServerFacts: llama.cpp's parameter count", () => {
   it("reads meta.n_params from llama.cpp's /v1/models for whatever name the panel uses, in billions", async () => {
@@ -244,7 +289,13 @@ describe('parameterCounts', () => {
   });
 
   it('matches by id in a list of several (router mode), and reads nothing from lists without meta or with a malformed count', () => {
-    const models = { data: [{ id: 'small', meta: { n_params: 1_500_000_000 } }, { id: 'large', meta: { n_params: 32_763_876_352 } }, { id: 'odd', meta: { n_params: '7B' } }] };
+    const models = {
+      data: [
+        { id: 'small', meta: { n_params: 1_500_000_000 } },
+        { id: 'large', meta: { n_params: 32_763_876_352 } },
+        { id: 'odd', meta: { n_params: '7B' } },
+      ],
+    };
     expect(parameterCounts(models, ['large', 'odd', 'elsewhere'])).toEqual(new Map([['large', 32.763876352]]));
     expect(parameterCounts(JSON.parse(fixture('local/vllm-models.json')), ['already_exists'])).toEqual(new Map());
   });
@@ -254,7 +305,13 @@ describe('a local server whose window is unknown is asked again', () => {
   it('asks again only once RELEARN_AFTER_MS have passed since the last look-up, then learns from a server started since', async () => {
     const { url, port } = await vacantAddress();
     const clock = new FixedClock();
-    const source = new LocalServerFactsSource({ name: 'llamacpp', baseUrl: `${url}/v1`, clock, slugs: ['my-model'], sizeSlugs: ['my-model'] });
+    const source = new LocalServerFactsSource({
+      name: 'llamacpp',
+      baseUrl: `${url}/v1`,
+      clock,
+      slugs: ['my-model'],
+      sizeSlugs: ['my-model'],
+    });
     const first = await source.learn();
     expect(first.facts).toEqual([]);
     expect(first.note).toContain(`no server at ${url} (ECONNREFUSED)`);
@@ -280,7 +337,13 @@ describe('a local server whose window is unknown is asked again', () => {
     const server = new WireServer().on('GET', '/v1/models', lmStudioPlainList);
     const baseUrl = await serve(server);
     const clock = new FixedClock();
-    const source = new LocalServerFactsSource({ name: 'lmstudio', baseUrl, clock, slugs: ['qwen2.5-7b-instruct'], sizeSlugs: ['qwen2.5-7b-instruct'] });
+    const source = new LocalServerFactsSource({
+      name: 'lmstudio',
+      baseUrl,
+      clock,
+      slugs: ['qwen2.5-7b-instruct'],
+      sizeSlugs: ['qwen2.5-7b-instruct'],
+    });
     await source.learn();
     clock.advance(RELEARN_AFTER_MS);
     expect(await source.relearn()).toEqual({ facts: [] });
@@ -307,7 +370,9 @@ describe('a local server whose window is unknown is asked again', () => {
 
   it('gives up on a silent server after the look-up timeout, as the first look-up does', async () => {
     const silent: Route = () => undefined;
-    const baseUrl = await serve(new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent));
+    const baseUrl = await serve(
+      new WireServer().on('GET', '/v1/models', silent).on('GET', '/props', silent).on('GET', '/api/v0/models', silent),
+    );
     const clock = new FixedClock();
     const source = new LocalServerFactsSource({ name: 'local', baseUrl, clock, slugs: ['my-model'], timeoutMs: 50 });
     expect((await source.learn()).note).toContain('within 50 ms');
@@ -322,7 +387,14 @@ describe('a local server started after Rung connected', () => {
 
   it('prunes by the window the session learns on the first call RELEARN_AFTER_MS after connecting, and says so', async () => {
     const { url, port } = await vacantAddress();
-    const panel = parsePanel({ models: [{ slug: 'my-model', provider: 'llamacpp' }], routing: { explore: 0 }, providers: { llamacpp: { kind: 'openai-compatible', baseUrl: `${url}/v1` } } }, 'test panel');
+    const panel = parsePanel(
+      {
+        models: [{ slug: 'my-model', provider: 'llamacpp' }],
+        routing: { explore: 0 },
+        providers: { llamacpp: { kind: 'openai-compatible', baseUrl: `${url}/v1` } },
+      },
+      'test panel',
+    );
     const clock = new FixedClock();
     const said: string[] = [];
     const session = await RungSession.open({ panel, clock, keys: async () => undefined, log: (_level, message) => said.push(message) });
@@ -344,9 +416,15 @@ describe('a local server started after Rung connected', () => {
       expect((refused as ContextRefusalError).refusal).toMatchObject({ largestContext: 1024, largestModel: 'my-model' });
       expect(lookUps(server)).toEqual(['/api/v0/models', '/props', '/v1/models']);
       // The one answer (and the confidence check's question about it); the refused call sent nothing.
-      expect(server.requests.filter((seen) => seen.method === 'POST' && !seen.body.includes('judge whether a proposed answer to a request is correct'))).toHaveLength(1);
+      expect(
+        server.requests.filter(
+          (seen) => seen.method === 'POST' && !seen.body.includes('judge whether a proposed answer to a request is correct'),
+        ),
+      ).toHaveLength(1);
       expect(said).toContain('llamacpp: the server now gives the context window of my-model (1024), so a prompt too long for it is pruned');
-      expect(session.rank({ classKey: 'chat' }).candidates[0]?.reason).toBe('no-measured-profiles tier2 (local server ' + new URL(url).host + ')');
+      expect(session.rank({ classKey: 'chat' }).candidates[0]?.reason).toBe(
+        'no-measured-profiles tier2 (local server ' + new URL(url).host + ')',
+      );
     } finally {
       await session.dispose();
     }
@@ -373,9 +451,21 @@ describe("llama.cpp's parameter count in the ranking", () => {
     const connected = await connectProviders({ panel, clock, health, keyFor: () => undefined });
     expect(connected.facts.get('my-model')).toEqual({ slug: 'my-model', parameterBillions: 8.030261312 });
     expect(lookUps(server)).toEqual(['/v1/models']);
-    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health, facts: connected.facts });
+    const router = new Router({
+      panel,
+      ledger: new MemoryLedger(),
+      clock,
+      sink: new MemoryDecisionSink(),
+      random: seededRandom(1),
+      health,
+      facts: connected.facts,
+    });
     const host = new URL(baseUrl).host;
-    expect(router.rank({ callId: 'call-1', classKey: 'chat', verifiable: false }).candidates.map((candidate) => [candidate.slug, candidate.reason])).toEqual([
+    expect(
+      router
+        .rank({ callId: 'call-1', classKey: 'chat', verifiable: false })
+        .candidates.map((candidate) => [candidate.slug, candidate.reason]),
+    ).toEqual([
       ['my-model-as-base', `no-measured-profiles tier1 (local server ${host})`],
       ['my-model', `no-measured-profiles tier2 (local server ${host})`],
     ]);

@@ -57,7 +57,11 @@ describe('OllamaAdapter', () => {
 
   it('sends tools, think and options in the shape /api/chat expects', async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-think.ndjson'))));
-    const tool = { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+    const tool = {
+      name: 'read_file',
+      description: 'Reads a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    };
     const { parts } = await collect(adapter.chat('qwen3:14b', user, [tool], { temperature: 0, maxOutputTokens: 64, json: true }, true));
     const sent = JSON.parse(server.requests.find((request) => request.path === '/api/chat')?.body ?? '{}');
     expect(sent).toMatchObject({
@@ -68,7 +72,12 @@ describe('OllamaAdapter', () => {
       options: { temperature: 0, num_predict: 64 },
       tools: [{ type: 'function', function: { name: 'read_file', description: 'Reads a file' } }],
     });
-    expect(parts.filter((part) => part.type === 'reasoning-delta').map((part) => part.text).join('')).toBe('The user wants a number.');
+    expect(
+      parts
+        .filter((part) => part.type === 'reasoning-delta')
+        .map((part) => part.text)
+        .join(''),
+    ).toBe('The user wants a number.');
     expect(text(parts)).toBe('42');
   });
 
@@ -83,7 +92,10 @@ describe('OllamaAdapter', () => {
       [true, undefined],
       [undefined, undefined],
     ]);
-    expect(parts.at(-1)).toMatchObject({ type: 'finish', logprobs: [{ token: 'Y', logprob: -0.014218, top: [{ token: 'Y' }, { token: 'N' }, { token: 'Yes' }] }] });
+    expect(parts.at(-1)).toMatchObject({
+      type: 'finish',
+      logprobs: [{ token: 'Y', logprob: -0.014218, top: [{ token: 'Y' }, { token: 'N' }, { token: 'Yes' }] }],
+    });
   });
 
   it('answers without log-probabilities, not with a failure, when a chunk carries malformed ones', async () => {
@@ -98,19 +110,18 @@ describe('OllamaAdapter', () => {
     expect(parts.at(-1)).not.toHaveProperty('logprobs');
   });
 
-  it('sets num_ctx from the request\'s size, capped at the context /api/show gives, and leaves a short request at Ollama\'s default', async () => {
+  it("sets num_ctx from the request's size, capped at the context /api/show gives, and leaves a short request at Ollama's default", async () => {
     const { adapter } = await adapterFor((s) =>
-      s
-        .on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson')))
-        .on('POST', '/api/show', (response, request) => {
-          const model = (JSON.parse(request.body) as { model: string }).model;
-          const file = model === 'smollm2:1.7b' ? 'ollama/show-smollm2-1.7b.json' : 'ollama/show-dolphin3-8b.json';
-          response.writeHead(200, { 'content-type': 'application/json' }).end(fixture(file));
-        }),
+      s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'))).on('POST', '/api/show', (response, request) => {
+        const model = (JSON.parse(request.body) as { model: string }).model;
+        const file = model === 'smollm2:1.7b' ? 'ollama/show-smollm2-1.7b.json' : 'ollama/show-dolphin3-8b.json';
+        response.writeHead(200, { 'content-type': 'application/json' }).end(fixture(file));
+      }),
     );
     // About 18,000 tokens, as an Agent-mode request with its tools was.
     const long = [{ role: 'user' as const, content: 'x'.repeat(72_000) }];
-    const sentOptions = (): Record<string, unknown> => JSON.parse(server.requests.filter((request) => request.path === '/api/chat').at(-1)?.body ?? '{}').options ?? {};
+    const sentOptions = (): Record<string, unknown> =>
+      JSON.parse(server.requests.filter((request) => request.path === '/api/chat').at(-1)?.body ?? '{}').options ?? {};
     await collect(adapter.chat('dolphin3:8b', long, [], {}));
     expect(sentOptions().num_ctx).toBe(32_768);
     // A model trained for 8,192 tokens is not asked for more than it holds.
@@ -122,8 +133,15 @@ describe('OllamaAdapter', () => {
     expect(server.requests.filter((request) => request.path === '/api/show')).toHaveLength(2);
   });
 
-  it('gives the context in powers of two from 8,192, never past the model\'s', () => {
-    expect([4_096, 4_097, 8_192, 8_193, 18_000, 200_000].map((needed) => numCtxFor(needed, undefined))).toEqual([undefined, 8_192, 8_192, 16_384, 32_768, 262_144]);
+  it("gives the context in powers of two from 8,192, never past the model's", () => {
+    expect([4_096, 4_097, 8_192, 8_193, 18_000, 200_000].map((needed) => numCtxFor(needed, undefined))).toEqual([
+      undefined,
+      8_192,
+      8_192,
+      16_384,
+      32_768,
+      262_144,
+    ]);
     expect(numCtxFor(18_000, 16_384)).toBe(16_384);
   });
 
@@ -162,7 +180,9 @@ describe('OllamaAdapter', () => {
   });
 
   it('treats a socket destroyed mid-stream as a provider error', async () => {
-    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-cut-mid-stream.ndjson'), { ending: 'destroy' })));
+    const { adapter } = await adapterFor((s) =>
+      s.on('POST', '/api/chat', replay(fixture('ollama/chat-cut-mid-stream.ndjson'), { ending: 'destroy' })),
+    );
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
   });
@@ -183,7 +203,7 @@ describe('OllamaAdapter', () => {
     expect(failure(error).message).toMatch(/answered with a web page \("Open WebUI"\), not the model API; check the provider's baseUrl$/);
   });
 
-  it('says a JSON object that is not a chat chunk (an OpenAI chat.completion) is not Ollama\'s stream, naming its content-type', async () => {
+  it("says a JSON object that is not a chat chunk (an OpenAI chat.completion) is not Ollama's stream, naming its content-type", async () => {
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', recordedStatus('openai/chat-200-not-streamed.json')));
     const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
@@ -193,7 +213,7 @@ describe('OllamaAdapter', () => {
     expect(parts).toEqual([]);
   });
 
-  it('says a web page sent as 200 without an HTML content-type is not Ollama\'s stream, quoting its first lines', async () => {
+  it("says a web page sent as 200 without an HTML content-type is not Ollama's stream, quoting its first lines", async () => {
     const page = '<!DOCTYPE html>\n<html>\n  <head><title>Open WebUI</title></head>\n</html>\n';
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(page, { contentType: 'text/plain; charset=utf-8' })));
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
@@ -206,7 +226,9 @@ describe('OllamaAdapter', () => {
     const document = JSON.stringify({ error: { message: 'not here' } }, null, 2);
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${document}\n`, { contentType: 'application/json' })));
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
-    expect(failure(error).message).toBe('ollama: the response was not Ollama\'s NDJSON chat stream (content-type application/json; it begins { "error": { "message": "not here" } })');
+    expect(failure(error).message).toBe(
+      'ollama: the response was not Ollama\'s NDJSON chat stream (content-type application/json; it begins { "error": { "message": "not here" } })',
+    );
   });
 
   it('treats an error line mid-stream as a provider error', async () => {
@@ -217,16 +239,21 @@ describe('OllamaAdapter', () => {
   });
 
   it('gives up on a slow first byte with a provider error', async () => {
-    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'), { delayMs: 5_000 })), {
-      firstByteTimeoutMs: 50,
-    });
+    const { adapter } = await adapterFor(
+      (s) => s.on('POST', '/api/chat', replay(fixture('ollama/chat-normal.ndjson'), { delayMs: 5_000 })),
+      {
+        firstByteTimeoutMs: 50,
+      },
+    );
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
     expect(failure(error).message).toMatch(/no first byte within 50 ms/);
   });
 
   it('does not follow a redirect, and names the address it pointed to', async () => {
-    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(302, { location: '/login?next=%2Fapi%2Fchat' }).end()));
+    const { adapter } = await adapterFor((s) =>
+      s.on('POST', '/api/chat', (response) => void response.writeHead(302, { location: '/login?next=%2Fapi%2Fchat' }).end()),
+    );
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
     expect(failure(error).message).toMatch(
@@ -244,11 +271,19 @@ describe('OllamaAdapter', () => {
   });
 
   it('says a server behind an authenticating proxy wants credentials, rather than blaming a key it was never sent', async () => {
-    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', (response) => void response.writeHead(401, { 'www-authenticate': 'Basic realm="ollama"' }).end('Unauthorized')));
+    const { adapter } = await adapterFor((s) =>
+      s.on(
+        'POST',
+        '/api/chat',
+        (response) => void response.writeHead(401, { 'www-authenticate': 'Basic realm="ollama"' }).end('Unauthorized'),
+      ),
+    );
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
     expect(failure(error).details.status).toBe(401);
-    expect(failure(error).message).toMatch(/^ollama: http:\/\/127\.0\.0\.1:\d+ refused the request \(401\): it asks for credentials, and Rung sends none to Ollama$/);
+    expect(failure(error).message).toMatch(
+      /^ollama: http:\/\/127\.0\.0\.1:\d+ refused the request \(401\): it asks for credentials, and Rung sends none to Ollama$/,
+    );
   });
 
   it('calls a model without tool support unavailable for a call with tools', async () => {
@@ -309,9 +344,24 @@ describe('OllamaAdapter', () => {
 
   it('assembles a huge answer streamed in many lines', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) =>
-      JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: `word${index} ` }, done: false }),
+      JSON.stringify({
+        model: 'qwen3:14b',
+        created_at: '2025-06-12T10:00:00Z',
+        message: { role: 'assistant', content: `word${index} ` },
+        done: false,
+      }),
     );
-    lines.push(JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:09Z', message: { role: 'assistant', content: '' }, done: true, done_reason: 'length', prompt_eval_count: 5, eval_count: 20_000 }));
+    lines.push(
+      JSON.stringify({
+        model: 'qwen3:14b',
+        created_at: '2025-06-12T10:00:09Z',
+        message: { role: 'assistant', content: '' },
+        done: true,
+        done_reason: 'length',
+        prompt_eval_count: 5,
+        eval_count: 20_000,
+      }),
+    );
     const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${lines.join('\n')}\n`)));
     const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(error).toBeUndefined();
@@ -320,11 +370,20 @@ describe('OllamaAdapter', () => {
   });
 
   it('stops a response that grows past its byte limit with a provider error', async () => {
-    const line = JSON.stringify({ model: 'qwen3:14b', created_at: '2025-06-12T10:00:00Z', message: { role: 'assistant', content: 'x'.repeat(1_000) }, done: false });
-    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${line}\n`.repeat(2_000))), { maxResponseBytes: 256 * 1024 });
+    const line = JSON.stringify({
+      model: 'qwen3:14b',
+      created_at: '2025-06-12T10:00:00Z',
+      message: { role: 'assistant', content: 'x'.repeat(1_000) },
+      done: false,
+    });
+    const { adapter } = await adapterFor((s) => s.on('POST', '/api/chat', replay(`${line}\n`.repeat(2_000))), {
+      maxResponseBytes: 256 * 1024,
+    });
     const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toBe('ollama: the answer went past 256 KiB, far more than any model writes (a fixed limit); Rung stopped reading it');
+    expect(failure(error).message).toBe(
+      'ollama: the answer went past 256 KiB, far more than any model writes (a fixed limit); Rung stopped reading it',
+    );
   });
 
   it('ends with stopped when the user aborts mid-stream', async () => {
@@ -365,7 +424,9 @@ describe('OllamaAdapter', () => {
       const adapter = new OllamaAdapter({ baseUrl: `http://127.0.0.1:${port}`, clock: new FixedClock() });
       const { error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
       expect(failure(error).kind).toBe('provider-error');
-      expect(failure(error).message).toBe(`ollama: http://127.0.0.1:${port} did not answer in HTTP (HPE_INVALID_CONSTANT); check the provider's baseUrl`);
+      expect(failure(error).message).toBe(
+        `ollama: http://127.0.0.1:${port} did not answer in HTTP (HPE_INVALID_CONSTANT); check the provider's baseUrl`,
+      );
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));
     }
@@ -396,10 +457,18 @@ describe('OllamaAdapter', () => {
   });
 
   it('says a probe answered with something that is not JSON, rather than that no server is there', async () => {
-    server = new WireServer().on('GET', '/api/tags', replay('<html><head><title>Sign in</title></head></html>\n', { contentType: 'text/html' }));
+    server = new WireServer().on(
+      'GET',
+      '/api/tags',
+      replay('<html><head><title>Sign in</title></head></html>\n', { contentType: 'text/html' }),
+    );
     const adapter = new OllamaAdapter({ baseUrl: await server.start(), clock: new FixedClock() });
     const probe = await adapter.probe();
-    expect(probe).toMatchObject({ ok: false, reason: 'GET /api/tags answered something that is not JSON (content-type text/html; it begins <html><head><title>Sign in</title></head></html>)' });
+    expect(probe).toMatchObject({
+      ok: false,
+      reason:
+        'GET /api/tags answered something that is not JSON (content-type text/html; it begins <html><head><title>Sign in</title></head></html>)',
+    });
   });
 
   it('stops reading a model list that never ends at its size limit, and says so rather than holding all of it', async () => {
@@ -409,7 +478,10 @@ describe('OllamaAdapter', () => {
     // A patience far past what reading 16 MiB takes, so the size limit is what stops it.
     const adapter = new OllamaAdapter({ baseUrl: await server.start(), clock: new FixedClock(), probeTimeoutMs: 120_000 });
     const probe = await adapter.probe();
-    expect(probe).toMatchObject({ ok: false, reason: "GET /api/tags answered more than 16 MiB, far more than a model list (a fixed limit); check the provider's baseUrl" });
+    expect(probe).toMatchObject({
+      ok: false,
+      reason: "GET /api/tags answered more than 16 MiB, far more than a model list (a fixed limit); check the provider's baseUrl",
+    });
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
   }, 30_000);

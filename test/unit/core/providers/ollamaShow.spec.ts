@@ -41,19 +41,34 @@ async function start(): Promise<string> {
 describe('showOllamaModel', () => {
   it('reads tools, chat, the context window and the size from a model that takes tools', async () => {
     const baseUrl = await start();
-    expect(await showOllamaModel('smollm2:1.7b', { baseUrl })).toEqual({ tools: true, chat: true, context: 8192, parameterBillions: 1.711 });
+    expect(await showOllamaModel('smollm2:1.7b', { baseUrl })).toEqual({
+      tools: true,
+      chat: true,
+      context: 8192,
+      parameterBillions: 1.711,
+    });
     expect(JSON.parse(server?.requests[0]?.body ?? '{}')).toEqual({ model: 'smollm2:1.7b' });
   });
 
   it('says a chat model that lists no tools capability does not take tools', async () => {
     const baseUrl = await start();
-    expect(await showOllamaModel('dolphin3:8b', { baseUrl })).toEqual({ tools: false, chat: true, context: 131072, parameterBillions: 8.03 });
+    expect(await showOllamaModel('dolphin3:8b', { baseUrl })).toEqual({
+      tools: false,
+      chat: true,
+      context: 131072,
+      parameterBillions: 8.03,
+    });
   });
 
   it('reads the size from the parameter count where the size label is the bare count', async () => {
     const baseUrl = await start();
     // Its details.parameter_size is "116829156672": read as a label, that is 116 billion billions.
-    expect(await showOllamaModel('gpt-oss:120b', { baseUrl })).toEqual({ tools: true, chat: true, context: 131072, parameterBillions: 116.8 });
+    expect(await showOllamaModel('gpt-oss:120b', { baseUrl })).toEqual({
+      tools: true,
+      chat: true,
+      context: 131072,
+      parameterBillions: 116.8,
+    });
   });
 
   it('says an embedding model does not chat', async () => {
@@ -62,7 +77,14 @@ describe('showOllamaModel', () => {
   });
 
   it('assumes nothing about tools when the Ollama lists no capabilities (before 0.6.4)', async () => {
-    server = new WireServer().on('POST', '/api/show', json({ details: { parameter_size: '3.2B' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': 131072, 'llama.vision.context_length': 1 } }));
+    server = new WireServer().on(
+      'POST',
+      '/api/show',
+      json({
+        details: { parameter_size: '3.2B' },
+        model_info: { 'general.architecture': 'llama', 'llama.context_length': 131072, 'llama.vision.context_length': 1 },
+      }),
+    );
     const baseUrl = await server.start();
     expect(await showOllamaModel('llama3.2:3b', { baseUrl })).toEqual({ context: 131072, parameterBillions: 3.2 });
   });
@@ -71,7 +93,11 @@ describe('showOllamaModel', () => {
     const baseUrl = await start();
     expect(await showOllamaModel('qwen2.5-coder:7b', { baseUrl })).toBeUndefined();
     expect(await showOllamaModel('smollm2:1.7b', { baseUrl: (await vacantAddress()).url })).toBeUndefined();
-    const page = new WireServer().on('POST', '/api/show', (response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy</html>'));
+    const page = new WireServer().on(
+      'POST',
+      '/api/show',
+      (response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy</html>'),
+    );
     try {
       expect(await showOllamaModel('smollm2:1.7b', { baseUrl: await page.start() })).toBeUndefined();
     } finally {

@@ -64,7 +64,10 @@ describe('OpenAiCompatibleAdapter', () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-openai-no-cost.sse'), sse), { name: 'openai', catalog });
     const { parts } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(text(parts)).toBe('Hello there.');
-    expect(parts.at(-1)).toMatchObject({ resolvedModel: 'gpt-4o-mini-2024-07-18', usage: { inputTokens: 1_000_000, outputTokens: 2_000_000 } });
+    expect(parts.at(-1)).toMatchObject({
+      resolvedModel: 'gpt-4o-mini-2024-07-18',
+      usage: { inputTokens: 1_000_000, outputTokens: 2_000_000 },
+    });
     const finish = parts.at(-1);
     expect(finish?.type === 'finish' ? finish.catalogCost : undefined).toBeCloseTo(1.35, 10);
     expect(finish).not.toHaveProperty('cost');
@@ -88,7 +91,10 @@ describe('OpenAiCompatibleAdapter', () => {
       [true, undefined],
       [undefined, undefined],
     ]);
-    expect(parts.at(-1)).toMatchObject({ type: 'finish', logprobs: [{ token: 'N', logprob: -0.31326166, top: [{ token: 'N' }, { token: 'Y', logprob: -1.3132617 }, { token: 'No' }] }] });
+    expect(parts.at(-1)).toMatchObject({
+      type: 'finish',
+      logprobs: [{ token: 'N', logprob: -0.31326166, top: [{ token: 'N' }, { token: 'Y', logprob: -1.3132617 }, { token: 'No' }] }],
+    });
   });
 
   it("reads a refusal's tokens as no answer's log-probabilities", async () => {
@@ -121,7 +127,11 @@ describe('OpenAiCompatibleAdapter', () => {
     ];
     await collect(adapter.chat('openai/gpt-4o-mini', history, [], {}));
     expect(JSON.parse(server.requests[0]?.body ?? '{}').messages.slice(1)).toEqual([
-      { role: 'assistant', content: '', tool_calls: [{ id: 'call_Vn3k', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'call_Vn3k', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+      },
       { role: 'tool', content: 'export const a = 1;', tool_call_id: 'call_Vn3k' },
     ]);
   });
@@ -178,7 +188,9 @@ describe('OpenAiCompatibleAdapter', () => {
     const adapter = await adapterFor(replay(page, { contentType: 'text/html; charset=utf-8' }));
     const { parts, error } = await collect(adapter.chat('qwen/qwen3-14b', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toMatch(/^openrouter: http:\/\/127\.0\.0\.1:\d+ answered with a web page \("Sign in to the gateway"\), not the model API; check the provider's baseUrl$/);
+    expect(failure(error).message).toMatch(
+      /^openrouter: http:\/\/127\.0\.0\.1:\d+ answered with a web page \("Sign in to the gateway"\), not the model API; check the provider's baseUrl$/,
+    );
     expect(parts).toEqual([]);
   });
 
@@ -231,7 +243,9 @@ describe('OpenAiCompatibleAdapter', () => {
       expect(failure(error).kind).toBe('provider-error');
       expect(failure(error).details.status).toBe(307);
       expect(failure(error).message).toMatch(/^openrouter: http:\/\/127\.0\.0\.1:\d+ redirected the request \(307\) to /);
-      expect(failure(error).message).toContain(` to ${target}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`);
+      expect(failure(error).message).toContain(
+        ` to ${target}; Rung does not follow redirects, so set the provider's baseUrl to the address it points to`,
+      );
       expect(parts).toEqual([]);
       expect(elsewhere.requests).toEqual([]);
     } finally {
@@ -252,7 +266,9 @@ describe('OpenAiCompatibleAdapter', () => {
 
   it('scrubs the key from a server message that echoes it on other statuses', async () => {
     const adapter = await adapterFor((response) => {
-      response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad request for key ${KEY}` } }));
+      response
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `bad request for key ${KEY}` } }));
     });
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
     expect(failure(error).message).toContain('[redacted]');
@@ -260,7 +276,10 @@ describe('OpenAiCompatibleAdapter', () => {
   });
 
   it('calls a provider without a key unavailable and sends nothing', async () => {
-    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse), { apiKey: undefined, keyHint: 'set RUNG_OPENROUTER_API_KEY' });
+    const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse), {
+      apiKey: undefined,
+      keyHint: 'set RUNG_OPENROUTER_API_KEY',
+    });
     expect(await adapter.available()).toBe(false);
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
@@ -269,11 +288,17 @@ describe('OpenAiCompatibleAdapter', () => {
   });
 
   it('says a keyless server that answers 401 wants a key, rather than blaming a key nobody sent', async () => {
-    const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }), { apiKey: undefined, requireKey: false, keyHint: 'run "Rung: Set Provider Key" for openrouter' });
+    const adapter = await adapterFor(recordedStatus('openai/401-key-rejected.json', { KEY }), {
+      apiKey: undefined,
+      requireKey: false,
+      keyHint: 'run "Rung: Set Provider Key" for openrouter',
+    });
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('unavailable');
     expect(failure(error).details.status).toBe(401);
-    expect(failure(error).message).toBe('openrouter: the server asks for an API key (401) and none is set: run "Rung: Set Provider Key" for openrouter');
+    expect(failure(error).message).toBe(
+      'openrouter: the server asks for an API key (401) and none is set: run "Rung: Set Provider Key" for openrouter',
+    );
     expect(server.requests[0]?.headers).not.toHaveProperty('authorization');
   });
 
@@ -309,7 +334,9 @@ describe('OpenAiCompatibleAdapter', () => {
     );
     const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toBe('openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+    expect(failure(error).message).toBe(
+      'openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms',
+    );
   }, 5_000);
 
   it('assembles many tool calls whose deltas arrive interleaved, each in the order it was opened', async () => {
@@ -320,16 +347,25 @@ describe('OpenAiCompatibleAdapter', () => {
     // Every call opens with its id and name; then its arguments arrive in two halves, the second half
     // of call n after the first half of call n + 1, as a server streaming calls in parallel sends them.
     for (let index = 0; index < calls; index++) {
-      events.push(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'read_file', arguments: '' } }] }));
+      events.push(
+        chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+      );
       events.push(chunk({ tool_calls: [{ index, function: { arguments: `{"path": "src/${index}` } }] }));
       if (index > 0) events.push(chunk({ tool_calls: [{ index: index - 1, function: { arguments: '.ts"}' } }] }));
     }
-    events.push(chunk({ tool_calls: [{ index: calls - 1, function: { arguments: '.ts"}' } }] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n');
+    events.push(
+      chunk({ tool_calls: [{ index: calls - 1, function: { arguments: '.ts"}' } }] }),
+      chunk({}, 'tool_calls'),
+      'data: [DONE]\n\n',
+    );
     const adapter = await adapterFor(replay(events.join(''), sse));
     const { parts, error } = await collect(adapter.chat('gpt-4o-mini', user, [{ name: 'read_file', parameters: { type: 'object' } }], {}));
     expect(error).toBeUndefined();
     expect(parts.filter((part) => part.type === 'tool-call')).toEqual(
-      Array.from({ length: calls }, (_, index) => ({ type: 'tool-call', call: { id: `call_${index}`, name: 'read_file', arguments: `{"path": "src/${index}.ts"}` } })),
+      Array.from({ length: calls }, (_, index) => ({
+        type: 'tool-call',
+        call: { id: `call_${index}`, name: 'read_file', arguments: `{"path": "src/${index}.ts"}` },
+      })),
     );
   });
 
@@ -358,15 +394,24 @@ describe('OpenAiCompatibleAdapter', () => {
     );
     const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toBe('openrouter: the answer went past 1 MiB, far more than any model writes (a fixed limit); Rung stopped reading it');
+    expect(failure(error).message).toBe(
+      'openrouter: the answer went past 1 MiB, far more than any model writes (a fixed limit); Rung stopped reading it',
+    );
   });
 
-  it('reads only the start of an error body that never ends, and reports the status in the server\'s words', async () => {
-    const body = endless({ status: 500, contentType: 'application/json', head: '{"error":{"message":"the upstream model crashed","padding":"', piece: 'x'.repeat(64 * 1024) });
+  it("reads only the start of an error body that never ends, and reports the status in the server's words", async () => {
+    const body = endless({
+      status: 500,
+      contentType: 'application/json',
+      head: '{"error":{"message":"the upstream model crashed","padding":"',
+      piece: 'x'.repeat(64 * 1024),
+    });
     const adapter = await adapterFor(body.route, { firstByteTimeoutMs: 120_000 });
     const { error } = await collect(adapter.chat('gpt-4o-mini', user, [], {}));
     expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toMatch(/^openrouter: server error \(500\): \{"error":\{"message":"the upstream model crashed","padding":"x+$/);
+    expect(failure(error).message).toMatch(
+      /^openrouter: server error \(500\): \{"error":\{"message":"the upstream model crashed","padding":"x+$/,
+    );
     await body.closed;
     expect(body.sent).toBeLessThan(8 * 1024 * 1024);
   }, 30_000);

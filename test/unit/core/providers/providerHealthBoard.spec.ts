@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderHealthBoard, RECHECK_AFTER_MS, SERVER_ERROR_COOL_DOWN_MS, TRANSPORT_FAULT_COOL_DOWN_MS, UNWATCHED_NO_SERVER_MS } from '../../../../src/core/providers/providerHealthBoard';
+import {
+  ProviderHealthBoard,
+  RECHECK_AFTER_MS,
+  SERVER_ERROR_COOL_DOWN_MS,
+  TRANSPORT_FAULT_COOL_DOWN_MS,
+  UNWATCHED_NO_SERVER_MS,
+} from '../../../../src/core/providers/providerHealthBoard';
 import { MemoryDecisionSink } from '../../../../src/core/decisions/decision';
 import { MemoryLedger } from '../../../../src/core/ledger/memoryLedger';
 import { parsePanel } from '../../../../src/core/panel';
@@ -125,8 +131,21 @@ describe('ProviderHealthBoard', () => {
   it('lets a cloud provider with no prober back in after a "no server" blip', () => {
     const clock = new FixedClock();
     const board = new ProviderHealthBoard({ clock });
-    const panel = parsePanel({ models: [{ slug: 'openai/gpt-4o-mini', provider: 'openrouter' }], providers: { openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' } } }, 'test panel');
-    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health: board });
+    const panel = parsePanel(
+      {
+        models: [{ slug: 'openai/gpt-4o-mini', provider: 'openrouter' }],
+        providers: { openrouter: { kind: 'openai-compatible', baseUrl: 'https://openrouter.ai/api/v1' } },
+      },
+      'test panel',
+    );
+    const router = new Router({
+      panel,
+      ledger: new MemoryLedger(),
+      clock,
+      sink: new MemoryDecisionSink(),
+      random: seededRandom(1),
+      health: board,
+    });
     const request = { callId: 'call-1', classKey: 'chat', verifiable: false };
     board.recordFailure('openrouter', new ProviderUnavailable('openrouter: no server at https://openrouter.ai (EAI_AGAIN)'));
     expect(router.rank(request).candidates).toEqual([]);

@@ -6,13 +6,22 @@ import { chooseTools, CORE_TOOLS, FEW_TOOLS, undeclaredToolCalls } from '../../.
 import { toolsSent } from '../../../../src/core/providers/tokens';
 
 /** The 39 tools Agent mode sent with one request (test/fixtures/agent/SOURCES.md). */
-const AGENT_TOOLS = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8')) as ToolSpec[];
+const AGENT_TOOLS = JSON.parse(
+  readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8'),
+) as ToolSpec[];
 
 /** An Agent mode request as the chat extension words it: context and reminders around the user's request. */
 function agentTurn(request: string): ChatMessage[] {
   return [
-    { role: 'system', content: 'You are an expert AI programming assistant. Use read_file, github_repo, install_extension and run_notebook_cell when they help.' },
-    { role: 'user', content: `<context>The workspace has notebooks and a GitHub remote.</context>\n<reminderInstructions>Use replace_string_in_file to edit; install_extension to add an extension.</reminderInstructions>\n<userRequest>\n${request}\n</userRequest>` },
+    {
+      role: 'system',
+      content:
+        'You are an expert AI programming assistant. Use read_file, github_repo, install_extension and run_notebook_cell when they help.',
+    },
+    {
+      role: 'user',
+      content: `<context>The workspace has notebooks and a GitHub remote.</context>\n<reminderInstructions>Use replace_string_in_file to edit; install_extension to add an extension.</reminderInstructions>\n<userRequest>\n${request}\n</userRequest>`,
+    },
   ];
 }
 
@@ -28,7 +37,9 @@ describe('chooseTools', () => {
   it('keeps the core file tools and drops the families a question does not name under "relevant"', () => {
     const choice = chooseTools({ messages: agentTurn('What does toolChoice.ts do?'), tools: AGENT_TOOLS, mode: 'relevant' });
     expect(names(choice.sent)).toEqual(AGENT_TOOLS.map((tool) => tool.name).filter((name) => CORE_TOOLS.has(name)));
-    expect(choice.dropped).toEqual(expect.arrayContaining(['github_repo', 'run_notebook_cell', 'install_extension', 'get_vscode_api', 'testFailure']));
+    expect(choice.dropped).toEqual(
+      expect.arrayContaining(['github_repo', 'run_notebook_cell', 'install_extension', 'get_vscode_api', 'testFailure']),
+    );
     expect(choice.sent.length + choice.dropped.length).toBe(AGENT_TOOLS.length);
   });
 
@@ -42,7 +53,11 @@ describe('chooseTools', () => {
   it('keeps every tool an earlier turn called, so a tool result never names an undeclared tool', () => {
     const messages: ChatMessage[] = [
       ...agentTurn('What does toolChoice.ts do?'),
-      { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'github_repo', arguments: '{"repo":"microsoft/vscode","query":"tools"}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call-1', name: 'github_repo', arguments: '{"repo":"microsoft/vscode","query":"tools"}' }],
+      },
       { role: 'tool', toolCallId: 'call-1', content: 'src/vs/workbench/contrib/chat' },
     ];
     const choice = chooseTools({ messages, tools: AGENT_TOOLS, mode: 'relevant' });
@@ -53,7 +68,11 @@ describe('chooseTools', () => {
   it('sends the same tools on every round of one agent turn', () => {
     const first = chooseTools({ messages: agentTurn('Explain the panel file'), tools: AGENT_TOOLS, mode: 'relevant' });
     const later = chooseTools({
-      messages: [...agentTurn('Explain the panel file'), { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] }, { role: 'tool', toolCallId: 'c1', content: '{}' }],
+      messages: [
+        ...agentTurn('Explain the panel file'),
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'c1', content: '{}' },
+      ],
       tools: AGENT_TOOLS,
       mode: 'relevant',
     });
@@ -61,8 +80,12 @@ describe('chooseTools', () => {
   });
 
   it('sends every tool when the caller requires a tool call, or offers few tools', () => {
-    expect(chooseTools({ messages: agentTurn('What does this do?'), tools: AGENT_TOOLS, mode: 'relevant', required: true }).dropped).toEqual([]);
-    const inline = AGENT_TOOLS.filter((tool) => ['replace_string_in_file', 'insert_edit_into_file', 'read_file', 'github_repo'].includes(tool.name));
+    expect(
+      chooseTools({ messages: agentTurn('What does this do?'), tools: AGENT_TOOLS, mode: 'relevant', required: true }).dropped,
+    ).toEqual([]);
+    const inline = AGENT_TOOLS.filter((tool) =>
+      ['replace_string_in_file', 'insert_edit_into_file', 'read_file', 'github_repo'].includes(tool.name),
+    );
     expect(inline.length).toBeLessThanOrEqual(FEW_TOOLS);
     expect(chooseTools({ messages: agentTurn('What does this do?'), tools: inline, mode: 'relevant' }).sent).toEqual(inline);
   });

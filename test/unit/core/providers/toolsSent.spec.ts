@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../../../src/core/providers/provider';
-import { CHARS_PER_TOKEN, estimateTokens, roundedTokens, toolsDominate, toolsSent, toolsShareText } from '../../../../src/core/providers/tokens';
+import {
+  CHARS_PER_TOKEN,
+  estimateTokens,
+  roundedTokens,
+  toolsDominate,
+  toolsSent,
+  toolsShareText,
+} from '../../../../src/core/providers/tokens';
 
-const tool = (name: string, description: string): ToolSpec => ({ name, description, parameters: { type: 'object', properties: { path: { type: 'string' } } } });
+const tool = (name: string, description: string): ToolSpec => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: { path: { type: 'string' } } },
+});
 
 describe('toolsSent', () => {
   it('counts the schemas as JSON at four characters a token, within the whole input the estimate counts', () => {
@@ -10,14 +21,24 @@ describe('toolsSent', () => {
     const tools = [tool('read_file', 'Reads a file.'), tool('list_dir', 'Lists a folder.')];
     const json = JSON.stringify(tools).length;
     const share = toolsSent(messages, tools, ['fetch_webpage']);
-    expect(share).toEqual({ sent: 2, tokens: Math.ceil(json / CHARS_PER_TOKEN), input: Math.ceil((400 + json) / CHARS_PER_TOKEN), dropped: ['fetch_webpage'] });
+    expect(share).toEqual({
+      sent: 2,
+      tokens: Math.ceil(json / CHARS_PER_TOKEN),
+      input: Math.ceil((400 + json) / CHARS_PER_TOKEN),
+      dropped: ['fetch_webpage'],
+    });
     expect(share?.input).toBe(estimateTokens(messages, tools));
   });
 
   it('says nothing of a request that offered no tool, and counts one whose tools were all dropped', () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'hello' }];
     expect(toolsSent(messages, [])).toBeUndefined();
-    expect(toolsSent(messages, [], ['github_repo'])).toEqual({ sent: 0, tokens: 0, input: estimateTokens(messages), dropped: ['github_repo'] });
+    expect(toolsSent(messages, [], ['github_repo'])).toEqual({
+      sent: 0,
+      tokens: 0,
+      input: estimateTokens(messages),
+      dropped: ['github_repo'],
+    });
   });
 });
 

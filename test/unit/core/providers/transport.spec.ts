@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactor } from '../../../../src/core/redactor';
-import { failureForStatus, parseRetryAfterMs, requestEvents, requestLines, serverMessage, type ServerSentItem } from '../../../../src/core/providers/transport';
+import {
+  failureForStatus,
+  parseRetryAfterMs,
+  requestEvents,
+  requestLines,
+  serverMessage,
+  type ServerSentItem,
+} from '../../../../src/core/providers/transport';
 import { serveBytes, SPLITS, WireServer } from '../../support/wireServer';
 
 let server: WireServer | undefined;
@@ -11,7 +18,12 @@ afterEach(async () => {
 });
 
 /** The options of a request to a local server, with a generous first-byte wait. */
-const transport = { provider: 'local', fetch: (input: string, init?: RequestInit) => fetch(input, init), firstByteTimeoutMs: 5_000, now: () => 0 };
+const transport = {
+  provider: 'local',
+  fetch: (input: string, init?: RequestInit) => fetch(input, init),
+  firstByteTimeoutMs: 5_000,
+  now: () => 0,
+};
 
 describe('parseRetryAfterMs', () => {
   const now = Date.UTC(2025, 5, 12, 8, 0, 0);
@@ -32,12 +44,20 @@ describe('parseRetryAfterMs', () => {
 
 describe('failureForStatus', () => {
   it('sorts statuses into the kinds the cascade acts on', () => {
-    expect([401, 403, 404].map((status) => failureForStatus('p', status, '', undefined).kind)).toEqual(['unavailable', 'unavailable', 'unavailable']);
-    expect([408, 429, 500, 502, 503, 400].map((status) => failureForStatus('p', status, '', undefined).kind)).toEqual(Array(6).fill('provider-error'));
+    expect([401, 403, 404].map((status) => failureForStatus('p', status, '', undefined).kind)).toEqual([
+      'unavailable',
+      'unavailable',
+      'unavailable',
+    ]);
+    expect([408, 429, 500, 502, 503, 400].map((status) => failureForStatus('p', status, '', undefined).kind)).toEqual(
+      Array(6).fill('provider-error'),
+    );
   });
 
   it('leaves the server body out of a rejected-key message', () => {
-    expect(failureForStatus('openai', 401, 'Incorrect API key provided: sk-abc', undefined).message).toBe('openai: the API key was rejected (401)');
+    expect(failureForStatus('openai', 401, 'Incorrect API key provided: sk-abc', undefined).message).toBe(
+      'openai: the API key was rejected (401)',
+    );
   });
 });
 
@@ -91,7 +111,12 @@ describe('requestLines on a long line in small pieces', () => {
   it('still stops a line longer than the limit', async () => {
     const pieces = Array.from({ length: 64 }, () => new TextEncoder().encode('x'.repeat(64)));
     const read = async () => {
-      for await (const line of requestLines('http://127.0.0.1:9/long', {}, { ...transport, fetch: piecesFetch(pieces), maxLineChars: 1_000 })) void line;
+      for await (const line of requestLines(
+        'http://127.0.0.1:9/long',
+        {},
+        { ...transport, fetch: piecesFetch(pieces), maxLineChars: 1_000 },
+      ))
+        void line;
     };
     await expect(read()).rejects.toThrow('local: a line exceeded 1000 characters');
   });
@@ -133,7 +158,8 @@ describe('requestEvents on a body that is not an event stream', () => {
     server = new WireServer().on('GET', '/events', serveBytes(Buffer.from(body), { every: 7 }, contentType));
     const items: ServerSentItem[] = [];
     try {
-      for await (const item of requestEvents(`${await server.start()}/events`, {}, { ...transport, secrets: ['sk-secret-1'] })) items.push(item);
+      for await (const item of requestEvents(`${await server.start()}/events`, {}, { ...transport, secrets: ['sk-secret-1'] }))
+        items.push(item);
     } catch (error) {
       return { items, error: (error as Error).message };
     }
@@ -143,15 +169,22 @@ describe('requestEvents on a body that is not an event stream', () => {
   it('fails one that held no event, naming its content-type and quoting its start, after passing its lines on as fields', async () => {
     const { items, error } = await read('{"object": "chat.completion",\n "key": "sk-secret-1"}\n', 'application/json');
     expect(items.map((item) => item.type)).toEqual(['field', 'field']);
-    expect(error).toBe('local: the response was not an event stream (content-type application/json; it begins {"object": "chat.completion", "key": "[redacted]"})');
+    expect(error).toBe(
+      'local: the response was not an event stream (content-type application/json; it begins {"object": "chat.completion", "key": "[redacted]"})',
+    );
   });
 
   it('names an empty body that was not labelled an event stream', async () => {
-    expect((await read('', 'application/json')).error).toBe('local: the response was not an event stream (content-type application/json; the body was empty)');
+    expect((await read('', 'application/json')).error).toBe(
+      'local: the response was not an event stream (content-type application/json; the body was empty)',
+    );
   });
 
   it('leaves an event stream of comments alone, and one mislabelled that held events', async () => {
     expect(await read(': keep-alive\n\n', 'text/event-stream')).toEqual({ items: [], error: undefined });
-    expect(await read('data: {}\n\n', 'application/json')).toEqual({ items: [{ type: 'event', event: undefined, data: '{}', line: 1 }], error: undefined });
+    expect(await read('data: {}\n\n', 'application/json')).toEqual({
+      items: [{ type: 'event', event: undefined, data: '{}', line: 1 }],
+      error: undefined,
+    });
   });
 });

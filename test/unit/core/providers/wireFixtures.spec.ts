@@ -2,9 +2,27 @@ import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OllamaAdapter } from '../../../../src/core/providers/ollamaAdapter';
 import { OpenAiCompatibleAdapter } from '../../../../src/core/providers/openAiCompatibleAdapter';
-import { ProviderFailure, type FinishReason, type ProviderAdapter, type StreamPart, type TokenLogprob, type ToolCall } from '../../../../src/core/providers/provider';
+import {
+  ProviderFailure,
+  type FinishReason,
+  type ProviderAdapter,
+  type StreamPart,
+  type TokenLogprob,
+  type ToolCall,
+} from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
-import { collect, fixture, fixtureBytes, json, serveBytes, splitBytes, SPLITS, WIRE_FIXTURES, WireServer, type Split } from '../../support/wireServer';
+import {
+  collect,
+  fixture,
+  fixtureBytes,
+  json,
+  serveBytes,
+  splitBytes,
+  SPLITS,
+  WIRE_FIXTURES,
+  WireServer,
+  type Split,
+} from '../../support/wireServer';
 
 /**
  * Every recorded stream in test/fixtures/wire, served byte for byte from a socket on 127.0.0.1 and
@@ -27,7 +45,15 @@ interface Heard {
   reasoning: string;
   toolCalls: ToolCall[];
   warnings: string[];
-  finish: { finishReason: FinishReason; inputTokens: number | null; outputTokens: number | null; resolvedModel: string; cost?: number; refusal?: string; logprobs?: TokenLogprob[] } | null;
+  finish: {
+    finishReason: FinishReason;
+    inputTokens: number | null;
+    outputTokens: number | null;
+    resolvedModel: string;
+    cost?: number;
+    refusal?: string;
+    logprobs?: TokenLogprob[];
+  } | null;
   failure: { kind: string; message: string; status?: number } | null;
 }
 
@@ -53,7 +79,11 @@ function hear(parts: StreamPart[], error: unknown): Heard {
   if (error !== undefined) {
     expect(error).toBeInstanceOf(ProviderFailure);
     const failure = error as ProviderFailure;
-    heard.failure = { kind: failure.kind, message: failure.message, ...(failure.details.status !== undefined ? { status: failure.details.status } : {}) };
+    heard.failure = {
+      kind: failure.kind,
+      message: failure.message,
+      ...(failure.details.status !== undefined ? { status: failure.details.status } : {}),
+    };
   }
   return heard;
 }
@@ -71,11 +101,17 @@ const empty: Heard = { text: '', reasoning: '', toolCalls: [], warnings: [], fin
 const openAiCases: WireCase[] = [
   {
     fixture: 'openai/chat-normal.sse',
-    heard: { text: '{"city": "Paris", "population": 2102650}', finish: { finishReason: 'stop', inputTokens: 41, outputTokens: 14, resolvedModel: 'openai/gpt-4o-mini', cost: 0.00001455 } },
+    heard: {
+      text: '{"city": "Paris", "population": 2102650}',
+      finish: { finishReason: 'stop', inputTokens: 41, outputTokens: 14, resolvedModel: 'openai/gpt-4o-mini', cost: 0.00001455 },
+    },
   },
   {
     fixture: 'openai/chat-openai-no-cost.sse',
-    heard: { text: 'Hello there.', finish: { finishReason: 'stop', inputTokens: 1_000_000, outputTokens: 2_000_000, resolvedModel: 'gpt-4o-mini-2024-07-18' } },
+    heard: {
+      text: 'Hello there.',
+      finish: { finishReason: 'stop', inputTokens: 1_000_000, outputTokens: 2_000_000, resolvedModel: 'gpt-4o-mini-2024-07-18' },
+    },
   },
   {
     fixture: 'openai/chat-tool-calls.sse',
@@ -93,7 +129,14 @@ const openAiCases: WireCase[] = [
   },
   {
     fixture: 'openai/chat-error-mid-stream.sse',
-    heard: { text: 'Let me', failure: { kind: 'provider-error', message: 'openrouter: the provider reported an error mid-stream: Provider disconnected', status: 502 } },
+    heard: {
+      text: 'Let me',
+      failure: {
+        kind: 'provider-error',
+        message: 'openrouter: the provider reported an error mid-stream: Provider disconnected',
+        status: 502,
+      },
+    },
   },
   {
     fixture: 'openai/chat-cut-mid-stream.sse',
@@ -102,20 +145,33 @@ const openAiCases: WireCase[] = [
   },
   {
     fixture: 'openai/chat-done-without-finish-reason.sse',
-    heard: { text: 'The function first checks', failure: { kind: 'provider-error', message: 'openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)' } },
+    heard: {
+      text: 'The function first checks',
+      failure: { kind: 'provider-error', message: 'openrouter: stream cut mid-way: it sent [DONE] without a finish reason (on line 7)' },
+    },
   },
   {
     fixture: 'openai/chat-tgi-error-string.sse',
     heard: {
       text: 'Here is',
-      failure: { kind: 'provider-error', message: 'openrouter: the provider reported an error mid-stream: Request failed during generation: Server error: CUDA out of memory. Tried to allocate 2.00 GiB' },
+      failure: {
+        kind: 'provider-error',
+        message:
+          'openrouter: the provider reported an error mid-stream: Request failed during generation: Server error: CUDA out of memory. Tried to allocate 2.00 GiB',
+      },
     },
   },
   {
     fixture: 'openai/chat-openai-refusal.sse',
     heard: {
       text: "I'm very sorry, but I can't assist with that request.",
-      finish: { finishReason: 'stop', inputTokens: 17, outputTokens: 13, resolvedModel: 'gpt-4o-2024-08-06', refusal: "I'm very sorry, but I can't assist with that request." },
+      finish: {
+        finishReason: 'stop',
+        inputTokens: 17,
+        outputTokens: 13,
+        resolvedModel: 'gpt-4o-2024-08-06',
+        refusal: "I'm very sorry, but I can't assist with that request.",
+      },
     },
   },
   {
@@ -177,7 +233,10 @@ const openAiCases: WireCase[] = [
     fixture: 'openai/chat-mistral-content-parts-image.sse',
     heard: {
       text: 'Here is the chart you asked for.',
-      warnings: ['openrouter: the answer held an image_url part, which Rung does not show', 'openrouter: the answer held a reference part, which Rung does not show'],
+      warnings: [
+        'openrouter: the answer held an image_url part, which Rung does not show',
+        'openrouter: the answer held a reference part, which Rung does not show',
+      ],
       finish: { finishReason: 'stop', inputTokens: 18, outputTokens: 13, resolvedModel: 'mistral-medium-2508' },
     },
   },
@@ -186,7 +245,8 @@ const openAiCases: WireCase[] = [
     heard: {
       failure: {
         kind: 'provider-error',
-        message: 'openrouter: the server reported an error mid-stream: the request exceeds the available context size. try increasing the context size or enable context shift',
+        message:
+          'openrouter: the server reported an error mid-stream: the request exceeds the available context size. try increasing the context size or enable context shift',
         status: 400,
       },
     },
@@ -195,7 +255,11 @@ const openAiCases: WireCase[] = [
     fixture: 'openai/chat-error-event.sse',
     heard: {
       text: 'Let me look',
-      failure: { kind: 'provider-error', message: 'openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity', status: 529 },
+      failure: {
+        kind: 'provider-error',
+        message: 'openrouter: the server reported an error mid-stream: Overloaded: the upstream model is at capacity',
+        status: 529,
+      },
     },
   },
   {
@@ -232,11 +296,17 @@ const openAiCases: WireCase[] = [
   },
   {
     fixture: 'openai/chat-mistral-ends-without-done.sse',
-    heard: { text: 'Hello, world! This is a test response.', finish: { finishReason: 'stop', inputTokens: 13, outputTokens: 8, resolvedModel: 'mistral-small-latest' } },
+    heard: {
+      text: 'Hello, world! This is a test response.',
+      finish: { finishReason: 'stop', inputTokens: 13, outputTokens: 8, resolvedModel: 'mistral-small-latest' },
+    },
   },
   {
     fixture: 'openai/chat-azure-empty-first-chunk.sse',
-    heard: { text: 'Capital of Denmark.', finish: { finishReason: 'stop', inputTokens: 15, outputTokens: 78, resolvedModel: 'gpt-5-nano-2025-08-07' } },
+    heard: {
+      text: 'Capital of Denmark.',
+      finish: { finishReason: 'stop', inputTokens: 15, outputTokens: 78, resolvedModel: 'gpt-5-nano-2025-08-07' },
+    },
   },
   {
     fixture: 'openai/chat-deepseek-reasoning-content-tool-call.sse',
@@ -249,26 +319,54 @@ const openAiCases: WireCase[] = [
   },
   {
     fixture: 'openai/chat-crlf-comments-multiline-data.sse',
-    heard: { text: 'Grüße aus 東京 — ☕', finish: { finishReason: 'stop', inputTokens: 12, outputTokens: 9, resolvedModel: 'mistralai/mistral-small-3.2-24b-instruct', cost: 0.0000021 } },
+    heard: {
+      text: 'Grüße aus 東京 — ☕',
+      finish: {
+        finishReason: 'stop',
+        inputTokens: 12,
+        outputTokens: 9,
+        resolvedModel: 'mistralai/mistral-small-3.2-24b-instruct',
+        cost: 0.0000021,
+      },
+    },
   },
   {
     fixture: 'openai/chat-cr-line-ends.sse',
-    heard: { text: 'Grüße aus 東京 — ☕', finish: { finishReason: 'stop', inputTokens: 12, outputTokens: 9, resolvedModel: 'mistralai/mistral-small-3.2-24b-instruct', cost: 0.0000021 } },
+    heard: {
+      text: 'Grüße aus 東京 — ☕',
+      finish: {
+        finishReason: 'stop',
+        inputTokens: 12,
+        outputTokens: 9,
+        resolvedModel: 'mistralai/mistral-small-3.2-24b-instruct',
+        cost: 0.0000021,
+      },
+    },
   },
 ];
 
 const ollamaCases: WireCase[] = [
   {
     fixture: 'ollama/chat-normal.ndjson',
-    heard: { text: '{"city": "Paris", "population": 2102650}', finish: { finishReason: 'stop', inputTokens: 38, outputTokens: 17, resolvedModel: 'qwen3:14b', cost: 0 } },
+    heard: {
+      text: '{"city": "Paris", "population": 2102650}',
+      finish: { finishReason: 'stop', inputTokens: 38, outputTokens: 17, resolvedModel: 'qwen3:14b', cost: 0 },
+    },
   },
   {
     fixture: 'ollama/chat-prose-instead-of-json.ndjson',
-    heard: { text: 'Sure! Paris has about 2.1 million people.', finish: { finishReason: 'stop', inputTokens: 38, outputTokens: 11, resolvedModel: 'qwen2.5:3b', cost: 0 } },
+    heard: {
+      text: 'Sure! Paris has about 2.1 million people.',
+      finish: { finishReason: 'stop', inputTokens: 38, outputTokens: 11, resolvedModel: 'qwen2.5:3b', cost: 0 },
+    },
   },
   {
     fixture: 'ollama/chat-think.ndjson',
-    heard: { reasoning: 'The user wants a number.', text: '42', finish: { finishReason: 'stop', inputTokens: 21, outputTokens: 9, resolvedModel: 'qwen3:14b', cost: 0 } },
+    heard: {
+      reasoning: 'The user wants a number.',
+      text: '42',
+      finish: { finishReason: 'stop', inputTokens: 21, outputTokens: 9, resolvedModel: 'qwen3:14b', cost: 0 },
+    },
   },
   {
     fixture: 'ollama/chat-tool-calls.ndjson',
@@ -340,7 +438,13 @@ const ollamaCases: WireCase[] = [
   },
   {
     fixture: 'ollama/chat-error-mid-stream.ndjson',
-    heard: { text: 'Let me', failure: { kind: 'provider-error', message: 'ollama: the server reported an error mid-stream: an error was encountered while running the model: unexpected EOF' } },
+    heard: {
+      text: 'Let me',
+      failure: {
+        kind: 'provider-error',
+        message: 'ollama: the server reported an error mid-stream: an error was encountered while running the model: unexpected EOF',
+      },
+    },
   },
   {
     fixture: 'ollama/chat-cut-mid-stream.ndjson',
@@ -351,7 +455,12 @@ const ollamaCases: WireCase[] = [
 
 async function openAiAdapter(split: Split, name: string): Promise<ProviderAdapter> {
   server = new WireServer().on('POST', '/v1/chat/completions', serveBytes(fixtureBytes(name), split));
-  return new OpenAiCompatibleAdapter({ name: 'openrouter', baseUrl: `${await server.start()}/v1`, clock: new FixedClock(), apiKey: 'sk-test-wire-fixtures' });
+  return new OpenAiCompatibleAdapter({
+    name: 'openrouter',
+    baseUrl: `${await server.start()}/v1`,
+    clock: new FixedClock(),
+    apiKey: 'sk-test-wire-fixtures',
+  });
 }
 
 async function ollamaAdapter(split: Split, name: string): Promise<ProviderAdapter> {

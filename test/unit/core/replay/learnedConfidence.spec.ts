@@ -34,7 +34,15 @@ class LoggingLearner extends ConfidenceLearner {
 describe('runReplay with the learned confidence check', () => {
   it('teaches the learner only the grades of the models the call tried, after the call, each the grade of that prompt', async () => {
     const log: Entry[] = [];
-    await runReplay({ rows, models, verifier: { kind: 'learned-confidence', multiple: 10 }, classKey: 'family', seed: 3, sink: new LoggingSink(log), confidenceLearner: new LoggingLearner(log) });
+    await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'learned-confidence', multiple: 10 },
+      classKey: 'family',
+      seed: 3,
+      sink: new LoggingSink(log),
+      confidenceLearner: new LoggingLearner(log),
+    });
     let call: string | undefined;
     let tried = new Set<string>();
     let grades = 0;
@@ -61,11 +69,22 @@ describe('runReplay with the learned confidence check', () => {
 
   it('marks each verdict as the confidence check and names the learned threshold it was held to', async () => {
     const decisions: DecisionRow[] = [];
-    await runReplay({ rows, models, verifier: { kind: 'learned-confidence', multiple: 10 }, classKey: 'family', seed: 1, sink: { append: (row) => decisions.push(row) } });
+    await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'learned-confidence', multiple: 10 },
+      classKey: 'family',
+      seed: 1,
+      sink: { append: (row) => decisions.push(row) },
+    });
     expect(decisions.length).toBeGreaterThan(rows.length);
     for (const row of decisions) {
       expect(['pass', 'fail']).toContain(row.verdict);
-      expect(row.verdictReason).toMatch(new RegExp(`^confidence −?[\\d.e−]+ (≥|<) (learned threshold (−?[\\d.e−]+|−∞)|no learned threshold \\(never accepted\\)) for ${row.model} in ${row.class} \\(P\\(right\\) `));
+      expect(row.verdictReason).toMatch(
+        new RegExp(
+          `^confidence −?[\\d.e−]+ (≥|<) (learned threshold (−?[\\d.e−]+|−∞)|no learned threshold \\(never accepted\\)) for ${row.model} in ${row.class} \\(P\\(right\\) `,
+        ),
+      );
     }
   });
 
@@ -78,9 +97,19 @@ describe('runReplay with the learned confidence check', () => {
   });
 
   it('leaves an answer with no confidence recorded unverified, never failed', async () => {
-    const silent = rows.map((row) => ({ ...row, m: Object.fromEntries(Object.entries(row.m).map(([model, outcome]) => [model, { ...outcome, conf: null }])) }));
+    const silent = rows.map((row) => ({
+      ...row,
+      m: Object.fromEntries(Object.entries(row.m).map(([model, outcome]) => [model, { ...outcome, conf: null }])),
+    }));
     const decisions: DecisionRow[] = [];
-    const summary = await runReplay({ rows: silent, models, verifier: { kind: 'learned-confidence', multiple: 10 }, classKey: 'family', seed: 1, sink: { append: (row) => decisions.push(row) } });
+    const summary = await runReplay({
+      rows: silent,
+      models,
+      verifier: { kind: 'learned-confidence', multiple: 10 },
+      classKey: 'family',
+      seed: 1,
+      sink: { append: (row) => decisions.push(row) },
+    });
     expect(summary.policy.attempts).toBe(rows.length);
     expect(new Set(decisions.map((row) => row.verdict))).toEqual(new Set(['unverified']));
   });
@@ -88,6 +117,8 @@ describe('runReplay with the learned confidence check', () => {
   it('states in rung replay --help the multiples the learned check uses when --confidence-multiple is absent', async () => {
     const io = new CapturedIo(process.cwd());
     expect(await main(['replay', '--help'], io)).toBe(0);
-    expect(io.out.replace(/\s+/g, ' ')).toContain(`(default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)`);
+    expect(io.out.replace(/\s+/g, ' ')).toContain(
+      `(default: ${CONFIDENCE_FAILURE_MULTIPLE.quality} for quality, ${CONFIDENCE_FAILURE_MULTIPLE.economy} for economy)`,
+    );
   });
 });

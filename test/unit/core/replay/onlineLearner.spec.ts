@@ -50,7 +50,16 @@ describe('the simple online learner', () => {
 
   it('keeps panel order between models with the same key', () => {
     const none = () => ({ passes: 0, tries: 0 });
-    expect(onlineLearnerOrder([{ slug: 'b', price: 2 }, { slug: 'a', price: 2 }, { slug: 'c', price: 1 }], none)).toEqual(['c', 'b', 'a']);
+    expect(
+      onlineLearnerOrder(
+        [
+          { slug: 'b', price: 2 },
+          { slug: 'a', price: 2 },
+          { slug: 'c', price: 1 },
+        ],
+        none,
+      ),
+    ).toEqual(['c', 'b', 'a']);
   });
 
   it('is scored in every replay beside the policy, under the same check', async () => {

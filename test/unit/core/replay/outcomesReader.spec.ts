@@ -13,7 +13,7 @@ function refusal(read: () => unknown): string {
 }
 
 describe('the recorded outcomes reader, given a row of the wrong shape', () => {
-  it('says in words what a field must be and what was written, with the file and line, not zod\'s phrase', () => {
+  it("says in words what a field must be and what was written, with the file and line, not zod's phrase", () => {
     const good = '{"id":"p1","family":"code","m":{"a":{"c":1,"cost":0.1}}}';
     const bad = '{"id":"p2","family":"code","m":{"a":{"c":"yes","cost":0.1}}}';
     const said = refusal(() => parseOutcomes(`${good}\n${bad}\n`, 'runs.jsonl'));
@@ -22,7 +22,9 @@ describe('the recorded outcomes reader, given a row of the wrong shape', () => {
   });
 
   it('says a row without an id is missing one', () => {
-    expect(refusal(() => parseOutcomes('{"family":"code","m":{"a":{"c":1,"cost":0}}}\n', 'runs.jsonl'))).toBe('runs.jsonl:1: id: is missing');
+    expect(refusal(() => parseOutcomes('{"family":"code","m":{"a":{"c":1,"cost":0}}}\n', 'runs.jsonl'))).toBe(
+      'runs.jsonl:1: id: is missing',
+    );
   });
 });
 

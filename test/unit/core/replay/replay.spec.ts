@@ -67,7 +67,12 @@ describe('runReplay with caps', () => {
   it('counts a prompt no candidate may take as unanswered and goes on with the run', async () => {
     const traced = rows.slice(0, 6).map((row) => ({ ...row, trace: 'one-run' }));
     const panel = parsePanel(
-      { models: models.map((slug) => ({ slug, provider: 'shared' })), providers: { shared: { kind: 'replay' } }, diversity: { maxTotalPerProvider: 2 }, routing: { explore: 0 } },
+      {
+        models: models.map((slug) => ({ slug, provider: 'shared' })),
+        providers: { shared: { kind: 'replay' } },
+        diversity: { maxTotalPerProvider: 2 },
+        routing: { explore: 0 },
+      },
       'capped',
     );
     const summary = await runReplay({ rows: traced, models, panel, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1 });
@@ -125,11 +130,14 @@ describe('runReplay baselines', () => {
     expect(summary.priceOrderCascade.cost).toBeGreaterThan(summary.oracle.cost);
   });
 
-  it('reports the policy\'s own accuracy, cost and attempts, matching its decision rows', async () => {
+  it("reports the policy's own accuracy, cost and attempts, matching its decision rows", async () => {
     const sink = new MemoryDecisionSink();
     const summary = await replay({ sink });
     expect(summary.policy.attempts).toBe(sink.rows.length);
-    expect(summary.policy.cost).toBeCloseTo(sink.rows.reduce((sum, row) => sum + (row.cost ?? 0), 0), 12);
+    expect(summary.policy.cost).toBeCloseTo(
+      sink.rows.reduce((sum, row) => sum + (row.cost ?? 0), 0),
+      12,
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     const lastModel = new Map(sink.rows.map((row) => [row.call, row.model]));
     const right = [...lastModel].filter(([call, model]) => outcome(byId.get(call) as OutcomeRow, model).c === 1).length;
@@ -139,7 +147,7 @@ describe('runReplay baselines', () => {
 });
 
 describe('runReplay honesty', () => {
-  it('reads a model\'s grade only when the router has chosen that model, in the order it chose', async () => {
+  it("reads a model's grade only when the router has chosen that model, in the order it chose", async () => {
     const log: string[] = [];
     const watched: OutcomeRow[] = rows.map((row) => {
       const m: OutcomeRow['m'] = {};
@@ -201,7 +209,10 @@ describe('runReplay honesty', () => {
 
   it('refuses a panel naming a model the outcomes do not grade', async () => {
     const panel = {
-      models: [{ slug: 'tiny', provider: 'p' }, { slug: 'ghost', provider: 'p' }],
+      models: [
+        { slug: 'tiny', provider: 'p' },
+        { slug: 'ghost', provider: 'p' },
+      ],
       maxOutputPrice: null,
       diversity: { maxConsecutivePerProvider: null, maxTotalPerProvider: null },
       profiles: {},
@@ -231,7 +242,15 @@ describe('runReplay robustness (a cheap model always wrong in one family)', () =
     const after = inAlpha.slice(eighth + 1).filter((row) => row.rung === 0 || row.escalation.length === 0);
     expect(after.length).toBeGreaterThan(40);
     expect(after.every((row) => row.model !== 'cheap')).toBe(true);
-    expect(after.every((row) => row.pruned.some((p) => p.model === 'cheap' && /^pruned: measured 0\/8 success class=alpha, rated 0\.\d\d < 0\.25 against the calls' difficulty$/.test(p.reason)))).toBe(true);
+    expect(
+      after.every((row) =>
+        row.pruned.some(
+          (p) =>
+            p.model === 'cheap' &&
+            /^pruned: measured 0\/8 success class=alpha, rated 0\.\d\d < 0\.25 against the calls' difficulty$/.test(p.reason),
+        ),
+      ),
+    ).toBe(true);
 
     const betaCalls = new Set(sink.rows.filter((row) => row.class === 'beta').map((row) => row.call));
     const cheapInBeta = new Set(sink.rows.filter((row) => row.class === 'beta' && row.model === 'cheap').map((row) => row.call));
@@ -252,7 +271,14 @@ describe('the learned order against the truth', () => {
       const past = ratings.filter((rating) => rating.graded >= MIN_GRADED);
       if (past.length < ratings.length) belowGateSomewhere = true;
       if (past.length < 3) expect(entry.pastGateRho).toBeUndefined();
-      else expect(entry.pastGateRho).toBeCloseTo(spearman(past.map((rating) => rating.rating), past.map((rating) => truth(rating.model, entry.class))), 12);
+      else
+        expect(entry.pastGateRho).toBeCloseTo(
+          spearman(
+            past.map((rating) => rating.rating),
+            past.map((rating) => truth(rating.model, entry.class)),
+          ),
+          12,
+        );
     }
     expect(summary.rankCorrelation.length).toBeGreaterThan(0);
     expect(belowGateSomewhere).toBe(true);

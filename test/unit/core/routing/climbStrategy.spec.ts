@@ -49,10 +49,15 @@ describe('Router with a climb strategy', () => {
     const strategy = new ScriptedStrategy(indexOf('beta'), [{ index: null, reason: 'nothing above is worth it' }]);
     const result = await harness.router.route(request({ climb: () => strategy }), attempts.fn);
     expect(attempts.models()).toEqual(['beta']);
-    expect(result.ranking.pruned.filter((p) => p.reason === 'skipped: nothing above is worth it').map((p) => p.model).sort()).toEqual(['alpha', 'gamma']);
+    expect(
+      result.ranking.pruned
+        .filter((p) => p.reason === 'skipped: nothing above is worth it')
+        .map((p) => p.model)
+        .sort(),
+    ).toEqual(['alpha', 'gamma']);
   });
 
-  it("hands a step back to the planner when the strategy gives none or names a rung already tried", async () => {
+  it('hands a step back to the planner when the strategy gives none or names a rung already tried', async () => {
     const harness = new RouterHarness(panel);
     const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', FAIL).on('gamma', PASS);
     const strategy = new ScriptedStrategy(indexOf('alpha'), [undefined, { index: indexOf('alpha'), reason: '' }]);

@@ -28,7 +28,12 @@ const swap = rows.length / 2;
 
 function openLedger(): Promise<WorkspaceLedger> {
   const clock = new FixedClock();
-  return WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+  return WorkspaceLedger.open({
+    path: join(dir.path, '.rung', 'ledger.sqlite'),
+    clock,
+    sql,
+    schedule: new ManualScheduler(clock).schedule,
+  });
 }
 
 /** Replays `part` in order into `ledger`, adding its decision rows to `sink`. */
@@ -49,7 +54,11 @@ describe('the drift alarm across a reopened ledger', () => {
     // its surprise is building but has not yet fired.
     dir.remove();
     dir = makeTempDir();
-    const cut = rows.findIndex((row, index) => index >= swap && row.family === 'alpha' && rows.slice(swap, index + 1).filter((r) => r.family === 'alpha').length === 2) + 1;
+    const cut =
+      rows.findIndex(
+        (row, index) =>
+          index >= swap && row.family === 'alpha' && rows.slice(swap, index + 1).filter((r) => r.family === 'alpha').length === 2,
+      ) + 1;
     const split = new MemoryDecisionSink();
     const first = await openLedger();
     await replay(rows.slice(0, cut), first, split);
@@ -63,7 +72,9 @@ describe('the drift alarm across a reopened ledger', () => {
     expect(building?.surprise).toBeLessThan(-0.2);
     expect(carried?.surprise).toBe(building?.surprise);
     expect(carried?.rating).toBe(building?.rating);
-    expect(split.rows.map((row) => `${row.call} ${row.model} ${row.verdict}`)).toEqual(whole.rows.map((row) => `${row.call} ${row.model} ${row.verdict}`));
+    expect(split.rows.map((row) => `${row.call} ${row.model} ${row.verdict}`)).toEqual(
+      whole.rows.map((row) => `${row.call} ${row.model} ${row.verdict}`),
+    );
     expect(callsToStopOpening(rows, split.rows, 'swapped', 'alpha', swap)).toBe(uninterrupted);
     expect(uninterrupted).toBeLessThanOrEqual(40);
   });

@@ -9,7 +9,15 @@ describe('the router under drift', () => {
     const world = worldNamed('drift');
     const rows = generateWorld(world, 1);
     const sink = new MemoryDecisionSink();
-    await runReplay({ rows, models: world.models.map((model) => model.slug), verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, sink });
+    await runReplay({
+      rows,
+      models: world.models.map((model) => model.slug),
+      verifier: { kind: 'perfect' },
+      classKey: 'family',
+      seed: 1,
+      inOrder: true,
+      sink,
+    });
     const calls = callsToStopOpening(rows, sink.rows, 'swapped', 'alpha', rows.length / 2);
     // Before the swap it opened the class: the measure is about unlearning, not about never having learned.
     const before = callsToStopOpening(rows, sink.rows, 'swapped', 'alpha', 0);

@@ -26,7 +26,7 @@ async function run(routing: Record<string, unknown>, seed: number, count: number
 }
 
 describe('Router: exploration floor on measured rungs (routing.exploreMeasured)', () => {
-  it('keeps opening with every rung after all are measured, recording floor/3 (+ 1 − floor for the plan\'s opener)', async () => {
+  it("keeps opening with every rung after all are measured, recording floor/3 (+ 1 − floor for the plan's opener)", async () => {
     const floor = 0.3;
     const rows = await run({ explore: 0, exploreMeasured: floor }, 7, 300);
     for (const row of rows) expect(row.propensity).toBeCloseTo(row.model === 'alpha' ? 1 - floor + floor / 3 : floor / 3, 12);

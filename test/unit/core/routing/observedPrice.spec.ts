@@ -18,7 +18,13 @@ const panel = parsePanel(
 
 /** Twelve graded answers for a model at `plan`, 9 passes, each attempt costing `times` its list price. */
 function history(model: string, listed: number, times: number, withCost = true): Observation[] {
-  return Array.from({ length: 12 }, (_, i) => ({ model, classKey: 'plan', success: i % 4 !== 0, at: i, ...(withCost ? { cost: { observed: listed * times, listed } } : {}) }));
+  return Array.from({ length: 12 }, (_, i) => ({
+    model,
+    classKey: 'plan',
+    success: i % 4 !== 0,
+    at: i,
+    ...(withCost ? { cost: { observed: listed * times, listed } } : {}),
+  }));
 }
 
 describe('prices learned from what attempts cost', () => {

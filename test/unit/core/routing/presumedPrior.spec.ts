@@ -28,7 +28,16 @@ afterEach(() => dir.remove());
 describe('ratings that follow the presumed prior', () => {
   it('order the models past the gate with their true accuracy where the dear rungs only see calls the cheap ones failed', async () => {
     const sink = new MemoryDecisionSink();
-    const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, ledger: new MemoryLedger(), sink });
+    const run = await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'perfect' },
+      classKey: 'family',
+      seed: 1,
+      inOrder: true,
+      ledger: new MemoryLedger(),
+      sink,
+    });
     // The decisions say which ratings stand on the presumed prior rather than on their own outcomes.
     expect(sink.rows.some((row) => row.class === 'science' && /rated on its presumed prior \d/.test(row.reason))).toBe(true);
     const byClass = new Map(run.rankCorrelation.map((entry) => [entry.class, entry.pastGateRho]));
@@ -41,7 +50,12 @@ describe('ratings that follow the presumed prior', () => {
   it('route a reopened workspace ledger exactly as one that stayed open', async () => {
     const open = (): Promise<WorkspaceLedger> => {
       const clock = new FixedClock();
-      return WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+      return WorkspaceLedger.open({
+        path: join(dir.path, '.rung', 'ledger.sqlite'),
+        clock,
+        sql,
+        schedule: new ManualScheduler(clock).schedule,
+      });
     };
     const replay = (part: readonly OutcomeRow[], ledger: WorkspaceLedger, sink: MemoryDecisionSink) =>
       runReplay({ rows: part, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, sink, ledger });

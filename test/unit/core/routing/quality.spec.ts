@@ -27,7 +27,15 @@ describe('excluding a model with no success', () => {
       { rating: 1, success: false },
       { rating: 0, success: false },
     ]);
-    ledger.observe(Array.from({ length: MIN_GRADED }, (): Observation => ({ model: 'dear', classKey: 'plan', success: false, difficulty: hopeless, at: NOW })));
+    ledger.observe(
+      Array.from({ length: MIN_GRADED }, (): Observation => ({
+        model: 'dear',
+        classKey: 'plan',
+        success: false,
+        difficulty: hopeless,
+        at: NOW,
+      })),
+    );
     const ranking = rankOn(panel, {}, { ledger });
     expect(slugs(ranking)).toContain('dear');
     const dear = ranking.candidates.find((candidate) => candidate.slug === 'dear');
@@ -62,7 +70,9 @@ describe('excluding a model with no success', () => {
     }
     const ranking = rankOn(panel, {}, { ledger });
     expect(slugs(ranking)).toEqual(['dear']);
-    expect(prunedReasons(ranking).cheap).toMatch(/^pruned: measured 0\/8 success class=plan, rated 0\.2\d < 0\.25 against the calls' difficulty$/);
+    expect(prunedReasons(ranking).cheap).toMatch(
+      /^pruned: measured 0\/8 success class=plan, rated 0\.2\d < 0\.25 against the calls' difficulty$/,
+    );
   });
 });
 
@@ -78,30 +88,43 @@ function feed(start: Rating | undefined, outcomes: boolean[]): { rating: Rating 
 }
 
 describe('the drift monitor', () => {
-  it('leaves a steady model\'s step size alone', () => {
+  it("leaves a steady model's step size alone", () => {
     // A model rated near 0 that passes half its average calls is as surprising as it ever gets: never a drift.
-    const { steps } = feed(undefined, Array.from({ length: 400 }, (_, i) => i % 2 === 0));
+    const { steps } = feed(
+      undefined,
+      Array.from({ length: 400 }, (_, i) => i % 2 === 0),
+    );
     expect(steps.every((step) => step === undefined)).toBe(true);
   });
 
   it('restarts the step size when a settled model starts failing what it used to pass, and the rating falls fast', () => {
-    const settled = feed(undefined, Array.from({ length: 300 }, (_, i) => i % 10 !== 0));
+    const settled = feed(
+      undefined,
+      Array.from({ length: 300 }, (_, i) => i % 10 !== 0),
+    );
     expect(settled.steps.every((step) => step === undefined)).toBe(true);
     const before = (settled.rating as Rating).rating;
-    const swapped = feed(settled.rating, Array.from({ length: 12 }, () => false));
+    const swapped = feed(
+      settled.rating,
+      Array.from({ length: 12 }, () => false),
+    );
     const first = swapped.steps.findIndex((step) => step !== undefined);
     expect(first).toBeGreaterThanOrEqual(0);
     expect(first).toBeLessThan(6);
     // Without the alarm the same 12 failures move a rating with 300 observations behind it by little:
     // the same rating with its surprise held at 0 never raises one.
     let plain: Rating | undefined = settled.rating;
-    for (let i = 0; i < 12; i++) plain = { ...applyObservation(plain, { model: 'm', classKey: 'c', success: false, at: NOW }), surprise: 0 };
+    for (let i = 0; i < 12; i++)
+      plain = { ...applyObservation(plain, { model: 'm', classKey: 'c', success: false, at: NOW }), surprise: 0 };
     expect(before - (plain as Rating).rating).toBeLessThan(1);
     expect(before - (swapped.rating as Rating).rating).toBeGreaterThan(3);
   });
 
   it('waits for the gate before calling anything drift', () => {
-    const { steps } = feed(undefined, Array.from({ length: MIN_GRADED - 1 }, () => false));
+    const { steps } = feed(
+      undefined,
+      Array.from({ length: MIN_GRADED - 1 }, () => false),
+    );
     expect(steps.every((step) => step === undefined)).toBe(true);
     expect(DRIFT_SURPRISE).toBeGreaterThan(0);
   });

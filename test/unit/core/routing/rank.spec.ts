@@ -38,7 +38,7 @@ describe('rank at cold start', () => {
     expect(ranking.pruned).toEqual([]);
   });
 
-  it('prefers Ollama\'s parameter size to the size written in the slug', () => {
+  it("prefers Ollama's parameter size to the size written in the slug", () => {
     const ranking = rankOn(ladderPanel, {}, { facts: [{ slug: 'qwen3.6:27b', parameterBillions: 4 }] });
     expect(ranking.candidates.find((c) => c.slug === 'qwen3.6:27b')?.tier).toBe(1);
   });
@@ -70,8 +70,16 @@ describe('rank of a model on an OpenAI-compatible server on loopback', () => {
 
   it('reads the tier from a size in the model id, among Ollama models of the same sizes', () => {
     const panel = panelOf({
-      models: [CLOUD, { slug: 'qwen2.5-32b-instruct', provider: 'vllm' }, { slug: 'qwen3:14b', provider: 'ollama' }, { slug: 'Qwen2.5-Coder-7B-Instruct', provider: 'llamacpp' }],
-      providers: { vllm: { kind: 'openai-compatible', baseUrl: 'http://localhost:8000/v1' }, llamacpp: { kind: 'openai-compatible', baseUrl: 'http://[::1]:8080/v1' } },
+      models: [
+        CLOUD,
+        { slug: 'qwen2.5-32b-instruct', provider: 'vllm' },
+        { slug: 'qwen3:14b', provider: 'ollama' },
+        { slug: 'Qwen2.5-Coder-7B-Instruct', provider: 'llamacpp' },
+      ],
+      providers: {
+        vllm: { kind: 'openai-compatible', baseUrl: 'http://localhost:8000/v1' },
+        llamacpp: { kind: 'openai-compatible', baseUrl: 'http://[::1]:8080/v1' },
+      },
     });
     expect(rankOn(panel, {}).candidates.map((c) => [c.slug, c.reason])).toEqual([
       ['Qwen2.5-Coder-7B-Instruct', 'no-measured-profiles tier1 (local server [::1]:8080)'],
@@ -81,9 +89,13 @@ describe('rank of a model on an OpenAI-compatible server on loopback', () => {
     ]);
   });
 
-  it('follows the panel\'s role over the size in the id', () => {
+  it("follows the panel's role over the size in the id", () => {
     const panel = panelOf({
-      models: [{ slug: 'qwen2.5-3b-instruct', provider: 'lmstudio', role: 'top' }, { slug: 'llama-3.3-70b-instruct', provider: 'lmstudio', role: 'base' }, { slug: 'qwen3:14b', provider: 'ollama' }],
+      models: [
+        { slug: 'qwen2.5-3b-instruct', provider: 'lmstudio', role: 'top' },
+        { slug: 'llama-3.3-70b-instruct', provider: 'lmstudio', role: 'base' },
+        { slug: 'qwen3:14b', provider: 'ollama' },
+      ],
       providers: LMSTUDIO,
     });
     expect(rankOn(panel, {}).candidates.map((c) => [c.slug, c.tier])).toEqual([
@@ -93,7 +105,7 @@ describe('rank of a model on an OpenAI-compatible server on loopback', () => {
     ]);
   });
 
-  it('prices a local server at the panel\'s price when the panel gives one', () => {
+  it("prices a local server at the panel's price when the panel gives one", () => {
     const panel = panelOf({ models: [{ slug: 'local-model', provider: 'lmstudio', price: { input: 1, output: 2 } }], providers: LMSTUDIO });
     const [only] = rankOn(panel, {}).candidates;
     expect([only?.local, only?.cost]).toEqual([true, (1 * 1000 + 2 * 400) / 1e6]);
@@ -203,7 +215,9 @@ describe('rank with measurements', () => {
     record(ledger, 'cheap', 'plan', 0, 8);
     const ranking = rankOn(panel, {}, { ledger });
     expect(slugs(ranking)).toEqual(['dear']);
-    expect(prunedReasons(ranking)).toEqual({ cheap: "pruned: measured 0/8 success class=plan, rated 0.21 < 0.25 against the calls' difficulty" });
+    expect(prunedReasons(ranking)).toEqual({
+      cheap: "pruned: measured 0/8 success class=plan, rated 0.21 < 0.25 against the calls' difficulty",
+    });
   });
 
   it('keeps ratings of one class out of another', () => {
@@ -235,7 +249,10 @@ describe('rank prunes in the walk, with a reason for each', () => {
 
   it('drops a model whose context is too small', () => {
     const ranking = rankOn(panel, { contextTokens: 50000 });
-    expect(prunedReasons(ranking)).toMatchObject({ 'qwen2.5:3b': 'pruned: needs context 50000 > 32768', 'qwen3:14b': 'pruned: needs context 50000 > 32768' });
+    expect(prunedReasons(ranking)).toMatchObject({
+      'qwen2.5:3b': 'pruned: needs context 50000 > 32768',
+      'qwen3:14b': 'pruned: needs context 50000 > 32768',
+    });
     expect(slugs(ranking)).toEqual(['mini', 'unpriced']);
   });
 
@@ -250,7 +267,7 @@ describe('rank prunes in the walk, with a reason for each', () => {
     expect(prunedReasons(ranking).unpriced).toBe('pruned: output price 30.00 > cap 20.00');
   });
 
-  it('drops every model of an unavailable provider with the provider\'s reason', () => {
+  it("drops every model of an unavailable provider with the provider's reason", () => {
     const ranking = rankOn(panel, {}, { health: new StaticHealth({ openrouter: 'no key set' }) });
     expect(prunedReasons(ranking)).toMatchObject({ mini: 'pruned: provider openrouter unavailable: no key set' });
     expect(slugs(ranking)).toEqual(['qwen2.5:3b', 'qwen3:14b', 'unpriced']);
@@ -374,7 +391,7 @@ describe('rank with user preferences', () => {
     });
   });
 
-  it('leaves no rung when the model to go above is the ladder\'s top, and ignores one off the panel', () => {
+  it("leaves no rung when the model to go above is the ladder's top, and ignores one off the panel", () => {
     expect(slugs(rankOn(panel, { above: 'mini' }))).toEqual([]);
     expect(slugs(rankOn(panel, { above: 'nowhere' }))).toEqual(['qwen2.5:3b', 'qwen3:14b', 'mini']);
   });

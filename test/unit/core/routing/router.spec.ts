@@ -37,7 +37,10 @@ function cascadePanel(): Panel {
 describe('Router: verdicts that are not evidence', () => {
   const cases: [string, ScriptedAttempts][] = [
     ['unverified', new ScriptedAttempts().on('alpha', UNVERIFIED).on('beta', PASS)],
-    ['a returned provider-error', new ScriptedAttempts().on('alpha', { verdict: 'provider-error' }).on('beta', { verdict: 'provider-error' })],
+    [
+      'a returned provider-error',
+      new ScriptedAttempts().on('alpha', { verdict: 'provider-error' }).on('beta', { verdict: 'provider-error' }),
+    ],
     ['a thrown ProviderFailure', new ScriptedAttempts().on('alpha', providerError).on('beta', providerError)],
     ['a thrown ProviderUnavailable', new ScriptedAttempts().on('alpha', unavailable).on('beta', unavailable)],
     ['a returned stopped', new ScriptedAttempts().on('alpha', { verdict: 'stopped' }).on('beta', PASS)],
@@ -84,7 +87,15 @@ describe('Router: the cascade', () => {
       final: false,
       mode: 'cloud',
     });
-    expect(harness.sink.rows[1]).toMatchObject({ call: 'c-esc', rung: 1, escalation: ['alpha'], model: 'beta', verdict: 'pass', pruned, candidates: ['alpha', 'beta'] });
+    expect(harness.sink.rows[1]).toMatchObject({
+      call: 'c-esc',
+      rung: 1,
+      escalation: ['alpha'],
+      model: 'beta',
+      verdict: 'pass',
+      pruned,
+      candidates: ['alpha', 'beta'],
+    });
     expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([
       ['beta', 1, 1],
       ['alpha', 1, 0],
@@ -146,11 +157,14 @@ describe('Router: the cascade', () => {
     const result = await harness.router.route(request(), attempts.fn);
     expect(attempts.models()).toEqual(['alpha', 'beta']);
     expect(result.answer).toBeUndefined();
-    expect(harness.sink.rows.map((r) => r.verdictReason)).toEqual(['unavailable: no key for openai', 'provider-error: HTTP 503 from upstream']);
+    expect(harness.sink.rows.map((r) => r.verdictReason)).toEqual([
+      'unavailable: no key for openai',
+      'provider-error: HTTP 503 from upstream',
+    ]);
     expect(harness.ledger.entries()).toEqual([]);
   });
 
-  it('carries a failure\'s kind as data beside its message, not as a prefix of it', async () => {
+  it("carries a failure's kind as data beside its message, not as a prefix of it", async () => {
     const harness = new RouterHarness(cascadePanel());
     const attempts = new ScriptedAttempts().on('alpha', unavailable).on('beta', stopped);
     const result = await harness.router.route(request(), attempts.fn);
@@ -229,7 +243,14 @@ describe('Router.settle', () => {
     harness.clock.advance(5_000);
     expect(harness.router.settle('c-settle', 'fail', 'thumbs down')).toBe(true);
     const last = harness.sink.rows.at(-1) as DecisionRow;
-    expect(last).toMatchObject({ call: 'c-settle', model: 'alpha', verdict: 'fail', verdictReason: 'thumbs down', final: true, at: harness.clock.now() });
+    expect(last).toMatchObject({
+      call: 'c-settle',
+      model: 'alpha',
+      verdict: 'fail',
+      verdictReason: 'thumbs down',
+      final: true,
+      at: harness.clock.now(),
+    });
     expect(harness.ledger.entries().map((e) => [e.model, e.graded, e.ok])).toEqual([['alpha', 1, 0]]);
 
     expect(harness.router.settle('c-settle', 'fail', 'thumbs down again')).toBe(true);
@@ -314,18 +335,28 @@ describe('Router: diversity caps (the origin examples)', () => {
   });
 
   it('lets a per-class profile value beat the global default', async () => {
-    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: 2 } } }));
+    const harness = new RouterHarness(
+      alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: 2 } } }),
+    );
     expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'beta']);
     expect(await openers(harness, 2, 'run-chat', 'chat')).toEqual(['alpha', 'beta']);
   });
 
   it('counts a call whose answer failed its check against the provider that gave it', async () => {
-    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { leaf: { maxTotalPerProvider: 1 } } }));
+    const harness = new RouterHarness(
+      alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { leaf: { maxTotalPerProvider: 1 } } }),
+    );
     const failing = new ScriptedAttempts().on('alpha', FAIL).on('beta', FAIL);
     // A leaf is routed once: alpha answers, the check fails, and alpha's provider has served the run.
     await harness.router.route(request({ runId: 'run-fail', classKey: 'leaf' }), failing.fn);
     const next = harness.router.rank(request({ runId: 'run-fail', classKey: 'leaf' }));
-    expect(next.pruned).toEqual([{ model: 'alpha', reason: 'pruned: maxTotalPerProvider=1 reached for openrouter', cause: 'maxTotalPerProvider=1 reached for openrouter' }]);
+    expect(next.pruned).toEqual([
+      {
+        model: 'alpha',
+        reason: 'pruned: maxTotalPerProvider=1 reached for openrouter',
+        cause: 'maxTotalPerProvider=1 reached for openrouter',
+      },
+    ]);
   });
 
   it('does not count a call that only met provider errors against its provider', async () => {
@@ -336,8 +367,10 @@ describe('Router: diversity caps (the origin examples)', () => {
     expect(await openers(harness, 1, 'run-err')).toEqual(['alpha']);
   });
 
-  it('lets a profile\'s null lift the global cap for its class', async () => {
-    const harness = new RouterHarness(alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: null } } }));
+  it("lets a profile's null lift the global cap for its class", async () => {
+    const harness = new RouterHarness(
+      alphaBetaPanel({ diversity: { maxTotalPerProvider: 1 }, profiles: { plan: { maxTotalPerProvider: null } } }),
+    );
     expect(await openers(harness, 3, 'run-plan', 'plan')).toEqual(['alpha', 'alpha', 'alpha']);
   });
 
@@ -378,11 +411,16 @@ describe('Router: diversity caps (the origin examples)', () => {
     expect(nulls).toBe(bare);
     // The walk with caps that never bind decides exactly as the walk without them.
     const loose = await script(
-      parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 100, maxTotalPerProvider: 100 } }, 'loose'),
+      parsePanel(
+        { models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 100, maxTotalPerProvider: 100 } },
+        'loose',
+      ),
     );
     expect(loose).toBe(bare);
     // The comparison can fail: a real cap changes the rows.
-    const capped = await script(parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 1 } }, 'capped'));
+    const capped = await script(
+      parsePanel({ models: alphaBetaPanel().models, routing, diversity: { maxConsecutivePerProvider: 1 } }, 'capped'),
+    );
     expect(capped).not.toBe(bare);
   });
 });
@@ -391,21 +429,33 @@ describe('Router: stopping the climb', () => {
   it('writes the decision to stop climbing into the row of the attempt that prompted it', async () => {
     const harness = new RouterHarness(alphaBetaPanel({ routing: { explore: 0, tradeoff: 'economy' } }));
     // alpha passes half the time; beta, tried only after alpha fails, passes once in twenty.
-    const training = new ScriptedAttempts().on('alpha', ...Array.from({ length: 40 }, (_, i) => (i % 2 ? FAIL : PASS))).on('beta', PASS, ...Array.from({ length: 19 }, () => FAIL));
+    const training = new ScriptedAttempts()
+      .on('alpha', ...Array.from({ length: 40 }, (_, i) => (i % 2 ? FAIL : PASS)))
+      .on('beta', PASS, ...Array.from({ length: 19 }, () => FAIL));
     for (let i = 0; i < 40; i++) await harness.router.route(request(), training.fn);
     const rowsBefore = harness.sink.rows.length;
     const result = await harness.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
     expect(result.attempts.map((a) => a.model)).toEqual(['alpha']);
     const row = harness.sink.rows[rowsBefore];
     expect(harness.sink.rows).toHaveLength(rowsBefore + 1);
-    expect(row?.pruned).toEqual([{ model: 'beta', reason: expect.stringMatching(/^skipped: stopped climbing after 1 failed; expected cost of going on \$[\d.e-]+ > unanswered \$[\d.e-]+ \(economy\)$/) }]);
+    expect(row?.pruned).toEqual([
+      {
+        model: 'beta',
+        reason: expect.stringMatching(
+          /^skipped: stopped climbing after 1 failed; expected cost of going on \$[\d.e-]+ > unanswered \$[\d.e-]+ \(economy\)$/,
+        ),
+      },
+    ]);
   });
 });
 
 describe('Router: economy and rungs below the gate', () => {
   // alpha, measured, answers 9 calls in 10; beta, ten times dearer and tried only on alpha's failures,
   // stays below the gate.
-  async function trained(tradeoff: 'quality' | 'economy', alphaSteps = Array.from({ length: 20 }, (_, i) => (i % 10 === 9 ? FAIL : PASS))): Promise<RouterHarness> {
+  async function trained(
+    tradeoff: 'quality' | 'economy',
+    alphaSteps = Array.from({ length: 20 }, (_, i) => (i % 10 === 9 ? FAIL : PASS)),
+  ): Promise<RouterHarness> {
     const harness = new RouterHarness(alphaBetaPanel({ routing: { explore: 0, tradeoff } }));
     const training = new ScriptedAttempts().on('alpha', ...alphaSteps).on('beta', PASS);
     for (let i = 0; i < alphaSteps.length; i++) await harness.router.route(request(), training.fn);
@@ -429,7 +479,9 @@ describe('Router: economy and rungs below the gate', () => {
     const rowsBefore = economy.sink.rows.length;
     const result = await economy.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
     expect(result.attempts.map((a) => a.model)).toEqual(['alpha']);
-    expect(economy.sink.rows[rowsBefore]?.pruned).toEqual([{ model: 'beta', reason: expect.stringMatching(/^skipped: stopped climbing after 1 failed; .* \(economy\)$/) }]);
+    expect(economy.sink.rows[rowsBefore]?.pruned).toEqual([
+      { model: 'beta', reason: expect.stringMatching(/^skipped: stopped climbing after 1 failed; .* \(economy\)$/) },
+    ]);
     // Quality keeps climbing to it until it is measured.
     const quality = await trained('quality', halves);
     const climbed = await quality.router.route(request(), new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS).fn);
@@ -455,11 +507,13 @@ describe('Router: quality releases its hold on calls that look unanswerable', ()
     );
     const harness = new RouterHarness(panel);
     const hard = { mean: 3, sd: 0.5, unanswerable: 0 };
-    for (const model of cheap) harness.ledger.observe(Array.from({ length: 40 }, () => ({ model, classKey: 'plan', success: true, difficulty: hard, at: 0 })));
+    for (const model of cheap)
+      harness.ledger.observe(Array.from({ length: 40 }, () => ({ model, classKey: 'plan', success: true, difficulty: hard, at: 0 })));
     harness.ledger.observe([{ model: 'beta', classKey: 'plan', success: betaPassed, at: 0 }]);
     return harness;
   }
-  const allCheapFail = (): ScriptedAttempts => new ScriptedAttempts().on('alpha', FAIL).on('gamma', FAIL).on('delta', FAIL).on('beta', PASS);
+  const allCheapFail = (): ScriptedAttempts =>
+    new ScriptedAttempts().on('alpha', FAIL).on('gamma', FAIL).on('delta', FAIL).on('beta', PASS);
 
   it('stops before a rung below the gate that failed its only try, and the reason says the hold was released', async () => {
     const harness = afterBetaTried(false);
@@ -520,7 +574,13 @@ describe('Router: the gate of 8 graded observations', () => {
     }
     const ninth = await harness.router.route(request(), attempts.fn);
     expect(ninth.attempts.map((a) => a.model)).toEqual(['beta']);
-    expect(ninth.ranking.pruned).toEqual([{ model: 'alpha', reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/), cause: expect.stringMatching(/^measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/) }]);
+    expect(ninth.ranking.pruned).toEqual([
+      {
+        model: 'alpha',
+        reason: expect.stringMatching(/^pruned: measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/),
+        cause: expect.stringMatching(/^measured 0\/8 success class=plan, rated 0\.\d\d < 0\.25 against the calls' difficulty$/),
+      },
+    ]);
     expect(harness.sink.rows.at(-1)?.pruned[0]?.reason).toMatch(/measured 0\/8 success class=plan/);
   });
 });
@@ -666,7 +726,13 @@ describe('Router: a daily budget', () => {
     const harness = new RouterHarness(mixed());
     const ranking = harness.router.rank(request({ budget: { dailyUsd: 1, spentTodayUsd: 1.02 } }));
     expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
-    expect(ranking.pruned).toEqual([{ model: 'beta', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(ranking.pruned).toEqual([
+      {
+        model: 'beta',
+        reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)',
+        cause: 'daily budget $1.00 reached ($1.02 spent today)',
+      },
+    ]);
   });
 
   it('keeps paid models while today has spent less than the budget', () => {
@@ -694,7 +760,9 @@ describe('Router: busy-skip by the clock it is given', () => {
 
     const busy = await harness.router.route(request(), attempts.fn);
     expect(busy.attempts.map((a) => a.model)).toEqual(['beta']);
-    expect(busy.ranking.pruned).toEqual([{ model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight', cause: 'busy qwen3:14b 1/1 in flight' }]);
+    expect(busy.ranking.pruned).toEqual([
+      { model: 'qwen3:14b', reason: 'pruned: busy qwen3:14b 1/1 in flight', cause: 'busy qwen3:14b 1/1 in flight' },
+    ]);
 
     harness.clock.advance(30 * 60 * 1000 + 1);
     const stale = await harness.router.route(request(), attempts.fn);
@@ -720,10 +788,20 @@ describe('Router: a call no rung can take', () => {
   it('writes one refused row with every pruned rung and its reason, then throws, asking no model', async () => {
     const harness = new RouterHarness(cascadePanel());
     const attempts = new ScriptedAttempts().on('alpha', PASS).on('beta', PASS);
-    await expect(harness.router.route(request({ callId: 'c-none', classKey: 'plan', needsTools: true }), attempts.fn)).rejects.toThrow(RoutingError);
+    await expect(harness.router.route(request({ callId: 'c-none', classKey: 'plan', needsTools: true }), attempts.fn)).rejects.toThrow(
+      RoutingError,
+    );
     expect(attempts.calls).toEqual([]);
     expect(harness.sink.rows).toHaveLength(1);
-    expect(harness.sink.rows[0]).toMatchObject({ call: 'c-none', verdict: 'refused', model: '', rung: -1, candidates: [], cost: null, final: false });
+    expect(harness.sink.rows[0]).toMatchObject({
+      call: 'c-none',
+      verdict: 'refused',
+      model: '',
+      rung: -1,
+      candidates: [],
+      cost: null,
+      final: false,
+    });
     expect(harness.sink.rows[0]?.pruned.map((entry) => entry.model).sort()).toEqual(['alpha', 'beta', 'gamma']);
     expect(harness.ledger.entries()).toEqual([]);
   });

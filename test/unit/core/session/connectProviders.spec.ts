@@ -68,23 +68,36 @@ describe('connectProviders', () => {
     expect(ollama.requests.filter((request) => request.path === '/api/tags')).toHaveLength(1);
   });
 
-  it("says in one line for the log, naming the provider, when its catalog could not be fetched and what was used instead", async () => {
+  it('says in one line for the log, naming the provider, when its catalog could not be fetched and what was used instead', async () => {
     const cloud = new WireServer().on('GET', '/v1/models', recordedStatus('openai/500-server-error.json'));
     servers.push(cloud);
     const baseUrl = `${await cloud.start()}/v1`;
     const dir = mkdtempSync(join(tmpdir(), 'rung-connect-'));
     dirs.push(dir);
     const panel = parsePanel(
-      { models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }], providers: { router: { kind: 'openai-compatible', baseUrl, key: 'required' } } },
+      {
+        models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }],
+        providers: { router: { kind: 'openai-compatible', baseUrl, key: 'required' } },
+      },
       'test panel',
     );
     const clock = new FixedClock(Date.UTC(2026, 0, 10));
     const connect = () =>
-      connectProviders({ panel, clock, health: new ProviderHealthBoard({ clock }), keyFor: () => 'sk-test-router', catalogPath: (provider) => join(dir, `catalog-${provider}.json`) });
+      connectProviders({
+        panel,
+        clock,
+        health: new ProviderHealthBoard({ clock }),
+        keyFor: () => 'sk-test-router',
+        catalogPath: (provider) => join(dir, `catalog-${provider}.json`),
+      });
     expect((await connect()).notes).toEqual(["router's catalog: fetch failed (HTTP 500) and there is no cache"]);
     writeFileSync(
       join(dir, 'catalog-router.json'),
-      JSON.stringify({ version: 1, fetchedAt: Date.UTC(2026, 0, 1), models: [{ slug: 'openai/gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }] }),
+      JSON.stringify({
+        version: 1,
+        fetchedAt: Date.UTC(2026, 0, 1),
+        models: [{ slug: 'openai/gpt-4o-mini', price: { input: 0.15, output: 0.6 }, advertised: [] }],
+      }),
     );
     const connected = await connect();
     expect(connected.notes).toEqual(["router's catalog: fetch failed (HTTP 500); using the cache from 2026-01-01T00:00:00.000Z"]);
@@ -96,13 +109,23 @@ describe('connectProviders', () => {
     const cloud = new WireServer().on('GET', '/v1/models', () => stop.abort());
     servers.push(cloud);
     const panel = parsePanel(
-      { models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }], providers: { router: { kind: 'openai-compatible', baseUrl: `${await cloud.start()}/v1`, key: 'required' } } },
+      {
+        models: [{ slug: 'openai/gpt-4o-mini', provider: 'router' }],
+        providers: { router: { kind: 'openai-compatible', baseUrl: `${await cloud.start()}/v1`, key: 'required' } },
+      },
       'test panel',
     );
     const dir = mkdtempSync(join(tmpdir(), 'rung-connect-'));
     dirs.push(dir);
     const clock = new FixedClock();
-    const connected = await connectProviders({ panel, clock, health: new ProviderHealthBoard({ clock }), keyFor: () => 'sk-test-router', catalogPath: () => join(dir, 'catalog.json'), signal: stop.signal });
+    const connected = await connectProviders({
+      panel,
+      clock,
+      health: new ProviderHealthBoard({ clock }),
+      keyFor: () => 'sk-test-router',
+      catalogPath: () => join(dir, 'catalog.json'),
+      signal: stop.signal,
+    });
     expect(cloud.requests.map((seen) => seen.path)).toEqual(['/v1/models']);
     expect(connected.notes).toEqual([]);
   });
@@ -113,7 +136,10 @@ describe('connectProviders', () => {
     // refusal, is what ends it, however slowly the request arrives.
     const ollama = new WireServer().on('GET', '/api/tags', () => stop.abort());
     servers.push(ollama);
-    const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
+    const panel = parsePanel(
+      { models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } },
+      'test panel',
+    );
     const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
     await connectProviders({ panel, clock, health, keyFor: () => undefined, signal: stop.signal });
@@ -122,13 +148,28 @@ describe('connectProviders', () => {
   });
 
   it('finds an Ollama that was down at connect time usable again once a recheck sees it back', async () => {
-    const ollama = new WireServer().on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))));
+    const ollama = new WireServer().on(
+      'GET',
+      '/api/tags',
+      recordedStatus('ollama/chat-503-server-busy.json'),
+      json(JSON.parse(fixture('ollama/tags.json'))),
+    );
     servers.push(ollama);
-    const panel = parsePanel({ models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'test panel');
+    const panel = parsePanel(
+      { models: [{ slug: 'qwen3:14b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } },
+      'test panel',
+    );
     const clock = new FixedClock();
     const health = new ProviderHealthBoard({ clock });
     await connectProviders({ panel, clock, health, keyFor: () => undefined });
-    const router = new Router({ panel, ledger: new MemoryLedger(), clock, sink: new MemoryDecisionSink(), random: seededRandom(1), health });
+    const router = new Router({
+      panel,
+      ledger: new MemoryLedger(),
+      clock,
+      sink: new MemoryDecisionSink(),
+      random: seededRandom(1),
+      health,
+    });
     const request = { callId: 'call-1', classKey: 'chat', verifiable: false };
     expect(router.rank(request).candidates).toEqual([]);
     expect(health.unavailableReason('ollama', clock.now())).toBe('GET /api/tags answered 503');
@@ -175,10 +216,18 @@ describe('connectProviders: keys for OpenAI-compatible providers', () => {
   }
 
   it('still asks for a key before calling a provider that is not on loopback, and sends nothing', async () => {
-    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const server = new WireServer().on(
+      'POST',
+      '/v1/chat/completions',
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     servers.push(server);
     const forwarding = new ForwardingFetch(await server.start());
-    const { adapter, reason } = await connect({ server: { kind: 'openai-compatible', baseUrl: 'https://llm.example.test/v1' } }, () => undefined, forwarding);
+    const { adapter, reason } = await connect(
+      { server: { kind: 'openai-compatible', baseUrl: 'https://llm.example.test/v1' } },
+      () => undefined,
+      forwarding,
+    );
     expect(reason).toBe('server: no API key (set RUNG_SERVER_API_KEY)');
     const { error } = await collect(adapter.chat('served-model', user, [], {}));
     expect(error).toBeInstanceOf(ProviderUnavailable);
@@ -187,10 +236,18 @@ describe('connectProviders: keys for OpenAI-compatible providers', () => {
   });
 
   it('calls a provider off loopback without a key when the panel says key none, with no Authorization header', async () => {
-    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const server = new WireServer().on(
+      'POST',
+      '/v1/chat/completions',
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     servers.push(server);
     const forwarding = new ForwardingFetch(await server.start());
-    const { adapter, reason } = await connect({ server: { kind: 'openai-compatible', baseUrl: 'http://192.168.1.20:8000/v1', key: 'none' } }, () => undefined, forwarding);
+    const { adapter, reason } = await connect(
+      { server: { kind: 'openai-compatible', baseUrl: 'http://192.168.1.20:8000/v1', key: 'none' } },
+      () => undefined,
+      forwarding,
+    );
     expect(reason).toBeNull();
     const { parts, error } = await collect(adapter.chat('served-model', user, [], {}));
     expect(error).toBeUndefined();
@@ -200,7 +257,11 @@ describe('connectProviders: keys for OpenAI-compatible providers', () => {
   });
 
   it('sends a key that is set to a loopback server, and holds a loopback server marked key required until one is', async () => {
-    const server = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }));
+    const server = new WireServer().on(
+      'POST',
+      '/v1/chat/completions',
+      replay(fixture('openai/chat-normal.sse'), { contentType: 'text/event-stream' }),
+    );
     servers.push(server);
     const baseUrl = `${await server.start()}/v1`;
     const keyed = await connect({ server: { kind: 'openai-compatible', baseUrl } }, () => 'local-proxy-key');

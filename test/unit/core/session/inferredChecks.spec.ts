@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../../../src/core/providers/provider';
-import { asksForChange, asksForCode, asksForJson, inferChecks, readRequest, routedClass } from '../../../../src/core/session/inferredChecks';
+import {
+  asksForChange,
+  asksForCode,
+  asksForJson,
+  inferChecks,
+  readRequest,
+  routedClass,
+} from '../../../../src/core/session/inferredChecks';
 
 /*
  * Real-looking requests, each read both ways. Most were written before the rules were run on them,
@@ -228,7 +235,8 @@ const ASKS_FOR_NO_CODE = [
  */
 const CODE_MISSED = ['Create a GitHub Actions workflow that runs npm test'];
 
-const codeIn = (content: string): boolean => asksForCode(readRequest([{ role: 'user', content }]).words, readRequest([{ role: 'user', content }]).carriesCode);
+const codeIn = (content: string): boolean =>
+  asksForCode(readRequest([{ role: 'user', content }]).words, readRequest([{ role: 'user', content }]).carriesCode);
 
 describe('asksForJson', () => {
   it.each(ASKS_FOR_JSON)('reads a request for a JSON answer: %s', (prompt) => {
@@ -303,15 +311,24 @@ const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
 
 describe('inferChecks', () => {
   it('asks for a tool call only when a tool that can change something is offered, and the front end did not say otherwise', () => {
-    expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [readTool, editTool] }).toolCall).toBe('the request asks for a change and a tool that can make it is offered');
+    expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [readTool, editTool] }).toolCall).toBe(
+      'the request asks for a change and a tool that can make it is offered',
+    );
     expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [readTool] }).toolCall).toBeUndefined();
-    expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [editTool], checks: { toolCall: 'optional' } }).toolCall).toBeUndefined();
-    expect(inferChecks({ messages: user('explain this'), tools: [readTool], checks: { toolCall: 'required' } }).toolCall).toBe('the caller said a tool call is needed');
+    expect(
+      inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [editTool], checks: { toolCall: 'optional' } }).toolCall,
+    ).toBeUndefined();
+    expect(inferChecks({ messages: user('explain this'), tools: [readTool], checks: { toolCall: 'required' } }).toolCall).toBe(
+      'the caller said a tool call is needed',
+    );
     expect(inferChecks({ messages: user('explain this'), checks: { toolCall: 'required' } }).toolCall).toBeUndefined();
   });
 
   it('asks an edit the front end named for code, but not a code request read from words', () => {
-    expect(inferChecks({ messages: user('add a null check'), classKey: 'edit/typescript' })).toMatchObject({ code: 'the call is an edit', needsCode: 'an edit must come with code' });
+    expect(inferChecks({ messages: user('add a null check'), classKey: 'edit/typescript' })).toMatchObject({
+      code: 'the call is an edit',
+      needsCode: 'an edit must come with code',
+    });
     const read = inferChecks({ messages: user('Fix the bug in parser.ts') });
     expect(read.code).toBe('the request asks for code to be written or changed');
     expect(read.needsCode).toBeUndefined();

@@ -14,7 +14,11 @@ afterEach(async () => {
 });
 
 /** A small model and a strong one behind one scripted provider; the small one is the cheaper opener. */
-async function open(provider: MockProvider, routing: Record<string, unknown> = { explore: 0 }, random?: () => number): Promise<RungSession> {
+async function open(
+  provider: MockProvider,
+  routing: Record<string, unknown> = { explore: 0 },
+  random?: () => number,
+): Promise<RungSession> {
   const panel = parsePanel(
     {
       models: [
@@ -26,7 +30,13 @@ async function open(provider: MockProvider, routing: Record<string, unknown> = {
     },
     'mock panel',
   );
-  const session = await RungSession.open({ panel, clock: new FixedClock(), keys: async () => undefined, providerFactories: { 'vscode-lm': () => provider }, ...(random ? { random } : {}) });
+  const session = await RungSession.open({
+    panel,
+    clock: new FixedClock(),
+    keys: async () => undefined,
+    providerFactories: { 'vscode-lm': () => provider },
+    ...(random ? { random } : {}),
+  });
   sessions.push(session);
   return session;
 }
@@ -36,9 +46,16 @@ const call = (name: string, args: string): ToolCall => ({ id: `call-${name}`, na
 const replaceString: ToolSpec = {
   name: 'replace_string_in_file',
   description: 'Replace a string in a file',
-  parameters: { type: 'object', properties: { filePath: { type: 'string' }, oldString: { type: 'string' }, newString: { type: 'string' } }, required: ['filePath', 'oldString', 'newString'] },
+  parameters: {
+    type: 'object',
+    properties: { filePath: { type: 'string' }, oldString: { type: 'string' }, newString: { type: 'string' } },
+    required: ['filePath', 'oldString', 'newString'],
+  },
 };
-const readFile: ToolSpec = { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } };
+const readFile: ToolSpec = {
+  name: 'read_file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+};
 
 async function chat(session: RungSession, request: SessionChatRequest) {
   const events: SessionEvent[] = [];
@@ -49,16 +66,22 @@ async function chat(session: RungSession, request: SessionChatRequest) {
 
 describe('checks inferred from the request: JSON', () => {
   it("fails a small model's invalid JSON when the words ask for JSON, and climbs to the next rung, which passes", async () => {
-    const provider = new MockProvider('editor').on('small', 'Here you go:\n```json\n{"city": "Paris", "population": 2102650,}\n```').on('strong', '{"city": "Paris", "population": 2102650}');
+    const provider = new MockProvider('editor')
+      .on('small', 'Here you go:\n```json\n{"city": "Paris", "population": 2102650,}\n```')
+      .on('strong', '{"city": "Paris", "population": 2102650}');
     const session = await open(provider);
-    const { result, escalations, rows } = await chat(session, { messages: user('Return the capital of France and its population as a JSON object.') });
+    const { result, escalations, rows } = await chat(session, {
+      messages: user('Return the capital of France and its population as a JSON object.'),
+    });
 
     expect(result.classKey).toBe('plan');
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind, attempt.checks])).toEqual([
       ['small', 'fail', ['JSON']],
       ['strong', 'pass', ['JSON']],
     ]);
-    expect(escalations).toEqual(['escalated from small to strong: invalid JSON in the ```json block at line 2: Expected double-quoted property name at line 3 column 41']);
+    expect(escalations).toEqual([
+      'escalated from small to strong: invalid JSON in the ```json block at line 2: Expected double-quoted property name at line 3 column 41',
+    ]);
     expect(result.answer?.model).toBe('strong');
     expect(result.checks).toEqual(['JSON']);
     expect(result.checked).toBe('checked: JSON');
@@ -97,7 +120,11 @@ describe('checks inferred from the request: JSON', () => {
     const schema = { type: 'object', required: ['city'], properties: { city: { type: 'string' } } };
     const provider = new MockProvider('editor').on('small', '{"town": "Paris"}').on('strong', '{"city": "Paris"}');
     const session = await open(provider);
-    const { result } = await chat(session, { messages: user('Return the capital of France as JSON.'), classKey: 'chat', checks: { schema } });
+    const { result } = await chat(session, {
+      messages: user('Return the capital of France as JSON.'),
+      classKey: 'chat',
+      checks: { schema },
+    });
     expect(result.classKey).toBe('chat');
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind, attempt.checks])).toEqual([
       ['small', 'fail', ['JSON schema']],
@@ -108,21 +135,29 @@ describe('checks inferred from the request: JSON', () => {
 
 describe('checks inferred from the request: tool calls', () => {
   it('fails an answer in text where the front end said a tool call is needed, and climbs to the rung that calls the tool', async () => {
-    const provider = new MockProvider('editor')
-      .on('small', '```ts\nexport async function load() {}\n```')
-      .on('strong', { toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "function load", "newString": "async function load"}')] });
+    const provider = new MockProvider('editor').on('small', '```ts\nexport async function load() {}\n```').on('strong', {
+      toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "function load", "newString": "async function load"}')],
+    });
     const session = await open(provider);
-    const { result, escalations, rows } = await chat(session, { messages: user('make this async'), tools: [replaceString], checks: { toolCall: 'required' } });
+    const { result, escalations, rows } = await chat(session, {
+      messages: user('make this async'),
+      tools: [replaceString],
+      checks: { toolCall: 'required' },
+    });
 
     expect(result.classKey).toBe('edit');
-    expect(escalations).toEqual(['escalated from small to strong: tool call: answered in text where a tool call was needed (offered: replace_string_in_file)']);
+    expect(escalations).toEqual([
+      'escalated from small to strong: tool call: answered in text where a tool call was needed (offered: replace_string_in_file)',
+    ]);
     expect(result.answer?.toolCalls.map((toolCall) => toolCall.name)).toEqual(['replace_string_in_file']);
     expect(result.checked).toBe('checked: tool call, tool call arguments');
     expect(rows.map((row) => row.checks)).toEqual([['tool call'], ['tool call', 'tool call arguments']]);
   });
 
   it('reads a change asked of an edit tool from the words when the front end does not say', async () => {
-    const provider = new MockProvider('editor').on('small', 'You could rename it to fetchUser.').on('strong', { toolCalls: [call('replace_string_in_file', '{"filePath": "user.ts", "oldString": "getUser", "newString": "fetchUser"}')] });
+    const provider = new MockProvider('editor').on('small', 'You could rename it to fetchUser.').on('strong', {
+      toolCalls: [call('replace_string_in_file', '{"filePath": "user.ts", "oldString": "getUser", "newString": "fetchUser"}')],
+    });
     const session = await open(provider);
     const { result } = await chat(session, { messages: user('Rename getUser to fetchUser in user.ts'), tools: [readFile, replaceString] });
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
@@ -135,9 +170,15 @@ describe('checks inferred from the request: tool calls', () => {
     const provider = new MockProvider('editor').on('small', 'It reads the file and parses it.');
     const session = await open(provider);
     const question = await chat(session, { messages: user('What does loadConfig do?'), tools: [readFile, replaceString] });
-    expect(question.result.attempts.map((attempt) => [attempt.model, attempt.verdict])).toEqual([['small', { kind: 'unverified', reason: 'no tool call to check' }]]);
+    expect(question.result.attempts.map((attempt) => [attempt.model, attempt.verdict])).toEqual([
+      ['small', { kind: 'unverified', reason: 'no tool call to check' }],
+    ]);
     expect(question.result.classKey).toBe('chat');
-    const told = await chat(session, { messages: user('Rename getUser to fetchUser'), tools: [replaceString], checks: { toolCall: 'optional' } });
+    const told = await chat(session, {
+      messages: user('Rename getUser to fetchUser'),
+      tools: [replaceString],
+      checks: { toolCall: 'optional' },
+    });
     expect(told.result.attempts.map((attempt) => attempt.verdict.kind)).toEqual(['unverified']);
   });
 
@@ -146,8 +187,14 @@ describe('checks inferred from the request: tool calls', () => {
       .on('small', { toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "x"}')] })
       .on('strong', { toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "x", "newString": "y"}')] });
     const session = await open(provider);
-    const { result, escalations } = await chat(session, { messages: user('make x y'), tools: [replaceString], checks: { toolCall: 'required' } });
-    expect(escalations).toEqual(['escalated from small to strong: tool call, tool call arguments: replace_string_in_file: the arguments: missing required argument "newString"']);
+    const { result, escalations } = await chat(session, {
+      messages: user('make x y'),
+      tools: [replaceString],
+      checks: { toolCall: 'required' },
+    });
+    expect(escalations).toEqual([
+      'escalated from small to strong: tool call, tool call arguments: replace_string_in_file: the arguments: missing required argument "newString"',
+    ]);
     expect(result.answer?.model).toBe('strong');
   });
 
@@ -157,7 +204,9 @@ describe('checks inferred from the request: tool calls', () => {
       .on('strong', { toolCalls: [call('read_file', '{"path": "a.ts"}')] });
     const session = await open(provider);
     const broken = await chat(session, { messages: user('What is in a.ts?'), tools: [readFile] });
-    expect(broken.escalations).toEqual(["escalated from small to strong: read_file: the arguments are not JSON: Expected ',' or '}' after property value at character 16"]);
+    expect(broken.escalations).toEqual([
+      "escalated from small to strong: read_file: the arguments are not JSON: Expected ',' or '}' after property value at character 16",
+    ]);
     const unknown = await chat(session, { messages: user('What is in a.ts?'), tools: [readFile] });
     expect(unknown.escalations).toEqual(['escalated from small to strong: called delete_file, which was not offered (offered: read_file)']);
   });
@@ -167,7 +216,11 @@ describe('checks inferred from the request: tool calls', () => {
     const session = await open(provider);
     const messages: ChatMessage[] = [
       { role: 'user', content: 'make load async' },
-      { role: 'assistant', content: '', toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "function", "newString": "async function"}')] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [call('replace_string_in_file', '{"filePath": "a.ts", "oldString": "function", "newString": "async function"}')],
+      },
       { role: 'tool', toolCallId: 'call-replace_string_in_file', content: 'ok' },
     ];
     const { result } = await chat(session, { messages, tools: [replaceString], checks: { toolCall: 'required' } });
@@ -180,18 +233,29 @@ describe('checks inferred from the request: code', () => {
   it('syntax-checks the code of a code request, routed as an edit in its language, and climbs from a broken block', async () => {
     const provider = new MockProvider('editor')
       .on('small', 'Sure:\n```ts\nexport function debounce(fn: () => void, ms: number {\n  let timer;\n}\n```')
-      .on('strong', 'Sure:\n```ts\nexport function debounce(fn: () => void, ms: number) {\n  let timer: NodeJS.Timeout | undefined;\n  return () => {\n    clearTimeout(timer);\n    timer = setTimeout(fn, ms);\n  };\n}\n```');
+      .on(
+        'strong',
+        'Sure:\n```ts\nexport function debounce(fn: () => void, ms: number) {\n  let timer: NodeJS.Timeout | undefined;\n  return () => {\n    clearTimeout(timer);\n    timer = setTimeout(fn, ms);\n  };\n}\n```',
+      );
     const session = await open(provider);
     const { result, escalations } = await chat(session, { messages: user('Write a debounce function in TypeScript') });
     expect(result.classKey).toBe('edit/typescript');
-    expect(escalations).toEqual(["escalated from small to strong: syntax error: block 1 (typescript, from answer line 3): 1:53 ',' expected."]);
+    expect(escalations).toEqual([
+      "escalated from small to strong: syntax error: block 1 (typescript, from answer line 3): 1:53 ',' expected.",
+    ]);
     expect(result.checked).toBe('checked: TypeScript syntax');
   });
 
   it('passes a method written as a fragment, and leaves a language it cannot read unchecked', async () => {
-    const provider = new MockProvider('editor').on('small', 'Replace the method with:\n```ts\n  async total(): Promise<number> {\n    return this.items.length;\n  }\n```', 'Use:\n```python\ndef total(items):\n    return len(items)\n```');
+    const provider = new MockProvider('editor').on(
+      'small',
+      'Replace the method with:\n```ts\n  async total(): Promise<number> {\n    return this.items.length;\n  }\n```',
+      'Use:\n```python\ndef total(items):\n    return len(items)\n```',
+    );
     const session = await open(provider);
-    const fragment = await chat(session, { messages: user('Make total async:\n```ts\nclass Cart {\n  total(): number {\n    return this.items.length;\n  }\n}\n```') });
+    const fragment = await chat(session, {
+      messages: user('Make total async:\n```ts\nclass Cart {\n  total(): number {\n    return this.items.length;\n  }\n}\n```'),
+    });
     expect(fragment.result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'pass']]);
     const python = await chat(session, { messages: user('Write a Python function that counts the items') });
     expect(python.result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'unverified']]);
@@ -199,7 +263,9 @@ describe('checks inferred from the request: code', () => {
   });
 
   it('fails an edit answer with no code in it, and climbs', async () => {
-    const provider = new MockProvider('editor').on('small', 'You could add a null check before the loop.').on('strong', '```ts\nif (!items) return 0;\n```');
+    const provider = new MockProvider('editor')
+      .on('small', 'You could add a null check before the loop.')
+      .on('strong', '```ts\nif (!items) return 0;\n```');
     const session = await open(provider);
     const { result, escalations } = await chat(session, { messages: user('add a null check'), classKey: 'edit/typescript' });
     expect(escalations).toEqual(['escalated from small to strong: code in the answer: the edit has neither a code block nor a tool call']);

@@ -21,7 +21,11 @@ import { endless, fixture, json, recordedStatus, replay, WireServer, type Route 
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
-const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+const schema = {
+  type: 'object',
+  required: ['city', 'population'],
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+};
 
 let dir: ReturnType<typeof makeTempDir>;
 const servers: WireServer[] = [];
@@ -40,7 +44,9 @@ afterEach(async () => {
 /** A local Ollama and a local OpenRouter on 127.0.0.1, and their addresses. */
 async function providers(ollamaChat: Route, cloudChat: Route) {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
-  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  const cloud = new WireServer()
+    .on('POST', '/api/v1/chat/completions', cloudChat)
+    .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
   return { ollama, cloud, ollamaUrl: ollamaUrl as string, cloudUrl: `${cloudUrl}/api/v1` };
@@ -57,7 +63,10 @@ function twoRungPanel(ollamaUrl: string, cloudUrl: string, models: Record<string
             { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
           ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' } },
+      providers: {
+        ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+        openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' },
+      },
     },
     'session panel',
   );
@@ -158,7 +167,10 @@ describe('RungSession.chat', () => {
     const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(result.answer?.model).toBe('gpt-4o-mini');
     expect(session.explain(result.callId).at(-1)?.resolved).toBe('openai/gpt-4o-mini');
-    const rated = session.snapshot({ limit: 0 }).ratings.filter((rating) => rating.classKey === 'plan').map((rating) => rating.model);
+    const rated = session
+      .snapshot({ limit: 0 })
+      .ratings.filter((rating) => rating.classKey === 'plan')
+      .map((rating) => rating.model);
     expect(rated.sort()).toEqual(['gpt-4o-mini', 'qwen2.5:3b']);
   });
 
@@ -166,7 +178,9 @@ describe('RungSession.chat', () => {
     const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const events: SessionEvent[] = [];
-    const refusal = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema: { type: 'nonsense' } } }, (event) => events.push(event));
+    const refusal = session.chat({ messages: user('Give me Paris as JSON'), checks: { schema: { type: 'nonsense' } } }, (event) =>
+      events.push(event),
+    );
     await expect(refusal).rejects.toBeInstanceOf(InvalidSchemaError);
     await expect(refusal).rejects.toThrow('the JSON Schema cannot be used: #/type: unknown type "nonsense"');
     expect(events).toEqual([]);
@@ -180,7 +194,9 @@ describe('RungSession.chat', () => {
     const result = await session.chat({ messages: user('Describe Paris') });
     expect(result.classKey).toBe('chat');
     // Nothing else can judge a chat answer, so the model was asked how sure it is; this server said nothing.
-    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }]);
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([
+      { kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' },
+    ]);
     expect(ollama.requests.filter((request) => isConfidenceQuestion(request.body))).toHaveLength(1);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
@@ -207,7 +223,11 @@ describe('RungSession.chat', () => {
     const local = new WireServer().on('POST', '/v1/chat/completions', replay(fixture('openai/chat-normal.sse'), sse));
     servers.push(local);
     const panel = parsePanel(
-      { models: [{ slug: 'qwen2.5-coder-7b-instruct', provider: 'lmstudio' }], routing: { explore: 0 }, providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${await local.start()}/v1` } } },
+      {
+        models: [{ slug: 'qwen2.5-coder-7b-instruct', provider: 'lmstudio' }],
+        routing: { explore: 0 },
+        providers: { lmstudio: { kind: 'openai-compatible', baseUrl: `${await local.start()}/v1` } },
+      },
       'keyless panel',
     );
     const asked: string[] = [];
@@ -235,7 +255,10 @@ describe('RungSession.chat', () => {
       seen.push({ name, baseUrl, apiKey });
       return new EditorModels(name, 'Bonjour from the editor.');
     };
-    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const panel = parsePanel(
+      { models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } },
+      'editor panel',
+    );
     const session = await open({ panel, providerFactories: { 'vscode-lm': factory }, keys: async () => 'editor-key' });
     const result = await session.chat({ messages: user('Say hello') });
     expect(seen).toEqual([{ name: 'editor', baseUrl: undefined, apiKey: 'editor-key' }]);
@@ -243,14 +266,26 @@ describe('RungSession.chat', () => {
   });
 
   it('prunes the models of a kind no factory builds, with the reason', async () => {
-    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const panel = parsePanel(
+      { models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } },
+      'editor panel',
+    );
     const session = await open({ panel });
-    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here', cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here' }]);
+    expect(session.rank({ classKey: 'chat' }).pruned).toEqual([
+      {
+        model: 'copilot-gpt-4o',
+        reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here',
+        cause: 'provider editor unavailable: provider kind vscode-lm has no adapter here',
+      },
+    ]);
     await expect(session.chat({ messages: user('hi') })).rejects.toThrow('no model can take this call');
   });
 
   it('writes a decision row for a call every rung refused, with each reason, so the log says why', async () => {
-    const panel = parsePanel({ models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'editor panel');
+    const panel = parsePanel(
+      { models: [{ slug: 'copilot-gpt-4o', provider: 'editor' }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } },
+      'editor panel',
+    );
     const session = await open({ panel, store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') } });
     await expect(session.chat({ messages: user('hi'), callId: 'refused-1' })).rejects.toThrow('no model can take this call');
     const [row, ...others] = session.explain('refused-1');
@@ -262,7 +297,8 @@ describe('RungSession.chat', () => {
       rung: -1,
       model: '',
       verdict: 'refused',
-      verdictReason: 'no model can take this call (copilot-gpt-4o: pruned: provider editor unavailable: provider kind vscode-lm has no adapter here)',
+      verdictReason:
+        'no model can take this call (copilot-gpt-4o: pruned: provider editor unavailable: provider kind vscode-lm has no adapter here)',
       cost: null,
       pruned: [{ model: 'copilot-gpt-4o', reason: 'pruned: provider editor unavailable: provider kind vscode-lm has no adapter here' }],
     });
@@ -271,11 +307,26 @@ describe('RungSession.chat', () => {
   });
 
   it('writes a decision row for a prompt no model on the panel can hold, naming each context', async () => {
-    const panel = parsePanel({ models: [{ slug: 'small', provider: 'editor', context: 10 }], routing: { explore: 0 }, providers: { editor: { kind: 'vscode-lm' } } }, 'small panel');
-    const session = await open({ panel, store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') }, providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') } });
-    await expect(session.chat({ messages: user('a prompt far longer than ten tokens of context, for certain'), callId: 'too-long' })).rejects.toThrow(/needs about \d+ tokens of context/);
+    const panel = parsePanel(
+      {
+        models: [{ slug: 'small', provider: 'editor', context: 10 }],
+        routing: { explore: 0 },
+        providers: { editor: { kind: 'vscode-lm' } },
+      },
+      'small panel',
+    );
+    const session = await open({
+      panel,
+      store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') },
+      providerFactories: { 'vscode-lm': ({ name }) => new EditorModels(name, 'never asked') },
+    });
+    await expect(
+      session.chat({ messages: user('a prompt far longer than ten tokens of context, for certain'), callId: 'too-long' }),
+    ).rejects.toThrow(/needs about \d+ tokens of context/);
     const rows = session.explain('too-long');
-    expect(rows.map((row) => [row.verdict, row.model, row.pruned.map((entry) => entry.reason)])).toEqual([['refused', '', [expect.stringMatching(/^pruned: needs context \d+ > 10$/)]]]);
+    expect(rows.map((row) => [row.verdict, row.model, row.pruned.map((entry) => entry.reason)])).toEqual([
+      ['refused', '', [expect.stringMatching(/^pruned: needs context \d+ > 10$/)]],
+    ]);
     await session.dispose();
   });
 });
@@ -286,7 +337,14 @@ describe('RungSession: provider health', () => {
       .on('GET', '/api/tags', recordedStatus('ollama/chat-503-server-busy.json'), json(JSON.parse(fixture('ollama/tags.json'))))
       .on('POST', '/api/chat', prose());
     servers.push(ollama);
-    const panel = parsePanel({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }], routing: { explore: 0 }, providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } } }, 'ollama only');
+    const panel = parsePanel(
+      {
+        models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }],
+        routing: { explore: 0 },
+        providers: { ollama: { kind: 'ollama', baseUrl: await ollama.start() } },
+      },
+      'ollama only',
+    );
     const clock = new FixedClock();
     const session = await open({ panel, clock });
     expect(session.snapshot().providers).toEqual([{ name: 'ollama', healthy: false, reason: 'GET /api/tags answered 503' }]);
@@ -302,7 +360,11 @@ describe('RungSession: what connecting could not learn', () => {
     const { ollamaUrl, cloud, cloudUrl } = await providers(prose(), jsonAnswer());
     cloud.on('GET', '/api/v1/models', recordedStatus('openai/500-server-error.json'));
     const logged: string[] = [];
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const session = await open({
+      panel: twoRungPanel(ollamaUrl, cloudUrl),
+      catalogDir: join(dir.path, '.rung'),
+      log: (level, message) => logged.push(`${level}: ${message}`),
+    });
     const heard: SessionChange[] = [];
     session.onChange((change) => heard.push(change));
     const line = "info: openrouter's catalog: fetch failed (HTTP 500) and there is no cache";
@@ -323,12 +385,19 @@ describe('RungSession: notices raised while opening', () => {
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     writeFileSync(ledgerPath, 'these bytes were a ledger once\n'.repeat(50));
     const logged: string[] = [];
-    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path: ledgerPath }, catalogDir: join(dir.path, '.rung'), log: (level, message) => logged.push(`${level}: ${message}`) });
+    const session = await open({
+      panel: twoRungPanel(ollamaUrl, cloudUrl),
+      store: { kind: 'file', path: ledgerPath },
+      catalogDir: join(dir.path, '.rung'),
+      log: (level, message) => logged.push(`${level}: ${message}`),
+    });
     const first: SessionChange[] = [];
     const second: SessionChange[] = [];
     session.onChange((change) => first.push(change));
     session.onChange((change) => second.push(change));
-    const moved = first.filter((change) => change.type === 'notice' && change.level === 'warning' && /moved to .*ledger\.sqlite\.corrupt-/.test(change.message));
+    const moved = first.filter(
+      (change) => change.type === 'notice' && change.level === 'warning' && /moved to .*ledger\.sqlite\.corrupt-/.test(change.message),
+    );
     expect(moved).toHaveLength(1);
     expect(second).toEqual([]);
     expect(logged.filter((line) => line.includes('.corrupt-'))).toHaveLength(1);
@@ -354,7 +423,10 @@ describe('RungSession: the time an attempt may take', () => {
           { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
         ],
         routing: { explore: 0, attemptTimeoutSeconds: 0.3 },
-        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' } },
+        providers: {
+          ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+          openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' },
+        },
       },
       'session panel',
     );
@@ -377,13 +449,18 @@ describe('RungSession: provider health known at open', () => {
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), keys: async () => undefined });
     const heard: SessionChange[] = [];
     session.onChange((change) => heard.push(change));
-    expect(heard.filter((change) => change.type === 'provider-health')).toEqual([{ type: 'provider-health', provider: 'openrouter', healthy: false, reason: expect.stringMatching(/no API key/) }]);
+    expect(heard.filter((change) => change.type === 'provider-health')).toEqual([
+      { type: 'provider-health', provider: 'openrouter', healthy: false, reason: expect.stringMatching(/no API key/) },
+    ]);
   });
 });
 
 describe('RungSession: verdicts', () => {
   it('reports a provider failure as its verdict, its kind and its message, each once', async () => {
-    const { ollamaUrl, cloudUrl } = await providers(recordedStatus('ollama/chat-500-server-error.json'), recordedStatus('openai/401-key-rejected.json', { KEY }));
+    const { ollamaUrl, cloudUrl } = await providers(
+      recordedStatus('ollama/chat-500-server-error.json'),
+      recordedStatus('openai/401-key-rejected.json', { KEY }),
+    );
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const events: SessionEvent[] = [];
     const changes: SessionChange[] = [];
@@ -397,7 +474,15 @@ describe('RungSession: verdicts', () => {
       { kind: 'provider-error', failure: 'provider-error', reason: expect.stringMatching(/^ollama: server error \(500\)/) },
       { kind: 'provider-error', failure: 'unavailable', reason: 'openrouter: the API key was rejected (401)' },
     ]);
-    expect(collapsed(events)).toEqual(['routed', 'rung-started qwen2.5:3b', 'verdict qwen2.5:3b provider-error', 'skipped qwen2.5:3b -> openai/gpt-4o-mini', 'rung-started openai/gpt-4o-mini', 'verdict openai/gpt-4o-mini provider-error', 'done']);
+    expect(collapsed(events)).toEqual([
+      'routed',
+      'rung-started qwen2.5:3b',
+      'verdict qwen2.5:3b provider-error',
+      'skipped qwen2.5:3b -> openai/gpt-4o-mini',
+      'rung-started openai/gpt-4o-mini',
+      'verdict openai/gpt-4o-mini provider-error',
+      'done',
+    ]);
     expect(result.answer).toBeUndefined();
   });
 });
@@ -425,7 +510,7 @@ describe('RungSession.settle', () => {
     ]);
   });
 
-  it('passes a late verdict\'s weight to the rating: a failure at half weight moves it about half as far', async () => {
+  it("passes a late verdict's weight to the rating: a failure at half weight moves it about half as far", async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     // Each from a class forgotten first, so every rating starts at the same prior; weight 0 leaves it there.
@@ -470,8 +555,12 @@ describe('RungSession: context', () => {
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, models) });
     const result = await session.chat({ messages: user(prompt) });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['openai/gpt-4o-mini']);
-    expect(result.ranking.pruned).toEqual([{ model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000', cause: 'needs context 25601 > 4000' }]);
-    const sent = JSON.parse(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.body ?? '{}') as { messages: ChatMessage[] };
+    expect(result.ranking.pruned).toEqual([
+      { model: 'qwen2.5:3b', reason: 'pruned: needs context 25601 > 4000', cause: 'needs context 25601 > 4000' },
+    ]);
+    const sent = JSON.parse(cloud.requests.find((request) => request.path.endsWith('/chat/completions'))?.body ?? '{}') as {
+      messages: ChatMessage[];
+    };
     expect(sent.messages.at(-1)?.content).toBe(prompt);
   });
 });
@@ -493,7 +582,13 @@ describe('RungSession: a daily budget', () => {
 
     const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
-    expect(result.ranking.pruned).toEqual([{ model: 'openai/gpt-4o-mini', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)', cause: 'daily budget $1.00 reached ($1.02 spent today)' }]);
+    expect(result.ranking.pruned).toEqual([
+      {
+        model: 'openai/gpt-4o-mini',
+        reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)',
+        cause: 'daily budget $1.00 reached ($1.02 spent today)',
+      },
+    ]);
     expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 
@@ -552,7 +647,10 @@ describe('RungSession.snapshot', () => {
     expect(failedCloud.total).toBe(50);
 
     const spend = session.snapshot().spend;
-    expect(spend.byDay).toEqual([{ day: '2026-01-02', model: 'openai/gpt-4o-mini', provider: 'openrouter', cost: expect.closeTo(1, 9), calls: 100 }, { day: '2026-01-02', model: 'qwen2.5:3b', provider: 'ollama', cost: 0, calls: 200 }]);
+    expect(spend.byDay).toEqual([
+      { day: '2026-01-02', model: 'openai/gpt-4o-mini', provider: 'openrouter', cost: expect.closeTo(1, 9), calls: 100 },
+      { day: '2026-01-02', model: 'qwen2.5:3b', provider: 'ollama', cost: 0, calls: 200 },
+    ]);
     expect(spend.total).toBeCloseTo(1, 9);
     expect(spend.today).toBe(0);
     expect(spend.strongestModel).toBe('openai/gpt-4o-mini');
@@ -560,14 +658,23 @@ describe('RungSession.snapshot', () => {
     expect(spend.strongestEstimate).toBeCloseTo(1.2, 9);
   });
 
-  it('prices an escalated call once on the dearest model, at its opening attempt\'s tokens', async () => {
+  it("prices an escalated call once on the dearest model, at its opening attempt's tokens", async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const clock = new FixedClock(Date.UTC(2026, 0, 3, 12));
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     const at = Date.UTC(2026, 0, 3, 9);
     const rows = [
       decisionRow({ call: 'c', at, model: 'qwen2.5:3b', verdict: 'fail', inputTokens: 1000, outputTokens: 2000 }),
-      decisionRow({ call: 'c', at: at + 1, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini', cost: 0.007, inputTokens: 1500, outputTokens: 500 }),
+      decisionRow({
+        call: 'c',
+        at: at + 1,
+        rung: 1,
+        escalation: ['qwen2.5:3b'],
+        model: 'openai/gpt-4o-mini',
+        cost: 0.007,
+        inputTokens: 1500,
+        outputTokens: 500,
+      }),
     ];
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const panel = twoRungPanel(ollamaUrl, cloudUrl, [
@@ -587,7 +694,9 @@ describe('RungSession.snapshot', () => {
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     // Oldest first on disk: c-0 one row, c-1 three rungs, c-2 one row, c-3 two rungs.
     const rungs = [1, 3, 1, 2];
-    const rows = rungs.flatMap((count, call) => Array.from({ length: count }, (_, rung) => decisionRow({ call: `c-${call}`, rung, at: Date.UTC(2026, 0, 2) + call * 60_000 + rung })));
+    const rows = rungs.flatMap((count, call) =>
+      Array.from({ length: count }, (_, rung) => decisionRow({ call: `c-${call}`, rung, at: Date.UTC(2026, 0, 2) + call * 60_000 + rung })),
+    );
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call);
@@ -643,13 +752,21 @@ describe('RungSession.snapshot', () => {
     const rows = [
       decisionRow({ call: 'a', at }),
       decisionRow({ call: 'b', at: at + 1, verdict: 'fail' }),
-      decisionRow({ call: 'b', at: at + 2, rung: 1, escalation: ['qwen2.5:3b'], model: 'openai/gpt-4o-mini', resolved: 'openai/gpt-4o-mini' }),
+      decisionRow({
+        call: 'b',
+        at: at + 2,
+        rung: 1,
+        escalation: ['qwen2.5:3b'],
+        model: 'openai/gpt-4o-mini',
+        resolved: 'openai/gpt-4o-mini',
+      }),
       decisionRow({ call: 'c', at: at + 3 }),
       decisionRow({ call: 'a', at: at + 4, verdict: 'fail', verdictReason: 'thumbs down', final: true }),
     ];
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
-    const shown = (page: { rows: { call: string; final: boolean; rung: number }[] }) => page.rows.map((row) => (row.final ? `${row.call}!` : `${row.call}${row.rung}`));
+    const shown = (page: { rows: { call: string; final: boolean; rung: number }[] }) =>
+      page.rows.map((row) => (row.final ? `${row.call}!` : `${row.call}${row.rung}`));
 
     // Filtering rows, this page was ['b0', 'a!']: a rung without the answer it climbed to, and a verdict without its call.
     const failed = session.snapshot({ limit: 10, filter: { verdict: 'fail' } }).decisions;
@@ -693,7 +810,9 @@ describe('RungSession.snapshot', () => {
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     // Oldest first: c climbed three rungs, b two, a three. Newest first, four to a page: a a a | b b | c c c.
     const rungs = { c: 3, b: 2, a: 3 };
-    const rows = Object.entries(rungs).flatMap(([call, count], index) => Array.from({ length: count }, (_, rung) => decisionRow({ call, rung, at: Date.UTC(2026, 0, 2) + index * 60_000 + rung })));
+    const rows = Object.entries(rungs).flatMap(([call, count], index) =>
+      Array.from({ length: count }, (_, rung) => decisionRow({ call, rung, at: Date.UTC(2026, 0, 2) + index * 60_000 + rung })),
+    );
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
     const calls = (page: { rows: { call: string }[] }) => page.rows.map((row) => row.call).join('');
@@ -716,13 +835,21 @@ describe('RungSession.snapshot', () => {
     session.onChange((change) => {
       // Asked as the panel asks, while the row is still queued for the file.
       if (change.type !== 'decision-written') return;
-      places.push([session.placeOf(change.row), session.placeOf(change.row, { verdict: 'fail' }), session.placeOf(change.row, { model: 'openai/gpt-4o-mini' })]);
+      places.push([
+        session.placeOf(change.row),
+        session.placeOf(change.row, { verdict: 'fail' }),
+        session.placeOf(change.row, { model: 'openai/gpt-4o-mini' }),
+      ]);
       places.push(session.snapshot({ limit: 10 }).decisions.total);
     });
     session.settle(first.callId, { kind: 'fail', reason: 'thumbs down' });
     expect(places).toEqual([
       // Unfiltered: counted above the first call's attempt, below the two newer calls. On fail: the call comes in whole, at the top.
-      [{ offset: 2, added: 1 }, { offset: 0, added: 2 }, { offset: null, added: 0 }],
+      [
+        { offset: 2, added: 1 },
+        { offset: 0, added: 2 },
+        { offset: null, added: 0 },
+      ],
       4,
     ]);
     const later = await session.chat({ messages: user('Describe Lille') });
@@ -778,7 +905,13 @@ describe('RungSession.snapshot', () => {
     const logPath = join(dir.path, '.rung', 'decisions.jsonl');
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     const write = (count: number) =>
-      writeFileSync(logPath, Array.from({ length: count }, (_, i) => `${JSON.stringify(decisionRow({ call: `k-${i}`, at: Date.UTC(2026, 0, 2, 9), cost: 0.1 }))}\n`).join(''));
+      writeFileSync(
+        logPath,
+        Array.from(
+          { length: count },
+          (_, i) => `${JSON.stringify(decisionRow({ call: `k-${i}`, at: Date.UTC(2026, 0, 2, 9), cost: 0.1 }))}\n`,
+        ).join(''),
+      );
     write(10);
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), clock });
     expect(session.snapshot().decisions.total).toBe(10);
@@ -831,11 +964,13 @@ describe('RungSession: the decision log', () => {
     const { ollama, cloud, ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const logPath = join(dir.path, '.rung', 'decisions.jsonl');
     mkdirSync(logPath, { recursive: true });
-    await expect(open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') } })).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
+    await expect(
+      open({ panel: twoRungPanel(ollamaUrl, cloudUrl), store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') } }),
+    ).rejects.toThrow(`refusing ${logPath}: it is a directory, not a file`);
     expect([...ollama.requests, ...cloud.requests].filter((seen) => seen.method === 'POST')).toEqual([]);
   });
 
-  it('reports a decision log it cannot write once per failed write, retries on the ledger\'s timer, and lands the rows once it can', async () => {
+  it("reports a decision log it cannot write once per failed write, retries on the ledger's timer, and lands the rows once it can", async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     const clock = new FixedClock();
     const scheduler = new ManualScheduler(clock);
@@ -879,7 +1014,10 @@ describe('RungSession: the ledger and the panel', () => {
     const panel = twoRungPanel(ollamaUrl, cloudUrl);
     const session = await open({ panel });
     await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
-    const exported = (await session.exportLedger()).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const exported = (await session.exportLedger())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(exported.filter((record) => record.type === 'rating').length).toBeGreaterThan(0);
     expect(exported.filter((record) => record.type === 'decision')).toHaveLength(2);
 
@@ -887,7 +1025,13 @@ describe('RungSession: the ledger and the panel', () => {
     session.onChange((change) => changes.push(change));
     await session.resetClass('plan');
     expect(session.snapshot().ratings.filter((rating) => rating.classKey.startsWith('plan'))).toEqual([]);
-    const narrower = parsePanel({ ...JSON.parse(JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }] })), providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } } }, 'narrower');
+    const narrower = parsePanel(
+      {
+        ...JSON.parse(JSON.stringify({ models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }] })),
+        providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } },
+      },
+      'narrower',
+    );
     await session.setPanel(narrower);
     expect(changes.map((change) => change.type)).toEqual(['ledger-changed', 'panel-changed']);
     expect(session.currentPanel).toBe(narrower);
@@ -919,7 +1063,9 @@ describe('RungSession: the ledger and the panel', () => {
     expect(rows[1]?.verdictReason).toBe(INTERRUPTED_REASON);
     const onDisk = await WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock: new FixedClock(), readOnly: true });
     try {
-      expect(onDisk.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual([['qwen2.5:3b', 'plan', 1, 0]]);
+      expect(onDisk.entries().map((entry) => [entry.model, entry.classKey, entry.graded, entry.ok])).toEqual([
+        ['qwen2.5:3b', 'plan', 1, 0],
+      ]);
     } finally {
       await onDisk.close();
     }
@@ -947,7 +1093,10 @@ describe('RungSession: the ledger and the panel', () => {
     await session.dispose(reopenedReason('the key for openrouter changed'));
 
     const result = await call;
-    expect(result.attempts.at(-1)?.verdict).toEqual({ kind: 'interrupted', reason: 'Rung reopened its session (the key for openrouter changed) before the answer was finished' });
+    expect(result.attempts.at(-1)?.verdict).toEqual({
+      kind: 'interrupted',
+      reason: 'Rung reopened its session (the key for openrouter changed) before the answer was finished',
+    });
   });
 
   it('records a call the user stopped as stopped by the user, not as interrupted', async () => {
@@ -1053,7 +1202,17 @@ describe('RungSession.estimateOpeners', () => {
     // passes); the 14b was a candidate every time and never opened.
     const rows = Array.from({ length: 80 }, (_, i) => {
       const model = i % 2 === 0 ? 'qwen2.5:3b' : 'openai/gpt-4o-mini';
-      return decisionRow({ call: `c-${i}`, at: i, candidates: THREE, model, resolved: model, propensity: 0.5, explore: true, cost: model === 'qwen2.5:3b' ? 0.001 : 0.01, verdict: 'pass' });
+      return decisionRow({
+        call: `c-${i}`,
+        at: i,
+        candidates: THREE,
+        model,
+        resolved: model,
+        propensity: 0.5,
+        explore: true,
+        cost: model === 'qwen2.5:3b' ? 0.001 : 0.01,
+        verdict: 'pass',
+      });
     });
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
@@ -1077,7 +1236,12 @@ describe('RungSession.estimateOpeners', () => {
   it('fits the outcome model once for every panel model, and gives the estimates it gave when each model fitted its own', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
-    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), climbingLog(THREE, 1_500, 7).map((row) => `${JSON.stringify(row)}\n`).join(''));
+    writeFileSync(
+      join(dir.path, '.rung', 'decisions.jsonl'),
+      climbingLog(THREE, 1_500, 7)
+        .map((row) => `${JSON.stringify(row)}\n`)
+        .join(''),
+    );
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
     const fits = vi.spyOn(OutcomeModel, 'fitting');
     try {
@@ -1085,9 +1249,48 @@ describe('RungSession.estimateOpeners', () => {
       expect(fits).toHaveBeenCalledTimes(1);
       // Recorded from estimateOpeners at a4fbcd5, when each model's estimate fitted its own outcome model.
       expect(estimates).toStrictEqual([
-        { model: 'qwen2.5:3b', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: -0.008742026830919847, costChangeLow: -0.039162488092160795, costChangeHigh: 0.0216784344303211, successChange: -0.026250670616444448, successChangeLow: -0.036598194222677925, successChangeHigh: -0.01590314701021097 } },
-        { model: 'qwen3:14b', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: -0.008499301907819001, costChangeLow: -0.09748953874415908, costChangeHigh: 0.08049093492852108, successChange: 0.08954640856435332, successChangeLow: -0.006174604779751763, successChangeHigh: 0.1852674219084584 } },
-        { model: 'openai/gpt-4o-mini', calls: 1500, versusLog: { loggedCost: 0.005471819677303556, loggedSuccess: 0.304, costChange: 0.12100994795363751, costChangeLow: 0.056699284870338124, costChangeHigh: 0.1853206110369369, successChange: 0.25689724385584783, successChangeLow: 0.16457509977664792, successChangeHigh: 0.34921938793504775 } },
+        {
+          model: 'qwen2.5:3b',
+          calls: 1500,
+          versusLog: {
+            loggedCost: 0.005471819677303556,
+            loggedSuccess: 0.304,
+            costChange: -0.008742026830919847,
+            costChangeLow: -0.039162488092160795,
+            costChangeHigh: 0.0216784344303211,
+            successChange: -0.026250670616444448,
+            successChangeLow: -0.036598194222677925,
+            successChangeHigh: -0.01590314701021097,
+          },
+        },
+        {
+          model: 'qwen3:14b',
+          calls: 1500,
+          versusLog: {
+            loggedCost: 0.005471819677303556,
+            loggedSuccess: 0.304,
+            costChange: -0.008499301907819001,
+            costChangeLow: -0.09748953874415908,
+            costChangeHigh: 0.08049093492852108,
+            successChange: 0.08954640856435332,
+            successChangeLow: -0.006174604779751763,
+            successChangeHigh: 0.1852674219084584,
+          },
+        },
+        {
+          model: 'openai/gpt-4o-mini',
+          calls: 1500,
+          versusLog: {
+            loggedCost: 0.005471819677303556,
+            loggedSuccess: 0.304,
+            costChange: 0.12100994795363751,
+            costChangeLow: 0.056699284870338124,
+            costChangeHigh: 0.1853206110369369,
+            successChange: 0.25689724385584783,
+            successChangeLow: 0.16457509977664792,
+            successChangeHigh: 0.34921938793504775,
+          },
+        },
       ]);
     } finally {
       fits.mockRestore();
@@ -1098,10 +1301,22 @@ describe('RungSession.estimateOpeners', () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
     // Ten old calls that cost $1 each, then MAX_ESTIMATED_CALLS coin tosses as above.
-    const old = Array.from({ length: 10 }, (_, i) => decisionRow({ call: `old-${i}`, at: i, candidates: THREE, model: 'qwen2.5:3b', propensity: 0.5, cost: 1, verdict: 'pass' }));
+    const old = Array.from({ length: 10 }, (_, i) =>
+      decisionRow({ call: `old-${i}`, at: i, candidates: THREE, model: 'qwen2.5:3b', propensity: 0.5, cost: 1, verdict: 'pass' }),
+    );
     const recent = Array.from({ length: MAX_ESTIMATED_CALLS }, (_, i) => {
       const model = i % 2 === 0 ? 'qwen2.5:3b' : 'openai/gpt-4o-mini';
-      return decisionRow({ call: `c-${i}`, at: 100 + i, candidates: THREE, model, resolved: model, propensity: 0.5, explore: true, cost: model === 'qwen2.5:3b' ? 0.001 : 0.01, verdict: 'pass' });
+      return decisionRow({
+        call: `c-${i}`,
+        at: 100 + i,
+        candidates: THREE,
+        model,
+        resolved: model,
+        propensity: 0.5,
+        explore: true,
+        cost: model === 'qwen2.5:3b' ? 0.001 : 0.01,
+        verdict: 'pass',
+      });
     });
     writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), [...old, ...recent].map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });

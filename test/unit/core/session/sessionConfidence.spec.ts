@@ -13,7 +13,11 @@ import { fixture, json, replay, WireServer, type Route, type SeenRequest } from 
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
-const schema = { type: 'object', required: ['city', 'population'], properties: { city: { type: 'string' }, population: { type: 'integer' } } };
+const schema = {
+  type: 'object',
+  required: ['city', 'population'],
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+};
 
 /** log P("Y") in the recorded Ollama question: "Y" and "Yes" among the alternatives, summed. */
 const OLLAMA_YES = Math.log(Math.exp(-0.014218) + Math.exp(-9.01722));
@@ -51,12 +55,18 @@ const cloudAnswer = () => replay(fixture('openai/chat-normal.sse'), sse);
 const cloudNo = () => replay(fixture('openai/chat-self-check-top-logprobs.sse'), sse);
 /** The question's cost as OpenRouter reports it in the usage (the recording, from OpenAI itself, has none). */
 const QUESTION_USD = 0.0000147;
-const cloudNoPriced = () => replay(fixture('openai/chat-self-check-top-logprobs.sse').replace('"total_tokens":97}', `"total_tokens":97,"cost":${QUESTION_USD}}`), sse);
+const cloudNoPriced = () =>
+  replay(
+    fixture('openai/chat-self-check-top-logprobs.sse').replace('"total_tokens":97}', `"total_tokens":97,"cost":${QUESTION_USD}}`),
+    sse,
+  );
 
 /** A local Ollama (free) below a keyed OpenRouter stand-in, both on 127.0.0.1, and the panel over them. */
 async function providers(ollamaChat: Route, cloudChat: Route): Promise<{ ollama: WireServer; cloud: WireServer; panel: Panel }> {
   const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', ollamaChat);
-  const cloud = new WireServer().on('POST', '/api/v1/chat/completions', cloudChat).on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
+  const cloud = new WireServer()
+    .on('POST', '/api/v1/chat/completions', cloudChat)
+    .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
   servers.push(ollama, cloud);
   const [ollamaUrl, cloudUrl] = await Promise.all([ollama.start(), cloud.start()]);
   const panel = parsePanel(
@@ -66,7 +76,10 @@ async function providers(ollamaChat: Route, cloudChat: Route): Promise<{ ollama:
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
+      providers: {
+        ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+        openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+      },
     },
     'confidence panel',
   );
@@ -123,7 +136,9 @@ describe('the confidence check in a session', () => {
     expect(question[0]).toMatchObject({ model: 'qwen2.5:3b', logprobs: true, top_logprobs: 5, options: { num_predict: 1 } });
     expect(question[0]?.messages.at(-1)?.content).toContain('Describe Paris');
     expect(cloud.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
-    expect(decisionRows().map((row) => [row.model, row.verdict, row.confidence])).toEqual([['qwen2.5:3b', 'unverified', result.attempts[0]?.confidence]]);
+    expect(decisionRows().map((row) => [row.model, row.verdict, row.confidence])).toEqual([
+      ['qwen2.5:3b', 'unverified', result.attempts[0]?.confidence],
+    ]);
     // Read but not judged: nothing checked the answer, and the result says so.
     expect([result.checks, result.checked, result.attempts[0]?.checks]).toEqual([[], 'unchecked', []]);
   });
@@ -134,7 +149,9 @@ describe('the confidence check in a session', () => {
     // A new session: what the learner knows came back from the ledger file.
     const result = await ask(await open(panel));
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'pass']]);
-    expect(result.attempts[0]?.verdict.reason).toMatch(new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} ≥ learned threshold .* for qwen2\\.5:3b in chat`));
+    expect(result.attempts[0]?.verdict.reason).toMatch(
+      new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} ≥ learned threshold .* for qwen2\\.5:3b in chat`),
+    );
     expect([result.checks, result.checked, result.attempts[0]?.checks]).toEqual([['confidence'], 'checked: confidence', ['confidence']]);
     expect(decisionRows().at(-1)).toMatchObject({ model: 'qwen2.5:3b', verdict: 'pass', checks: ['confidence'] });
     expect(cloud.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
@@ -146,12 +163,17 @@ describe('the confidence check in a session', () => {
     const session = await open(panel);
     expect((await ask(session)).attempts[0]?.verdict.kind).toBe('pass');
     await session.resetClass('chat');
-    expect((await ask(session)).attempts[0]?.verdict.reason).toContain(`not judged: no learned threshold yet for qwen2.5:3b in chat (0 of ${MIN_CONFIDENCE_GRADED} graded answers)`);
+    expect((await ask(session)).attempts[0]?.verdict.reason).toContain(
+      `not judged: no learned threshold yet for qwen2.5:3b in chat (0 of ${MIN_CONFIDENCE_GRADED} graded answers)`,
+    );
   });
 
   it('climbs from a local answer as unsure as one that was wrong before, and lets the next rung stand unjudged while it has no grades', async () => {
     let question = ollamaSureYes();
-    const { cloud, panel } = await providers(chat(ollamaAnswer(), (response, request) => question(response, request)), chat(cloudAnswer(), cloudNo()));
+    const { cloud, panel } = await providers(
+      chat(ollamaAnswer(), (response, request) => question(response, request)),
+      chat(cloudAnswer(), cloudNo()),
+    );
     // Right whenever it was sure, and wrong the one time it stated the confidence it states now.
     await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
     question = ollamaYes();
@@ -161,8 +183,12 @@ describe('the confidence check in a session', () => {
       ['qwen2.5:3b', 'fail'],
       ['openai/gpt-4o-mini', 'unverified'],
     ]);
-    expect(result.attempts[0]?.verdict.reason).toMatch(new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} < .* for qwen2\\.5:3b in chat .*climbing to openai/gpt-4o-mini`));
-    expect(result.attempts[1]?.verdict.reason).toBe(`confidence ${formatLogprob(OPENAI_YES)} read, not judged: no learned threshold yet for openai/gpt-4o-mini in chat (0 of ${MIN_CONFIDENCE_GRADED} graded answers)`);
+    expect(result.attempts[0]?.verdict.reason).toMatch(
+      new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} < .* for qwen2\\.5:3b in chat .*climbing to openai/gpt-4o-mini`),
+    );
+    expect(result.attempts[1]?.verdict.reason).toBe(
+      `confidence ${formatLogprob(OPENAI_YES)} read, not judged: no learned threshold yet for openai/gpt-4o-mini in chat (0 of ${MIN_CONFIDENCE_GRADED} graded answers)`,
+    );
     expect(result.answer).toMatchObject({ model: 'openai/gpt-4o-mini', confidence: OPENAI_YES });
     // The cloud's question was asked with its key, like its answer, and its price counted in the attempt.
     const questions = cloud.requests.filter(isQuestion);
@@ -175,8 +201,15 @@ describe('the confidence check in a session', () => {
     const session = await open(panel);
     const first = await ask(session);
     const second = await ask(session);
-    expect(first.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }]);
-    expect(second.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities when asked before in this session' }]);
+    expect(first.attempts.map((attempt) => attempt.verdict)).toEqual([
+      { kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' },
+    ]);
+    expect(second.attempts.map((attempt) => attempt.verdict)).toEqual([
+      {
+        kind: 'unverified',
+        reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities when asked before in this session',
+      },
+    ]);
     expect(first.answer).toMatchObject({ model: 'qwen2.5:3b' });
     expect(first.answer).not.toHaveProperty('confidence');
     expect(ollama.requests.filter(isQuestion)).toHaveLength(1);
@@ -191,15 +224,25 @@ describe('the confidence check in a session', () => {
     const result = await ask(await open(panel));
     expect(result.answer?.text).toContain('Paris');
     expect(result.answer).not.toHaveProperty('confidence');
-    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' }]);
+    expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([
+      { kind: 'unverified', reason: 'no confidence from qwen2.5:3b: its server sent no log-probabilities' },
+    ]);
   });
 
   it('asks a paid model nothing by default (local), and asks it with all, adding the question to its cost', async () => {
     const { cloud, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), chat(cloudAnswer(), cloudNoPriced()));
-    const pinned = (session: RungSession): Promise<SessionChatResult> => session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], pinned: 'openai/gpt-4o-mini' });
+    const pinned = (session: RungSession): Promise<SessionChatResult> =>
+      session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], pinned: 'openai/gpt-4o-mini' });
     const local = await pinned(await open(panel));
     expect(local.attempts.map((attempt) => [attempt.model, attempt.verdict])).toEqual([
-      ['openai/gpt-4o-mini', { kind: 'unverified', reason: 'no confidence from openai/gpt-4o-mini: not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)' }],
+      [
+        'openai/gpt-4o-mini',
+        {
+          kind: 'unverified',
+          reason:
+            'no confidence from openai/gpt-4o-mini: not asked, since it is not on a local provider and the confidence check is "local" ("all" asks paid models too)',
+        },
+      ],
     ]);
     expect(local.answer).not.toHaveProperty('confidence');
     expect(cloud.requests.filter(isQuestion)).toHaveLength(0);
@@ -232,7 +275,13 @@ describe('the confidence check in a session', () => {
     const python = await session.chat({ messages: [{ role: 'user', content: 'Describe Paris' }], classKey: 'edit/python' });
     expect(python.attempts[0]?.verdict.reason).toContain('the edit has neither a code block nor a tool call');
     expect(ollama.requests.filter(isQuestion)).toHaveLength(0);
-    const without = await RungSession.open({ clock: new FixedClock(), keys: async () => KEY, store: { kind: 'file', path: join(dir.path, 'other', 'ledger.sqlite') }, panel, confidenceCheck: 'off' });
+    const without = await RungSession.open({
+      clock: new FixedClock(),
+      keys: async () => KEY,
+      store: { kind: 'file', path: join(dir.path, 'other', 'ledger.sqlite') },
+      panel,
+      confidenceCheck: 'off',
+    });
     sessions.push(without);
     const result = await ask(without);
     expect(result.attempts.map((attempt) => attempt.verdict)).toEqual([{ kind: 'unverified', reason: 'no verifier configured' }]);

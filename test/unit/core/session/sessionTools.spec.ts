@@ -19,10 +19,17 @@ const CLOUD_PRICE = { input: 2.5, output: 10 };
  * answers send, and a `search` tool of another extension's, which the recorded answers also call.
  */
 const AGENT_TOOLS: ToolSpec[] = [
-  ...(JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8')) as ToolSpec[]).map((tool) =>
-    tool.name === 'read_file' ? { ...tool, parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } : tool,
+  ...(JSON.parse(readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-agent-mode-tools.json'), 'utf8')) as ToolSpec[]).map(
+    (tool) =>
+      tool.name === 'read_file'
+        ? { ...tool, parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }
+        : tool,
   ),
-  { name: 'search', description: 'Searches the project index.', parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } } } },
+  {
+    name: 'search',
+    description: 'Searches the project index.',
+    parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } } },
+  },
 ];
 
 const agentTurn = (request: string): ChatMessage[] => [{ role: 'user', content: `<userRequest>${request}</userRequest>` }];
@@ -43,7 +50,9 @@ afterEach(async () => {
 
 /** A local Ollama and a keyed OpenAI-compatible cloud on loopback, each answering with its recorded tool calls (read_file, search). */
 async function open(): Promise<{ session: RungSession; ollama: WireServer; cloud: WireServer }> {
-  const ollama = new WireServer().on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json')))).on('POST', '/api/chat', replay(fixture('ollama/chat-tool-calls.ndjson')));
+  const ollama = new WireServer()
+    .on('GET', '/api/tags', json(JSON.parse(fixture('ollama/tags.json'))))
+    .on('POST', '/api/chat', replay(fixture('ollama/chat-tool-calls.ndjson')));
   const cloud = new WireServer()
     .on('POST', '/api/v1/chat/completions', replay(fixture('openai/chat-tool-calls.sse'), { contentType: 'text/event-stream' }))
     .on('GET', '/api/v1/models', json(JSON.parse(fixture('openai/models-openrouter.json'))));
@@ -56,11 +65,19 @@ async function open(): Promise<{ session: RungSession; ollama: WireServer; cloud
         { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', tools: true, price: CLOUD_PRICE },
       ],
       routing: { explore: 0 },
-      providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl }, openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' } },
+      providers: {
+        ollama: { kind: 'ollama', baseUrl: ollamaUrl },
+        openrouter: { kind: 'openai-compatible', baseUrl: `${cloudUrl}/api/v1`, key: 'required' },
+      },
     },
     'tools panel',
   );
-  const session = await RungSession.open({ clock: new FixedClock(), keys: async (provider) => (provider === 'openrouter' ? KEY : undefined), store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') }, panel });
+  const session = await RungSession.open({
+    clock: new FixedClock(),
+    keys: async (provider) => (provider === 'openrouter' ? KEY : undefined),
+    store: { kind: 'file', path: join(dir.path, '.rung', 'ledger.sqlite') },
+    panel,
+  });
   sessions.push(session);
   return { session, ollama, cloud };
 }
@@ -71,7 +88,8 @@ function toolsOnWire(request: SeenRequest | undefined): string[] {
   return (body.tools ?? []).map((tool) => tool.function.name);
 }
 
-const chatRequests = (server: WireServer): SeenRequest[] => server.requests.filter((request) => request.method === 'POST' && /\/chat(\/completions)?$/.test(request.path));
+const chatRequests = (server: WireServer): SeenRequest[] =>
+  server.requests.filter((request) => request.method === 'POST' && /\/chat(\/completions)?$/.test(request.path));
 
 describe('a call with tools', () => {
   it('puts only the tools sent on the wire, and records their share, their cost and the tools left out on the row', async () => {
@@ -90,7 +108,9 @@ describe('a call with tools', () => {
     const share = toolsSent(messages, choice.sent, choice.dropped);
     expect(result.tools).toEqual({ sent: sentNames.length, tokens: share?.tokens, input: share?.input, dropped: choice.dropped, cost: 0 });
     const rows = session.explain(result.callId);
-    expect(rows.map((row) => row.tools)).toEqual([{ sent: sentNames.length, tokens: share?.tokens, input: share?.input, dropped: choice.dropped, cost: 0 }]);
+    expect(rows.map((row) => row.tools)).toEqual([
+      { sent: sentNames.length, tokens: share?.tokens, input: share?.input, dropped: choice.dropped, cost: 0 },
+    ]);
   });
 
   it('fails an answer that calls a tool left out, on every rung, so no such call stands', async () => {

@@ -18,7 +18,14 @@ describe('the session read side over a store', () => {
     const { store, reads } = await memoryReads();
     store.ratings.observe(Array.from({ length: MIN_GRADED }, (_, at) => ({ model: 'alpha', classKey: 'plan', success: at % 2 === 0, at })));
     const [rating] = reads.ratings();
-    expect(rating).toMatchObject({ model: 'alpha', classKey: 'plan', graded: MIN_GRADED, ok: MIN_GRADED / 2, measured: true, gate: MIN_GRADED });
+    expect(rating).toMatchObject({
+      model: 'alpha',
+      classKey: 'plan',
+      graded: MIN_GRADED,
+      ok: MIN_GRADED / 2,
+      measured: true,
+      gate: MIN_GRADED,
+    });
     expect(rating?.uncertainty).toBeGreaterThan(0);
   });
 

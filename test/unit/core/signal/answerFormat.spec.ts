@@ -30,7 +30,15 @@ describe('the guessing floor in the ratings', () => {
     const rows = generateWorld(world, 1);
     const prompts = new Map((worldPrompts(world, rows) ?? []).map((row) => [row.id, { text: row.prompt }]));
     const rho = async (withText: boolean): Promise<number | undefined> => {
-      const run = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, ...(withText ? { prompts } : {}) });
+      const run = await runReplay({
+        rows,
+        models,
+        verifier: { kind: 'perfect' },
+        classKey: 'family',
+        seed: 1,
+        inOrder: true,
+        ...(withText ? { prompts } : {}),
+      });
       return run.rankCorrelation.find((entry) => entry.class === 'commonsense')?.pastGateRho;
     };
     // Without the format read, the weakest models stood near the top (in0.50 rated 0.95): 0.31 on this seed.

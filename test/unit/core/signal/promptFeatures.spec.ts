@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { promptFeatures, SIGNAL_SLOTS, SIGNAL_WINDOW_CHARS } from '../../../../src/core/signal/promptFeatures';
 
 const norm = (values: number[]): number => Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
-const asMap = (features: { slots: number[]; values: number[] }): Map<number, number> => new Map(features.slots.map((slot, i) => [slot, features.values[i] as number]));
+const asMap = (features: { slots: number[]; values: number[] }): Map<number, number> =>
+  new Map(features.slots.map((slot, i) => [slot, features.values[i] as number]));
 
 describe('promptFeatures', () => {
   it('gives a vector of length 1 in slots of the table, the same for the same prompt', () => {

@@ -35,8 +35,23 @@ function tellingPrompts(from: readonly OutcomeRow[]): Map<string, PromptText> {
   );
 }
 
-const replay = (part: readonly OutcomeRow[], ledger: Ledger, sink: MemoryDecisionSink, prompts?: Map<string, PromptText>): Promise<ReplaySummary> =>
-  runReplay({ rows: part, models, verifier: { kind: 'perfect' }, classKey: 'family', seed: 1, inOrder: true, ledger, sink, ...(prompts ? { prompts } : {}) });
+const replay = (
+  part: readonly OutcomeRow[],
+  ledger: Ledger,
+  sink: MemoryDecisionSink,
+  prompts?: Map<string, PromptText>,
+): Promise<ReplaySummary> =>
+  runReplay({
+    rows: part,
+    models,
+    verifier: { kind: 'perfect' },
+    classKey: 'family',
+    seed: 1,
+    inOrder: true,
+    ledger,
+    sink,
+    ...(prompts ? { prompts } : {}),
+  });
 
 let sql: SqlJsStatic;
 beforeAll(async () => {
@@ -61,9 +76,13 @@ describe('the per-prompt signal', () => {
 
     expect(told.policy.accuracy).toBeGreaterThanOrEqual(plain.policy.accuracy);
     expect(told.policy.cost).toBeLessThan(plain.policy.cost);
-    const skipped = withText.rows.flatMap((row) => row.pruned.map((entry) => entry.reason)).filter((reason) => /^skipped: predicted 0\.\d\d success for this prompt; stopped climbing/.test(reason));
+    const skipped = withText.rows
+      .flatMap((row) => row.pruned.map((entry) => entry.reason))
+      .filter((reason) => /^skipped: predicted 0\.\d\d success for this prompt; stopped climbing/.test(reason));
     expect(skipped.length).toBeGreaterThan(20);
-    expect(withText.rows.some((row) => /; predicted 0\.\d\d success for this prompt \(0\.\d\d for the class\)/.test(row.reason))).toBe(true);
+    expect(withText.rows.some((row) => /; predicted 0\.\d\d success for this prompt \(0\.\d\d for the class\)/.test(row.reason))).toBe(
+      true,
+    );
     expect(without.rows.some((row) => row.reason.includes('for this prompt'))).toBe(false);
   }, 60_000);
 
@@ -79,7 +98,12 @@ describe('the per-prompt signal', () => {
   it('survives a reopened workspace ledger: the calls after it route exactly as in one that stayed open', async () => {
     const open = (): Promise<WorkspaceLedger> => {
       const clock = new FixedClock();
-      return WorkspaceLedger.open({ path: join(dir.path, '.rung', 'ledger.sqlite'), clock, sql, schedule: new ManualScheduler(clock).schedule });
+      return WorkspaceLedger.open({
+        path: join(dir.path, '.rung', 'ledger.sqlite'),
+        clock,
+        sql,
+        schedule: new ManualScheduler(clock).schedule,
+      });
     };
     const prompts = tellingPrompts(rows);
     const [before, after] = [rows.slice(0, 900), rows.slice(900, 1_300)];

@@ -10,7 +10,9 @@ import { decisionRow } from '../../support/decisionRow';
  * written after call B, above A's two attempts.
  */
 function rowsOf(calls: string): DecisionRow[] {
-  return [...calls].map((letter, index) => decisionRow({ call: letter.toUpperCase(), rung: index, final: letter !== letter.toUpperCase() }));
+  return [...calls].map((letter, index) =>
+    decisionRow({ call: letter.toUpperCase(), rung: index, final: letter !== letter.toUpperCase() }),
+  );
 }
 
 function lettersOf(rows: readonly DecisionRow[]): string {
@@ -30,7 +32,12 @@ function firstRows(rows: readonly DecisionRow[]): boolean[] {
 }
 
 /** One page as the session reads it: rows newest first until the collector has its page, then the log's end. */
-function pageOf(rows: readonly DecisionRow[], offset: number, limit: number, options: CallPageOptions = {}): { calls: string; offset: number } {
+function pageOf(
+  rows: readonly DecisionRow[],
+  offset: number,
+  limit: number,
+  options: CallPageOptions = {},
+): { calls: string; offset: number } {
   const collector = new CallPageCollector(offset, limit, options);
   const first = firstRows(rows);
   let wanted = true;
@@ -43,7 +50,7 @@ function pageOf(rows: readonly DecisionRow[], offset: number, limit: number, opt
 /** Pages from the newest on, each "Older" starting where the last page ended, as the panel does. */
 function walk(rows: readonly DecisionRow[], limit: number, options: CallPageOptions = {}): string[] {
   const pages: string[] = [];
-  for (let offset = 0; offset < rows.length; ) {
+  for (let offset = 0; offset < rows.length;) {
     const page = pageOf(rows, offset, limit, options);
     if (page.calls === '') break;
     pages.push(page.calls);
@@ -106,7 +113,8 @@ describe('CallPageCollector', () => {
       pages.forEach((page, index) => {
         for (const call of new Set(page)) pageOfCall.set(call, [...(pageOfCall.get(call) ?? []), index]);
       });
-      for (const [call, where] of pageOfCall) expect(where.length, `call ${call} on pages ${where.join(', ')} of ${pages.join(' | ')}`).toBe(1);
+      for (const [call, where] of pageOfCall)
+        expect(where.length, `call ${call} on pages ${where.join(', ')} of ${pages.join(' | ')}`).toBe(1);
       for (let index = 1; index < pages.length; index++) expect((pages[index - 1] as string).at(-1)).not.toBe((pages[index] as string)[0]);
     }
   });
@@ -127,7 +135,12 @@ describe('CallPageCollector', () => {
   it('places a settled verdict whose attempts the filter leaves out where those attempts are in the log', () => {
     // A verdict filter of "fail": A's attempts passed, its thumbs down failed; B and C failed.
     const collector = new CallPageCollector(1, 1);
-    const log = [decisionRow({ call: 'A', final: true, verdict: 'fail' }), decisionRow({ call: 'B', verdict: 'fail' }), decisionRow({ call: 'A' }), decisionRow({ call: 'C', verdict: 'fail' })];
+    const log = [
+      decisionRow({ call: 'A', final: true, verdict: 'fail' }),
+      decisionRow({ call: 'B', verdict: 'fail' }),
+      decisionRow({ call: 'A' }),
+      decisionRow({ call: 'C', verdict: 'fail' }),
+    ];
     for (const row of log) {
       const more = row.verdict === 'fail' ? collector.add(row, !row.final) : collector.passOver(row, !row.final);
       if (!more) break;
@@ -151,7 +164,8 @@ describe('CallPageCollector', () => {
         oldestFirst.push(...letter.repeat(1 + Math.floor(random() * 3)));
         if (random() < 0.3) late.push({ letter: letter.toLowerCase(), after: oldestFirst.length + Math.floor(random() * 12) });
       }
-      for (const verdict of late.sort((x, y) => y.after - x.after)) oldestFirst.splice(Math.min(verdict.after, oldestFirst.length), 0, verdict.letter);
+      for (const verdict of late.sort((x, y) => y.after - x.after))
+        oldestFirst.splice(Math.min(verdict.after, oldestFirst.length), 0, verdict.letter);
       const log = oldestFirst.reverse().join('');
       const limit = 5 + Math.floor(random() * 8);
       const pages = walk(rowsOf(log), limit);
@@ -249,7 +263,7 @@ describe('CallPageCollector', () => {
         offset = pageOf(rows, offset, limit).offset + (forward[index] as string).length;
       }
       const back: string[] = [];
-      for (let before = starts.at(-1) as number; before > 0; ) {
+      for (let before = starts.at(-1) as number; before > 0;) {
         const page = pageOf(rows, Math.max(0, before - limit), limit, { end: before });
         expect(page.offset + page.calls.length, `the page before row ${before}`).toBe(before);
         expect(page.calls.length).toBeGreaterThan(0);

@@ -53,7 +53,11 @@ describe('openStore', () => {
     expect(store.decisions.path).toBe(join(path, '..', 'decisions.jsonl'));
     await learnAndRead(store);
     await store.close();
-    expect(readFileSync(join(path, '..', 'decisions.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(
+      readFileSync(join(path, '..', 'decisions.jsonl'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(3);
     const again = await openStore(location, { clock: new FixedClock(), log: () => {} });
     expect(again.ratings.entries().map((entry) => `${entry.model} ${entry.classKey}`)).toEqual(['qwen2.5:3b plan']);
     expect(again.decisions.page(0, 10, { classKey: 'edit' }).total).toBe(2);
@@ -69,7 +73,10 @@ describe('openStore', () => {
 
   it('writes nothing when read-only, not even the folder', async () => {
     const dir = folder();
-    const store = await openStore({ kind: 'file', path: join(dir, 'none', 'ledger.sqlite') }, { clock: new FixedClock(), log: () => {}, readOnly: true });
+    const store = await openStore(
+      { kind: 'file', path: join(dir, 'none', 'ledger.sqlite') },
+      { clock: new FixedClock(), log: () => {}, readOnly: true },
+    );
     expect(store.ratings.entries()).toEqual([]);
     await store.close();
     expect(existsSync(join(dir, 'none'))).toBe(false);
@@ -82,7 +89,11 @@ describe('openStore', () => {
     const shown: string[] = [];
     const store = await openStore(
       { kind: 'team', url: 'postgres://ana@127.0.0.1:1/team', fallbackPath },
-      { clock: new FixedClock(), log: (level, message) => said.push(`${level}: ${message}`), team: { memberId: 'ana', subject: 'this run', notifyFallback: (message) => shown.push(message), connectTimeoutMs: 2_000 } },
+      {
+        clock: new FixedClock(),
+        log: (level, message) => said.push(`${level}: ${message}`),
+        team: { memberId: 'ana', subject: 'this run', notifyFallback: (message) => shown.push(message), connectTimeoutMs: 2_000 },
+      },
     );
     expect(shown).toEqual([expect.stringMatching(/this run learns into the workspace ledger .*ledger\.sqlite instead/)]);
     expect(said.filter((line) => line.startsWith('warning:'))).toHaveLength(1);

@@ -14,11 +14,19 @@ const DAY = Date.UTC(2026, 0, 2);
 describe('SpendTally', () => {
   it('passes over a row whose time no Date can hold, as the row reader does, and sums the rest', () => {
     const path = join(dir.path, 'decisions.jsonl');
-    writeFileSync(path, [decisionRow({ call: 'a', at: DAY, cost: 1 }), decisionRow({ call: 'far', at: 1e300, cost: 5 })].map((row) => `${JSON.stringify(row)}\n`).join(''));
+    writeFileSync(
+      path,
+      [decisionRow({ call: 'a', at: DAY, cost: 1 }), decisionRow({ call: 'far', at: 1e300, cost: 5 })]
+        .map((row) => `${JSON.stringify(row)}\n`)
+        .join(''),
+    );
     const tally = new SpendTally({ path });
     expect(tally.from(DAY).map((group) => [group.day, group.cost, group.calls])).toEqual([['2026-01-02', 1, 1]]);
     // And when such a row arrives after the first read, on the forward path.
-    appendFileSync(path, `${JSON.stringify(decisionRow({ call: 'later', at: -1e300, cost: 5 }))}\n${JSON.stringify(decisionRow({ call: 'b', at: DAY + 1, cost: 2 }))}\n`);
+    appendFileSync(
+      path,
+      `${JSON.stringify(decisionRow({ call: 'later', at: -1e300, cost: 5 }))}\n${JSON.stringify(decisionRow({ call: 'b', at: DAY + 1, cost: 2 }))}\n`,
+    );
     expect(tally.today(DAY)).toBe(3);
   });
 });
@@ -31,7 +39,10 @@ describe('SpendTally with rows whose cost is not a spend', () => {
       decisionRow({ call: 'forged', at: DAY + 2, cost: -450, inputTokens: -1e9, outputTokens: -1e9 }),
     ];
     // 1e999 is how JSON spells a number too large for a double: it parses as Infinity.
-    writeFileSync(path, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n${JSON.stringify(decisionRow({ call: 'huge', at: DAY + 3, inputTokens: null, outputTokens: null })).replace('"cost":0', '"cost":1e999')}\n`);
+    writeFileSync(
+      path,
+      `${rows.map((row) => JSON.stringify(row)).join('\n')}\n${JSON.stringify(decisionRow({ call: 'huge', at: DAY + 3, inputTokens: null, outputTokens: null })).replace('"cost":0', '"cost":1e999')}\n`,
+    );
     const tally = new SpendTally({ path });
     expect(tally.today(DAY)).toBe(1.02);
     const [group] = tally.from(DAY);

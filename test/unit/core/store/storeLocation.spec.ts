@@ -8,11 +8,17 @@ const workspaceFile = join(cwd, '.rung', 'ledger.sqlite');
 describe('parseStoreLocation', () => {
   it('keeps the ledger in memory, or in the workspace file, when nothing is named, as the command chooses', () => {
     expect(parseStoreLocation({ value: undefined, cwd, whenAbsent: 'memory', name: '--ledger' })).toEqual({ kind: 'memory' });
-    expect(parseStoreLocation({ value: undefined, cwd, whenAbsent: 'workspace', name: '--ledger' })).toEqual({ kind: 'file', path: workspaceFile });
+    expect(parseStoreLocation({ value: undefined, cwd, whenAbsent: 'workspace', name: '--ledger' })).toEqual({
+      kind: 'file',
+      path: workspaceFile,
+    });
   });
 
   it('reads a file relative to the folder, and a team server with the workspace file as its fallback', () => {
-    expect(parseStoreLocation({ value: 'ledgers/a.sqlite', cwd, whenAbsent: 'memory', name: '--ledger' })).toEqual({ kind: 'file', path: join(cwd, 'ledgers', 'a.sqlite') });
+    expect(parseStoreLocation({ value: 'ledgers/a.sqlite', cwd, whenAbsent: 'memory', name: '--ledger' })).toEqual({
+      kind: 'file',
+      path: join(cwd, 'ledgers', 'a.sqlite'),
+    });
     const team = parseStoreLocation({ value: ' postgresql://ana@db:5432/team ', cwd, whenAbsent: 'memory', name: '--ledger' });
     expect(team).toEqual({ kind: 'team', url: 'postgresql://ana@db:5432/team', fallbackPath: workspaceFile });
     // The decision log stays beside the workspace file whatever keeps the ratings.
@@ -23,8 +29,14 @@ describe('parseStoreLocation', () => {
   it('refuses an empty value, a URL pg cannot read and a scheme that is not a ledger, naming the flag and what to write', () => {
     const read = (value: string) => () => parseStoreLocation({ value, cwd, whenAbsent: 'memory', name: '--ledger' });
     expect(read('  ')).toThrow(StoreLocationError);
-    expect(read('  ')).toThrow('--ledger needs a ledger file or a postgres://user@host:port/database URL, not an empty value; leave it out for a ledger in memory');
-    expect(read('postgres://ana@db:notaport/team')).toThrow(/--ledger is not a URL that can be read .*write it as postgres:\/\/user@host:port\/database/);
-    expect(read('https://db.example.com/team')).toThrow('--ledger "https://db.example.com/team": only a postgres:// URL names a team\'s server; give a ledger file, or postgres://user@host:port/database');
+    expect(read('  ')).toThrow(
+      '--ledger needs a ledger file or a postgres://user@host:port/database URL, not an empty value; leave it out for a ledger in memory',
+    );
+    expect(read('postgres://ana@db:notaport/team')).toThrow(
+      /--ledger is not a URL that can be read .*write it as postgres:\/\/user@host:port\/database/,
+    );
+    expect(read('https://db.example.com/team')).toThrow(
+      '--ledger "https://db.example.com/team": only a postgres:// URL names a team\'s server; give a ledger file, or postgres://user@host:port/database',
+    );
   });
 });

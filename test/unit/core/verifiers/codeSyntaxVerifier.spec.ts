@@ -58,7 +58,8 @@ describe('CodeSyntaxVerifier', () => {
 });
 
 describe('CodeSyntaxVerifier on fragments', () => {
-  const fragments = (quotedFrom?: string) => new CodeSyntaxVerifier({ fragments: true, ...(quotedFrom !== undefined ? { quotedFrom } : {}) });
+  const fragments = (quotedFrom?: string) =>
+    new CodeSyntaxVerifier({ fragments: true, ...(quotedFrom !== undefined ? { quotedFrom } : {}) });
 
   it('passes a method, class fields, interface members, object properties and case clauses that parse only in their place', async () => {
     const pieces = [
@@ -76,7 +77,9 @@ describe('CodeSyntaxVerifier on fragments', () => {
   });
 
   it('reads "..." as code left out, alone on a line or inside brackets', async () => {
-    expect(await fragments().verify(answer(fence('ts', 'function save() {\n  ...\n  return write(...);\n}')))).toMatchObject({ verdict: 'pass' });
+    expect(await fragments().verify(answer(fence('ts', 'function save() {\n  ...\n  return write(...);\n}')))).toMatchObject({
+      verdict: 'pass',
+    });
   });
 
   it('still fails a fragment that is broken wherever it goes, at its place in the block', async () => {
@@ -88,16 +91,27 @@ describe('CodeSyntaxVerifier on fragments', () => {
   });
 
   it('passes JSON with comments, trailing commas, or that is a list of members', async () => {
-    expect(await fragments().verify(answer(fence('json', '{\n  // strict mode\n  "strict": true,\n}')))).toMatchObject({ verdict: 'pass', checks: ['JSON syntax'] });
+    expect(await fragments().verify(answer(fence('json', '{\n  // strict mode\n  "strict": true,\n}')))).toMatchObject({
+      verdict: 'pass',
+      checks: ['JSON syntax'],
+    });
     expect(await fragments().verify(answer(fence('json', '"scripts": { "test": "vitest" }')))).toMatchObject({ verdict: 'pass' });
     expect((await fragments().verify(answer(fence('json', '{"a": [1, 2}')))).verdict).toBe('fail');
   });
 
   it("does not judge the user's own code quoted back, and judges the model's", async () => {
-    const request = 'Why does this not compile?\n```ts\nfunction total(items: number[] {\n  return items.reduce((a, b) => a + b, 0);\n}\n```';
+    const request =
+      'Why does this not compile?\n```ts\nfunction total(items: number[] {\n  return items.reduce((a, b) => a + b, 0);\n}\n```';
     const quotedBack = `Your code:\n${fence('ts', 'function total(items: number[] {\n  return items.reduce((a, b) => a + b, 0);\n}')}\nis missing a parenthesis. Fixed:\n${fence('ts', 'function total(items: number[]) {\n  return items.reduce((a, b) => a + b, 0);\n}')}`;
-    expect(await fragments(request).verify(answer(quotedBack))).toEqual({ verdict: 'pass', reason: '1 code block parses (typescript)', checks: ['TypeScript syntax'] });
+    expect(await fragments(request).verify(answer(quotedBack))).toEqual({
+      verdict: 'pass',
+      reason: '1 code block parses (typescript)',
+      checks: ['TypeScript syntax'],
+    });
     const onlyQuoted = `Your code:\n${fence('ts', 'function total(items: number[] {\n  return items.reduce((a, b) => a + b, 0);\n}')}\nneeds a ")" after the parameter.`;
-    expect(await fragments(request).verify(answer(onlyQuoted))).toEqual({ verdict: 'unverified', reason: 'the only TypeScript, JavaScript or JSON code in the answer is quoted from the request' });
+    expect(await fragments(request).verify(answer(onlyQuoted))).toEqual({
+      verdict: 'unverified',
+      reason: 'the only TypeScript, JavaScript or JSON code in the answer is quoted from the request',
+    });
   });
 });

@@ -19,7 +19,31 @@ function patternBlocks(text: string): FencedBlock[] {
 const pick = <T>(items: readonly T[], random: Random): T => items[Math.floor(random() * items.length)] as T;
 
 /** Lines an answer is made of, hostile ones among them: fences of every length, indented, with tags and titles, and text. */
-const LINES = ['```', '```ts', '```TS title="src/a.ts"', '````', '````md', '~~~', '~~~~', '  ```', '\t```', '  ```json', '``` ', '```\t', '``', '```x```', '```ts `', 'const a = 1;', '', '  ', 'x', '# heading', '~~~ python', ' ````', '`````'];
+const LINES = [
+  '```',
+  '```ts',
+  '```TS title="src/a.ts"',
+  '````',
+  '````md',
+  '~~~',
+  '~~~~',
+  '  ```',
+  '\t```',
+  '  ```json',
+  '``` ',
+  '```\t',
+  '``',
+  '```x```',
+  '```ts `',
+  'const a = 1;',
+  '',
+  '  ',
+  'x',
+  '# heading',
+  '~~~ python',
+  ' ````',
+  '`````',
+];
 const BREAKS = ['\n', '\n', '\n', '\r\n', '\r', '\u2028'];
 
 function linesAnswer(random: Random): string {

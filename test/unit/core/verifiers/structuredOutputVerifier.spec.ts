@@ -10,13 +10,18 @@ const planSchema = {
   properties: {
     title: { type: 'string' },
     priority: { enum: ['low', 'high'] },
-    steps: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, done: { type: 'boolean' } } } },
+    steps: {
+      type: 'array',
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, done: { type: 'boolean' } } },
+    },
   },
 };
 
 describe('StructuredOutputVerifier', () => {
   it('passes bare JSON that matches the schema', async () => {
-    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(answer('{"title":"ship","steps":[{"id":1},{"id":2,"done":true}]}'));
+    const check = await new StructuredOutputVerifier({ schema: planSchema }).verify(
+      answer('{"title":"ship","steps":[{"id":1},{"id":2,"done":true}]}'),
+    );
     expect(check).toEqual({ verdict: 'pass', reason: 'JSON matches the schema (bare)' });
   });
 
@@ -53,7 +58,9 @@ describe('StructuredOutputVerifier', () => {
   });
 
   it('says which schema keywords it did not check', async () => {
-    const check = await new StructuredOutputVerifier({ schema: { type: 'string', pattern: '^a', minLength: 2 } }).verify(answer('```json\n"abc"\n```'));
+    const check = await new StructuredOutputVerifier({ schema: { type: 'string', pattern: '^a', minLength: 2 } }).verify(
+      answer('```json\n"abc"\n```'),
+    );
     expect(check).toEqual({ verdict: 'pass', reason: 'JSON matches the schema (fence 1) (not checked: minLength, pattern)' });
   });
 });
@@ -71,7 +78,11 @@ describe('extractJson', () => {
 
 describe('validateJsonSchema', () => {
   it('checks additionalProperties given as a schema, const and union types', () => {
-    const schema = { type: 'object', additionalProperties: { type: 'number' }, properties: { kind: { const: 'point' }, label: { type: ['string', 'null'] } } };
+    const schema = {
+      type: 'object',
+      additionalProperties: { type: 'number' },
+      properties: { kind: { const: 'point' }, label: { type: ['string', 'null'] } },
+    };
     expect(validateJsonSchema({ kind: 'point', label: null, x: 1, y: 2 }, schema).errors).toEqual([]);
     expect(validateJsonSchema({ kind: 'line', label: 3, x: 'a' }, schema).errors).toEqual([
       '$.kind: expected "point", got "line"',
@@ -87,7 +98,9 @@ describe('validateJsonSchema', () => {
 
   it('rejects a "constructor" key under additionalProperties: false', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false };
-    expect(validateJsonSchema(JSON.parse('{"city": "Paris", "constructor": 1}'), schema).errors).toEqual(['$: unexpected property "constructor"']);
+    expect(validateJsonSchema(JSON.parse('{"city": "Paris", "constructor": 1}'), schema).errors).toEqual([
+      '$: unexpected property "constructor"',
+    ]);
   });
 });
 
@@ -95,7 +108,14 @@ describe('schemaProblems', () => {
   it('finds nothing wrong with a schema the validator reads whole, booleans and annotations included', () => {
     expect(schemaProblems(planSchema)).toEqual([]);
     expect(schemaProblems(true)).toEqual([]);
-    expect(schemaProblems({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'any', type: ['string', 'null'], additionalProperties: false })).toEqual([]);
+    expect(
+      schemaProblems({
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        title: 'any',
+        type: ['string', 'null'],
+        additionalProperties: false,
+      }),
+    ).toEqual([]);
   });
 
   it('leaves keywords outside the subset to be reported as not checked, not refused', () => {
@@ -103,7 +123,9 @@ describe('schemaProblems', () => {
   });
 
   it('refuses an unknown type name, which would fail every answer, naming where it is and the names there are', () => {
-    expect(schemaProblems({ type: 'nonsense' })).toEqual(['#/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)']);
+    expect(schemaProblems({ type: 'nonsense' })).toEqual([
+      '#/type: unknown type "nonsense" (the types are array, boolean, integer, null, number, object, string)',
+    ]);
     expect(schemaProblems({ type: 'object', properties: { 'a/b': { type: ['string', 'text'] } } })).toEqual([
       '#/properties/a~1b/type: unknown type "text" (the types are array, boolean, integer, null, number, object, string)',
     ]);
@@ -115,11 +137,15 @@ describe('schemaProblems', () => {
     expect(schemaProblems([1, 2])).toEqual(['#: a schema is an object or a boolean, not an array']);
     expect(schemaProblems('object')).toEqual(['#: a schema is an object or a boolean, not a string ("object")']);
     expect(schemaProblems(null)).toEqual(['#: a schema is an object or a boolean, not null']);
-    expect(schemaProblems({ type: 'array', items: 'string' })).toEqual(['#/items: a schema is an object or a boolean, not a string ("string")']);
+    expect(schemaProblems({ type: 'array', items: 'string' })).toEqual([
+      '#/items: a schema is an object or a boolean, not a string ("string")',
+    ]);
   });
 
-  it('refuses the subset\'s own keywords in a shape the validator would skip without a word', () => {
-    expect(schemaProblems({ properties: ['city'], required: 'city', enum: 'a', additionalProperties: 'no', items: [{ type: 'string' }] })).toEqual([
+  it("refuses the subset's own keywords in a shape the validator would skip without a word", () => {
+    expect(
+      schemaProblems({ properties: ['city'], required: 'city', enum: 'a', additionalProperties: 'no', items: [{ type: 'string' }] }),
+    ).toEqual([
       '#/properties: must be an object of schemas, not an array',
       '#/required: must be a list of property names, not a string ("city")',
       '#/items: a list of schemas (the tuple form) is not supported; give one schema for every item',

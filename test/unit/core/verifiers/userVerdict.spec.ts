@@ -21,7 +21,9 @@ class FixedVerifier implements Verifier {
 
 describe('userVerdict', () => {
   it('reads thumbs down, retry-stronger and a discarded edit as failures, an accepted edit as a pass', () => {
-    const verdicts = (['thumbs-down', 'retry-stronger', 'edit-discarded', 'edit-accepted', 'thumbs-up'] as UserFeedback[]).map((feedback) => userVerdict(feedback).verdict);
+    const verdicts = (['thumbs-down', 'retry-stronger', 'edit-discarded', 'edit-accepted', 'thumbs-up'] as UserFeedback[]).map(
+      (feedback) => userVerdict(feedback).verdict,
+    );
     expect(verdicts).toEqual(['fail', 'fail', 'fail', 'pass', 'pass']);
     expect(userVerdict('retry-stronger').reason).toBe('the user asked to retry with a stronger model');
   });
@@ -37,40 +39,56 @@ describe('userVerdict', () => {
 describe('AllVerifiers', () => {
   it('fails on the first failure and does not run the checks after it', async () => {
     const later = new FixedVerifier('command', { verdict: 'pass', reason: 'exited 0' });
-    const check = await new AllVerifiers({ verifiers: [new FixedVerifier('structured-output', { verdict: 'fail', reason: 'no JSON' }), later] }).verify(answer);
+    const check = await new AllVerifiers({
+      verifiers: [new FixedVerifier('structured-output', { verdict: 'fail', reason: 'no JSON' }), later],
+    }).verify(answer);
     expect(check).toEqual({ verdict: 'fail', reason: 'structured-output: no JSON', checks: ['structured-output'] });
     expect(later.calls).toBe(0);
   });
 
   it('passes when one check passed and the others could not judge', async () => {
     const check = await new AllVerifiers({
-      verifiers: [new FixedVerifier('structured-output', { verdict: 'pass', reason: 'matches' }), new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' })],
+      verifiers: [
+        new FixedVerifier('structured-output', { verdict: 'pass', reason: 'matches' }),
+        new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' }),
+      ],
     }).verify(answer);
     expect(check).toEqual({ verdict: 'pass', reason: 'structured-output: matches; command: timed out', checks: ['structured-output'] });
   });
 
   it('calls an answer with no verifier unverified', async () => {
-    expect(await new AllVerifiers({ verifiers: [] }).verify(answer)).toEqual({ verdict: 'unverified', reason: 'no verifier configured', checks: [] });
+    expect(await new AllVerifiers({ verifiers: [] }).verify(answer)).toEqual({
+      verdict: 'unverified',
+      reason: 'no verifier configured',
+      checks: [],
+    });
   });
 
   it('names in words the checks that judged the answer, by what each said judged it, else its label, and leaves out those that could not judge', async () => {
     const check = await new AllVerifiers({
       verifiers: [
         new FixedVerifier('json', { verdict: 'pass', reason: 'valid JSON (the whole answer)' }, 'JSON'),
-        new FixedVerifier('code-syntax', { verdict: 'pass', reason: '2 code blocks parse', checks: ['TypeScript syntax', 'JSON syntax'] }, 'code syntax'),
+        new FixedVerifier(
+          'code-syntax',
+          { verdict: 'pass', reason: '2 code blocks parse', checks: ['TypeScript syntax', 'JSON syntax'] },
+          'code syntax',
+        ),
         new FixedVerifier('command', { verdict: 'unverified', reason: 'timed out' }, 'workspace command `npm test`'),
         new FixedVerifier('again', { verdict: 'pass', reason: 'still valid' }, 'JSON'),
       ],
     }).verify(answer);
     expect(check).toEqual({
       verdict: 'pass',
-      reason: 'JSON: valid JSON (the whole answer); TypeScript syntax, JSON syntax: 2 code blocks parse; workspace command `npm test`: timed out; JSON: still valid',
+      reason:
+        'JSON: valid JSON (the whole answer); TypeScript syntax, JSON syntax: 2 code blocks parse; workspace command `npm test`: timed out; JSON: still valid',
       checks: ['JSON', 'TypeScript syntax', 'JSON syntax'],
     });
   });
 
   it('names no check when none could judge', async () => {
-    const check = await new AllVerifiers({ verifiers: [new FixedVerifier('code-syntax', { verdict: 'unverified', reason: 'no block' }, 'code syntax')] }).verify(answer);
+    const check = await new AllVerifiers({
+      verifiers: [new FixedVerifier('code-syntax', { verdict: 'unverified', reason: 'no block' }, 'code syntax')],
+    }).verify(answer);
     expect(check).toEqual({ verdict: 'unverified', reason: 'no block', checks: [] });
   });
 });

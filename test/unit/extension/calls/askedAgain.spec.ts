@@ -22,7 +22,12 @@ describe('a request asked again', () => {
     expect(again.previous(question, tools)).toBeUndefined();
     again.answered(question, tools, { callId: 'c1', model: 'tiny-coder:1b', stronger: true });
     clock.time += 60_000;
-    expect(again.previous([...question.map((message) => ({ ...message }))], tools)).toEqual({ callId: 'c1', model: 'tiny-coder:1b', stronger: true, at: 1_000_000 });
+    expect(again.previous([...question.map((message) => ({ ...message }))], tools)).toEqual({
+      callId: 'c1',
+      model: 'tiny-coder:1b',
+      stronger: true,
+      at: 1_000_000,
+    });
   });
 
   it('is not a request that differs in any message, in the tools offered, or in a tool result', () => {
@@ -50,7 +55,8 @@ describe('a request asked again', () => {
     again.answered(question, tools, { callId: 'c1', model: 'tiny-coder:1b', stronger: true });
     again.answered(question, tools, { callId: 'c2', model: 'test/strong-model', stronger: false });
     expect(again.previous(question, tools)).toMatchObject({ callId: 'c2', model: 'test/strong-model', stronger: false });
-    for (let index = 0; index < 50; index++) again.answered([{ role: 'user', content: `question ${index}` }], [], { callId: `q${index}`, model: 'm', stronger: true });
+    for (let index = 0; index < 50; index++)
+      again.answered([{ role: 'user', content: `question ${index}` }], [], { callId: `q${index}`, model: 'm', stronger: true });
     expect(again.previous(question, tools)).toBeUndefined();
     expect(again.previous([{ role: 'user', content: 'question 0' }], [])?.callId).toBe('q0');
   });

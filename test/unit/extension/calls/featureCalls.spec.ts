@@ -1,12 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePanel } from '../../../../src/core/panel';
-import { ProviderUnavailable, type ChatMessage, type ChatOptions, type ProviderAdapter, type StreamPart, type ToolCall, type ToolSpec } from '../../../../src/core/providers/provider';
+import {
+  ProviderUnavailable,
+  type ChatMessage,
+  type ChatOptions,
+  type ProviderAdapter,
+  type StreamPart,
+  type ToolCall,
+  type ToolSpec,
+} from '../../../../src/core/providers/provider';
 import type { Candidate } from '../../../../src/core/routing/types';
 import { RungSession } from '../../../../src/core/session/session';
 import type { SessionChatRequest, SessionChatResult, SessionEvent, VerdictWithReason } from '../../../../src/core/session/types';
 import { FEEDBACK_WEIGHT } from '../../../../src/extension/calls/feedback';
 import { ASKED_AGAIN_WITHIN_MS } from '../../../../src/extension/calls/askedAgain';
-import { FeatureCalls, type CallLog, type CallState, type Cancellation, type ChatSession } from '../../../../src/extension/calls/featureCalls';
+import {
+  FeatureCalls,
+  type CallLog,
+  type CallState,
+  type Cancellation,
+  type ChatSession,
+} from '../../../../src/extension/calls/featureCalls';
 import { FixedClock } from '../../support/FixedClock';
 import { toolsSent } from '../../../../src/core/providers/tokens';
 import { PlainError } from '../../../../src/extension/calls/plainErrors';
@@ -52,7 +66,20 @@ class TestCancellation implements Cancellation {
 
 function candidate(slug: string, tier: Candidate['tier']): Candidate {
   const local = tier < 4;
-  return { slug, provider: local ? 'ollama' : 'cloud', spec: { slug, provider: local ? 'ollama' : 'cloud' }, tier, local, resolved: slug, ability: 0.5, graded: 0, ok: 0, measured: false, cost: local ? 0 : 0.002, reason: `no-measured-profiles tier${tier}` };
+  return {
+    slug,
+    provider: local ? 'ollama' : 'cloud',
+    spec: { slug, provider: local ? 'ollama' : 'cloud' },
+    tier,
+    local,
+    resolved: slug,
+    ability: 0.5,
+    graded: 0,
+    ok: 0,
+    measured: false,
+    cost: local ? 0 : 0.002,
+    reason: `no-measured-profiles tier${tier}`,
+  };
 }
 
 const LADDER = [candidate('small', 2), candidate('cloud', 4)];
@@ -86,12 +113,33 @@ class ScriptedSession implements ChatSession {
     onEvent?.({ type: 'routed', callId, classKey, ranking });
     if (this.waitForStop) {
       await new Promise<void>((resolve) => request.signal?.addEventListener('abort', () => resolve(), { once: true }));
-      return { callId, classKey, answer: undefined, attempts: [], ranking, stopped: true, interrupted: false, cost: 0, checks: [], checked: 'unchecked' };
+      return {
+        callId,
+        classKey,
+        answer: undefined,
+        attempts: [],
+        ranking,
+        stopped: true,
+        interrupted: false,
+        cost: 0,
+        checks: [],
+        checked: 'unchecked',
+      };
     }
     const model = request.pinned ?? candidates[0]?.slug;
     if (model === undefined) throw new Error('no model can take this call');
     const opener = candidates.findIndex((entry) => entry.slug === model);
-    const attempt = { model, provider: model === 'cloud' ? 'cloud' : 'ollama', rung: Math.max(0, opener), verdict: { kind: 'unverified' as const, reason: 'no verifier configured' }, resolvedModel: model, cost: 0, latencyMs: 1, explore: false, checks: [] };
+    const attempt = {
+      model,
+      provider: model === 'cloud' ? 'cloud' : 'ollama',
+      rung: Math.max(0, opener),
+      verdict: { kind: 'unverified' as const, reason: 'no verifier configured' },
+      resolvedModel: model,
+      cost: 0,
+      latencyMs: 1,
+      explore: false,
+      checks: [],
+    };
     // What the tool schemas took of the input, as the session counts them, at a price of the test's.
     const tools = toolsSent(request.messages, request.tools ?? [], request.droppedTools ?? []);
     return {
@@ -111,9 +159,23 @@ class ScriptedSession implements ChatSession {
 }
 
 const hello: ChatMessage[] = [{ role: 'user', content: 'hello' }];
-const editTool: ToolSpec = { name: 'edit_file', description: 'Edits a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
+const editTool: ToolSpec = {
+  name: 'edit_file',
+  description: 'Edits a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } } },
+};
 /** Nine of Agent mode's tools: five the editor files as core, four that a greeting does not name. */
-const AGENT_TOOLS: ToolSpec[] = ['read_file', 'replace_string_in_file', 'grep_search', 'list_dir', 'create_file', 'fetch_webpage', 'github_repo', 'run_notebook_cell', 'install_extension'].map((name) => ({
+const AGENT_TOOLS: ToolSpec[] = [
+  'read_file',
+  'replace_string_in_file',
+  'grep_search',
+  'list_dir',
+  'create_file',
+  'fetch_webpage',
+  'github_repo',
+  'run_notebook_cell',
+  'install_extension',
+].map((name) => ({
   name,
   description: `the ${name} tool`,
   parameters: { type: 'object', properties: {} },
@@ -131,9 +193,24 @@ describe('a feature call', () => {
     it('carries the tools, the schema check and the conversation, lets the session infer the class, and applies the pin and the avoid', async () => {
       const { calls, session, state } = setUp(new MemoryState('small', 'cloud'));
       const schema = { type: 'object' };
-      const call = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: [editTool], checks: { schema }, conversationId: 'conv-1', climbWhenAskedAgain: true });
+      const call = calls.prepare({
+        feature: 'Rung Auto',
+        messages: hello,
+        tools: [editTool],
+        checks: { schema },
+        conversationId: 'conv-1',
+        climbWhenAskedAgain: true,
+      });
       await call.run(session);
-      expect(session.requests[0]).toMatchObject({ messages: hello, tools: [editTool], checks: { schema }, conversationId: 'conv-1', classKey: 'infer', pinned: 'small', avoid: 'cloud' });
+      expect(session.requests[0]).toMatchObject({
+        messages: hello,
+        tools: [editTool],
+        checks: { schema },
+        conversationId: 'conv-1',
+        classKey: 'infer',
+        pinned: 'small',
+        avoid: 'cloud',
+      });
       expect(session.requests[0]?.above).toBeUndefined();
       expect(state.recorded).toEqual([{ callId: 'c1', origin: 'Rung Auto', model: 'small' }]);
     });
@@ -144,16 +221,30 @@ describe('a feature call', () => {
       expect(session.requests[0]?.tools).toEqual(AGENT_TOOLS);
       expect(session.requests[0]?.droppedTools).toBeUndefined();
       const relevant = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant' });
-      expect(relevant.request.tools?.map((tool) => tool.name)).toEqual(['read_file', 'replace_string_in_file', 'grep_search', 'list_dir', 'create_file']);
+      expect(relevant.request.tools?.map((tool) => tool.name)).toEqual([
+        'read_file',
+        'replace_string_in_file',
+        'grep_search',
+        'list_dir',
+        'create_file',
+      ]);
       expect(relevant.request.droppedTools).toEqual(['fetch_webpage', 'github_repo', 'run_notebook_cell', 'install_extension']);
-      const required = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant', toolCallRequired: true });
+      const required = calls.prepare({
+        feature: 'Rung Auto',
+        messages: hello,
+        tools: AGENT_TOOLS,
+        agentTools: 'relevant',
+        toolCallRequired: true,
+      });
       expect(required.request.tools).toEqual(AGENT_TOOLS);
       expect(required.request.droppedTools).toBeUndefined();
     });
 
     it('logs what the tool schemas took of the input, their cost and which tools were dropped', async () => {
       const { calls, session, log } = setUp();
-      await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant', climbWhenAskedAgain: true }).run(session);
+      await calls
+        .prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant', climbWhenAskedAgain: true })
+        .run(session);
       const share = toolsSent(hello, AGENT_TOOLS.slice(0, 5));
       expect(log.lines).toEqual([
         `info Rung Auto c1 chat over [small, cloud]: answered by small on rung 1 of 2, unchecked (unverified: no verifier configured), $0; 5 tools ≈ ${share?.tokens} of ${share?.input} input tokens, $0.012 of the input; dropped 4 (rung.agentTools): fetch_webpage, github_repo, run_notebook_cell, install_extension`,
@@ -164,17 +255,25 @@ describe('a feature call', () => {
       const { calls, session, log } = setUp();
       session.toolCalls = [{ id: 'call-1', name: 'fetch_webpage', arguments: '{"urls":["https://example.com"]}' }];
       const trimmed = calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS, agentTools: 'relevant' });
-      await expect(trimmed.run(session)).rejects.toThrow(new PlainError('small called fetch_webpage, which was not sent to it, so nothing was run. Ask again, or set rung.agentTools to "all" to send every tool.'));
-      expect(log.lines.at(-1)).toBe('warn Rung Auto c1: small called fetch_webpage, which Rung did not send; the tool calls were not passed on');
+      await expect(trimmed.run(session)).rejects.toThrow(
+        new PlainError(
+          'small called fetch_webpage, which was not sent to it, so nothing was run. Ask again, or set rung.agentTools to "all" to send every tool.',
+        ),
+      );
+      expect(log.lines.at(-1)).toBe(
+        'warn Rung Auto c1: small called fetch_webpage, which Rung did not send; the tool calls were not passed on',
+      );
       // Sent, the same call is the answer's.
       const all = await calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session);
       expect(all.result.answer?.toolCalls.map((call) => call.name)).toEqual(['fetch_webpage']);
       // A tool never offered is no setting's doing.
       session.toolCalls = [{ id: 'call-2', name: 'open_browser_page', arguments: '{}' }];
-      await expect(calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session)).rejects.toThrow(new PlainError('small called open_browser_page, which was not sent to it, so nothing was run. Ask again.'));
+      await expect(calls.prepare({ feature: 'Rung Auto', messages: hello, tools: AGENT_TOOLS }).run(session)).rejects.toThrow(
+        new PlainError('small called open_browser_page, which was not sent to it, so nothing was run. Ask again.'),
+      );
     });
 
-    it('climbs past the model that answered when the same request comes again, without the user\'s avoid, and says so in the log', async () => {
+    it("climbs past the model that answered when the same request comes again, without the user's avoid, and says so in the log", async () => {
       const { calls, session, log } = setUp(new MemoryState(undefined, 'cloud'));
       const ask = { feature: 'Rung Auto', messages: hello, tools: [editTool], climbWhenAskedAgain: true };
       const first = await calls.prepare(ask).run(session);
@@ -188,7 +287,9 @@ describe('a feature call', () => {
       expect(second.line).toContain('Asked again above small');
       expect(log.lines).toHaveLength(3);
       expect(log.lines[1]).toMatch(/^info feedback on c1 \(small\): failed at weight/);
-      expect(log.lines[2]).toBe('info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small; 1 tool ≈ 31 of 33 input tokens, $0.012 of the input');
+      expect(log.lines[2]).toBe(
+        'info Rung Auto c2 chat over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; the same request again, after small answered it (c1): climbing past small; 1 tool ≈ 31 of 33 input tokens, $0.012 of the input',
+      );
     });
 
     it('routes the same request afresh when no stronger rung was eligible, when the tools differ, or when the answer is old', async () => {
@@ -217,8 +318,15 @@ describe('a feature call', () => {
       const again = calls.prepare(ask);
       expect(again.feedback).toMatchObject({ callId: 'c1', model: 'small', verdict: { kind: 'fail', weight: FEEDBACK_WEIGHT } });
       await again.run(session);
-      expect(session.settled).toEqual([{ callId: 'c1', verdict: { kind: 'fail', reason: "the user asked the same again (the Chat view's Retry)", weight: FEEDBACK_WEIGHT } }]);
-      expect(log.lines).toContain(`info feedback on c1 (small): failed at weight ${FEEDBACK_WEIGHT}, the user asked the same again (the Chat view's Retry)`);
+      expect(session.settled).toEqual([
+        {
+          callId: 'c1',
+          verdict: { kind: 'fail', reason: "the user asked the same again (the Chat view's Retry)", weight: FEEDBACK_WEIGHT },
+        },
+      ]);
+      expect(log.lines).toContain(
+        `info feedback on c1 (small): failed at weight ${FEEDBACK_WEIGHT}, the user asked the same again (the Chat view's Retry)`,
+      );
       // The request the retry answered (c2) may be asked again in its turn, but c1 is not settled twice.
       await calls.prepare(ask).run(session);
       expect(session.settled.map((entry) => entry.callId)).toEqual(['c1', 'c2']);
@@ -226,18 +334,25 @@ describe('a feature call', () => {
 
     it('settles the answer a follow-up says was wrong, found from the turn the editor sends back', async () => {
       const { calls, session } = setUp();
-      const first = await calls.prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'What is six times seven?' }], climbWhenAskedAgain: true }).run(session);
+      const first = await calls
+        .prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'What is six times seven?' }], climbWhenAskedAgain: true })
+        .run(session);
       const shown = `${first.result.answer?.text ?? ''}\n\nRung · small · rung 1 of 2 · unchecked · $0`;
       const followUp = (words: string): ChatMessage[] => [
         { role: 'user', content: 'What is six times seven?' },
         { role: 'assistant', content: shown },
         { role: 'user', content: `<context>the time</context>\n<userRequest>\n${words}\n</userRequest>` },
       ];
-      expect(calls.prepare({ feature: 'Rung Auto', messages: followUp('Thanks! And eight times nine?'), climbWhenAskedAgain: true }).feedback).toBeUndefined();
+      expect(
+        calls.prepare({ feature: 'Rung Auto', messages: followUp('Thanks! And eight times nine?'), climbWhenAskedAgain: true }).feedback,
+      ).toBeUndefined();
       // Not from a feature that keeps no conversation.
       expect(calls.prepare({ feature: 'Edit Selection', messages: followUp("That's wrong.") }).feedback).toBeUndefined();
       const wrong = calls.prepare({ feature: 'Rung Auto', messages: followUp("That's wrong, it is 42."), climbWhenAskedAgain: true });
-      expect(wrong.feedback).toMatchObject({ callId: 'c1', verdict: { kind: 'fail', reason: "the user's next message said the answer was wrong", weight: FEEDBACK_WEIGHT } });
+      expect(wrong.feedback).toMatchObject({
+        callId: 'c1',
+        verdict: { kind: 'fail', reason: "the user's next message said the answer was wrong", weight: FEEDBACK_WEIGHT },
+      });
       await wrong.run(session);
       expect(session.settled.map((entry) => entry.callId)).toEqual(['c1']);
     });
@@ -266,7 +381,7 @@ describe('a feature call', () => {
   });
 
   describe('from @rung', () => {
-    it('climbs past the model a retry set aside in place of the user\'s avoid, and names it in the closing line', async () => {
+    it("climbs past the model a retry set aside in place of the user's avoid, and names it in the closing line", async () => {
       const { calls, session, state, log } = setUp(new MemoryState(undefined, 'cloud'));
       const call = calls.prepare({ feature: '@rung', messages: hello, classKey: 'plan', above: 'small', climbWhenAskedAgain: true });
       expect(call.climb).toEqual({ above: 'small', because: 'retry' });
@@ -277,13 +392,18 @@ describe('a feature call', () => {
         'Answered by **cloud** (cloud) for `plan` — not yet graded in this class: a cloud model (ladder tier 4). Asked again above small: the rungs at or below it were left out.\n\nRung · cloud · asked again above small · unchecked · $0',
       );
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['@rung']);
-      expect(log.lines).toEqual(['info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small']);
+      expect(log.lines).toEqual([
+        'info @rung c1 plan over [cloud]: answered by cloud on rung 1 of 1, unchecked (unverified: no verifier configured), $0; a retry above small',
+      ]);
     });
 
-    it('shares one memory with Rung Auto, so the Chat view\'s Retry under either climbs', async () => {
+    it("shares one memory with Rung Auto, so the Chat view's Retry under either climbs", async () => {
       const { calls, session } = setUp();
       await calls.prepare({ feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true }).run(session);
-      expect(calls.prepare({ feature: '@rung', messages: hello, climbWhenAskedAgain: true }).climb).toEqual({ above: 'small', because: 'asked-again' });
+      expect(calls.prepare({ feature: '@rung', messages: hello, climbWhenAskedAgain: true }).climb).toEqual({
+        above: 'small',
+        because: 'asked-again',
+      });
     });
   });
 
@@ -294,7 +414,9 @@ describe('a feature call', () => {
       const finished = await calls.prepare(ask).run(session);
       expect(session.requests[0]).toMatchObject({ classKey: 'edit/typescript', checks: { answerSyntax: false }, pinned: 'small' });
       expect(calls.prepare({ ...ask, picked: undefined }).climb).toBeUndefined();
-      expect(finished.plainLine).toMatch(/^Answered by small \(ollama\) for edit\/typescript .* Rung · small · rung 1 of 2 · unchecked · \$0$/);
+      expect(finished.plainLine).toMatch(
+        /^Answered by small \(ollama\) for edit\/typescript .* Rung · small · rung 1 of 2 · unchecked · \$0$/,
+      );
       expect(finished.plainLine).not.toMatch(/\*\*|`/);
       expect(state.recorded.map((entry) => entry.origin)).toEqual(['Edit Selection']);
     });
@@ -359,7 +481,12 @@ describe('a feature call on a real session', () => {
       'two editor models',
     );
     const clock = new FixedClock();
-    const session = await RungSession.open({ panel, clock, keys: async () => 'editor-key', providerFactories: { 'vscode-lm': ({ name }) => new NamedAnswers(name) } });
+    const session = await RungSession.open({
+      panel,
+      clock,
+      keys: async () => 'editor-key',
+      providerFactories: { 'vscode-lm': ({ name }) => new NamedAnswers(name) },
+    });
     sessions.push(session);
     const { calls, state } = setUp();
     const ask = { feature: 'Rung Auto', messages: hello, climbWhenAskedAgain: true };
@@ -405,7 +532,12 @@ describe('the same request asked again while the stronger model is down', () => 
       'a local model and a stopped cloud one',
     );
     const acme = new StoppedServer('acme');
-    const session = await RungSession.open({ panel, clock: new FixedClock(), keys: async () => 'key', providerFactories: { 'vscode-lm': ({ name }) => (name === 'acme' ? acme : new NamedAnswers(name)) } });
+    const session = await RungSession.open({
+      panel,
+      clock: new FixedClock(),
+      keys: async () => 'key',
+      providerFactories: { 'vscode-lm': ({ name }) => (name === 'acme' ? acme : new NamedAnswers(name)) },
+    });
     sessions.push(session);
     return { session, acme };
   }
@@ -423,12 +555,14 @@ describe('the same request asked again while the stronger model is down', () => 
     // Asked once more, the ladder knows acme is down: nothing stronger is eligible, so the local model answers, no dead end.
     const second = await calls.prepare(ask).run(session);
     expect(second.result.answer?.text).toBe('small says hello');
-    expect(second.result.ranking.pruned).toEqual([expect.objectContaining({ model: 'large', reason: expect.stringContaining('provider acme unavailable') })]);
+    expect(second.result.ranking.pruned).toEqual([
+      expect.objectContaining({ model: 'large', reason: expect.stringContaining('provider acme unavailable') }),
+    ]);
     expect(acme.calls).toBe(1);
     expect(state.recorded.at(-1)?.model).toBe('small');
   });
 
-  it('does not fall back on a graded retry: the user set that model\'s answer aside', async () => {
+  it("does not fall back on a graded retry: the user set that model's answer aside", async () => {
     const { session } = await openWithStrongDown();
     const { calls } = setUp();
     const retry = await calls.prepare({ feature: '@rung', messages: hello, above: 'small' }).run(session);

@@ -1,14 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { AnswersGiven, EDIT_WATCH_MS, EditWatch, FEEDBACK_VERDICTS, FEEDBACK_WEIGHT, saysWrong } from '../../../../src/extension/calls/feedback';
+import {
+  AnswersGiven,
+  EDIT_WATCH_MS,
+  EditWatch,
+  FEEDBACK_VERDICTS,
+  FEEDBACK_WEIGHT,
+  saysWrong,
+} from '../../../../src/extension/calls/feedback';
 
 describe('a follow-up that says the answer was wrong', () => {
   it('is read from a short list of openings', () => {
-    for (const words of ["That's wrong.", 'No, that is not right', 'this is incorrect', "It doesn't work", 'That did not compile', 'Still broken', 'Wrong answer!', 'Incorrect.', 'Your code is wrong', 'no. it was still wrong'])
+    for (const words of [
+      "That's wrong.",
+      'No, that is not right',
+      'this is incorrect',
+      "It doesn't work",
+      'That did not compile',
+      'Still broken',
+      'Wrong answer!',
+      'Incorrect.',
+      'Your code is wrong',
+      'no. it was still wrong',
+    ])
       expect(saysWrong(words), words).toBe(true);
   });
 
   it('is not read into a question, a fault elsewhere, or a word in passing', () => {
-    for (const words of ['Is this wrong?', 'The test is wrong, fix it', 'What is wrong with my code?', 'Why does it not work on Windows?', 'Thanks, that works', 'Nothing is wrong here', 'wrongly named variable'])
+    for (const words of [
+      'Is this wrong?',
+      'The test is wrong, fix it',
+      'What is wrong with my code?',
+      'Why does it not work on Windows?',
+      'Thanks, that works',
+      'Nothing is wrong here',
+      'wrongly named variable',
+    ])
       expect(saysWrong(words), words).toBe(false);
   });
 
@@ -20,11 +46,12 @@ describe('a follow-up that says the answer was wrong', () => {
 });
 
 describe('the answers Rung gave', () => {
-  it('are found from the turn the editor sends back: with failed rungs\' text before it and the closing line after', () => {
+  it("are found from the turn the editor sends back: with failed rungs' text before it and the closing line after", () => {
     const given = new AnswersGiven();
     given.remember({ callId: 'c1', model: 'tiny' }, 'Six times seven is 42.');
     given.remember({ callId: 'c2', model: 'strong' }, '{"steps": ["read", "write"]}');
-    const shown = 'Sure! Here is a plan.\n\n---\n*Rung: tiny failed its check (no JSON); strong answers instead.*\n\n{"steps": ["read", "write"]}\n\nRung · strong · rung 2 of 2 · checked: JSON · $0.0002';
+    const shown =
+      'Sure! Here is a plan.\n\n---\n*Rung: tiny failed its check (no JSON); strong answers instead.*\n\n{"steps": ["read", "write"]}\n\nRung · strong · rung 2 of 2 · checked: JSON · $0.0002';
     expect(given.find(shown)).toEqual({ callId: 'c2', model: 'strong' });
     expect(given.find('Six times seven is 42.\n\nRung · tiny · rung 1 of 2 · unchecked · $0')).toEqual({ callId: 'c1', model: 'tiny' });
     expect(given.find('Some other answer entirely.')).toBeUndefined();

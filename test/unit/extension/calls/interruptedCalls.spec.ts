@@ -20,14 +20,26 @@ const MINUTE = 60_000;
 const NINE_TWELVE = Date.UTC(2026, 11, 3, 9, 12);
 
 function interrupted(call: string, at: number, model = 'slow-coder:7b') {
-  return decisionRow({ call, at, model, class: 'edit', shape: 'typescript', rung: 1, verdict: 'interrupted', verdictReason: INTERRUPTED_REASON });
+  return decisionRow({
+    call,
+    at,
+    model,
+    class: 'edit',
+    shape: 'typescript',
+    rung: 1,
+    verdict: 'interrupted',
+    verdictReason: INTERRUPTED_REASON,
+  });
 }
 
 describe('calls a closed or reloaded window interrupted', () => {
   it('are named once, with the model that was answering and when, as cut off and not graded', async () => {
     const notes = new MapNotes();
     const calls = new InterruptedCalls(notes);
-    const rows = [interrupted('c2', NINE_TWELVE), decisionRow({ call: 'c2', at: NINE_TWELVE - MINUTE, model: 'tiny-coder:1b', verdict: 'fail' })];
+    const rows = [
+      interrupted('c2', NINE_TWELVE),
+      decisionRow({ call: 'c2', at: NINE_TWELVE - MINUTE, model: 'tiny-coder:1b', verdict: 'fail' }),
+    ];
 
     const first = await calls.unnamed(rows);
     expect(first).toBe(
@@ -41,7 +53,9 @@ describe('calls a closed or reloaded window interrupted', () => {
   it('names the newest and counts the others not yet named', async () => {
     const calls = new InterruptedCalls(new MapNotes());
     const said = await calls.unnamed([interrupted('c3', NINE_TWELVE), interrupted('c1', NINE_TWELVE - 60 * MINUTE, 'qwen3:14b')]);
-    expect(said).toMatch(/^Your edit\/typescript call of 09:12 UTC was interrupted: .* slow-coder:7b .* ask again for a whole answer\. 1 earlier call was interrupted too\.$/);
+    expect(said).toMatch(
+      /^Your edit\/typescript call of 09:12 UTC was interrupted: .* slow-coder:7b .* ask again for a whole answer\. 1 earlier call was interrupted too\.$/,
+    );
   });
 
   it('says nothing of a call a reopened session cut off: that happened in a window the user was looking at', async () => {
@@ -53,9 +67,13 @@ describe('calls a closed or reloaded window interrupted', () => {
   it('says nothing of calls stopped by the user or interrupted before the last one named', async () => {
     const notes = new MapNotes();
     const calls = new InterruptedCalls(notes);
-    expect(await calls.unnamed([decisionRow({ call: 'c1', at: NINE_TWELVE, verdict: 'stopped', verdictReason: 'stopped by the user' })])).toBeUndefined();
+    expect(
+      await calls.unnamed([decisionRow({ call: 'c1', at: NINE_TWELVE, verdict: 'stopped', verdictReason: 'stopped by the user' })]),
+    ).toBeUndefined();
     await calls.unnamed([interrupted('c2', NINE_TWELVE)]);
     expect(await calls.unnamed([interrupted('c0', NINE_TWELVE - MINUTE)])).toBeUndefined();
-    expect(await calls.unnamed([interrupted('c4', NINE_TWELVE + MINUTE)])).toMatch(/^Your edit\/typescript call of 09:13 UTC was interrupted/);
+    expect(await calls.unnamed([interrupted('c4', NINE_TWELVE + MINUTE)])).toMatch(
+      /^Your edit\/typescript call of 09:13 UTC was interrupted/,
+    );
   });
 });

@@ -13,7 +13,10 @@ class NotSetUpError extends Error {
   }
 }
 
-const DOWN = { model: 'test/strong-model', reason: 'pruned: provider acme unavailable: acme: no server at http://127.0.0.1:9 (ECONNREFUSED)' };
+const DOWN = {
+  model: 'test/strong-model',
+  reason: 'pruned: provider acme unavailable: acme: no server at http://127.0.0.1:9 (ECONNREFUSED)',
+};
 const NOT_ABOVE = { model: 'tiny-coder:1b', reason: 'pruned: not above tiny-coder:1b on the ladder (a stronger model was asked for)' };
 const BUDGET = { model: 'test/strong-model', reason: 'pruned: daily budget $1.00 reached ($1.02 spent today)' };
 
@@ -31,9 +34,11 @@ describe('the error Rung Auto hands the editor', () => {
     );
   });
 
-  it('names the provider that is down in words, not the router\'s record, when no model could take the call', () => {
+  it("names the provider that is down in words, not the router's record, when no model could take the call", () => {
     const said = shown(plainError(new RoutingError('no model can take this call (…)', [NOT_ABOVE, DOWN])));
-    expect(said).toBe('Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.');
+    expect(said).toBe(
+      'Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.',
+    );
     expect(said).not.toMatch(/pruned|on the ladder|ECONNREFUSED/);
   });
 
@@ -45,14 +50,18 @@ describe('the error Rung Auto hands the editor', () => {
 
   it('says what a request too long for every model needs, and a broken panel in one line', () => {
     const context = plainError(new ContextRefusalError({ neededTokens: 90_000, largestContext: 32_768, largestModel: 'qwen3:14b' }));
-    expect(shown(context)).toMatch(/^Rung cannot send this request: this call needs about 90000 tokens .* Shorten it, or add a model with a larger context to the panel\.$/);
+    expect(shown(context)).toMatch(
+      /^Rung cannot send this request: this call needs about 90000 tokens .* Shorten it, or add a model with a larger context to the panel\.$/,
+    );
     const panel = plainError(new PanelError('.rung/panel.json', ['models.0.slug: required']));
     expect(shown(panel)).toBe("Rung's panel is invalid (.rung/panel.json); open it and mend it, the Rung log says what is wrong.");
   });
 
   it('reads once as a string, where an API caller or a log prints it, without naming Rung twice', () => {
     const error = plainError(new RoutingError('no model can take this call (…)', [DOWN]));
-    expect(String(error)).toBe('Error: Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.');
+    expect(String(error)).toBe(
+      'Error: Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.',
+    );
   });
 
   it('keeps any other error to its first line and points to the log', () => {
@@ -62,27 +71,55 @@ describe('the error Rung Auto hands the editor', () => {
 });
 
 describe('a call no model answered', () => {
-  it('names a strong model\'s refused connection from its last attempt', () => {
-    const last = { model: 'test/strong-model', verdict: { kind: 'provider-error' as const, reason: 'acme: no server at http://127.0.0.1:9 (ECONNREFUSED)', failure: 'unavailable' as const } };
-    expect(noAnswerText(last, [NOT_ABOVE])).toBe('Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.');
+  it("names a strong model's refused connection from its last attempt", () => {
+    const last = {
+      model: 'test/strong-model',
+      verdict: {
+        kind: 'provider-error' as const,
+        reason: 'acme: no server at http://127.0.0.1:9 (ECONNREFUSED)',
+        failure: 'unavailable' as const,
+      },
+    };
+    expect(noAnswerText(last, [NOT_ABOVE])).toBe(
+      'Rung got no answer: acme is unreachable (connection refused at http://127.0.0.1:9). Try again once it is back, or pick another model.',
+    );
   });
 
   it('says which check the last model failed', () => {
     const last = { model: 'tiny-coder:1b', verdict: { kind: 'fail' as const, reason: 'not valid JSON' } };
-    expect(noAnswerText(last, [])).toBe('Rung got no answer: tiny-coder:1b, the last model tried, ended failing its check (not valid JSON). Rephrase the request, or add a stronger model to the panel.');
+    expect(noAnswerText(last, [])).toBe(
+      'Rung got no answer: tiny-coder:1b, the last model tried, ended failing its check (not valid JSON). Rephrase the request, or add a stronger model to the panel.',
+    );
   });
 });
 
 describe('a provider that cannot answer', () => {
   it('is said in words for a refused connection, a missing host, a rest and anything else', () => {
-    expect(providerDownText('acme', 'acme: no server at https://acme.example (ENOTFOUND)')).toBe('acme is unreachable (host not found at https://acme.example)');
+    expect(providerDownText('acme', 'acme: no server at https://acme.example (ENOTFOUND)')).toBe(
+      'acme is unreachable (host not found at https://acme.example)',
+    );
     expect(providerDownText('acme', 'cooling down after 429 for 30000 ms')).toBe('acme is resting for 30 s: it said it is busy (429)');
-    expect(providerDownText('acme', 'acme: no API key (set one with "Rung: Set Provider Key")')).toBe('acme cannot answer now: no API key (set one with "Rung: Set Provider Key")');
+    expect(providerDownText('acme', 'acme: no API key (set one with "Rung: Set Provider Key")')).toBe(
+      'acme cannot answer now: no API key (set one with "Rung: Set Provider Key")',
+    );
   });
 });
 
 function strongCandidate(slug: string): Candidate {
-  return { slug, provider: 'acme', spec: { slug, provider: 'acme' }, tier: 4, local: false, resolved: slug, ability: 0.8, graded: 0, ok: 0, measured: false, cost: 0.002, reason: 'no-measured-profiles tier4' };
+  return {
+    slug,
+    provider: 'acme',
+    spec: { slug, provider: 'acme' },
+    tier: 4,
+    local: false,
+    resolved: slug,
+    ability: 0.8,
+    graded: 0,
+    ok: 0,
+    measured: false,
+    cost: 0.002,
+    reason: 'no-measured-profiles tier4',
+  };
 }
 
 describe('a retry with a stronger model', () => {
@@ -91,8 +128,12 @@ describe('a retry with a stronger model', () => {
   });
 
   it('is refused in words when the budget is spent or the stronger provider is down, leaving out the climb itself', () => {
-    expect(retryRefusal(ranks([NOT_ABOVE, BUDGET]), 'chat', 'tiny-coder:1b')).toBe("test/strong-model: today's budget of $1.00 is spent ($1.02 so far)");
-    expect(retryRefusal(ranks([NOT_ABOVE, DOWN]), 'chat', 'tiny-coder:1b')).toBe('test/strong-model: acme is unreachable (connection refused at http://127.0.0.1:9)');
+    expect(retryRefusal(ranks([NOT_ABOVE, BUDGET]), 'chat', 'tiny-coder:1b')).toBe(
+      "test/strong-model: today's budget of $1.00 is spent ($1.02 so far)",
+    );
+    expect(retryRefusal(ranks([NOT_ABOVE, DOWN]), 'chat', 'tiny-coder:1b')).toBe(
+      'test/strong-model: acme is unreachable (connection refused at http://127.0.0.1:9)',
+    );
   });
 
   it('is not refused when a stronger model would take it, or when no session can say', () => {

@@ -3,7 +3,13 @@ import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT } from '../.
 
 describe('chat metadata', () => {
   it('reads back the metadata Rung wrote on an answer', () => {
-    expect(readMetadata({ callId: 'c1', classKey: 'edit', model: 'qwen3:14b', prompt: 'p', answer: 'a' })).toEqual({ callId: 'c1', classKey: 'edit', model: 'qwen3:14b', prompt: 'p', answer: 'a' });
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', model: 'qwen3:14b', prompt: 'p', answer: 'a' })).toEqual({
+      callId: 'c1',
+      classKey: 'edit',
+      model: 'qwen3:14b',
+      prompt: 'p',
+      answer: 'a',
+    });
   });
 
   it('remembers whether the answer had a stronger rung above it, and leaves it unknown on older answers', () => {
@@ -15,7 +21,13 @@ describe('chat metadata', () => {
   it('ignores metadata of another shape instead of settling a call it cannot name', () => {
     expect(readMetadata(undefined)).toBeUndefined();
     expect(readMetadata({ callId: 7, classKey: 'edit', prompt: 'p' })).toBeUndefined();
-    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', model: 3 })).toEqual({ callId: 'c1', classKey: 'edit', model: undefined, prompt: 'p', answer: '' });
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', model: 3 })).toEqual({
+      callId: 'c1',
+      classKey: 'edit',
+      model: undefined,
+      prompt: 'p',
+      answer: '',
+    });
   });
 
   it('turns thumbs up into a pass and thumbs down into a fail, saying it was the user', () => {
@@ -43,7 +55,10 @@ describe('what is offered under an @rung answer', () => {
   });
 
   it('reads back whether the answer was checked and the system message it was sent with', () => {
-    expect(readMetadata({ ...answered, checked: false, system: 'You edit code.' })).toMatchObject({ checked: false, system: 'You edit code.' });
+    expect(readMetadata({ ...answered, checked: false, system: 'You edit code.' })).toMatchObject({
+      checked: false,
+      system: 'You edit code.',
+    });
     expect(readMetadata({ ...answered, checked: 'no', system: 3 })).not.toHaveProperty('checked');
   });
 });

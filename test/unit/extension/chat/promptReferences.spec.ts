@@ -8,7 +8,7 @@ describe('the references @rung sends', () => {
     expect(isEditorAgentReference({ id: 'vscode.instructions.file.reference' })).toBe(true);
   });
 
-  it('keeps what the user attached: files, selections, symbols and other extensions\' variables', () => {
+  it("keeps what the user attached: files, selections, symbols and other extensions' variables", () => {
     expect(isEditorAgentReference({ id: 'vscode.file' })).toBe(false);
     expect(isEditorAgentReference({ id: 'vscode.implicit.selection' })).toBe(false);
     expect(isEditorAgentReference({ id: 'file:///work/src/app.ts' })).toBe(false);

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { callVerification } from '../../../../src/core/session/callChecks';
 import { checkedLine } from '../../../../src/core/session/session';
-import { chatEditMessages, editMessages, EDIT_WHOLE_FILE_CHARS, extractEdit, fenceTag, SELECTION_MARKER, SplicedSyntaxVerifier, spliceText } from '../../../../src/extension/edit/editPrompt';
+import {
+  chatEditMessages,
+  editMessages,
+  EDIT_WHOLE_FILE_CHARS,
+  extractEdit,
+  fenceTag,
+  SELECTION_MARKER,
+  SplicedSyntaxVerifier,
+  spliceText,
+} from '../../../../src/extension/edit/editPrompt';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
 
@@ -10,7 +19,14 @@ describe('edit prompt', () => {
     expect(fenceTag('typescript')).toBe('ts');
     expect(fenceTag('javascriptreact')).toBe('jsx');
     expect(fenceTag('python')).toBe('python');
-    const [system, user] = editMessages({ instruction: 'rename x to y', documentText: 'const x = 1;', start: 0, end: 12, languageId: 'typescript', fileName: 'a.ts' });
+    const [system, user] = editMessages({
+      instruction: 'rename x to y',
+      documentText: 'const x = 1;',
+      start: 0,
+      end: 12,
+      languageId: 'typescript',
+      fileName: 'a.ts',
+    });
     expect(system?.content).toContain('```ts');
     expect(user?.content).toContain('```ts\nconst x = 1;\n```');
     expect(user?.content).toContain('rename x to y');
@@ -18,16 +34,33 @@ describe('edit prompt', () => {
 
   it('sends the whole file alone, with no context block, when the whole file is the code to replace', () => {
     const documentText = 'const x = 1;\nconst y = 2;\n';
-    const [, user] = editMessages({ instruction: 'add types', documentText, start: 0, end: documentText.length, languageId: 'typescript', fileName: 'a.ts' });
-    expect(user?.content).toBe('Instruction: add types\n\nThe code to replace, from a.ts (lines 1–2):\n```ts\nconst x = 1;\nconst y = 2;\n\n```');
+    const [, user] = editMessages({
+      instruction: 'add types',
+      documentText,
+      start: 0,
+      end: documentText.length,
+      languageId: 'typescript',
+      fileName: 'a.ts',
+    });
+    expect(user?.content).toBe(
+      'Instruction: add types\n\nThe code to replace, from a.ts (lines 1–2):\n```ts\nconst x = 1;\nconst y = 2;\n\n```',
+    );
     expect(user?.content).not.toContain(SELECTION_MARKER);
   });
 
   it('sends the file around a selected method as context to read, with the method marked in its place', () => {
-    const documentText = 'import { z } from "zod";\n\nexport class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n';
+    const documentText =
+      'import { z } from "zod";\n\nexport class Cart {\n  private items: number[] = [];\n\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n}\n';
     const start = documentText.indexOf('  total()');
     const end = documentText.indexOf('  }\n}') + 4;
-    const [, user] = editMessages({ instruction: 'return 0 for an empty cart', documentText, start, end, languageId: 'typescript', fileName: 'cart.ts' });
+    const [, user] = editMessages({
+      instruction: 'return 0 for an empty cart',
+      documentText,
+      start,
+      end,
+      languageId: 'typescript',
+      fileName: 'cart.ts',
+    });
     expect(user?.content).toBe(
       'Instruction: return 0 for an empty cart\n\n' +
         'The code to replace, from cart.ts (lines 6–8):\n```ts\n  total(): number {\n    return this.items.reduce((a, b) => a + b, 0);\n  }\n\n```\n\n' +
@@ -52,7 +85,15 @@ describe('edit prompt', () => {
     const start = documentText.indexOf('const value1000 ');
     const end = documentText.indexOf('\n', start);
     const budget = 400;
-    const [, user] = editMessages({ instruction: 'double it', documentText, start, end, languageId: 'typescript', fileName: 'values.ts', contextBudgetChars: budget });
+    const [, user] = editMessages({
+      instruction: 'double it',
+      documentText,
+      start,
+      end,
+      languageId: 'typescript',
+      fileName: 'values.ts',
+      contextBudgetChars: budget,
+    });
     const context = user?.content.split('Do not repeat, rewrite or answer with any of it:\n')[1] ?? '';
     const shown = context.replace(/^```ts\n|\n```$/g, '').split('\n');
     const marker = shown.indexOf(SELECTION_MARKER);
@@ -69,7 +110,14 @@ describe('edit prompt', () => {
 
   it('fences code that holds a fence in a longer one, so it cannot close the block early', () => {
     const documentText = 'const readme = `\n```sh\nnpm test\n```\n`;\n';
-    const [, user] = editMessages({ instruction: 'trim it', documentText, start: 0, end: documentText.length, languageId: 'typescript', fileName: 'r.ts' });
+    const [, user] = editMessages({
+      instruction: 'trim it',
+      documentText,
+      start: 0,
+      end: documentText.length,
+      languageId: 'typescript',
+      fileName: 'r.ts',
+    });
     expect(user?.content).toContain(`\`\`\`\`ts\n${documentText}\n\`\`\`\``);
   });
 
@@ -89,30 +137,54 @@ describe('@rung /edit', () => {
 
   it('sends the selection as the code to change, with the file around it as context, as Edit Selection does', () => {
     const end = documentText.indexOf('\n\n') + 1;
-    const edit = chatEditMessages({ instruction: 'add types', editor: { documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' } });
-    expect(edit).toEqual({ messages: editMessages({ instruction: 'add types', documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' }), sent: 'selection' });
+    const edit = chatEditMessages({
+      instruction: 'add types',
+      editor: { documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' },
+    });
+    expect(edit).toEqual({
+      messages: editMessages({ instruction: 'add types', documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' }),
+      sent: 'selection',
+    });
     const user = 'messages' in edit ? edit.messages.at(-1)?.content : '';
     expect(user).toContain('```ts\nexport function add(a, b) {\n  return a + b;\n}\n\n```');
     expect(user).toContain(`${SELECTION_MARKER}\n\nexport const zero = 0;`);
   });
 
   it('sends the whole active file when nothing is selected', () => {
-    const edit = chatEditMessages({ instruction: 'add types', editor: { documentText, start: 12, end: 12, languageId: 'typescript', fileName: 'math.ts' } });
+    const edit = chatEditMessages({
+      instruction: 'add types',
+      editor: { documentText, start: 12, end: 12, languageId: 'typescript', fileName: 'math.ts' },
+    });
     expect(edit).toMatchObject({ sent: 'file' });
-    expect('messages' in edit ? edit.messages.at(-1)?.content : '').toContain(`The code to replace, from math.ts (lines 1–5):\n\`\`\`ts\n${documentText}\n\`\`\``);
+    expect('messages' in edit ? edit.messages.at(-1)?.content : '').toContain(
+      `The code to replace, from math.ts (lines 1–5):\n\`\`\`ts\n${documentText}\n\`\`\``,
+    );
   });
 
   it('refuses a file too long to send whole, saying to select the code to change', () => {
     const long = 'x'.repeat(EDIT_WHOLE_FILE_CHARS + 1);
-    expect(chatEditMessages({ instruction: 'add types', editor: { documentText: long, start: 0, end: 0, languageId: 'typescript', fileName: 'big.ts' } })).toEqual({
+    expect(
+      chatEditMessages({
+        instruction: 'add types',
+        editor: { documentText: long, start: 0, end: 0, languageId: 'typescript', fileName: 'big.ts' },
+      }),
+    ).toEqual({
       refused: `big.ts has ${long.length.toLocaleString('en-US')} characters, more than the ${EDIT_WHOLE_FILE_CHARS.toLocaleString('en-US')} /edit sends whole: select the code to change and ask again.`,
     });
     // A selection in it is sent with its bounded context, however long the file.
-    expect(chatEditMessages({ instruction: 'add types', editor: { documentText: long, start: 0, end: 10, languageId: 'typescript', fileName: 'big.ts' } })).toMatchObject({ sent: 'selection' });
+    expect(
+      chatEditMessages({
+        instruction: 'add types',
+        editor: { documentText: long, start: 0, end: 10, languageId: 'typescript', fileName: 'big.ts' },
+      }),
+    ).toMatchObject({ sent: 'selection' });
   });
 
   it('sends the words alone when no editor is open', () => {
-    expect(chatEditMessages({ instruction: 'write a constant holding the answer', editor: undefined })).toEqual({ messages: [{ role: 'user', content: 'write a constant holding the answer' }], sent: 'words' });
+    expect(chatEditMessages({ instruction: 'write a constant holding the answer', editor: undefined })).toEqual({
+      messages: [{ role: 'user', content: 'write a constant holding the answer' }],
+      sent: 'words',
+    });
   });
 });
 

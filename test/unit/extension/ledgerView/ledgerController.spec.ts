@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerController, modelsWire, REFRESH_COALESCE_MS, REFRESH_SPACING_FACTOR, type Defer, type LedgerActions, type SessionSource, type LedgerLog } from '../../../../src/extension/ledgerView/ledgerController';
+import {
+  LedgerController,
+  modelsWire,
+  REFRESH_COALESCE_MS,
+  REFRESH_SPACING_FACTOR,
+  type Defer,
+  type LedgerActions,
+  type SessionSource,
+  type LedgerLog,
+} from '../../../../src/extension/ledgerView/ledgerController';
 import type { Session } from '../../../../src/core/session/types';
 import type { DecisionFilter, SessionSnapshot } from '../../../../src/core/session/types';
 import { type HostMessage, parseHostMessage } from '../../../../src/protocol/ledgerProtocol';
@@ -96,11 +105,18 @@ describe('the ledger panel controller', () => {
 
   it('pages with the filter the webview asked for', async () => {
     const { session, posted, controller } = harness();
-    session.rows.push(decisionRow({ call: 'a', verdict: 'fail' }), decisionRow({ call: 'b', verdict: 'pass' }), decisionRow({ call: 'c', verdict: 'fail' }));
+    session.rows.push(
+      decisionRow({ call: 'a', verdict: 'fail' }),
+      decisionRow({ call: 'b', verdict: 'pass' }),
+      decisionRow({ call: 'c', verdict: 'fail' }),
+    );
     await controller.receive(ready);
     await controller.receive({ type: 'page', filter: { verdict: 'fail' }, offset: 1, limit: 10 });
     expect(session.snapshots.at(-1)).toEqual({ offset: 1, limit: 10, filter: { verdict: 'fail' } });
-    expect(posted.at(-1)).toEqual({ type: 'page', decisions: expect.objectContaining({ total: 2, offset: 1, filter: { verdict: 'fail' } }) });
+    expect(posted.at(-1)).toEqual({
+      type: 'page',
+      decisions: expect.objectContaining({ total: 2, offset: 1, filter: { verdict: 'fail' } }),
+    });
     const page = posted.at(-1);
     if (page?.type === 'page') expect(page.decisions.rows.map((row) => row.call)).toEqual(['a']);
   });
@@ -164,12 +180,20 @@ describe('the ledger panel controller', () => {
   it('forwards a new decision at once and re-reads ratings and spend once for a burst', async () => {
     const { session, posted, timers, controller } = harness();
     await controller.receive(ready);
-    session.write(decisionRow({ call: 'n1', model: 'qwen2.5:3b', verdict: 'fail', pruned: [{ model: 'qwen3:14b', reason: 'busy qwen3:14b 1/1 in flight' }] }));
+    session.write(
+      decisionRow({
+        call: 'n1',
+        model: 'qwen2.5:3b',
+        verdict: 'fail',
+        pruned: [{ model: 'qwen3:14b', reason: 'busy qwen3:14b 1/1 in flight' }],
+      }),
+    );
     session.write(decisionRow({ call: 'n1', model: 'openai/gpt-4o-mini', rung: 1 }));
     session.emit({ type: 'ledger-changed' });
     expect(posted.slice(1).map((message) => message.type)).toEqual(['decision-added', 'decision-added']);
     const added = posted[1];
-    if (added?.type === 'decision-added') expect(added.row.pruned).toEqual([{ model: 'qwen3:14b', reason: 'busy qwen3:14b 1/1 in flight' }]);
+    if (added?.type === 'decision-added')
+      expect(added.row.pruned).toEqual([{ model: 'qwen3:14b', reason: 'busy qwen3:14b 1/1 in flight' }]);
     expect(timers.pending.map((entry) => entry.delayMs)).toEqual([REFRESH_COALESCE_MS]);
     session.spend = { ...session.spend, total: 0.5 };
     timers.runAll();
@@ -200,7 +224,11 @@ describe('the ledger panel controller', () => {
     await confirmed.controller.receive(ready);
     await confirmed.controller.receive({ type: 'reset-class', classKey: 'plan' });
     expect(confirmed.session.resets).toEqual(['plan']);
-    expect(confirmed.posted.at(-1)).toEqual({ type: 'notice', level: 'info', message: 'Forgot every rating at plan; the decision log is kept.' });
+    expect(confirmed.posted.at(-1)).toEqual({
+      type: 'notice',
+      level: 'info',
+      message: 'Forgot every rating at plan; the decision log is kept.',
+    });
   });
 
   it('tells the webview when an action fails, and logs it', async () => {
@@ -232,7 +260,16 @@ describe('the ledger panel controller', () => {
       {
         model: 'qwen2.5:3b',
         calls: 1240,
-        versusLog: { loggedCost: 0.002, loggedSuccess: 0.8, costChange: -0.34, costChangeLow: -0.42, costChangeHigh: -0.26, successChange: -0.02, successChangeLow: -0.05, successChangeHigh: 0.01 },
+        versusLog: {
+          loggedCost: 0.002,
+          loggedSuccess: 0.8,
+          costChange: -0.34,
+          costChangeLow: -0.42,
+          costChangeHigh: -0.26,
+          successChange: -0.02,
+          successChangeLow: -0.05,
+          successChangeHigh: 0.01,
+        },
       },
       { model: 'openai/gpt-4o-mini', calls: 1240, refused: 'too-few' },
     ];
@@ -243,7 +280,12 @@ describe('the ledger panel controller', () => {
     expect(posted.at(-1)).toEqual({
       type: 'opener-estimates',
       estimates: [
-        { model: 'qwen2.5:3b', calls: 1240, versusLog: expect.objectContaining({ costChange: -0.34, successChangeHigh: 0.01 }), refused: null },
+        {
+          model: 'qwen2.5:3b',
+          calls: 1240,
+          versusLog: expect.objectContaining({ costChange: -0.34, successChangeHigh: 0.01 }),
+          refused: null,
+        },
         { model: 'openai/gpt-4o-mini', calls: 1240, versusLog: null, refused: 'too-few' },
       ],
     });
@@ -254,7 +296,11 @@ describe('the ledger panel controller', () => {
     session.estimateOpeners = () => Promise.reject(new Error('the decision log could not be read'));
     await controller.receive(ready);
     await controller.receive({ type: 'estimate-openers' });
-    expect(posted.at(-1)).toEqual({ type: 'notice', level: 'error', message: 'ledger panel: estimate-openers failed: the decision log could not be read' });
+    expect(posted.at(-1)).toEqual({
+      type: 'notice',
+      level: 'error',
+      message: 'ledger panel: estimate-openers failed: the decision log could not be read',
+    });
     expect(log.lines.at(-1)).toMatch(/^error ledger panel: estimate-openers failed/);
   });
 });
@@ -262,7 +308,12 @@ describe('the ledger panel controller', () => {
 describe('the ledger panel controller before and after the session opens', () => {
   it('answers a ready that came before the session with a snapshot once the session is attached', async () => {
     const posted: HostMessage[] = [];
-    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: new ManualDefer().defer });
+    const controller = new LedgerController({
+      post: (message) => posted.push(message),
+      actions: new RecordingActions(),
+      log: new RecordingLog(),
+      defer: new ManualDefer().defer,
+    });
     await controller.receive({ type: 'ready', filter: { verdict: 'fail' }, offset: 0, limit: 5 });
     expect(posted).toEqual([]);
     const session = new MemorySession();
@@ -274,7 +325,11 @@ describe('the ledger panel controller before and after the session opens', () =>
 
   it('shows why the session did not open even when that was known before the page was ready', async () => {
     const posted: HostMessage[] = [];
-    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog() });
+    const controller = new LedgerController({
+      post: (message) => posted.push(message),
+      actions: new RecordingActions(),
+      log: new RecordingLog(),
+    });
     controller.notice('warning', 'The Rung session is not open: no panel');
     await controller.receive(ready);
     expect(posted).toEqual([{ type: 'notice', level: 'warning', message: 'The Rung session is not open: no panel' }]);
@@ -309,7 +364,14 @@ describe('the ledger panel controller on a large log', () => {
   it('spaces refreshes by ten times what the last one cost, so a slow snapshot cannot keep the host busy', async () => {
     const session = new SlowSession(400);
     const timers = new ManualDefer();
-    const controller = new LedgerController({ session, post: () => undefined, actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer, now: () => session.time });
+    const controller = new LedgerController({
+      session,
+      post: () => undefined,
+      actions: new RecordingActions(),
+      log: new RecordingLog(),
+      defer: timers.defer,
+      now: () => session.time,
+    });
     await controller.receive(ready);
     session.write(decisionRow({ call: 'a' }));
     expect(timers.pending.map((entry) => entry.delayMs)).toEqual([REFRESH_COALESCE_MS]);
@@ -360,7 +422,12 @@ describe('the ledger panel controller while the session opens', () => {
     const source = new OpeningSource();
     const timers = new ManualDefer();
     const posted: HostMessage[] = [];
-    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: timers.defer });
+    const controller = new LedgerController({
+      post: (message) => posted.push(message),
+      actions: new RecordingActions(),
+      log: new RecordingLog(),
+      defer: timers.defer,
+    });
     controller.follow(source);
     await controller.receive(ready);
     source.fail('no panel yet');
@@ -377,7 +444,12 @@ describe('the ledger panel controller while the session opens', () => {
   it('follows every reopen, lets go of the closed session, and stops following once disposed', async () => {
     const source = new OpeningSource();
     const posted: HostMessage[] = [];
-    const controller = new LedgerController({ post: (message) => posted.push(message), actions: new RecordingActions(), log: new RecordingLog(), defer: new ManualDefer().defer });
+    const controller = new LedgerController({
+      post: (message) => posted.push(message),
+      actions: new RecordingActions(),
+      log: new RecordingLog(),
+      defer: new ManualDefer().defer,
+    });
     const following = controller.follow(source);
     await controller.receive(ready);
     const first = new MemorySession();
@@ -419,7 +491,15 @@ describe('the panel models the ledger page shows', () => {
   });
 
   it('gives the ledger the catalog\'s price for a model the panel prices not, so it does not read "price unknown"', () => {
-    const panel = parsePanel({ models: [{ slug: 'openai/gpt-4o', provider: 'openrouter' }, { slug: 'openai/o3', provider: 'openrouter' }] }, 'test panel');
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'openai/gpt-4o', provider: 'openrouter' },
+          { slug: 'openai/o3', provider: 'openrouter' },
+        ],
+      },
+      'test panel',
+    );
     const wire = modelsWire(panel, [{ model: 'openai/gpt-4o', input: 2.5, output: 10, from: 'catalog' }]);
     expect(wire.map((model) => [model.slug, model.price])).toEqual([
       ['openai/gpt-4o', { input: 2.5, output: 10 }],
@@ -433,8 +513,28 @@ describe('the ledger panel controller, on rows longer or stranger than the proto
 
   it('shows a 3 MiB provider error and a 600-character model id cut and marked, in a snapshot the page takes', async () => {
     const { session, posted, controller } = harness();
-    session.rows.push(decisionRow({ call: 'c-huge', verdict: 'provider-error', verdictReason: `provider-error: ${'x'.repeat(3 * 1024 * 1024)}`, resolved: longModel }));
-    session.ratings = [{ model: longModel, classKey: 'plan', rating: 0, ability: 0.5, uncertainty: null, graded: 0, ok: 0, measured: false, updatedAt: 0, gate: 8 }];
+    session.rows.push(
+      decisionRow({
+        call: 'c-huge',
+        verdict: 'provider-error',
+        verdictReason: `provider-error: ${'x'.repeat(3 * 1024 * 1024)}`,
+        resolved: longModel,
+      }),
+    );
+    session.ratings = [
+      {
+        model: longModel,
+        classKey: 'plan',
+        rating: 0,
+        ability: 0.5,
+        uncertainty: null,
+        graded: 0,
+        ok: 0,
+        measured: false,
+        updatedAt: 0,
+        gate: 8,
+      },
+    ];
     await controller.receive(ready);
     const snapshot = posted[0] as Extract<HostMessage, { type: 'snapshot' }>;
     expect(snapshot.type).toBe('snapshot');
@@ -451,15 +551,23 @@ describe('the ledger panel controller, on rows longer or stranger than the proto
     await controller.receive(ready);
     const snapshot = posted[0] as Extract<HostMessage, { type: 'snapshot' }>;
     expect(snapshot.decisions.rows.map((row) => row.call)).toEqual(['c-good']);
-    expect(log.lines).toContainEqual(expect.stringMatching(/^warn ledger panel: left out 1 of 2 decision rows the page cannot show \(call c-odd: propensity: too_big\)$/));
+    expect(log.lines).toContainEqual(
+      expect.stringMatching(/^warn ledger panel: left out 1 of 2 decision rows the page cannot show \(call c-odd: propensity: too_big\)$/),
+    );
     session.write(decisionRow({ call: 'c-new', reason: 'r'.repeat(20_000) }));
     const added = posted.find((message) => message.type === 'decision-added');
     expect(added?.type === 'decision-added' && added.row.reason).toMatch(/… \[truncated, 20,000 characters\]$/);
   });
 
-  it("writes in the Rung log a message the page said it could not show", async () => {
+  it('writes in the Rung log a message the page said it could not show', async () => {
     const { log, controller } = harness();
-    await controller.receive({ type: 'rejected', message: 'snapshot', error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big" });
-    expect(log.lines).toEqual(["error ledger panel: the page could not show a 'snapshot' message: dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big"]);
+    await controller.receive({
+      type: 'rejected',
+      message: 'snapshot',
+      error: "dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big",
+    });
+    expect(log.lines).toEqual([
+      "error ledger panel: the page could not show a 'snapshot' message: dropped a malformed 'snapshot' message: decisions.rows.0.verdictReason: too_big",
+    ]);
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerHtml, makeNonce } from '../../../../src/extension/ledgerView/ledgerHtml';
 
-const input = { cspSource: 'https://file+.vscode-resource.vscode-cdn.net', scriptUri: 'https://x/dist/webview.js', styleUris: ['https://x/dist/codicons.css', 'https://x/media/ledger.css'] };
+const input = {
+  cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+  scriptUri: 'https://x/dist/webview.js',
+  styleUris: ['https://x/dist/codicons.css', 'https://x/media/ledger.css'],
+};
 
 describe('the ledger page', () => {
   it('denies everything by default and allows only its own styles, fonts and the nonced script', () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_RETRY_MS, MAX_RETRY_MS, PROBE_EVERY_MS, ProviderWatch, retryDelayMs, type WatchedHost, type WatchTimers } from '../../../../src/extension/session/providerWatch';
+import {
+  FIRST_RETRY_MS,
+  MAX_RETRY_MS,
+  PROBE_EVERY_MS,
+  ProviderWatch,
+  retryDelayMs,
+  type WatchedHost,
+  type WatchTimers,
+} from '../../../../src/extension/session/providerWatch';
 
 /** Timers a test fires by hand: what is pending, and for how long it was set. */
 class ManualTimers implements WatchTimers {
@@ -76,7 +84,7 @@ describe('the provider watch', () => {
     expect(timers.waits).toEqual([]);
   });
 
-  it('rests after a failure that is the user\'s to mend, until woken', async () => {
+  it("rests after a failure that is the user's to mend, until woken", async () => {
     const timers = new ManualTimers();
     const host = new WaitingHost();
     const watch = new ProviderWatch({ host, timers, retryWhen: () => false });

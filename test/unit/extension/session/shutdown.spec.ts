@@ -61,7 +61,12 @@ describe('shutdownWithinBudget', () => {
   it('gives up on a save that outlasts the budget, well inside the 5 s VS Code allows, and says so', async () => {
     const log = new RecordingLog();
     const timer = new ManualTimer();
-    const ending = shutdownWithinBudget({ stop: () => new Promise<void>(() => undefined), log, clock: new FixedClock(), schedule: timer.schedule });
+    const ending = shutdownWithinBudget({
+      stop: () => new Promise<void>(() => undefined),
+      log,
+      clock: new FixedClock(),
+      schedule: timer.schedule,
+    });
     timer.fire();
     expect(await ending).toBe('out-of-time');
     expect(DEACTIVATE_BUDGET_MS).toBeLessThan(5_000);
@@ -79,6 +84,8 @@ describe('shutdownWithinBudget', () => {
       schedule: new ManualTimer().schedule,
     });
     expect(outcome).toBe('failed');
-    expect(log.lines).toEqual(['error stopping: the ledger or the decision log could not be saved: 3 ledger updates could not be saved: ledger.sqlite.lock stayed locked']);
+    expect(log.lines).toEqual([
+      'error stopping: the ledger or the decision log could not be saved: 3 ledger updates could not be saved: ledger.sqlite.lock stayed locked',
+    ]);
   });
 });

@@ -21,7 +21,9 @@ describe('ledgerPathFor', () => {
   });
 
   it("takes a user's relative ledger path in the storage, not in the folder, while the workspace is untrusted", () => {
-    expect(ledgerPathFor(place({ trusted: false, setting: 'mine/ledger.sqlite' }))).toBe(join('/home/u/.vscode/workspaceStorage/abc/rung.rung', 'mine/ledger.sqlite'));
+    expect(ledgerPathFor(place({ trusted: false, setting: 'mine/ledger.sqlite' }))).toBe(
+      join('/home/u/.vscode/workspaceStorage/abc/rung.rung', 'mine/ledger.sqlite'),
+    );
     expect(ledgerPathFor(place({ trusted: true, setting: 'mine/ledger.sqlite' }))).toBe(join('/work/app', 'mine/ledger.sqlite'));
   });
 
@@ -30,7 +32,11 @@ describe('ledgerPathFor', () => {
   });
 
   it('uses the global storage with no folder open', () => {
-    expect(ledgerPathFor(place({ folder: undefined, workspaceStorage: undefined }))).toBe(join('/home/u/.vscode/globalStorage/rung.rung', 'ledger.sqlite'));
-    expect(ledgerPathFor(place({ folder: undefined, workspaceStorage: undefined, setting: 'x.sqlite' }))).toBe(join('/home/u/.vscode/globalStorage/rung.rung', 'x.sqlite'));
+    expect(ledgerPathFor(place({ folder: undefined, workspaceStorage: undefined }))).toBe(
+      join('/home/u/.vscode/globalStorage/rung.rung', 'ledger.sqlite'),
+    );
+    expect(ledgerPathFor(place({ folder: undefined, workspaceStorage: undefined, setting: 'x.sqlite' }))).toBe(
+      join('/home/u/.vscode/globalStorage/rung.rung', 'x.sqlite'),
+    );
   });
 });

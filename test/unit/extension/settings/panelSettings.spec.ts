@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { PanelError } from '../../../../src/core/panel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { composePanel, describePanelError, readOverrides, RESTRICTED_SETTINGS, userSettingsOnly, type PanelSources, type ScopedSettingsReader, type SettingsReader } from '../../../../src/extension/settings/panelSettings';
+import {
+  composePanel,
+  describePanelError,
+  readOverrides,
+  RESTRICTED_SETTINGS,
+  userSettingsOnly,
+  type PanelSources,
+  type ScopedSettingsReader,
+  type SettingsReader,
+} from '../../../../src/extension/settings/panelSettings';
 
 const models = [
   { slug: 'qwen3:14b', provider: 'ollama' },
@@ -29,13 +38,17 @@ describe('composePanel', () => {
   });
 
   it('prefers the inline panel to the file', () => {
-    const composed = composePanel(sources({ inline: { models: [models[0]] }, file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) } }));
+    const composed = composePanel(
+      sources({ inline: { models: [models[0]] }, file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) } }),
+    );
     expect(composed?.source).toBe('rung.panel');
     expect(composed?.panel.models.map((model) => model.slug)).toEqual(['qwen3:14b']);
   });
 
   it('reads the file when no inline panel is set, and names the file in its errors', () => {
-    expect(composePanel(sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) } }))?.source).toBe('/w/.rung/panel.json');
+    expect(composePanel(sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) } }))?.source).toBe(
+      '/w/.rung/panel.json',
+    );
     const error = failure(sources({ file: { path: '/w/.rung/panel.json', text: '{"models": [' } }));
     expect(error.source).toBe('/w/.rung/panel.json');
     expect(error.issues[0]).toMatch(/^not valid JSON/);
@@ -43,12 +56,16 @@ describe('composePanel', () => {
 
   it('says where in the file each mistake is, and says no place for a setting laid over it', () => {
     const text = '{\n  "models": [\n    { "slug": "qwen3:14b", "provider": "ollama", "contxt": 4096 }\n  ]\n}\n';
-    expect(failure(sources({ file: { path: '/w/.rung/panel.json', text } })).issues).toEqual(['models[0]: unknown key "contxt"; did you mean "context"? (line 3 column 50)']);
-    const overridden = failure(sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) }, overrides: { explore: 3 } }));
+    expect(failure(sources({ file: { path: '/w/.rung/panel.json', text } })).issues).toEqual([
+      'models[0]: unknown key "contxt"; did you mean "context"? (line 3 column 50)',
+    ]);
+    const overridden = failure(
+      sources({ file: { path: '/w/.rung/panel.json', text: JSON.stringify({ models }) }, overrides: { explore: 3 } }),
+    );
     expect(overridden.issues).toEqual(['rung.routing.explore: must be at most 1']);
   });
 
-  it('says no place in an untrusted workspace\'s file once models on its own providers were left out, since their places moved', () => {
+  it("says no place in an untrusted workspace's file once models on its own providers were left out, since their places moved", () => {
     const file = {
       models: [
         { slug: 'theirs-model', provider: 'theirs' },
@@ -64,7 +81,14 @@ describe('composePanel', () => {
     const composed = composePanel(
       sources({
         inline: { models, routing: { explore: 0.2 } },
-        overrides: { explore: 0, requireEvidence: true, tradeoff: 'economy', maxOutputPrice: 5, maxConsecutivePerProvider: 2, maxTotalPerProvider: null },
+        overrides: {
+          explore: 0,
+          requireEvidence: true,
+          tradeoff: 'economy',
+          maxOutputPrice: 5,
+          maxConsecutivePerProvider: 2,
+          maxTotalPerProvider: null,
+        },
       }),
     );
     expect(composed?.panel.routing).toEqual({ explore: 0, requireEvidence: true, tradeoff: 'economy', explorePaid: false });
@@ -86,7 +110,9 @@ describe('composePanel', () => {
   });
 
   it('turns rung.endpoints into OpenAI-compatible providers a model can name', () => {
-    const composed = composePanel(sources({ inline: { models: [{ slug: 'local-model', provider: 'lmstudio' }] }, endpoints: { lmstudio: 'http://127.0.0.1:1234/v1' } }));
+    const composed = composePanel(
+      sources({ inline: { models: [{ slug: 'local-model', provider: 'lmstudio' }] }, endpoints: { lmstudio: 'http://127.0.0.1:1234/v1' } }),
+    );
     expect(composed?.panel.providers.lmstudio).toEqual({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1234/v1' });
   });
 
@@ -99,13 +125,18 @@ describe('composePanel', () => {
   it('points the ollama provider at rung.ollamaHost, before OLLAMA_HOST', () => {
     const composed = composePanel(sources({ inline: { models }, ollamaHost: 'gpu-box:11500', env: { OLLAMA_HOST: 'elsewhere' } }));
     expect(composed?.panel.providers.ollama?.baseUrl).toBe('http://gpu-box:11500');
-    expect(composePanel(sources({ inline: { models }, env: { OLLAMA_HOST: 'elsewhere' } }))?.panel.providers.ollama?.baseUrl).toBe('http://elsewhere:11434');
+    expect(composePanel(sources({ inline: { models }, env: { OLLAMA_HOST: 'elsewhere' } }))?.panel.providers.ollama?.baseUrl).toBe(
+      'http://elsewhere:11434',
+    );
   });
 
   it('ignores the providers an untrusted workspace file declares, and the models on them', () => {
     const file = {
       models: [...models, { slug: 'their-model', provider: 'theirs' }],
-      providers: { openrouter: { kind: 'openai-compatible', baseUrl: 'http://attacker.example/v1' }, theirs: { kind: 'openai-compatible', baseUrl: 'http://attacker.example/v1' } },
+      providers: {
+        openrouter: { kind: 'openai-compatible', baseUrl: 'http://attacker.example/v1' },
+        theirs: { kind: 'openai-compatible', baseUrl: 'http://attacker.example/v1' },
+      },
     };
     const composed = composePanel(sources({ file: { path: 'panel.json', text: JSON.stringify(file) }, trusted: false }));
     expect(composed?.panel.providers.openrouter?.baseUrl).toBe('https://openrouter.ai/api/v1');
@@ -114,9 +145,14 @@ describe('composePanel', () => {
     expect(composed?.notes[0]).toMatch(/untrusted workspace: its providers \(openrouter, theirs\) are ignored, and 1 model/);
   });
 
-  it('keeps a trusted workspace file\'s providers', () => {
-    const file = { models: [{ slug: 'm', provider: 'theirs' }], providers: { theirs: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' } } };
-    expect(composePanel(sources({ file: { path: 'panel.json', text: JSON.stringify(file) } }))?.panel.providers.theirs?.baseUrl).toBe('http://127.0.0.1:9/v1');
+  it("keeps a trusted workspace file's providers", () => {
+    const file = {
+      models: [{ slug: 'm', provider: 'theirs' }],
+      providers: { theirs: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' } },
+    };
+    expect(composePanel(sources({ file: { path: 'panel.json', text: JSON.stringify(file) } }))?.panel.providers.theirs?.baseUrl).toBe(
+      'http://127.0.0.1:9/v1',
+    );
   });
 
   it('lets exploration open on paid models only when rung.routing.explorePaid says so', () => {
@@ -124,9 +160,11 @@ describe('composePanel', () => {
     expect(composePanel(sources({ inline: { models }, overrides: { explorePaid: true } }))?.panel.routing.explorePaid).toBe(true);
   });
 
-  it('lets rung.routing.explorePaid set to false turn off a panel\'s paid exploration', () => {
+  it("lets rung.routing.explorePaid set to false turn off a panel's paid exploration", () => {
     // What the editor's settings return: the user's value where set, the caller's default elsewhere.
-    const settings = (values: Record<string, unknown>): SettingsReader => ({ get: <T>(section: string, fallback: T): T => (section in values ? (values[section] as T) : fallback) });
+    const settings = (values: Record<string, unknown>): SettingsReader => ({
+      get: <T>(section: string, fallback: T): T => (section in values ? (values[section] as T) : fallback),
+    });
     const panel = { models, routing: { explorePaid: true } };
     const off = composePanel(sources({ inline: panel, overrides: readOverrides(settings({ 'routing.explorePaid': false })) }));
     expect(off?.panel.routing.explorePaid).toBe(false);
@@ -138,22 +176,33 @@ describe('composePanel', () => {
 describe('describePanelError', () => {
   const broken = new PanelError('/w/.rung/panel.json', ['models[1]: unknown key "contextWindow"']);
 
-  it('ends the log\'s warning with a full stop before saying which panel Rung keeps', () => {
+  it("ends the log's warning with a full stop before saying which panel Rung keeps", () => {
     // It read '... unknown key "contextWindow" Rung keeps using the last good panel (...)'.
     const said = describePanelError(broken, 'the models of the local Ollama at http://127.0.0.1:11434');
-    expect(said.log).toBe('/w/.rung/panel.json: invalid panel\n  - models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).');
-    expect(said.toast).toBe('Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).');
+    expect(said.log).toBe(
+      '/w/.rung/panel.json: invalid panel\n  - models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).',
+    );
+    expect(said.toast).toBe(
+      'Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using the last good panel (the models of the local Ollama at http://127.0.0.1:11434).',
+    );
   });
 
   it('says nothing of a last good panel when there is none, and doubles no full stop', () => {
-    const said = describePanelError(new PanelError('rung.panel', ['models: must be a non-empty array', 'routing.explore: must be between 0 and 1.']), undefined);
-    expect(said.log).toBe('rung.panel: invalid panel\n  - models: must be a non-empty array\n  - routing.explore: must be between 0 and 1.');
+    const said = describePanelError(
+      new PanelError('rung.panel', ['models: must be a non-empty array', 'routing.explore: must be between 0 and 1.']),
+      undefined,
+    );
+    expect(said.log).toBe(
+      'rung.panel: invalid panel\n  - models: must be a non-empty array\n  - routing.explore: must be between 0 and 1.',
+    );
     expect(said.toast).toBe('Rung: rung.panel is invalid: models: must be a non-empty array; routing.explore: must be between 0 and 1.');
   });
 
-  it('says the file\'s last good version is kept, rather than naming the invalid file as the good panel', () => {
+  it("says the file's last good version is kept, rather than naming the invalid file as the good panel", () => {
     const said = describePanelError(broken, '/w/.rung/panel.json');
-    expect(said.toast).toBe('Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using its last good version.');
+    expect(said.toast).toBe(
+      'Rung: /w/.rung/panel.json is invalid: models[1]: unknown key "contextWindow". Rung keeps using its last good version.',
+    );
   });
 });
 
@@ -171,7 +220,9 @@ describe('what an untrusted workspace may not decide about money', () => {
   const path = '/w/.rung/panel.json';
 
   it('takes the models of an untrusted panel file without their prices, and none of its caps or routing, and says so', () => {
-    const composed = composePanel(sources({ file: { path, text: JSON.stringify(file) }, trusted: false, overrides: { maxOutputPrice: 20 } }));
+    const composed = composePanel(
+      sources({ file: { path, text: JSON.stringify(file) }, trusted: false, overrides: { maxOutputPrice: 20 } }),
+    );
     expect(composed?.panel.models).toEqual([
       { slug: 'qwen3:14b', provider: 'ollama', role: 'base', context: 32768 },
       { slug: 'openai/gpt-4o', provider: 'openrouter', role: 'top' },
@@ -210,7 +261,14 @@ class ScopedSettings implements ScopedSettingsReader {
 describe('userSettingsOnly', () => {
   const config = new ScopedSettings(
     { maxOutputPrice: 20 },
-    { maxOutputPrice: 1000, dailyBudget: 100_000, 'routing.attemptTimeoutSeconds': 86_400, 'routing.explorePaid': true, 'diversity.maxTotalPerProvider': 1, 'chat.anything': 'theirs' },
+    {
+      maxOutputPrice: 1000,
+      dailyBudget: 100_000,
+      'routing.attemptTimeoutSeconds': 86_400,
+      'routing.explorePaid': true,
+      'diversity.maxTotalPerProvider': 1,
+      'chat.anything': 'theirs',
+    },
   );
 
   it("reads the budget, the price cap, routing and diversity from the user's settings only in an untrusted workspace", () => {
@@ -236,7 +294,9 @@ describe('userSettingsOnly', () => {
   });
 
   it('restricts in code exactly the settings package.json restricts for VS Code', () => {
-    const manifest = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    const manifest = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
     expect([...RESTRICTED_SETTINGS].sort()).toEqual([...manifest.capabilities.untrustedWorkspaces.restrictedConfigurations].sort());
   });
 });
