@@ -16,9 +16,7 @@
  * weight of feedback (calls/feedback.ts).
  */
 import * as vscode from 'vscode';
-import * as z from 'zod';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
-import { schemaProblems } from '../../core/session/callChecks';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
@@ -27,6 +25,7 @@ import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
 import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
+import { readRungModelOptions } from '../calls/rungModelOptions';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
@@ -36,25 +35,6 @@ import type { RungSettings } from '../settings/settings';
 const DEFAULT_CONTEXT_TOKENS = 32_768;
 /** Output tokens Rung declares for every model: the editor uses it only to budget. */
 const MAX_OUTPUT_TOKENS = 8_192;
-
-/**
- * What a caller may ask of Rung in `modelOptions.rung`.
- *
- * @remarks
- * A schema the check cannot read is the caller's error, thrown back with the rest of a malformed
- * request, rather than a check every model fails and is graded down for.
- */
-const rungModelOptions = z.looseObject({
-  classKey: z.string().min(1).optional(),
-  schema: z
-    .unknown()
-    .optional()
-    .superRefine((schema, context) => {
-      if (schema === undefined) return;
-      for (const problem of schemaProblems(schema)) context.addIssue({ code: 'custom', message: problem });
-    }),
-  conversationId: z.string().optional(),
-});
 
 export interface ModelProviderDeps {
   sessions: SessionHost;
@@ -180,12 +160,8 @@ async function answerRequest(
   token: vscode.CancellationToken,
 ): Promise<void> {
   const session = await deps.sessions.get();
-  const asked = rungModelOptions.safeParse((options.modelOptions as Record<string, unknown> | undefined)?.rung ?? {});
-  if (!asked.success)
-    throw new PlainError(
-      `Rung: modelOptions.rung is malformed: ${asked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-    );
-  const checked = asked.data.schema !== undefined;
+  const asked = readRungModelOptions((options.modelOptions as Record<string, unknown> | undefined)?.rung);
+  const checked = asked.schema !== undefined;
   const picked = pinnedForModelId(model.id);
   const coreMessages = withoutClosingLines(toCoreMessages(messages));
   const tools = options.tools?.map(toToolSpec) ?? [];
@@ -201,11 +177,11 @@ async function answerRequest(
     ...(tools.length
       ? { tools, agentTools: deps.settings.agentTools, toolCallRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required }
       : {}),
-    ...(asked.data.classKey ? { classKey: asked.data.classKey } : {}),
+    ...(asked.classKey ? { classKey: asked.classKey } : {}),
     ...(checked || inlineEdit
-      ? { checks: { ...(checked ? { schema: asked.data.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } }
+      ? { checks: { ...(checked ? { schema: asked.schema } : {}), ...(inlineEdit ? { toolCall: inlineEdit } : {}) } }
       : {}),
-    ...(asked.data.conversationId ? { conversationId: asked.data.conversationId } : {}),
+    ...(asked.conversationId ? { conversationId: asked.conversationId } : {}),
     ...(picked ? { picked } : {}),
     // Rung Auto climbs on a repeat; a model picked by name opens every call, as the user asked (featureCalls.ts).
     climbWhenAskedAgain: true,
