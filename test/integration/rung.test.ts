@@ -179,7 +179,7 @@ describe('Rung in a real extension host', function () {
       });
       for await (const part of response.text) void part;
     };
-    await assert.rejects(ask, /modelOptions\.rung is malformed: schema: #\/type: unknown type "nonsense"/);
+    await assert.rejects(ask, /modelOptions\.rung given to Rung is malformed: schema: #\/type: unknown type "nonsense"/);
     assert.equal(chatRequests('ollama', before) + chatRequests('cloud', before), 0);
   });
 
