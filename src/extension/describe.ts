@@ -48,8 +48,11 @@ export function formatPrice(spec: ModelSpec, local: boolean, known?: KnownPrice)
  * multiplier (`multiplierNumeric`), and the costs as Copilot credits per million tokens, which a price
  * in dollars is not: so Rung leaves those unset and says the price in its own words.
  */
-export function pickerPrice(spec: ModelSpec, known: KnownPrice | undefined): string {
-  if (known?.from === 'local' || (known && known.input === 0 && known.output === 0)) return 'free (local)';
+export function pickerPrice(spec: ModelSpec, local: boolean, known: KnownPrice | undefined): string {
+  // A local provider is free whether or not a session has opened: the editor asks for its models once at
+  // start, often before the session is open, and kept "price unknown" for a local model when a later
+  // refresh was not taken up.
+  if (local || known?.from === 'local' || (known && known.input === 0 && known.output === 0)) return 'free (local)';
   const price = spec.price ?? known;
   if (!price) return 'price unknown';
   return `$${price.input} in / $${price.output} out per M tokens${!spec.price && known?.from === 'catalog' ? ' (catalog)' : ''}`;

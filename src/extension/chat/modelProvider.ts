@@ -17,6 +17,7 @@
  */
 import * as vscode from 'vscode';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
+import { isLocal } from '../../core/providers/locality';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
@@ -111,6 +112,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
   const models = (panel?.models ?? []).map((model): vscode.LanguageModelChatInformation => {
     const price = pickerPrice(
       model,
+      isLocal(panel?.providers[model.provider]),
       prices.find((known) => known.model === model.slug),
     );
     return {

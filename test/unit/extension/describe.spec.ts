@@ -169,13 +169,19 @@ describe('describe', () => {
 
   it("shows each model's price in the editor's model picker: the panel's, the catalog's, or free for a local one", () => {
     expect(
-      pickerPrice({ slug: 'test/strong-model', provider: 'cloud', price: { input: 1, output: 2 } }, { input: 1, output: 2, from: 'panel' }),
+      pickerPrice({ slug: 'test/strong-model', provider: 'cloud', price: { input: 1, output: 2 } }, false, {
+        input: 1,
+        output: 2,
+        from: 'panel',
+      }),
     ).toBe('$1 in / $2 out per M tokens');
-    expect(pickerPrice({ slug: 'openai/gpt-4o', provider: 'openrouter' }, { input: 2.5, output: 10, from: 'catalog' })).toBe(
+    expect(pickerPrice({ slug: 'openai/gpt-4o', provider: 'openrouter' }, false, { input: 2.5, output: 10, from: 'catalog' })).toBe(
       '$2.5 in / $10 out per M tokens (catalog)',
     );
-    expect(pickerPrice({ slug: 'tiny-coder:1b', provider: 'ollama' }, { input: 0, output: 0, from: 'local' })).toBe('free (local)');
-    expect(pickerPrice({ slug: 'acme/x', provider: 'acme' }, undefined)).toBe('price unknown');
+    expect(pickerPrice({ slug: 'tiny-coder:1b', provider: 'ollama' }, true, { input: 0, output: 0, from: 'local' })).toBe('free (local)');
+    // Before a session is open nothing is known of prices, but a local provider is free all the same.
+    expect(pickerPrice({ slug: 'tiny-coder:1b', provider: 'ollama' }, true, undefined)).toBe('free (local)');
+    expect(pickerPrice({ slug: 'acme/x', provider: 'acme' }, false, undefined)).toBe('price unknown');
   });
 
   it('says the verdict once when the reason already starts with it', () => {
