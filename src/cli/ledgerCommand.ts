@@ -25,7 +25,7 @@ import { cliStoreLocation, openTeamLedger } from './cliStore';
 import { workspaceFileOf, type StoreLocation } from '../core/store/storeLocation';
 import { decisionSource, LIVE_SOURCE, type DecisionRow } from '../core/decisions/decision';
 import { decisionLogBeside } from './decisionLogBeside';
-import { printable, printableJson } from '../core/terminalText';
+import { printable, printableJson, printableLines } from '../core/terminalText';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isParseArgsError, UsageError } from './io';
 import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type CommandUsage } from './usage';
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
@@ -173,10 +173,12 @@ export async function runLedgerCommand(argv: string[], io: LedgerCommandIo): Pro
     return await RUN[command as LedgerSubcommand](rest, io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr(`${usage.name}: ${(error as Error).message}\n${usageLine(usage)}\n(${usage.name} --help describes every flag)\n`);
+      io.stderr(
+        `${usage.name}: ${printableLines((error as Error).message)}\n${usageLine(usage)}\n(${usage.name} --help describes every flag)\n`,
+      );
       return EXIT_USAGE;
     }
-    io.stderr(`${usage.name}: ${explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr(`${usage.name}: ${printableLines(explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error)))}\n`);
     return EXIT_FAILED;
   }
 }

@@ -6,6 +6,7 @@
  * Every subcommand answers `--help` and `-h` here, from the flags it declares (see usage.ts), and every
  * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
  */
+import { printableLines } from '../core/terminalText';
 import { constants } from 'node:os';
 import { systemClock } from '../core/clock';
 import { PanelError } from '../core/panel';
@@ -101,18 +102,18 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 function report(error: unknown, usage: CommandUsage, io: CliIo): number {
   const name = usage.name;
   if (error instanceof UsageError || isParseArgsError(error)) {
-    io.stderr(`${name}: ${(error as Error).message}\n${usageLine(usage)}\n(${name} --help describes every flag)\n`);
+    io.stderr(`${name}: ${printableLines((error as Error).message)}\n${usageLine(usage)}\n(${name} --help describes every flag)\n`);
     return EXIT_USAGE;
   }
   if (error instanceof PanelError || error instanceof OutcomesError || error instanceof PolicySpecError) {
-    io.stderr(`${name}: ${error.message}\n`);
+    io.stderr(`${name}: ${printableLines(error.message)}\n`);
     return EXIT_USAGE;
   }
   if (error instanceof StoppedError) {
-    io.stderr(`${name}: ${error.message}\n`);
+    io.stderr(`${name}: ${printableLines(error.message)}\n`);
     return EXIT_STOPPED;
   }
-  io.stderr(`${name}: ${explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error))}\n`);
+  io.stderr(`${name}: ${printableLines(explainWriteRefusal(error) ?? (error instanceof Error ? error.message : String(error)))}\n`);
   return EXIT_FAILED;
 }
 

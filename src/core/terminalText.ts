@@ -32,6 +32,15 @@ export function printable(text: string): string {
 }
 
 /**
+ * `text` as a terminal may show it, its lines kept: every other control character in each line written
+ * as an escape. For a message that spans lines and quotes paths, flags or file contents: a path holding
+ * `ESC ]52;…` was printed raw in an error, for the terminal to act on.
+ */
+export function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
+
+/**
  * `JSON.stringify(value, null, indent)` with the control characters JSON leaves raw (DEL, C1, the
  * separators and bidirectional controls) written as `\uXXXX` escapes: the same value to any JSON reader,
  * and nothing a terminal would act on.

@@ -67,7 +67,7 @@ export function parseStoreLocation(input: StoreLocationInput): StoreLocation {
   if (isTeamLedgerUrl(value)) {
     if (readTeamUrl(value) === undefined)
       throw new StoreLocationError(
-        `${input.name} is not a URL that can be read (${redactedUrl(value)}); write it as postgres://user@host:port/database`,
+        `${input.name} is a postgres URL that cannot be read (not shown: it may hold a password); write it as postgres://user@host:port/database`,
       );
     return { kind: 'team', url: value, fallbackPath: workspaceFile };
   }

@@ -243,3 +243,14 @@ describe('an empty --class', () => {
     expect(io.err).toMatch(/^rung chat: --class needs a class \(plan, chat, edit, leaf or your own\), not an empty one/);
   });
 });
+
+describe('a message quoting text that holds terminal controls', () => {
+  it('prints them as escapes, so a path holding ESC ]52 cannot set the clipboard, and keeps its lines', async () => {
+    const code = await main(['ledger', 'show', '--ledger', 'a\u001b]52;c;eA==\u0007b'], io);
+    expect(code).not.toBe(0);
+    expect(io.err).toContain('a\\x1b]52;c;eA==\\x07b');
+    // eslint-disable-next-line no-control-regex -- the point is that no control character is left
+    expect(io.err).not.toMatch(/[\u001b\u0007]/);
+    expect(io.err.endsWith('\n')).toBe(true);
+  });
+});
