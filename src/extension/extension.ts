@@ -63,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         panel: loaded.panel,
         store,
         dailyBudget: settings.dailyBudget,
+        maxAnswerCost: settings.maxAnswerCost,
         confidenceCheck: settings.confidenceCheck,
         keyLookup: secrets.lookup,
         providerFactories: { 'vscode-lm': editorModelsFactory() },

@@ -29,6 +29,7 @@ import { seededRandom, type Random } from '../random';
 import { RoutingError } from '../routing/rank';
 import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
+import { hasSpendLimits, OUTPUT_TOKENS_BOUND } from '../routing/spendLimits';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
@@ -106,6 +107,8 @@ export interface RungSessionOptions {
   log?: (level: SessionLogLevel, message: string) => void;
   /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
   dailyBudgetUsd?: number;
+  /** USD one answer may cost over all its attempts; absent: no ceiling. */
+  answerCeilingUsd?: number;
   /** The environment a workspace command's is drawn from (only its allowed part, never a key); empty when absent. */
   environment?: Record<string, string | undefined>;
   /**
@@ -324,7 +327,7 @@ export class RungSession implements Session {
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
       ...(confidence ? { climb: confidence.climb } : {}),
-      ...this.budgetFor(),
+      ...this.spendLimits(request.chatOptions?.maxOutputTokens),
     };
     try {
       this.refuseOversized(contextTokens);
@@ -345,6 +348,7 @@ export class RungSession implements Session {
       signal: request.signal,
       health: this.health,
       attemptTimeoutMs: attemptTimeoutMs(this.panel),
+      ...(hasSpendLimits(routeRequest) ? { paidOutputTokens: routeRequest.outputTokensBound ?? OUTPUT_TOKENS_BOUND } : {}),
       chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
       ...(request.think !== undefined ? { think: request.think } : {}),
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),
@@ -430,7 +434,7 @@ export class RungSession implements Session {
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
-      ...this.budgetFor(),
+      ...this.spendLimits(undefined),
     });
   }
 
@@ -603,11 +607,18 @@ export class RungSession implements Session {
     }
   }
 
-  /** The budget part of a route request: the limit and today's spend, when a limit is set. */
-  private budgetFor(): Pick<RouteRequest, 'budget'> {
-    const dailyUsd = this.options.dailyBudgetUsd;
-    if (dailyUsd === undefined) return {};
-    return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
+  /**
+   * The spending limits of a route request: the daily budget with today's spend, the ceiling on one
+   * answer, and the output a paid attempt is priced at (`maxOutputTokens`, the request's own maximum).
+   */
+  private spendLimits(maxOutputTokens: number | undefined): Pick<RouteRequest, 'budget' | 'answerCeilingUsd' | 'outputTokensBound'> {
+    const { dailyBudgetUsd: dailyUsd, answerCeilingUsd } = this.options;
+    if (dailyUsd === undefined && answerCeilingUsd === undefined) return {};
+    return {
+      ...(dailyUsd !== undefined ? { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } } : {}),
+      ...(answerCeilingUsd !== undefined ? { answerCeilingUsd } : {}),
+      ...(maxOutputTokens !== undefined ? { outputTokensBound: maxOutputTokens } : {}),
+    };
   }
 
   /**

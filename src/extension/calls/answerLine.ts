@@ -12,7 +12,7 @@ import { toolsDominate, toolsShareText, type ToolsSent } from '../../core/provid
 import { aboveOnLadder } from '../../core/routing/rank';
 import type { Ranking } from '../../core/routing/types';
 import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
-import { plainReason } from '../../protocol/reasonText';
+import { plainPrunedReason, plainReason } from '../../protocol/reasonText';
 import { formatUsd, verdictPhrase } from '../describe';
 
 /** One attempt as the closing line names it: the model and how its answer ended. */
@@ -90,7 +90,7 @@ export function summarizeAnswer(result: SessionChatResult, options: { above?: st
       ...base,
       kind: 'no-answer',
       last: last ? { model: last.model, verdict: last.verdict } : undefined,
-      leftOut: result.ranking.pruned.map((entry) => ({ model: entry.model, reason: plainReason(entry.reason) })),
+      leftOut: result.ranking.pruned.map((entry) => ({ model: entry.model, reason: plainPrunedReason(entry.reason) })),
     };
   }
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);

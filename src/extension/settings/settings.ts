@@ -77,6 +77,12 @@ export class RungSettings implements vscode.Disposable {
     return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
   }
 
+  /** USD one answer may cost over all its attempts (`rung.maxAnswerCost`), or null for no ceiling. */
+  get maxAnswerCost(): number | null {
+    const value = this.config.get<number | null>('maxAnswerCost', null);
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
   /** Which models the confidence check asks (`rung.confidenceCheck`): `local` unless the user chose another. */
   get confidenceCheck(): ConfidenceCheckMode {
     const value = this.config.get<unknown>('confidenceCheck', DEFAULT_CONFIDENCE_CHECK);
@@ -272,10 +278,11 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
       if (
         event.affectsConfiguration('rung.ledgerPath') ||
         event.affectsConfiguration('rung.dailyBudget') ||
+        event.affectsConfiguration('rung.maxAnswerCost') ||
         event.affectsConfiguration('rung.teamLedger') ||
         event.affectsConfiguration('rung.confidenceCheck')
       ) {
-        void deps.reopen('the ledger path, the team ledger, the daily budget or the confidence check changed');
+        void deps.reopen('the ledger path, the team ledger, a spending limit or the confidence check changed');
         return;
       }
       if (event.affectsConfiguration('rung.verifyCommand') || event.affectsConfiguration('rung.verifyCommandEnv')) return;

@@ -138,7 +138,7 @@ describe('the words about a finished call', () => {
     );
     const footer = answerLine(summarizeAnswer({ ...failed, ranking: { ...failed.ranking, pruned } }));
     expect(footer).toContain(
-      '. Left out of this call: openai/gpt-4o-mini (pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (',
+      '. Left out of this call: openai/gpt-4o-mini (openrouter cannot answer now: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (',
     );
     expect(footer).toMatch(/anthropic\/claude-sonnet-4 \([^;]*\); and 2 more\.$/);
     expect(footer).not.toContain('gemini');
