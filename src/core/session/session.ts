@@ -29,6 +29,8 @@ import { seededRandom, type Random } from '../random';
 import { RoutingError } from '../routing/rank';
 import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
+import { knownPrice } from '../routing/pricing';
+import { AllVerifiers } from '../verifiers/allVerifiers';
 import { hasSpendLimits, OUTPUT_TOKENS_BOUND } from '../routing/spendLimits';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
 import type { Ranking } from '../routing/types';
@@ -314,6 +316,7 @@ export class RungSession implements Session {
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
     const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
     const verifier = confidence?.verifier ?? verification.verifier;
+    const checkWords = verifier instanceof AllVerifiers ? verifier.labels : [verifier.label ?? verifier.name];
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -362,7 +365,14 @@ export class RungSession implements Session {
         } else if (previous) {
           emit({ type: 'skipped', callId, model: previous.model, verdict: verdictOf(previous), next: candidate.slug });
         }
-        emit({ type: 'rung-started', callId, candidate, attempt: index });
+        emit({
+          type: 'rung-started',
+          callId,
+          candidate,
+          attempt: index,
+          checks: checkWords,
+          price: knownPrice(candidate.spec, candidate.local, this.facts.get(candidate.slug)),
+        });
       },
       attemptEnded: (record) => {
         // The router writes the attempt's row right after this, in the same turn: the row carries these.

@@ -165,7 +165,16 @@ export interface SessionChatResult {
  */
 export type SessionEvent =
   | { type: 'routed'; callId: string; classKey: string; ranking: Ranking }
-  | { type: 'rung-started'; callId: string; candidate: Candidate; attempt: number }
+  | {
+      type: 'rung-started';
+      callId: string;
+      candidate: Candidate;
+      attempt: number;
+      /** The checks that will judge this attempt's answer, in words (`JSON`, `code syntax`); empty when none will. */
+      checks: string[];
+      /** The model's price as the router prices it, USD per million tokens; null when nobody knows it. */
+      price: { input: number; output: number } | null;
+    }
   | { type: 'part'; callId: string; model: string; part: StreamPart }
   | { type: 'verdict'; callId: string; model: string; verdict: VerdictWithReason }
   | { type: 'escalated'; callId: string; from: string; to: string; reason: string }

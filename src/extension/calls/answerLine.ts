@@ -35,6 +35,8 @@ interface SummaryBase {
   above?: string;
   /** What the tool schemas took of the input, when the request offered tools. */
   tools?: ToolsSent;
+  /** USD every call from this window's features has cost, this one included: the session's cost. */
+  sessionCost?: number;
 }
 
 export interface AnsweredSummary extends SummaryBase {
@@ -72,13 +74,14 @@ export interface StoppedSummary extends SummaryBase {
 }
 
 /** A finished call as a summary; `above` is the model the call climbed past, when it did. */
-export function summarizeAnswer(result: SessionChatResult, options: { above?: string } = {}): AnswerSummary {
+export function summarizeAnswer(result: SessionChatResult, options: { above?: string; sessionCost?: number } = {}): AnswerSummary {
   const base: SummaryBase = {
     callId: result.callId,
     classKey: result.classKey,
     candidates: result.ranking.candidates.map((candidate) => candidate.slug),
     cost: result.cost,
     ...(options.above !== undefined ? { above: options.above } : {}),
+    ...(options.sessionCost !== undefined ? { sessionCost: options.sessionCost } : {}),
     ...(result.tools ? { tools: result.tools } : {}),
   };
   const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
@@ -179,7 +182,10 @@ export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: 
   const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
   // Tool schemas most of the input (Agent mode's dozens): the figure that explains the cost.
   const tools = summary.tools && toolsDominate(summary.tools) ? ` · ${toolsShareText(summary.tools)}` : '';
-  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${tools}${retry}`;
+  // The session's cost beside the answer's, once there is more to it than this answer.
+  const session =
+    summary.sessionCost !== undefined && summary.sessionCost > summary.cost ? ` · session ${formatUsd(summary.sessionCost)}` : '';
+  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${session}${tools}${retry}`;
 }
 
 /** Where the answer came from: its rung on a first try, else the try and what happened before it. */
@@ -227,7 +233,7 @@ function joinWords(words: readonly string[]): string {
  * <checks> · <cost>`, perhaps with the tool schemas' share and the Retry hint.
  */
 const FOOTER_LINE =
-  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
+  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · session \$(?:[\d.]+|\?))?(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends

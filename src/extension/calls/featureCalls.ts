@@ -137,6 +137,8 @@ export class FeatureCalls {
   private readonly answers = new AnswersGiven();
   /** Calls feedback has settled already: one answer is graded by feedback once. */
   private readonly settled = new Set<string>();
+  /** USD every call this window's features made has cost: the session's cost the short line says. */
+  private spent = 0;
 
   constructor(options: FeatureCallsOptions) {
     this.state = options.state;
@@ -195,6 +197,7 @@ export class FeatureCalls {
       abort,
       ...(feedback ? { feedback } : {}),
       settle: (session, given) => this.settle(session, given),
+      spent: () => this.spent,
       finish: (call) => this.finish(ask, call, note),
       refused: (error) => this.refused(ask, error),
       warn: (text) => this.log.warn(text),
@@ -229,6 +232,7 @@ export class FeatureCalls {
   /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
   private finish(ask: FeatureAsk, call: FinishedCall, note: string | undefined): void {
     const { result } = call;
+    this.spent += result.cost;
     this.state.recordCall(result, ask.feature);
     if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], {
@@ -255,6 +259,8 @@ interface PreparedCallParts {
   abort: AbortController;
   feedback?: Feedback;
   settle: (session: ChatSession, feedback: Feedback) => void;
+  /** USD this window's calls have cost before this one. */
+  spent: () => number;
   finish: (call: FinishedCall) => void;
   refused: (error: unknown) => void;
   warn: (text: string) => void;
@@ -362,7 +368,7 @@ export class PreparedCall {
   }
 
   private finished(result: SessionChatResult, climb: Climb | undefined): FinishedCall {
-    const summary = summarizeAnswer(result, climb ? { above: climb.above } : {});
+    const summary = summarizeAnswer(result, { ...(climb ? { above: climb.above } : {}), sessionCost: this.parts.spent() + result.cost });
     return {
       result,
       summary,

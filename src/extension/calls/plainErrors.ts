@@ -71,6 +71,24 @@ function spendLimitText(pruned: readonly { model: string; reason: string }[]): s
 }
 
 /**
+ * Why a call stopped at an answer that failed its check, when a spending limit kept it from climbing:
+ * that answer's model and its check's reason, then the limit; undefined when no limit stopped it so.
+ *
+ * @remarks
+ * "Budget spent" alone hid that a local model had answered, and what was wrong with its answer; the
+ * model picker shows this under that answer rather than as an error, which the Chat view would show
+ * in place of it.
+ */
+export function limitStoppedText(
+  last: AttemptOutcome | undefined,
+  pruned: readonly { model: string; reason: string }[],
+): string | undefined {
+  const limit = spendLimitText(pruned);
+  if (!limit || last?.verdict.kind !== 'fail') return undefined;
+  return `${last.model}'s answer failed its check (${last.verdict.reason}). ${limit}`;
+}
+
+/**
  * Each provider a call found down, in words (`acme is unreachable (connection refused at …)`): from the
  * router's reasons for the models it left out, and from the last attempt when its provider failed.
  */
@@ -96,12 +114,11 @@ export function downTexts(last: AttemptOutcome | undefined, pruned: readonly { m
 export function noAnswerText(last: AttemptOutcome | undefined, pruned: readonly { model: string; reason: string }[]): string {
   const down = downTexts(last, pruned);
   const limit = spendLimitText(pruned);
+  const stopped = limitStoppedText(last, pruned);
   const sentences: string[] = [];
-  // The answer a limit kept from being climbed past is named with why it failed: "budget spent" alone
-  // hid that a local model had answered, and what was wrong with it.
-  if (limit && last?.verdict.kind === 'fail') sentences.push(`${last.model}'s answer failed its check (${last.verdict.reason}).`);
   if (down.length > 0) sentences.push(`${down.join('; ')}.`);
-  if (limit) sentences.push(limit);
+  if (stopped) sentences.unshift(stopped);
+  else if (limit) sentences.push(limit);
   if (sentences.length > 0) {
     if (down.length > 0 && !limit) sentences.push('Try again once it is back, or pick another model.');
     return `Rung got no answer: ${sentences.join(' ')}`;

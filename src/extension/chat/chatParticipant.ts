@@ -18,6 +18,7 @@ import type { Session, SessionEvent } from '../../core/session/types';
 import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
+import { askingLine } from '../calls/askingLine';
 import { InterruptedCalls } from '../calls/interruptedCalls';
 import { isEditorAgentReference } from './promptReferences';
 import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
@@ -215,7 +216,11 @@ async function route(
         );
         return;
       case 'rung-started':
+        // Named before its first word: the model, where it runs and its price, and what will check it.
         stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${plainReason(event.candidate.reason)}`);
+        stream.markdown(
+          `*${askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks })}*\n\n`,
+        );
         return;
       case 'part':
         if (event.part.type === 'text-delta' && event.part.text) {

@@ -20,12 +20,13 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provi
 import { isLocal } from '../../core/providers/locality';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
+import { askingLine } from '../calls/askingLine';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
 import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
 import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
-import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
+import { limitStoppedText, noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import { readRungModelOptions } from '../calls/rungModelOptions';
 import type { RungLog } from '../log';
 import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
@@ -190,12 +191,24 @@ async function answerRequest(
     cancellation: token,
   });
   let streamed = false;
+  /** The asking line of the attempt under way, said before its first word when the answer streams to the editor's chat. */
+  let asking: string | undefined;
+  /** The text each attempt gave, by model: a failed answer is shown when a spending limit kept the call from climbing past it. */
+  const texts = new Map<string, string>();
   const onEvent = (event: SessionEvent): void => {
     if (event.type === 'part') {
+      if (event.part.type === 'text-delta' && event.part.text) texts.set(event.model, (texts.get(event.model) ?? '') + event.part.text);
       if (!checked && event.part.type === 'text-delta' && event.part.text) {
+        if (asking !== undefined) progress.report(new vscode.LanguageModelTextPart(`${asking}\n\n`));
+        asking = undefined;
         progress.report(new vscode.LanguageModelTextPart(event.part.text));
         streamed = true;
       }
+    } else if (event.type === 'rung-started') {
+      // Said with the attempt's first word, so a round that only calls tools (an agent's step) says nothing.
+      asking = closingLine
+        ? askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks })
+        : undefined;
     } else if (event.type === 'escalated') {
       // Text already shown came from an answer that failed its check; say so before the next one.
       if (streamed)
@@ -213,6 +226,16 @@ async function answerRequest(
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
+    // A failed answer a spending limit kept the call from climbing past is shown with why, in the
+    // editor's chat: thrown, the Chat view would show the error in place of the answer.
+    const last = finished.summary.kind === 'no-answer' ? finished.summary.last : undefined;
+    const stoppedBy = closingLine && !checked ? limitStoppedText(last, finished.result.ranking.pruned) : undefined;
+    const failedText = last ? texts.get(last.model) : undefined;
+    if (stoppedBy !== undefined && failedText) {
+      if (!streamed) progress.report(new vscode.LanguageModelTextPart(failedText));
+      progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${markdownText(stoppedBy)}*`));
+      return;
+    }
     // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
     throw new PlainError(
       noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned),
@@ -233,6 +256,11 @@ async function answerRequest(
   if (inlineEdit && answer.toolCalls.length > 0 && document)
     edits.watch(document.uri.toString(), finished.result.callId, document.getText());
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/** Text shown as Markdown as it reads: a check's reason may hold backticks (a ```json block) that would open code. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>]/g, (character) => `\\${character}`);
 }
 
 /** Who asks, as VS Code 1.139 says it (`requestInitiator`, not in the 1.104 types): the asking extension's id. */
