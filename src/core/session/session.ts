@@ -33,7 +33,7 @@ import { knownPrice } from '../routing/pricing';
 import { AllVerifiers } from '../verifiers/allVerifiers';
 import { hasSpendLimits, OUTPUT_TOKENS_BOUND } from '../routing/spendLimits';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
-import type { Ranking } from '../routing/types';
+import type { Candidate, Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
@@ -316,7 +316,15 @@ export class RungSession implements Session {
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
     const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
     const verifier = confidence?.verifier ?? verification.verifier;
-    const checkWords = verifier instanceof AllVerifiers ? verifier.labels : [verifier.label ?? verifier.name];
+    // What is named before each attempt: the confidence check only for a model it puts its question to.
+    const checkWords = (candidate: Candidate): string[] =>
+      confidence
+        ? confidence.asks(candidate)
+          ? [confidence.verifier.label]
+          : []
+        : verifier instanceof AllVerifiers
+          ? verifier.labels
+          : [verifier.label ?? verifier.name];
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -370,7 +378,7 @@ export class RungSession implements Session {
           callId,
           candidate,
           attempt: index,
-          checks: checkWords,
+          checks: checkWords(candidate),
           price: knownPrice(candidate.spec, candidate.local, this.facts.get(candidate.slug)),
         });
       },
