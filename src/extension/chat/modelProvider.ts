@@ -29,14 +29,12 @@ import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
 import { limitStoppedText, noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import { readRungModelOptions } from '../calls/rungModelOptions';
 import type { RungLog } from '../log';
-import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
+import { AUTO_MODEL_ID, estimateTokens, pickerLimits, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
 import type { RungSettings } from '../settings/settings';
 
 /** Context window Rung Auto declares when no panel model states one, tokens. */
 const DEFAULT_CONTEXT_TOKENS = 32_768;
-/** Output tokens Rung declares for every model: the editor uses it only to budget. */
-const MAX_OUTPUT_TOKENS = 8_192;
 
 export interface ModelProviderDeps {
   sessions: SessionHost;
@@ -105,8 +103,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
     version: '1',
     detail: 'routed',
     tooltip: 'Routes each request to the cheapest model that can do it, checks the answer, and climbs when the check fails.',
-    maxInputTokens: contexts.length ? Math.max(...contexts) : DEFAULT_CONTEXT_TOKENS,
-    maxOutputTokens: MAX_OUTPUT_TOKENS,
+    ...pickerLimits(contexts.length ? Math.max(...contexts) : DEFAULT_CONTEXT_TOKENS),
     // Declared so Agent mode lists Rung; a request with tools is routed only to rungs that take tools.
     capabilities: { toolCalling: true },
   };
@@ -123,8 +120,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
       version: '1',
       detail: `${model.provider} · ${price}`,
       tooltip: `${model.slug} on ${model.provider}, ${price}, opens the call; the panel's later rungs stay as fallbacks.`,
-      maxInputTokens: model.context ?? DEFAULT_CONTEXT_TOKENS,
-      maxOutputTokens: MAX_OUTPUT_TOKENS,
+      ...pickerLimits(model.context ?? DEFAULT_CONTEXT_TOKENS),
       capabilities: { toolCalling: model.tools !== false },
     };
   });

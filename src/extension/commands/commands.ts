@@ -9,6 +9,7 @@
  * ask the user.
  */
 import * as vscode from 'vscode';
+import { providerKeyChoices } from './providerChoices';
 import type { StoreLocation } from '../../core/store/storeLocation';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
@@ -151,11 +152,7 @@ async function ask(deps: CommandDeps, prompt?: string): Promise<{ callId: string
 
 /** The providers a key can be set for: every OpenAI-compatible provider the panel knows. */
 function keyedProviders(deps: CommandDeps): string[] {
-  const providers = deps.settings.panel?.panel.providers ?? {};
-  const names = Object.entries(providers)
-    .filter(([, config]) => config.kind === 'openai-compatible')
-    .map(([name]) => name);
-  return [...new Set(['openrouter', 'openai', ...names])];
+  return providerKeyChoices(deps.settings.panel?.panel).map((choice) => choice.name);
 }
 
 /**
@@ -165,10 +162,12 @@ function keyedProviders(deps: CommandDeps): string[] {
 async function setProviderKey(deps: CommandDeps, provider?: string, given?: string): Promise<boolean> {
   const name =
     provider ??
-    (await vscode.window.showQuickPick(keyedProviders(deps), {
-      title: 'Rung: Set Provider Key',
-      placeHolder: "The provider whose key to keep in the editor's secret storage",
-    }));
+    (
+      await vscode.window.showQuickPick(
+        providerKeyChoices(deps.settings.panel?.panel).map((choice) => ({ label: choice.name, description: choice.description })),
+        { title: 'Rung: Set Provider Key', placeHolder: "The provider whose key to keep in the editor's secret storage" },
+      )
+    )?.label;
   if (!name) return false;
   const key =
     given ??
