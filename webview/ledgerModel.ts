@@ -601,7 +601,12 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
     case 'no-calls':
       return `Nothing to say about opening with ${estimate.model} yet: your log holds no routed calls.`;
     case 'not-a-candidate':
-      return `Not enough of your calls could have opened with ${estimate.model} to say: it was pruned or off the panel on too many of them.`;
+      // The bound is the estimator's (MAX_UNSUPPORTED_SHARE, 0.05). "Too many" read as a contradiction
+      // beside a model that had opened 33 of 38 calls: the few calls it could not have opened are what count.
+      return (
+        `Cannot say yet for ${estimate.model}: it was left out (pruned, or off the panel) of more than 1 in 20 of your logged calls, ` +
+        `and the log gave it no chance to open those; it could have opened the other ${estimate.calls.toLocaleString('en-US')}.`
+      );
     case 'too-few':
     case null:
       return `Not enough of your calls opened with ${estimate.model} to say.`;

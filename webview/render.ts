@@ -426,7 +426,7 @@ function breakableName(name: string): Child[] {
 function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   const openers = state.openers;
   const ask = button(
-    openers.status === 'answered' ? 'Ask again' : 'What if I had opened with…',
+    openers.status === 'answered' ? 'Estimate again' : 'What if I had opened with…',
     'beaker',
     'What if I had always opened with each model? Estimate it from your logged calls',
     () => handlers.estimateOpeners(),

@@ -442,8 +442,8 @@ describe('what-if sentences', () => {
     expect(openerSentence({ model: 'qwen3:14b', calls: 0, versusLog: null, refused: 'no-calls' })).toBe(
       'Nothing to say about opening with qwen3:14b yet: your log holds no routed calls.',
     );
-    expect(openerSentence({ model: 'qwen3:14b', calls: 40, versusLog: null, refused: 'not-a-candidate' })).toMatch(
-      /^Not enough of your calls could have opened with qwen3:14b to say: it was pruned or off the panel/,
+    expect(openerSentence({ model: 'qwen3:14b', calls: 33, versusLog: null, refused: 'not-a-candidate' })).toBe(
+      'Cannot say yet for qwen3:14b: it was left out (pruned, or off the panel) of more than 1 in 20 of your logged calls, and the log gave it no chance to open those; it could have opened the other 33.',
     );
   });
 
