@@ -188,7 +188,7 @@ function nothingToRouteTo(): E2eCheck {
       assert.match((await toast.textContent()) ?? '', /no local Ollama answered at http:\/\/127\.0\.0\.1:9/);
       await page.locator('.statusbar-item', { hasText: 'Rung: not set up' }).first().waitFor();
       await workbench.screenshot('installed-first-run-toast');
-      await toast.getByRole('button', { name: 'Create Panel File' }).click();
+      await toast.getByRole('link', { name: 'Create Panel File' }).click();
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as { models?: unknown[] };
       assert.ok(Array.isArray(written.models) && written.models.length > 0, `the example panel names models: ${JSON.stringify(written)}`);

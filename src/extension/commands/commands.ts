@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import { providerKeyChoices } from './providerChoices';
+import { CREATE_PANEL_FILE_COMMAND, createPanelFileAndOpen } from '../settings/firstRun';
 import type { StoreLocation } from '../../core/store/storeLocation';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
@@ -64,6 +65,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.resetLedger', (options?: { confirmed?: boolean }) => resetLedger(deps, options));
   register('rung.exportLedger', (target?: vscode.Uri) => exportLedger(deps, target));
   register('rung.showLog', () => deps.log.show());
+  register(CREATE_PANEL_FILE_COMMAND, () =>
+    createPanelFileAndOpen({ panelFilePath: deps.settings.panelFilePath, ollamaBaseUrl: deps.settings.ollamaBaseUrl, log: deps.log }),
+  );
 }
 
 /** The class key the picker ranks for: the last call's, else an edit in the active editor's language, else chat. */
