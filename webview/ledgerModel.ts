@@ -559,6 +559,22 @@ export function spendChart(spend: SpendWire, width: number, height: number): Spe
 }
 
 /** The spend estimate sentence: what the same calls would have cost on the strongest model. */
+/**
+ * The spend's totals, and how much of them paid for tool schemas when any did: `Total $0.294, today
+ * $0.294; $0.189 of it paid for tool schemas (an agent's tools, sent as input with every request).`
+ *
+ * @remarks
+ * Agent mode sends some forty tool schemas with every request, and on a morning's work they were most
+ * of the bill; said beside the total, the figure shows what `rung.agentTools` can save.
+ */
+export function spendTotalsText(spend: SpendWire): string {
+  const totals = `Total ${formatUsd(spend.total)}, today ${formatUsd(spend.today)}`;
+  const schemas = spend.toolSchemas ?? 0;
+  if (schemas <= 0) return `${totals}.`;
+  const share = spend.total > 0 ? ` (${Math.round((schemas / spend.total) * 100)}%)` : '';
+  return `${totals}; ${formatUsd(schemas)}${share} of it paid for tool schemas (an agent's tools, sent as input with every request).`;
+}
+
 export function strongestEstimateText(spend: SpendWire): string {
   if (spend.strongestModel === null || spend.strongestEstimate === null)
     return 'No estimate: the panel has no priced model to compare with.';

@@ -25,6 +25,7 @@ import {
   ratingClasses,
   spendChart,
   spendChartNote,
+  spendTotalsText,
   strongestEstimateText,
 } from './ledgerModel';
 
@@ -464,7 +465,7 @@ function renderSpend(state: LedgerState): HTMLElement {
     'section',
     { class: 'spend', 'aria-labelledby': 'spend-title' },
     h('h2', { id: 'spend-title' }, 'Spend'),
-    h('p', { class: 'totals' }, `Total ${formatUsd(state.spend.total)}, today ${formatUsd(state.spend.today)}.`),
+    h('p', { class: 'totals' }, spendTotalsText(state.spend)),
     h('p', { class: 'estimate' }, strongestEstimateText(state.spend)),
     note === undefined ? renderChart(chart) : h('p', { class: 'empty' }, note),
     chart.providers.length > 0

@@ -211,6 +211,11 @@ export interface SpendView {
   /** What the same calls would have cost on the panel's strongest (dearest) model: an estimate. */
   strongestModel: string | null;
   strongestEstimate: number | null;
+  /**
+   * USD of `total` that paid for tool schemas sent as input (an agent's dozens of tools), at each
+   * attempt's model's input price: estimated tokens, so a share of the bill, not a bill of its own.
+   */
+  toolSchemas: number;
 }
 
 export type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';

@@ -14,6 +14,7 @@ import {
   rejectMessage,
   spendChart,
   spendChartNote,
+  spendTotalsText,
   strongestEstimateText,
 } from '../../../webview/ledgerModel';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
@@ -247,6 +248,14 @@ describe('the spend chart', () => {
       'The same calls on openai/gpt-4o-mini would have cost about $0.09 (an estimate from list prices); Rung spent $0.03, $0.06 less.',
     );
     expect(strongestEstimateText({ ...exampleSpend, strongestModel: null, strongestEstimate: null })).toMatch(/^No estimate/);
+  });
+
+  it('says how much of the spend paid for tool schemas, when any did', () => {
+    expect(spendTotalsText({ ...exampleSpend, total: 0.294, today: 0.294, toolSchemas: 0.189 })).toBe(
+      "Total $0.294, today $0.294; $0.189 (64%) of it paid for tool schemas (an agent's tools, sent as input with every request).",
+    );
+    expect(spendTotalsText({ ...exampleSpend, total: 0.05, today: 0.01, toolSchemas: 0 })).toBe('Total $0.05, today $0.01.');
+    expect(spendTotalsText({ ...exampleSpend, total: 0.05, today: 0.01 })).toBe('Total $0.05, today $0.01.');
   });
 });
 
