@@ -99,7 +99,7 @@ function budgetNotCrossed(): E2eCheck {
         await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
         await setCloudKey(page);
         await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-        // The Chat view opens in Agent mode: its 39 tool schemas make the request about 16,000 tokens.
+        // The Chat view opens in Agent mode: with the tool schemas it keeps the request is about 10,000 tokens.
         await workbench.sendChat('Return the user Ada, aged 36, as a JSON object.');
         const response = page.locator('.interactive-item-container.interactive-response', { hasText: 'was not asked' }).last();
         await response.waitFor({ timeout: ANSWER_TIMEOUT_MS });

@@ -67,7 +67,7 @@ export interface FeatureAsk {
   messages: ChatMessage[];
   /** The tools the request offers; `agentTools` says which of them are sent. */
   tools?: ToolSpec[];
-  /** Which offered tools are sent (`rung.agentTools`): all of them unless the user chose `relevant`. */
+  /** Which offered tools are sent (`rung.agentTools`, whose default is `relevant`); all of them when absent. */
   agentTools?: AgentTools;
   /** The caller requires a tool call (`toolMode: Required`): every tool offered is sent. */
   toolCallRequired?: boolean;

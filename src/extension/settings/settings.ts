@@ -17,7 +17,7 @@ import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { panelFileOpenable, readPanelFileText } from '../../core/panelFileText';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK } from '../../core/confidence/liveConfidence';
-import { AGENT_TOOLS, type AgentTools } from '../../core/providers/toolChoice';
+import { AGENT_TOOLS, DEFAULT_AGENT_TOOLS, type AgentTools } from '../../core/providers/toolChoice';
 import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
@@ -90,11 +90,11 @@ export class RungSettings implements vscode.Disposable {
   }
 
   /**
-   * Which of a request's tools Rung Auto sends (`rung.agentTools`): `all` unless the user chose
-   * `relevant`; a value it does not know reads as `all`, which leaves out nothing the editor offered.
+   * Which of a request's tools Rung Auto sends (`rung.agentTools`): `relevant` unless the user chose
+   * `all`; a value it does not know reads as `all`, which leaves out nothing the editor offered.
    */
   get agentTools(): AgentTools {
-    const value = this.config.get<unknown>('agentTools', 'all');
+    const value = this.config.get<unknown>('agentTools', DEFAULT_AGENT_TOOLS);
     return (AGENT_TOOLS as readonly unknown[]).includes(value) ? (value as AgentTools) : 'all';
   }
 
