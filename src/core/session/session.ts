@@ -316,10 +316,10 @@ export class RungSession implements Session {
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
     const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
     const verifier = confidence?.verifier ?? verification.verifier;
-    // What is named before each attempt: the confidence check only for a model it puts its question to.
+    // What is named before each attempt: the confidence check only for a model whose answer it would judge.
     const checkWords = (candidate: Candidate): string[] =>
       confidence
-        ? confidence.asks(candidate)
+        ? confidence.judges(candidate)
           ? [confidence.verifier.label]
           : []
         : verifier instanceof AllVerifiers

@@ -118,6 +118,29 @@ function collapsed(events: SessionEvent[]): string[] {
   return events.map(outline).filter((line, index, all) => line !== all[index - 1]);
 }
 
+describe('RungSession: what is named before an attempt', () => {
+  it("says each rung's checks and price as it starts: the schema check, a local model's price as free, an unknown price as null", async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } }, (event) => events.push(event));
+    const started = events.flatMap((event) => (event.type === 'rung-started' ? [[event.candidate.slug, event.checks, event.price]] : []));
+    expect(started).toEqual([
+      ['qwen2.5:3b', ['JSON schema'], { input: 0, output: 0 }],
+      ['openai/gpt-4o-mini', ['JSON schema'], null],
+    ]);
+  });
+
+  it('names the confidence check only for an answer it would judge: none while no threshold is learned', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), confidenceCheck: 'local' });
+    const events: SessionEvent[] = [];
+    await session.chat({ messages: user('What is the capital of France?') }, (event) => events.push(event));
+    const started = events.flatMap((event) => (event.type === 'rung-started' ? [event.checks] : []));
+    expect(started[0]).toEqual([]);
+  });
+});
+
 describe('RungSession.chat', () => {
   it('escalates an Ollama rung that fails its check to an OpenAI-compatible rung, reporting each event in order', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
