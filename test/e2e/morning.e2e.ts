@@ -122,9 +122,9 @@ function morning(): E2eCheck {
           return last !== undefined && (last.verdict === 'pass' || last.verdict === 'unverified');
         };
         for (const [index, request] of MORNING.entries()) {
-          // Back to Rung Auto after @rung: a new chat, whose input keeps no participant.
-          if (index > 0 && !request.startsWith('@rung') && MORNING[index - 1]?.startsWith('@rung'))
-            await workbench.runCommand('Chat: New Chat');
+          // Each request in a new chat, as a user starts a new task: the Chat view keeps only the items on
+          // screen in its page (sendChat counts them), and a chat after @rung keeps @rung in its input.
+          if (index > 0) await workbench.runCommand('Chat: New Chat');
           await workbench.sendChat(request);
           await eventually(async () => done(index), `"${request}" is answered in the decision log`, ANSWER_TIMEOUT_MS);
           await page
