@@ -22,7 +22,7 @@ import type { RouteRequest } from './types';
  * request states no maximum of its own.
  *
  * @remarks
- * 8,192 is what Rung declares to the editor as every model's output limit (the model picker's
+ * 8,192 is the most Rung declares to the editor as a model's output limit (the model picker's
  * `maxOutputTokens`), so no caller in the editor expects a longer answer; an answer cut there fails as
  * one cut at the model's own limit does.
  */
