@@ -11,7 +11,6 @@
  * a script can parse stdout whole.
  */
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
@@ -27,6 +26,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readU
 import { commandPanel } from './panelOption';
 import type { StoreOpener } from './cliStore';
 import { asksForHelp, formatHelp, usageLine } from './usage';
+import { userCacheFolder } from './userCache';
 
 /** The usage line, as `rung --help` and a usage error print it. */
 export const CHAT_USAGE = usageLine(CHAT_COMMAND);
@@ -93,7 +93,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
     ...(openStore ? { openStore: (location, said) => openStore(location, io, { shareDecisions: parsed.shareDecisions }, said) } : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
-    catalogDir: resolve(io.cwd, '.rung'),
+    // The user's cache folder, never the working folder's `.rung/` (userCache.ts).
+    catalogDir: userCacheFolder(io.env) ?? null,
     environment: io.env,
     confidenceCheck: parsed.confidenceCheck,
     log: (_level, message) => printer.notice(message),
