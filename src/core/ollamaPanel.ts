@@ -250,8 +250,8 @@ export async function createPanelFile(
   const seed = await seedPanelFile(lookup);
   // Read as any panel file is before a byte is written: a file Rung makes must load. Throws PanelError.
   parsePanel(seed.panel, path);
-  // By the ledger's rule: a `.rung/` made here gets its .gitignore, and a linked one is refused.
-  ensureFolder(dirname(path));
+  // By the ledger's rule: a `.rung/` without a .gitignore gets one before the panel is written, and a linked one is refused.
+  ensureFolder(dirname(path), { beforeWrite: true });
   const temporary = `${path}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
   try {
     await writeFile(temporary, seed.text, { flag: 'wx' });
