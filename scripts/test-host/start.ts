@@ -10,7 +10,7 @@
  * pick up changes. The workbench asks for a token made at each start; the address printed carries it
  * (workbench.ts). The profile is kept between starts in the test host folder, so settings, trusted
  * folders and keys entered in the editor stay. `npm start -- PATH` opens another folder; `RUNG_PORT`
- * picks the workbench's port (default: a free one). Ctrl+C stops the server and everything it started.
+ * picks the workbench's port, and the printed address is on the next (default: free ones). Ctrl+C stops the server and everything it started.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -29,6 +29,7 @@ export async function startWorkbench(options: {
   folder: string;
   stateFolder: string;
   development: boolean;
+  /** The workbench's port, and the next one the door's; absent: free ones. */
   port?: number;
 }): Promise<Workbench> {
   const token = randomBytes(32).toString('base64url');
@@ -47,7 +48,12 @@ export async function startWorkbench(options: {
   });
   let door: SignInDoor;
   try {
-    door = await openSignInDoor({ token, cookie: server.signInCookie as { name: string; value: string }, target: workbenchUrl });
+    door = await openSignInDoor({
+      token,
+      cookie: server.signInCookie as { name: string; value: string },
+      target: workbenchUrl,
+      ...(options.port ? { port: options.port + 1 } : {}),
+    });
   } catch (error) {
     await server.stop();
     throw error;
