@@ -289,7 +289,7 @@ const SLUG = /^[A-Za-z0-9._:/@+~-]+$/;
  *
  * @remarks
  * A provider's name becomes part of an environment variable (`RUNG_<PROVIDER>_API_KEY`, `-` read as `_`)
- * and of a file name (`catalog-<provider>.json` in the workspace's `.rung/`), so it holds nothing a shell
+ * and of a file name (`catalog-<provider>.json` in the catalog cache's folder), so it holds nothing a shell
  * or a path would read as more than a name: no `/`, no `.`, no space.
  */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

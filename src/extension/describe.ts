@@ -14,6 +14,7 @@ import type { Candidate, Ranking } from '../core/routing/types';
 import { formatUsd } from '../protocol/formatUsd';
 import { openerChoiceText, plainPrunedReason, plainReason } from '../protocol/reasonText';
 import { toolsLogText } from './calls/toolsLine';
+import { codeSpan, markdownText } from './markdownText';
 
 export { formatUsd };
 
@@ -198,7 +199,7 @@ const CLASS_WORDS: Record<string, string> = {
 /** How one attempt ended, as a verb phrase after its model, with the check's reason. */
 function attemptEnded(row: DecisionRow): string {
   const reason = row.verdictReason?.startsWith(`${row.verdict}: `) ? row.verdictReason.slice(row.verdict.length + 2) : row.verdictReason;
-  const because = reason ? `: ${reason}` : '';
+  const because = reason ? `: ${markdownText(reason)}` : '';
   switch (row.verdict) {
     case 'pass':
       return `passed its check${because}`;
@@ -236,10 +237,12 @@ function unmeasured(reason: string): boolean {
  * It showed the call id as its title and the router's own tokens (`no-measured-profiles tier1`, "rung 1
  * of 2", "propensity 1.00"): a reader asking "why this model?" met an internal log. The figures are the
  * rows' own; the decision log and the Rung log keep the router's wording for whoever greps them, and the
- * call id is a last line, for finding the call there.
+ * call id is a last line, for finding the call there. Every string a row supplies (a model id is what a
+ * provider reported; a reason quotes a check or a provider; a shared row is a teammate's) goes in escaped
+ * or as a code span (markdownText.ts), so none of it is read as Markdown.
  */
 export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
-  const detail = ['---', `Call id \`${callId}\`${rows[0]?.run ? ` · conversation \`${rows[0].run}\`` : ''}`];
+  const detail = ['---', `Call id ${codeSpan(callId)}${rows[0]?.run ? ` · conversation ${codeSpan(rows[0].run)}` : ''}`];
   if (rows.length === 0)
     return `${['# A call Rung has no record of', '', 'The decision log has no row for this call.', '', ...detail].join('\n')}\n`;
   const first = rows[0] as DecisionRow;
@@ -250,46 +253,54 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
   const last = attempts.at(-1);
   const title =
     last && (last.verdict === 'pass' || last.verdict === 'unverified')
-      ? `Why ${last.model} answered`
+      ? `Why ${markdownText(last.model)} answered`
       : attempts.length === 0
         ? 'Why no model took this call'
         : 'How this call was routed';
   const lines = [
     `# ${title}`,
     '',
-    `A call of class \`${classKey}\`${kind ? `: ${kind}${first.shape ? `, in ${first.shape}` : ''}` : ''}.`,
+    `A call of class ${codeSpan(classKey)}${kind ? `: ${kind}${first.shape ? `, in ${markdownText(first.shape)}` : ''}` : ''}.`,
     '',
   ];
-  if (refused) lines.push(`No model could take it: ${refused.verdictReason ?? 'no reason recorded'}.`, '');
+  if (refused) lines.push(`No model could take it: ${markdownText(refused.verdictReason ?? 'no reason recorded')}.`, '');
   attempts.forEach((row, index) => {
-    const served = row.resolved && row.resolved !== row.model ? `, served as ${row.resolved}` : '';
-    const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${plainReason(row.reason) || 'no reason recorded'}.`;
+    const served = row.resolved && row.resolved !== row.model ? `, served as ${markdownText(row.resolved)}` : '';
+    const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${markdownText(plainReason(row.reason) || 'no reason recorded')}.`;
     const choice = index === 0 ? ` ${openerChoiceText(row.explore, row.propensity)}` : '';
-    const tools = row.tools ? ` Tool schemas sent: ${toolsLogText(row.tools)}.` : '';
+    const tools = row.tools ? ` Tool schemas sent: ${markdownText(toolsLogText(row.tools))}.` : '';
     lines.push(
-      `${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`,
+      `${index + 1}. **${markdownText(row.model)}** (${markdownText(row.mode)}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`,
     );
   });
   if (attempts.length) lines.push('');
   const tried = new Set(attempts.map((row) => row.model));
   const untried = (last?.candidates ?? []).filter((model) => !tried.has(model));
   if (untried.length && last && (last.verdict === 'pass' || last.verdict === 'unverified'))
-    lines.push(`Not tried, since an answer stood before them: ${untried.join(', ')}.`, '');
+    lines.push(`Not tried, since an answer stood before them: ${untried.map(markdownText).join(', ')}.`, '');
   const leftOut = new Map<string, string>();
   for (const row of [refused, ...attempts])
     for (const entry of row?.pruned ?? [])
       if (!leftOut.has(entry.model)) leftOut.set(entry.model, plainPrunedReason(entry.reason).replace(/^pruned: /, ''));
-  if (leftOut.size) lines.push('Left out of this call:', ...[...leftOut].map(([model, reason]) => `- **${model}**: ${reason}`), '');
+  if (leftOut.size)
+    lines.push(
+      'Left out of this call:',
+      ...[...leftOut].map(([model, reason]) => `- **${markdownText(model)}**: ${markdownText(reason)}`),
+      '',
+    );
   const fresh = [...new Set(attempts.filter((row) => unmeasured(row.reason)).map((row) => row.model))];
   if (fresh.length) {
     lines.push(
-      `Not yet measured in \`${classKey}\`: ${fresh.join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`,
+      `Not yet measured in ${codeSpan(classKey)}: ${fresh.map(markdownText).join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`,
       '',
     );
   }
   for (const row of rows.filter((entry) => entry.final)) {
     const counts = row.verdict === 'pass' ? 'passed' : row.verdict === 'fail' ? 'failed' : row.verdict;
-    lines.push(`Settled later: ${row.model}'s answer counts as ${counts}${row.verdictReason ? ` (${row.verdictReason})` : ''}.`, '');
+    lines.push(
+      `Settled later: ${markdownText(row.model)}'s answer counts as ${markdownText(counts)}${row.verdictReason ? ` (${markdownText(row.verdictReason)})` : ''}.`,
+      '',
+    );
   }
   return `${[...lines, ...detail].join('\n')}\n`;
 }

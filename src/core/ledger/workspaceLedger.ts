@@ -417,7 +417,7 @@ export class WorkspaceLedger implements Ledger {
       // Inside the try: a folder or lock that cannot be made (EACCES, ENOTDIR) fails a timer's save,
       // which has no caller to throw to, as surely as a failed write does. A folder that is a link to
       // another is refused, never written through (see safeFiles.ts).
-      ensureFolder(dirname(this.path));
+      ensureFolder(dirname(this.path), { beforeWrite: true });
       held = await this.lock.acquire();
       if (!held) {
         // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.

@@ -250,8 +250,8 @@ export type ProviderFactory = (input: {
   modelsWithoutContext?: readonly string[];
   /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
   keyHint?: string;
-  /** Where this provider's catalog is cached; absent: no catalog is fetched. */
-  catalogPath?: string;
+  /** Where this provider's catalog is cached; null: fetched on every connect, not cached; absent: no catalog is fetched. */
+  catalogPath?: string | null;
   fetch?: FetchLike;
   /** Stops a slow connect (a catalog fetch) when the user does. */
   signal?: AbortSignal;

@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { StoreLocation } from '../../core/store/storeLocation';
+import { redactedUrl } from '../../core/ledger/teamUrl';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
@@ -322,7 +323,7 @@ async function exportLedger(deps: CommandDeps, target?: vscode.Uri): Promise<vsc
   return uri;
 }
 
-/** The team server a store location names, if it names one. */
+/** The team server a store location names, if it names one, as a message shows it (no secret of the URL in it). */
 function teamUrlOf(location: StoreLocation): string | undefined {
-  return location.kind === 'team' ? location.url : undefined;
+  return location.kind === 'team' ? redactedUrl(location.url) : undefined;
 }

@@ -262,6 +262,49 @@ describe('describe', () => {
     expect(text).not.toMatch(/no-measured-profiles|measured 9\/10|propensity|pruned:/);
   });
 
+  it('shows every string a row supplies as written, never as Markdown: no image, link, HTML or heading of its own', () => {
+    const hostile: DecisionRow = {
+      v: 1,
+      at: 0,
+      call: 'c`9',
+      run: null,
+      class: 'chat',
+      shape: 'a`b',
+      candidates: ['![seen](https://tracker.example/pixel.png)'],
+      rung: 0,
+      escalation: [],
+      model: '![seen](https://tracker.example/pixel.png)',
+      resolved: '<img src="https://tracker.example/x.png">',
+      explore: false,
+      propensity: 1,
+      verdict: 'pass',
+      verdictReason: 'see [the docs](https://phish.example/login) or <https://phish.example>',
+      inputTokens: 1,
+      outputTokens: 1,
+      cost: 0,
+      latencyMs: 1,
+      reason: 'only rung',
+      mode: 'cloud',
+      pruned: [{ model: 'x\n# Heading\n<script>alert(1)</script>', reason: 'pruned: ~~gone~~ $x$ &amp;' }],
+      final: false,
+    };
+    const text = explainMarkdown('c`9', [hostile]);
+    // An unescaped `[`, `<` or `&` (one not behind a backslash) would be read as a link, an image, HTML or an entity.
+    const unescaped = (char: string): boolean =>
+      text
+        .split(char)
+        .slice(0, -1)
+        .some((before) => !/(^|[^\\])(\\\\)*\\$/.test(before));
+    for (const char of ['[', '<', '&', '~']) expect(unescaped(char), char).toBe(false);
+    expect(text).toContain('\\~\\~gone\\~\\~ \\$x\\$ \\&amp;');
+    expect(text).toContain('**\\!\\[seen\\](https://tracker.example/pixel.png)**');
+    expect(text).not.toMatch(/^# Heading/m);
+    expect(text).toContain('x # Heading \\<script');
+    // The call id and the class, as code spans fenced past the backtick they hold.
+    expect(text).toContain('Call id ``c`9``');
+    expect(text).toContain('A call of class ``chat/a`b``');
+  });
+
   it('says how often an explored opener is chosen, and a call no model could take', () => {
     const explored: DecisionRow = {
       v: 1,
@@ -374,7 +417,8 @@ describe('a call cut off when Rung shut down', () => {
       tools: { sent: 15, tokens: 3_703, input: 7_420, cost: 0.0093, dropped: ['fetch_webpage', 'github_repo'] },
     };
     expect(explainMarkdown('c3', [row])).toContain(
-      ' Tool schemas sent: 15 tools ≈ 3.7k of 7.4k input tokens, $0.0093 of the input; dropped 2 (rung.agentTools): fetch_webpage, github_repo.\n',
+      // Escaped as Markdown: a tool's name is the editor's or an extension's, and `_` would start emphasis.
+      ' Tool schemas sent: 15 tools ≈ 3.7k of 7.4k input tokens, \\$0.0093 of the input; dropped 2 (rung.agentTools): fetch\\_webpage, github\\_repo.\n',
     );
     const { tools: _tools, ...withoutTools } = row;
     expect(explainMarkdown('c3', [withoutTools])).not.toContain('Tool schemas');
