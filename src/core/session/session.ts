@@ -731,6 +731,7 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     explore: record.explore,
     checks: record.value?.checks ?? [],
     ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
+    ...(record.openedForWait ? { openedForWait: record.openedForWait } : {}),
   };
 }
 
