@@ -188,13 +188,25 @@ export function timingText(timing: TimingFigures): string {
   return `about ${durationWords(timing.meanMs)} a call${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
-/** Auto's line in Pick Model: where a call of the class opens now, and why when the wait moved it. */
-function autoDetail(ranking: Ranking): string {
+/**
+ * Auto's row in Pick Model: where a call of the class opens now, and why in words when the wait moved
+ * it (`opens on acme/coder-large:` beside Auto, what the passed model did on the line below).
+ *
+ * @remarks
+ * The quick pick cuts a line at about 90 characters: with the whole sentence on the second line, a
+ * user saw "…and each failed try cos…", the figure that says why cut off.
+ */
+function autoRow(ranking: Ranking): { description: string; detail: string } {
+  const route = `route ${ranking.classKey} calls by the ledger`;
   const opening = ranking.opening;
   const opener = ranking.candidates[opening?.index ?? 0];
-  if (!opener) return 'no eligible rung now';
-  if (opening?.openedForWait) return `opens on ${opener.slug}: ${openedForWaitText(opening.openedForWait)}; climbs on a failed check`;
-  return `opens on ${opener.slug} now; climbs on a failed check`;
+  if (!opener) return { description: route, detail: 'no eligible rung now' };
+  if (opening?.openedForWait)
+    return {
+      description: `${route} · opens on ${opener.slug}:`,
+      detail: `${openedForWaitText(opening.openedForWait)}; climbs on a failed check`,
+    };
+  return { description: route, detail: `opens on ${opener.slug} now; climbs on a failed check` };
 }
 
 /**
@@ -223,8 +235,7 @@ export function pickRows(
     {
       slug: undefined,
       label: `${pinned ? '' : '$(check) '}Auto`,
-      description: `route ${ranking.classKey} calls by the ledger`,
-      detail: autoDetail(ranking),
+      ...autoRow(ranking),
     },
   ];
   for (const [index, candidate] of ranking.candidates.entries()) {
