@@ -96,9 +96,9 @@ export const MAX_ATTEMPT_TIMEOUT_SECONDS = 86_400;
  * A tenth of what a developer's minute costs an employer (about $1 a minute at $60 an hour), because a
  * wait is only partly lost: the user reads the answer as it streams, or turns to something else. At
  * this value a failed 3-second try costs $0.005, about a cloud edit's price, so a local model that
- * fails most edits stops opening them, while one that passes most keeps its place even beside a cloud
- * model as fast as it (it loses it only when each try takes 8 times the cloud model's time or so; the
- * README works the figures). Set 0 to plan on money alone, as Rung did before it weighed the wait.
+ * fails most edits stops opening them, while one that passes most keeps its place beside a cloud model
+ * as fast as it (beside a 3-second cloud model at $0.01 a call, one that passes 80% keeps opening up to
+ * about 7 s a try). Set 0 to plan on money alone, as Rung did before it weighed the wait.
  */
 export const DEFAULT_WAIT_WORTH_PER_MINUTE = 0.1;
 /** The most `routing.waitWorth` may be, USD a minute: far past any wage, so a typo of a few digits is caught. */
