@@ -72,13 +72,13 @@ async function main(): Promise<void> {
   if (args.includes('--worlds')) {
     const lines: string[] = [
       'generated worlds (answers timed by model size, worlds.ts), seeds 1–5, in time order: wait not weighed → at the default',
-      `${'world'.padEnd(28)} ${'accuracy'.padStart(17)} ${'cost / best single'.padStart(19)} ${'mean wait to answer'.padStart(21)} ${'p90'.padStart(15)}`,
+      `${'world'.padEnd(28)} ${'accuracy'.padStart(17)} ${'cost / best single'.padStart(19)} ${'mean wait to answer'.padStart(21)} ${'p90'.padStart(19)} ${'$ + wait at the default'.padStart(23)}`,
     ];
     for (const world of WORLDS) {
       const zero = await worldPoint(world, seeds, 0);
       const shipped = await worldPoint(world, seeds, DEFAULT_WAIT_WORTH_PER_MINUTE);
       lines.push(
-        `${world.name.padEnd(28)} ${`${zero.accuracy.toFixed(4)} → ${shipped.accuracy.toFixed(4)}`.padStart(17)} ${`${pct(zero.share)} → ${pct(shipped.share)}`.padStart(19)} ${`${sec(zero.meanMs)} → ${sec(shipped.meanMs)}`.padStart(21)} ${`${sec(zero.p90Ms)} → ${sec(shipped.p90Ms)}`.padStart(15)}`,
+        `${world.name.padEnd(28)} ${`${zero.accuracy.toFixed(4)} → ${shipped.accuracy.toFixed(4)}`.padStart(17)} ${`${pct(zero.share)} → ${pct(shipped.share)}`.padStart(19)} ${`${sec(zero.meanMs)} → ${sec(shipped.meanMs)}`.padStart(21)} ${`${sec(zero.p90Ms)} → ${sec(shipped.p90Ms)}`.padStart(19)} ${`$${valuedAtDefault(zero).toFixed(2)} → $${valuedAtDefault(shipped).toFixed(2)}`.padStart(23)}`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -290,13 +290,17 @@ function plot(line: Measured, seedCount: number): string {
     { label: 'oracle (hindsight)', points: [{ x: line.oracle.meanMs / 1000, y: 100 * line.oracle.share, label: line.oracle.accuracy.toFixed(3) }], color: '#009E73', marker: 'triangle', line: false },
   ];
   return svgPlot({
-    title: `${line.name} (${line.items} prompts): cost against the wait to an accepted answer, seeds 1–${seedCount}, perfect check`,
+    title: `${line.name}: cost against wait, seeds 1–${seedCount}`,
     xLabel: 'mean wait to an accepted answer, s',
     yLabel: 'cost, % of the best single model',
     series,
     xFormat: (x) => x.toFixed(2),
     yFormat: (y) => `${y.toFixed(0)}%`,
-    notes: ['each point is labelled with its accuracy; node scripts/wait.mjs ../shared/data/cascades-9-models.jsonl --plot bench/plots'],
+    yDomain: [0, 110],
+    notes: [
+      `${line.items} prompts, perfect check; each point is labelled with its accuracy`,
+      'node scripts/wait.mjs ../shared/data/cascades-9-models.jsonl --bound --worlds --plot bench/plots',
+    ],
   });
 }
 
