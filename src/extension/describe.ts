@@ -10,7 +10,9 @@
 import type { DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import { MIN_GRADED } from '../core/ratings';
-import type { Candidate, Ranking } from '../core/routing/types';
+import type { Candidate, OpenedForWait, Ranking } from '../core/routing/types';
+import type { RatingView } from '../core/session/types';
+import { durationWords, type TimingFigures } from '../core/timing';
 import { formatUsd } from '../protocol/formatUsd';
 import { openerChoiceText, plainPrunedReason, plainReason } from '../protocol/reasonText';
 import { toolsLogText } from './calls/toolsLine';
@@ -137,27 +139,112 @@ export interface PickRow {
   detail: string;
 }
 
-/** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
+/** What a class's calls are called in a sentence: `edits`, `plan calls`, `mmlu calls`. */
+function callsOfClass(classKey: string): string {
+  const cls = classKey.split('/')[0] ?? classKey;
+  switch (cls) {
+    case 'edit':
+      return 'edits';
+    case 'chat':
+      return 'chat answers';
+    case 'plan':
+      return 'plan calls';
+    case 'leaf':
+      return 'tasks';
+    default:
+      return `${cls} calls`;
+  }
+}
+
+/**
+ * Why a call did not open on the model money alone would open with, in words: `qwen2.5-coder:1.5b
+ * passed 1 of 9 edits, and each failed try cost you about 3.1 s`.
+ *
+ * @remarks
+ * A model that fails most of its tries is said by what its failures cost; one that passes most but is
+ * slow, by how long a try takes; a busy local server, by how long the calls already on it have left.
+ */
+export function openedForWaitText(note: OpenedForWait): string {
+  const passes = `${note.model} passed ${note.ok} of ${note.graded} ${callsOfClass(note.classKey)}`;
+  const failsMostly = note.graded > 0 && note.ok / note.graded < 0.5;
+  const each =
+    note.meanMs === null
+      ? ''
+      : failsMostly
+        ? `, and each failed try cost you about ${durationWords(note.meanMs)}`
+        : `, and a try takes about ${durationWords(note.meanMs)}`;
+  const busy =
+    note.queuedCalls > 0
+      ? `${each ? ';' : ','} it is answering ${note.queuedCalls === 1 ? 'another call' : `${note.queuedCalls} other calls`} now (about ${durationWords(note.queuedMs)} left)`
+      : '';
+  return `${passes}${each}${busy}`;
+}
+
+/** A model's time at a class as Pick Model shows it: `about 3.1 s a call (first token 0.4 s, 42 tokens/s)`. */
+export function timingText(timing: TimingFigures): string {
+  const details = [
+    ...(timing.firstTokenMs !== undefined ? [`first token ${durationWords(timing.firstTokenMs)}`] : []),
+    ...(timing.tokensPerSecond !== undefined ? [`${Math.round(timing.tokensPerSecond)} tokens/s`] : []),
+  ];
+  return `about ${durationWords(timing.meanMs)} a call${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+/**
+ * Auto's row in Pick Model: where a call of the class opens now, and why in words when the wait moved
+ * it (`opens on acme/coder-large:` beside Auto, what the passed model did on the line below).
+ *
+ * @remarks
+ * The quick pick cuts a line at about 90 characters: with the whole sentence on the second line, a
+ * user saw "…and each failed try cos…", the figure that says why cut off.
+ */
+function autoRow(ranking: Ranking): { description: string; detail: string } {
+  const route = `route ${ranking.classKey} calls by the ledger`;
+  const opening = ranking.opening;
+  const opener = ranking.candidates[opening?.index ?? 0];
+  if (!opener) return { description: route, detail: 'no eligible rung now' };
+  if (opening?.openedForWait)
+    return {
+      description: `${route} · opens on ${opener.slug}:`,
+      detail: `${openedForWaitText(opening.openedForWait)}; climbs on a failed check`,
+    };
+  return { description: route, detail: `opens on ${opener.slug} now; climbs on a failed check` };
+}
+
+/**
+ * Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. `timings`
+ * are the ratings' times at the class (the session's snapshot), shown beside each model that has one.
+ */
 export function pickRows(
   ranking: Ranking,
   panelModels: ModelSpec[],
   pinned: string | undefined,
   prices: readonly (KnownPrice & { model: string })[] = [],
+  ratings: readonly Pick<RatingView, 'model' | 'classKey' | 'timing'>[] = [],
 ): PickRow[] {
   const priceOf = (slug: string): KnownPrice | undefined => prices.find((price) => price.model === slug);
+  const timingOf = (candidate: Candidate): TimingFigures | undefined => {
+    const keys = [ranking.classKey, ranking.classKey.split('/')[0]];
+    for (const key of keys) {
+      const found = ratings.find(
+        (rating) => rating.classKey === key && (rating.model === candidate.slug || rating.model === candidate.resolved),
+      );
+      if (found?.timing) return found.timing;
+    }
+    return undefined;
+  };
   const rows: PickRow[] = [
     {
       slug: undefined,
       label: `${pinned ? '' : '$(check) '}Auto`,
-      description: `route ${ranking.classKey} calls by the ledger`,
-      detail: ranking.candidates.length ? `opens on ${ranking.candidates[0]?.slug} now; climbs on a failed check` : 'no eligible rung now',
+      ...autoRow(ranking),
     },
   ];
   for (const [index, candidate] of ranking.candidates.entries()) {
+    const timing = timingOf(candidate);
     rows.push({
       slug: candidate.slug,
       label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
-      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}`,
+      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}${timing ? ` · ${timingText(timing)}` : ''}`,
       detail: `rung ${index + 1} for ${ranking.classKey}: ${plainReason(candidate.reason)}`,
     });
   }

@@ -737,6 +737,7 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     explore: record.explore,
     checks: record.value?.checks ?? [],
     ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
+    ...(record.openedForWait ? { openedForWait: record.openedForWait } : {}),
   };
 }
 

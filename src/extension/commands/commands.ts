@@ -83,7 +83,7 @@ async function pickModel(deps: CommandDeps): Promise<string | undefined> {
   const classKey = classAtHand(deps.state);
   const ranking = session.rank({ classKey });
   const snapshot = session.snapshot({ limit: 0 });
-  const rows = pickRows(ranking, snapshot.panel.models, deps.state.pinned, snapshot.prices);
+  const rows = pickRows(ranking, snapshot.panel.models, deps.state.pinned, snapshot.prices, snapshot.ratings);
   const items: PickItem[] = rows.map((row) => ({ slug: row.slug, label: row.label, description: row.description, detail: row.detail }));
   const picked = await vscode.window.showQuickPick(items, {
     title: `Rung: Pick Model (ranked for ${classKey})`,

@@ -7,6 +7,7 @@ import {
   explainMarkdown,
   formatUsd,
   pickerPrice,
+  openedForWaitText,
   pickRows,
   statusText,
   statusTooltip,
@@ -141,6 +142,60 @@ describe('describe', () => {
     expect(rows[1]?.detail).toBe('rung 1 for plan: not yet graded in this class: a mid-sized local model (ladder tier 2)');
     expect(rows[2]?.detail).toBe('rung 2 for plan: 9 of 10 graded answers passed in plan');
     expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
+  });
+
+  it("says in Auto where a call opens, and why in words when the wait moved it off the free model; each model's time beside it", () => {
+    const rows = pickRows(
+      {
+        ...ranking,
+        classKey: 'edit',
+        opening: {
+          index: 1,
+          openedForWait: {
+            model: 'qwen3:14b',
+            graded: 9,
+            ok: 1,
+            classKey: 'edit',
+            meanMs: 3100,
+            queuedMs: 0,
+            queuedCalls: 0,
+            waitWorth: 0.1,
+          },
+        },
+      },
+      [],
+      undefined,
+      [],
+      [{ model: 'qwen3:14b', classKey: 'edit', timing: { attempts: 9, meanMs: 3100, firstTokenMs: 900, tokensPerSecond: 41.6 } }],
+    );
+    expect(`${rows[0]?.description} ${rows[0]?.detail}`).toBe(
+      'route edit calls by the ledger · opens on openai/gpt-4o-mini: qwen3:14b passed 1 of 9 edits, and each failed try cost you about 3.1 s; climbs on a failed check',
+    );
+    expect(rows[1]?.description).toBe(
+      'ollama · free (local) · ability 62% (prior, 3 graded) · about 3.1 s a call (first token 900 ms, 42 tokens/s)',
+    );
+    expect(rows[2]?.description).toBe('openrouter · $0.15/$0.6 per M · ability 90% (9/10 graded)');
+    // Without a reason from the wait, Auto names the plan's opener as before.
+    expect(pickRows({ ...ranking, opening: { index: 1 } }, [], undefined)[0]?.detail).toBe(
+      'opens on openai/gpt-4o-mini now; climbs on a failed check',
+    );
+  });
+
+  it('says a model that passes most calls was passed for how long a try takes, and a busy local server for what it has left', () => {
+    const base = {
+      model: 'qwen3:14b',
+      graded: 20,
+      ok: 17,
+      classKey: 'edit/typescript',
+      meanMs: 45_000,
+      queuedMs: 0,
+      queuedCalls: 0,
+      waitWorth: 0.1,
+    };
+    expect(openedForWaitText(base)).toBe('qwen3:14b passed 17 of 20 edits, and a try takes about 45 s');
+    expect(openedForWaitText({ ...base, meanMs: 3000, queuedMs: 25_000, queuedCalls: 1 })).toBe(
+      'qwen3:14b passed 17 of 20 edits, and a try takes about 3.0 s; it is answering another call now (about 25 s left)',
+    );
   });
 
   it('shows the price the catalog gave for a model the panel prices not, and a provider down or the budget in words', () => {
