@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import type { Tradeoff } from '../core/panel';
 import type { ReplayVerifier } from '../core/replay/replay';
 
-export const QUALITY_USAGE = 'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR]';
+export const QUALITY_USAGE = 'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--json]';
 
 /** A command line the script cannot run: said with its usage, exit 2. */
 export class QualityUsageError extends Error {
@@ -36,6 +36,8 @@ export interface QualityPlan {
   seeds: number[];
   /** `--plot DIR`: where to write the accuracy-against-cost plots, if anywhere. */
   plotDir: string | undefined;
+  /** `--json`: print each line's figures as one JSON object instead of the tables (for `npm run bench:report`). */
+  json: boolean;
   /** What to tell the user before measuring (the recorded half left out, and why). */
   notes: string[];
 }
@@ -81,5 +83,5 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
       );
     }
   }
-  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, notes };
+  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, json: args.includes('--json'), notes };
 }
