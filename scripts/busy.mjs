@@ -83,11 +83,11 @@ async function finish(status) {
   await stopHogs(hogs);
   process.exit(status);
 }
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
-  process.on(signal, () => void finish(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)));
 
 const started = performance.now();
 const run = spawn(command[0], command.slice(1), { stdio: 'inherit' });
+// Interrupted, the script passes the signal on to COMMAND, and stops the spinners once COMMAND has ended.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => run.kill(signal));
 run.on('error', (error) => {
   process.stderr.write(`busy: could not run ${command[0]}: ${error.message}\n`);
   void finish(127);
