@@ -20,7 +20,7 @@ import { scaled } from '../timeScale';
  * Above the waits' own limits (`eventually` in support/rung.ts), so a test that waits too long fails
  * naming what it waited for rather than with mocha's bare timeout. Scaled by `RUNG_TEST_TIME_SCALE`.
  */
-const TEST_TIMEOUT_MS = scaled(90_000);
+const TEST_TIMEOUT_MS = scaled(180_000);
 
 /** One test file the bundle holds; `load` evaluates it (and so declares its tests). */
 export interface BundledTestFile {

@@ -34,7 +34,7 @@ async function ranksFromTeam(): Promise<boolean> {
 }
 
 describe('a team ledger in a real extension host', function () {
-  this.timeout(scaled(180_000));
+  this.timeout(scaled(360_000));
 
   before(async function () {
     const extension = vscode.extensions.getExtension<RungApi>(RUNG_EXTENSION_ID);

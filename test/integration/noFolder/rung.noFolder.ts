@@ -14,7 +14,7 @@ import { eventually, RUNG_EXTENSION_ID } from '../support/rung';
 import { scaled } from '../../timeScale';
 
 describe('Rung with no folder open', function () {
-  this.timeout(scaled(180_000));
+  this.timeout(scaled(360_000));
   let providers: FakeProviders;
   let api: RungApi;
 

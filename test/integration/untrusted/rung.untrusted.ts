@@ -19,7 +19,7 @@ const FILE_ONLY_MODEL = 'qwen3:14b';
 const PAID_MODEL = 'anthropic/claude-opus-4';
 
 describe('Rung in a workspace nobody trusted', function () {
-  this.timeout(scaled(180_000));
+  this.timeout(scaled(360_000));
   let providers: FakeProviders;
   let api: RungApi;
   let folder: string;
