@@ -76,14 +76,19 @@ interface ReplayAggregate {
   bestSingle: { model: string; cost: number };
 }
 
-/** "0.9524 ± 0.0018 at 27.9% ± 1.1% of gpt-4o's cost; simple learner 0.9505 at 30.7%". */
-export function replayFigure(stdout: string): string {
+/**
+ * "0.9524 ± 0.0018 at 27.9% ± 1.1% of gpt-4o's cost; simple learner 0.9505 at 30.7%".
+ *
+ * @param learner How to name the simple learner beside Rung: under the learned confidence check it has
+ * no plan to learn into and keeps one fixed threshold, which the row must say.
+ */
+export function replayFigure(stdout: string, learner = 'simple learner'): string {
   const aggregate = JSON.parse(lastLine(stdout)) as ReplayAggregate;
   const best = aggregate.bestSingle.cost;
   const { policy, onlineLearner } = aggregate.mean;
   return (
     `${fixed(policy.accuracy, 4)} ± ${fixed(aggregate.sd.policy.accuracy, 4)} at ${percent(policy.cost / best)} ± ${percent(aggregate.sd.policy.cost / best)} ` +
-    `of ${aggregate.bestSingle.model}'s cost; simple learner ${fixed(onlineLearner.accuracy, 4)} at ${percent(onlineLearner.cost / best)}`
+    `of ${aggregate.bestSingle.model}'s cost; ${learner} ${fixed(onlineLearner.accuracy, 4)} at ${percent(onlineLearner.cost / best)}`
   );
 }
 
@@ -167,7 +172,10 @@ function benchRow(stdout: string, name: string, size?: string): string[] {
 
 const replayCommand = (flags: string): string => `npm run -s rung -- replay ${OUTCOMES} --split test --seeds 5 ${flags}`;
 
-function replayJob(id: string, flags: string, what: string): ReportJob {
+/** What the simple learner keeps under the learned confidence check, for its rows. */
+const FIXED_THRESHOLD_LEARNER = 'simple learner with one fixed threshold (−0.1)';
+
+function replayJob(id: string, flags: string, what: string, learner?: string): ReportJob {
   return {
     id,
     command: replayCommand(flags),
@@ -176,7 +184,7 @@ function replayJob(id: string, flags: string, what: string): ReportJob {
     timed: false,
     needs: ['outcomes'],
     rows: [{ id, what }],
-    read: readers({ [id]: (output) => replayFigure(output.stdout) }),
+    read: readers({ [id]: (output) => replayFigure(output.stdout, learner) }),
   };
 }
 
@@ -185,8 +193,8 @@ export const JOBS: ReportJob[] = [
   replayJob('quality-test-perfect', '--verifier perfect', 'Quality, 9-model `test` split (4,048 prompts), perfect check, quality'),
   replayJob('quality-test-economy', '--verifier perfect --tradeoff economy', 'Quality, `test` split, perfect check, economy'),
   replayJob('quality-test-noisy', '--verifier noisy:0.05,0.05', 'Quality, `test` split, noisy check (5% false passes, 5% false fails)'),
-  replayJob('quality-test-confidence', '--verifier confidence', 'The confidence check, learned per model, on the `test` split, quality'),
-  replayJob('quality-test-confidence-economy', '--verifier confidence --tradeoff economy', 'The confidence check, `test` split, economy'),
+  replayJob('quality-test-confidence', '--verifier confidence', 'The confidence check, learned per model, on the `test` split, quality', FIXED_THRESHOLD_LEARNER),
+  replayJob('quality-test-confidence-economy', '--verifier confidence --tradeoff economy', 'The confidence check, `test` split, economy', FIXED_THRESHOLD_LEARNER),
   {
     id: 'quality-worlds-perfect',
     command: 'node scripts/quality.mjs --worlds',
@@ -249,7 +257,7 @@ export const JOBS: ReportJob[] = [
         const row = tableRow(output.stdout, 'panel ready -> snapshot of the newest 50 rows (ms)');
         if (!row) throw new Error('the benchmark printed no row "panel ready -> snapshot of the newest 50 rows (ms)"');
         const cold = otherValue(row[4], 'coldMs');
-        return `median ${numberIn(row[2])} ms warm, p99 ${numberIn(row[3])} ms${cold === undefined ? '' : `; the first, cold, ${grouped(cold)} ms`}`;
+        return `${msFigure(row)} warm${cold === undefined ? '' : `; the first, cold, ${grouped(cold)} ms`}`;
       },
     }),
   },

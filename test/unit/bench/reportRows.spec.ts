@@ -69,7 +69,7 @@ describe("BENCHMARKS.md's first table", () => {
     const routing = job('routing').read(output('| routing overhead per call (µs) | 27665 | 145.2 | 736.4 | |\n'));
     expect(routing.figures).toEqual({ 'routing-overhead': 'median 145 µs, p99 736 µs over 27,665 calls' });
     const panel = job('panel').read(output('| panel ready -> snapshot of the newest 50 rows (ms) | 100000 | 1.234 | 20.5 | cpuMedianMs 0.9, coldMs 2369.4, replyBytes 37000 |\n'));
-    expect(panel.figures).toEqual({ 'panel-snapshot': 'median 1.234 ms warm, p99 20.5 ms; the first, cold, 2,369 ms' });
+    expect(panel.figures).toEqual({ 'panel-snapshot': 'median 1.2 ms, p99 21 ms warm; the first, cold, 2,369 ms' });
     const team = job('team').read(
       output(
         '| flush: send 20 observations and read what is new (ms) | 100,000 | 1.71 | 15.6 |\n| open: connect, check the schema, read the team (ms) | 100,000 | 706.1 | 901.7 |\n',
