@@ -42,8 +42,11 @@ const SUITE_TIMEOUT_MS = scaled(10 * 60_000);
  * answer climbing two rungs) take over a minute idle and several times that on a crowded machine.
  */
 const CHECK_TIMEOUT_MS = scaled(5 * 60_000);
-/** Playwright's limit for a click or a fill that names none: its own default, 30 s, scaled. */
-const ACTION_TIMEOUT_MS = scaled(30_000);
+/**
+ * Playwright's limit for a click, a fill or a page load that names none: a minute, scaled. Its own default,
+ * 30 s, was too short for a page load and a click with both cores busy at load 27.
+ */
+const ACTION_TIMEOUT_MS = scaled(60_000);
 const CHROMIUM = '/usr/bin/chromium';
 /** Chromium's flags for a headless run as root in a container (E2E.md). */
 const CHROMIUM_ARGS = [
