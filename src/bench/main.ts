@@ -57,6 +57,11 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runLedgerOpenBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=ledger npm run bench`: the workspace ledger's open, batch save and memory, at 1k, 10k and 100k decisions.
+  if (process.env.RUNG_BENCH_ONLY === 'ledger') {
+    process.stdout.write(table(await runLedgerBench()));
+    return;
+  }
   // `RUNG_BENCH_ONLY=checks npm run bench`: reading a request's checks, and the JSON check, on large and hostile text.
   if (process.env.RUNG_BENCH_ONLY === 'checks') {
     process.stdout.write(table(await runChecksBench()));

@@ -45,6 +45,9 @@ export interface RungApi {
   readonly logFolder: vscode.Uri;
 }
 
+/** True while a session is open: Rung found a panel (a file, a setting, or the local Ollama's models). */
+const HAS_PANEL_CONTEXT = 'rung.hasPanel';
+
 let sessions: { host: SessionHost; log: RungLog } | undefined;
 
 export function activate(context: vscode.ExtensionContext): RungApi {
@@ -87,6 +90,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   context.subscriptions.push(
     { dispose: () => watch.dispose() },
     host.onDidOpen((session) => session && watch.wake()),
+    // Getting Started's first step ticks itself once Rung has models to route to (package.json's walkthrough).
+    host.onDidOpen((session) => void vscode.commands.executeCommand('setContext', HAS_PANEL_CONTEXT, session !== undefined)),
   );
   // The log is not among the subscriptions: VS Code disposes those as soon as it calls `deactivate`,
   // and `deactivate` still has to say how the last save went. It disposes the log itself.

@@ -20,11 +20,12 @@ import { RUNG_APPLICATION_ID } from '../../src/core/ledger/schema';
 import { loadSqlJs } from '../../src/core/ledger/sqlJs';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import type { E2eCheck, Workbench } from './workbench';
+import { scaled } from '../timeScale';
 
 /** How long the window has to open Rung's session and say what it refused. */
-const TIMEOUT_MS = 90_000;
+const TIMEOUT_MS = scaled(90_000);
 /** How long one palette command may take to show its answer in a window that answers. */
-const RESPONSIVE_MS = 15_000;
+const RESPONSIVE_MS = scaled(15_000);
 /** A paid model on the user's own OpenRouter. */
 const PAID_MODEL = 'anthropic/claude-opus-4';
 
@@ -115,7 +116,8 @@ function linkedRungFolder(): E2eCheck {
       );
       await toast.getByRole('button', { name: 'Show in Explorer' }).click();
       await page.locator('.explorer-viewlet').first().waitFor({ timeout: TIMEOUT_MS });
-      await page.waitForTimeout(1_000);
+      // What must not happen has no event to wait for: a second (scaled) for an editor to open if one would.
+      await page.waitForTimeout(scaled(1_000));
       assert.equal(
         await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).count(),
         0,

@@ -8,6 +8,7 @@ import { LEDGER_MAX_BYTES } from '../../../../src/core/ledger/ledgerFile';
 import { markAsRung, migrate, MIGRATIONS, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { readMergeSource } from '../../../../src/core/ledger/workspaceLedger';
 import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
+import { scaled } from '../../../timeScale';
 
 /**
  * Ledger files made to hang or exhaust whatever opens them: built with sql.js here, each opened in a
@@ -16,8 +17,8 @@ import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
  * promptly: the wait below only tells "finished" from "still spinning".
  */
 
-/** How long a child may take before it counts as hung (inside the test's own 30 s); an open that finishes takes well under a second. */
-const HUNG_AFTER_MS = 20_000;
+/** How long a child may take before it counts as hung (inside the test's own 30 s, both scaled); an open that finishes takes well under a second. */
+const HUNG_AFTER_MS = scaled(20_000);
 
 let sql: SqlJsStatic;
 let build: ReturnType<typeof makeTempDir>;

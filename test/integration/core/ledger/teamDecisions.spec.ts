@@ -13,10 +13,11 @@ import { makeTempDir } from '../../../unit/support/tempDir';
 import { TcpProxy } from '../../support/tcpProxy';
 import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../../support/teamCli';
 import { cutFlushMidway, freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 beforeAll(() => {
   server = startPostgres();

@@ -12,9 +12,10 @@ import { TcpProxy } from '../../support/tcpProxy';
 import { makeTempDir } from '../../../unit/support/tempDir';
 import { decisionRow } from '../../../unit/support/decisionRow';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 beforeAll(() => {
   server = startPostgres();
