@@ -22,8 +22,8 @@ import { removeLeftoverTemps, writeFileAtomic } from '../files/atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from '../files/fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from '../files/flushTimer';
 import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
-import { describe, inspectLedgerFile } from './ledgerFile';
-import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { describe, inspectLedgerFile, LEDGER_MAX_BYTES, readWithStat } from './ledgerFile';
+import { describeSkippedRows, LedgerState, SKIPPED_ROWS_REASON, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { lockNotices, type LedgerNotice } from './notices';
 import { ensureFolder, lstatIfExists, refuseUnlessFolder } from '../files/safeFiles';
 import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
@@ -92,6 +92,8 @@ export interface MergeReport {
   sourceRatings: number;
   /** Graded observations added by this merge (0 when the same file was merged before). */
   addedGraded: number;
+  /** Rows of the source left out because Rung could not have written their values, in words; absent when none were. */
+  skippedRows?: string;
 }
 
 type DiskRead =
@@ -142,6 +144,8 @@ export class WorkspaceLedger implements Ledger {
   private cancelRefresh: (() => void) | undefined;
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
+  /** The rows left out that were last told about, so a refresh of the same file does not say them again. */
+  private skippedSaid: string | undefined;
   private closed = false;
   /** Set once close() begins: a save that fails then is close's to throw, and nothing will retry it. */
   private closing = false;
@@ -300,7 +304,9 @@ export class WorkspaceLedger implements Ledger {
     this.requireWritable('merge');
     const source = readMergeSource(otherPath, this.sql, this.clock.now());
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
-    return this.mergeFrom({ sourceId: source.ledgerId, entries: [...source.ratings.values()], aliases: [...source.aliases] });
+    const report = await this.mergeFrom({ sourceId: source.ledgerId, entries: [...source.ratings.values()], aliases: [...source.aliases] });
+    const skippedRows = describeSkippedRows(source.skipped);
+    return skippedRows === undefined ? report : { ...report, skippedRows };
   }
 
   /**
@@ -483,11 +489,23 @@ export class WorkspaceLedger implements Ledger {
         state.ledgerId,
       ]);
       markAsRung(db);
+      // The save drops the rows the read left out; the file as it was is kept, so nothing of it is lost.
+      const skipped = read.kind === 'ok' ? describeSkippedRows(read.state.skipped) : undefined;
+      const kept = skipped === undefined ? undefined : this.keepCopy('skipped');
       const stat = writeFileAtomic(this.path, db.export());
       this.pending.splice(0, batch.length);
       this.needsWrite = false;
       this.signature = signatureOf(stat);
       this.setBase(state);
+      if (skipped !== undefined && kept !== undefined) {
+        this.skippedSaid = undefined;
+        this.notify({
+          kind: 'skipped-rows',
+          path: this.path,
+          movedTo: kept,
+          message: `the ledger ${this.path} held ${skipped} that Rung cannot use (${SKIPPED_ROWS_REASON}), now left out of it; the file as it was is kept at ${kept}`,
+        });
+      }
       if (read.kind === 'ok' && read.migratedFrom) {
         this.notify({
           kind: 'migrated',
@@ -538,6 +556,7 @@ export class WorkspaceLedger implements Ledger {
         this.signature = signatureOf(read.stat);
         this.setBase(state);
         this.enterReadOnly(read.version);
+        this.sayUnsaved(state);
         return;
       }
       case 'ok':
@@ -545,6 +564,11 @@ export class WorkspaceLedger implements Ledger {
         this.signature = signatureOf(read.stat);
         this.setBase(read.state);
         if (read.migratedFrom !== null) this.needsWrite = true;
+        // A writer saves at once, which keeps a copy of the file and says so (see land); a reader only says.
+        if (describeSkippedRows(read.state.skipped) !== undefined) {
+          if (this.writable) this.needsWrite = true;
+          else this.sayUnsaved(read.state);
+        }
         return;
     }
   }
@@ -594,6 +618,26 @@ export class WorkspaceLedger implements Ledger {
     const db = new this.sql.Database();
     migrate(db, 0, { now: this.clock.now(), newId: this.newId });
     return db;
+  }
+
+  /** Says, once for each different count, the rows a read-only ledger left out of what it shows. */
+  private sayUnsaved(state: LedgerState): void {
+    const skipped = describeSkippedRows(state.skipped);
+    if (skipped === undefined || skipped === this.skippedSaid) return;
+    this.skippedSaid = skipped;
+    this.notify({
+      kind: 'skipped-rows',
+      path: this.path,
+      message: `the ledger ${this.path} holds ${skipped} that Rung cannot use (${SKIPPED_ROWS_REASON}), left out of what is shown`,
+    });
+  }
+
+  /** Copies the file as it is to a free name beside it (`….<what>-<time>`), and returns that name; runs with the lock held. */
+  private keepCopy(what: string): string {
+    let target = `${this.path}.${what}-${this.clock.now()}`;
+    for (let n = 1; lstatIfExists(target) !== undefined; n++) target = `${this.path}.${what}-${this.clock.now()}-${n}`;
+    writeFileAtomic(target, readWithStat(this.path, LEDGER_MAX_BYTES).bytes);
+    return target;
   }
 
   /** Renames a damaged file aside, never deleting it, and says where it went; `problem` reads after its path. */

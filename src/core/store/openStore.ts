@@ -24,6 +24,7 @@ import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/d
 import type { FlushTimer, Scheduler } from '../files/flushTimer';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
+import { describeSkippedRows, SKIPPED_ROWS_REASON } from '../ledger/ledgerState';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { OfflineTeamLedger } from '../ledger/offlineTeamLedger';
 import type { LedgerNotice } from '../ledger/notices';
@@ -295,6 +296,9 @@ async function sendWorkspaceEvidence(team: TeamLedger, workspacePath: string, op
   if (!existsSync(workspacePath)) return;
   try {
     const source = readMergeSource(workspacePath, await loadSqlJs(), options.clock.now());
+    const skipped = describeSkippedRows(source.skipped);
+    if (skipped !== undefined)
+      options.log('warning', `left out ${skipped} of the workspace ledger ${workspacePath} that Rung cannot use (${SKIPPED_ROWS_REASON})`);
     const report = await team.importLedger(source);
     if (report.addedGraded > 0)
       options.log('info', `sent the team ${report.addedGraded} graded observations from the workspace ledger ${workspacePath}`);
