@@ -31,6 +31,8 @@ import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
 import { ensureFolder } from '../core/files/safeFiles';
+import { LedgerProvenance } from '../core/store/ledgerProvenance';
+import { userDataFolder } from './userDataFolder';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;
@@ -203,7 +205,7 @@ async function withTeam<T>(
   readOnly: boolean,
   work: (team: TeamLedger) => Promise<T> | T,
 ): Promise<T> {
-  const team = await openTeamLedger(location.url, io, { readOnly, fallbackPath: location.fallbackPath });
+  const team = await openTeamLedger(location.url, io, { readOnly });
   try {
     return await work(team);
   } finally {
@@ -466,6 +468,12 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   if (into.kind === 'team') {
     const url = into.url;
     const report = await withTeam(into, io, false, (team) => team.importLedger(source));
+    // Named here by the user: a team store that opens in its folder later sends it without asking again.
+    try {
+      new LedgerProvenance(userDataFolder(io.env ?? {})).record(other, source.ledgerId, 'send');
+    } catch {
+      // Only the record is missing: a team store in that folder asks again before sending it.
+    }
     io.stdout(
       report.addedGraded === 0
         ? `nothing new from ${other} (ledger ${printable(source.ledgerId)}): the team at ${redactedUrl(url)} already holds its evidence\n`

@@ -81,6 +81,12 @@ export interface WorkspaceLedgerOptions {
   lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
   /** Makes the id of a new ledger; `crypto.randomUUID` unless a test pins it. */
   newId?: () => string;
+  /**
+   * Told the ledger's id when this process made the ledger (no file, an empty one, or a fresh start after
+   * a damaged one was moved aside) and its first save landed: the evidence in it is this machine's own.
+   * A file that was already a ledger is never reported, whatever this process then learns into it.
+   */
+  onCreated?: (ledgerId: string) => void;
 }
 
 export type OpenLedgerOptions = Omit<WorkspaceLedgerOptions, 'sql'> & WasmSource & { sql?: SqlJsStatic };
@@ -117,6 +123,7 @@ export class WorkspaceLedger implements Ledger {
   private readonly schedule: Scheduler;
   private readonly onNotice: ((notice: LedgerNotice) => void) | undefined;
   private readonly newId: () => string;
+  private readonly onCreated: ((ledgerId: string) => void) | undefined;
   private readonly lock: FileLock;
   private writable: boolean;
   /** What the file held when this process last read or wrote it. */
@@ -159,6 +166,7 @@ export class WorkspaceLedger implements Ledger {
     this.timer = options.flushTimer ?? new FlushTimer({ clock: this.clock, schedule: this.schedule });
     this.onNotice = options.onNotice;
     this.newId = options.newId ?? randomUUID;
+    this.onCreated = options.onCreated;
     this.lock = new FileLock({
       path: `${this.path}.lock`,
       clock: this.clock,
@@ -478,6 +486,10 @@ export class WorkspaceLedger implements Ledger {
         fresh = read.state;
         break;
     }
+    // A ledger this process starts: none was there, an empty file, or a damaged one moved aside with
+    // nothing read from it. A file from before ledger ids (v1) is given one, but it is not made here.
+    const created =
+      read.kind === 'missing' || (read.kind === 'damaged' && fresh === undefined) || (read.kind === 'ok' && read.migratedFrom === 0);
     try {
       const state = fresh ?? LedgerState.read(db);
       if (!state.ledgerId) state.ledgerId = this.newId();
@@ -497,6 +509,7 @@ export class WorkspaceLedger implements Ledger {
       this.needsWrite = false;
       this.signature = signatureOf(stat);
       this.setBase(state);
+      if (created) this.onCreated?.(state.ledgerId);
       if (skipped !== undefined && kept !== undefined) {
         this.skippedSaid = undefined;
         this.notify({
