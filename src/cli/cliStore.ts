@@ -96,9 +96,10 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
     if (options.readOnly && notice.kind === 'unreadable') unreadable.push(notice);
     else (session.onNotice ?? ((said: LedgerNotice) => say(said.message)))(notice);
   };
+  const userFolder = userDataFolder(io.env ?? {});
   const opening: OpenStoreOptions = {
     clock: io.clock,
-    userFolder: userDataFolder(io.env ?? {}),
+    ...(userFolder ? { userFolder } : {}),
     ...(options.readOnly ? { readOnly: true } : {}),
     // Only warnings: a run that reached the server prints nothing about it.
     log: (level, message) => {
@@ -136,13 +137,14 @@ export function openTeamLedger(
   options: { readOnly?: boolean; shareDecisions?: boolean },
 ): Promise<TeamLedger> {
   const memberId = teamMemberId(io.env ?? {});
+  const userFolder = userDataFolder(io.env ?? {});
   return TeamLedger.open({
     url,
     memberId,
     clock: io.clock,
     readOnly: options.readOnly ?? false,
     shareDecisions: options.shareDecisions ?? false,
-    outboxPath: teamOutboxPath(userDataFolder(io.env ?? {}), url, memberId),
+    ...(userFolder ? { outboxPath: teamOutboxPath(userFolder, url, memberId) } : {}),
     onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${printable(error.message)}\n`),
     onNotice: (message) => io.stderr(`rung: ${printable(message)}\n`),
   });

@@ -469,8 +469,9 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
     const url = into.url;
     const report = await withTeam(into, io, false, (team) => team.importLedger(source));
     // Named here by the user: a team store that opens in its folder later sends it without asking again.
+    const userFolder = userDataFolder(io.env ?? {});
     try {
-      new LedgerProvenance(userDataFolder(io.env ?? {})).record(other, source.ledgerId, 'send');
+      if (userFolder) new LedgerProvenance(userFolder).record(other, source.ledgerId, 'send');
     } catch {
       // Only the record is missing: a team store in that folder asks again before sending it.
     }

@@ -60,8 +60,8 @@ export interface OpenStoreOptions {
   /**
    * The user's own storage (the extension's global storage, the CLI's data folder), where a folder cannot
    * plant anything: the team's outbox goes there, and the record of the workspace ledger files this
-   * machine made. Needed for a team location; without it, a new workspace file is not recorded as made
-   * here, and a team store later asks before sending it.
+   * machine made. Without it a team store keeps no outbox (what a failed send held is kept in memory
+   * only), a new workspace file is not recorded as made here, and a team store asks before sending one.
    */
   userFolder?: string;
   /** The workspace file's timer (tests drive it). */
@@ -123,7 +123,7 @@ export async function openStore(location: StoreLocation, options: OpenStoreOptio
   const ratings =
     location.kind === 'file'
       ? await openWorkspaceFile(workspacePath, options)
-      : await openTeamOrWorkspace(location.url, workspacePath, options, requireTeam(options), requireUserFolder(options));
+      : await openTeamOrWorkspace(location.url, workspacePath, options, requireTeam(options));
   let closing = false;
   const logPath = decisionLogPath(workspacePath);
   try {
@@ -191,11 +191,6 @@ function requireTeam(options: OpenStoreOptions): TeamStoreOptions {
   return options.team;
 }
 
-function requireUserFolder(options: OpenStoreOptions): string {
-  if (!options.userFolder) throw new Error("a team store needs the user's own storage for its outbox (OpenStoreOptions.userFolder)");
-  return options.userFolder;
-}
-
 /** Where a workspace file this store makes is recorded as made here; nowhere without the user's storage. */
 function recordCreation(path: string, options: OpenStoreOptions): Pick<WorkspaceLedgerOptions, 'onCreated'> {
   const userFolder = options.userFolder;
@@ -232,10 +227,10 @@ async function openTeamOrWorkspace(
   workspacePath: string,
   options: OpenStoreOptions,
   team: TeamStoreOptions,
-  userFolder: string,
 ): Promise<OpenedRatings> {
   const where = redactedUrl(url);
-  const outboxPath = teamOutboxPath(userFolder, url, team.memberId);
+  const userFolder = options.userFolder;
+  const outboxPath = userFolder === undefined ? undefined : teamOutboxPath(userFolder, url, team.memberId);
   sayWorkspaceOutbox(workspacePath, url, options);
   let lastSyncProblem: string | undefined;
   let ledger: TeamLedger;
@@ -246,7 +241,7 @@ async function openTeamOrWorkspace(
       memberId: team.memberId,
       clock: options.clock,
       readOnly: options.readOnly ?? false,
-      outboxPath,
+      ...(outboxPath ? { outboxPath } : {}),
       shareDecisions: team.shareDecisions ?? false,
       ...(team.resetRefusal !== undefined ? { resetRefusal: team.resetRefusal } : {}),
       // Every 10 s while the server is away would bury the log: each reason is said once.
@@ -265,13 +260,21 @@ async function openTeamOrWorkspace(
     return openFallback(outboxPath, workspacePath, options, team, error);
   }
   options.log('info', `${options.readOnly ? 'reading' : 'learning into'} the team ledger ${where} as ${team.memberId}`);
-  if (!options.readOnly) await sendWorkspaceEvidence(ledger, where, workspacePath, options, team, new LedgerProvenance(userFolder));
+  if (!options.readOnly)
+    await sendWorkspaceEvidence(
+      ledger,
+      where,
+      workspacePath,
+      options,
+      team,
+      userFolder === undefined ? undefined : new LedgerProvenance(userFolder),
+    );
   return { ledger, reset: (classKey) => ledger.reset(classKey), share: (row) => ledger.shareDecision(row) };
 }
 
 /** The workspace file instead of the team's server, said once with why and what is not shared. */
 async function openFallback(
-  outboxPath: string,
+  outboxPath: string | undefined,
   path: string,
   options: OpenStoreOptions,
   team: TeamStoreOptions,
@@ -291,9 +294,14 @@ async function openFallback(
       ratings = { ledger, reset: (classKey) => ledger.reset(classKey) };
     }
   } else {
-    const decisions = team.shareDecisions ? `; its shared decision rows wait in ${outboxPath} until then` : '';
+    const decisions =
+      team.shareDecisions && outboxPath
+        ? `; its shared decision rows wait in ${outboxPath} until then`
+        : team.shareDecisions
+          ? '; its shared decision rows stay in its decision log only, as there is no user folder to keep them in for the team'
+          : '';
     message = `${reason}; ${team.subject} learns into the workspace ledger ${path} instead, and what it learns is not shared with the team until Rung next opens with the server answering${decisions}`;
-    if (team.shareDecisions) {
+    if (team.shareDecisions && outboxPath) {
       ensureFolder(dirname(path));
       const open = {
         path,
@@ -366,7 +374,7 @@ async function sendWorkspaceEvidence(
   workspacePath: string,
   options: OpenStoreOptions,
   teamOptions: TeamStoreOptions,
-  provenance: LedgerProvenance,
+  provenance: LedgerProvenance | undefined,
 ): Promise<void> {
   if (!existsSync(workspacePath)) return;
   let source: LedgerState;
@@ -379,7 +387,7 @@ async function sendWorkspaceEvidence(
   let graded = 0;
   for (const entry of source.ratings.values()) graded += entry.graded;
   if (graded === 0) return;
-  const known = provenance.of(workspacePath, source.ledgerId);
+  const known = provenance?.of(workspacePath, source.ledgerId) ?? 'unknown';
   if (known === 'made-here' || known === 'send') {
     await importWorkspace(team, source, workspacePath, options);
     return;
@@ -388,7 +396,7 @@ async function sendWorkspaceEvidence(
   const question = `the workspace ledger ${workspacePath} holds ${graded} graded observation${graded === 1 ? '' : 's'} that were not learned on this machine (it may have come with the folder): send them to the team ${where} as ${teamOptions.memberId}'s evidence?`;
   const record = (answer: 'send' | 'never'): void => {
     try {
-      provenance.record(workspacePath, source.ledgerId, answer);
+      provenance?.record(workspacePath, source.ledgerId, answer);
     } catch (error) {
       options.log('warning', `could not record the answer about ${workspacePath} (${reasonOf(error)}); it will be asked again`);
     }

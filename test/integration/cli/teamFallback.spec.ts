@@ -88,7 +88,7 @@ describe('rung with a team ledger whose server cannot be used', () => {
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-fallback-');
     // The CLI's data folder, where the test's `rung` keeps its outbox (CapturedIo).
-    const outbox = teamOutboxPath(join(cwd.path, '.user-data'), down, 'ana');
+    const outbox = teamOutboxPath(join(cwd.path, '.user-data', 'rung'), down, 'ana');
     try {
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
       const offline = await cli(['replay', 'outcomes.jsonl', '--ledger', down, '--share-decisions', '--json'], cwd.path, {
@@ -156,7 +156,7 @@ describe('rung with a team ledger whose server cannot be used', () => {
 
       // Back, without --share-decisions: the rows shared offline wait in the outbox, as whether the team
       // sees them is the member's choice now; with it they go, and the next run finds nothing left to send.
-      const outbox = teamOutboxPath(join(cwd.path, '.user-data'), url, 'ana');
+      const outbox = teamOutboxPath(join(cwd.path, '.user-data', 'rung'), url, 'ana');
       const withheld = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
       expect(withheld.code).toBe(0);
       expect(withheld.err.split('\n')[0]).toBe(

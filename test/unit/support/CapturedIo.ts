@@ -8,8 +8,8 @@ export class CapturedIo implements CliIo {
   err = '';
   readonly clock = new FixedClock();
   /**
-   * The environment a command sees: `env`, with the CLI's data folder (userDataFolder.ts) under `cwd`
-   * unless `env` names one, so no test writes into the home folder of whoever runs it.
+   * The environment a command sees: `env`, with the XDG data folder (userDataFolder.ts) under `cwd`
+   * unless `env` names one, so a test's team outbox and ledger records stay in its own folder.
    */
   readonly env: Record<string, string | undefined>;
 
@@ -17,7 +17,7 @@ export class CapturedIo implements CliIo {
     readonly cwd: string,
     env: Record<string, string | undefined> = {},
   ) {
-    this.env = { RUNG_DATA_HOME: join(cwd, '.user-data'), ...env };
+    this.env = { XDG_DATA_HOME: join(cwd, '.user-data'), ...env };
   }
 
   stdout = (text: string): void => {
