@@ -3,12 +3,12 @@
  * ledger`), a ledger file, or a team's server — with every notice said on stderr.
  *
  * @remarks
- * The password is never read from the workspace: it is in the URL the user typed, or in `PGPASSWORD`
- * (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in the CLI's own data folder
- * (see TeamOutbox and userDataFolder.ts), never in the folder it runs in; the decision rows of a team
- * run go to `.rung/` under the current folder, and with `shareDecisions` (`--share-decisions`) to the
- * team's server too. The workspace ledger is sent to the team only when this machine made it, or with
- * `--send-workspace-ledger` (see openStore).
+ * The password is never read from the workspace, nor taken in the URL (see {@link cliStoreLocation}): it
+ * is in `PGPASSWORD` (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in the
+ * CLI's own data folder (see TeamOutbox and userDataFolder.ts), never in the folder it runs in; the
+ * decision rows of a team run go to `.rung/` under the current folder, and with `shareDecisions`
+ * (`--share-decisions`) to the team's server too. The workspace ledger is sent to the team only when this
+ * machine made it, or with `--send-workspace-ledger` (see openStore).
  *
  * A command that only learns into the ledger or reads it (`rung chat`, `rung replay`, `rung rank`) still
  * runs when the server cannot be reached: `openStore` gives it the workspace ledger instead, with one
@@ -20,6 +20,7 @@
  */
 import type { Clock } from '../core/clock';
 import { isUnreachable, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
+import { redactedUrl, teamUrlHasPassword } from '../core/ledger/teamUrl';
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
 import type { LedgerNotice } from '../core/ledger/notices';
 import { openStore, type OpenStoreOptions } from '../core/store/openStore';
@@ -63,20 +64,32 @@ export type StoreOpener = (
 ) => Promise<Store>;
 
 /**
- * Reads `--ledger` once, for every command: a usage error (exit 2) for a value that names no place.
- * `whenAbsent` is what no `--ledger` means to the command.
+ * Reads `--ledger` once, for every command: a usage error (exit 2) for a value that names no place, or
+ * for a team URL with a password in it. `whenAbsent` is what no `--ledger` means to the command.
+ *
+ * @remarks
+ * A password on the command line is read by every process on the machine (`ps`, `/proc/<pid>/cmdline`)
+ * for as long as the command runs, and kept in the shell's history after; the editor's setting refuses
+ * one for the same kind of reason, and the CLI took it. So it is refused before anything is opened, the
+ * URL shown without it, and `PGPASSWORD` or `~/.pgpass` named instead, which `pg` reads itself.
  */
 export function cliStoreLocation(
   value: string | undefined,
   io: Pick<StoreOpenerIo, 'cwd'>,
   whenAbsent: 'memory' | 'workspace',
 ): StoreLocation {
+  let location: StoreLocation;
   try {
-    return parseStoreLocation({ value, cwd: io.cwd, whenAbsent, name: '--ledger' });
+    location = parseStoreLocation({ value, cwd: io.cwd, whenAbsent, name: '--ledger' });
   } catch (error) {
     if (error instanceof StoreLocationError) throw new UsageError(error.message);
     throw error;
   }
+  if (location.kind === 'team' && teamUrlHasPassword(location.url))
+    throw new UsageError(
+      `--ledger ${redactedUrl(location.url)} has a password in it, which every process on this machine can read while rung runs, and your shell keeps in its history: take it out of the URL and set PGPASSWORD, or write it in ~/.pgpass`,
+    );
+  return location;
 }
 
 /**
