@@ -169,6 +169,16 @@ describe('a ledger file with values Rung could not have written', () => {
     expect(sqliteLines(sql, ledgerPath(), 'SELECT spawn_id FROM spawns')).toEqual(['now']);
   });
 
+  it("leaves out a model's timings that are not finite, so the wait the planner weighs is a number", async () => {
+    await tamperedLedger(
+      "INSERT INTO timings VALUES ('alpha', 'plan', 3, -9e999, 0, 0, 0, 0), ('beta', 'plan', 'NaN', 3000, 0, 0, 0, 0), ('gamma', 'plan', 3, 3000, 3, 600, 90, 2400)",
+    );
+    const { ledger, notices } = await open({ readOnly: true });
+    expect(ledger.timings().map((timing) => timing.model)).toEqual(['gamma']);
+    await ledger.close();
+    expect(notices.map((notice) => notice.message)).toEqual([expect.stringContaining('holds 2 timings that Rung cannot use')]);
+  });
+
   it('opens and saves every value Rung writes at the edges of their ranges', async () => {
     await tamperedLedger(
       "UPDATE ratings SET rating = -6, graded = 1000000000, ok = 0, drift_surprise = -1, information = 0 WHERE model = 'alpha'; UPDATE ratings SET rating = 6, graded = 0, ok = 0, drift_surprise = 1 WHERE model = 'beta'",
