@@ -271,6 +271,14 @@ describe('rung replay and rung chat with --share-decisions', () => {
       const chatted = await cli(['chat', '--panel', 'panel.json', '--share-decisions', 'hello'], cwd.path);
       expect(chatted.code).toBe(EXIT_USAGE);
       expect(chatted.err).toMatch(/--share-decisions .* needs --ledger postgres:\/\//);
+      for (const command of [
+        ['replay', 'outcomes.jsonl'],
+        ['chat', '--panel', 'panel.json', 'hello'],
+      ]) {
+        const sent = await cli([...command, '--ledger', 'ledger.sqlite', '--send-workspace-ledger'], cwd.path);
+        expect(sent.code).toBe(EXIT_USAGE);
+        expect(sent.err).toMatch(/--send-workspace-ledger .* needs --ledger postgres:\/\//);
+      }
       const listed = await cli(['ledger', 'decisions', '--team'], cwd.path);
       expect(listed.code).toBe(EXIT_USAGE);
       expect(listed.err).toMatch(/--team .* needs --ledger postgres:\/\//);
