@@ -12,7 +12,8 @@
  *    ask for the answer in JSON → the answer must hold JSON that parses.
  * 2. **A tool call.** Tools are offered and a change is asked for → an answer in text fails. A front
  *    end may say so (`checks.toolCall: 'required'`: inline chat always does) or say not (`'optional'`);
- *    otherwise it is read from the words, and only when a tool that can change something is offered.
+ *    otherwise it is read from the words, and only when a tool that writes files is offered (by what
+ *    the tool does: {@link writesFiles}).
  *    Once the turn has acted (a tool call or its result follows the request: an agent summing up what
  *    it did), no further call is needed.
  * 3. **Code.** The class is `edit`, or the words ask for code to be written or changed → the blocks of
@@ -73,16 +74,16 @@ export function inferChecks(input: InferenceInput): InferredChecks {
   if (input.json === true) inferred.json = 'the caller asked for a JSON response format';
   else if (asksForJson(request.words)) inferred.json = 'the request asks for the answer in JSON';
 
-  // 2. A tool call: the front end's word, else a change asked of a tool that can make one.
+  // 2. A tool call: the front end's word, else a change asked of a tool that writes files.
   const changeAsked = asksForChange(request.words);
   const toolSaid = input.checks?.toolCall;
   if (tools.length > 0 && toolSaid === 'required') inferred.change = true;
-  if (tools.length > 0 && toolSaid === undefined && changeAsked && tools.some(canChange)) inferred.change = true;
+  if (tools.length > 0 && toolSaid === undefined && changeAsked && tools.some(writesFiles)) inferred.change = true;
   if (inferred.change && !request.acted) {
     inferred.toolCall =
       toolSaid === 'required'
         ? 'the caller said a tool call is needed'
-        : 'the request asks for a change and a tool that can make it is offered';
+        : 'the request asks for a change and a tool that writes files is offered';
   }
 
   // 3. Code: an edit, or the words ask for code.
@@ -340,11 +341,42 @@ export function asksForCode(words: string, carriesCode: boolean): boolean {
   });
 }
 
-/** A tool that can change something, by its name or what it says it does: `replace_string_in_file`, `create_file`, `apply_patch`. */
-function canChange(tool: ToolSpec): boolean {
-  return /edit|write|replace|insert|create|apply|patch|rename|delete|remove|move|update|modify|change|append|save/i.test(
-    `${tool.name} ${tool.description ?? ''}`,
-  );
+/**
+ * The editor's own tools that write the workspace's files, by the names a model sees (VS Code 1.139 and
+ * its chat extension: Agent mode's editing tools and inline chat's).
+ */
+const EDITOR_WRITING_TOOLS: ReadonlySet<string> = new Set([
+  'create_file',
+  'create_directory',
+  'replace_string_in_file',
+  'multi_replace_string_in_file',
+  'insert_edit_into_file',
+  'apply_patch',
+  'edit_notebook_file',
+  'create_new_jupyter_notebook',
+  'vscode_renameSymbol',
+]);
+
+/** An argument that names the file a call acts on. */
+const FILE_ARGUMENT = /^(?:file_?path|file_?name|file|path|uri|target_?file)$/i;
+/** An argument that carries what goes into a file: its content, new code, a patch, the edits. */
+const CONTENT_ARGUMENT = /^(?:content|contents|code|new_?code|new_?string|new_?str|new_?text|file_?text|patch|diff|edits|replacements)$/i;
+
+/**
+ * Whether a tool writes files: one of the editor's own editing tools by name, or any tool whose schema
+ * requires both a file and what goes into it (an MCP server's `write_file(path, content)`).
+ *
+ * @remarks
+ * Judged by what a tool does, never by the words it says of itself: Ask mode's 19 read-only tools
+ * describe themselves with "edit", "create" and "change" (`get_errors` is called "after editing a
+ * file"), and read as editing tools they made every "Write a function …" in Ask mode need a tool call
+ * that no tool offered could make, failing every rung's right answer. Only required arguments count:
+ * the memory tool takes a path and `file_text` for its own notes, but a call needs neither.
+ */
+export function writesFiles(tool: ToolSpec): boolean {
+  if (EDITOR_WRITING_TOOLS.has(tool.name)) return true;
+  const required = Array.isArray(tool.parameters.required) ? tool.parameters.required.filter((name) => typeof name === 'string') : [];
+  return required.some((name) => FILE_ARGUMENT.test(name)) && required.some((name) => CONTENT_ARGUMENT.test(name));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 import { parsePanel } from '../../../../src/core/panel';
@@ -209,6 +211,24 @@ describe('checks inferred from the request: tool calls', () => {
     ]);
     const unknown = await chat(session, { messages: user('What is in a.ts?'), tools: [readFile] });
     expect(unknown.escalations).toEqual(['escalated from small to strong: called delete_file, which was not offered (offered: read_file)']);
+  });
+
+  it('answers Ask mode\'s "write a function" with code, checked as code, with the 19 tools Ask mode really sends', async () => {
+    const askTools = JSON.parse(
+      readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-ask-mode-tools.json'), 'utf8'),
+    ) as ToolSpec[];
+    const provider = new MockProvider('editor').on(
+      'small',
+      'Here it is:\n```ts\nexport function formatCents(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n```',
+    );
+    const session = await open(provider);
+    const { result, rows } = await chat(session, {
+      messages: user('<userRequest>\nWrite a TypeScript function formatCents(cents) that formats cents as dollars.\n</userRequest>'),
+      tools: askTools,
+    });
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'pass']]);
+    expect(result.checked).toBe('checked: TypeScript syntax');
+    expect(rows.map((row) => [row.class, row.verdict])).toEqual([['edit', 'pass']]);
   });
 
   it('needs no further tool call once the turn has called one: the summary after the edit stands', async () => {
