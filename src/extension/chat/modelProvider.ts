@@ -4,11 +4,13 @@
  *
  * @remarks
  * Every request goes through `session.chat` like any other: routed, checked, escalated, recorded.
- * Text streams through as it arrives; tool calls are passed on from the answer that stood, because
- * inline chat applies an edit only when the model answers with its edit tool call, and a tool call
- * from an attempt that failed its check must not be acted on. A caller that needs a checked answer
- * (a JSON plan) says so in `modelOptions.rung` and then gets only the answer that passed, not the
- * failed attempts' text before it.
+ * Text streams through as it arrives when no check can fail it (a plain question); when one can (JSON,
+ * code, an edit), the text is held until it passes, so a failed attempt is never shown as part of the
+ * answer: in the Chat view each rung asked and each failed check is said in a thinking part, which
+ * the view folds away as it folds `@rung`'s steps. Tool calls are passed on from the answer that
+ * stood, because inline chat applies an edit only when the model answers with its edit tool call, and
+ * a tool call from an attempt that failed its check must not be acted on. A caller that needs a
+ * checked answer (a JSON plan) says so in `modelOptions.rung` and gets only the answer that passed.
  *
  * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
  * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts). An inline chat
@@ -24,7 +26,7 @@ import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../cal
 import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
 import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
-import { escalationCause, pickerPrice, type KnownPrice } from '../describe';
+import { escalationCause, pickerPrice, verdictPhrase, type KnownPrice } from '../describe';
 import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import { readRungModelOptions } from '../calls/rungModelOptions';
 import type { RungLog } from '../log';
@@ -189,21 +191,40 @@ async function answerRequest(
     climbWhenAskedAgain: true,
     cancellation: token,
   });
+  // A call whose check may fail a text answer keeps its text until the verdict, so a failed attempt is
+  // never shown as the answer; in the editor's chat the climb is said in a fold of its own meanwhile.
+  let held = checked;
   let streamed = false;
+  const fold = closingLine ? foldedNote(progress) : undefined;
   const onEvent = (event: SessionEvent): void => {
-    if (event.type === 'part') {
-      if (!checked && event.part.type === 'text-delta' && event.part.text) {
-        progress.report(new vscode.LanguageModelTextPart(event.part.text));
-        streamed = true;
-      }
-    } else if (event.type === 'escalated') {
-      // Text already shown came from an answer that failed its check; say so before the next one.
-      if (streamed)
-        progress.report(
-          new vscode.LanguageModelTextPart(
-            `\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`,
-          ),
-        );
+    switch (event.type) {
+      case 'routed':
+        held = checked || event.textChecked === true;
+        return;
+      case 'rung-started':
+        if (held) fold?.(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}); its answer is shown once its check passes.`);
+        return;
+      case 'part':
+        if (!held && event.part.type === 'text-delta' && event.part.text) {
+          progress.report(new vscode.LanguageModelTextPart(event.part.text));
+          streamed = true;
+        }
+        return;
+      case 'escalated':
+        if (held) fold?.(`${event.from} failed its check (${escalationCause(event)}).`);
+        // Text already shown came from an answer that failed its check; say so before the next one.
+        else if (streamed)
+          progress.report(
+            new vscode.LanguageModelTextPart(
+              `\n\n---\n*Rung: ${event.from} failed its check (${escalationCause(event)}); ${event.to} answers instead.*\n\n`,
+            ),
+          );
+        return;
+      case 'skipped':
+        if (held) fold?.(`${event.model} gave no answer (${verdictPhrase(event.verdict)}).`);
+        return;
+      default:
+        return;
     }
   };
   // A Retry whose stronger model is down is answered by the ladder as before, after saying so.
@@ -219,7 +240,7 @@ async function answerRequest(
     );
   }
   let said = streamed;
-  if (checked || !streamed) {
+  if (held || !streamed) {
     if (answer.text) progress.report(new vscode.LanguageModelTextPart(answer.text));
     said = said || answer.text !== '';
   }
@@ -233,6 +254,26 @@ async function answerRequest(
   if (inlineEdit && answer.toolCalls.length > 0 && document)
     edits.watch(document.uri.toString(), finished.result.callId, document.getText());
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/**
+ * Reports lines to the editor's chat as a thinking part, which the Chat view folds away under the
+ * answer as it folds `@rung`'s steps; undefined where the editor has no such part.
+ *
+ * @remarks
+ * A language model provider can report text, tool calls, data and thinking, and nothing like a
+ * participant's progress line: the climb is said where the model's own thinking would be.
+ */
+function foldedNote(progress: vscode.Progress<vscode.LanguageModelResponsePart>): ((line: string) => void) | undefined {
+  const Thinking = thinkingPart();
+  if (!Thinking) return undefined;
+  return (line) => progress.report(new Thinking(`${line}\n`));
+}
+
+/** The editor's thinking part (in VS Code 1.139, not in the 1.104 types), or undefined. */
+function thinkingPart(): (new (value: string) => vscode.LanguageModelResponsePart) | undefined {
+  return (vscode as unknown as { LanguageModelThinkingPart?: new (value: string) => vscode.LanguageModelResponsePart })
+    .LanguageModelThinkingPart;
 }
 
 /** Who asks, as VS Code 1.139 says it (`requestInitiator`, not in the 1.104 types): the asking extension's id. */
@@ -291,6 +332,9 @@ function toToolCallPart(call: ToolCall): vscode.LanguageModelToolCallPart {
  */
 function textOf(part: unknown): string | undefined {
   if (part instanceof vscode.LanguageModelTextPart) return part.value;
+  // Thinking sent back with an earlier answer (Rung's own notes of a climb among it) is not the answer.
+  const Thinking = thinkingPart();
+  if (Thinking && part instanceof Thinking) return undefined;
   if (typeof part === 'object' && part !== null && 'value' in part && typeof part.value === 'string' && !('callId' in part))
     return part.value;
   return undefined;

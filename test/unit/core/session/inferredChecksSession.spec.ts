@@ -249,6 +249,23 @@ describe('checks inferred from the request: tool calls', () => {
   });
 });
 
+describe('what the front end hears before the answer', () => {
+  it('says when the call is routed whether a check may fail an answer given in text, so a front end can hold the text', async () => {
+    const provider = new MockProvider('editor').on('small', 'It is 42.', '{"a": 1}', 'It reads a file.');
+    const session = await open(provider);
+    const heard = async (request: SessionChatRequest): Promise<boolean | undefined> => {
+      const events: SessionEvent[] = [];
+      await session.chat(request, (event) => events.push(event));
+      const routed = events.find((event) => event.type === 'routed');
+      return routed?.type === 'routed' ? routed.textChecked : undefined;
+    };
+    expect(await heard({ messages: user('What is six times seven?') })).toBe(false);
+    expect(await heard({ messages: user('Return a JSON object with a set to 1.') })).toBe(true);
+    // Tools offered but no change asked: only a tool call's arguments are checked, and a text answer cannot fail.
+    expect(await heard({ messages: user('What does loadConfig do?'), tools: [readFile, replaceString] })).toBe(false);
+  });
+});
+
 describe('checks inferred from the request: code', () => {
   it('syntax-checks the code of a code request, routed as an edit in its language, and climbs from a broken block', async () => {
     const provider = new MockProvider('editor')
