@@ -51,6 +51,8 @@ export function saysWrong(words: string): boolean {
 export interface GivenAnswer {
   callId: string;
   model: string;
+  /** Whether a rung above that model was eligible then: a follow-up saying it was wrong climbs there. */
+  stronger: boolean;
 }
 
 /** Answers remembered at most; older ones are forgotten first. */
@@ -82,7 +84,7 @@ export class AnswersGiven {
     const shown = withoutFooter(turn).trim();
     for (let index = this.answers.length - 1; index >= 0; index--) {
       const answer = this.answers[index] as GivenAnswer & { text: string };
-      if (shown.endsWith(answer.text)) return { callId: answer.callId, model: answer.model };
+      if (shown.endsWith(answer.text)) return { callId: answer.callId, model: answer.model, stronger: answer.stronger };
     }
     return undefined;
   }

@@ -206,6 +206,10 @@ async function route(
     stream.markdown(
       `Asked again: trying the rungs above ${call.climb.above}, whose answer counts as failed at the weight of feedback.\n\n`,
     );
+  if (call.climb?.because === 'said-wrong')
+    stream.markdown(
+      `You said ${call.climb.above}'s answer was wrong: trying the rungs above it; that answer counts as failed at the weight of feedback.\n\n`,
+    );
   let text = '';
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {

@@ -48,18 +48,22 @@ describe('a follow-up that says the answer was wrong', () => {
 describe('the answers Rung gave', () => {
   it("are found from the turn the editor sends back: with failed rungs' text before it and the closing line after", () => {
     const given = new AnswersGiven();
-    given.remember({ callId: 'c1', model: 'tiny' }, 'Six times seven is 42.');
-    given.remember({ callId: 'c2', model: 'strong' }, '{"steps": ["read", "write"]}');
+    given.remember({ callId: 'c1', model: 'tiny', stronger: true }, 'Six times seven is 42.');
+    given.remember({ callId: 'c2', model: 'strong', stronger: false }, '{"steps": ["read", "write"]}');
     const shown =
       'Sure! Here is a plan.\n\n---\n*Rung: tiny failed its check (no JSON); strong answers instead.*\n\n{"steps": ["read", "write"]}\n\nRung · strong · rung 2 of 2 · checked: JSON · $0.0002';
-    expect(given.find(shown)).toEqual({ callId: 'c2', model: 'strong' });
-    expect(given.find('Six times seven is 42.\n\nRung · tiny · rung 1 of 2 · unchecked · $0')).toEqual({ callId: 'c1', model: 'tiny' });
+    expect(given.find(shown)).toEqual({ callId: 'c2', model: 'strong', stronger: false });
+    expect(given.find('Six times seven is 42.\n\nRung · tiny · rung 1 of 2 · unchecked · $0')).toEqual({
+      callId: 'c1',
+      model: 'tiny',
+      stronger: true,
+    });
     expect(given.find('Some other answer entirely.')).toBeUndefined();
   });
 
   it('are not matched on a few characters, which many answers end with', () => {
     const given = new AnswersGiven();
-    given.remember({ callId: 'c1', model: 'tiny' }, 'Done.');
+    given.remember({ callId: 'c1', model: 'tiny', stronger: true }, 'Done.');
     expect(given.find('All of it is Done.')).toBeUndefined();
   });
 });
