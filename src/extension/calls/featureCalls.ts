@@ -18,7 +18,8 @@
  *   for as long as the provider stayed down, though the local model was healthy;
  * - the editor's cancellation stops the call;
  * - every finished call becomes the last call (Rate Last Answer, Explain Last Decision) and one line in
- *   the Rung log; a chat feature's answer is remembered for the next time the same request comes;
+ *   the Rung log; a chat feature's answer is remembered for the next time the same request comes, and
+ *   as a step of its agent turn, whose last step's line then says the whole turn (agentTurns.ts);
  * - in the chat features, the same request sent again, or a follow-up that says the answer before it
  *   was wrong, settles that answer as failed at the weight of feedback (feedback.ts), once; a follow-up
  *   that says it was wrong also climbs past the model that gave it, as the same request again does:
@@ -37,6 +38,7 @@ import { chooseTools, undeclaredToolCalls, type AgentTools } from '../../core/pr
 import { downTexts, PlainError } from './plainErrors';
 import { toolsLogText } from './toolsLine';
 import { AnswersGiven, FEEDBACK_VERDICTS, saysWrong } from './feedback';
+import { AgentTurns, type Turn } from './agentTurns';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
 export interface Cancellation {
@@ -124,6 +126,8 @@ export interface FinishedCall {
    * which provider is unreachable and who answers instead, in one sentence.
    */
   fellBack?: string;
+  /** Set when the call is a later step of an agent's turn: every step so far, this one last (agentTurns.ts). */
+  turn?: Turn;
 }
 
 export interface FeatureCallsOptions {
@@ -142,6 +146,8 @@ export class FeatureCalls {
   private readonly answers = new AnswersGiven();
   /** Calls feedback has settled already: one answer is graded by feedback once. */
   private readonly settled = new Set<string>();
+  /** The chat features' agent turns, step by step, for the line that ends each. */
+  private readonly turns = new AgentTurns();
 
   constructor(options: FeatureCallsOptions) {
     this.state = options.state;
@@ -256,6 +262,8 @@ export class FeatureCalls {
         stronger: call.summary.stronger,
       });
       this.answers.remember({ callId: result.callId, model: result.answer.model, stronger: call.summary.stronger }, result.answer.text);
+      const turn = this.turns.step(readRequest(ask.messages), call.summary, result.checks);
+      if (turn) call.turn = turn;
     }
     const tools = result.tools ? toolsLogText(result.tools) : undefined;
     this.log.info(callLogLine(ask.feature, call.summary, [note, tools].filter((part) => part !== undefined).join('; ') || undefined));

@@ -22,6 +22,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provi
 import { isLocal } from '../../core/providers/locality';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
+import { turnFooter } from '../calls/agentTurns';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
 import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
 import { systemClock } from '../../core/clock';
@@ -247,8 +248,14 @@ async function answerRequest(
   // The short line goes before any tool call, where an assistant's words go: the chat extension keeps
   // a turn's text and its tool calls apart (its agent loop goes on while a round has tool calls, and
   // inline chat acts on the calls alone), so the line neither stops an agent nor reaches an edit.
-  if (closingLine && finished.summary.kind === 'answered')
-    progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${answerFooter(finished.summary, { retryClimbs: true })}`));
+  // The step that ends an agent's turn (no tool call) says the turn: every step's models, checks and cost.
+  if (closingLine && finished.summary.kind === 'answered') {
+    const footer =
+      finished.turn && answer.toolCalls.length === 0
+        ? turnFooter(finished.turn, { retryClimbs: true })
+        : answerFooter(finished.summary, { retryClimbs: true });
+    progress.report(new vscode.LanguageModelTextPart(`${said ? '\n\n' : ''}${footer}`));
+  }
   // Inline chat edits the active editor's file: watched from its text now, before the edit arrives.
   const document = vscode.window.activeTextEditor?.document;
   if (inlineEdit && answer.toolCalls.length > 0 && document)

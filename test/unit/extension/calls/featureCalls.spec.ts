@@ -417,6 +417,26 @@ describe('a feature call', () => {
     });
   });
 
+  describe("an agent's turn of several calls", () => {
+    it('hands the step that ends the turn every step so far, and a lone call none', async () => {
+      const { calls, session } = setUp();
+      const asked: ChatMessage[] = [{ role: 'user', content: '<userRequest>\nMake the greeting say welcome\n</userRequest>' }];
+      const first = await calls
+        .prepare({ feature: 'Rung Auto', messages: asked, tools: [editTool], climbWhenAskedAgain: true })
+        .run(session);
+      expect(first.turn).toBeUndefined();
+      const acted: ChatMessage[] = [
+        ...asked,
+        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'edit_file', arguments: '{"path": "a.ts"}' }] },
+        { role: 'tool', toolCallId: 't1', content: 'edited' },
+      ];
+      const last = await calls
+        .prepare({ feature: 'Rung Auto', messages: acted, tools: [editTool], climbWhenAskedAgain: true })
+        .run(session);
+      expect(last.turn?.steps.map((step) => step.callId)).toEqual(['c1', 'c2']);
+    });
+  });
+
   describe('from a panel model picked in the model picker', () => {
     it('opens with the picked model ahead of the pin, keeps an avoid of another model, and does not climb when asked again', async () => {
       const { calls, session } = setUp(new MemoryState('cloud', 'other'));
