@@ -15,16 +15,18 @@
  * The same request sent again unchanged (the Chat view's Retry under a Rung Auto answer) climbs past
  * the model that answered it, when a stronger rung is eligible (calls/featureCalls.ts). An inline chat
  * edit the user takes back, the file returning to its text before the edit, fails the call at the
- * weight of feedback (calls/feedback.ts).
+ * weight of feedback (calls/feedback.ts). Inline chat shows no text beside an edit it applies, so a
+ * notification says the edit's short line and what Undo counts as, and another says it once it did.
  */
 import * as vscode from 'vscode';
+import { basename } from 'node:path';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provider';
 import { isLocal } from '../../core/providers/locality';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
 import { turnFooter } from '../calls/agentTurns';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
-import { EditWatch, FEEDBACK_VERDICTS } from '../calls/feedback';
+import { editTakenBackNotice, EditWatch, FEEDBACK_VERDICTS, inlineEditNotice } from '../calls/feedback';
 import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause, pickerPrice, verdictPhrase, type KnownPrice } from '../describe';
@@ -51,11 +53,12 @@ export interface ModelProviderDeps {
 export function registerModelProvider(context: vscode.ExtensionContext, deps: ModelProviderDeps): void {
   const changed = new vscode.EventEmitter<void>();
   const edits = new EditWatch(() => systemClock.now());
+  const inlineEdits = new InlineEdits();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelList(deps.settings, pricesNow(deps.sessions)),
     provideLanguageModelChatResponse: (model, messages, options, progress, token) =>
-      respond(deps, edits, model, messages, options, progress, token),
+      respond(deps, { edits, inlineEdits }, model, messages, options, progress, token),
     provideTokenCount: async (_model, text) => estimateTokens(typeof text === 'string' ? text : messageText(text)),
   };
   context.subscriptions.push(
@@ -66,7 +69,7 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
     deps.sessions.onDidOpen(() => changed.fire()),
     vscode.workspace.onDidChangeTextDocument((event) => {
       const callId = edits.changed(event.document.uri.toString(), event.document.getText());
-      if (callId) void settleDiscarded(deps, callId);
+      if (callId) void settleDiscarded(deps, callId, inlineEdits.take(callId));
     }),
   );
   // The editor resolves a provider's models lazily; asking once makes them appear in the picker.
@@ -76,13 +79,45 @@ export function registerModelProvider(context: vscode.ExtensionContext, deps: Mo
   );
 }
 
-/** An inline edit the user took back: the call failed in their eyes, at the weight of feedback. */
-async function settleDiscarded(deps: ModelProviderDeps, callId: string): Promise<void> {
+/** An inline edit the user took back: the call failed in their eyes, at the weight of feedback, and they are told so. */
+async function settleDiscarded(deps: ModelProviderDeps, callId: string, edit: InlineEdit | undefined): Promise<void> {
+  if (edit) void vscode.window.showInformationMessage(editTakenBackNotice(edit.model, edit.file));
   const session = await deps.sessions.get();
   const known = session.settle(callId, FEEDBACK_VERDICTS.editDiscarded);
   deps.log.info(
     `feedback on ${callId}: failed at weight ${FEEDBACK_VERDICTS.editDiscarded.weight}, ${FEEDBACK_VERDICTS.editDiscarded.reason}${known ? '' : ' (the session no longer knew the call)'}`,
   );
+}
+
+/** An inline edit as its notices name it. */
+interface InlineEdit {
+  model: string;
+  file: string;
+}
+
+/** The inline edits lately made, by call, for the notice when one is taken back; the oldest forgotten first. */
+class InlineEdits {
+  private readonly edits = new Map<string, InlineEdit>();
+
+  add(callId: string, edit: InlineEdit): void {
+    this.edits.set(callId, edit);
+    while (this.edits.size > REMEMBERED_INLINE_EDITS) this.edits.delete(this.edits.keys().next().value as string);
+  }
+
+  take(callId: string): InlineEdit | undefined {
+    const edit = this.edits.get(callId);
+    this.edits.delete(callId);
+    return edit;
+  }
+}
+
+/** Inline edits remembered for their notice: a few more than the edits a user reviews at once. */
+const REMEMBERED_INLINE_EDITS = 20;
+
+/** What watches inline edits for being taken back, and names them when they are. */
+interface InlineEditWatch {
+  edits: EditWatch;
+  inlineEdits: InlineEdits;
 }
 
 /** Each panel model's price as the open session knows it; none while no session is open. */
@@ -139,7 +174,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
  */
 async function respond(
   deps: ModelProviderDeps,
-  edits: EditWatch,
+  edits: InlineEditWatch,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -157,7 +192,7 @@ async function respond(
 
 async function answerRequest(
   deps: ModelProviderDeps,
-  edits: EditWatch,
+  { edits, inlineEdits }: InlineEditWatch,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
@@ -258,8 +293,13 @@ async function answerRequest(
   }
   // Inline chat edits the active editor's file: watched from its text now, before the edit arrives.
   const document = vscode.window.activeTextEditor?.document;
-  if (inlineEdit && answer.toolCalls.length > 0 && document)
+  if (inlineEdit && answer.toolCalls.length > 0 && document) {
     edits.watch(document.uri.toString(), finished.result.callId, document.getText());
+    inlineEdits.add(finished.result.callId, { model: answer.model, file: basename(document.fileName) });
+    // Inline chat shows no text beside an edit: the model, checks, cost and what Undo counts as are said here.
+    if (closingLine && finished.summary.kind === 'answered')
+      void vscode.window.showInformationMessage(inlineEditNotice(answerFooter(finished.summary), answer.model));
+  }
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
 }
 

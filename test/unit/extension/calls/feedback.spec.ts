@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   AnswersGiven,
   EDIT_WATCH_MS,
+  editTakenBackNotice,
   EditWatch,
   FEEDBACK_VERDICTS,
   FEEDBACK_WEIGHT,
+  inlineEditNotice,
   saysWrong,
 } from '../../../../src/extension/calls/feedback';
 
@@ -95,5 +97,16 @@ describe('an inline edit taken back', () => {
     watch.changed('file:///a.ts', 'after');
     watch.watch('file:///a.ts', 'c3', 'after');
     expect(watch.changed('file:///a.ts', 'before')).toBeUndefined();
+  });
+});
+
+describe('what inline chat says of an edit', () => {
+  it('says the short line and what Undo counts as once the edit is in, and what it counted as once taken back', () => {
+    expect(inlineEditNotice('Rung · strong · 2nd try, after tiny failed its check · checked: tool call · $0.0005', 'strong')).toBe(
+      "Rung · strong · 2nd try, after tiny failed its check · checked: tool call · $0.0005. Undo counts as a failed answer for strong, at half a check's weight.",
+    );
+    expect(editTakenBackNotice('strong', 'greeting.ts')).toBe(
+      "Rung: strong's edit to greeting.ts was taken back; it counts as a failed answer for strong, at half a check's weight.",
+    );
   });
 });
