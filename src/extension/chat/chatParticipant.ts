@@ -20,7 +20,7 @@ import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
 import { InterruptedCalls } from '../calls/interruptedCalls';
-import { isEditorAgentReference } from './promptReferences';
+import { isEditorAgentReference, referenceText } from './promptReferences';
 import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
 import {
   chatEditMessages,
@@ -36,9 +36,6 @@ import { NotSetUpError, type SessionHost } from '../session/sessionHost';
 import type { RungState } from '../state';
 
 export const PARTICIPANT_ID = 'rung.rung';
-
-/** The most characters of one referenced file put in the prompt: past this a file is summarised by its name. */
-const MAX_REFERENCE_CHARS = 20_000;
 
 export interface ChatParticipantDeps {
   sessions: SessionHost;
@@ -114,7 +111,9 @@ async function handle(
   if (request.command === 'why') return why(session, deps, stream);
   if (request.command === 'retry' || request.command === 'check')
     return askAbove(request.command, session, deps, request, context, stream, token);
-  const prompt = await promptWithReferences(request);
+  const { prompt, notes } = await promptWithReferences(request);
+  // A file sent in part is said on screen, not only to the model.
+  for (const note of notes) stream.markdown(`> ${note}\n\n`);
   const history = historyMessages(context.history);
   if (request.command === 'edit') return edit(session, deps, prompt, history, stream, token);
   const messages = [...history, { role: 'user' as const, content: prompt }];
@@ -456,9 +455,11 @@ function historyMessages(history: readonly (vscode.ChatRequestTurn | vscode.Chat
 /**
  * The prompt with the files and selections the user attached (#file), each under its name; the context
  * the editor builds for its own agent (its skills index, instruction files) is left out (promptReferences.ts).
+ * A file too long to send whole goes as the part around the selection or cursor, and `notes` say so.
  */
-async function promptWithReferences(request: vscode.ChatRequest): Promise<string> {
+async function promptWithReferences(request: vscode.ChatRequest): Promise<{ prompt: string; notes: string[] }> {
   const parts = [request.prompt];
+  const notes: string[] = [];
   for (const reference of request.references) {
     if (isEditorAgentReference(reference)) continue;
     const value = reference.value;
@@ -469,18 +470,41 @@ async function promptWithReferences(request: vscode.ChatRequest): Promise<string
     }
     try {
       const document = await vscode.workspace.openTextDocument(uri);
-      const text = value instanceof vscode.Location ? document.getText(value.range) : document.getText();
-      const name = vscode.workspace.asRelativePath(uri);
-      parts.push(
-        text.length > MAX_REFERENCE_CHARS
-          ? `(${name}: ${text.length} characters, too long to include)`
-          : `${name}:\n\`\`\`${document.languageId}\n${text}\n\`\`\``,
-      );
+      const range = value instanceof vscode.Location ? value.range : undefined;
+      const sent = referenceText({
+        name: vscode.workspace.asRelativePath(uri),
+        languageId: document.languageId,
+        text: range ? document.getText(range) : document.getText(),
+        ...focusIn(document, range),
+      });
+      parts.push(sent.prompt);
+      if (sent.note) notes.push(sent.note);
     } catch {
       // An attachment that cannot be read is left out; the question still goes.
     }
   }
-  return parts.join('\n\n');
+  return { prompt: parts.join('\n\n'), notes };
+}
+
+/**
+ * Where the user is working in `document`, as offsets into its text sent (the whole file, or `range`):
+ * the selection of an editor showing it, else its cursor; nothing when no editor shows it there.
+ */
+function focusIn(
+  document: vscode.TextDocument,
+  range: vscode.Range | undefined,
+): { focus?: { start: number; end: number }; focusWord?: string } {
+  const editor = [vscode.window.activeTextEditor, ...vscode.window.visibleTextEditors].find(
+    (candidate) => candidate?.document.uri.toString() === document.uri.toString(),
+  );
+  if (!editor) return {};
+  const selection = editor.selection;
+  if (range && !range.contains(selection)) return {};
+  const base = range ? document.offsetAt(range.start) : 0;
+  return {
+    focus: { start: document.offsetAt(selection.start) - base, end: document.offsetAt(selection.end) - base },
+    focusWord: selection.isEmpty ? 'around the cursor' : 'around the selection',
+  };
 }
 
 function metadataOf(result: vscode.ChatResult): RungChatMetadata | undefined {
