@@ -25,6 +25,7 @@ import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungCh
 import {
   chatEditMessages,
   extractEdit,
+  replacementFor,
   SHOW_CHAT_EDIT_COMMAND,
   SplicedSyntaxVerifier,
   textDigest,
@@ -305,8 +306,9 @@ async function route(
   const failed = !result.answer && !result.stopped;
   if (!failed) stream.markdown(`\n\n---\n${line}`);
   // An edit is applied Rung's way, as a diff in its file: the code block's own Apply needs Copilot's code mapper.
-  const replacement = input.edit && result.answer ? extractEdit(result.answer.text, input.edit.languageId) : undefined;
-  if (input.edit && result.answer && replacement !== undefined) {
+  const block = input.edit && result.answer ? extractEdit(result.answer.text, input.edit.languageId) : undefined;
+  if (input.edit && result.answer && block !== undefined) {
+    const replacement = replacementFor(input.edit.documentText, input.edit.start, input.edit.end, block);
     const proposal: ChatEditProposal = {
       callId: result.callId,
       model: result.answer.model,

@@ -254,6 +254,19 @@ export function extractEdit(answer: string, languageId: string): string | undefi
   return block.body.replace(/\n$/, '');
 }
 
+/**
+ * The code an answer's block puts in place of `[start, end)`: the block's code, with the line break the
+ * replaced text ended with kept.
+ *
+ * @remarks
+ * A block's code is read without its last line break, so the whole file replaced by it lost the file's
+ * final line break, and a selection of whole lines would have had the line after it joined to its last.
+ */
+export function replacementFor(documentText: string, start: number, end: number, code: string): string {
+  const endsLine = end > start && documentText[end - 1] === '\n';
+  return endsLine && !code.endsWith('\n') ? `${code}\n` : code;
+}
+
 /** The document's text with `[start, end)` replaced by `replacement`. */
 export function spliceText(text: string, start: number, end: number, replacement: string): string {
   return text.slice(0, start) + replacement + text.slice(end);
@@ -279,8 +292,9 @@ export class SplicedSyntaxVerifier implements Verifier {
 
   async verify(answer: Answer): Promise<Check> {
     // An edit with no code is a failed edit in any language, the ones no syntax check reads too.
-    const code = extractEdit(answer.text, this.options.languageId);
-    if (code === undefined) return { verdict: 'fail', reason: 'the answer has no code block to apply' };
+    const block = extractEdit(answer.text, this.options.languageId);
+    if (block === undefined) return { verdict: 'fail', reason: 'the answer has no code block to apply' };
+    const code = replacementFor(this.options.documentText, this.options.start, this.options.end, block);
     const tag = FENCE_TAGS[this.options.languageId];
     if (!tag) return { verdict: 'unverified', reason: `no syntax check for ${this.options.languageId}` };
     const whole = spliceText(this.options.documentText, this.options.start, this.options.end, code);

@@ -20,6 +20,7 @@ import {
   editMessages,
   extractEdit,
   readChatEditProposal,
+  replacementFor,
   SHOW_CHAT_EDIT_COMMAND,
   SplicedSyntaxVerifier,
   spliceText,
@@ -239,7 +240,8 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
       };
       const { result, stopped, plainLine: footer } = await call.run(session, onEvent);
       if (stopped) return undefined;
-      const code = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
+      const block = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
+      const code = block === undefined ? undefined : replacementFor(documentText, start, end, block);
       if (!result.answer || code === undefined) {
         void vscode.window.showWarningMessage(`Rung: no edit to show. ${footer}`, 'Explain').then((choice) => {
           if (choice) void vscode.commands.executeCommand('rung.explainLastDecision');

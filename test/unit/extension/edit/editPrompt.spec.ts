@@ -8,6 +8,7 @@ import {
   extractEdit,
   fenceTag,
   readChatEditProposal,
+  replacementFor,
   SELECTION_MARKER,
   SplicedSyntaxVerifier,
   spliceText,
@@ -127,6 +128,14 @@ describe('edit prompt', () => {
     expect(extractEdit('Here:\n```text\nnot this\n```\n```ts\nconst y = 1;\n```\n', 'typescript')).toBe('const y = 1;');
     expect(extractEdit('```\nconst y = 1;\n```', 'typescript')).toBe('const y = 1;');
     expect(extractEdit('const y = 1;', 'typescript')).toBeUndefined();
+  });
+
+  it("keeps the line break the replaced text ended with, which a block's code is read without", () => {
+    const text = 'const a = 1;\nconst b = 2;\n';
+    expect(replacementFor(text, 0, text.length, 'const a = 3;\nconst b = 2;')).toBe('const a = 3;\nconst b = 2;\n');
+    expect(replacementFor(text, 0, 13, 'const a = 3;')).toBe('const a = 3;\n');
+    expect(replacementFor(text, 0, 12, 'const a = 3;')).toBe('const a = 3;');
+    expect(replacementFor(text, 0, 13, 'const a = 3;\n')).toBe('const a = 3;\n');
   });
 
   it('splices the replacement into the document', () => {
