@@ -113,12 +113,10 @@ async function handle(
   if (request.command === 'retry' || request.command === 'check')
     return askAbove(request.command, session, deps, request, context, stream, token);
   const { prompt, notes } = await promptWithReferences(request);
-  // A file sent in part is said on screen, not only to the model.
-  for (const note of notes) stream.markdown(`> ${note}\n\n`);
   const history = historyMessages(context.history);
   if (request.command === 'edit') return edit(session, deps, prompt, history, stream, token);
   const messages = [...history, { role: 'user' as const, content: prompt }];
-  return route(session, deps, { messages, classKey: classFor(request.command), prompt }, stream, token);
+  return route(session, deps, { messages, classKey: classFor(request.command), prompt, notes }, stream, token);
 }
 
 /**
@@ -242,6 +240,8 @@ interface RouteInput {
   aboveBecause?: 'retry' | 'check';
   /** An `/edit` of code in a file: checked in its place, and offered as a diff to apply. */
   edit?: ChatEditTarget;
+  /** What the user is told of what went with the question (a file sent in part), said under the answer. */
+  notes?: readonly string[];
 }
 
 async function route(
@@ -304,6 +304,8 @@ async function route(
   );
   // With no answer standing, the closing line is the response's error, which the Chat view shows in its own box: not twice.
   const failed = !result.answer && !result.stopped;
+  // Under the answer, where the Chat view does not fold it away with the steps before the answer.
+  for (const note of input.notes ?? []) stream.markdown(`\n\n> ${note}`);
   if (!failed) stream.markdown(`\n\n---\n${line}`);
   // An edit is applied Rung's way, as a diff in its file: the code block's own Apply needs Copilot's code mapper.
   const block = input.edit && result.answer ? extractEdit(result.answer.text, input.edit.languageId) : undefined;

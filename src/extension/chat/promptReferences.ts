@@ -78,11 +78,13 @@ export function referenceText(
       ? text.slice(Math.max(0, focusStart - maxChars / 2), Math.max(0, focusStart - maxChars / 2) + maxChars)
       : lines.slice(first, last + 1).join('\n');
   const where = reference.focus ? (reference.focusWord ?? 'around the cursor') : 'from its start';
+  // A last line break ends the last line; it opens no line of its own.
+  const lineCount = text.endsWith('\n') ? lines.length - 1 : lines.length;
   const span = first === last ? `line ${count(first + 1)}` : `lines ${count(first + 1)}–${count(last + 1)}`;
   const total = `${count(text.length)} characters, more than the ${count(maxChars)} @rung sends of one file`;
   return {
-    prompt: `${name}, ${span} of ${count(lines.length)} (the file has ${total}; only these lines are sent):\n\`\`\`${languageId}\n${part}\n\`\`\``,
-    note: `\`${name}\` has ${total}: sent ${span} of ${count(lines.length)}, ${where}.`,
+    prompt: `${name}, ${span} of ${count(lineCount)} (the file has ${total}; only these lines are sent):\n\`\`\`${languageId}\n${part}\n\`\`\``,
+    note: `\`${name}\` has ${total}: sent ${span} of ${count(lineCount)}, ${where}.`,
   };
 }
 

@@ -51,6 +51,10 @@ describe('a file attached to @rung', () => {
     );
   });
 
+  it('counts lines as an editor does: a last line break opens no line of its own', () => {
+    expect(referenceText({ name: 'big.ts', languageId: 'typescript', text: `${text}\n` }).note).toMatch(/ of 8,000, from its start\.$/);
+  });
+
   it('goes from its start when no editor shows where the user is, and cuts a single long line around the focus', () => {
     expect(referenceText({ name: 'big.ts', languageId: 'typescript', text }).note).toMatch(/sent lines 1–\d+ of 8,000, from its start\.$/);
     const minified = `${'a'.repeat(100_000)}TARGET${'b'.repeat(100_000)}`;
