@@ -36,7 +36,7 @@ export const MAX_REFERENCE_CHARS = 20_000;
 export interface ReferenceText {
   /** The attachment's part of the prompt: its name and its text (or the part of it sent) in a fence. */
   prompt: string;
-  /** Said on screen above the answer when only a part went: which lines, and why. */
+  /** Said on screen under the answer when only a part went: which lines, and why. */
   note?: string;
 }
 
