@@ -372,6 +372,58 @@ function inlineChatSaysIt(): E2eCheck {
   );
 }
 
+/**
+ * The other half of the checks above: a right answer from the small model passes on the first rung in
+ * each mode, and no stronger model is asked.
+ */
+function rightAnswerStays(mode: 'Agent mode' | 'inline chat' | '@rung /edit'): E2eCheck {
+  return withProviders(
+    `a right answer in ${mode} passes its check on the first rung, and no stronger model is asked`,
+    async (page, workbench, providers) => {
+      await setCloudKey(page, workbench);
+      const file = join(workbench.folder, 'src', 'greeting.ts');
+      await openGreeting(page);
+      if (mode === 'Agent mode') {
+        await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+        await workbench.sendChat('Make the greeting in greeting.ts say welcome.');
+        await responseWithLine(page, `Rung · this turn: 2 steps, by ${CHEAP_MODEL} · checked: tool call, tool call arguments · $0`);
+        await eventually(async () => readFileSync(file, 'utf8').includes(WELCOME_LINE), 'the edit is in the file', ANSWER_TIMEOUT_MS);
+      } else if (mode === 'inline chat') {
+        await openInlineChat(page);
+        await page.keyboard.type('the greeting should say welcome too');
+        await page.keyboard.press('Enter');
+        const inline = await waitForRow(workbench, 'the inline edit', (row) => row.model === CHEAP_MODEL);
+        assert.deepEqual([inline.verdict, inline.checks], ['pass', ['tool call', 'tool call arguments']]);
+        await page.keyboard.press('Control+S');
+        await eventually(async () => readFileSync(file, 'utf8').includes(WELCOME_LINE), 'the edit is in the file', ANSWER_TIMEOUT_MS);
+        await goToLine(page, 1);
+      } else {
+        await workbench.sendChat('@rung /edit make the greeting say welcome');
+        const edited = await rungAnswer(page, 'Welcome.');
+        assert.match(
+          ((await edited.textContent()) ?? '').replace(/\s+/g, ' '),
+          new RegExp(`Rung · ${CHEAP_MODEL} · rung 1 of 2 · checked: the file's syntax with the edit · \\$0`),
+        );
+        await edited.getByRole('button', { name: 'Show Diff and Apply' }).waitFor();
+      }
+      await workbench.screenshot(`modes-right-${mode.replace(/\W+/g, '-').replace(/^-|-$/g, '').toLowerCase()}`);
+      assert.equal(
+        providers.requests.filter((request) => request.server === 'cloud' && request.path === '/v1/chat/completions').length,
+        0,
+        'no stronger model was asked',
+      );
+    },
+    (providers) => {
+      // welcomeEdit answers only a request that offers an edit tool: @rung offers none.
+      providers.cheapToolCall = (body) => (hasToolResult(body) ? undefined : welcomeEdit(body));
+      providers.cheapAnswer = (body) =>
+        JSON.stringify(body.messages ?? []).includes('You edit code')
+          ? `\`\`\`ts\n${greetingFile(WELCOME_LINE)}\`\`\`\n`
+          : 'Done: The greeting now says welcome.';
+    },
+  );
+}
+
 const checks: E2eCheck[] = [
   askModeWritesCode(),
   agentModeTurnLine(),
@@ -379,5 +431,8 @@ const checks: E2eCheck[] = [
   rungEditApplies(),
   largeFileAttached(),
   inlineChatSaysIt(),
+  rightAnswerStays('Agent mode'),
+  rightAnswerStays('inline chat'),
+  rightAnswerStays('@rung /edit'),
 ];
 export default checks;

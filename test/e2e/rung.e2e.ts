@@ -483,9 +483,12 @@ const checks: E2eCheck[] = [
         .getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`)
         .first()
         .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(text, /"age": 36/);
-      assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
+      // The answer shows the JSON that passed; the invalid one and the climb are folded away with the steps.
+      const shown = ((await response.locator('.chat-markdown-part').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      assert.match(shown, /"age": 36/);
+      assert.doesNotMatch(shown, /"age": }/, `the invalid JSON is not in the answer: ${shown}`);
+      const folded = ((await response.locator('.chat-thinking-box').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      assert.match(folded, new RegExp(`${CHEAP_MODEL} failed its check \\(.*JSON`));
       const failed = await waitForRow(workbench, "the small model's JSON", (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(
         workbench,
@@ -559,7 +562,7 @@ const checks: E2eCheck[] = [
       assert.match(
         text,
         new RegExp(
-          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`,
+          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: the file's syntax with the edit`,
         ),
       );
       const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
