@@ -301,6 +301,8 @@ function fenceLines(text: string, meter: ScanMeter | undefined): { any: boolean;
 /** `text` with every run of white space holding two line breaks or more as one line break. */
 function withoutBlankLines(text: string, meter: ScanMeter | undefined): string {
   count(meter, text.length);
+  // With fewer than two line breaks there is no such run: a long paste on one line is not walked run by run.
+  if (text.indexOf('\n') === text.lastIndexOf('\n')) return text;
   return text.replace(/\s+/g, (run) => (run.indexOf('\n') !== run.lastIndexOf('\n') ? '\n' : run));
 }
 
