@@ -354,7 +354,7 @@ export class RungSession implements Session {
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),
     });
     const observer: RouteObserver<ChatAnswer> = {
-      routed: (ranking) => emit({ type: 'routed', callId, classKey, ranking }),
+      routed: (ranking) => emit({ type: 'routed', callId, classKey, ranking, textChecked: verification.textChecked }),
       attemptStarted: (candidate, index, previous) => {
         if (previous?.verdict === 'fail') {
           const reason = `escalated from ${previous.model} to ${candidate.slug}: ${previous.verdictReason ?? 'the check failed'}`;

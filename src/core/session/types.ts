@@ -167,7 +167,22 @@ export interface SessionChatResult {
  * them, the chat participant streams them, the panel counts them.
  */
 export type SessionEvent =
-  | { type: 'routed'; callId: string; classKey: string; ranking: Ranking }
+  | {
+      type: 'routed';
+      callId: string;
+      classKey: string;
+      ranking: Ranking;
+      /**
+       * Whether a check may fail an answer given in text (every check but the arguments of tool calls
+       * the request did not need): a front end that must not show a failed answer holds the text of
+       * such a call until its verdict.
+       *
+       * @remarks
+       * The confidence check is left out: it judges calls nothing else can (a plain question), which
+       * held would never stream, and it climbs from few of them.
+       */
+      textChecked?: boolean;
+    }
   | { type: 'rung-started'; callId: string; candidate: Candidate; attempt: number }
   | { type: 'part'; callId: string; model: string; part: StreamPart }
   | { type: 'verdict'; callId: string; model: string; verdict: VerdictWithReason }

@@ -33,6 +33,8 @@ interface SummaryBase {
   cost: number;
   /** The model the call climbed past (a retry, or the same request asked again). */
   above?: string;
+  /** The call climbed past `above` because the user's follow-up said its answer was wrong. */
+  saidWrong?: boolean;
   /** What the tool schemas took of the input, when the request offered tools. */
   tools?: ToolsSent;
 }
@@ -73,14 +75,18 @@ export interface StoppedSummary extends SummaryBase {
   kind: 'stopped';
 }
 
-/** A finished call as a summary; `above` is the model the call climbed past, when it did. */
-export function summarizeAnswer(result: SessionChatResult, options: { above?: string } = {}): AnswerSummary {
+/**
+ * A finished call as a summary; `above` is the model the call climbed past, when it did, and
+ * `saidWrong` that it did because the user said that model's answer was wrong.
+ */
+export function summarizeAnswer(result: SessionChatResult, options: { above?: string; saidWrong?: boolean } = {}): AnswerSummary {
   const base: SummaryBase = {
     callId: result.callId,
     classKey: result.classKey,
     candidates: result.ranking.candidates.map((candidate) => candidate.slug),
     cost: result.cost,
     ...(options.above !== undefined ? { above: options.above } : {}),
+    ...(options.above !== undefined && options.saidWrong ? { saidWrong: true } : {}),
     ...(result.tools ? { tools: result.tools } : {}),
   };
   const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
@@ -148,7 +154,12 @@ export function answerLine(summary: AnswerSummary): string {
       const explore = summary.exploring ? ' (exploring)' : '';
       const before = summary.triedBefore.map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
       const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
-      const asked = summary.above !== undefined ? ` Asked again above ${summary.above}: the rungs at or below it were left out.` : '';
+      const asked =
+        summary.above === undefined
+          ? ''
+          : summary.saidWrong
+            ? ` You said ${summary.above}'s answer was wrong, so it was asked again above it: the rungs at or below it were left out.`
+            : ` Asked again above ${summary.above}: the rungs at or below it were left out.`;
       return `Answered by **${summary.model}** (${summary.provider}) for \`${summary.classKey}\`${explore}${why}.${asked}${climbed}\n\n${answerFooter(summary)}`;
     }
   }
@@ -192,7 +203,12 @@ export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: 
 
 /** Where the answer came from: its rung on a first try, else the try and what happened before it. */
 function placeText(summary: AnsweredSummary): string {
-  const above = summary.above !== undefined ? `asked again above ${summary.above}` : undefined;
+  const above =
+    summary.above === undefined
+      ? undefined
+      : summary.saidWrong
+        ? `asked again after you said ${summary.above} was wrong`
+        : `asked again above ${summary.above}`;
   if (summary.triedBefore.length === 0) return above ?? `rung ${summary.rung} of ${summary.rungs}`;
   const before = summary.triedBefore.map((attempt) => `${attempt.model} ${attemptFate(attempt.verdict)}`);
   const tries = `${ordinal(summary.triedBefore.length + 1)} try, after ${joinWords(before)}`;
