@@ -23,8 +23,9 @@ import type {
   ToolCall,
   ToolSpec,
 } from '../providers/provider';
-import type { Candidate, Ranking } from '../routing/types';
+import type { Candidate, OpenedForWait, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
+import type { TimingFigures } from '../timing';
 import type { Verifier } from '../verifiers/verifier';
 import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
@@ -128,6 +129,8 @@ export interface SessionAttempt {
   checks: string[];
   /** The answering model's confidence in this answer, a log-probability, when the confidence check read one. */
   confidence?: number;
+  /** On the opener: why the user's wait moved the call off the model money alone would open with. */
+  openedForWait?: OpenedForWait;
 }
 
 /** What a routed call came to. */
@@ -164,7 +167,22 @@ export interface SessionChatResult {
  * them, the chat participant streams them, the panel counts them.
  */
 export type SessionEvent =
-  | { type: 'routed'; callId: string; classKey: string; ranking: Ranking }
+  | {
+      type: 'routed';
+      callId: string;
+      classKey: string;
+      ranking: Ranking;
+      /**
+       * Whether a check may fail an answer given in text (every check but the arguments of tool calls
+       * the request did not need): a front end that must not show a failed answer holds the text of
+       * such a call until its verdict.
+       *
+       * @remarks
+       * The confidence check is left out: it judges calls nothing else can (a plain question), which
+       * held would never stream, and it climbs from few of them.
+       */
+      textChecked?: boolean;
+    }
   | {
       type: 'rung-started';
       callId: string;
@@ -201,6 +219,8 @@ export interface RatingView {
    */
   gate: number;
   updatedAt: number;
+  /** How long its answers at the class took on this machine (timing.ts); absent before any was timed. */
+  timing?: TimingFigures;
 }
 
 export interface SpendView {
@@ -264,8 +284,8 @@ export type ProviderFactory = (input: {
   modelsWithoutContext?: readonly string[];
   /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
   keyHint?: string;
-  /** Where this provider's catalog is cached; absent: no catalog is fetched. */
-  catalogPath?: string;
+  /** Where this provider's catalog is cached; null: fetched on every connect, not cached; absent: no catalog is fetched. */
+  catalogPath?: string | null;
   fetch?: FetchLike;
   /** Stops a slow connect (a catalog fetch) when the user does. */
   signal?: AbortSignal;

@@ -29,6 +29,11 @@ export interface RungChatMetadata {
   checked?: boolean;
   /** Set on a `/check` turn: what the stronger model judged the answer it checked (whose call this metadata names). */
   judged?: 'right' | 'wrong';
+  /**
+   * For `/edit` of code in a file: the file's URI, a digest of its text then, the code replaced (as
+   * offsets) and its language, so a retry checks its answer in the file again while the file is unchanged.
+   */
+  edit?: { uri: string; digest: string; start: number; end: number; languageId: string };
 }
 
 /** The metadata of a result, or undefined when it is not one Rung wrote. */
@@ -46,7 +51,22 @@ export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
     ...(typeof value.checked === 'boolean' ? { checked: value.checked } : {}),
     ...(typeof value.system === 'string' ? { system: value.system } : {}),
     ...(value.judged === 'right' || value.judged === 'wrong' ? { judged: value.judged } : {}),
+    ...(isEditTarget(value.edit) ? { edit: value.edit } : {}),
   };
+}
+
+function isEditTarget(value: unknown): value is RungChatMetadata['edit'] {
+  if (typeof value !== 'object' || value === null) return false;
+  const edit = value as Record<string, unknown>;
+  return (
+    typeof edit.uri === 'string' &&
+    typeof edit.digest === 'string' &&
+    typeof edit.languageId === 'string' &&
+    Number.isSafeInteger(edit.start) &&
+    Number.isSafeInteger(edit.end) &&
+    (edit.start as number) >= 0 &&
+    (edit.end as number) >= (edit.start as number)
+  );
 }
 
 /** Thumbs up is a pass and thumbs down a fail: the user's word on the answer, graded like a check. */

@@ -33,8 +33,12 @@ export interface FakeProviders {
   cloudAnswer: (body: Record<string, unknown>) => string;
   /** When set and it returns a call, the cloud model answers with that tool call instead of text. */
   cloudToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
+  /** When set and it returns a call, the cheap model answers with that tool call instead of text. */
+  cheapToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
   /** When set, the cheap model's whole NDJSON reply, sent as it is (a recorded stream, a broken one). */
   cheapStream?: string;
+  /** When set, how long the cheap model thinks before its first token, ms: a small model on a laptop's CPU. */
+  cheapDelayMs?: number;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
   catalogStatus?: number;
   /**
@@ -99,6 +103,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     const body = await readBody(request);
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     requests.push({ server: 'ollama', path, body });
+    if (request.method === 'POST' && path === '/api/chat' && fake.cheapDelayMs)
+      await new Promise((resolve) => setTimeout(resolve, fake.cheapDelayMs));
     if (request.method === 'GET' && path === '/api/tags') {
       json(response, {
         models: [
@@ -113,6 +119,16 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       });
     } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapStream !== undefined) {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(fake.cheapStream);
+    } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapToolCall?.(body)) {
+      // As Ollama sends a call: whole, arguments as an object, in the message before the done line.
+      const call = fake.cheapToolCall(body);
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      response.write(
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '', tool_calls: [{ function: call }] }, done: false })}\n`,
+      );
+      response.end(
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`,
+      );
     } else if (request.method === 'POST' && path === '/api/chat') {
       const text = fake.cheapAnswer(body);
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });

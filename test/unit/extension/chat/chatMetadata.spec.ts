@@ -30,6 +30,13 @@ describe('chat metadata', () => {
     });
   });
 
+  it("reads back where an /edit's answer goes, so a retry checks it in its file, and drops a target of another shape", () => {
+    const edit = { uri: 'file:///w/a.ts', digest: 'abc', start: 0, end: 10, languageId: 'typescript' };
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit })?.edit).toEqual(edit);
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit: { ...edit, end: -1 } })).not.toHaveProperty('edit');
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit: 'a.ts' })).not.toHaveProperty('edit');
+  });
+
   it('turns thumbs up into a pass and thumbs down into a fail, saying it was the user', () => {
     expect(feedbackVerdict(true)).toEqual({ kind: 'pass', reason: 'the user marked the answer helpful' });
     expect(feedbackVerdict(false)).toEqual({ kind: 'fail', reason: 'the user marked the answer unhelpful' });
