@@ -189,7 +189,7 @@ function nothingToRouteTo(): E2eCheck {
       assert.match((await toast.textContent()) ?? '', /no local Ollama answered at http:\/\/127\.0\.0\.1:9/);
       await page.locator('.statusbar-item', { hasText: 'Rung: not set up' }).first().waitFor();
       await workbench.screenshot('installed-first-run-toast');
-      await toast.getByRole('button', { name: 'Create Panel File' }).click();
+      await toast.getByRole('link', { name: 'Create Panel File' }).click();
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as { models?: unknown[] };
       assert.ok(Array.isArray(written.models) && written.models.length > 0, `the example panel names models: ${JSON.stringify(written)}`);
@@ -596,8 +596,8 @@ const checks: E2eCheck[] = [
       await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       const answered = await waitForRow(workbench, 'the @rung call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(answered.verdict, 'unverified', 'a plain question has no check of its own: only the user can grade it');
-      // An unchecked answer also offers a check by a stronger model, which grades nobody.
-      await page.getByText('Check with a stronger model').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      // An unchecked answer also offers a stronger model's verdict on it.
+      await page.getByText('Have a stronger model judge this answer').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.screenshot('rung-check-stronger-offered');
       await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).first().click();
       const retried = await rungAnswer(page, `Marked ${CHEAP_MODEL}'s answer as failed`);
@@ -722,7 +722,7 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('@rung What is six times seven?');
       const response = page.locator('.interactive-item-container.interactive-response').last();
       await response.getByText('No answer stands').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      await response.getByRole('button', { name: 'Explain This Decision' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByRole('link', { name: 'Why this model' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
       assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);

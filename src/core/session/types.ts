@@ -183,7 +183,16 @@ export type SessionEvent =
        */
       textChecked?: boolean;
     }
-  | { type: 'rung-started'; callId: string; candidate: Candidate; attempt: number }
+  | {
+      type: 'rung-started';
+      callId: string;
+      candidate: Candidate;
+      attempt: number;
+      /** The checks that will judge this attempt's answer, in words (`JSON`, `code syntax`); empty when none will. */
+      checks: string[];
+      /** The model's price as the router prices it, USD per million tokens; null when nobody knows it. */
+      price: { input: number; output: number } | null;
+    }
   | { type: 'part'; callId: string; model: string; part: StreamPart }
   | { type: 'verdict'; callId: string; model: string; verdict: VerdictWithReason }
   | { type: 'escalated'; callId: string; from: string; to: string; reason: string }
@@ -222,6 +231,11 @@ export interface SpendView {
   /** What the same calls would have cost on the panel's strongest (dearest) model: an estimate. */
   strongestModel: string | null;
   strongestEstimate: number | null;
+  /**
+   * USD of `total` that paid for tool schemas sent as input (an agent's dozens of tools), at each
+   * attempt's model's input price: estimated tokens, so a share of the bill, not a bill of its own.
+   */
+  toolSchemas: number;
 }
 
 export type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';

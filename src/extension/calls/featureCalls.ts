@@ -71,7 +71,7 @@ export interface FeatureAsk {
   messages: ChatMessage[];
   /** The tools the request offers; `agentTools` says which of them are sent. */
   tools?: ToolSpec[];
-  /** Which offered tools are sent (`rung.agentTools`): all of them unless the user chose `relevant`. */
+  /** Which offered tools are sent (`rung.agentTools`, whose default is `relevant`); all of them when absent. */
   agentTools?: AgentTools;
   /** The caller requires a tool call (`toolMode: Required`): every tool offered is sent. */
   toolCallRequired?: boolean;
@@ -146,6 +146,8 @@ export class FeatureCalls {
   private readonly answers = new AnswersGiven();
   /** Calls feedback has settled already: one answer is graded by feedback once. */
   private readonly settled = new Set<string>();
+  /** USD every call this window's features made has cost: the session's cost the short line says. */
+  private spent = 0;
   /** The chat features' agent turns, step by step, for the line that ends each. */
   private readonly turns = new AgentTurns();
 
@@ -218,6 +220,7 @@ export class FeatureCalls {
       abort,
       ...(feedback ? { feedback } : {}),
       settle: (session, given) => this.settle(session, given),
+      spent: () => this.spent,
       finish: (call) => this.finish(ask, call, note),
       refused: (error) => this.refused(ask, error),
       warn: (text) => this.log.warn(text),
@@ -254,6 +257,7 @@ export class FeatureCalls {
   /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
   private finish(ask: FeatureAsk, call: FinishedCall, note: string | undefined): void {
     const { result } = call;
+    this.spent += result.cost;
     this.state.recordCall(result, ask.feature);
     if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], {
@@ -282,6 +286,8 @@ interface PreparedCallParts {
   abort: AbortController;
   feedback?: Feedback;
   settle: (session: ChatSession, feedback: Feedback) => void;
+  /** USD this window's calls have cost before this one. */
+  spent: () => number;
   finish: (call: FinishedCall) => void;
   refused: (error: unknown) => void;
   warn: (text: string) => void;
@@ -392,10 +398,10 @@ export class PreparedCall {
   }
 
   private finished(result: SessionChatResult, climb: Climb | undefined): FinishedCall {
-    const summary = summarizeAnswer(
-      result,
-      climb ? { above: climb.above, ...(climb.because === 'said-wrong' ? { saidWrong: true } : {}) } : {},
-    );
+    const summary = summarizeAnswer(result, {
+      ...(climb ? { above: climb.above, ...(climb.because === 'said-wrong' ? { saidWrong: true } : {}) } : {}),
+      sessionCost: this.parts.spent() + result.cost,
+    });
     return {
       result,
       summary,

@@ -5,9 +5,9 @@
  * @remarks
  * The participant renders the session's events and nothing else. Thumbs up and down become verdicts
  * on the call (`session.settle`), and "Retry with a stronger model" is a graded failure: the answer is
- * settled as failed, then the same question is routed again on the rungs above that model. "Check
- * with a stronger model", offered under an answer no check judged, asks the rungs above it and grades
- * nobody. The Chat view's own Retry sends the same request again: it climbs the same way and fails the
+ * settled as failed, then the same question is routed again on the rungs above that model. "Have a
+ * stronger model judge this answer" (`/check`), offered under an answer no check judged, asks a rung
+ * above it for a verdict on the answer, which grades it at the judge's weight (judgeAnswer.ts). The Chat view's own Retry sends the same request again: it climbs the same way and fails the
  * answer at the weight of feedback (calls/askedAgain.ts, calls/feedback.ts). `/edit` sends the
  * selection, else the active file, as Edit Selection does (edit/editPrompt.ts), checks the answer as the
  * file with the edit in its place, and offers it as Edit Selection's diff to accept or reject.
@@ -16,9 +16,11 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { ChatMessage } from '../../core/providers/provider';
 import type { CallChecks, Session, SessionEvent } from '../../core/session/types';
-import { escalationCause, explainMarkdown, verdictPhrase } from '../describe';
+import { escalationCause, explainMarkdown, formatUsd, verdictPhrase } from '../describe';
 import { plainReason } from '../../protocol/reasonText';
 import { retryRefusal } from '../calls/plainErrors';
+import { askingLine } from '../calls/askingLine';
+import { JUDGE_CLASS, JUDGE_SCHEMA, judgedVerdict, judgeMessages, judgementMarkdown, readJudgement } from './judgeAnswer';
 import { InterruptedCalls } from '../calls/interruptedCalls';
 import { isEditorAgentReference, referenceText } from './promptReferences';
 import { feedbackVerdict, followupsFor, readMetadata, RETRY_VERDICT, type RungChatMetadata } from './chatMetadata';
@@ -278,7 +280,11 @@ async function route(
         );
         return;
       case 'rung-started':
+        // Named before its first word: the model, where it runs and its price, and what will check it.
         stream.progress(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}): ${plainReason(event.candidate.reason)}`);
+        stream.markdown(
+          `*${askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks })}*\n\n`,
+        );
         return;
       case 'part':
         if (event.part.type === 'text-delta' && event.part.text) {
@@ -324,8 +330,7 @@ async function route(
     };
     stream.button({ command: SHOW_CHAT_EDIT_COMMAND, title: 'Show Diff and Apply', arguments: [proposal] });
   }
-  stream.button({ command: 'rung.openLedger', title: 'Open Ledger' });
-  stream.button({ command: 'rung.explainLastDecision', title: 'Explain This Decision' });
+  stream.markdown(decisionLinks(result.callId));
   const metadata: RungChatMetadata = {
     callId: result.callId,
     classKey: result.classKey,
@@ -352,8 +357,8 @@ async function route(
 
 /**
  * `/retry`: the last answer failed in the user's eyes: it is settled so, and the same question routed
- * again above its model. `/check`: the last answer was not checked: the same question goes to the rungs
- * above its model, and nothing is graded, since wanting a check says nothing against the answer.
+ * again above its model (after a judge found it wrong, the answer it judged, graded already). `/check`:
+ * a stronger model judges the last answer ({@link judge}).
  */
 async function askAbove(
   kind: 'retry' | 'check',
@@ -365,17 +370,27 @@ async function askAbove(
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const turns = context.history;
-  const index = findLastIndex(
-    turns,
-    (turn) => turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined,
-  );
+  const answered = (turn: (typeof turns)[number]): boolean =>
+    turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID && metadataOf(turn.result) !== undefined;
+  let index = findLastIndex(turns, answered);
   const previous = index < 0 ? undefined : metadataOf((turns[index] as vscode.ChatResponseTurn).result);
   if (!previous?.model) {
     stream.markdown(`There is no answer from @rung in this conversation to ${kind}.`);
     return {};
   }
-  if (kind === 'retry') session.settle(previous.callId, RETRY_VERDICT);
-  const marked = kind === 'retry' ? `Marked ${previous.model}'s answer as failed` : `${previous.model}'s answer was not checked`;
+  // A judge's verdict names the answer it judged: that answer's turn is the one asked again.
+  if (previous.judged !== undefined) {
+    const judged = findLastIndex(
+      turns,
+      (turn) => answered(turn) && metadataOf((turn as vscode.ChatResponseTurn).result)?.callId === previous.callId && turn !== turns[index],
+    );
+    if (judged >= 0) index = judged;
+  }
+  if (kind === 'check') return judge(session, deps, { ...previous, model: previous.model }, stream, token);
+  // An answer a judge found wrong is graded already: asking for the stronger answer grades nothing more.
+  if (previous.judged !== 'wrong') session.settle(previous.callId, RETRY_VERDICT);
+  const marked =
+    previous.judged === 'wrong' ? `${previous.model}'s answer was judged wrong` : `Marked ${previous.model}'s answer as failed`;
   if (previous.stronger === false) {
     stream.markdown(
       `${marked}. No eligible model sits above it on the ladder, so there is nothing stronger to ask: add one to the panel, or set its provider's key.`,
@@ -412,6 +427,82 @@ async function askAbove(
     stream,
     token,
   );
+}
+
+/**
+ * `/check`: a stronger model judges the answer before it (judgeAnswer.ts). The verdict grades that
+ * answer at the judge's weight; an answer judged wrong is followed by the offer to ask the stronger
+ * model for its own, and one judged right by nothing.
+ */
+async function judge(
+  session: Session,
+  deps: ChatParticipantDeps,
+  previous: RungChatMetadata & { model: string },
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  if (previous.stronger === false) {
+    stream.markdown(`No eligible model sits above ${previous.model} on the ladder, so there is nothing stronger to judge its answer.`);
+    return {};
+  }
+  const refused = retryRefusal(session, JUDGE_CLASS, previous.model);
+  if (refused !== undefined) {
+    stream.markdown(`No model above ${previous.model} can judge its answer now: ${refused}.`);
+    return {};
+  }
+  const call = deps.calls.prepare({
+    feature: '@rung /check',
+    messages: judgeMessages(previous.prompt, previous.answer, previous.system),
+    classKey: JUDGE_CLASS,
+    checks: { schema: JUDGE_SCHEMA },
+    above: previous.model,
+    aboveBecause: 'check',
+    cancellation: token,
+  });
+  const { result, summary, line } = await call.run(session, (event) => {
+    if (event.type === 'rung-started')
+      stream.progress(askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks }));
+  });
+  const judgement = result.answer ? readJudgement(result.answer.text) : undefined;
+  if (!result.answer || !judgement) {
+    if (!result.stopped) stream.markdown(`No stronger model gave a verdict on ${previous.model}'s answer, so it stays ungraded.\n\n`);
+    return result.stopped ? {} : { errorDetails: { message: line } };
+  }
+  const judgeModel = result.answer.model;
+  session.settle(previous.callId, judgedVerdict(judgement, judgeModel));
+  deps.log.info(
+    `@rung /check ${result.callId}: ${judgeModel} judged ${previous.callId} (${previous.model}) ${judgement.right ? 'right' : 'wrong'}`,
+  );
+  stream.markdown(judgementMarkdown(judgement, judgeModel, previous.model));
+  // The turn's own line: who judged and what the verdict cost, beside the session's cost.
+  const sessionCost =
+    summary.sessionCost !== undefined && summary.sessionCost > result.cost ? ` · session ${formatUsd(summary.sessionCost)}` : '';
+  stream.markdown(
+    `\n\n---\nRung · ${judgeModel} judged ${previous.model}'s answer · ${result.checked} · ${formatUsd(result.cost)}${sessionCost}`,
+  );
+  // The question, not the verdict, is what a later retry asks again; the verdict is no answer for the history.
+  const metadata: RungChatMetadata = {
+    ...previous,
+    answer: '',
+    checked: true,
+    judged: judgement.right ? 'right' : 'wrong',
+    ...(judgement.right ? { stronger: false } : {}),
+  };
+  return { metadata };
+}
+
+/**
+ * Two small links under an answer, to why its model was chosen and to the ledger.
+ *
+ * @remarks
+ * They were two large buttons under every answer, taller together than a short answer; links in the
+ * line's own size say the same. Trusted for these two commands only.
+ */
+function decisionLinks(callId: string): vscode.MarkdownString {
+  const explain = `command:rung.explainLastDecision?${encodeURIComponent(JSON.stringify([callId]))}`;
+  const links = new vscode.MarkdownString(`\n\n[Why this model](${explain}) · [Open Ledger](command:rung.openLedger)`);
+  links.isTrusted = { enabledCommands: ['rung.explainLastDecision', 'rung.openLedger'] };
+  return links;
 }
 
 /** `/why`: the last call's decision rows, as Explain Last Decision shows them. */

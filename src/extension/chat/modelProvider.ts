@@ -24,23 +24,22 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../../core/providers/provi
 import { isLocal } from '../../core/providers/locality';
 import type { SessionEvent } from '../../core/session/types';
 import { answerFooter } from '../calls/answerLine';
+import { askingLine } from '../calls/askingLine';
 import { turnFooter } from '../calls/agentTurns';
 import { inlineChatToolCall, saysClosingLine, withoutClosingLines } from '../calls/autoAnswer';
 import { editTakenBackNotice, EditWatch, FEEDBACK_VERDICTS, inlineEditNotice } from '../calls/feedback';
 import { systemClock } from '../../core/clock';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause, pickerPrice, verdictPhrase, type KnownPrice } from '../describe';
-import { noAnswerText, plainError, PlainError } from '../calls/plainErrors';
+import { limitStoppedText, noAnswerText, plainError, PlainError } from '../calls/plainErrors';
 import { readRungModelOptions } from '../calls/rungModelOptions';
 import type { RungLog } from '../log';
-import { AUTO_MODEL_ID, estimateTokens, pinnedForModelId, RUNG_VENDOR } from './modelIds';
+import { AUTO_MODEL_ID, estimateTokens, pickerLimits, pinnedForModelId, RUNG_VENDOR } from './modelIds';
 import type { SessionHost } from '../session/sessionHost';
 import type { RungSettings } from '../settings/settings';
 
 /** Context window Rung Auto declares when no panel model states one, tokens. */
 const DEFAULT_CONTEXT_TOKENS = 32_768;
-/** Output tokens Rung declares for every model: the editor uses it only to budget. */
-const MAX_OUTPUT_TOKENS = 8_192;
 
 export interface ModelProviderDeps {
   sessions: SessionHost;
@@ -142,8 +141,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
     version: '1',
     detail: 'routed',
     tooltip: 'Routes each request to the cheapest model that can do it, checks the answer, and climbs when the check fails.',
-    maxInputTokens: contexts.length ? Math.max(...contexts) : DEFAULT_CONTEXT_TOKENS,
-    maxOutputTokens: MAX_OUTPUT_TOKENS,
+    ...pickerLimits(contexts.length ? Math.max(...contexts) : DEFAULT_CONTEXT_TOKENS),
     // Declared so Agent mode lists Rung; a request with tools is routed only to rungs that take tools.
     capabilities: { toolCalling: true },
   };
@@ -160,8 +158,7 @@ function modelList(settings: RungSettings, prices: KnownPrices): vscode.Language
       version: '1',
       detail: `${model.provider} · ${price}`,
       tooltip: `${model.slug} on ${model.provider}, ${price}, opens the call; the panel's later rungs stay as fallbacks.`,
-      maxInputTokens: model.context ?? DEFAULT_CONTEXT_TOKENS,
-      maxOutputTokens: MAX_OUTPUT_TOKENS,
+      ...pickerLimits(model.context ?? DEFAULT_CONTEXT_TOKENS),
       capabilities: { toolCalling: model.tools !== false },
     };
   });
@@ -231,6 +228,12 @@ async function answerRequest(
   // never shown as the answer; in the editor's chat the climb is said in a fold of its own meanwhile.
   let held = checked;
   let streamed = false;
+  /** The asking line of the attempt under way, said before its first word when the answer streams to the editor's chat. */
+  let asking: string | undefined;
+  /** Each model's asking line, for a failed answer shown after the call. */
+  const askedAs = new Map<string, string>();
+  /** The text each attempt gave, by model: a failed answer is shown when a spending limit kept the call from climbing past it. */
+  const texts = new Map<string, string>();
   const fold = closingLine ? foldedNote(progress) : undefined;
   const onEvent = (event: SessionEvent): void => {
     switch (event.type) {
@@ -238,10 +241,19 @@ async function answerRequest(
         held = checked || event.textChecked === true;
         return;
       case 'rung-started':
-        if (held) fold?.(`Asking ${event.candidate.slug} (rung ${event.attempt + 1}); its answer is shown once its check passes.`);
+        // Said with the attempt's first word, so a round that only calls tools (an agent's step) says nothing.
+        asking = closingLine
+          ? askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks })
+          : undefined;
+        if (asking !== undefined) askedAs.set(event.candidate.slug, asking);
+        if (held) fold?.(`${asking ?? `Asking ${event.candidate.slug}`} (rung ${event.attempt + 1}); its answer is shown once its check passes.`);
         return;
       case 'part':
-        if (!held && event.part.type === 'text-delta' && event.part.text) {
+        if (event.part.type !== 'text-delta' || !event.part.text) return;
+        texts.set(event.model, (texts.get(event.model) ?? '') + event.part.text);
+        if (!held) {
+          if (asking !== undefined) progress.report(new vscode.LanguageModelTextPart(`${asking}\n\n`));
+          asking = undefined;
           progress.report(new vscode.LanguageModelTextPart(event.part.text));
           streamed = true;
         }
@@ -270,6 +282,20 @@ async function answerRequest(
   const answer = finished.result.answer;
   if (!answer) {
     if (finished.stopped) return;
+    // A failed answer a spending limit kept the call from climbing past is shown with why, in the
+    // editor's chat: thrown, the Chat view would show the error in place of the answer.
+    const last = finished.summary.kind === 'no-answer' ? finished.summary.last : undefined;
+    const stoppedBy = closingLine && !checked ? limitStoppedText(last, finished.result.ranking.pruned) : undefined;
+    const failedText = last ? texts.get(last.model) : undefined;
+    if (stoppedBy !== undefined && failedText) {
+      if (!streamed) {
+        // Held until its verdict, the failed answer is shown now, under the line that named its model and check.
+        const asked = last ? askedAs.get(last.model) : undefined;
+        progress.report(new vscode.LanguageModelTextPart(asked !== undefined ? `${asked}\n\n${failedText}` : failedText));
+      }
+      progress.report(new vscode.LanguageModelTextPart(`\n\n---\n*Rung: ${markdownText(stoppedBy)}*`));
+      return;
+    }
     // Why, and what to do, in the editor's error box: a provider down, the budget spent, every check failed.
     throw new PlainError(
       noAnswerText(finished.summary.kind === 'no-answer' ? finished.summary.last : undefined, finished.result.ranking.pruned),
@@ -301,6 +327,11 @@ async function answerRequest(
       void vscode.window.showInformationMessage(inlineEditNotice(answerFooter(finished.summary), answer.model));
   }
   for (const toolCall of answer.toolCalls) progress.report(toToolCallPart(toolCall));
+}
+
+/** Text shown as Markdown as it reads: a check's reason may hold backticks (a ```json block) that would open code. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>]/g, (character) => `\\${character}`);
 }
 
 /**

@@ -41,7 +41,21 @@ export interface FakeProviders {
   cheapDelayMs?: number;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
   catalogStatus?: number;
+  /**
+   * When true, both servers report usage from what they were sent and what they answered (a token for 4
+   * characters), and the cloud its cost at the panel's price ({@link CLOUD_PRICE}), as a real provider
+   * bills; otherwise fixed small figures.
+   */
+  usageByLength?: boolean;
   close(): Promise<void>;
+}
+
+/** The cloud model's price in the panel over the fake servers, USD per million tokens. */
+export const CLOUD_PRICE = { input: 1, output: 2 };
+
+/** Tokens in what a request sends (its messages and tools) or an answer says, at 4 characters a token. */
+function tokensOf(value: unknown): number {
+  return Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / 4);
 }
 
 /** A panel over the two servers: the cheap model first, the cloud model above it; no exploration. */
@@ -49,7 +63,7 @@ export function fakePanel(providers: Pick<FakeProviders, 'ollamaUrl' | 'cloudUrl
   return {
     models: [
       { slug: CHEAP_MODEL, provider: 'ollama', role: 'base', context: 32768, tools: true },
-      { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: { input: 1, output: 2 } },
+      { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: CLOUD_PRICE },
     ],
     routing: { explore: 0 },
     providers: {
@@ -120,8 +134,11 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
       for (const piece of chunks(text))
         response.write(`${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: piece }, done: false })}\n`);
+      const counts = fake.usageByLength
+        ? { prompt_eval_count: tokensOf({ messages: body.messages, tools: body.tools }), eval_count: tokensOf(text) }
+        : { prompt_eval_count: 40, eval_count: 12 };
       response.end(
-        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`,
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', ...counts })}\n`,
       );
     } else {
       response.writeHead(404).end('404 page not found');
@@ -133,6 +150,17 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     requests.push({ server: 'cloud', path, body });
     if (request.method === 'POST' && path === '/v1/chat/completions') {
       const call = fake.cloudToolCall?.(body);
+      const answer = call ? '' : fake.cloudAnswer(body);
+      const billed = (fixed: Record<string, number>): Record<string, number> => {
+        if (!fake.usageByLength) return fixed;
+        const prompt = tokensOf({ messages: body.messages, tools: body.tools });
+        const completion = tokensOf(call ? JSON.stringify(call.arguments) : answer);
+        return {
+          prompt_tokens: prompt,
+          completion_tokens: completion,
+          cost: (prompt * CLOUD_PRICE.input + completion * CLOUD_PRICE.output) / 1_000_000,
+        };
+      };
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, unknown>) =>
         `data: ${JSON.stringify({ id: 'gen-1', model: `${CLOUD_MODEL}-2026-01-01`, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
@@ -144,10 +172,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         );
         for (const piece of chunks(JSON.stringify(call.arguments)))
           response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
-        response.write(chunk({}, 'tool_calls', { prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 }));
+        response.write(chunk({}, 'tool_calls', billed({ prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 })));
       } else {
-        for (const piece of chunks(fake.cloudAnswer(body))) response.write(chunk({ content: piece }, null));
-        response.write(chunk({}, 'stop', { prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 }));
+        for (const piece of chunks(answer)) response.write(chunk({ content: piece }, null));
+        response.write(chunk({}, 'stop', billed({ prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 })));
       }
       response.end('data: [DONE]\n\n');
     } else if (request.method === 'GET' && path === '/v1/models' && fake.catalogStatus !== undefined) {

@@ -102,6 +102,8 @@ class ScriptedSession implements ChatSession {
   toolCalls: ToolCall[] = [];
   /** When set, the call waits for its signal to abort and ends stopped. */
   waitForStop = false;
+  /** USD each answer costs. */
+  cost = 0;
   private calls = 0;
 
   async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
@@ -136,7 +138,7 @@ class ScriptedSession implements ChatSession {
       rung: Math.max(0, opener),
       verdict: { kind: 'unverified' as const, reason: 'no verifier configured' },
       resolvedModel: model,
-      cost: 0,
+      cost: this.cost,
       latencyMs: 1,
       explore: false,
       checks: [],
@@ -151,7 +153,7 @@ class ScriptedSession implements ChatSession {
       ranking,
       stopped: false,
       interrupted: false,
-      cost: 0,
+      cost: this.cost,
       checks: [],
       checked: 'unchecked',
       ...(tools ? { tools: { ...tools, cost: 0.0123 } } : {}),
@@ -188,6 +190,19 @@ function setUp(state = new MemoryState()) {
   const calls = new FeatureCalls({ state, log, clock });
   return { calls, state, log, clock, session: new ScriptedSession() };
 }
+
+describe("the session's cost", () => {
+  it("adds every feature's calls in the window, and the short line says it once there is more to it than the answer", async () => {
+    const { calls, session } = setUp();
+    session.cost = 0.01;
+    const first = await calls.prepare({ feature: '@rung', messages: hello }).run(session);
+    expect(first.summary.sessionCost).toBeCloseTo(0.01);
+    expect(first.line).not.toContain('session');
+    const second = await calls.prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'again' }] }).run(session);
+    expect(second.summary.sessionCost).toBeCloseTo(0.02);
+    expect(second.line).toMatch(/ · \$0\.01 · session \$0\.02$/);
+  });
+});
 
 describe('a feature call', () => {
   describe('from Rung Auto in the model picker', () => {

@@ -47,9 +47,9 @@ describe('chat metadata', () => {
 describe('what is offered under an @rung answer', () => {
   const answered = { callId: 'c1', classKey: 'chat', model: 'tiny', prompt: 'p', answer: 'a', stronger: true };
 
-  it('offers "Check with a stronger model" for an unchecked answer, beside the graded retry', () => {
+  it("offers a stronger model's verdict for an unchecked answer, beside the graded retry", () => {
     expect(followupsFor({ ...answered, checked: false })).toEqual([
-      { command: 'check', label: 'Check with a stronger model' },
+      { command: 'check', label: 'Have a stronger model judge this answer' },
       { command: 'retry', label: 'Retry with a stronger model than tiny' },
     ]);
   });
@@ -59,6 +59,15 @@ describe('what is offered under an @rung answer', () => {
     expect(followupsFor({ ...answered, checked: false, stronger: false })).toEqual([]);
     expect(followupsFor({ ...answered, model: undefined })).toEqual([]);
     expect(followupsFor(undefined)).toEqual([]);
+  });
+
+  it("offers the stronger model's own answer only after a verdict of wrong", () => {
+    expect(followupsFor({ ...answered, checked: true, judged: 'wrong' })).toEqual([
+      { command: 'retry', label: 'Ask a model stronger than tiny for its answer' },
+    ]);
+    expect(followupsFor({ ...answered, checked: true, judged: 'right' })).toEqual([]);
+    expect(readMetadata({ ...answered, judged: 'wrong' })?.judged).toBe('wrong');
+    expect(readMetadata({ ...answered, judged: 'maybe' })).not.toHaveProperty('judged');
   });
 
   it('reads back whether the answer was checked and the system message it was sent with', () => {
