@@ -8,7 +8,7 @@
  * Rung recorded (the decision log) and what the model servers were sent (the tools, the prompt).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
@@ -157,6 +157,12 @@ function askModeWritesCode(): E2eCheck {
         return SIX_TIMES_SEVEN;
       };
       providers.cloudAnswer = () => `Here it is:\n\`\`\`ts\n${PARSE_PRICE}\n\`\`\`\n`;
+    },
+    // Every tool Ask mode offers reaches the model, so the model server sees the 19 the editor sent:
+    // by default (rung.agentTools "relevant") Rung sends only those the request's words call for.
+    (rungFolder) => {
+      mkdirSync(join(rungFolder, '..', '.vscode'), { recursive: true });
+      writeFileSync(join(rungFolder, '..', '.vscode', 'settings.json'), `${JSON.stringify({ 'rung.agentTools': 'all' })}\n`);
     },
   );
 }

@@ -77,6 +77,9 @@ function answerSixTimesSeven(providers: FakeProviders): void {
 export async function rungAnswer(page: Page, text: string): Promise<Locator> {
   const response = page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
   await response.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+  // The Chat view renders an answer's words a few at a time: its last part, the links under every
+  // answer, is on screen only once the closing line before it is whole.
+  await response.getByText('Why this model').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
   return response;
 }
 

@@ -152,8 +152,10 @@ function slowSmallModel(): E2eCheck {
         for (let tries = 0; tries < 3 && opener !== CLOUD_MODEL; tries++) {
           const before = decisionRows(workbench.folder).length;
           await workbench.sendChat('@rung /edit make the greeting say welcome');
-          const response = page.locator('.interactive-item-container.interactive-response', { hasText: 'Answered by' }).nth(tries);
+          // The newest response: the Chat view's list is virtual, so earlier ones may have left the page.
+          const response = page.locator('.interactive-item-container.interactive-response').last();
           await response.getByText('Rung ·').first().waitFor({ timeout: TIMEOUT_MS });
+          await response.getByText('Why this model').first().waitFor({ timeout: TIMEOUT_MS });
           said = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
           const first = decisionRows(workbench.folder)[before];
           opener = first?.model ?? '';

@@ -186,8 +186,18 @@ export class Workbench {
     const input = this.page.locator('.interactive-input-part .monaco-editor').first();
     if (!(await input.isVisible())) await this.runCommand('Chat: Open Chat');
     await input.waitFor({ timeout: CHAT_OPEN_TIMEOUT_MS });
-    const requests = this.page.locator('.interactive-item-container.interactive-request');
-    const before = await requests.count();
+    // The Chat view's list is virtual: once a conversation outgrows the view, rows scrolled away leave
+    // the page, so the count of requests on it can stand still as one is sent. A row's index cannot.
+    const lastRequest = async (): Promise<number> =>
+      this.page.evaluate(() => {
+        let last = -1;
+        document.querySelectorAll('.monaco-list-row[data-index]').forEach((row) => {
+          if (row.querySelector('.interactive-item-container.interactive-request'))
+            last = Math.max(last, Number(row.getAttribute('data-index')));
+        });
+        return last;
+      });
+    const before = await lastRequest();
     const lines = input.locator('.view-lines');
     const typed = async (): Promise<string> => ((await lines.textContent()) ?? '').replace(/\u00a0/g, ' ');
     const participant = /^@\S+ /.exec(text)?.[0];
@@ -201,7 +211,7 @@ export class Workbench {
     );
     // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
     const suggestions = this.page.locator('.suggest-widget.visible');
-    const sent = async (): Promise<boolean> => (await requests.count()) > before;
+    const sent = async (): Promise<boolean> => (await lastRequest()) > before;
     // A slash command's suggestions can open just after the look and take the Enter (once in CI the text
     // stayed in the input and nothing was sent): while the text is still there and nothing went, look and
     // press again.

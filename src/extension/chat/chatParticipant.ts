@@ -313,6 +313,7 @@ async function route(
   // Under the answer, where the Chat view does not fold it away with the steps before the answer.
   for (const note of input.notes ?? []) stream.markdown(`\n\n> ${note}`);
   if (!failed) stream.markdown(`\n\n---\n${line}`);
+  stream.markdown(decisionLinks(result.callId));
   // An edit is applied Rung's way, as a diff in its file: the code block's own Apply needs Copilot's code mapper.
   const block = input.edit && result.answer ? extractEdit(result.answer.text, input.edit.languageId) : undefined;
   if (input.edit && result.answer && block !== undefined) {
@@ -328,9 +329,10 @@ async function route(
       replacement,
       footer: plainLine,
     };
+    // Last: the Chat view folds what comes before a response's final button-free run of text into its
+    // steps, so a button between the answer and the links under it folded the answer away.
     stream.button({ command: SHOW_CHAT_EDIT_COMMAND, title: 'Show Diff and Apply', arguments: [proposal] });
   }
-  stream.markdown(decisionLinks(result.callId));
   const metadata: RungChatMetadata = {
     callId: result.callId,
     classKey: result.classKey,
