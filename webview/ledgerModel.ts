@@ -593,7 +593,9 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
       estimate.logCalls === undefined
         ? 'of your calls'
         : `of your most recent calls (your log holds ${estimate.logCalls.toLocaleString('en-US')})`;
-    const narrowing = estimate.narrowing ? ` ${capitalised(narrowingSentence(estimate.narrowing, 'would narrow the cost to ±30%'))}` : '';
+    // The goal in the sentence's own units, points of the logged cost: ±30% of the target's cost is ±30 × (1 + change) of those.
+    const goal = `±${Math.max(1, Math.round(DECIDING_HALF_WIDTH * 100 * (1 + versus.costChange)))}%`;
+    const narrowing = estimate.narrowing ? ` ${capitalised(narrowingSentence(estimate.narrowing, `would narrow it to ${goal}`))}` : '';
     return (
       `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} ` +
       `(±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}, ${costCertainty(versus)}), ` +
@@ -624,12 +626,15 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
  * Relative to the target's cost, not the logged one, because that is what the estimate is of: "+400%
  * (±40%)" knows the target's cost to within 8%, while "−60% (±30%)" knows it only to within 75%.
  */
+/** The half-width, relative to the target's own cost, within which the view calls a cost close enough to act on (the core's `DECIDING_HALF_WIDTH`). */
+export const DECIDING_HALF_WIDTH = 0.3;
+
 export function costCertainty(
   versus: Pick<NonNullable<OpenerEstimateWire['versusLog']>, 'costChange' | 'costChangeLow' | 'costChangeHigh'>,
 ): string {
   const relative = (versus.costChangeHigh - versus.costChangeLow) / 2 / Math.max(1e-9, 1 + versus.costChange);
   if (relative <= 0.1) return 'a close estimate';
-  if (relative <= 0.3) return 'close enough to act on';
+  if (relative <= DECIDING_HALF_WIDTH) return 'close enough to act on';
   if (versus.costChangeHigh < 0) return 'wide, but cheaper either way';
   if (versus.costChangeLow > 0) return 'wide, but dearer either way';
   return 'too wide to say which way';

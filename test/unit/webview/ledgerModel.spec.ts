@@ -8,6 +8,7 @@ import {
   nameBreakPieces,
   openerSentence,
   costCertainty,
+  DECIDING_HALF_WIDTH,
   priceText,
   prunedText,
   ratingClasses,
@@ -21,6 +22,7 @@ import type { DecisionRow } from '../../../src/core/decisions/decision';
 import { CallPageCollector } from '../../../src/core/store/callPage';
 import { decisionWire } from '../../../src/extension/ledgerView/ledgerController';
 import { decisionRow } from '../support/decisionRow';
+import { DECIDING_HALF_WIDTH as CORE_DECIDING_HALF_WIDTH } from '../../../src/core/evaluation/narrowing';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -453,8 +455,14 @@ describe('what-if sentences', () => {
       openerSentence({ model: 'qwen3:14b', calls: 1240, versusLog: wide, refused: null, narrowing: { calls: 2300, floor: 0.2 } }),
     ).toBe(
       'Had you always opened with qwen3:14b: cost +12% (±45%, too wide to say which way), first-try success −2% (±3%), from 1,240 of your calls. ' +
-        'About 2,300 more calls logged with 20% exploration (routing.exploreMeasured 0.2) would narrow the cost to ±30%.',
+        'About 2,300 more calls logged with 20% exploration (routing.exploreMeasured 0.2) would narrow it to ±34%.',
     );
+    // The goal is said in the sentence's own units: ±30% of a cost 78% below the logged one is ±7 points of the logged.
+    const cheaper = { ...versusLog, costChange: -0.78, costChangeLow: -0.92, costChangeHigh: -0.64 };
+    expect(
+      openerSentence({ model: 'tiny', calls: 400, versusLog: cheaper, refused: null, narrowing: { calls: 3000, floor: 0.1 } }),
+    ).toMatch(/\(±14%, wide, but cheaper either way\).* would narrow it to ±7%\.$/);
+    expect(DECIDING_HALF_WIDTH).toBe(CORE_DECIDING_HALF_WIDTH);
     expect(
       openerSentence({ model: 'qwen3:14b', calls: 300, versusLog: null, refused: 'too-few', narrowing: { calls: 4100, floor: 0.1 } }),
     ).toBe(
