@@ -7,7 +7,8 @@
  * [--explore RATE] [--floor RATE] [--targets 'SPEC;SPEC'] [--warm] [--out FILE.jsonl]`. A source is a generated
  * world's name, `nine-models` (the recorded outcomes at ../shared/data) or an outcomes file; the
  * default is every world and `nine-models`. `--out` keeps one JSON line per estimate, and `--from
- * FILE.jsonl` prints the tables from such a file without running anything.
+ * FILE.jsonl` prints the tables from such a file without running anything. `--made-up [--seeds K]` prints
+ * the error of the DR that took calls every rung failed at their logged cost, on the made-up cascade.
  *
  * For each estimate: the relative error against the truth beside the log (the target run beside each
  * call from the router's ratings at that moment), whether the 95% interval held it (and the warm
@@ -16,7 +17,10 @@
  * hold the truth in at least 90% of seeds × targets, each estimate within 15% of the truth.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import type { MethodEstimate, VariantEstimate } from '../core/evaluation/estimate';
+import { estimatePolicy, type MethodEstimate, type VariantEstimate } from '../core/evaluation/estimate';
+import { readLoggedCalls } from '../core/evaluation/loggedCalls';
+import { parsePolicy } from '../core/evaluation/policy';
+import { cascadeLog } from './madeUpCascade';
 import { DEFAULT_EXPLORE, DEFAULT_FLOOR, defaultTargets, runTrials, sourceNamed, type Truth } from './whatIfTrials';
 import { WORLDS } from './worlds';
 
@@ -50,6 +54,10 @@ async function main(): Promise<void> {
   const one = (name: string): string | undefined => all(name)[0];
   const from = one('--from');
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (args.includes('--made-up')) {
+    madeUpCascade(Number(one('--seeds') ?? 12), out);
+    return;
+  }
   if (from !== undefined) {
     report(
       readFileSync(from, 'utf8')
@@ -99,6 +107,39 @@ async function main(): Promise<void> {
     }
   }
   report(records, out);
+}
+
+/**
+ * Why DR came out too dear: on the made-up cascade (madeUpCascade.ts), whose climbs give up before the
+ * dear rung once two rungs have failed, the DR that took calls every rung failed at their logged cost,
+ * against the one that weighs every call, as more of the spend goes to calls no rung answers.
+ */
+function madeUpCascade(seeds: number, out: (line: string) => void): void {
+  out(`the made-up cascade, 1,500 calls a log, floor 0.3, seeds 1..${seeds}: mean error of the DR cost against the truth`);
+  out('no rung answers  spend on them  target      DR, calls every rung failed at logged cost  DR, every call weighed');
+  for (const unanswerable of [0.05, 0.15, 0.25, 0.35]) {
+    for (const target of ['cheap', 'mid'] as const) {
+      const before: number[] = [];
+      const after: number[] = [];
+      const share: number[] = [];
+      for (let seed = 1; seed <= seeds; seed++) {
+        const { rows, truth } = cascadeLog({ calls: 1_500, seed, unanswerable });
+        const log = readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n'));
+        const estimate = estimatePolicy(log, parsePolicy(`open=${target}`), { variants: true });
+        const error = (value: number | undefined) => ((value ?? Number.NaN) - truth[target].cost) / truth[target].cost;
+        before.push(error(estimate.variants?.['dr-class']?.cost));
+        after.push(error(estimate.methods?.dr.cost));
+        const unanswered = log.calls.filter((call) => !call.attempts.some((attempt) => attempt.passed === true));
+        share.push(unanswered.reduce((sum, call) => sum + call.cost, 0) / log.calls.reduce((sum, call) => sum + call.cost, 0));
+      }
+      const mean = (xs: number[]) => `${((100 * xs.reduce((a, b) => a + b, 0)) / xs.length).toFixed(1)}%`;
+      out(
+        `${`${(100 * unanswerable).toFixed(0)}%`.padEnd(17)}${mean(share).padEnd(15)}${`open=${target}`.padEnd(12)}${(mean(before).startsWith('-') ? '' : '+') + mean(before)}`.padEnd(
+          88,
+        ) + (mean(after).startsWith('-') ? '' : '+') + mean(after),
+      );
+    }
+  }
 }
 
 /** The tables: per source and logged-call count, each method's coverage, width and error, and the bound. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CROSS_FIT_FOLDS, crossFitted, foldOf, promptSizes, type CrossFitted } from '../../../../src/core/evaluation/crossFit';
 import { OutcomeModel } from '../../../../src/core/evaluation/estimate';
 import { readLoggedCalls, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
-import { cascadeLog } from '../../support/cascadeLog';
+import { cascadeLog } from '../../../../src/bench/madeUpCascade';
 
 function logOf(rows: ReturnType<typeof cascadeLog>['rows']): LoggedCall[] {
   return readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n')).calls;

@@ -3,7 +3,7 @@ import { estimatePolicy, type MethodEstimate } from '../../../../src/core/evalua
 import { readLoggedCalls } from '../../../../src/core/evaluation/loggedCalls';
 import { DECIDING_HALF_WIDTH, loggingToNarrow } from '../../../../src/core/evaluation/narrowing';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
-import { cascadeLog, type Rung } from '../../support/cascadeLog';
+import { cascadeLog, type Rung } from '../../../../src/bench/madeUpCascade';
 
 /** Logs of the made-up cascade, each from its own seed, and every target's truth on each. */
 const LOGS = 16;

@@ -5,9 +5,8 @@
  * unanswerable. The decision log is what the router would write; the truth of "always open with X" is
  * worked out from the same prompts, so an estimate from the log can be checked against it.
  */
-import type { DecisionRow } from '../../../src/core/decisions/decision';
-import { seededRandom, type Random } from '../../../src/core/random';
-import { decisionRow } from './decisionRow';
+import { DECISION_ROW_VERSION, type DecisionRow } from '../core/decisions/decision';
+import { seededRandom, type Random } from '../core/random';
 
 export const RUNGS = ['cheap', 'mid', 'dear'] as const;
 export type Rung = (typeof RUNGS)[number];
@@ -73,23 +72,31 @@ export function cascadeLog(options: CascadeOptions): { rows: DecisionRow[]; trut
     const propensity = floor / 3 + (opener === 'cheap' ? 1 - floor : 0);
     const tried = climb(opener, passes);
     tried.forEach((rung, at) =>
-      rows.push(
-        decisionRow({
-          call: `call-${index}`,
-          class: 'qa',
-          candidates: [...RUNGS],
-          model: rung,
-          resolved: rung,
-          rung: RUNGS.indexOf(rung),
-          escalation: tried.slice(0, at),
-          verdict: passes[rung] ? 'pass' : 'fail',
-          cost: cost(rung),
-          inputTokens: Math.round(1000 * size),
-          outputTokens: 50,
-          propensity: at === 0 ? propensity : 1,
-          explore: at === 0 && drawn && opener !== 'cheap',
-        }),
-      ),
+      rows.push({
+        v: DECISION_ROW_VERSION,
+        at: index,
+        call: `call-${index}`,
+        run: null,
+        class: 'qa',
+        shape: null,
+        candidates: [...RUNGS],
+        rung: RUNGS.indexOf(rung),
+        escalation: tried.slice(0, at),
+        model: rung,
+        resolved: rung,
+        explore: at === 0 && drawn && opener !== 'cheap',
+        propensity: at === 0 ? propensity : 1,
+        verdict: passes[rung] ? 'pass' : 'fail',
+        verdictReason: null,
+        inputTokens: Math.round(1000 * size),
+        outputTokens: 50,
+        cost: cost(rung),
+        latencyMs: null,
+        reason: '',
+        mode: 'cloud',
+        pruned: [],
+        final: false,
+      }),
     );
   }
   const truth = Object.fromEntries(
