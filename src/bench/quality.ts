@@ -1,6 +1,7 @@
 /**
- * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend]`:
- * every routing-quality figure BENCHMARKS.md reports, from one command.
+ * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--json]`:
+ * every routing-quality figure BENCHMARKS.md reports, from one command (`--json`: the same figures as one
+ * JSON object, which `npm run bench:report` reads).
  *
  * @remarks
  * The recorded outcomes' `train` and `test` splits (tunables are chosen on `train`; `test` is the
@@ -29,6 +30,8 @@ import { generateWorld, WORLDS, worldPrompts, type World } from './worlds';
 
 /** Seeds 1–5, or 1–N with `--seeds N`. */
 let SEEDS = [1, 2, 3, 4, 5];
+/** `--wait-worth USD`: what a minute of waiting is worth to the router; the panel's default when undefined. */
+let WAIT_WORTH: number | undefined;
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 
 interface Line {
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
   for (const note of plan.notes) process.stderr.write(`quality: ${note}\n`);
   const { tradeoff, verifier, named, recorded } = plan;
   SEEDS = plan.seeds;
+  WAIT_WORTH = plan.waitWorth;
   const lines: Line[] = [];
   if (recorded !== undefined) lines.push(...(await measureRecorded(recorded, tradeoff, verifier)));
   if (plan.worlds) {
@@ -78,11 +82,32 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   if (plan.plotDir) writePlots(lines, plan.plotDir);
+  if (plan.json) {
+    process.stdout.write(`${JSON.stringify({ seeds: SEEDS, tradeoff, verifier: verifier.kind, lines: lines.map(lineFigures) })}\n`);
+    return;
+  }
+  process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
   if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
+}
+
+function waitWorthOption(): { waitWorth?: number } {
+  return WAIT_WORTH === undefined ? {} : { waitWorth: WAIT_WORTH };
+}
+
+/** One line's figures as `--json` prints them: means and standard deviations over the seeds, cost as a share of the best single model's. */
+function lineFigures(line: Line): Record<string, unknown> {
+  return {
+    name: line.name,
+    items: line.items,
+    rung: { accuracy: mean(line.rung.accuracy), accuracySd: sd(line.rung.accuracy), share: mean(line.rung.share), shareSd: sd(line.rung.share) },
+    learner: { accuracy: mean(line.learner.accuracy), share: mean(line.learner.share) },
+    // The table's "Rung beats the learner": at least as accurate and no dearer, on the means.
+    beatsLearner: mean(line.rung.accuracy) - mean(line.learner.accuracy) >= -1e-12 && mean(line.rung.share) <= mean(line.learner.share),
+    seedsAhead: line.ahead?.filter(Boolean).length ?? 0,
+  };
 }
 
 /** What `model` cost over `rows`, USD. */
@@ -204,7 +229,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
       prompts = parsePrompts(readFileSync(promptsFile, 'utf8'), promptsFile);
     }
     const sink = new MemoryDecisionSink();
-    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}) });
+    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}), ...waitWorthOption() });
     runs.push(run);
     hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
     if (spend) spends.push({ breakdown: spendBreakdown(rows, models, sink.rows), bestCost: run.bestSingle.cost, order: world.models.map((model) => model.slug) });
@@ -220,7 +245,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
 
 async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier, prompts?: ReadonlyMap<string, PromptText>): Promise<Line> {
   const runs: ReplaySummary[] = [];
-  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}) }));
+  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}), ...waitWorthOption() }));
   const accuracy = mean(runs.map((run) => run.policy.accuracy));
   const best = (runs[0] as ReplaySummary).bestSingle.cost;
   return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / best, front: frontOf(rows, models, best) };

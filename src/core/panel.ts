@@ -9,7 +9,7 @@
 import * as z from 'zod';
 import { MAX_NAME_CHARS } from './boundedText';
 import { parseJsonText } from './jsonText';
-import { describePanelIssues, locatePanelIssues } from './panelIssues';
+import { boundedPanelIssues, locatePanelIssues, MAX_PANEL_ISSUES, withMore } from './panelIssues';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -89,6 +89,21 @@ export const DEFAULT_ATTEMPT_TIMEOUT_SECONDS = 600;
 /** The longest `routing.attemptTimeoutSeconds` a panel may set: a day. */
 export const MAX_ATTEMPT_TIMEOUT_SECONDS = 86_400;
 
+/**
+ * What a minute of the user's wait is worth when the panel does not say, USD.
+ *
+ * @remarks
+ * A tenth of what a developer's minute costs an employer (about $1 a minute at $60 an hour), because a
+ * wait is only partly lost: the user reads the answer as it streams, or turns to something else. At
+ * this value a failed 3-second try costs $0.005, about a cloud edit's price, so a local model that
+ * fails most edits stops opening them, while one that passes most keeps its place beside a cloud model
+ * as fast as it (beside a 3-second cloud model at $0.01 a call, one that passes 80% keeps opening up to
+ * about 7 s a try). Set 0 to plan on money alone, as Rung did before it weighed the wait.
+ */
+export const DEFAULT_WAIT_WORTH_PER_MINUTE = 0.1;
+/** The most `routing.waitWorth` may be, USD a minute: far past any wage, so a typo of a few digits is caught. */
+export const MAX_WAIT_WORTH_PER_MINUTE = 1_000;
+
 const routingSchema = z.strictObject({
   /** Probability of opening with a non-greedy rung on a verifiable class; 0 turns exploration off. */
   explore: z.number().min(0).max(1).optional(),
@@ -112,10 +127,27 @@ const routingSchema = z.strictObject({
    * takes longer and a timer cannot be set much further (about 24.8 days).
    */
   attemptTimeoutSeconds: z.number().positive().max(MAX_ATTEMPT_TIMEOUT_SECONDS).optional(),
+  /**
+   * What a minute of the user's waiting is worth, USD: the planner weighs each rung's expected wait at
+   * this price beside its money, so a model that rarely passes stops opening once its failed tries cost
+   * more in wait than they save in money. 0 plans on money alone. See {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
+   */
+  waitWorth: z.number().min(0).max(MAX_WAIT_WORTH_PER_MINUTE).optional(),
 });
 
+/**
+ * The most models, providers or profiles one panel may list.
+ *
+ * @remarks
+ * OpenRouter's whole catalogue is some 350 models. A panel file comes from the workspace, and one of
+ * half a million `1`s gave zod half a million issues to make (2.3 s of the 4.7 s that file took once
+ * each issue's place was found in linear time); a list past this is refused as one issue before its
+ * entries are read, and zod checks an array's length before its items.
+ */
+export const MAX_PANEL_ENTRIES = 1_000;
+
 export const panelSchema = z.strictObject({
-  models: z.array(modelSchema).min(1),
+  models: z.array(modelSchema).min(1).max(MAX_PANEL_ENTRIES),
   /** USD per million output tokens; acts only on a known price. */
   maxOutputPrice: z.number().positive().optional(),
   diversity: capsSchema.optional(),
@@ -152,7 +184,10 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  /** `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
+  /**
+   * `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS};
+   * `waitWorth` absent as {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
+   */
   routing: {
     explore: number;
     requireEvidence: boolean;
@@ -160,6 +195,8 @@ export interface Panel {
     explorePaid?: boolean;
     exploreMeasured?: number;
     attemptTimeoutSeconds?: number;
+    /** USD a minute of the user's wait is worth; absent: {@link DEFAULT_WAIT_WORTH_PER_MINUTE} (see {@link waitWorthPerMinute}). */
+    waitWorth?: number;
   };
   providers: Record<string, ProviderConfig>;
 }
@@ -167,6 +204,11 @@ export interface Panel {
 /** How long one attempt may take under this panel, ms (`routing.attemptTimeoutSeconds`, else {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}). */
 export function attemptTimeoutMs(panel: Pick<Panel, 'routing'>): number {
   return (panel.routing.attemptTimeoutSeconds ?? DEFAULT_ATTEMPT_TIMEOUT_SECONDS) * 1000;
+}
+
+/** What a minute of the user's wait is worth under this panel, USD (`routing.waitWorth`, else {@link DEFAULT_WAIT_WORTH_PER_MINUTE}). */
+export function waitWorthPerMinute(panel: Pick<Panel, 'routing'>): number {
+  return panel.routing.waitWorth ?? DEFAULT_WAIT_WORTH_PER_MINUTE;
 }
 
 /** Exploration rate when the panel does not set one: a small price for evidence on rungs the greedy order skips. */
@@ -202,12 +244,16 @@ export function parsePanelText(text: string, source: string, env: Environment = 
  * each issue also says where it is in that file (line and column).
  */
 export function parsePanel(json: unknown, source: string, env: Environment = {}, text?: string): Panel {
+  const oversized = oversizedMaps(json);
+  if (oversized.length) throw new PanelError(source, locatePanelIssues(oversized, text));
   const parsed = panelSchema.safeParse(json);
   // Names are checked on what was written, not on what zod kept: zod drops a `__proto__` key of a record
   // without a word, and the model naming that provider then found Object.prototype under it.
   const unsafe = nameProblems(json);
   if (!parsed.success || unsafe.length) {
-    throw new PanelError(source, [...(parsed.success ? [] : describePanelIssues(parsed.error.issues, panelSchema, json, text)), ...unsafe]);
+    const described = parsed.success ? { lines: [], more: 0 } : boundedPanelIssues(parsed.error.issues, panelSchema, json, text);
+    const named = unsafe.slice(0, Math.max(0, MAX_PANEL_ISSUES - described.lines.length));
+    throw new PanelError(source, withMore([...described.lines, ...named], described.more + unsafe.length - named.length));
   }
   const file = parsed.data;
   const issues: string[] = [];
@@ -238,6 +284,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {},
       explorePaid: file.routing?.explorePaid ?? false,
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
       ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
+      ...(file.routing?.waitWorth !== undefined ? { waitWorth: file.routing.waitWorth } : {}),
     },
     providers,
   };
@@ -289,7 +336,7 @@ const SLUG = /^[A-Za-z0-9._:/@+~-]+$/;
  *
  * @remarks
  * A provider's name becomes part of an environment variable (`RUNG_<PROVIDER>_API_KEY`, `-` read as `_`)
- * and of a file name (`catalog-<provider>.json` in the workspace's `.rung/`), so it holds nothing a shell
+ * and of a file name (`catalog-<provider>.json` in the catalog cache's folder), so it holds nothing a shell
  * or a path would read as more than a name: no `/`, no `.`, no space.
  */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -348,6 +395,26 @@ export function providerNameProblem(name: string): string | undefined {
 /** The first character of `text` that `pattern` (a whole-string character class) does not allow. */
 function firstOutside(text: string, pattern: RegExp): string {
   return [...text].find((character) => !pattern.test(character)) ?? text;
+}
+
+/**
+ * The maps of a panel (`providers`, `profiles`) that list more than {@link MAX_PANEL_ENTRIES} entries:
+ * zod reads every value of a record before any size check could run, so their size is read first.
+ */
+function oversizedMaps(json: unknown): string[] {
+  if (!isPlainRecord(json)) return [];
+  const problems: string[] = [];
+  for (const name of ['providers', 'profiles'] as const) {
+    const map = json[name];
+    if (!isPlainRecord(map)) continue;
+    let count = 0;
+    for (const key in map) if (Object.hasOwn(map, key)) count++;
+    if (count > MAX_PANEL_ENTRIES)
+      problems.push(
+        `${name}: lists ${count.toLocaleString('en-US')} entries; a panel lists at most ${MAX_PANEL_ENTRIES.toLocaleString('en-US')}`,
+      );
+  }
+  return problems;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {

@@ -22,9 +22,10 @@ import { openerSentence } from '../../webview/ledgerModel';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel } from '../integration/support/fakeProviders';
 import { decisionRow } from '../unit/support/decisionRow';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 /** How long the panel may take to show what the check waits for, ms, on a loaded 2-core machine. */
-const PANEL_TIMEOUT_MS = 60_000;
+const PANEL_TIMEOUT_MS = scaled(60_000);
 const CALLS = 400;
 /** Calls (of every ten) that opened with the cheap model, and each one's chance of doing so. */
 const CHEAP_OPENINGS_PER_TEN = 1;

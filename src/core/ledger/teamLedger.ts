@@ -36,7 +36,8 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
-import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import type { TimingObservation } from '../timing';
+import { sortEntries, sortTimings, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
 import { LedgerState, snapshotOf, type LedgerOp } from './ledgerState';
 import { readSharedDecisions, type SharedDecision } from './teamDecisions';
 import { readNewRows, TeamFold } from './teamFold';
@@ -82,9 +83,9 @@ export interface TeamLedgerOptions extends TeamPoolOptions {
    */
   writerId?: string;
   /**
-   * The outbox file (see {@link teamOutboxPath}): observations and shared decision rows whose send failed
-   * are kept there across exits, and any found there are sent. Absent: they are kept in memory only, and
-   * lost at exit.
+   * The outbox file (see {@link teamOutboxPath}), in the user's storage: observations and shared decision
+   * rows whose send failed are kept there across exits, and this member's found there are sent. Absent:
+   * they are kept in memory only, and lost at exit.
    */
   outboxPath?: string;
   /**
@@ -104,8 +105,8 @@ export interface TeamLedgerOptions extends TeamPoolOptions {
    * Off, decision rows stay in the member's workspace only: a row says what a member was working on, so
    * sharing it is the member's choice, never the default. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
    * flush, in the same transaction as the observations, stored once however often it is sent. Rows an
-   * earlier process left in the outbox are sent whatever this one's setting: they were shared when
-   * they were written.
+   * earlier process left in the outbox are sent only while this setting is on: whether the team sees
+   * what the member was working on is the member's choice now, not when the row was written.
    */
   shareDecisions?: boolean;
   /** Told about a background sync that failed; the queue is kept for the next one. */
@@ -166,7 +167,7 @@ export class TeamLedger implements Ledger {
       options.outboxPath && !this.readOnly
         ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice })
         : undefined;
-    this.keeper = new OutboxKeeper(outbox, options.onNotice);
+    this.keeper = new OutboxKeeper(outbox, options.onNotice, { memberId: this.memberId, shareDecisions: this.shareDecisions });
     const interval = options.syncIntervalMs ?? TEAM_SYNC_INTERVAL_MS;
     if (interval > 0) {
       this.timer = setInterval(() => {
@@ -231,6 +232,19 @@ export class TeamLedger implements Ledger {
       });
     }
     this.push(observations.map((observation) => ({ kind: 'observe', observation })));
+  }
+
+  /**
+   * Folds attempts' times into this process's state only: speed is this machine's, so it is never sent,
+   * and it lasts as long as the process (a workspace file keeps its own; see timing.ts).
+   */
+  observeTiming(observations: readonly TimingObservation[]): void {
+    if (observations.length === 0) return;
+    this.push(observations.map((observation) => ({ kind: 'timing', observation })));
+  }
+
+  timings(): TimingEntry[] {
+    return sortTimings([...this.state.timings.values()].map((entry) => ({ ...entry })));
   }
 
   alias(slug: string, resolved: string): void {
@@ -450,6 +464,8 @@ export class TeamLedger implements Ledger {
     const base = this.fold.apply(read);
     this.sayUnusable();
     this.base = base;
+    // The timings were never the server's: they carry over from the state they were folded into.
+    base.timings = this.state.timings;
     // Only what has not reached the server stays on top; what was sent is in `base` now.
     this.state = base.applied([
       ...this.keeper.observations.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })),

@@ -37,6 +37,9 @@ describe('the guessing floor in the ratings', () => {
         classKey: 'family',
         seed: 1,
         inOrder: true,
+        // On money alone, as this was measured: weighing the world's times changes which rungs see which
+        // calls, and so what the ratings without the floor get wrong.
+        waitWorth: 0,
         ...(withText ? { prompts } : {}),
       });
       return run.rankCorrelation.find((entry) => entry.class === 'commonsense')?.pastGateRho;
@@ -44,5 +47,5 @@ describe('the guessing floor in the ratings', () => {
     // Without the format read, the weakest models stood near the top (in0.50 rated 0.95): 0.31 on this seed.
     expect(await rho(false)).toBeLessThan(0.5);
     expect(await rho(true)).toBeGreaterThan(0.7);
-  }, 60_000);
+  });
 });
