@@ -12,6 +12,7 @@ import { sqliteChange } from '../../../unit/support/sqliteFile';
 import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
 import { TcpProxy } from '../../support/tcpProxy';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 /**
  * A cloned folder opened by a member of a team: nothing it brings reaches the team's server under that
@@ -20,7 +21,7 @@ import { freshDatabase, query, startPostgres, type TestPostgres } from '../../su
  */
 
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 let sql: SqlJsStatic;
 beforeAll(async () => {
