@@ -59,7 +59,7 @@ describe('rung replay --world', () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'cheap-specialist', '--seeds', '2'], io)).toBe(0);
     expect(io.out.split('\n')[0]).toBe(
-      'rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist (each seed draws its own), seeds 1,2',
+      'rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist (each seed draws its own), wait worth $0.1/min, seeds 1,2',
     );
   });
 
