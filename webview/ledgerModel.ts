@@ -613,7 +613,8 @@ export function formatMs(ms: number): string {
 }
 
 /**
- * One plain sentence for one model's opener estimate, as the ledger view shows it.
+ * One plain sentence for one model's opener estimate, as the ledger view shows it: the change, how sure
+ * that is in words, and, where it is too wide to act on, what logging would narrow it.
  *
  * @remarks
  * Whole percents: the 95% bounds are seldom narrower than a few points, so a decimal would claim
@@ -629,9 +630,13 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
       estimate.logCalls === undefined
         ? 'of your calls'
         : `of your most recent calls (your log holds ${estimate.logCalls.toLocaleString('en-US')})`;
+    // The goal in the sentence's own units, points of the logged cost: ±30% of the target's cost is ±30 × (1 + change) of those.
+    const goal = `±${Math.max(1, Math.round(DECIDING_HALF_WIDTH * 100 * (1 + versus.costChange)))}%`;
+    const narrowing = estimate.narrowing ? ` ${capitalised(narrowingSentence(estimate.narrowing, `would narrow it to ${goal}`))}` : '';
     return (
-      `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} (±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}), ` +
-      `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} ${which}.`
+      `Had you always opened with ${estimate.model}: cost ${signedPercent(versus.costChange)} ` +
+      `(±${halfWidthPercent(versus.costChangeLow, versus.costChangeHigh)}, ${costCertainty(versus)}), ` +
+      `first-try success ${signedPercent(versus.successChange)} (±${halfWidthPercent(versus.successChangeLow, versus.successChangeHigh)}), from ${calls} ${which}.${narrowing}`
     );
   }
   switch (estimate.refused) {
@@ -646,10 +651,45 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
       );
     case 'too-few':
     case null:
-      return `Not enough of your calls opened with ${estimate.model} to say.`;
+      return estimate.narrowing
+        ? `Not enough of your calls opened with ${estimate.model} to say; ${narrowingSentence(estimate.narrowing, 'would tell its cost within ±30%')}`
+        : `Not enough of your calls opened with ${estimate.model} to say.`;
     default:
       return unhandled(estimate.refused);
   }
+}
+
+/**
+ * How sure the cost change is, in words, from the interval's half-width relative to the target's own
+ * cost (the change's ± over 1 + the change): within ±10% a close estimate, within ±30% close enough to
+ * act on; wider, whether it at least settles cheaper or dearer.
+ *
+ * @remarks
+ * Relative to the target's cost, not the logged one, because that is what the estimate is of: "+400%
+ * (±40%)" knows the target's cost to within 8%, while "−60% (±30%)" knows it only to within 75%.
+ */
+/** The half-width, relative to the target's own cost, within which the view calls a cost close enough to act on (the core's `DECIDING_HALF_WIDTH`). */
+export const DECIDING_HALF_WIDTH = 0.3;
+
+export function costCertainty(
+  versus: Pick<NonNullable<OpenerEstimateWire['versusLog']>, 'costChange' | 'costChangeLow' | 'costChangeHigh'>,
+): string {
+  const relative = (versus.costChangeHigh - versus.costChangeLow) / 2 / Math.max(1e-9, 1 + versus.costChange);
+  if (relative <= 0.1) return 'a close estimate';
+  if (relative <= DECIDING_HALF_WIDTH) return 'close enough to act on';
+  if (versus.costChangeHigh < 0) return 'wide, but cheaper either way';
+  if (versus.costChangeLow > 0) return 'wide, but dearer either way';
+  return 'too wide to say which way';
+}
+
+/** "about 2,300 more calls logged with 20% exploration (routing.exploreMeasured 0.2) …", `what` ending it: the setting named, as it is what the user changes. */
+function narrowingSentence(narrowing: NonNullable<OpenerEstimateWire['narrowing']>, what: string): string {
+  const floor = `${Math.round(narrowing.floor * 100)}% exploration`;
+  return `about ${narrowing.calls.toLocaleString('en-US')} more calls logged with ${floor} (routing.exploreMeasured ${narrowing.floor}) ${what}.`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A change as a whole signed percent with a true minus sign; a change that rounds to nothing is 0%. */

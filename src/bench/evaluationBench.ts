@@ -15,11 +15,10 @@ import { MemoryDecisionSink } from '../core/decisions/decision';
 import { estimatePolicy, type EstimateMethod } from '../core/evaluation/estimate';
 import { readLoggedCalls } from '../core/evaluation/loggedCalls';
 import { parsePolicy } from '../core/evaluation/policy';
-import type { Ledger, LedgerSnapshot, RatingEntry, Spawn } from '../core/ledger/ledger';
-import { MemoryLedger } from '../core/ledger/memoryLedger';
-import type { Observation } from '../core/ratings';
+import type { Ledger } from '../core/ledger/ledger';
 import { parseOutcomes, type OutcomeRow } from '../core/replay/outcomes';
 import { runReplay } from '../core/replay/replay';
+import { RecordingLedger } from './recordingLedger';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 /** The logging run's exploration rate below the gate, as `rung replay --explore` would set it. */
@@ -28,46 +27,6 @@ const DEFAULT_FLOOR = 0.2;
 const DEFAULT_SEEDS = 10;
 const TARGETS = ['open=llama3.2-3b', 'open=llama3.1-8b', 'open=gpt-4o-mini', 'open=qwen2.5-72b-instruct', 'open=llama3.1-405b', 'open=gpt-4o'];
 const METHODS: EstimateMethod[] = ['ips', 'snips', 'dr'];
-
-/**
- * A memory ledger that keeps what it was told, so a target can start from the ratings the logging
- * run ended with (a fresh ledger told the same things in the same order holds the same state).
- */
-class RecordingLedger implements Ledger {
-  private readonly inner = new MemoryLedger();
-  private readonly told: ({ observations: Observation[] } | { slug: string; resolved: string })[] = [];
-  snapshot(now: number): LedgerSnapshot {
-    return this.inner.snapshot(now);
-  }
-  observe(observations: readonly Observation[]): void {
-    this.told.push({ observations: [...observations] });
-    this.inner.observe(observations);
-  }
-  alias(slug: string, resolved: string): void {
-    this.told.push({ slug, resolved });
-    this.inner.alias(slug, resolved);
-  }
-  spawnStarted(spawn: Spawn): void {
-    this.inner.spawnStarted(spawn);
-  }
-  spawnEnded(spawnId: string): void {
-    this.inner.spawnEnded(spawnId);
-  }
-  entries(): RatingEntry[] {
-    return this.inner.entries();
-  }
-  async flush(): Promise<void> {}
-  async close(): Promise<void> {}
-  /** A new ledger holding the same ratings. */
-  copy(): MemoryLedger {
-    const fresh = new MemoryLedger();
-    for (const entry of this.told) {
-      if ('observations' in entry) fresh.observe(entry.observations);
-      else fresh.alias(entry.slug, entry.resolved);
-    }
-    return fresh;
-  }
-}
 
 interface Truth {
   cost: number;

@@ -36,7 +36,7 @@ export const REPLAY_COMMAND = {
       type: 'string',
       value: 'NAME',
       description:
-        'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, routed in their time order',
+        'replay a built-in generated world instead of a file (listed below): its prompts made from --seed, each of --seeds drawing its own, routed in their time order',
     },
     panel: {
       type: 'string',
@@ -126,16 +126,16 @@ export const REPLAY_COMMAND = {
 
 export async function runReplayCommand(argv: string[], io: CliIo, openStore?: StoreOpener): Promise<number> {
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
-  const outcomes = readOutcomes(positionals, values.world, values.seed, io);
+  const seed = parseWhole(values.seed, '--seed');
+  const outcomes = readOutcomes(positionals, values.world, seed, io);
   const { path, models } = outcomes;
-  const rows = selectOutcomes(
-    outcomes.rows,
-    { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] },
-    path,
-  );
+  const selection = { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] };
+  const rows = selectOutcomes(outcomes.rows, selection, path);
   const prompts = values.prompts === undefined ? undefined : readPrompts(resolve(io.cwd, values.prompts), rows, io);
   const selected = [
-    values.world !== undefined ? `, world ${values.world}` : '',
+    values.world !== undefined
+      ? `, world ${values.world}${values.seeds !== undefined && values.seeds !== '1' ? ' (each seed draws its own)' : ''}`
+      : '',
     values.split ? `, split ${values.split}` : '',
     values.family ? `, families ${values.family.join(',')}` : '',
     values['exclude-family'] ? `, without ${values['exclude-family'].join(',')}` : '',
@@ -161,7 +161,6 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const policy = values.policy === undefined ? undefined : parsePolicy(values.policy);
   if (policy?.explore !== undefined && explore !== undefined)
     throw new UsageError('--explore and --policy explore= both set the rate: give one');
-  const seed = parseWhole(values.seed, '--seed');
   const seedCount = values.seeds === undefined ? 1 : parseWhole(values.seeds, '--seeds');
   if (seedCount < 1) throw new UsageError('--seeds must be at least 1');
   if (seedCount > 1 && (values.decisions || values.ledger)) throw new UsageError('--decisions and --ledger take one run: drop --seeds');
@@ -207,7 +206,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
       summaries.push(
         await runReplay({
-          rows,
+          // A world is drawn again for each seed: the same world K times varies only where exploration draws, which by default is nowhere.
+          rows: i === 0 || !outcomes.world ? rows : selectOutcomes(outcomes.world(seed + i), selection, path),
           models,
           panel,
           verifier,
@@ -259,23 +259,32 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
  * The prompts to replay: the outcomes file named, or the built-in world `--world` names, made from
  * `--seed` and read back as any outcomes file is (so it is replayed exactly as `scripts/quality.mjs`
  * replays it); a usage error for neither, both, or a world that does not exist, listing the worlds.
+ *
+ * @remarks
+ * For a world, `world` makes the world of another seed, so that `--seeds K` replays K worlds, as
+ * `scripts/quality.mjs` does: the same world K times differed only in exploration's draws, none by
+ * default, and reported a spread of 0.
  */
 function readOutcomes(
   positionals: string[],
   worldName: string | undefined,
-  seedText: string,
+  seed: number,
   io: CliIo,
-): { path: string; rows: OutcomeRow[]; models: string[] } {
+): { path: string; rows: OutcomeRow[]; models: string[]; world?: (seed: number) => OutcomeRow[] } {
   const worlds = WORLDS.map((world) => world.name).join(', ');
   if (worldName !== undefined) {
     if (positionals.length > 0) throw new UsageError(`give an outcomes file or --world ${worldName}, not both`);
     const world = WORLDS.find((entry) => entry.name === worldName);
     if (!world) throw new UsageError(`--world ${worldName}: no such world (the worlds: ${worlds})`);
     const source = `world ${world.name}`;
-    const text = generateWorld(world, parseWhole(seedText, '--seed'))
-      .map((row) => JSON.stringify(row))
-      .join('\n');
-    return { path: source, ...parseOutcomes(text, source) };
+    const made = (each: number) =>
+      parseOutcomes(
+        generateWorld(world, each)
+          .map((row) => JSON.stringify(row))
+          .join('\n'),
+        source,
+      );
+    return { path: source, ...made(seed), world: (each) => made(each).rows };
   }
   if (positionals.length === 0)
     throw new UsageError(`needs an outcomes file, or --world NAME to replay a built-in generated world (${worlds})`);
@@ -456,8 +465,13 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
       },
     },
     sd: { policy: { accuracy: sd(summaries.map((s) => s.policy.accuracy)), cost: sd(summaries.map((s) => s.policy.cost)) } },
-    bestSingle: first.bestSingle,
-    oracle: first.oracle,
+    // Means: on a world each seed is another world, with its own best single model and oracle (on recorded outcomes they agree).
+    bestSingle: {
+      model: [...new Set(summaries.map((s) => s.bestSingle.model))].join(' / '),
+      accuracy: mean(summaries.map((s) => s.bestSingle.accuracy)),
+      cost: mean(summaries.map((s) => s.bestSingle.cost)),
+    },
+    oracle: { accuracy: mean(summaries.map((s) => s.oracle.accuracy)), cost: mean(summaries.map((s) => s.oracle.cost)) },
     runs: summaries.map(({ ratings: _r, rankCorrelation: _c, ...rest }) => rest),
     rankCorrelation: classes.map((cls) => ({
       class: cls,

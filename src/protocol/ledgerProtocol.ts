@@ -199,6 +199,11 @@ export const openerEstimateSchema = z.object({
   refused: z.nullable(z.enum(OPENER_REFUSALS)),
   /** Present when only the most recent calls were read: how many calls the log holds. */
   logCalls: z.optional(count),
+  /**
+   * Present when the cost interval is too wide to act on (past ±30% of the estimate) or there is no
+   * estimate for too few openings: more calls to log, and the exploration floor (0–1) to log them at.
+   */
+  narrowing: z.optional(z.object({ calls: count, floor: z.number().check(z.gt(0), z.lte(1)) })),
 });
 export type OpenerEstimateWire = z.infer<typeof openerEstimateSchema>;
 

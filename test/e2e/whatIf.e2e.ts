@@ -1,12 +1,13 @@
 /**
  * The ledger panel's "What if" section as a user meets it: the button clicked, the decision log read,
- * one plain sentence per panel model.
+ * one plain sentence per panel model, saying how sure it is and what logging would answer it.
  *
  * @remarks
- * The workspace's log is written so that one answer is an estimate and the other a refusal: 180 of 200
- * calls opened with the cheap model (propensity 0.9), 20 with the cloud model (0.1), so the cloud
- * model's openings are worth 20 calls once weighed, fewer than the 30 an estimate needs. The sentence
- * on screen must be the one the core's estimate makes of the same log.
+ * The workspace's log is written so that one answer is close and the other too wide to act on: 360 of
+ * 400 calls opened with the cloud model (propensity 0.9), which always passed at the same price, and 40
+ * with the cheap model (0.1), which failed one time in five and then climbed to the cloud model. The
+ * panel sets no exploration floor, so the wide one says how many calls logged at the suggested 10%
+ * would narrow it. The sentences on screen must be the ones the core makes of the same log.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { estimatePolicy } from '../../src/core/evaluation/estimate';
 import { readLoggedCalls } from '../../src/core/evaluation/loggedCalls';
+import { loggingToNarrow } from '../../src/core/evaluation/narrowing';
 import { writeDecisionLog } from '../../src/bench/decisionSeed';
 import { decisionLogPath } from '../../src/core/ledger/decisionLog';
 import { openerSentence } from '../../webview/ledgerModel';
@@ -24,14 +26,14 @@ import { scaled } from '../timeScale';
 
 /** How long the panel may take to show what the check waits for, ms, on a loaded 2-core machine. */
 const PANEL_TIMEOUT_MS = scaled(60_000);
-const CALLS = 200;
-/** Calls (of every ten) that opened with the cloud model, and each one's chance of doing so. */
-const CLOUD_OPENINGS_PER_TEN = 1;
+const CALLS = 400;
+/** Calls (of every ten) that opened with the cheap model, and each one's chance of doing so. */
+const CHEAP_OPENINGS_PER_TEN = 1;
 /** The cloud model's cost per call in the log, USD: what its list price ($1 in, $2 out per M tokens) makes of a row's 120 input and 40 output tokens. */
 const CLOUD_COST_USD = 0.0002;
 
 /**
- * The log: every tenth call opened with the cloud model and passed; the others opened with the cheap
+ * The log: nine calls in ten opened with the cloud model and passed; every tenth opened with the cheap
  * model, which passed four times in five and otherwise climbed to the cloud model, which passed.
  */
 function whatIfRows(now: number): DecisionRow[] {
@@ -41,7 +43,7 @@ function whatIfRows(now: number): DecisionRow[] {
   for (let index = 0; index < CALLS; index++) {
     const call = `what-if-${index}`;
     const at = now - (CALLS - index) * 60_000;
-    if (index % 10 < CLOUD_OPENINGS_PER_TEN) {
+    if (index % 10 >= CHEAP_OPENINGS_PER_TEN) {
       rows.push(
         decisionRow({
           ...base,
@@ -50,15 +52,14 @@ function whatIfRows(now: number): DecisionRow[] {
           rung: 1,
           model: CLOUD_MODEL,
           resolved: CLOUD_MODEL,
-          explore: true,
-          propensity: CLOUD_OPENINGS_PER_TEN / 10,
+          propensity: 1 - CHEAP_OPENINGS_PER_TEN / 10,
           cost: CLOUD_COST_USD,
           mode: 'cloud',
         }),
       );
       continue;
     }
-    const cheapFails = index % 5 === 1;
+    const cheapFails = index % 50 < 10;
     rows.push(
       decisionRow({
         ...base,
@@ -66,7 +67,8 @@ function whatIfRows(now: number): DecisionRow[] {
         at,
         model: CHEAP_MODEL,
         resolved: CHEAP_MODEL,
-        propensity: 1 - CLOUD_OPENINGS_PER_TEN / 10,
+        explore: true,
+        propensity: CHEAP_OPENINGS_PER_TEN / 10,
         verdict: cheapFails ? 'fail' : 'pass',
         cost: 0,
       }),
@@ -93,7 +95,7 @@ function whatIfRows(now: number): DecisionRow[] {
 let expectedSentences: string[] = [];
 
 const check: E2eCheck = {
-  name: 'the ledger panel says what always opening with each model would have done, in plain words, when asked',
+  name: 'the ledger panel says what always opening with each model would have done, how sure that is, and what logging would answer it, when asked',
   prepare(folder) {
     const rung = join(folder, '.rung');
     mkdirSync(rung, { recursive: true });
@@ -105,12 +107,15 @@ const check: E2eCheck = {
     writeDecisionLog(decisionLogPath(join(rung, 'ledger.sqlite')), rows);
     const log = readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n'));
     expectedSentences = [CHEAP_MODEL, CLOUD_MODEL].map((model) => {
-      const estimate = estimatePolicy(log, { open: model, skip: [] });
+      const estimate = estimatePolicy(log, { open: model, skip: [] }, { spreadWhenRefused: true });
+      // As the session asks: the panel's floor (none) and the calls' candidates (two each).
+      const narrowing = loggingToNarrow({ estimate, floorNow: 0, candidates: 2 });
       return openerSentence({
         model,
         calls: estimate.calls,
         versusLog: estimate.versusLog ?? null,
         refused: estimate.versusLog ? null : 'too-few',
+        ...(narrowing ? { narrowing } : {}),
       });
     });
   },
@@ -128,10 +133,14 @@ const check: E2eCheck = {
     const shown = (await sentences.allInnerTexts()).map((text) => text.trim());
     assert.match(
       shown[0] ?? '',
-      /^Had you always opened with tiny-coder:1b: cost −\d+% \(±\d+%\), first-try success −\d+% \(±\d+%\), from 200 of your calls\.$/,
+      /^Had you always opened with tiny-coder:1b: cost −\d+% \(±\d+%, wide, but cheaper either way\), first-try success −\d+% \(±\d+%\), from 400 of your calls\. About [\d,]+ more calls logged with 10% exploration \(routing\.exploreMeasured 0\.1\) would narrow it to ±\d+%\.$/,
       `the cheap model's sentence said "${shown[0]}"`,
     );
-    assert.equal(shown[1], `Not enough of your calls opened with ${CLOUD_MODEL} to say.`);
+    assert.match(
+      shown[1] ?? '',
+      /^Had you always opened with test\/strong-model: cost \+\d+% \(±\d+%, a close estimate\), first-try success \+\d+% \(±\d+%\), from 400 of your calls\.$/,
+      `the cloud model's sentence said "${shown[1]}"`,
+    );
     assert.deepEqual(shown, expectedSentences, 'the panel says what the core estimates from the same log');
     await section.scrollIntoViewIfNeeded();
     await workbench.screenshot('ledger-panel-what-if');

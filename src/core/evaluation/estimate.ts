@@ -11,18 +11,24 @@
  * the weighed residual of the calls that opened with X, so it stays unbiased when the model is wrong
  * and is tighter when the model is right.
  *
- * The outcome model is fitted on the same log per (class, model), from every graded attempt, not only
- * openers: a later rung's verdict on a call is an outcome of that rung too, and in a cascade those are
- * most of what a dear model is ever seen doing.
+ * DR's outcome model predicts each call, cross-fitted (crossFit.ts): a call's predicted cost and
+ * first-try success under the target come from a fit on the other four fifths of the log, by its class,
+ * its size (the prompt's input tokens) and whether any rung answered it, so no call is scored by a fit
+ * that read it. The fit reads every graded attempt, not only openers: a later rung's verdict on a call
+ * is an outcome of that rung too, and in a cascade those are most of what a dear model is ever seen doing.
  *
- * DR's cost takes two things more from the cascade. A call on which every candidate was tried and
- * failed costs the same whichever rung opens (every opener climbs through all of them), so its cost
- * enters as logged, unweighed. And its interval is the wider of two spreads: that of the per-call terms,
- * read from the hundred-odd calls that opened with the target, and the one the outcome model implies
- * over every call, each call's cost under the target imputed from the verdicts its own climb saw. The
- * first alone missed the truth on 7 of 60 estimates in the validation (BENCHMARKS.md): a climb after
- * a failed opener is rare and dear (a call that reaches the 405b model costs a hundred cheap ones), so
- * a few matching calls that happened to miss those climbs gave both a low mean and a low spread.
+ * Every call is weighed, the calls every rung failed too. They used to enter at their logged cost,
+ * unweighed, as if any opener climbed through every rung; but whether a climb reaches every rung
+ * depends on where it opened, since the planner gives up on a call that looks unanswerable: in the
+ * made-up cascade of the unit tests only a dear opener's climb reached all three rungs, and "always open
+ * with the cheap rung" came out 21% too dear on average. Such calls are the dearest in a log, so on data
+ * where they take half the spend the rule's error is a third of the estimate.
+ *
+ * DR's interval is the wider of two spreads: that of the per-call terms, and the one the outcome model
+ * implies over every call, each call's cost under the target imputed from the verdicts its own climb
+ * saw. The first alone missed the truth on 7 of 60 estimates in the validation (BENCHMARKS.md): a
+ * climb after a failed opener is rare and dear, so a few matching calls that happened to miss those
+ * climbs gave both a low mean and a low spread.
  *
  * Intervals are otherwise the normal approximation over the per-call terms (the sandwich form for
  * SNIPS). A skip is estimated with an opener (`open=X,skip=Y`): the opener's weight is known, and the
@@ -30,6 +36,7 @@
  * alone, or another exploration rate, changes each call's chance of opening with every rung, which a
  * decision row does not record (only its own opener's), so those are refused.
  */
+import { answered, CROSS_FIT_FOLDS, crossFitted, foldOf, promptSizes, type CrossFitted } from './crossFit';
 import type { LoggedAttempt, LoggedCall, LoggedCalls } from './loggedCalls';
 import type { RoutingPolicy } from './policy';
 import { formatPolicy } from './policy';
@@ -59,6 +66,22 @@ export const MAX_SKIPPED_ANSWER_SHARE = 0.05;
 const CLASS_PRIOR_WEIGHT = 2;
 
 export type EstimateMethod = 'ips' | 'snips' | 'dr';
+/** The other estimators measured beside the shipped three (`EstimateOptions.variants`); see {@link variantEstimates}. */
+export type VariantMethod = 'dr-class' | 'dr-size' | 'dr-answered' | 'dr-terms' | 'sndr' | 'switch-dr' | 'clipped-dr';
+/**
+ * Whether the shipped DR's outcome model fits apart the calls some rung answered and those none did.
+ *
+ * @remarks
+ * A call no rung answered costs the climb to where the planner gave up, 10–40 times an answered one, so
+ * without it the residual of every such call that opened with the target is left to the weights. On
+ * the generated `eleven-models` world at 10,000 logged calls the median 95% half-width went from ±11%
+ * to ±8% and the share of estimates within ±30% from 70% to 100%, coverage unchanged (97%); on the
+ * recorded outcomes at 3,000 calls from ±31% to ±19% (BENCHMARKS.md, "How sure the What if is").
+ * Whether a call was answered is read from its own climb, so it can depend on the opener where a climb
+ * gives up before a rung that would have answered: in the made-up cascade of the unit tests that costs
+ * about 1% of bias.
+ */
+export const OUTCOME_BY_ANSWER = true;
 
 export interface MethodEstimate {
   /** USD per call. */
@@ -69,6 +92,12 @@ export interface MethodEstimate {
   success: number;
   successLow: number;
   successHigh: number;
+}
+
+/** A variant's estimate; a thresholded one says its threshold and the bias it accepts (USD per call). */
+export interface VariantEstimate extends MethodEstimate {
+  threshold?: number;
+  bias?: number;
 }
 
 /**
@@ -107,6 +136,10 @@ export interface PolicyEstimate {
   matching: number;
   /** Absent when the log cannot support a number; `refused` then says why. */
   methods?: Record<EstimateMethod, MethodEstimate>;
+  /** The other estimators, when asked for (`EstimateOptions.variants`). */
+  variants?: Partial<Record<VariantMethod, VariantEstimate>>;
+  /** What the DR cost's variance is made of, for working out what more logging would narrow it to. */
+  spread?: CostSpread;
   /** The doubly robust estimate against what the logged routing did on the same calls; absent with `methods`. */
   versusLog?: VersusLog;
   refused?: string;
@@ -124,6 +157,13 @@ export interface EstimateOptions {
    * which estimates every panel model from one log, fitted the same model once per panel model.
    */
   outcomeModel?: SharedOutcomeModel;
+  /** Also work out the other estimators ({@link VariantMethod}), for the benchmark. */
+  variants?: boolean;
+  /**
+   * On a refusal for too few openings, still fit the outcome model and give {@link PolicyEstimate.spread},
+   * so the What if can say how much logging would answer the question.
+   */
+  spreadWhenRefused?: boolean;
 }
 
 /**
@@ -212,12 +252,16 @@ function* estimateSteps(
       refused: `${target} was not among the candidates on ${unsupported} of ${log.calls.length} calls (pruned or off the panel), so the log gave it no chance to open there`,
     };
   }
-  if (matching === 0) return { ...result, refused: `the log never opened a call with ${target}, so it says nothing about opening with it` };
+  // Too few openings: no number, but, when asked, what the log's imputed costs say more logging would do.
+  function* tooFew(refused: string): Generator<void, PolicyEstimate> {
+    if (!options.spreadWhenRefused) return { ...result, refused };
+    return yield* spreadWhenRefused(log, supported, weights, target, options, callsPerSlice, { ...result, refused });
+  }
+  if (matching === 0) return yield* tooFew(`the log never opened a call with ${target}, so it says nothing about opening with it`);
   if (effectiveSampleSize < minimum) {
-    return {
-      ...result,
-      refused: `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
-    };
+    return yield* tooFew(
+      `the calls that opened with ${target} are worth ${effectiveSampleSize.toFixed(1)} calls once weighed, fewer than ${minimum}; an exploration floor on measured rungs (routing.exploreMeasured) makes the log answer this`,
+    );
   }
   const skip = policy.skip;
   const skippedAnswered = supported.reduce((sum, call, i) => sum + (answeredBy(call, skip) ? (weights[i] as number) : 0), 0) / sum;
@@ -227,36 +271,237 @@ function* estimateSteps(
       refused: `${skip.join(', ')} answered ${(100 * skippedAnswered).toFixed(0)}% of the calls that opened with ${target} (weighed), and the log shows little of what the climb would have done past ${skip.length === 1 ? 'it' : 'them'}; check it with rung replay --policy`,
     };
   }
-  const model = options.outcomeModel
-    ? yield* options.outcomeModel.fitting(log.calls, callsPerSlice)
-    : yield* OutcomeModel.fitting(log.calls, callsPerSlice);
+  const { model, folds } = yield* fittedModels(log, options, callsPerSlice);
   const cost = skip.length
     ? yield* mapInSlices(supported, callsPerSlice, (call) => costWithout(call, skip, model, target))
     : supported.map((call) => call.cost);
   const success = supported.map((call) => (call.firstSuccess ? 1 : 0));
+  const sizes = promptSizes(supported);
+  const fit = (byAnswer: boolean) => crossFitted(supported, sizes, target, skip, folds, { byAnswer, callsPerSlice });
+  const fitted = yield* fit(OUTCOME_BY_ANSWER);
+  // Each call's cost under the target as its own climb shows it: the spread DR's interval is held to.
+  const imputed = yield* imputedCosts(supported, model, target, skip, callsPerSlice);
+  const everyCall = supported.map(() => true);
+  const costTerms = doublyRobustTerms(weights, cost, fitted.cost);
+  const costSpread = modelledSpread(weights, imputed, fitted.cost, everyCall);
+  const successTerms = doublyRobustTerms(weights, success, fitted.success);
+  const drCost = widened(meanInterval(costTerms), costSpread);
+  const methods = {
+    ips: join(ips(weights, cost), ips(weights, success)),
+    snips: join(snips(weights, cost), snips(weights, success)),
+    dr: join(drCost, meanInterval(successTerms)),
+  };
+  const variants = options.variants
+    ? yield* variantEstimates({ supported, weights, cost, success, fitted, imputed, model, target, skip, callsPerSlice, fit })
+    : undefined;
+  return {
+    ...result,
+    methods,
+    ...(variants ? { variants } : {}),
+    spread: costSpreadParts(weights, costTerms, imputed, fitted.cost),
+    versusLog: versusLog(costTerms, cost, successTerms, success, costSpread),
+  };
+}
+
+/** The outcome model of the whole log and the cross-fit's fold models: shared when the options carry them. */
+function* fittedModels(
+  log: LoggedCalls,
+  options: EstimateOptions,
+  callsPerSlice: number,
+): Generator<void, { model: OutcomeModel; folds: OutcomeModel[] }> {
+  const model = options.outcomeModel
+    ? yield* options.outcomeModel.fitting(log.calls, callsPerSlice)
+    : yield* OutcomeModel.fitting(log.calls, callsPerSlice);
+  const folds = options.outcomeModel
+    ? yield* options.outcomeModel.foldsFitting(log.calls, callsPerSlice)
+    : yield* foldModelsFitting(log.calls, callsPerSlice);
+  return { model, folds };
+}
+
+/** Each call's cost under the target as its own climb shows it ({@link OutcomeModel.imputedCost}). */
+function imputedCosts(
+  calls: readonly LoggedCall[],
+  model: OutcomeModel,
+  target: string,
+  skip: readonly string[],
+  callsPerSlice: number,
+): Generator<void, number[]> {
+  return mapInSlices(calls, callsPerSlice, (call) => model.imputedCost(call, target, skip, stopAfter(call)));
+}
+
+/**
+ * A refusal for too few openings, with the spread the log's imputed costs imply: what the What if
+ * needs to say how much logging would answer the question, though the log cannot answer it yet.
+ */
+function* spreadWhenRefused(
+  log: LoggedCalls,
+  supported: readonly LoggedCall[],
+  weights: readonly number[],
+  target: string,
+  options: EstimateOptions,
+  callsPerSlice: number,
+  refusal: PolicyEstimate,
+): Generator<void, PolicyEstimate> {
+  const { model, folds } = yield* fittedModels(log, options, callsPerSlice);
+  const fitted = yield* crossFitted(supported, promptSizes(supported), target, [], folds, { byAnswer: OUTCOME_BY_ANSWER, callsPerSlice });
+  const imputed = yield* imputedCosts(supported, model, target, [], callsPerSlice);
+  const terms = doublyRobustTerms(
+    weights,
+    supported.map((call) => call.cost),
+    fitted.cost,
+  );
+  return { ...refusal, spread: costSpreadParts(weights, terms, imputed, fitted.cost) };
+}
+
+/**
+ * How far the imputed climb of a call no rung answered goes: as many attempts as its own climb made,
+ * since the planner gives up on a call that looks unanswerable; a call some rung answered climbs until
+ * the pass it is imputed to find.
+ */
+function stopAfter(call: LoggedCall): number | undefined {
+  return answered(call) ? undefined : call.attempts.length;
+}
+
+/** The per-call figures the estimate's variants are worked out from. */
+interface VariantInputs {
+  supported: readonly LoggedCall[];
+  weights: readonly number[];
+  cost: readonly number[];
+  success: readonly number[];
+  fitted: CrossFitted;
+  imputed: readonly number[];
+  model: OutcomeModel;
+  target: string;
+  skip: readonly string[];
+  callsPerSlice: number;
+  fit: (byAnswer: boolean) => Generator<void, CrossFitted>;
+}
+
+/**
+ * The estimators the shipped DR was chosen among, for the benchmark (`EstimateOptions.variants`).
+ *
+ * @remarks
+ * - `dr-class`: the first DR, its outcome model a per-class mean, calls every rung failed at their
+ *   logged cost unweighed, its interval held to the imputed spread.
+ * - `dr-size`, `dr-answered`: cross-fitted on class and size, and on whether any rung answered.
+ * - `dr-terms`: the shipped DR's interval from its terms' spread alone.
+ * - `sndr`: the correction divided by Σw instead of n (self-normalised DR).
+ * - `switch-dr`, `clipped-dr`: the correction dropped (switch) or each weight cut (clipped) above the
+ *   threshold of {@link SWITCH_THRESHOLDS} that minimises the estimated squared error; each carries the
+ *   bias that costs it, estimated as the correction it leaves out (`bias`), which its interval does not hold.
+ */
+function* variantEstimates(input: VariantInputs): Generator<void, Partial<Record<VariantMethod, VariantEstimate>>> {
+  const { supported, weights, cost, success, fitted, imputed, model, target, skip, callsPerSlice } = input;
   const predictedCost = skip.length
-    ? yield* classMeans(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip))
+    ? yield* classMeans(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip, Number.POSITIVE_INFINITY, false))
     : yield* mapInSlices(supported, callsPerSlice, (call) => model.cost(call.classKey, target));
   const predictedSuccess = yield* mapInSlices(supported, callsPerSlice, (call) => model.success(call.classKey, target));
   const answerable = supported.map((call) => !call.everyRungFailed);
-  const costTerms = doublyRobustTerms(weights, cost, predictedCost, answerable);
-  const costSpread = modelledSpread(
-    weights,
-    yield* mapInSlices(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip)),
-    predictedCost,
-    answerable,
+  const classCost = widened(
+    meanInterval(doublyRobustTerms(weights, cost, predictedCost, answerable)),
+    modelledSpread(
+      weights,
+      yield* mapInSlices(supported, callsPerSlice, (call) => model.imputedCost(call, target, skip, Number.POSITIVE_INFINITY, false)),
+      predictedCost,
+      answerable,
+    ),
   );
-  const drCost = widened(meanInterval(costTerms), costSpread);
-  const successTerms = doublyRobustTerms(weights, success, predictedSuccess);
+  const everyCall = supported.map(() => true);
+  const crossFit = (each: CrossFitted): MethodEstimate =>
+    join(
+      widened(meanInterval(doublyRobustTerms(weights, cost, each.cost)), modelledSpread(weights, imputed, each.cost, everyCall)),
+      meanInterval(doublyRobustTerms(weights, success, each.success)),
+    );
+  const bySize = yield* input.fit(false);
+  const byAnswer = yield* input.fit(true);
   return {
-    ...result,
-    methods: {
-      ips: join(ips(weights, cost), ips(weights, success)),
-      snips: join(snips(weights, cost), snips(weights, success)),
-      dr: join(drCost, meanInterval(successTerms)),
-    },
-    versusLog: versusLog(costTerms, cost, successTerms, success, costSpread),
+    'dr-class': join(classCost, meanInterval(doublyRobustTerms(weights, success, predictedSuccess))),
+    'dr-size': crossFit(bySize),
+    'dr-answered': crossFit(byAnswer),
+    'dr-terms': join(
+      meanInterval(doublyRobustTerms(weights, cost, fitted.cost)),
+      meanInterval(doublyRobustTerms(weights, success, fitted.success)),
+    ),
+    sndr: join(selfNormalised(weights, cost, fitted.cost), selfNormalised(weights, success, fitted.success)),
+    'switch-dr': thresholded('switch', weights, cost, success, fitted),
+    'clipped-dr': thresholded('clip', weights, cost, success, fitted),
   };
+}
+
+/** Self-normalised DR: Σq/n + Σw(y − q)/Σw, with the delta-method interval. */
+function selfNormalised(weights: readonly number[], outcomes: readonly number[], predicted: readonly number[]): Interval {
+  const n = weights.length;
+  const sum = weights.reduce((s, w) => s + w, 0);
+  const residual = weights.reduce((s, w, i) => s + w * ((outcomes[i] as number) - (predicted[i] as number)), 0) / sum;
+  const meanPredicted = predicted.reduce((s, q) => s + q, 0) / n;
+  const value = meanPredicted + residual;
+  const spread =
+    sampleVariance(predicted) / n +
+    weights.reduce((s, w, i) => s + (w * ((outcomes[i] as number) - (predicted[i] as number) - residual)) ** 2, 0) / (sum * sum);
+  const half = Z_95 * Math.sqrt(spread);
+  return { value, low: value - half, high: value + half };
+}
+
+/** Weight thresholds switch-DR and clipped DR choose among (the last keeps every weight: plain DR). */
+export const SWITCH_THRESHOLDS = [2, 5, 10, 20, 50, 100, Number.POSITIVE_INFINITY];
+
+/**
+ * Switch-DR (the correction dropped on calls weighed above τ) or clipped DR (each weight cut to τ), τ the
+ * threshold of {@link SWITCH_THRESHOLDS} with the least estimated squared error of the cost: the
+ * variance of the terms plus the square of the correction left out, less that correction's own variance.
+ */
+function thresholded(
+  kind: 'switch' | 'clip',
+  weights: readonly number[],
+  cost: readonly number[],
+  success: readonly number[],
+  fitted: CrossFitted,
+): VariantEstimate {
+  const n = weights.length;
+  const at = (threshold: number) => {
+    const kept = weights.map((w) => (kind === 'switch' ? (w > threshold ? 0 : w) : Math.min(w, threshold)));
+    const left = weights.map((w, i) => w - (kept[i] as number));
+    const terms = (outcomes: readonly number[], predicted: readonly number[]) => doublyRobustTerms(kept, outcomes, predicted);
+    const leftOut = left.map((w, i) => w * ((cost[i] as number) - (fitted.cost[i] as number)));
+    const bias = leftOut.reduce((s, x) => s + x, 0) / n;
+    const costTerms = terms(cost, fitted.cost);
+    const error = sampleVariance(costTerms) / n + Math.max(0, bias * bias - sampleVariance(leftOut) / n);
+    return { threshold, bias, error, cost: meanInterval(costTerms), success: meanInterval(terms(success, fitted.success)) };
+  };
+  const best = SWITCH_THRESHOLDS.map(at).reduce((a, b) => (b.error < a.error ? b : a));
+  return { ...join(best.cost, best.success), threshold: best.threshold, bias: best.bias };
+}
+
+/**
+ * The DR cost's variance per call, in the parts more logging changes differently: what every call
+ * carries (`perCall`, the spread of the predictions) and what only calls that opened with the target
+ * carry, weighed (`weighed`, E[w²(y − q)²]), the larger of the terms' and the imputed residuals' figure;
+ * and the mean squared residual of the imputed costs over every call (`residual`), which says how much
+ * a call that opened with the target would carry at any exploration rate.
+ */
+export interface CostSpread {
+  calls: number;
+  /** The mean prediction, USD per call: the outcome model's own estimate of the target's cost. */
+  predicted: number;
+  perCall: number;
+  weighed: number;
+  residual: number;
+  /** E[1/π] over the calls: Σw² / n. */
+  meanInverse: number;
+}
+
+function costSpreadParts(
+  weights: readonly number[],
+  terms: readonly number[],
+  imputed: readonly number[],
+  predicted: readonly number[],
+): CostSpread {
+  const n = weights.length;
+  const meanInverse = weights.reduce((s, w) => s + w * w, 0) / n;
+  const residual = imputed.reduce((s, value, i) => s + (value - (predicted[i] as number)) ** 2, 0) / n;
+  const perCall = sampleVariance(predicted);
+  const weighed = Math.max(sampleVariance(terms) - perCall, Math.max(0, meanInverse - 1) * residual + sampleVariance(imputed) - perCall, 0);
+  return { calls: n, predicted: predicted.reduce((s, q) => s + q, 0) / n, perCall, weighed, residual, meanInverse };
 }
 
 /**
@@ -271,8 +516,9 @@ function* estimateSteps(
  */
 function costWithout(call: LoggedCall, skip: readonly string[], model: OutcomeModel, opener: string): number {
   const answer = call.attempts.find((attempt) => attempt.passed === true);
-  if (answeredBy(call, skip)) return model.imputedCost(call, opener, skip);
-  if (!answer && !call.everyRungFailed) return model.imputedCost(call, opener, skip);
+  // The climb imputed through every rung, as when skips were checked against replays (BENCHMARKS.md).
+  if (answeredBy(call, skip)) return model.imputedCost(call, opener, skip, Number.POSITIVE_INFINITY, false);
+  if (!answer && !call.everyRungFailed) return model.imputedCost(call, opener, skip, Number.POSITIVE_INFINITY, false);
   return call.attempts.filter((attempt) => !skip.includes(attempt.model)).reduce((sum, attempt) => sum + attempt.cost, 0);
 }
 
@@ -473,6 +719,7 @@ const emptySeen = (): Seen => ({ weight: 0, passed: 0, cost: 0 });
  */
 export class SharedOutcomeModel {
   private model: OutcomeModel | undefined;
+  private folds: OutcomeModel[] | undefined;
 
   constructor(private readonly calls: readonly LoggedCall[]) {}
 
@@ -482,6 +729,27 @@ export class SharedOutcomeModel {
     if (!this.model) this.model = yield* OutcomeModel.fitting(this.calls, callsPerSlice);
     return this.model;
   }
+
+  /** The cross-fit's models of `calls`, one per fold, each fitted on the calls outside it, the first time. */
+  *foldsFitting(calls: readonly LoggedCall[], callsPerSlice: number): Generator<void, OutcomeModel[]> {
+    if (calls !== this.calls) throw new Error('a shared outcome model is for the calls it was made for');
+    if (!this.folds) this.folds = yield* foldModelsFitting(this.calls, callsPerSlice);
+    return this.folds;
+  }
+}
+
+/** One outcome model per fold of the cross-fit, each fitted on every call outside its fold. */
+function* foldModelsFitting(calls: readonly LoggedCall[], callsPerSlice: number): Generator<void, OutcomeModel[]> {
+  const folds: OutcomeModel[] = [];
+  for (let fold = 0; fold < CROSS_FIT_FOLDS; fold++) {
+    folds.push(
+      yield* OutcomeModel.fitting(
+        calls.filter((call) => foldOf(call.call) !== fold),
+        callsPerSlice,
+      ),
+    );
+  }
+  return folds;
 }
 
 /**
@@ -504,6 +772,7 @@ export class OutcomeModel {
     private readonly opened: Map<string, Opened>,
     private readonly asOpener: Map<string, Seen>,
     private readonly afterFailure: Map<string, Seen>,
+    private readonly goneOn: Map<string, { reached: number; went: number }>,
   ) {}
 
   static fit(calls: readonly LoggedCall[]): OutcomeModel {
@@ -517,8 +786,18 @@ export class OutcomeModel {
     const opened = new Map<string, Opened>();
     const asOpener = new Map<string, Seen>();
     const afterFailure = new Map<string, Seen>();
+    const goneOn = new Map<string, { reached: number; went: number }>();
     for (const [index, call] of calls.entries()) {
       if (index > 0 && index % callsPerSlice === 0) yield;
+      // After each of its first failures, whether the climb went on to another rung.
+      for (let failed = 1; failed <= call.attempts.length; failed++) {
+        if ((call.attempts[failed - 1] as LoggedAttempt).passed === true) break;
+        const key = `${call.classKey}\u0000${failed}`;
+        const entry = goneOn.get(key) ?? { reached: 0, went: 0 };
+        entry.reached++;
+        if (failed < call.attempts.length) entry.went++;
+        goneOn.set(key, entry);
+      }
       const key = `${call.classKey}\u0000${call.opener}`;
       if (!call.everyRungFailed) {
         const entry = opened.get(key) ?? { calls: 0, cost: 0 };
@@ -553,7 +832,7 @@ export class OutcomeModel {
         map.set(`${call.classKey}\u0000${attempt.model}`, seen);
       });
     }
-    return new OutcomeModel(byClass, byModel, opened, asOpener, afterFailure);
+    return new OutcomeModel(byClass, byModel, opened, asOpener, afterFailure, goneOn);
   }
 
   /** P(the model's answer passes) on a call of this class. */
@@ -595,7 +874,13 @@ export class OutcomeModel {
    * once the target fails. An untried opener takes the target's weighed rate as an opener of the class;
    * an untried later rung the rate of its attempts after a failure, the calls a climb brings it.
    */
-  imputedCost(call: LoggedCall, target: string, skip: readonly string[] = []): number {
+  imputedCost(
+    call: LoggedCall,
+    target: string,
+    skip: readonly string[] = [],
+    stopAfter: number = Number.POSITIVE_INFINITY,
+    givesUp = true,
+  ): number {
     const seen = new Map<string, LoggedAttempt>();
     for (const attempt of call.attempts) if (attempt.passed !== null && !seen.has(attempt.model)) seen.set(attempt.model, attempt);
     const rest = call.candidates.length > 0 ? call.candidates : call.attempts.map((attempt) => attempt.model);
@@ -603,13 +888,35 @@ export class OutcomeModel {
     let climbing = 1;
     let cost = 0;
     order.forEach((model, index) => {
-      if (climbing === 0) return;
+      if (climbing === 0 || index >= stopAfter) return;
+      // A climb past its first rung goes on only as often as the log's climbs went on after as many failures.
+      if (index > 0 && givesUp) climbing *= this.goesOn(call.classKey, index);
       const known = seen.get(model);
       const rung = known ? { pass: known.passed ? 1 : 0, cost: known.cost } : this.expected(call.classKey, model, index === 0);
       cost += climbing * rung.cost;
       climbing *= 1 - rung.pass;
     });
     return cost;
+  }
+
+  /**
+   * The share of the class's climbs that went on to another rung after `failed` failures, one climb
+   * that went on presumed, so a count never seen reads as going on.
+   *
+   * @remarks
+   * The planner gives up on a call that looks unanswerable, and the imputed climb of a call whose own
+   * climb never reached the dear rungs went through every one of them: on a made-up cascade whose
+   * climbs give up after two failures, that made the imputed spread, DR's interval floor, three times
+   * the terms' own.
+   */
+  private goesOn(classKey: string, failed: number): number {
+    const entry = this.goneOn.get(`${classKey}\u0000${failed}`) ?? { reached: 0, went: 0 };
+    return (entry.went + 1) / (entry.reached + 1);
+  }
+
+  /** P(the model passes) on a call of the class, as an opener (weighed by propensity) or after a failure. */
+  passRate(classKey: string, model: string, opening: boolean): number {
+    return this.expected(classKey, model, opening).pass;
   }
 
   /** A rung's pass rate and attempt cost in a class, as an opener or after a failure, falling back to all its attempts. */

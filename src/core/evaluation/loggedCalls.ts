@@ -17,6 +17,9 @@ export interface LoggedAttempt {
   passed: boolean | null;
   /** USD; 0 when the row recorded none. */
   cost: number;
+  /** Tokens in and out, where the row recorded them: the prompt's size, which every rung's price scales with. */
+  inputTokens?: number;
+  outputTokens?: number;
 }
 
 export interface LoggedCall {
@@ -36,8 +39,9 @@ export interface LoggedCall {
    * Every candidate was tried and every one failed its check: a call no rung could answer.
    *
    * @remarks
-   * Such a call fails every rung whichever opens, so any opener climbs through all of them and spends
-   * the same: the one part of another policy's cost the log shows exactly, with no weight.
+   * Such a call fails every rung whichever opens; but whether a climb goes through them all depends on
+   * where it opened (the planner gives up on a call that looks unanswerable), so its cost is another
+   * opener's only where that opener's climb would not have given up sooner.
    */
   everyRungFailed: boolean;
 }
@@ -243,7 +247,13 @@ class LoggedCallReader {
       return;
     }
     const settled = rows.filter((entry) => entry.row.final).at(-1);
-    const attempts = attemptRows.map(({ row }) => ({ model: row.model, passed: gradedPass(row), cost: row.cost ?? 0 }));
+    const attempts = attemptRows.map(({ row }): LoggedAttempt => ({
+      model: row.model,
+      passed: gradedPass(row),
+      cost: row.cost ?? 0,
+      ...(row.inputTokens !== null ? { inputTokens: row.inputTokens } : {}),
+      ...(row.outputTokens !== null ? { outputTokens: row.outputTokens } : {}),
+    }));
     // A late verdict settles the call's last attempt; it is the first answer's only when there was one attempt.
     if (settled && attempts.length === 1) (attempts[0] as LoggedAttempt).passed = gradedPass(settled.row);
     log.calls.push({

@@ -117,6 +117,18 @@ export interface ReplayOptions {
    * are the same for the same seed.
    */
   wallClock?: Clock;
+  /**
+   * Opener policies run beside every call, each from the ratings the router holds at that moment,
+   * learning nothing and writing no row: what the call would have cost, and whether its first answer
+   * would have passed, had that policy routed it with the router exactly as it then was.
+   *
+   * @remarks
+   * The truth an estimate from this run's decision log aims at. A policy replayed after the run, from
+   * the ratings it ended with, climbs as a router that has learned everything would; the log's climbs
+   * were made by one that was still learning, and no estimate from the log can see that difference.
+   * Only with the perfect or noisy check (the learned confidence check learns from every call it sees).
+   */
+  alongside?: { policies: readonly RoutingPolicy[]; record: (policy: number, cost: number, firstPassed: boolean) => void };
 }
 
 export interface PolicyScore {
@@ -187,6 +199,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const ledger = options.ledger ?? new MemoryLedger();
   const pricer = replayPricer(meanCost, rows, models);
   const router = new Router({ panel, ledger, clock, sink: replaySink(options.sink, options.policySpec), random, pricer });
+  const beside = options.alongside ? alongsideRouters(options.alongside.policies, panel, ledger, clock, pricer, options) : [];
   const priceOrder = panel.models
     .map((spec, index) => ({
       spec,
@@ -216,6 +229,10 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     }
     clock.tick();
     const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
+    for (const [index, shadow] of beside.entries()) {
+      const { cost, firstPassed } = await shadow(row, classKey);
+      options.alongside?.record(index, cost, firstPassed);
+    }
     const started = options.timing?.now();
     let result;
     let plan: ConfidencePlan | undefined;
@@ -307,6 +324,80 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     })),
     rankCorrelation: rankCorrelations(rows, entries, options.classKey),
   };
+}
+
+/** A read of the live ledger that learns nothing, so a policy run beside a call leaves the router as it was. */
+class ReadOnlyLedger implements Ledger {
+  constructor(private readonly inner: Ledger) {}
+  snapshot(now: number) {
+    return this.inner.snapshot(now);
+  }
+  observe(): void {}
+  alias(): void {}
+  spawnStarted(): void {}
+  spawnEnded(): void {}
+  entries() {
+    return this.inner.entries();
+  }
+  async flush(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+/** One router per policy run beside the calls ({@link ReplayOptions.alongside}), each routing a row and saying what it cost. */
+function alongsideRouters(
+  policies: readonly RoutingPolicy[],
+  panel: Panel,
+  ledger: Ledger,
+  clock: Clock,
+  pricer: CallPricer,
+  options: ReplayOptions,
+): ((row: OutcomeRow, classKey: string) => Promise<{ cost: number; firstPassed: boolean }>)[] {
+  if (options.verifier.kind === 'learned-confidence' || options.verifier.kind === 'confidence')
+    throw new PolicySpecError('policies run beside the calls need the perfect or noisy check');
+  const verifier = options.verifier;
+  return policies.map((policy, index) => {
+    const problem = policyProblem(policy, panel);
+    if (problem) throw new PolicySpecError(problem);
+    const own = { ...panel, models: panel.models.filter((model) => !policy.skip.includes(model.slug)) };
+    // Its own draws, so the run's exploration and noise are the same with or without it.
+    const noise = seededRandom((options.seed ^ 0x2545f491) + index);
+    const router = new Router({
+      panel: own,
+      ledger: new ReadOnlyLedger(ledger),
+      clock,
+      sink: { append: () => {} },
+      random: seededRandom(options.seed + index + 1),
+      pricer,
+    });
+    return async (row, classKey) => {
+      try {
+        const result = await router.route(
+          {
+            callId: `alongside-${index}/${row.id}`,
+            classKey,
+            verifiable: true,
+            ...promptOf(options.prompts, row.id),
+            ...(policy.open !== undefined ? { pinned: policy.open } : {}),
+          },
+          async (candidate: Candidate): Promise<AttemptOutcome<ModelOutcome>> => {
+            const outcome = row.m[candidate.slug] as ModelOutcome;
+            return {
+              verdict: verdictFor(outcome, verifier, noise) ? 'pass' : 'fail',
+              cost: attemptCost(candidate.spec, outcome),
+              value: outcome,
+            };
+          },
+        );
+        return {
+          cost: result.attempts.reduce((sum, attempt) => sum + (attempt.cost ?? 0), 0),
+          firstPassed: result.attempts[0]?.verdict === 'pass',
+        };
+      } catch (error) {
+        if (!(error instanceof RoutingError)) throw error;
+        return { cost: 0, firstPassed: false };
+      }
+    };
+  });
 }
 
 /**

@@ -529,7 +529,10 @@ export class RungSession implements Session {
   async estimateOpeners(): Promise<OpenerEstimate[]> {
     this.requireOpen();
     await this.flushDecisions();
-    return this.reads.estimateOpeners(this.panel.models.map((model) => model.slug));
+    return this.reads.estimateOpeners(
+      this.panel.models.map((model) => model.slug),
+      this.panel.routing.exploreMeasured ?? 0,
+    );
   }
 
   async setPanel(panel: Panel): Promise<void> {

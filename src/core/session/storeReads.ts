@@ -11,6 +11,7 @@
 import type { DecisionRow } from '../decisions/decision';
 import { estimatePolicyInSlices, MAX_UNSUPPORTED_SHARE, SharedOutcomeModel, type PolicyEstimate } from '../evaluation/estimate';
 import { readRecentLoggedCalls } from '../evaluation/loggedCalls';
+import { loggingToNarrow } from '../evaluation/narrowing';
 import { callCost, type Panel, type Price } from '../panel';
 import type { ModelFacts } from '../providers/provider';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
@@ -126,8 +127,12 @@ export class StoreReads {
     };
   }
 
-  /** For each model, what always opening with it would have done on the newest {@link MAX_ESTIMATED_CALLS} calls of the log. */
-  async estimateOpeners(models: readonly string[]): Promise<OpenerEstimate[]> {
+  /**
+   * For each model, what always opening with it would have done on the newest {@link MAX_ESTIMATED_CALLS}
+   * calls of the log, and, where the answer is too wide to act on or missing for want of openings, how
+   * much logging at which exploration floor would give one (`floor`: the panel's `routing.exploreMeasured`).
+   */
+  async estimateOpeners(models: readonly string[], floor = 0): Promise<OpenerEstimate[]> {
     // Read asynchronously, parsed in slices and each estimate worked out in slices of calls: the
     // extension host's thread keeps serving while a 100k-row log comes in (it was held 2–7 s in one
     // piece, then up to 381 ms by one model's estimate of 10,000 calls; BENCHMARKS.md).
@@ -139,13 +144,22 @@ export class StoreReads {
     const estimates: OpenerEstimate[] = [];
     // One fit of the outcome model for every panel model: it reads the log, not the opener.
     const outcomeModel = new SharedOutcomeModel(recent.calls);
+    const candidates =
+      recent.calls.reduce((sum, call) => sum + (call.candidates.length || models.length), 0) / Math.max(1, recent.calls.length);
     for (const model of models) {
       await yieldToHost();
-      const estimate = openerEstimate(
-        model,
-        await estimatePolicyInSlices(recent, { open: model, skip: [] }, yieldToHost, { outcomeModel }),
-      );
-      estimates.push(callsInLog > MAX_ESTIMATED_CALLS ? { ...estimate, logCalls: callsInLog } : estimate);
+      const policyEstimate = await estimatePolicyInSlices(recent, { open: model, skip: [] }, yieldToHost, {
+        outcomeModel,
+        spreadWhenRefused: true,
+      });
+      const estimate = openerEstimate(model, policyEstimate);
+      const narrowing =
+        estimate.refused === 'not-a-candidate' ? null : loggingToNarrow({ estimate: policyEstimate, floorNow: floor, candidates });
+      estimates.push({
+        ...estimate,
+        ...(callsInLog > MAX_ESTIMATED_CALLS ? { logCalls: callsInLog } : {}),
+        ...(narrowing ? { narrowing } : {}),
+      });
     }
     return estimates;
   }

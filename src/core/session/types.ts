@@ -12,6 +12,7 @@
  */
 import type { DecisionRow, PrunedCandidate } from '../decisions/decision';
 import type { VersusLog } from '../evaluation/estimate';
+import type { Narrowing } from '../evaluation/narrowing';
 import type { Panel } from '../panel';
 import type {
   ChatMessage,
@@ -326,6 +327,11 @@ export interface OpenerEstimate {
   refused?: OpenerRefusal;
   /** Present when the estimate read only the most recent calls (`MAX_ESTIMATED_CALLS`): how many calls the log holds. */
   logCalls?: number;
+  /**
+   * Present when the cost interval is wider than ±30% of the estimate, or there is no estimate for too
+   * few openings: how many more calls, at which exploration floor, would bring it within ±30%.
+   */
+  narrowing?: Narrowing;
 }
 
 /**

@@ -462,6 +462,7 @@ export function openerEstimateWire(estimate: OpenerEstimate): OpenerEstimateWire
       : null,
     refused: versus ? null : (estimate.refused ?? 'too-few'),
     ...(estimate.logCalls !== undefined ? { logCalls: estimate.logCalls } : {}),
+    ...(estimate.narrowing ? { narrowing: { calls: estimate.narrowing.calls, floor: estimate.narrowing.floor } } : {}),
   };
 }
 

@@ -35,6 +35,34 @@ describe('rung replay --world', () => {
     expect(JSON.parse(io.out)).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
+  it('replays a world of its own for each of --seeds, so the spread is over worlds', async () => {
+    const io = new CapturedIo(dir);
+    expect(await main(['replay', '--world', 'spread-100x', '--seed', '3', '--seeds', '2', '--json'], io)).toBe(0);
+    const aggregate = JSON.parse(io.out) as { runs: { policy: { cost: number } }[]; sd: { policy: { cost: number } } };
+    const world = worldNamed('spread-100x');
+    const expected = await Promise.all(
+      [3, 4].map((seed) => {
+        const { rows, models } = parseOutcomes(
+          generateWorld(world, seed)
+            .map((row) => JSON.stringify(row))
+            .join('\n'),
+          'spread-100x',
+        );
+        return runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed, inOrder: true });
+      }),
+    );
+    expect(aggregate.runs.map((run) => run.policy.cost)).toEqual(expected.map((run) => run.policy.cost));
+    expect(aggregate.sd.policy.cost).toBeGreaterThan(0);
+  });
+
+  it('says in its first line that each seed drew its own world', async () => {
+    const io = new CapturedIo(dir);
+    expect(await main(['replay', '--world', 'cheap-specialist', '--seeds', '2'], io)).toBe(0);
+    expect(io.out.split('\n')[0]).toBe(
+      'rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist (each seed draws its own), wait worth $0.1/min, seeds 1,2',
+    );
+  });
+
   it("names the world in the table's first line", async () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'cheap-specialist'], io)).toBe(0);

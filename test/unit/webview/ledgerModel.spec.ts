@@ -7,6 +7,8 @@ import {
   groupCalls,
   nameBreakPieces,
   openerSentence,
+  costCertainty,
+  DECIDING_HALF_WIDTH,
   priceText,
   prunedText,
   ratingClasses,
@@ -21,6 +23,7 @@ import type { DecisionRow } from '../../../src/core/decisions/decision';
 import { CallPageCollector } from '../../../src/core/store/callPage';
 import { decisionWire } from '../../../src/extension/ledgerView/ledgerController';
 import { decisionRow } from '../support/decisionRow';
+import { DECIDING_HALF_WIDTH as CORE_DECIDING_HALF_WIDTH } from '../../../src/core/evaluation/narrowing';
 import { exampleSpend, hostExamples, wireDecision, wireRating } from '../support/ledgerMessages';
 
 const models: ModelWire[] = [
@@ -433,13 +436,13 @@ describe('what-if sentences', () => {
   it('says cost and first-try success as whole signed percents with half the 95% interval, and the calls behind them', () => {
     // Cost: −34.12% rounds to −34%; (−26.37 − −41.87) / 2 = 7.75 rounds to 8. Success: −2.1 → −2; (0.9 + 4.9) / 2 = 2.9 → 3.
     expect(openerSentence({ model: 'qwen2.5:3b', calls: 1240, versusLog, refused: null })).toBe(
-      'Had you always opened with qwen2.5:3b: cost −34% (±8%), first-try success −2% (±3%), from 1,240 of your calls.',
+      'Had you always opened with qwen2.5:3b: cost −34% (±8%, close enough to act on), first-try success −2% (±3%), from 1,240 of your calls.',
     );
   });
 
   it('says when only the most recent calls were read, and how many the log holds', () => {
     expect(openerSentence({ model: 'qwen2.5:3b', calls: 20000, versusLog, refused: null, logCalls: 61446 })).toBe(
-      'Had you always opened with qwen2.5:3b: cost −34% (±8%), first-try success −2% (±3%), from 20,000 of your most recent calls (your log holds 61,446).',
+      'Had you always opened with qwen2.5:3b: cost −34% (±8%, close enough to act on), first-try success −2% (±3%), from 20,000 of your most recent calls (your log holds 61,446).',
     );
   });
 
@@ -454,7 +457,39 @@ describe('what-if sentences', () => {
       successChangeHigh: 0.018,
     };
     expect(openerSentence({ model: 'openai/gpt-4o-mini', calls: 1, versusLog: rise, refused: null })).toBe(
-      'Had you always opened with openai/gpt-4o-mini: cost +126% (±35%), first-try success 0% (±1%), from 1 of your calls.',
+      'Had you always opened with openai/gpt-4o-mini: cost +126% (±35%, close enough to act on), first-try success 0% (±1%), from 1 of your calls.',
+    );
+  });
+
+  it("says how sure the cost is in words, by the interval's half-width against the target's own cost", () => {
+    const words = (costChange: number, half: number) =>
+      costCertainty({ costChange, costChangeLow: costChange - half, costChangeHigh: costChange + half });
+    // ±40 points on +400% is ±8% of the target's cost; ±8 on −34% is ±12%; ±30 on −60% is ±75%.
+    expect(words(4, 0.4)).toBe('a close estimate');
+    expect(words(-0.34, 0.08)).toBe('close enough to act on');
+    expect(words(-0.6, 0.3)).toBe('wide, but cheaper either way');
+    expect(words(0.6, 0.5)).toBe('wide, but dearer either way');
+    expect(words(0.12, 0.45)).toBe('too wide to say which way');
+  });
+
+  it('says what logging would narrow an interval too wide to act on, naming the setting', () => {
+    const wide = { ...versusLog, costChange: 0.12, costChangeLow: -0.33, costChangeHigh: 0.57 };
+    expect(
+      openerSentence({ model: 'qwen3:14b', calls: 1240, versusLog: wide, refused: null, narrowing: { calls: 2300, floor: 0.2 } }),
+    ).toBe(
+      'Had you always opened with qwen3:14b: cost +12% (±45%, too wide to say which way), first-try success −2% (±3%), from 1,240 of your calls. ' +
+        'About 2,300 more calls logged with 20% exploration (routing.exploreMeasured 0.2) would narrow it to ±34%.',
+    );
+    // The goal is said in the sentence's own units: ±30% of a cost 78% below the logged one is ±7 points of the logged.
+    const cheaper = { ...versusLog, costChange: -0.78, costChangeLow: -0.92, costChangeHigh: -0.64 };
+    expect(
+      openerSentence({ model: 'tiny', calls: 400, versusLog: cheaper, refused: null, narrowing: { calls: 3000, floor: 0.1 } }),
+    ).toMatch(/\(±14%, wide, but cheaper either way\).* would narrow it to ±7%\.$/);
+    expect(DECIDING_HALF_WIDTH).toBe(CORE_DECIDING_HALF_WIDTH);
+    expect(
+      openerSentence({ model: 'qwen3:14b', calls: 300, versusLog: null, refused: 'too-few', narrowing: { calls: 4100, floor: 0.1 } }),
+    ).toBe(
+      'Not enough of your calls opened with qwen3:14b to say; about 4,100 more calls logged with 10% exploration (routing.exploreMeasured 0.1) would tell its cost within ±30%.',
     );
   });
 

@@ -4,10 +4,12 @@ import {
   estimatePolicy,
   estimatePolicyInSlices,
   MIN_EFFECTIVE_SAMPLE_SIZE,
+  OUTCOME_BY_ANSWER,
   OutcomeModel,
   SharedOutcomeModel,
 } from '../../../../src/core/evaluation/estimate';
-import { readLoggedCalls, readRecentLoggedCalls, type LoggedCall } from '../../../../src/core/evaluation/loggedCalls';
+import { CROSS_FIT_FOLDS, crossFitted, foldOf, promptSizes, type CrossFitted } from '../../../../src/core/evaluation/crossFit';
+import { readLoggedCalls, readRecentLoggedCalls, type LoggedCall, type LoggedCalls } from '../../../../src/core/evaluation/loggedCalls';
 import { parsePolicy } from '../../../../src/core/evaluation/policy';
 import { seededRandom } from '../../../../src/core/random';
 import { decisionRow } from '../../support/decisionRow';
@@ -39,6 +41,19 @@ function call(
 }
 
 const lines = (rows: DecisionRow[]): string => rows.map((row) => JSON.stringify(row)).join('\n');
+const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
+const costs = (log: LoggedCalls): number[] => log.calls.map((c) => c.cost);
+const firsts = (log: LoggedCalls): number[] => log.calls.map((c) => (c.firstSuccess ? 1 : 0));
+
+/** The shipped DR's predictions for every call of the log under `open=target`, as the estimate makes them. */
+function crossFittedFor(log: LoggedCalls, target: string): CrossFitted {
+  const folds = Array.from({ length: CROSS_FIT_FOLDS }, (_, fold) => OutcomeModel.fit(log.calls.filter((c) => foldOf(c.call) !== fold)));
+  const generator = crossFitted(log.calls, promptSizes(log.calls), target, [], folds, {
+    byAnswer: OUTCOME_BY_ANSWER,
+    callsPerSlice: Infinity,
+  });
+  for (let step = generator.next(); ; step = generator.next()) if (step.done) return step.value;
+}
 
 /**
  * Four calls: the router opened with `cheap` at 0.8 three times (a pass, a fail climbing to `dear`, a
@@ -101,7 +116,7 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(snips.cost).toBeCloseTo(13 / 3, 12);
   });
 
-  it('gives the doubly robust estimate from the outcome model, corrected by the weighed residual', () => {
+  it('gives the per-class doubly robust estimate the benchmark compares with: the class model, corrected by the weighed residual', () => {
     const log = readLoggedCalls(fourCalls);
     const model = OutcomeModel.fit(log.calls);
     // dear was graded twice in mmlu, both passes (once as an opener, once climbed to): pulled towards
@@ -109,28 +124,37 @@ describe('estimatePolicy on a log small enough to work out by hand', () => {
     expect(model.success('mmlu', 'dear')).toBeCloseTo(0.875, 12);
     // One call opened with dear and cost $10; each attempt of dear cost $10 and none failed, so $10.
     expect(model.cost('mmlu', 'dear')).toBeCloseTo(10, 12);
-    const { dr } = estimatePolicy(log, parsePolicy('open=dear'), small).methods ?? expect.unreachable();
+    const estimate = estimatePolicy(log, parsePolicy('open=dear'), { ...small, variants: true });
+    const perClass = estimate.variants?.['dr-class'] ?? expect.unreachable();
     // Three calls contribute 0.875; c3 contributes 0.875 + 5 × (1 − 0.875) = 1.5.
-    expect(dr.success).toBeCloseTo((3 * 0.875 + 1.5) / 4, 12);
+    expect(perClass.success).toBeCloseTo((3 * 0.875 + 1.5) / 4, 12);
     // The cost model is exact here, so every term is $10 and the interval has no width.
-    expect(dr.cost).toBeCloseTo(10, 12);
-    expect(dr.costHigh - dr.costLow).toBeCloseTo(0, 12);
+    expect(perClass.cost).toBeCloseTo(10, 12);
+    expect(perClass.costHigh - perClass.costLow).toBeCloseTo(0, 12);
+  });
+
+  it("gives the doubly robust estimate from each call's cross-fitted prediction, corrected by the weighed residual", () => {
+    const log = readLoggedCalls(fourCalls);
+    const predicted = crossFittedFor(log, 'dear');
+    const weights = log.calls.map((c) => (c.opener === 'dear' ? 1 / c.propensity : 0));
+    const terms = (outcomes: number[], q: number[]) =>
+      q.map((value, i) => value + (weights[i] as number) * ((outcomes[i] as number) - value));
+    const { dr } = estimatePolicy(log, parsePolicy('open=dear'), small).methods ?? expect.unreachable();
+    expect(dr.cost).toBeCloseTo(mean(terms(costs(log), predicted.cost)), 12);
+    expect(dr.success).toBeCloseTo(mean(terms(firsts(log), predicted.success)), 12);
   });
 
   it('compares the doubly robust estimate with the calls as they were routed, paired call by call', () => {
-    const { versusLog } = estimatePolicy(readLoggedCalls(fourCalls), parsePolicy('open=dear'), small);
+    const log = readLoggedCalls(fourCalls);
+    const { versusLog, methods } = estimatePolicy(log, parsePolicy('open=dear'), small);
     // As routed: $1, $11, $10, $1 (mean $5.75) and first answers pass, fail, pass, pass (0.75).
     expect(versusLog?.loggedCost).toBeCloseTo(5.75, 12);
     expect(versusLog?.loggedSuccess).toBeCloseTo(0.75, 12);
-    // DR says $10 a call: 10 / 5.75 − 1 more; and 1.03125 − 0.75 on first-try success.
-    expect(versusLog?.costChange).toBeCloseTo(10 / 5.75 - 1, 12);
-    expect(versusLog?.successChange).toBeCloseTo(1.03125 - 0.75, 12);
-    // Cost: terms t − R·y with R = 10/5.75 are 10 − R·(1, 11, 10, 1); their spread sets the bounds.
-    const ratio = 10 / 5.75;
-    const linear = [1, 11, 10, 1].map((y) => 10 - ratio * y);
-    const mean = linear.reduce((a, b) => a + b, 0) / 4;
-    const variance = linear.reduce((a, b) => a + (b - mean) ** 2, 0) / 3;
-    expect(versusLog?.costChangeHigh).toBeCloseTo(ratio - 1 + (Z * Math.sqrt(variance / 4)) / 5.75, 12);
+    // The target's side is DR's: its cost over the logged cost, less one; its success less the logged.
+    const dr = methods?.dr ?? expect.unreachable();
+    expect(versusLog?.costChange).toBeCloseTo(dr.cost / 5.75 - 1, 12);
+    expect(versusLog?.successChange).toBeCloseTo(dr.success - 0.75, 12);
+    expect(versusLog?.costChangeHigh).toBeGreaterThan(versusLog?.costChange ?? Number.NaN);
   });
 
   it('refuses a policy opening with a model the log never opened with, and prints no number', () => {
@@ -180,15 +204,21 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
   /** Four calls opening with cheap at 0.8 and one with dear at 0.2; c5 failed on both rungs. */
   const withUnanswerable = withUnanswerableText();
 
-  it('takes a call every rung failed at its logged cost, since any opener climbs through them all', () => {
+  it('weighs a call every rung failed like any other, since whether a climb reaches every rung depends on its opener', () => {
     const log = readLoggedCalls(withUnanswerable);
     expect(log.calls.map((c) => c.everyRungFailed)).toEqual([false, false, false, false, true]);
-    const { dr } = estimatePolicy(log, parsePolicy('open=dear'), small).methods ?? expect.unreachable();
-    // The model predicts $10 for dear (c3 cost $10; dear's attempts cost $10 and nothing followed its
-    // one failure, which was on c5), so c1–c4 contribute $10 and c5 its logged $11: 51 / 5.
-    expect(dr.cost).toBeCloseTo(10.2, 12);
+    const estimate = estimatePolicy(log, parsePolicy('open=dear'), { ...small, variants: true });
+    // c5 opened with cheap, so it weighs 0: it enters at its prediction, as c1, c2 and c4 do.
+    const predicted = crossFittedFor(log, 'dear');
+    const weights = log.calls.map((c) => (c.opener === 'dear' ? 1 / c.propensity : 0));
+    const terms = predicted.cost.map((q, i) => q + (weights[i] as number) * ((costs(log)[i] as number) - q));
+    expect(estimate.methods?.dr.cost).toBeCloseTo(mean(terms), 12);
+    // The per-class DR took it at its logged $11: the model predicts $10 for dear (c3 cost $10; dear's
+    // attempts cost $10 and nothing followed its one failure), so c1–c4 contribute $10 and c5 $11: 51 / 5.
+    const perClass = estimate.variants?.['dr-class'] ?? expect.unreachable();
+    expect(perClass.cost).toBeCloseTo(10.2, 12);
     // Terms 10, 10, 10, 10, 11: sample variance 0.8 / 4 = 0.2, standard error √(0.2 / 5) = 0.2.
-    expect(dr.costHigh).toBeCloseTo(10.2 + Z * 0.2, 12);
+    expect(perClass.costHigh).toBeCloseTo(10.2 + Z * 0.2, 12);
   });
 
   /** Three rungs; the two calls that opened with dear passed at $10, but c3 shows dear failing and a $100 climb after it. */
@@ -236,22 +266,25 @@ describe('the doubly robust cost, with what the cascade shows of every rung', ()
 
   it("estimates a skip beside an opener by taking the skipped rung's attempt out of the logged climbs", () => {
     const log = readLoggedCalls(rareDearClimb);
-    const { ips, snips, dr } = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), small).methods ?? expect.unreachable();
+    const skipped = estimatePolicy(log, parsePolicy('open=cheap,skip=dear'), { ...small, variants: true });
+    const { ips, snips, dr } = skipped.methods ?? expect.unreachable();
     // e3 climbed cheap $1, dear $10, top $100 (pass): without dear, $101; e4 passed at cheap for $1.
     // Weights 2 and 2 over 4 calls: (2 × 101 + 2 × 1) / 4, and SNIPS 204 / 4 too.
     expect(ips.cost).toBeCloseTo(51, 12);
     expect(snips.cost).toBeCloseTo(51, 12);
     // The model: on e1 and e2 cheap ($1) passes half the time as an opener, else top ($100, which
     // passed after a failure): 1 + 0.5 × 100 = 51; e3 101; e4 1. Class mean 51, so the terms are
-    // 51, 51, 51 + 2 × (101 − 51), 51 + 2 × (1 − 51): DR 51.
-    expect(dr.cost).toBeCloseTo(51, 12);
+    // 51, 51, 51 + 2 × (101 − 51), 51 + 2 × (1 − 51): the per-class DR 51.
+    expect(skipped.variants?.['dr-class']?.cost).toBeCloseTo(51, 12);
     // The opener's own verdict does not depend on what follows it.
     const opened = estimatePolicy(log, parsePolicy('open=cheap'), small).methods ?? expect.unreachable();
     expect(dr.success).toBeCloseTo(opened.dr.success, 12);
   });
 
   it('widens the interval to the spread the imputed costs imply when the calls that opened with the target missed the dear climbs', () => {
-    const { dr } = estimatePolicy(readLoggedCalls(rareDearClimb), parsePolicy('open=dear'), small).methods ?? expect.unreachable();
+    const estimate = estimatePolicy(readLoggedCalls(rareDearClimb), parsePolicy('open=dear'), { ...small, variants: true });
+    // Worked by hand for the per-class DR; the shipped DR is held to the same kind of floor.
+    const dr = estimate.variants?.['dr-class'] ?? expect.unreachable();
     // Predicted $28 = ($20 of e1, e2 + 2 × composed $46) / 4, composed = $10 + (1 − 0.64) × $100.
     // Terms −8, −8, 28, 28: DR $10 with standard error √(432 / 4) = 10.39 from the terms alone.
     expect(dr.cost).toBeCloseTo(10, 12);
@@ -348,8 +381,8 @@ describe('SharedOutcomeModel', () => {
         expect(withShared, spec).toStrictEqual(own);
         expect(JSON.stringify(withShared), spec).toBe(JSON.stringify(own));
       }
-      // One for the shared model, one for each of the five estimates that fitted their own.
-      expect(fits).toHaveBeenCalledTimes(6);
+      // The shared model and its five fold models, then as many for each of the five estimates that fitted their own.
+      expect(fits).toHaveBeenCalledTimes(6 * (1 + CROSS_FIT_FOLDS));
     } finally {
       fits.mockRestore();
     }

@@ -2,7 +2,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseDecisionLines, type DecisionRow } from '../../../../src/core/decisions/decision';
-import { OutcomeModel } from '../../../../src/core/evaluation/estimate';
+import { CROSS_FIT_FOLDS } from '../../../../src/core/evaluation/crossFit';
+import { estimatePolicy, OutcomeModel } from '../../../../src/core/evaluation/estimate';
+import { readLoggedCalls } from '../../../../src/core/evaluation/loggedCalls';
 import { FLUSH_INTERVAL_MS } from '../../../../src/core/files/flushTimer';
 import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
@@ -1318,65 +1320,24 @@ describe('RungSession.estimateOpeners', () => {
     expect(estimates[1]?.versusLog).toBeUndefined();
   });
 
-  it('fits the outcome model once for every panel model, and gives the estimates it gave when each model fitted its own', async () => {
+  it('fits the outcome model once for every panel model, and gives the estimates each model gets with a fit of its own', async () => {
     const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
     mkdirSync(join(dir.path, '.rung'), { recursive: true });
-    writeFileSync(
-      join(dir.path, '.rung', 'decisions.jsonl'),
-      climbingLog(THREE, 1_500, 7)
-        .map((row) => `${JSON.stringify(row)}\n`)
-        .join(''),
-    );
+    const rows = climbingLog(THREE, 1_500, 7);
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl, threeRungs) });
+    const log = readLoggedCalls(rows.map((row) => JSON.stringify(row)).join('\n'));
+    const own = THREE.map((model) => estimatePolicy(log, { open: model, skip: [] }));
     const fits = vi.spyOn(OutcomeModel, 'fitting');
     try {
       const estimates = await session.estimateOpeners();
-      expect(fits).toHaveBeenCalledTimes(1);
-      // Recorded from estimateOpeners at a4fbcd5, when each model's estimate fitted its own outcome model.
-      expect(estimates).toStrictEqual([
-        {
-          model: 'qwen2.5:3b',
-          calls: 1500,
-          versusLog: {
-            loggedCost: 0.005471819677303556,
-            loggedSuccess: 0.304,
-            costChange: -0.008742026830919847,
-            costChangeLow: -0.039162488092160795,
-            costChangeHigh: 0.0216784344303211,
-            successChange: -0.026250670616444448,
-            successChangeLow: -0.036598194222677925,
-            successChangeHigh: -0.01590314701021097,
-          },
-        },
-        {
-          model: 'qwen3:14b',
-          calls: 1500,
-          versusLog: {
-            loggedCost: 0.005471819677303556,
-            loggedSuccess: 0.304,
-            costChange: -0.008499301907819001,
-            costChangeLow: -0.09748953874415908,
-            costChangeHigh: 0.08049093492852108,
-            successChange: 0.08954640856435332,
-            successChangeLow: -0.006174604779751763,
-            successChangeHigh: 0.1852674219084584,
-          },
-        },
-        {
-          model: 'openai/gpt-4o-mini',
-          calls: 1500,
-          versusLog: {
-            loggedCost: 0.005471819677303556,
-            loggedSuccess: 0.304,
-            costChange: 0.12100994795363751,
-            costChangeLow: 0.056699284870338124,
-            costChangeHigh: 0.1853206110369369,
-            successChange: 0.25689724385584783,
-            successChangeLow: 0.16457509977664792,
-            successChangeHigh: 0.34921938793504775,
-          },
-        },
-      ]);
+      // The whole log's model and the cross-fit's fold models, once each, for the three panel models.
+      expect(fits).toHaveBeenCalledTimes(1 + CROSS_FIT_FOLDS);
+      expect(estimates.map(({ model, calls, versusLog }) => ({ model, calls, versusLog }))).toStrictEqual(
+        THREE.map((model, index) => ({ model, calls: 1500, versusLog: own[index]?.versusLog })),
+      );
+      // The panel sets no exploration floor, so what logging would narrow a wide one is said at the suggested 10%.
+      for (const estimate of estimates) if (estimate.narrowing) expect(estimate.narrowing.floor).toBe(0.1);
     } finally {
       fits.mockRestore();
     }
