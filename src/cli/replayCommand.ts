@@ -101,7 +101,7 @@ export const REPLAY_COMMAND = {
       type: 'string',
       value: 'FILE',
       description:
-        'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called',
+        'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal and the answer format\'s guessing floor before any model is called (both off without it, as in a panel without routing.promptSignal)',
     },
     'in-order': {
       type: 'boolean',

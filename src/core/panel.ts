@@ -112,6 +112,13 @@ const routingSchema = z.strictObject({
    * takes longer and a timer cannot be set much further (about 24.8 days).
    */
   attemptTimeoutSeconds: z.number().positive().max(MAX_ATTEMPT_TIMEOUT_SECONDS).optional(),
+  /**
+   * Whether the planner reads the prompt's text: the per-prompt difficulty signal and the guessing floor
+   * the answer's format gives. Off by default: on the recorded prompts neither paid its way at equal
+   * accuracy (the text tells who can answer a prompt no better than chance there, and models guess by
+   * letter habit rather than by coin), BENCHMARKS.md.
+   */
+  promptSignal: z.boolean().optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -152,7 +159,7 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  /** `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
+  /** `explorePaid` and `promptSignal` absent read as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
   routing: {
     explore: number;
     requireEvidence: boolean;
@@ -160,6 +167,7 @@ export interface Panel {
     explorePaid?: boolean;
     exploreMeasured?: number;
     attemptTimeoutSeconds?: number;
+    promptSignal?: boolean;
   };
   providers: Record<string, ProviderConfig>;
 }
@@ -238,6 +246,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {},
       explorePaid: file.routing?.explorePaid ?? false,
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
       ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
+      ...(file.routing?.promptSignal ? { promptSignal: true } : {}),
     },
     providers,
   };

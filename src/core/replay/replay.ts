@@ -79,7 +79,7 @@ export interface ReplayOptions {
   /**
    * The prompts' text by prompt id, for the per-prompt signal (`rung replay --prompts F`). Read as
    * features only, before any model is called, exactly as a live request's text is; a prompt with no
-   * text here is routed on its class alone.
+   * text here is routed on its class alone. Given, it turns the panel's `routing.promptSignal` on.
    */
   prompts?: ReadonlyMap<string, PromptText>;
   /** Shuffles the prompts and drives exploration and verifier noise. */
@@ -375,6 +375,8 @@ function withOverrides(panel: Panel, options: ReplayOptions): Panel {
       explore: options.policy?.explore ?? options.explore ?? panel.routing.explore,
       tradeoff: options.tradeoff ?? panel.routing.tradeoff,
       ...(exploreMeasured ? { exploreMeasured } : {}),
+      // Prompts handed to the replay are there to be read: the signal and the guessing floor plan on them.
+      ...(options.prompts ? { promptSignal: true } : {}),
     },
   };
 }

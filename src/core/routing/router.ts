@@ -158,8 +158,11 @@ export class Router {
       graded: candidate.graded,
       ok: candidate.ok,
     }));
-    const prompt = this.readSignal(request, snapshot);
-    const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
+    // The prompt's text is read only where the panel asks (`routing.promptSignal`): on the recorded
+    // prompts neither the signal nor the format's guessing floor paid its way at equal accuracy.
+    const readsPrompt = this.panel.routing.promptSignal === true;
+    const prompt = readsPrompt ? this.readSignal(request, snapshot) : undefined;
+    const guess = readsPrompt && request.prompt ? guessingFloor(request.prompt.text) : 0;
     const plan = new CascadePlan(
       rungs,
       this.panel.routing.tradeoff,
