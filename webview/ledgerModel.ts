@@ -376,6 +376,8 @@ export interface RatingRowView {
   gate: string;
   /** The same, short enough for a table cell: "3/8 · prior", "12 · measured". */
   gateShort: string;
+  /** Its mean answer time here, short (`3.1 s`), and in a sentence with the first token and writing speed; null before any was timed. */
+  time: { short: string; long: string } | null;
 }
 
 export interface RatingClassView {
@@ -462,7 +464,26 @@ function ratingRows(ratings: readonly RatingWire[]): RatingRowView[] {
         ? `${rating.graded} graded, past the gate of ${rating.gate}`
         : `${Math.min(rating.graded, rating.gate)}/${rating.gate} graded, still on its prior`,
       gateShort: rating.measured ? `${rating.graded} · measured` : `${Math.min(rating.graded, rating.gate)}/${rating.gate} · prior`,
+      time: rating.timing ? timeView(rating.timing) : null,
     }));
+}
+
+/** A timing as a table cell and its tooltip: `3.1 s`; "3.1 s on average over 12 answers; first token after 0.4 s; 42 tokens a second". */
+export function timeView(timing: NonNullable<RatingWire['timing']>): { short: string; long: string } {
+  const parts = [
+    `${durationText(timing.meanMs)} on average over ${timing.attempts} answer${timing.attempts === 1 ? '' : 's'} on this machine`,
+  ];
+  if (timing.firstTokenMs !== undefined) parts.push(`first token after ${durationText(timing.firstTokenMs)}`);
+  if (timing.tokensPerSecond !== undefined) parts.push(`${Math.round(timing.tokensPerSecond)} tokens a second`);
+  return { short: durationText(timing.meanMs), long: parts.join('; ') };
+}
+
+/** A duration as the view writes it: `850 ms`, `3.1 s`, `42 s`, `2.5 min`. */
+function durationText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
 }
 
 function logistic(logits: number): number {

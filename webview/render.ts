@@ -380,7 +380,11 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
     'table',
     {},
     h('caption', { class: 'visually-hidden' }, `Ratings at ${ratingClass.classKey}, strongest first`),
-    h('thead', {}, h('tr', {}, ...['#', 'Model', 'Ability', 'Graded', 'Passes', ''].map((title) => h('th', { scope: 'col' }, title)))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...['#', 'Model', 'Ability', 'Graded', 'Passes', 'Time', ''].map((title) => h('th', { scope: 'col' }, title))),
+    ),
     h(
       'tbody',
       {},
@@ -405,6 +409,9 @@ function ratingTable(ratingClass: RatingClassView, handlers: ViewHandlers): HTML
             h('span', { 'aria-hidden': 'true' }, ` ${row.gateShort}`),
           ),
           h('td', {}, `${row.ok}/${row.graded}`),
+          row.time
+            ? h('td', { class: 'time', title: row.time.long }, row.time.short)
+            : h('td', { class: 'time', title: 'Not timed yet' }, '–'),
           h(
             'td',
             { class: 'row-actions' },

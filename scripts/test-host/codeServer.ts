@@ -6,8 +6,13 @@
  * and its Node 24 live in the test host folder that `scripts/test-host/install.sh` fills, never among
  * the extension's dependencies. Stopping waits for every process the server started: its file watcher
  * outlives it by a few seconds, and terminals run in their own sessions.
+ *
+ * A server started without a {@link CodeServerOptions.token} answers anyone who can reach its port, with
+ * a workbench whose terminal runs as the user who started it: the test suites' servers, which live for a
+ * run in a fresh profile. `npm start` gives one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
@@ -92,9 +97,21 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /**
    * Whether VS Code asks for workspace trust. Off (`--disable-workspace-trust`) unless a suite needs a
-   * window in restricted mode; with it on, a folder nobody trusted opens untrusted.
+   * window in restricted mode, and for `npm start`; with it on, a folder nobody trusted opens untrusted.
    */
   workspaceTrust?: boolean;
+  /**
+   * A secret every request must prove it knows: code-server's password sign-in, with this as the
+   * password. Absent: no sign-in at all (`--auth none`), for the test suites' servers.
+   *
+   * @remarks
+   * Given to code-server as `HASHED_PASSWORD` (its legacy SHA-256 form, the one whose session cookie is
+   * the hash itself), in its environment, never on its command line or in its config file; code-server
+   * deletes it from its environment once read, so no terminal or extension host inherits it. The cookie
+   * is named after the port, so two servers on 127.0.0.1 (whose cookies ignore the port) do not sign
+   * each other out. {@link CodeServer.signInCookie} is that cookie, for a page that sets it.
+   */
+  token?: string;
   /**
    * Whether the workbench runs with VS Code's smoke-test driver (default: on).
    *
@@ -108,6 +125,57 @@ export interface CodeServerOptions {
   automation?: boolean;
 }
 
+/** What {@link CodeServer.start} runs: code-server's arguments, its config file, what it adds to the environment. */
+export interface CodeServerLaunch {
+  args: string[];
+  /** The config file's text; it holds no secret (a token goes in {@link env}). */
+  config: string;
+  env: Record<string, string>;
+  signInCookie: { name: string; value: string } | undefined;
+}
+
+/** How code-server is started for `options` on `port`, apart from starting it, so the choice can be checked. */
+export function codeServerLaunch(options: CodeServerOptions, port: number): CodeServerLaunch {
+  const { host, stateFolder } = options;
+  const auth = options.token === undefined ? 'none' : 'password';
+  const config = join(stateFolder, 'config.yaml');
+  const args = [
+    host.entry,
+    '--config',
+    config,
+    '--extensions-dir',
+    join(stateFolder, 'extensions'),
+    '--user-data-dir',
+    join(stateFolder, 'user-data'),
+    '--auth',
+    auth,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    // Makes VS Code 1.139 honour the test payload in the URL and report the suite's exit code.
+    ...(options.automation === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
+    options.workspace,
+  ];
+  // code-server names its cookie `code-server-session-<suffix>`, the suffix's other characters as `-`.
+  const suffix = `rung-${port}`;
+  const hashed = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest('hex');
+  return {
+    args,
+    config: `bind-addr: 127.0.0.1:${port}\nauth: ${auth}\ncert: false\n`,
+    env: {
+      // Anything code-server would write under the home folder goes in the state folder instead.
+      XDG_CONFIG_HOME: join(stateFolder, 'xdg-config'),
+      XDG_DATA_HOME: join(stateFolder, 'xdg-data'),
+      ...(hashed === undefined ? {} : { HASHED_PASSWORD: hashed, CODE_SERVER_COOKIE_SUFFIX: suffix }),
+    },
+    signInCookie: hashed === undefined ? undefined : { name: `code-server-session-${suffix}`, value: hashed },
+  };
+}
+
 export class CodeServer {
   /** Settles when the server process ends, with its exit code (or the signal that ended it). */
   readonly exited: Promise<number | NodeJS.Signals | null>;
@@ -116,6 +184,8 @@ export class CodeServer {
     private readonly process: ChildProcess,
     readonly port: number,
     readonly logFile: string,
+    /** The session cookie code-server takes as signed in, when it asks for a token (see {@link CodeServerOptions.token}). */
+    readonly signInCookie: { name: string; value: string } | undefined,
   ) {
     this.exited = new Promise((done) => process.once('exit', (code, signal) => done(code ?? signal)));
   }
@@ -168,44 +238,21 @@ export class CodeServer {
     if (options.settings || !existsSync(settingsFile)) {
       writeFileSync(settingsFile, `${JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2)}\n`);
     }
-    const config = join(stateFolder, 'config.yaml');
-    writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    const launch = codeServerLaunch(options, port);
+    writeFileSync(join(stateFolder, 'config.yaml'), launch.config);
     const logFile = join(stateFolder, 'code-server.log');
     const log = openSync(logFile, 'a');
-    const args = [
-      host.entry,
-      '--config',
-      config,
-      '--extensions-dir',
-      join(stateFolder, 'extensions'),
-      '--user-data-dir',
-      userData,
-      '--auth',
-      'none',
-      '--bind-addr',
-      `127.0.0.1:${port}`,
-      '--disable-telemetry',
-      '--disable-update-check',
-      ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
-      '--disable-getting-started-override',
-      '--ignore-last-opened',
-      // Makes VS Code 1.139 honour the test payload in the URL and report the suite's exit code.
-      ...(options.automation === false ? [] : ['--vscode-option', 'enable-smoke-test-driver']),
-      options.workspace,
-    ];
-    const child = spawn(host.node, args, {
+    const child = spawn(host.node, launch.args, {
       stdio: ['ignore', log, log],
       env: {
         ...process.env,
         ...options.env,
         PATH: `${join(host.node, '..')}:${process.env.PATH ?? ''}`,
-        // Anything code-server would write under the home folder goes in the state folder instead.
-        XDG_CONFIG_HOME: join(stateFolder, 'xdg-config'),
-        XDG_DATA_HOME: join(stateFolder, 'xdg-data'),
+        ...launch.env,
       },
     });
     closeSync(log);
-    const server = new CodeServer(child, port, logFile);
+    const server = new CodeServer(child, port, logFile, launch.signInCookie);
     try {
       await server.waitUntilHealthy();
     } catch (error) {

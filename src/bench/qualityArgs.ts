@@ -15,7 +15,8 @@ import { resolve } from 'node:path';
 import type { Tradeoff } from '../core/panel';
 import type { ReplayVerifier } from '../core/replay/replay';
 
-export const QUALITY_USAGE = 'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR]';
+export const QUALITY_USAGE =
+  'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--wait-worth USD]';
 
 /** A command line the script cannot run: said with its usage, exit 2. */
 export class QualityUsageError extends Error {
@@ -36,6 +37,8 @@ export interface QualityPlan {
   seeds: number[];
   /** `--plot DIR`: where to write the accuracy-against-cost plots, if anywhere. */
   plotDir: string | undefined;
+  /** `--wait-worth USD`: what a minute of waiting is worth to the router; the panel's default when absent. */
+  waitWorth?: number;
   /** What to tell the user before measuring (the recorded half left out, and why). */
   notes: string[];
 }
@@ -62,11 +65,15 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
   const seeds = Array.from({ length: seedCount }, (_, i) => i + 1);
   const plotDir = valueOf('--plot');
   if (args.includes('--plot') && (plotDir === undefined || plotDir.startsWith('--'))) throw new QualityUsageError('--plot takes the folder to write the plots to');
+  const waitText = valueOf('--wait-worth');
+  const waitWorth = waitText === undefined ? undefined : Number(waitText);
+  if (args.includes('--wait-worth') && (waitWorth === undefined || !Number.isFinite(waitWorth) || waitWorth < 0))
+    throw new QualityUsageError(`--wait-worth takes USD a minute, 0 or more (got ${waitText ?? 'nothing'})`);
   const worlds = only !== 'recorded';
   const notes: string[] = [];
   let recorded: string | undefined;
   if (only !== 'worlds' && named.length === 0) {
-    const given = args.find((arg, index) => !arg.startsWith('--') && !['--world', '--seeds', '--plot'].includes(args[index - 1] ?? ''));
+    const given = args.find((arg, index) => !arg.startsWith('--') && !['--world', '--seeds', '--plot', '--wait-worth'].includes(args[index - 1] ?? ''));
     const chosen = given ?? env.RUNG_OUTCOMES;
     if (chosen !== undefined) {
       recorded = resolve(cwd, chosen);
@@ -81,5 +88,5 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
       );
     }
   }
-  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, notes };
+  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, notes, ...(waitWorth !== undefined ? { waitWorth } : {}) };
 }

@@ -13,8 +13,8 @@
  * `eleven-models-correlated` adds failures shared within lineages, at the size the recorded `train` split
  * shows ({@link WorldCorrelation}); `eleven-models-unanswerable` is a probe with more prompts nobody
  * answers. A model's ability at a class is set so that its accuracy there is the world's figure. The
- * rows are in time order (`--in-order` keeps it) and carry everything `rung replay` reads; the same
- * seed gives the same bytes.
+ * rows are in time order (`--in-order` keeps it) and carry everything `rung replay` reads, each answer's
+ * time included ({@link worldLatencyMs}); the same seed gives the same bytes.
  */
 import { seededRandom, type Random } from '../core/random';
 import type { OutcomeRow } from '../core/replay/outcomes';
@@ -25,6 +25,23 @@ export const WORLD_PROMPTS_PER_CLASS = 1_000;
 export const WORLD_UNANSWERABLE_SHARE = 0.03;
 /** Spread of prompt difficulty, logits. */
 export const WORLD_DIFFICULTY_SD_LOGITS = 1.5;
+
+/**
+ * How long a world's model takes over one answer, ms: a first token and then its output at a writing
+ * speed, both slower the larger the model, with the world's price standing in for its size; `noise` is a
+ * standard normal draw, the answer's own spread (a log-normal factor of sd 0.3).
+ *
+ * @remarks
+ * Not read off any data: shaped like the recorded outcomes' times, where the cheapest models answer in
+ * about 0.15–0.3 s and the dearest in 0.4–1.3 s. A $0.10 model starts in 0.2 s and writes 150 tokens a
+ * second; a $10 one starts in 0.63 s and writes 30 (each ×(price/0.1) to the powers 0.25 and −0.35).
+ */
+export function worldLatencyMs(model: Pick<WorldModel, 'price'>, outputTokens: number, noise: number): number {
+  const size = Math.max(1, model.price / 0.1);
+  const firstTokenMs = 200 * size ** 0.25;
+  const tokensPerSecond = 150 / size ** 0.35;
+  return Math.round((firstTokenMs + (1000 * outputTokens) / tokensPerSecond) * Math.exp(0.3 * noise));
+}
 
 export interface WorldModel {
   slug: string;
@@ -382,6 +399,9 @@ export function worldNamed(name: string): World {
  */
 export function generateWorld(world: World, seed: number): OutcomeRow[] {
   const random = seededRandom(seed);
+  // The answers' times come from a stream of their own, so every other figure of a world keeps the bytes
+  // it had before worlds were timed.
+  const timing = seededRandom(seed ^ 0x2545f491);
   const classes = shuffleClasses(world.classes ?? CLASSES, (cls) => perClassOf(world.promptsPerClass, cls, WORLD_PROMPTS_PER_CLASS), random);
   const unanswerableOf = (cls: string): number => perClassOf(world.unanswerableShare, cls, WORLD_UNANSWERABLE_SHARE);
   const spread = world.difficultySdLogits ?? WORLD_DIFFICULTY_SD_LOGITS;
@@ -434,7 +454,7 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
       const right = !unanswerable && random() < chance;
       // One price for both kinds of token keeps the older worlds' bytes as they were.
       const cost = model.outputPrice === undefined ? ((inputTokens + outputTokens) * model.price) / 1e6 : (inputTokens * model.price + outputTokens * model.outputPrice) / 1e6;
-      m[model.slug] = { c: right ? 1 : 0, cost, ti: inputTokens, to: outputTokens };
+      m[model.slug] = { c: right ? 1 : 0, cost, ti: inputTokens, to: outputTokens, lat_ms: worldLatencyMs(model, outputTokens, normal(timing)) };
     }
     return { id: `${world.name}-${index}`, family: cls, split_src: 'world', m };
   });

@@ -11,7 +11,6 @@
  * a script can parse stdout whole.
  */
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { parseJsonText } from '../core/jsonText';
 import { apiKeyVariable, PanelError, type Panel } from '../core/panel';
 import { seededRandom } from '../core/random';
@@ -21,12 +20,13 @@ import { schemaProblems, sweepDeadScratch } from '../core/session/callChecks';
 import { RungSession } from '../core/session/session';
 import { reasonText } from '../core/verdict';
 import type { SessionChatResult, SessionEvent, VerdictWithReason } from '../core/session/types';
-import { printable, printableJson } from '../core/terminalText';
+import { printable, printableAnswer, printableJson } from '../core/terminalText';
 import { CHAT_COMMAND, checkProgressLine, readChatCommandLine, type ChatCommandLine } from './chatOptions';
 import { EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, isParseArgsError, readUserFile, UsageError, type CliIo } from './io';
 import { commandPanel } from './panelOption';
 import type { StoreOpener } from './cliStore';
 import { asksForHelp, formatHelp, usageLine } from './usage';
+import { userCacheFolder } from './userCache';
 
 /** The usage line, as `rung --help` and a usage error print it. */
 export const CHAT_USAGE = usageLine(CHAT_COMMAND);
@@ -93,7 +93,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
     ...(openStore ? { openStore: (location, said) => openStore(location, io, { shareDecisions: parsed.shareDecisions }, said) } : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
-    catalogDir: resolve(io.cwd, '.rung'),
+    // The user's cache folder, never the working folder's `.rung/` (userCache.ts).
+    catalogDir: userCacheFolder(io.env) ?? null,
     environment: io.env,
     confidenceCheck: parsed.confidenceCheck,
     log: (_level, message) => printer.notice(message),
@@ -152,6 +153,8 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
 class ChatPrinter {
   /** Whether stdout ends at the start of a line. */
   private atLineStart = true;
+  /** Whether the answer's last piece to a terminal ended in `\r`, held back until the next says whether a `\n` follows it. */
+  private heldReturn = false;
   private prunedSeen = 0;
 
   constructor(
@@ -165,7 +168,7 @@ class ChatPrinter {
         this.pruned(event.ranking.pruned);
         break;
       case 'part':
-        if (event.part.type === 'text-delta' && !this.json && event.part.text) this.out(event.part.text);
+        if (event.part.type === 'text-delta' && !this.json && event.part.text) this.answer(event.part.text);
         if (event.part.type === 'warning') this.notice(event.part.message);
         break;
       case 'escalated':
@@ -238,12 +241,36 @@ class ChatPrinter {
     this.prunedSeen = Math.max(this.prunedSeen, pruned.length);
   }
 
+  /**
+   * A piece of the answer, as the provider sent it to a pipe or a file, and with its control characters
+   * escaped to a terminal (terminalText.ts): a terminal obeys them, and the answer is the provider's text.
+   */
+  private answer(text: string): void {
+    if (!this.io.stdoutIsTTY) {
+      this.out(text);
+      return;
+    }
+    // A provider streams `\r\n` in two pieces as readily as in one; a `\r` alone is escaped, one ending a line is not.
+    let piece = this.heldReturn ? `\r${text}` : text;
+    this.heldReturn = false;
+    const hold = piece.endsWith('\r');
+    if (hold) piece = piece.slice(0, -1);
+    if (piece) this.out(printableAnswer(piece));
+    this.heldReturn = hold;
+  }
+
   private out(text: string): void {
+    if (this.heldReturn) {
+      // Something other than the answer follows its `\r`: no line feed came, so it is shown, not obeyed.
+      this.heldReturn = false;
+      this.out('\\r');
+    }
     this.io.stdout(text);
     this.atLineStart = text.endsWith('\n');
   }
 
   private endLine(): void {
+    if (this.heldReturn) this.out('');
     if (!this.json && !this.atLineStart) this.out('\n');
   }
 }

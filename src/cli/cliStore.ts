@@ -3,8 +3,8 @@
  * ledger`), a ledger file, or a team's server — with every notice said on stderr.
  *
  * @remarks
- * The password is never read from the workspace: it is in the URL the user typed, or in `PGPASSWORD`
- * (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
+ * The password is never read from the workspace, nor taken in the URL (see {@link cliStoreLocation}): it
+ * is in `PGPASSWORD` (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
  * current folder (see TeamOutbox), where the decision rows of a team run go too; with `shareDecisions`
  * (`--share-decisions`) they also go to the team's server.
  *
@@ -19,6 +19,7 @@
 import { dirname } from 'node:path';
 import type { Clock } from '../core/clock';
 import { isUnreachable, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
+import { redactedUrl, teamUrlHasPassword } from '../core/ledger/teamUrl';
 import { teamOutboxPath } from '../core/ledger/teamOutbox';
 import type { LedgerNotice } from '../core/ledger/notices';
 import { openStore, type OpenStoreOptions } from '../core/store/openStore';
@@ -51,20 +52,32 @@ export type StoreOpener = (
 ) => Promise<Store>;
 
 /**
- * Reads `--ledger` once, for every command: a usage error (exit 2) for a value that names no place.
- * `whenAbsent` is what no `--ledger` means to the command.
+ * Reads `--ledger` once, for every command: a usage error (exit 2) for a value that names no place, or
+ * for a team URL with a password in it. `whenAbsent` is what no `--ledger` means to the command.
+ *
+ * @remarks
+ * A password on the command line is read by every process on the machine (`ps`, `/proc/<pid>/cmdline`)
+ * for as long as the command runs, and kept in the shell's history after; the editor's setting refuses
+ * one for the same kind of reason, and the CLI took it. So it is refused before anything is opened, the
+ * URL shown without it, and `PGPASSWORD` or `~/.pgpass` named instead, which `pg` reads itself.
  */
 export function cliStoreLocation(
   value: string | undefined,
   io: Pick<StoreOpenerIo, 'cwd'>,
   whenAbsent: 'memory' | 'workspace',
 ): StoreLocation {
+  let location: StoreLocation;
   try {
-    return parseStoreLocation({ value, cwd: io.cwd, whenAbsent, name: '--ledger' });
+    location = parseStoreLocation({ value, cwd: io.cwd, whenAbsent, name: '--ledger' });
   } catch (error) {
     if (error instanceof StoreLocationError) throw new UsageError(error.message);
     throw error;
   }
+  if (location.kind === 'team' && teamUrlHasPassword(location.url))
+    throw new UsageError(
+      `--ledger ${redactedUrl(location.url)} has a password in it, which every process on this machine can read while rung runs, and your shell keeps in its history: take it out of the URL and set PGPASSWORD, or write it in ~/.pgpass`,
+    );
+  return location;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface CliIo {
   stdin?: CliInput;
   /** Whether stderr is a terminal, where a progress line that rewrites itself is welcome; absent means no. */
   stderrIsTTY?: boolean;
+  /** Whether stdout is a terminal, which would obey escape sequences in a model's answer; absent means no. */
+  stdoutIsTTY?: boolean;
   /** The user's stop (Ctrl-C), when the caller wires one. */
   signal?: AbortSignal;
 }

@@ -124,6 +124,7 @@ export function processIo(signal?: AbortSignal): CliIo {
     stderr: (text) => void process.stderr.write(text),
     stdin: { isTTY: Boolean(process.stdin.isTTY), readAll: () => readStreamText(process.stdin) },
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),
     env: process.env,
     clock: systemClock,

@@ -7,13 +7,14 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { decisionSource, parseDecisionLines, type DecisionRow, type DecisionSink } from '../core/decisions/decision';
 import { decisionLogPath } from '../core/ledger/decisionLog';
-import { PanelError, type Tradeoff } from '../core/panel';
+import { DEFAULT_WAIT_WORTH_PER_MINUTE, MAX_WAIT_WORTH_PER_MINUTE, PanelError, type Tradeoff } from '../core/panel';
 import { parseOutcomes, selectOutcomes, type OutcomeRow } from '../core/replay/outcomes';
 import { generateWorld, WORLDS } from '../bench/worlds';
 import { parsePrompts } from '../core/replay/prompts';
 import type { PromptText } from '../core/signal/promptFeatures';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../core/confidence/confidenceLearner';
-import { runReplay, ungradedPanelModels, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { runReplay, ungradedPanelModels, type PolicyScore, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
+import { valuedCost, type WaitScore } from '../core/replay/waitTally';
 import { cliStoreLocation, type StoreOpener } from './cliStore';
 import type { Store } from '../core/store/store';
 import { workspaceFileOf } from '../core/store/storeLocation';
@@ -62,6 +63,11 @@ export const REPLAY_COMMAND = {
       value: 'RATE',
       description:
         "exploration floor on measured rungs, 0 to 1: the chance any rung opens, so the log can answer rung evaluate (overrides the panel's routing.exploreMeasured)",
+    },
+    'wait-worth': {
+      type: 'string',
+      value: 'USD',
+      description: `what a minute of the user's wait is worth to the router, USD (overrides the panel's routing.waitWorth; default ${DEFAULT_WAIT_WORTH_PER_MINUTE}; 0 plans on money alone)`,
     },
     policy: {
       type: 'string',
@@ -150,6 +156,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const explore = values.explore === undefined ? undefined : parseRate(values.explore, '--explore');
   const exploreMeasured =
     values['explore-measured'] === undefined ? undefined : parseRate(values['explore-measured'], '--explore-measured');
+  const waitWorth = values['wait-worth'] === undefined ? undefined : parseWaitWorth(values['wait-worth']);
   const policy = values.policy === undefined ? undefined : parsePolicy(values.policy);
   if (policy?.explore !== undefined && explore !== undefined)
     throw new UsageError('--explore and --policy explore= both set the rate: give one');
@@ -205,6 +212,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
           explore,
           tradeoff: tradeoff as Tradeoff | undefined,
           exploreMeasured,
+          ...(waitWorth !== undefined ? { waitWorth } : {}),
           policy,
           ...(values.policy !== undefined ? { policySpec: values.policy } : {}),
           seed: seed + i,
@@ -304,6 +312,13 @@ function parseRate(text: string, name: string): number {
   return value;
 }
 
+function parseWaitWorth(text: string): number {
+  const value = Number(text);
+  if (!/^\d*\.?\d+$/.test(text.trim()) || !Number.isFinite(value) || value > MAX_WAIT_WORTH_PER_MINUTE)
+    throw new UsageError(`--wait-worth must be USD a minute, from 0 to ${MAX_WAIT_WORTH_PER_MINUTE}, not "${text}"`);
+  return value;
+}
+
 function parseWhole(text: string, name: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${name} must be a whole number, not "${text}"`);
   return Number(text);
@@ -382,9 +397,10 @@ class FileDecisionSink implements DecisionSink {
 interface Aggregate {
   seeds: number[];
   items: number;
+  waitWorth: number;
   mean: {
-    policy: { accuracy: number; cost: number; attempts: number };
-    priceOrderCascade: { accuracy: number; cost: number };
+    policy: { accuracy: number; cost: number; attempts: number; wait?: WaitScore };
+    priceOrderCascade: { accuracy: number; cost: number; wait?: WaitScore };
     onlineLearner: { accuracy: number; cost: number; attempts: number };
   };
   sd: { policy: { accuracy: number; cost: number } };
@@ -402,18 +418,33 @@ function aggregateSeeds(summaries: ReplaySummary[], firstSeed: number): Aggregat
   };
   const first = summaries[0] as ReplaySummary;
   const classes = first.rankCorrelation.map((entry) => entry.class);
+  const meanWait = (scores: (WaitScore | undefined)[]): { wait?: WaitScore } => {
+    const known = scores.filter((score): score is WaitScore => score !== undefined);
+    if (known.length !== scores.length || known.length === 0) return {};
+    return {
+      wait: {
+        accepted: mean(known.map((w) => w.accepted)),
+        meanMs: mean(known.map((w) => w.meanMs)),
+        p90Ms: mean(known.map((w) => w.p90Ms)),
+        totalMs: mean(known.map((w) => w.totalMs)),
+      },
+    };
+  };
   return {
     seeds: summaries.map((_, i) => firstSeed + i),
     items: first.items,
+    waitWorth: first.waitWorth,
     mean: {
       policy: {
         accuracy: mean(summaries.map((s) => s.policy.accuracy)),
         cost: mean(summaries.map((s) => s.policy.cost)),
         attempts: mean(summaries.map((s) => s.policy.attempts)),
+        ...meanWait(summaries.map((s) => s.policy.wait)),
       },
       priceOrderCascade: {
         accuracy: mean(summaries.map((s) => s.priceOrderCascade.accuracy)),
         cost: mean(summaries.map((s) => s.priceOrderCascade.cost)),
+        ...meanWait(summaries.map((s) => s.priceOrderCascade.wait)),
       },
       onlineLearner: {
         accuracy: mean(summaries.map((s) => s.onlineLearner.accuracy)),
@@ -437,6 +468,11 @@ function describe(verifier: string, tradeoff: string, selection: string): string
   return `verifier ${verifier}, tradeoff ${tradeoff}${selection}`;
 }
 
+/** The title's note on the wait: what a minute of it was worth to the router. */
+function waitTitle(waitWorth: number): string {
+  return waitWorth > 0 ? `, wait worth $${waitWorth}/min` : ', wait not weighed';
+}
+
 function share(cost: number, base: number): string {
   return base > 0 ? `${((100 * cost) / base).toFixed(1)}%` : '-';
 }
@@ -448,29 +484,34 @@ function share(cost: number, base: number): string {
  * At least 30 columns wide, the width every label had until the learner's label with a five-figure
  * attempt count outgrew it and pushed its figures out of their columns.
  */
-function policyTable(rows: [label: string, figures: string][]): string[] {
+function policyTable(rows: [label: string, figures: string][], timed: boolean): string[] {
   const width = Math.max(30, ...rows.map(([label]) => label.length + 1));
+  const wait = timed ? '   wait to answer: mean    p90   cost+wait $' : '';
   return [
-    `${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single`,
+    `${'policy'.padEnd(width + 1)}accuracy    cost $   cost / best single${wait}`,
     ...rows.map(([label, figures]) => label.padEnd(width) + figures),
   ];
 }
 
 function formatSummary(summary: ReplaySummary, title: string, label: string): string {
   const base = summary.bestSingle.cost;
+  const row = (score: PolicyScore): string => fmtRow(score, base, summary.policy.wait ? summary.waitWorth : undefined);
   const lines = [
-    `rung replay: ${summary.items} prompts, ${title}`,
+    `rung replay: ${summary.items} prompts, ${title}${waitTitle(summary.waitWorth)}`,
     '',
-    ...policyTable([
+    ...policyTable(
       [
-        `${label} (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`,
-        fmtRow(summary.policy, base),
+        [
+          `${label} (${summary.policy.attempts} attempts${summary.policy.unroutable ? `, ${summary.policy.unroutable} unroutable` : ''})`,
+          row(summary.policy),
+        ],
+        [`best single (${summary.bestSingle.model})`, row(summary.bestSingle)],
+        ['price-order cascade', row(summary.priceOrderCascade)],
+        ['oracle', row(summary.oracle)],
+        [`simple online learner (${summary.onlineLearner.attempts} attempts)`, row(summary.onlineLearner)],
       ],
-      [`best single (${summary.bestSingle.model})`, fmtRow(summary.bestSingle, base)],
-      ['price-order cascade', fmtRow(summary.priceOrderCascade, base)],
-      ['oracle', fmtRow(summary.oracle, base)],
-      [`simple online learner (${summary.onlineLearner.attempts} attempts)`, fmtRow(summary.onlineLearner, base)],
-    ]),
+      summary.policy.wait !== undefined,
+    ),
     verdictAgainstLearner(summary.policy, summary.onlineLearner, label),
     '',
     'rank correlation with true accuracy, per class:  ratings   naive ok/graded',
@@ -495,27 +536,45 @@ export function verdictAgainstLearner(
   return `${label} against the simple learner: ${beats ? 'beats it' : 'does not beat it'} (${detail})`;
 }
 
-function fmtRow(score: { accuracy: number; cost: number }, base: number): string {
-  return ` ${score.accuracy.toFixed(4).padStart(8)} ${score.cost.toFixed(3).padStart(9)}   ${share(score.cost, base).padStart(8)}`;
+/**
+ * One policy's figures: accuracy, cost and its share of the best single model's; with `waitWorth` (a run
+ * whose outcomes are timed) also the wait to an accepted answer, mean and 90th percentile, and the cost
+ * with every call's wait valued at that worth. A policy the wait was not tallied for shows dashes there.
+ */
+function fmtRow(score: { accuracy: number; cost: number; wait?: WaitScore }, base: number, waitWorth?: number): string {
+  const money = ` ${score.accuracy.toFixed(4).padStart(8)} ${score.cost.toFixed(3).padStart(9)}   ${share(score.cost, base).padStart(8)}`;
+  if (waitWorth === undefined) return money;
+  const wait = score.wait;
+  if (!wait) return `${money}   ${'-'.padStart(20)} ${'-'.padStart(6)} ${'-'.padStart(12)}`;
+  return `${money}   ${seconds(wait.meanMs).padStart(20)} ${seconds(wait.p90Ms).padStart(6)} ${valuedCost(score.cost, wait, waitWorth).toFixed(3).padStart(12)}`;
+}
+
+/** Milliseconds as seconds, two decimals: `0.42 s`. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
 }
 
 function formatAggregate(aggregate: Aggregate, title: string, label: string): string {
   const base = aggregate.bestSingle.cost;
   const m = aggregate.mean.policy;
+  const worth = m.wait ? aggregate.waitWorth : undefined;
   const lines = [
-    `rung replay: ${aggregate.items} prompts, ${title}, seeds ${aggregate.seeds.join(',')}`,
+    `rung replay: ${aggregate.items} prompts, ${title}${waitTitle(aggregate.waitWorth)}, seeds ${aggregate.seeds.join(',')}`,
     '',
-    ...policyTable([
-      [`${label} (mean of ${aggregate.seeds.length})`, fmtRow(m, base)],
+    ...policyTable(
       [
-        '  spread (sd)',
-        ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
+        [`${label} (mean of ${aggregate.seeds.length})`, fmtRow(m, base, worth)],
+        [
+          '  spread (sd)',
+          ` ${aggregate.sd.policy.accuracy.toFixed(4).padStart(8)} ${aggregate.sd.policy.cost.toFixed(3).padStart(9)}   ${share(aggregate.sd.policy.cost, base).padStart(8)}`,
+        ],
+        [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base, worth)],
+        ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base, worth)],
+        ['oracle', fmtRow(aggregate.oracle, base, worth)],
+        ['simple online learner (mean)', fmtRow(aggregate.mean.onlineLearner, base, worth)],
       ],
-      [`best single (${aggregate.bestSingle.model})`, fmtRow(aggregate.bestSingle, base)],
-      ['price-order cascade', fmtRow(aggregate.mean.priceOrderCascade, base)],
-      ['oracle', fmtRow(aggregate.oracle, base)],
-      ['simple online learner (mean)', fmtRow(aggregate.mean.onlineLearner, base)],
-    ]),
+      m.wait !== undefined,
+    ),
     verdictAgainstLearner(m, aggregate.mean.onlineLearner, label),
     '',
     'mean rank correlation with true accuracy, per class:  ratings   naive ok/graded',

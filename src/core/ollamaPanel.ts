@@ -22,7 +22,7 @@ import { access, link, rm, writeFile } from 'node:fs/promises';
 import { ensureFolder } from './files/safeFiles';
 import { dirname } from 'node:path';
 import type { Clock } from './clock';
-import type { PanelFile, Role } from './panel';
+import { parsePanel, slugProblem, type PanelFile, type Role } from './panel';
 import { OllamaAdapter } from './providers/ollamaAdapter';
 import { showOllamaModel } from './providers/ollamaShow';
 import type { FetchLike } from './providers/transport';
@@ -36,6 +36,17 @@ export const FIRST_RUN_MAX_MODELS = 4;
 
 /** How many `/api/show` questions are in flight at once: Ollama reads a manifest from disk for each. */
 const SHOW_CONCURRENCY = 4;
+
+/**
+ * The most models asked about on `/api/show` when a panel is built.
+ *
+ * @remarks
+ * Every listed model was asked, and a server listing 200 that each took their time held a session's
+ * opening for 101 s. A panel keeps {@link FIRST_RUN_MAX_MODELS} of them, so sixteen spread across the
+ * sizes the tags give leave it the same choice of sizes; with the probe's 2 s patience and four at once,
+ * asking takes at most 8 s.
+ */
+export const MAX_SHOWN_MODELS = 16;
 
 /** One local model as a panel is built from it: what `/api/tags` and `/api/show` said. */
 export interface LocalModel {
@@ -58,8 +69,8 @@ export interface OllamaLookup {
   signal?: AbortSignal;
 }
 
-/** What the local Ollama gave: a panel over its chat models, or why there is none. */
-export type OllamaPanel = { found: true; panel: PanelFile; models: LocalModel[] } | { found: false; reason: string };
+/** What the local Ollama gave: a panel over its chat models and what was left out of it, or why there is none. */
+export type OllamaPanel = { found: true; panel: PanelFile; models: LocalModel[]; leftOut: string[] } | { found: false; reason: string };
 
 /** A panel over the chat models given, or undefined when none of them can chat. */
 export function panelFromOllamaModels(models: readonly LocalModel[], provider = 'ollama'): PanelFile | undefined {
@@ -93,12 +104,30 @@ export function roleForSize(billions: number | undefined): Role | undefined {
   return 'top';
 }
 
-/** The local Ollama's models, each with what `/api/show` says of it; why not, when it did not answer. */
-export async function localOllamaModels(lookup: OllamaLookup): Promise<{ ok: true; models: LocalModel[] } | { ok: false; reason: string }> {
+/**
+ * The local Ollama's models, each with what `/api/show` says of it, and what was left out and why (as
+ * sentences); why not, when it did not answer.
+ *
+ * @remarks
+ * A name the server lists is its word: one that no panel can hold (a space, a quote, `$(…)`, a name of
+ * megabytes) is left out before it is asked about, or it would be written into a panel file that then
+ * fails to load. Past {@link MAX_SHOWN_MODELS}, the models asked are spread across the sizes and the rest
+ * left out.
+ */
+export async function localOllamaModels(
+  lookup: OllamaLookup,
+): Promise<{ ok: true; models: LocalModel[]; leftOut: string[] } | { ok: false; reason: string }> {
   const adapter = new OllamaAdapter({ baseUrl: lookup.baseUrl, clock: lookup.clock, ...(lookup.fetch ? { fetch: lookup.fetch } : {}) });
   const probe = await adapter.probe(lookup.signal);
   if (!probe.ok) return { ok: false, reason: noAnswer(lookup.baseUrl, probe.reason) };
-  const listed = probe.models.filter((model) => !EMBEDDING_NAMES.test(model.slug));
+  const leftOut: string[] = [];
+  const unnamed = probe.models.filter((model) => slugProblem(model.slug) !== undefined).length;
+  if (unnamed > 0) leftOut.push(`${unnamed} model${unnamed === 1 ? '' : 's'} whose name a panel cannot hold`);
+  const chatNamed = probe.models.filter((model) => slugProblem(model.slug) === undefined && !EMBEDDING_NAMES.test(model.slug));
+  const bySize = [...chatNamed].sort((a, b) => tagSize(a) - tagSize(b) || a.slug.localeCompare(b.slug));
+  const listed = spread(bySize, MAX_SHOWN_MODELS);
+  if (listed.length < chatNamed.length)
+    leftOut.push(`${chatNamed.length - listed.length} of its ${chatNamed.length} models, as at most ${MAX_SHOWN_MODELS} are asked about`);
   const models: LocalModel[] = [];
   for (let start = 0; start < listed.length; start += SHOW_CONCURRENCY) {
     const batch = listed.slice(start, start + SHOW_CONCURRENCY);
@@ -124,7 +153,12 @@ export async function localOllamaModels(lookup: OllamaLookup): Promise<{ ok: tru
       });
     });
   }
-  return { ok: true, models };
+  return { ok: true, models, leftOut };
+}
+
+/** A listed model's size in billions from its tag or its name; an unknown size sorts last, as in the panel. */
+function tagSize(model: { slug: string; parameterBillions?: number }): number {
+  return model.parameterBillions ?? parameterBillionsFromSlug(model.slug) ?? Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -145,7 +179,7 @@ export async function ollamaPanel(lookup: OllamaLookup): Promise<OllamaPanel> {
   if (!found.ok) return { found: false, reason: found.reason };
   const panel = panelFromOllamaModels(found.models);
   if (!panel) return { found: false, reason: `the Ollama at ${lookup.baseUrl} holds no chat model (ollama pull qwen2.5:3b, say)` };
-  return { found: true, panel, models: found.models };
+  return { found: true, panel, models: found.models, leftOut: found.leftOut };
 }
 
 /** The example a panel file starts from when no Ollama answers: a local model and a cloud one above it. */
@@ -179,7 +213,7 @@ export async function seedPanelFile(lookup: OllamaLookup): Promise<PanelFileSeed
     return {
       panel: found.panel,
       text: panelText(found.panel),
-      note: `The panel lists the models the Ollama at ${lookup.baseUrl} has, smallest first: ${described.join(', ')}. Add a cloud model above them to climb to when they fail.`,
+      note: `The panel lists the models the Ollama at ${lookup.baseUrl} has, smallest first: ${described.join(', ')}.${found.leftOut.length > 0 ? ` Left out: ${found.leftOut.join('; ')}.` : ''} Add a cloud model above them to climb to when they fail.`,
       fromOllama: true,
     };
   }
@@ -205,6 +239,8 @@ export function panelText(panel: PanelFile): string {
  * fails rather than replace a file written between the look and the write (another window, the user),
  * and the caller then says it is there and opens it. Written in place, the editor's file watcher saw the
  * new file while it was still empty and the extension read it as a broken panel.
+ *
+ * @throws PanelError, writing nothing, when the panel would not load as a panel file.
  */
 export async function createPanelFile(
   path: string,
@@ -212,8 +248,10 @@ export async function createPanelFile(
 ): Promise<{ created: true; seed: PanelFileSeed } | { created: false }> {
   if (await exists(path)) return { created: false };
   const seed = await seedPanelFile(lookup);
-  // By the ledger's rule: a `.rung/` made here gets its .gitignore, and a linked one is refused.
-  ensureFolder(dirname(path));
+  // Read as any panel file is before a byte is written: a file Rung makes must load. Throws PanelError.
+  parsePanel(seed.panel, path);
+  // By the ledger's rule: a `.rung/` without a .gitignore gets one before the panel is written, and a linked one is refused.
+  ensureFolder(dirname(path), { beforeWrite: true });
   const temporary = `${path}.${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
   try {
     await writeFile(temporary, seed.text, { flag: 'wx' });

@@ -89,6 +89,21 @@ export const DEFAULT_ATTEMPT_TIMEOUT_SECONDS = 600;
 /** The longest `routing.attemptTimeoutSeconds` a panel may set: a day. */
 export const MAX_ATTEMPT_TIMEOUT_SECONDS = 86_400;
 
+/**
+ * What a minute of the user's wait is worth when the panel does not say, USD.
+ *
+ * @remarks
+ * A tenth of what a developer's minute costs an employer (about $1 a minute at $60 an hour), because a
+ * wait is only partly lost: the user reads the answer as it streams, or turns to something else. At
+ * this value a failed 3-second try costs $0.005, about a cloud edit's price, so a local model that
+ * fails most edits stops opening them, while one that passes most keeps its place beside a cloud model
+ * as fast as it (beside a 3-second cloud model at $0.01 a call, one that passes 80% keeps opening up to
+ * about 7 s a try). Set 0 to plan on money alone, as Rung did before it weighed the wait.
+ */
+export const DEFAULT_WAIT_WORTH_PER_MINUTE = 0.1;
+/** The most `routing.waitWorth` may be, USD a minute: far past any wage, so a typo of a few digits is caught. */
+export const MAX_WAIT_WORTH_PER_MINUTE = 1_000;
+
 const routingSchema = z.strictObject({
   /** Probability of opening with a non-greedy rung on a verifiable class; 0 turns exploration off. */
   explore: z.number().min(0).max(1).optional(),
@@ -119,6 +134,12 @@ const routingSchema = z.strictObject({
    * letter habit rather than by coin), BENCHMARKS.md.
    */
   promptSignal: z.boolean().optional(),
+  /**
+   * What a minute of the user's waiting is worth, USD: the planner weighs each rung's expected wait at
+   * this price beside its money, so a model that rarely passes stops opening once its failed tries cost
+   * more in wait than they save in money. 0 plans on money alone. See {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
+   */
+  waitWorth: z.number().min(0).max(MAX_WAIT_WORTH_PER_MINUTE).optional(),
 });
 
 export const panelSchema = z.strictObject({
@@ -159,7 +180,10 @@ export interface Panel {
   maxOutputPrice: number | null;
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
-  /** `explorePaid` and `promptSignal` absent read as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}. */
+  /**
+   * `explorePaid` and `promptSignal` absent read as false; `attemptTimeoutSeconds` absent as
+   * {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}; `waitWorth` absent as {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
+   */
   routing: {
     explore: number;
     requireEvidence: boolean;
@@ -168,6 +192,8 @@ export interface Panel {
     exploreMeasured?: number;
     attemptTimeoutSeconds?: number;
     promptSignal?: boolean;
+    /** USD a minute of the user's wait is worth; absent: {@link DEFAULT_WAIT_WORTH_PER_MINUTE} (see {@link waitWorthPerMinute}). */
+    waitWorth?: number;
   };
   providers: Record<string, ProviderConfig>;
 }
@@ -175,6 +201,11 @@ export interface Panel {
 /** How long one attempt may take under this panel, ms (`routing.attemptTimeoutSeconds`, else {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}). */
 export function attemptTimeoutMs(panel: Pick<Panel, 'routing'>): number {
   return (panel.routing.attemptTimeoutSeconds ?? DEFAULT_ATTEMPT_TIMEOUT_SECONDS) * 1000;
+}
+
+/** What a minute of the user's wait is worth under this panel, USD (`routing.waitWorth`, else {@link DEFAULT_WAIT_WORTH_PER_MINUTE}). */
+export function waitWorthPerMinute(panel: Pick<Panel, 'routing'>): number {
+  return panel.routing.waitWorth ?? DEFAULT_WAIT_WORTH_PER_MINUTE;
 }
 
 /** Exploration rate when the panel does not set one: a small price for evidence on rungs the greedy order skips. */
@@ -247,6 +278,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {},
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
       ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
       ...(file.routing?.promptSignal ? { promptSignal: true } : {}),
+      ...(file.routing?.waitWorth !== undefined ? { waitWorth: file.routing.waitWorth } : {}),
     },
     providers,
   };
@@ -298,7 +330,7 @@ const SLUG = /^[A-Za-z0-9._:/@+~-]+$/;
  *
  * @remarks
  * A provider's name becomes part of an environment variable (`RUNG_<PROVIDER>_API_KEY`, `-` read as `_`)
- * and of a file name (`catalog-<provider>.json` in the workspace's `.rung/`), so it holds nothing a shell
+ * and of a file name (`catalog-<provider>.json` in the catalog cache's folder), so it holds nothing a shell
  * or a path would read as more than a name: no `/`, no `.`, no space.
  */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -70,7 +70,9 @@ export async function discoverPanel(options: PanelDiscoveryOptions): Promise<Dis
     throw new PanelNotFoundError(options.lookedFor, { baseUrl, reason: found.reason });
   }
   const source = `the models of the local Ollama at ${baseUrl}`;
-  options.log?.(`built a panel from the Ollama at ${baseUrl}: ${found.panel.models.map((model) => model.slug).join(', ')}`);
+  options.log?.(
+    `built a panel from the Ollama at ${baseUrl}: ${found.panel.models.map((model) => model.slug).join(', ')}${found.leftOut.length > 0 ? `; left out ${found.leftOut.join('; ')}` : ''}`,
+  );
   const panel = options.fromOllama ? options.fromOllama(found.panel, source) : parsePanel(found.panel, source, options.env ?? {});
   return { panel, source, from: 'ollama', notes: [] };
 }

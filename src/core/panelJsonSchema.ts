@@ -47,6 +47,8 @@ export const PANEL_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Whether the planner reads the prompt's text: a per-prompt difficulty signal and the guessing floor a multiple-choice format gives (default false).",
   'routing.attemptTimeoutSeconds':
     'How long one attempt on one model may take, in seconds, before Rung counts it as a provider error and climbs (default 600, at most 86400).',
+  'routing.waitWorth':
+    "What a minute of your waiting is worth, USD: Rung weighs each model's expected wait at this price beside its cost, so a model that rarely passes stops opening once its failed tries cost more time than they save money (default 0.1; 0 weighs money alone).",
   providers: 'Providers by name: their kind and address. "ollama", "openrouter" and "openai" need no entry.',
   'providers.*': 'One provider: its kind, its address and whether it needs a key. Keys never go in this file.',
   'providers.*.kind':

@@ -23,12 +23,15 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 
 /** `text` with every control character written as a visible escape. */
 export function printable(text: string): string {
-  return text.replace(CONTROL, (char) => {
-    const named = NAMED[char];
-    if (named) return named;
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(CONTROL, escape);
+}
+
+/** One control character as the escape a reader sees: `\\n`, `\\x1b`, `\\u202e`. */
+function escape(char: string): string {
+  const named = NAMED[char];
+  if (named) return named;
+  const code = char.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /**
@@ -38,6 +41,23 @@ export function printable(text: string): string {
  */
 export function printableLines(text: string): string {
   return text.split('\n').map(printable).join('\n');
+}
+
+/**
+ * A model's answer as a terminal may show it: its line breaks (`\n`, `\r\n`) and tabs kept, every other
+ * control character written as an escape.
+ *
+ * @remarks
+ * An answer is whatever the provider sent, and `rung chat` streams it to stdout: printed raw to a
+ * terminal, `ESC ]52;c;…` wrote the reader's clipboard, `ESC ]0;…` retitled the window, `ESC ]8;;URL`
+ * made text a link to somewhere it did not show, and a lone `\r` wrote over what the line said. An
+ * answer holds code, so its tabs and lines stay as they are. Each streamed piece is escaped alone: an
+ * escape sequence split across two pieces is escaped in both, since its every character is.
+ */
+export function printableAnswer(text: string): string {
+  return text.replace(CONTROL, (char: string, offset: number) =>
+    char === '\n' || char === '\t' || (char === '\r' && text[offset + 1] === '\n') ? char : escape(char),
+  );
 }
 
 /**

@@ -10,10 +10,13 @@
 import type { DecisionRow } from '../core/decisions/decision';
 import type { ModelSpec } from '../core/panel';
 import { MIN_GRADED } from '../core/ratings';
-import type { Candidate, Ranking } from '../core/routing/types';
+import type { Candidate, OpenedForWait, Ranking } from '../core/routing/types';
+import type { RatingView } from '../core/session/types';
+import { durationWords, type TimingFigures } from '../core/timing';
 import { formatUsd } from '../protocol/formatUsd';
 import { openerChoiceText, plainPrunedReason, plainReason } from '../protocol/reasonText';
 import { toolsLogText } from './calls/toolsLine';
+import { codeSpan, markdownText } from './markdownText';
 
 export { formatUsd };
 
@@ -136,27 +139,112 @@ export interface PickRow {
   detail: string;
 }
 
-/** Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. */
+/** What a class's calls are called in a sentence: `edits`, `plan calls`, `mmlu calls`. */
+function callsOfClass(classKey: string): string {
+  const cls = classKey.split('/')[0] ?? classKey;
+  switch (cls) {
+    case 'edit':
+      return 'edits';
+    case 'chat':
+      return 'chat answers';
+    case 'plan':
+      return 'plan calls';
+    case 'leaf':
+      return 'tasks';
+    default:
+      return `${cls} calls`;
+  }
+}
+
+/**
+ * Why a call did not open on the model money alone would open with, in words: `qwen2.5-coder:1.5b
+ * passed 1 of 9 edits, and each failed try cost you about 3.1 s`.
+ *
+ * @remarks
+ * A model that fails most of its tries is said by what its failures cost; one that passes most but is
+ * slow, by how long a try takes; a busy local server, by how long the calls already on it have left.
+ */
+export function openedForWaitText(note: OpenedForWait): string {
+  const passes = `${note.model} passed ${note.ok} of ${note.graded} ${callsOfClass(note.classKey)}`;
+  const failsMostly = note.graded > 0 && note.ok / note.graded < 0.5;
+  const each =
+    note.meanMs === null
+      ? ''
+      : failsMostly
+        ? `, and each failed try cost you about ${durationWords(note.meanMs)}`
+        : `, and a try takes about ${durationWords(note.meanMs)}`;
+  const busy =
+    note.queuedCalls > 0
+      ? `${each ? ';' : ','} it is answering ${note.queuedCalls === 1 ? 'another call' : `${note.queuedCalls} other calls`} now (about ${durationWords(note.queuedMs)} left)`
+      : '';
+  return `${passes}${each}${busy}`;
+}
+
+/** A model's time at a class as Pick Model shows it: `about 3.1 s a call (first token 0.4 s, 42 tokens/s)`. */
+export function timingText(timing: TimingFigures): string {
+  const details = [
+    ...(timing.firstTokenMs !== undefined ? [`first token ${durationWords(timing.firstTokenMs)}`] : []),
+    ...(timing.tokensPerSecond !== undefined ? [`${Math.round(timing.tokensPerSecond)} tokens/s`] : []),
+  ];
+  return `about ${durationWords(timing.meanMs)} a call${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+/**
+ * Auto's row in Pick Model: where a call of the class opens now, and why in words when the wait moved
+ * it (`opens on acme/coder-large:` beside Auto, what the passed model did on the line below).
+ *
+ * @remarks
+ * The quick pick cuts a line at about 90 characters: with the whole sentence on the second line, a
+ * user saw "…and each failed try cos…", the figure that says why cut off.
+ */
+function autoRow(ranking: Ranking): { description: string; detail: string } {
+  const route = `route ${ranking.classKey} calls by the ledger`;
+  const opening = ranking.opening;
+  const opener = ranking.candidates[opening?.index ?? 0];
+  if (!opener) return { description: route, detail: 'no eligible rung now' };
+  if (opening?.openedForWait)
+    return {
+      description: `${route} · opens on ${opener.slug}:`,
+      detail: `${openedForWaitText(opening.openedForWait)}; climbs on a failed check`,
+    };
+  return { description: route, detail: `opens on ${opener.slug} now; climbs on a failed check` };
+}
+
+/**
+ * Pick Model's rows: Auto, then the chain in order, then every pruned rung with its reason. `timings`
+ * are the ratings' times at the class (the session's snapshot), shown beside each model that has one.
+ */
 export function pickRows(
   ranking: Ranking,
   panelModels: ModelSpec[],
   pinned: string | undefined,
   prices: readonly (KnownPrice & { model: string })[] = [],
+  ratings: readonly Pick<RatingView, 'model' | 'classKey' | 'timing'>[] = [],
 ): PickRow[] {
   const priceOf = (slug: string): KnownPrice | undefined => prices.find((price) => price.model === slug);
+  const timingOf = (candidate: Candidate): TimingFigures | undefined => {
+    const keys = [ranking.classKey, ranking.classKey.split('/')[0]];
+    for (const key of keys) {
+      const found = ratings.find(
+        (rating) => rating.classKey === key && (rating.model === candidate.slug || rating.model === candidate.resolved),
+      );
+      if (found?.timing) return found.timing;
+    }
+    return undefined;
+  };
   const rows: PickRow[] = [
     {
       slug: undefined,
       label: `${pinned ? '' : '$(check) '}Auto`,
-      description: `route ${ranking.classKey} calls by the ledger`,
-      detail: ranking.candidates.length ? `opens on ${ranking.candidates[0]?.slug} now; climbs on a failed check` : 'no eligible rung now',
+      ...autoRow(ranking),
     },
   ];
   for (const [index, candidate] of ranking.candidates.entries()) {
+    const timing = timingOf(candidate);
     rows.push({
       slug: candidate.slug,
       label: `${candidate.slug === pinned ? '$(pinned) ' : ''}${candidate.slug}`,
-      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}`,
+      description: `${candidate.provider} · ${formatPrice(candidate.spec, candidate.local, priceOf(candidate.slug))} · ${formatAbility(candidate)}${timing ? ` · ${timingText(timing)}` : ''}`,
       detail: `rung ${index + 1} for ${ranking.classKey}: ${plainReason(candidate.reason)}`,
     });
   }
@@ -198,7 +286,7 @@ const CLASS_WORDS: Record<string, string> = {
 /** How one attempt ended, as a verb phrase after its model, with the check's reason. */
 function attemptEnded(row: DecisionRow): string {
   const reason = row.verdictReason?.startsWith(`${row.verdict}: `) ? row.verdictReason.slice(row.verdict.length + 2) : row.verdictReason;
-  const because = reason ? `: ${reason}` : '';
+  const because = reason ? `: ${markdownText(reason)}` : '';
   switch (row.verdict) {
     case 'pass':
       return `passed its check${because}`;
@@ -236,10 +324,12 @@ function unmeasured(reason: string): boolean {
  * It showed the call id as its title and the router's own tokens (`no-measured-profiles tier1`, "rung 1
  * of 2", "propensity 1.00"): a reader asking "why this model?" met an internal log. The figures are the
  * rows' own; the decision log and the Rung log keep the router's wording for whoever greps them, and the
- * call id is a last line, for finding the call there.
+ * call id is a last line, for finding the call there. Every string a row supplies (a model id is what a
+ * provider reported; a reason quotes a check or a provider; a shared row is a teammate's) goes in escaped
+ * or as a code span (markdownText.ts), so none of it is read as Markdown.
  */
 export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
-  const detail = ['---', `Call id \`${callId}\`${rows[0]?.run ? ` · conversation \`${rows[0].run}\`` : ''}`];
+  const detail = ['---', `Call id ${codeSpan(callId)}${rows[0]?.run ? ` · conversation ${codeSpan(rows[0].run)}` : ''}`];
   if (rows.length === 0)
     return `${['# A call Rung has no record of', '', 'The decision log has no row for this call.', '', ...detail].join('\n')}\n`;
   const first = rows[0] as DecisionRow;
@@ -250,46 +340,54 @@ export function explainMarkdown(callId: string, rows: DecisionRow[]): string {
   const last = attempts.at(-1);
   const title =
     last && (last.verdict === 'pass' || last.verdict === 'unverified')
-      ? `Why ${last.model} answered`
+      ? `Why ${markdownText(last.model)} answered`
       : attempts.length === 0
         ? 'Why no model took this call'
         : 'How this call was routed';
   const lines = [
     `# ${title}`,
     '',
-    `A call of class \`${classKey}\`${kind ? `: ${kind}${first.shape ? `, in ${first.shape}` : ''}` : ''}.`,
+    `A call of class ${codeSpan(classKey)}${kind ? `: ${kind}${first.shape ? `, in ${markdownText(first.shape)}` : ''}` : ''}.`,
     '',
   ];
-  if (refused) lines.push(`No model could take it: ${refused.verdictReason ?? 'no reason recorded'}.`, '');
+  if (refused) lines.push(`No model could take it: ${markdownText(refused.verdictReason ?? 'no reason recorded')}.`, '');
   attempts.forEach((row, index) => {
-    const served = row.resolved && row.resolved !== row.model ? `, served as ${row.resolved}` : '';
-    const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${plainReason(row.reason) || 'no reason recorded'}.`;
+    const served = row.resolved && row.resolved !== row.model ? `, served as ${markdownText(row.resolved)}` : '';
+    const why = `Why it came ${index === 0 ? 'first' : 'next'}: ${markdownText(plainReason(row.reason) || 'no reason recorded')}.`;
     const choice = index === 0 ? ` ${openerChoiceText(row.explore, row.propensity)}` : '';
-    const tools = row.tools ? ` Tool schemas sent: ${toolsLogText(row.tools)}.` : '';
+    const tools = row.tools ? ` Tool schemas sent: ${markdownText(toolsLogText(row.tools))}.` : '';
     lines.push(
-      `${index + 1}. **${row.model}** (${row.mode}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`,
+      `${index + 1}. **${markdownText(row.model)}** (${markdownText(row.mode)}${served}) ${attemptEnded(row)}. ${why}${choice} ${formatUsd(row.cost)}, ${durationText(row.latencyMs)}.${tools}`,
     );
   });
   if (attempts.length) lines.push('');
   const tried = new Set(attempts.map((row) => row.model));
   const untried = (last?.candidates ?? []).filter((model) => !tried.has(model));
   if (untried.length && last && (last.verdict === 'pass' || last.verdict === 'unverified'))
-    lines.push(`Not tried, since an answer stood before them: ${untried.join(', ')}.`, '');
+    lines.push(`Not tried, since an answer stood before them: ${untried.map(markdownText).join(', ')}.`, '');
   const leftOut = new Map<string, string>();
   for (const row of [refused, ...attempts])
     for (const entry of row?.pruned ?? [])
       if (!leftOut.has(entry.model)) leftOut.set(entry.model, plainPrunedReason(entry.reason).replace(/^pruned: /, ''));
-  if (leftOut.size) lines.push('Left out of this call:', ...[...leftOut].map(([model, reason]) => `- **${model}**: ${reason}`), '');
+  if (leftOut.size)
+    lines.push(
+      'Left out of this call:',
+      ...[...leftOut].map(([model, reason]) => `- **${markdownText(model)}**: ${markdownText(reason)}`),
+      '',
+    );
   const fresh = [...new Set(attempts.filter((row) => unmeasured(row.reason)).map((row) => row.model))];
   if (fresh.length) {
     lines.push(
-      `Not yet measured in \`${classKey}\`: ${fresh.join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`,
+      `Not yet measured in ${codeSpan(classKey)}: ${fresh.map(markdownText).join(', ')}. Until ${MIN_GRADED} of a model's answers in a class are graded, its place comes from its size on the ladder, not from its record.`,
       '',
     );
   }
   for (const row of rows.filter((entry) => entry.final)) {
     const counts = row.verdict === 'pass' ? 'passed' : row.verdict === 'fail' ? 'failed' : row.verdict;
-    lines.push(`Settled later: ${row.model}'s answer counts as ${counts}${row.verdictReason ? ` (${row.verdictReason})` : ''}.`, '');
+    lines.push(
+      `Settled later: ${markdownText(row.model)}'s answer counts as ${markdownText(counts)}${row.verdictReason ? ` (${markdownText(row.verdictReason)})` : ''}.`,
+      '',
+    );
   }
   return `${[...lines, ...detail].join('\n')}\n`;
 }

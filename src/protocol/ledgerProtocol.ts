@@ -103,6 +103,15 @@ export const ratingSchema = z.object({
   /** Graded observations before a rating overrides its prior: the core's gate, sent rather than repeated. */
   gate: count.check(z.minimum(1)),
   updatedAt: z.number(),
+  /** How long the model's answers at the class took on this machine; absent before any was timed. */
+  timing: z.optional(
+    z.object({
+      attempts: count,
+      meanMs: z.number().check(z.minimum(0)),
+      firstTokenMs: z.optional(z.number().check(z.minimum(0))),
+      tokensPerSecond: z.optional(z.number().check(z.minimum(0))),
+    }),
+  ),
 });
 export type RatingWire = z.infer<typeof ratingSchema>;
 

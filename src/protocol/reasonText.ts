@@ -87,6 +87,9 @@ const PRESUMED = /, rated on its presumed prior -?[\d.]+ \(its own outcomes say 
 
 /** One reason of a candidate's, or a pruned model's (rank.ts), in plain words; an unknown one unchanged. */
 export function plainReason(reason: string): string {
+  // The router's note on an opener the user's wait moved (routing/router.ts, `openedForWaitReason`).
+  const forWait = /^(.*); opened past (\S+) for the wait: (.*)$/.exec(reason);
+  if (forWait) return `${plainReason(forWait[1] as string)}; opened here rather than on ${forWait[2]} to save your wait: ${forWait[3]}`;
   const pinned = /^pinned by the user; (.*)$/.exec(reason);
   if (pinned) return `pinned by you; ${plainReason(pinned[1] as string)}`;
   const avoided = /^(.*); moved off the opener \(avoid\)$/.exec(reason);

@@ -132,6 +132,7 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
       ...('confidence' in check && check.confidence !== undefined ? { confidence: check.confidence } : {}),
       resolvedModel: answer.resolvedModel,
       latencyMs,
+      ...(streamed.firstPartAt !== undefined ? { firstTokenMs: streamed.firstPartAt - started } : {}),
       value: answer,
     };
     // A provider's usage is its word, and a negative or non-finite figure is no cost (spendFigure).
@@ -155,6 +156,8 @@ interface Streamed {
   catalogCost?: number;
   /** The model declined, in these words. */
   refusal?: string;
+  /** When the first part of the answer (text, reasoning or a tool call) arrived, by the attempt's clock. */
+  firstPartAt?: number;
 }
 
 /** The verdict reason of an answer the provider stopped at the model's output limit (finish reason `length`). */
@@ -183,10 +186,13 @@ async function stream(
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
   const warnings: string[] = [];
+  let firstPartAt: number | undefined;
   const parts = adapter.chat(candidate.slug, options.messages, options.tools, { ...(options.chatOptions ?? {}), signal }, options.think);
   for await (const part of parts) {
     if (signal?.aborted) throw new ProviderStopped(undefined, { provider: candidate.provider });
     options.onPart?.(candidate.slug, part);
+    if (firstPartAt === undefined && (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-call'))
+      firstPartAt = options.clock.now();
     switch (part.type) {
       case 'text-delta':
         text += part.text;
@@ -217,6 +223,7 @@ async function stream(
           ...(part.cost !== undefined ? { cost: part.cost } : {}),
           ...(part.catalogCost !== undefined ? { catalogCost: part.catalogCost } : {}),
           ...(part.refusal !== undefined ? { refusal: part.refusal } : {}),
+          ...(firstPartAt !== undefined ? { firstPartAt } : {}),
         };
     }
   }

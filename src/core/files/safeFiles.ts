@@ -41,8 +41,8 @@ const NON_BLOCK = constants.O_NONBLOCK ?? 0;
 export const RUNG_FOLDER = '.rung';
 
 /**
- * What `.rung/.gitignore` holds when Rung makes the folder: everything Rung writes there, and not the
- * panel file, which a team shares through the repository.
+ * What `.rung/.gitignore` holds when Rung first writes into a `.rung/` without one: everything Rung writes
+ * there, and not the panel file, which a team shares through the repository.
  *
  * @remarks
  * Patterns rather than `*` with exceptions, so a file the user keeps in `.rung/` of their own (a schema
@@ -50,7 +50,7 @@ export const RUNG_FOLDER = '.rung';
  * any `.corrupt-<time>` copy; `decisions.jsonl*` the log, its lock and its `.unreadable` lines.
  */
 export const RUNG_GITIGNORE = [
-  "# Written by Rung when it made this folder: what it learns here is this machine's own.",
+  "# Written by Rung when it first wrote here: what it learns here is this machine's own.",
   '# panel.json is not listed, so it can be committed and shared.',
   '*.sqlite',
   '*.sqlite.*',
@@ -181,13 +181,17 @@ export function appendToFile(path: string, data: Uint8Array): void {
  * a link to one; returns whether this call made it.
  *
  * @remarks
- * A `.rung` folder Rung makes gets a `.gitignore` ({@link RUNG_GITIGNORE}) at once, created with
- * `O_EXCL`, so one the user has is never replaced.
+ * A `.rung` folder gets a `.gitignore` ({@link RUNG_GITIGNORE}) when this call makes it, and, with
+ * `beforeWrite` (the caller is about to write a file there), whenever it has none: created with `O_EXCL`,
+ * so one the user has (even an empty one) is never replaced. Only a folder Rung made used to get one, and
+ * the README tells a user to write `.rung/panel.json` first: their `.rung/` was already there, and the
+ * ledger and decision log showed in `git status` for anyone to commit. A caller that only checks the
+ * folder before refusing a file in it leaves `beforeWrite` off, so a refusal writes nothing.
  */
-export function ensureFolder(dir: string): boolean {
+export function ensureFolder(dir: string, options: { beforeWrite?: boolean } = {}): boolean {
   const made = mkdirSync(dir, { recursive: true }) !== undefined;
   refuseUnlessFolder(dir);
-  if (made && basename(dir) === RUNG_FOLDER) writeGitignore(dir);
+  if ((made || options.beforeWrite) && basename(dir) === RUNG_FOLDER) writeGitignore(dir);
   return made;
 }
 

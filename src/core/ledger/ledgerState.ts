@@ -23,7 +23,8 @@ import { applyObservation, type Observation } from '../ratings';
 import { SIGNAL_SLOTS } from '../signal/promptFeatures';
 import { applySignalUpdate, type PromptSignalState, type SignalClassStats, type SignalUpdate } from '../signal/promptSignal';
 import { aliasCandidates } from '../aliasCandidates';
-import { ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { applyTiming, type TimingObservation } from '../timing';
+import { ratingKey, STALE_SPAWN_MS, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
 
 /** One spawn row: a start, and its end once the call returned. */
 export interface SpawnRecord extends Spawn {
@@ -66,7 +67,9 @@ export type LedgerOp =
   | { kind: 'merge'; sourceId: string; entries: RatingEntry[]; aliases: [string, string][]; at: number }
   | { kind: 'signal'; update: SignalUpdate }
   /** Increments to the confidence check's counts: sums, so two windows' increments add whatever the order. */
-  | { kind: 'confidence'; increments: { key: string; n: number; ok: number }[] };
+  | { kind: 'confidence'; increments: { key: string; n: number; ok: number }[] }
+  /** One attempt's times (timing.ts). */
+  | { kind: 'timing'; observation: TimingObservation };
 
 /** Whether a class key belongs to `classKey` as given to reset or a filter: the key itself or one of its shapes. */
 export function matchesClass(key: string, classKey: string): boolean {
@@ -123,7 +126,7 @@ function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
 
-type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged' | 'confidence';
+type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged' | 'confidence' | 'timings';
 
 /** The maps each operation changes: what {@link LedgerState.applied} must copy before applying it. */
 const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
@@ -132,11 +135,12 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   'spawn-start': ['spawns'],
   'spawn-end': ['spawns'],
   caps: ['caps'],
-  reset: ['ratings', 'merged', 'confidence'],
+  reset: ['ratings', 'merged', 'confidence', 'timings'],
   merge: ['ratings', 'merged', 'aliases'],
   // The signal is replaced whole by each step (applySignalUpdate copies), so there is no map to copy.
   signal: [],
   confidence: ['confidence'],
+  timing: ['timings'],
 };
 
 export class LedgerState {
@@ -151,6 +155,8 @@ export class LedgerState {
   signal: PromptSignalState | undefined;
   /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
   confidence = new Map<string, { n: number; ok: number }>();
+  /** How long each model's attempts took at each class key, on this machine (timing.ts); never merged. */
+  timings = new Map<string, TimingEntry>();
   private measured: Set<string> | undefined;
 
   constructor(ledgerId: string) {
@@ -159,7 +165,7 @@ export class LedgerState {
 
   /** A copy that can be changed in place without touching this state. */
   clone(): LedgerState {
-    return this.applied([], ['ratings', 'aliases', 'spawns', 'caps', 'merged', 'confidence']);
+    return this.applied([], ['ratings', 'aliases', 'spawns', 'caps', 'merged', 'confidence', 'timings']);
   }
 
   /**
@@ -181,6 +187,7 @@ export class LedgerState {
     next.merged = this.merged;
     next.signal = this.signal;
     next.confidence = this.confidence;
+    next.timings = this.timings;
     next.measured = this.measured;
     const copied = new Set<Table>();
     const own = (table: Table): void => {
@@ -204,6 +211,9 @@ export class LedgerState {
           return;
         case 'confidence':
           next.confidence = new Map(next.confidence);
+          return;
+        case 'timings':
+          next.timings = new Map(next.timings);
           return;
       }
     };
@@ -276,7 +286,17 @@ export class LedgerState {
         // The confidence counts' keys carry their class third (`v1␀grade␀chat␀model␀bin`).
         for (const key of this.confidence.keys())
           if (op.classKey === null || matchesClass(key.split('\u0000')[2] ?? '', op.classKey)) this.confidence.delete(key);
+        // A reset starts the class over; how long its calls took is part of what was learned there.
+        for (const [key, timing] of this.timings)
+          if (op.classKey === null || matchesClass(timing.classKey, op.classKey)) this.timings.delete(key);
         return;
+      case 'timing': {
+        const { observation } = op;
+        const key = ratingKey(observation.model, observation.classKey);
+        const next = applyTiming(this.timings.get(key), observation);
+        this.timings.set(key, { ...next, model: observation.model, classKey: observation.classKey });
+        return;
+      }
       case 'confidence':
         for (const increment of op.increments) {
           const count = this.confidence.get(increment.key) ?? { n: 0, ok: 0 };
@@ -392,6 +412,23 @@ export class LedgerState {
     forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) =>
       state.confidence.set(String(row[0]), { n: Number(row[1]), ok: Number(row[2]) }),
     );
+    forEachRow(
+      db,
+      'SELECT model, class_key, attempts, total_ms, first_token_attempts, first_token_ms, output_tokens, writing_ms FROM timings',
+      (row) => {
+        const entry: TimingEntry = {
+          model: String(row[0]),
+          classKey: String(row[1]),
+          attempts: Number(row[2]),
+          totalMs: Number(row[3]),
+          firstTokenAttempts: Number(row[4]),
+          firstTokenMs: Number(row[5]),
+          outputTokens: Number(row[6]),
+          writingMs: Number(row[7]),
+        };
+        state.timings.set(ratingKey(entry.model, entry.classKey), entry);
+      },
+    );
     forEachRow(db, 'SELECT source_id, model, class_key, graded, ok, merged_at FROM merged_sources', (row) => {
       const count: MergedCount = {
         sourceId: String(row[0]),
@@ -420,6 +457,7 @@ export class LedgerState {
         'prompt_signal_weights',
         'prompt_signal_classes',
         'confidence_counts',
+        'timings',
       ])
         db.run(`DELETE FROM ${table}`);
       insertAll(
@@ -463,6 +501,20 @@ export class LedgerState {
         'INSERT INTO confidence_counts VALUES (?, ?, ?)',
         [...this.confidence].map(([key, count]) => [key, count.n, count.ok]),
       );
+      insertAll(
+        db,
+        'INSERT INTO timings VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [...this.timings.values()].map((t) => [
+          t.model,
+          t.classKey,
+          t.attempts,
+          t.totalMs,
+          t.firstTokenAttempts,
+          t.firstTokenMs,
+          t.outputTokens,
+          t.writingMs,
+        ]),
+      );
       db.run('COMMIT');
     } catch (error) {
       db.run('ROLLBACK');
@@ -505,8 +557,21 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
       }
       return count;
     },
+    inFlightStarts: (model) => {
+      const starts: number[] = [];
+      for (const spawn of state.spawns.values()) {
+        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) starts.push(spawn.startedAt);
+      }
+      return starts.sort((a, b) => a - b);
+    },
     hasMeasurements: (classKey) => measured.has(classKey),
     signal: () => state.signal,
+    timing: (model, classKey) => {
+      const entry = state.timings.get(ratingKey(model, classKey));
+      if (!entry) return undefined;
+      const { model: _model, classKey: _classKey, ...timing } = entry;
+      return timing;
+    },
   };
 }
 

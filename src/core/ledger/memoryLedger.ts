@@ -10,7 +10,8 @@
  */
 import type { Observation } from '../ratings';
 import type { SignalUpdate } from '../signal/promptSignal';
-import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import type { TimingObservation } from '../timing';
+import { sortEntries, sortTimings, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
 import { LedgerState, snapshotOf } from './ledgerState';
 
 export class MemoryLedger implements Ledger {
@@ -35,6 +36,14 @@ export class MemoryLedger implements Ledger {
 
   countConfidence(increments: readonly { key: string; n: number; ok: number }[]): void {
     if (increments.length) this.state = this.state.applied([{ kind: 'confidence', increments: [...increments] }]);
+  }
+
+  observeTiming(observations: readonly TimingObservation[]): void {
+    if (observations.length) this.state = this.state.applied(observations.map((observation) => ({ kind: 'timing', observation })));
+  }
+
+  timings(): TimingEntry[] {
+    return sortTimings([...this.state.timings.values()].map((entry) => ({ ...entry })));
   }
 
   alias(slug: string, resolved: string): void {

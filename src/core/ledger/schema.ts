@@ -20,6 +20,8 @@
  * - v7: what each model's attempts at a class really cost, against their list price.
  * - v8: the confidence check's counts (what each model's stated confidence turned out to be worth), so
  *   the thresholds it learned outlive the window.
+ * - v9: how long each model's attempts at a class took on this machine (the whole answer, the first
+ *   token, the writing speed), so the planner can weigh the user's wait from the first call of a window.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -146,6 +148,25 @@ export const MIGRATIONS: readonly Migration[] = [
       // class, the model and the bin; n observations, ok of them right. A file from before v8 learned
       // none, which is where every window of those versions started from.
       db.run(`CREATE TABLE confidence_counts (key TEXT PRIMARY KEY, n REAL NOT NULL, ok REAL NOT NULL)`);
+    },
+  },
+  {
+    to: 9,
+    summary: "how long each model's attempts at a class took",
+    apply(db) {
+      // Empty in a file from before v9: every model's wait is unknown until it has answered here, which
+      // is where every window of those versions stood. A table of its own, not columns on ratings: a
+      // timing comes from every answer, checked or not, and a model with no graded answer has no rating.
+      db.run(`CREATE TABLE timings (
+        model TEXT NOT NULL,
+        class_key TEXT NOT NULL,
+        attempts REAL NOT NULL,
+        total_ms REAL NOT NULL,
+        first_token_attempts REAL NOT NULL,
+        first_token_ms REAL NOT NULL,
+        output_tokens REAL NOT NULL,
+        writing_ms REAL NOT NULL,
+        PRIMARY KEY (model, class_key))`);
     },
   },
 ];

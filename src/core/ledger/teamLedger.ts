@@ -36,7 +36,8 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { DecisionRow } from '../decisions/decision';
 import type { Observation } from '../ratings';
-import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import type { TimingObservation } from '../timing';
+import { sortEntries, sortTimings, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
 import { LedgerState, snapshotOf, type LedgerOp } from './ledgerState';
 import { readSharedDecisions, type SharedDecision } from './teamDecisions';
 import { readNewRows, TeamFold } from './teamFold';
@@ -231,6 +232,19 @@ export class TeamLedger implements Ledger {
       });
     }
     this.push(observations.map((observation) => ({ kind: 'observe', observation })));
+  }
+
+  /**
+   * Folds attempts' times into this process's state only: speed is this machine's, so it is never sent,
+   * and it lasts as long as the process (a workspace file keeps its own; see timing.ts).
+   */
+  observeTiming(observations: readonly TimingObservation[]): void {
+    if (observations.length === 0) return;
+    this.push(observations.map((observation) => ({ kind: 'timing', observation })));
+  }
+
+  timings(): TimingEntry[] {
+    return sortTimings([...this.state.timings.values()].map((entry) => ({ ...entry })));
   }
 
   alias(slug: string, resolved: string): void {
@@ -450,6 +464,8 @@ export class TeamLedger implements Ledger {
     const base = this.fold.apply(read);
     this.sayUnusable();
     this.base = base;
+    // The timings were never the server's: they carry over from the state they were folded into.
+    base.timings = this.state.timings;
     // Only what has not reached the server stays on top; what was sent is in `base` now.
     this.state = base.applied([
       ...this.keeper.observations.map((item): LedgerOp => ({ kind: 'observe', observation: item.observation })),

@@ -13,6 +13,9 @@
  *
  * The parser reads the files `sslcert`, `sslkey` and `sslrootcert` name as it parses; those parameters
  * decide nothing here and are dropped first, so reading a URL for a message never reads a file.
+ *
+ * A password in a URL is refused wherever Rung takes one (the editor's setting, the CLI's `--ledger`),
+ * and every other secret a URL can carry is kept out of what Rung shows of it ({@link redactedUrl}).
  */
 import { parse, type ConnectionOptions } from 'pg-connection-string';
 
@@ -37,22 +40,65 @@ export function teamUrlHasPassword(url: string): boolean {
 }
 
 /**
- * `url` for a message: as it is when it carries no password, else rebuilt from what `pg` reads of it
- * (the role, the host or socket, the port, the database) with `***` for the password, so nothing of the
- * password can be left in it however it was written. A URL `pg` cannot read is not echoed at all.
+ * The query parameters a message shows as written: they choose how to connect and carry nothing secret.
+ *
+ * @remarks
+ * An allow-list, not a list of secrets: `password` was the one parameter left out, and `sslpassword=`
+ * (the passphrase of the client's key) and `options=` (server settings, which can carry anything) were
+ * logged verbatim, as would any parameter a later `pg` learns.
+ */
+const SHOWN_PARAMETERS = new Set([
+  'sslmode',
+  'ssl',
+  'connect_timeout',
+  'application_name',
+  'fallback_application_name',
+  'target_session_attrs',
+  'keepalives',
+  'keepalives_idle',
+  'client_encoding',
+]);
+/** Parameters a rebuilt URL says in its own parts (the role, the host or socket, the port) or as `***` (the password). */
+const PARTS_PARAMETERS = new Set(['user', 'password', 'host', 'port']);
+
+/**
+ * `url` for a message: as it is when it carries nothing secret, else rebuilt from what `pg` reads of it
+ * (the role, the host or socket, the port, the database) with `***` for the password and for the value of
+ * every query parameter not known to be harmless (`sslpassword=***`, `options=***`), so nothing of a
+ * secret can be left in it however it was written. A URL `pg` cannot read is not echoed at all.
  */
 export function redactedUrl(url: string): string {
   const scheme = /^(postgres(?:ql)?):\/\//i.exec(url)?.[1]?.toLowerCase() ?? 'postgres';
   const parts = readTeamUrl(url);
   if (!parts) return `${scheme}://… (a URL that cannot be read)`;
-  if (!parts.password) return url;
+  const parameters = queryParameters(url);
+  const secret = (key: string): boolean => !SHOWN_PARAMETERS.has(key) && !(PARTS_PARAMETERS.has(key) && key !== 'password');
+  if (!parts.password && !parameters.some(({ key }) => secret(key))) return url;
   const user = parts.user ? encodeURIComponent(parts.user) : '';
   const host = parts.host ?? '';
   const socket = host.startsWith('/');
   const hostPart = socket ? '' : host.includes(':') ? `[${host}]` : host;
   const port = parts.port ? `:${parts.port}` : '';
   const database = parts.database ? encodeURIComponent(parts.database) : '';
-  return `${scheme}://${user}:***@${hostPart}${socket ? '' : port}/${database}${socket ? `?host=${encodeURIComponent(host)}${parts.port ? `&port=${parts.port}` : ''}` : ''}`;
+  const query = [
+    ...(socket ? [`host=${encodeURIComponent(host)}`, ...(parts.port ? [`port=${parts.port}`] : [])] : []),
+    ...parameters
+      .filter(({ key }) => !PARTS_PARAMETERS.has(key))
+      .map(({ key, pair }) => (SHOWN_PARAMETERS.has(key) ? pair : `${encodeURIComponent(key)}=***`)),
+  ];
+  const userPart = user || parts.password ? `${user}${parts.password ? ':***' : ''}@` : '';
+  return `${scheme}://${userPart}${hostPart}${socket ? '' : port}/${database}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+}
+
+/** The query's parameters as written, each with its name decoded. */
+function queryParameters(url: string): { key: string; pair: string }[] {
+  const query = url.indexOf('?');
+  if (query < 0) return [];
+  const [parameters = ''] = url.slice(query + 1).split('#');
+  return parameters
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => ({ key: decodedKey(pair), pair }));
 }
 
 /** The role `pg` would connect as from `url`, when the URL names one. */

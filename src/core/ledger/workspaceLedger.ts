@@ -18,10 +18,11 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import type { Clock } from '../clock';
 import type { Observation, Rating } from '../ratings';
 import type { SignalUpdate } from '../signal/promptSignal';
+import type { TimingObservation } from '../timing';
 import { removeLeftoverTemps, writeFileAtomic } from '../files/atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from '../files/fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from '../files/flushTimer';
-import { sortEntries, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn } from './ledger';
+import { sortEntries, sortTimings, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
 import { describe, inspectLedgerFile } from './ledgerFile';
 import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { lockNotices, type LedgerNotice } from './notices';
@@ -246,6 +247,15 @@ export class WorkspaceLedger implements Ledger {
     this.enqueue([{ kind: 'confidence', increments: increments.map((increment) => ({ ...increment })) }]);
   }
 
+  observeTiming(observations: readonly TimingObservation[]): void {
+    if (observations.length === 0) return;
+    this.enqueue(observations.map((observation) => ({ kind: 'timing', observation: { ...observation } })));
+  }
+
+  timings(): TimingEntry[] {
+    return sortTimings([...this.state.timings.values()].map((entry) => ({ ...entry })));
+  }
+
   alias(slug: string, resolved: string): void {
     if (slug === resolved || this.state.aliases.get(slug) === resolved) return;
     this.enqueue([{ kind: 'alias', slug, resolved }]);
@@ -417,7 +427,7 @@ export class WorkspaceLedger implements Ledger {
       // Inside the try: a folder or lock that cannot be made (EACCES, ENOTDIR) fails a timer's save,
       // which has no caller to throw to, as surely as a failed write does. A folder that is a link to
       // another is refused, never written through (see safeFiles.ts).
-      ensureFolder(dirname(this.path));
+      ensureFolder(dirname(this.path), { beforeWrite: true });
       held = await this.lock.acquire();
       if (!held) {
         // Another process kept the file for the whole wait: the queue stays, and the next attempt lands it.

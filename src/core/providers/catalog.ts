@@ -31,8 +31,8 @@ const CACHE_VERSION = 1;
  *
  * @remarks
  * OpenRouter's list, the largest catalog Rung reads, caches as well under 1 MiB; the bound is for a
- * file that is not Rung's cache at all (the CLI keeps its caches in the workspace's `.rung/`, which a
- * cloned folder fills), read whole on the thread.
+ * file that is not Rung's cache at all, read whole on the thread. The caches live in the user's own
+ * folders (the extension's global storage, the CLI's cache folder), where a cloned folder cannot put one.
  */
 const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -170,8 +170,11 @@ export function perMillion(perToken: string | number | undefined): number | unde
 export interface LoadCatalogOptions {
   /** The provider's API base (`https://openrouter.ai/api/v1`); the list is `<baseUrl>/models`. */
   baseUrl: string;
-  /** Where the cache lives; the caller decides (the workspace's `.rung/`, a temp dir in tests). */
-  cachePath: string;
+  /**
+   * Where the cache lives; the caller decides (the extension's global storage, the user's cache folder,
+   * a temp dir in tests). Null: no cache is read or written, and every load asks the network.
+   */
+  cachePath: string | null;
   clock: Clock;
   fetch?: FetchLike;
   /** Sent as a bearer token when given; never written anywhere. */
@@ -182,17 +185,27 @@ export interface LoadCatalogOptions {
   freshMs?: number;
 }
 
-/** Loads the catalog: a fresh cache, else a fetch (cached on success), else the cache however old, else nothing. Never throws. */
+/**
+ * Loads the catalog: a fresh cache, else a fetch (cached on success), else the cache however old, else
+ * nothing. Never throws.
+ *
+ * @remarks
+ * A cache dated after now is stale, not fresh: with `now - fetchedAt` negative it passed "younger than a
+ * day" for ever, and a cache dated 2100 that priced a dear model at $0 was believed without a fetch, past
+ * the user's price cap. A clock set back after a fetch costs one fetch more.
+ */
 export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog> {
   const now = options.clock.now();
   const url = joinUrl(options.baseUrl, '/models');
-  const cached = await readCache(options.cachePath, url);
-  if (cached && now - cached.fetchedAt < (options.freshMs ?? CATALOG_FRESH_MS)) return cached.catalog;
+  const cachePath = options.cachePath;
+  const cached = cachePath === null ? undefined : await readCache(cachePath, url);
+  if (cached && isFresh(cached.fetchedAt, now, options.freshMs ?? CATALOG_FRESH_MS)) return cached.catalog;
   const fetched = await fetchList(url, options);
   if (fetched.entries) {
     const catalog = new Catalog(fetched.entries, now, 'network');
-    const written = await writeCache(options.cachePath, url, catalog);
-    return written ? catalog : new Catalog(fetched.entries, now, 'network', `could not write the cache at ${options.cachePath}`);
+    if (cachePath === null) return catalog;
+    const written = await writeCache(cachePath, url, catalog);
+    return written ? catalog : new Catalog(fetched.entries, now, 'network', `could not write the cache at ${cachePath}`);
   }
   if (cached) {
     return new Catalog(
@@ -203,6 +216,11 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
     );
   }
   return Catalog.empty(`fetch failed (${fetched.reason}) and there is no cache`);
+}
+
+/** Whether a cache fetched at `fetchedAt` may stand without a fetch at `now`: not from the future, and younger than `freshMs`. */
+function isFresh(fetchedAt: number, now: number, freshMs: number): boolean {
+  return fetchedAt <= now && now - fetchedAt < freshMs;
 }
 
 async function fetchList(url: string, options: LoadCatalogOptions): Promise<{ entries?: CatalogEntry[]; reason: string }> {

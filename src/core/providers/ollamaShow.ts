@@ -16,7 +16,16 @@
 import * as z from 'zod';
 import { Deadline } from './deadline';
 import { parseParameterSize, PROBE_TIMEOUT_MS } from './ollamaAdapter';
-import { joinUrl, type FetchLike } from './transport';
+import { joinUrl, readBodyCapped, type FetchLike } from './transport';
+
+/**
+ * The most of one `/api/show` answer read, bytes.
+ *
+ * @remarks
+ * Real answers are under 60 KB (a model's licence, template and `model_info`; the recorded
+ * `show-dolphin3-8b.json` is 56 KB). It was read whole, however long, for every model listed.
+ */
+export const MAX_SHOW_BYTES = 1024 * 1024;
 
 /** What `/api/show` said about a model; a field is absent when Ollama did not say. */
 export interface OllamaModelDetails {
@@ -57,7 +66,8 @@ export async function showOllamaModel(model: string, options: OllamaShowOptions)
       signal: deadline.signal,
     });
     if (!response.ok) return undefined;
-    const parsed = showSchema.safeParse(JSON.parse(await response.text()));
+    // Past the bound, readBodyCapped stops reading and throws: the same as no answer.
+    const parsed = showSchema.safeParse(JSON.parse(await readBodyCapped(response, MAX_SHOW_BYTES)));
     return parsed.success ? readDetails(parsed.data) : undefined;
   } catch {
     return undefined;

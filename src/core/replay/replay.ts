@@ -14,7 +14,7 @@ import type { DecisionSink } from '../decisions/decision';
 import type { Ledger } from '../ledger/ledger';
 import { FLUSH_INTERVAL_MS } from '../files/flushTimer';
 import { MemoryLedger } from '../ledger/memoryLedger';
-import { callCost, PanelError, type ModelSpec, type Panel, type Tradeoff } from '../panel';
+import { callCost, PanelError, waitWorthPerMinute, type ModelSpec, type Panel, type Tradeoff } from '../panel';
 import { ability, MIN_GRADED } from '../ratings';
 import { seededRandom, shuffle, type Random } from '../random';
 import type { CallPricer } from '../routing/pricing';
@@ -28,6 +28,7 @@ import { ConfidenceLearner, OPENING, type ConfidencePlan } from '../confidence/c
 import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 import { PolicySpecError, type RoutingPolicy } from '../evaluation/policy';
+import { WaitTally, type WaitScore } from './waitTally';
 
 export type ReplayVerifier =
   | { kind: 'perfect' }
@@ -70,6 +71,8 @@ export interface ReplayOptions {
   tradeoff?: Tradeoff;
   /** Overrides the panel's exploration floor on measured rungs (`routing.exploreMeasured`). */
   exploreMeasured?: number;
+  /** Overrides what the panel says a minute of the user's wait is worth, USD (`routing.waitWorth`). */
+  waitWorth?: number;
   /**
    * A policy to run instead of the panel's own choice: `open` pins the opener on every call (the
    * panel's later rungs kept as fallbacks), `skip` takes models off the panel, `explore` sets the rate.
@@ -121,10 +124,14 @@ export interface PolicyScore {
   accuracy: number;
   /** USD. */
   cost: number;
+  /** The wait to accepted answers, from the outcomes' recorded times; absent when some outcome has none. */
+  wait?: WaitScore;
 }
 
 export interface ReplaySummary {
   items: number;
+  /** What a minute of the user's wait was worth to the router, USD (the panel's, or the override). */
+  waitWorth: number;
   /** `unroutable`: prompts no candidate could take (all pruned), counted unanswered. */
   policy: PolicyScore & { attempts: number; unroutable: number };
   bestSingle: PolicyScore & { model: string };
@@ -191,6 +198,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     .map((entry) => entry.spec.slug);
 
   const order = options.inOrder ? [...rows] : shuffle([...rows], random);
+  const timed = everyOutcomeTimed(rows, models);
+  const waits = new WaitTally();
   let correct = 0;
   let cost = 0;
   let attempts = 0;
@@ -291,6 +300,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
       // A prompt no rung may take (every candidate capped or busy) is unanswered, not the end of the run.
       if (!(error instanceof RoutingError)) throw error;
       unroutable++;
+      waits.add(0, false);
       continue;
     }
     if (started !== undefined) options.timing?.record(options.timing.now() - started, result.attempts.length);
@@ -299,16 +309,21 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
     const last = result.attempts[result.attempts.length - 1];
     if (last?.value?.c === 1) correct++;
+    waits.add(
+      result.attempts.reduce((sum, attempt) => sum + (attempt.value?.lat_ms ?? 0), 0),
+      last?.verdict === 'pass',
+    );
   }
   await ledger.flush();
 
   const entries = ledger.entries();
   return {
     items: rows.length,
-    policy: { accuracy: correct / rows.length, cost, attempts, unroutable },
-    bestSingle: bestSingle(rows, models),
-    oracle: oracle(rows, priceOrder),
-    priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593)),
+    waitWorth: waitWorthPerMinute(panel),
+    policy: { accuracy: correct / rows.length, cost, attempts, unroutable, ...(timed ? { wait: waits.score() } : {}) },
+    bestSingle: bestSingle(rows, models, timed),
+    oracle: oracle(rows, priceOrder, timed),
+    priceOrderCascade: priceOrderCascade(rows, priceOrder, options.verifier, seededRandom(options.seed ^ 0x1b873593), timed),
     onlineLearner: onlineLearner(order, panel, pricer, options),
     ratings: entries.map((entry) => ({
       model: entry.model,
@@ -454,8 +469,14 @@ function withOverrides(panel: Panel, options: ReplayOptions): Panel {
       ...(exploreMeasured ? { exploreMeasured } : {}),
       // Prompts handed to the replay are there to be read: the signal and the guessing floor plan on them.
       ...(options.prompts ? { promptSignal: true } : {}),
+      ...(options.waitWorth !== undefined ? { waitWorth: options.waitWorth } : {}),
     },
   };
+}
+
+/** Whether every model's outcome on every prompt says how long it took: the wait is reported only then. */
+function everyOutcomeTimed(rows: readonly OutcomeRow[], models: readonly string[]): boolean {
+  return rows.every((row) => models.every((model) => row.m[model]?.lat_ms !== undefined));
 }
 
 /** Why a policy cannot run on this panel (it opens with or skips a model the panel lacks), or null. */
@@ -531,48 +552,68 @@ function verdictFor(outcome: ModelOutcome, verifier: ReplayVerifier, noise: Rand
   }
 }
 
-function bestSingle(rows: readonly OutcomeRow[], models: readonly string[]): PolicyScore & { model: string } {
+/** The most accurate model alone (the cheaper of equals); its answer counts as accepted when it is right. */
+function bestSingle(rows: readonly OutcomeRow[], models: readonly string[], timed: boolean): PolicyScore & { model: string } {
   let best = { model: '', accuracy: -1, cost: 0 };
   for (const model of models) {
     const accuracy = rows.reduce((sum, row) => sum + (row.m[model]?.c ?? 0), 0) / rows.length;
     const cost = rows.reduce((sum, row) => sum + (row.m[model]?.cost ?? 0), 0);
     if (accuracy > best.accuracy || (accuracy === best.accuracy && cost < best.cost)) best = { model, accuracy, cost };
   }
-  return best;
+  if (!timed) return best;
+  const waits = new WaitTally();
+  for (const row of rows) waits.add(row.m[best.model]?.lat_ms ?? 0, row.m[best.model]?.c === 1);
+  return { ...best, wait: waits.score() };
 }
 
 /**
  * For each prompt, the cheapest model by the price list that got it right; a prompt nobody got right
  * costs the oracle nothing. (With the list prices of the recorded data this is the data README's oracle.)
  */
-function oracle(rows: readonly OutcomeRow[], priceOrder: readonly string[]): PolicyScore {
+function oracle(rows: readonly OutcomeRow[], priceOrder: readonly string[], timed: boolean): PolicyScore {
   let correct = 0;
   let cost = 0;
+  const waits = new WaitTally();
   for (const row of rows) {
     const right = priceOrder.map((model) => row.m[model] as ModelOutcome).find((outcome) => outcome.c === 1);
+    waits.add(right?.lat_ms ?? 0, right !== undefined);
     if (!right) continue;
     correct++;
     cost += right.cost;
   }
-  return { accuracy: correct / rows.length, cost };
+  return { accuracy: correct / rows.length, cost, ...(timed ? { wait: waits.score() } : {}) };
 }
 
 /** Every model cheapest-first by the price list, the run's check after each answer, stopping at the first pass. */
-function priceOrderCascade(rows: readonly OutcomeRow[], order: readonly string[], verifier: ReplayVerifier, noise: Random): PolicyScore {
+function priceOrderCascade(
+  rows: readonly OutcomeRow[],
+  order: readonly string[],
+  verifier: ReplayVerifier,
+  noise: Random,
+  timed: boolean,
+): PolicyScore {
   let correct = 0;
   let cost = 0;
+  const waits = new WaitTally();
   for (const row of rows) {
     let last: ModelOutcome | undefined;
+    let waited = 0;
+    let accepted = false;
     for (const [position, model] of order.entries()) {
       last = row.m[model] as ModelOutcome;
       cost += last.cost;
       // Under a confidence check every answer but the last one's is read, and each read is paid for.
       if (readsConfidence(verifier) && position < order.length - 1) cost += readCost(last);
-      if (verdictFor(last, verifier, noise)) break;
+      waited += last.lat_ms ?? 0;
+      if (verdictFor(last, verifier, noise)) {
+        accepted = true;
+        break;
+      }
     }
+    waits.add(waited, accepted);
     if (last?.c === 1) correct++;
   }
-  return { accuracy: correct / rows.length, cost };
+  return { accuracy: correct / rows.length, cost, ...(timed ? { wait: waits.score() } : {}) };
 }
 
 function rankCorrelations(

@@ -14,6 +14,12 @@
  * going on exceeds what an unanswered call costs: {@link FAILURE_COST_MULTIPLE} times the dearest rung's
  * list price for this call.
  *
+ * The user's wait is a cost too, where the panel values it (`routing.waitWorth`, waitCost.ts): each rung
+ * then costs its price plus its planned wait at that value, and an unanswered call costs, besides the
+ * money multiple, {@link WAIT_FAILURE_MULTIPLE} of the slowest rung's usual wait, so the same rule orders
+ * the rungs and decides where to stop. At a value of 0 the plan is exactly the money-only plan (the
+ * wait's term is left out, not added as zeros).
+ *
  * Below the gate of graded evidence a rung is never reordered: unmeasured rungs are tried in the
  * ranking's order (measured ones may go before them when they are the better bet), so one bad streak
  * cannot reroute a class. In `quality` the call does not stop while one remains either, so every rung
@@ -27,6 +33,7 @@
  */
 import type { Tradeoff } from '../panel';
 import { classPrior, conditionOnCurve, successCurve, successOnCurve, unanswerableShare } from '../difficulty';
+import { valuedWaits, WAIT_FAILURE_MULTIPLE, type PlannedWait } from './waitCost';
 
 /**
  * What leaving a call unanswered costs, in multiples of the dearest rung's price.
@@ -119,21 +126,40 @@ export class CascadePlan {
 
   constructor(
     private readonly rungs: readonly PlannedRung[],
-    tradeoff: Tradeoff,
+    private readonly tradeoff: Tradeoff,
     private readonly prior: Float64Array = classPrior(),
     /** The call's guessing floor (signal/answerFormat.ts): every rung's chance is at least this on an answerable call. */
-    guess = 0,
+    private readonly guess = 0,
+    /** The rungs' planned waits and what the user's wait is worth; absent (or worth 0), money alone is planned. */
+    private readonly wait?: PlannedWait,
+    curves?: Float64Array[],
   ) {
     this.holdsBelowGate = tradeoff === 'quality';
     const known = rungs.map((rung) => rung.cost).filter((cost): cost is number => cost !== null);
     const dearest = known.length ? Math.max(...known) : 0;
     // An unknown price is planned as the dearest known one: the rung is not free, but nothing says it is dearer.
-    this.costs = rungs.map((rung) => rung.cost ?? dearest);
-    this.curves = rungs.map((rung) => successCurve(rung.rating, guess));
+    const money = rungs.map((rung) => rung.cost ?? dearest);
+    // What an unanswered call costs is priced from the list prices: an answer is worth no more where a class's answers run long.
     const listed = rungs
       .map((rung) => (rung.listed === undefined ? rung.cost : rung.listed))
       .filter((cost): cost is number => cost !== null);
-    this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * (listed.length ? Math.max(...listed) : dearest);
+    const dearestListed = listed.length ? Math.max(...listed) : dearest;
+    this.curves = curves ?? rungs.map((rung) => successCurve(rung.rating, guess));
+    const waits = valuedWaits(wait, rungs.length);
+    if (waits === undefined) {
+      this.costs = money;
+      this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearestListed;
+    } else {
+      this.costs = money.map((usd, index) => usd + (waits.each[index] as number));
+      this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearestListed + WAIT_FAILURE_MULTIPLE[tradeoff] * Math.max(0, ...waits.usual);
+    }
+  }
+
+  /** The same call planned on money alone, sharing this plan's curves: where it would open if the wait were worth nothing. */
+  withoutWait(): CascadePlan {
+    return valuedWaits(this.wait, this.rungs.length) === undefined
+      ? this
+      : new CascadePlan(this.rungs, this.tradeoff, this.prior, this.guess, undefined, this.curves);
   }
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */

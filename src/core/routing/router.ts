@@ -13,7 +13,7 @@ import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
 import { DECISION_ROW_VERSION, spendFigure, type DecisionRow, type DecisionSink, type PrunedCandidate } from '../decisions/decision';
 import type { Ledger, LedgerSnapshot } from '../ledger/ledger';
-import type { Panel } from '../panel';
+import { waitWorthPerMinute, type Panel } from '../panel';
 import { ALWAYS_HEALTHY, type ProviderHealth } from '../providers/health';
 import { ProviderFailure, type ModelFacts } from '../providers/provider';
 import { observedPrice, rolePrior, type Observation } from '../ratings';
@@ -23,16 +23,20 @@ import { readSignal, signalPrior, signalUpdate, type SignalReading } from '../si
 import type { Random } from '../random';
 import { interruptedBy, isGraded, reasonText, type CallInterrupted, type Verdict } from '../verdict';
 import { posterior, type PairedOutcome } from '../difficulty';
-import { CascadePlan, type PlanStep } from './planner';
+import { durationWords, type TimingObservation } from '../timing';
+import { CascadePlan, type PlannedRung, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
 import { learningKeys, standing, type Standing } from './standing';
+import { rungWaits, usdPerMs, type PlannedWait } from './waitCost';
 import type {
   AttemptFn,
   AttemptOutcome,
   AttemptRecord,
   Candidate,
   ClimbStrategy,
+  OpenedForWait,
+  Opening,
   Ranking,
   RouteObserver,
   RouteRequest,
@@ -106,8 +110,21 @@ export class Router {
     return this.panel;
   }
 
-  /** What the router would do for this request, and why; changes nothing. */
+  /**
+   * What the router would do for this request, and why; changes nothing. The ranking carries the rung the
+   * plan opens with when nothing is explored, and why the user's wait moved it when it did.
+   */
   rank(request: RouteRequest): Ranking {
+    const ranking = this.walk(request);
+    if (ranking.candidates.length === 0) return ranking;
+    const snapshot = this.ledger.snapshot(this.clock.now());
+    const planned = this.planCall(request, ranking, snapshot);
+    const opener = this.usualOpener(ranking.candidates, request, planned);
+    return { ...ranking, opening: this.opening(opener, planned) };
+  }
+
+  /** The ranking's walk alone (rank.ts): the candidates kept and the ones pruned, with their reasons. */
+  private walk(request: RouteRequest): Ranking {
     const now = this.clock.now();
     return rank({
       request,
@@ -131,56 +148,31 @@ export class Router {
    * its failure is the scheduler's to retry, not the router's to escalate.
    */
   async route<T>(request: RouteRequest, attempt: AttemptFn<T>, signal?: AbortSignal, observer?: RouteObserver<T>): Promise<RouteResult<T>> {
-    const ranking = this.rank(request);
+    const ranking = this.walk(request);
     if (ranking.candidates.length === 0) {
       const why = ranking.pruned.map((p) => `${p.model}: ${p.reason}`).join('; ');
       const error = new RoutingError(`no model can take this call${why ? ` (${why})` : ' (the panel is empty)'}`, ranking.pruned);
       this.refuse(request, error.message, ranking);
       throw error;
     }
-    observer?.routed?.(ranking);
     const snapshot = this.ledger.snapshot(this.clock.now());
-    const priors = presumedPriors(ranking.candidates, (candidate) => standing(snapshot, candidate.resolved, request.classKey));
-    const priorOf = (candidate: Candidate): number => priors.get(candidate.slug) ?? rolePrior(candidate.spec.role);
-    // A rung below the gate is planned at its presumed prior, not the role's alone. Economy may give such
-    // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
-    // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
-    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, "Routing quality out of sample").
-    // The planner prices a rung at what its attempts at this class have really cost once there are a
-    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS); an unanswered call is priced
-    // from the list prices alone (planner.ts, FAILURE_COST_MULTIPLE).
-    const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
-    const rungs = ranking.candidates.map((candidate) => ({
-      rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
-      cost: priced(candidate),
-      listed: candidate.cost,
-      measured: candidate.measured,
-      graded: candidate.graded,
-      ok: candidate.ok,
-    }));
-    // The prompt's text is read only where the panel asks (`routing.promptSignal`): on the recorded
-    // prompts neither the signal nor the format's guessing floor paid its way at equal accuracy.
-    const readsPrompt = this.panel.routing.promptSignal === true;
-    const prompt = readsPrompt ? this.readSignal(request, snapshot) : undefined;
-    const guess = readsPrompt && request.prompt ? guessingFloor(request.prompt.text) : 0;
-    const plan = new CascadePlan(
-      rungs,
-      this.panel.routing.tradeoff,
-      prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined,
-      guess,
-    );
+    const planned = this.planCall(request, ranking, snapshot);
+    const { plan, rungs, prompt, guess, priorOf } = planned;
     const strategy = request.climb?.(ranking);
+    const opener =
+      strategy && request.pinned === undefined
+        ? { index: strategy.opener, explore: false, propensity: 1 }
+        : this.chooseOpener(ranking.candidates, request, planned);
+    observer?.routed?.({ ...ranking, opening: this.opening(opener, planned) });
     const climb = new Climb<T>(
       request,
       ranking,
       plan,
-      strategy && request.pinned === undefined
-        ? { index: strategy.opener, explore: false, propensity: 1 }
-        : this.chooseOpener(ranking.candidates, request, plan),
+      opener,
       (candidate) => standing(snapshot, candidate.resolved, request.classKey).rating ?? priorOf(candidate),
       priorOf,
       prompt?.reading.speaks
-        ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess), ranking.candidates)
+        ? new SignalNotes(plan, new CascadePlan(rungs, this.panel.routing.tradeoff, undefined, guess, planned.wait), ranking.candidates)
         : undefined,
       guess,
     );
@@ -204,6 +196,59 @@ export class Router {
     if (served && request.runId) this.remember(request.runId, climb.candidateAt(served.rung).provider);
     this.keepForSettling(climb);
     return { ranking: { ...ranking, pruned: climb.pruned() }, attempts: climb.attempts, answer: climb.answer };
+  }
+
+  /**
+   * What the planner needs for one call: each rung's rating, price and evidence, the call's difficulty
+   * prior and guessing floor, and — where the panel values the user's wait — each rung's planned wait.
+   */
+  private planCall(request: RouteRequest, ranking: Ranking, snapshot: LedgerSnapshot): PlannedCall {
+    const priors = presumedPriors(ranking.candidates, (candidate) => standing(snapshot, candidate.resolved, request.classKey));
+    const priorOf = (candidate: Candidate): number => priors.get(candidate.slug) ?? rolePrior(candidate.spec.role);
+    // A rung below the gate is planned at its presumed prior, not the role's alone. Economy may give such
+    // a rung up, and one given up is never measured: planned at the role's prior, a dear rung behind an
+    // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
+    // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, "Routing quality out of sample").
+    // The planner prices a rung at what its attempts at this class have really cost once there are a
+    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS); an unanswered call is priced
+    // from the list prices alone (planner.ts, FAILURE_COST_MULTIPLE).
+    const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
+    const rungs = ranking.candidates.map((candidate) => ({
+      rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
+      cost: priced(candidate),
+      listed: candidate.cost,
+      measured: candidate.measured,
+      graded: candidate.graded,
+      ok: candidate.ok,
+    }));
+    // The prompt's text is read only where the panel asks (`routing.promptSignal`): on the recorded
+    // prompts neither the signal nor the format's guessing floor paid its way at equal accuracy.
+    const readsPrompt = this.panel.routing.promptSignal === true;
+    const prompt = readsPrompt ? this.readSignal(request, snapshot) : undefined;
+    const guess = readsPrompt && request.prompt ? guessingFloor(request.prompt.text) : 0;
+    const worth = waitWorthPerMinute(this.panel);
+    // Read only where the wait is valued: at 0 the plan is the money-only plan, to the byte.
+    const wait: PlannedWait | undefined =
+      worth > 0
+        ? { usdPerMs: usdPerMs(worth), rungs: rungWaits(ranking.candidates, snapshot, this.panel, request.classKey, this.clock.now()) }
+        : undefined;
+    const plan = new CascadePlan(
+      rungs,
+      this.panel.routing.tradeoff,
+      prompt?.reading.speaks ? signalPrior(prompt.reading) : undefined,
+      guess,
+      wait,
+    );
+    return { rungs, plan, prompt, guess, priorOf, wait, worth, snapshot, classKey: request.classKey };
+  }
+
+  /** The ranking's opening: the usual opener and, when the wait moved it, why. */
+  private opening(opener: { index: number; openedForWait?: OpenedForWait }, planned: PlannedCall): Opening {
+    return {
+      index: opener.index,
+      ...(opener.openedForWait ? { openedForWait: opener.openedForWait } : {}),
+      ...(planned.wait ? { waits: planned.wait.rungs.map((rung) => ({ ...rung })) } : {}),
+    };
   }
 
   /**
@@ -276,6 +321,8 @@ export class Router {
     outcome = bounded(outcome);
     const resolved = outcome.resolvedModel ?? candidate.resolved;
     if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
+    this.learnTiming(climb.request.classKey, resolved, outcome);
+    const openedForWait = opening && !explore ? climb.opener.openedForWait : undefined;
     const record: AttemptRecord<T> = {
       ...outcome,
       latencyMs: outcome.latencyMs ?? this.clock.now() - started,
@@ -286,10 +333,36 @@ export class Router {
       reason:
         (explore
           ? `explore (rate ${this.panel.routing.explore}${this.panel.routing.exploreMeasured ? `, floor ${this.panel.routing.exploreMeasured}` : ''}); ${candidate.reason}`
-          : candidate.reason) + (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
+          : candidate.reason) +
+        (openedForWait ? openedForWaitReason(openedForWait) : '') +
+        (climb.notes?.attempt(index, climb.tried, climb.failed) ?? ''),
+      ...(openedForWait ? { openedForWait } : {}),
     };
     observer?.attemptEnded?.(record);
     return { record, candidate, resolved };
+  }
+
+  /**
+   * Folds an attempt's times into the ledger's timings (timing.ts) under the keys its ratings learn at,
+   * when an answer came back and the attempt said how long it took.
+   *
+   * @remarks
+   * Only an answer, checked or not, times a model: a provider error or a stop ended early for a reason that
+   * is not the model's speed. An attempt that reported no time (a test's, a recorded outcome without
+   * one) teaches nothing rather than a time of 0.
+   */
+  private learnTiming(classKey: string, resolved: string, outcome: AttemptOutcome): void {
+    if (!this.ledger.observeTiming || outcome.latencyMs === undefined) return;
+    if (outcome.verdict !== 'pass' && outcome.verdict !== 'fail' && outcome.verdict !== 'unverified') return;
+    this.ledger.observeTiming(
+      learningKeys(classKey).map((key): TimingObservation => ({
+        model: resolved,
+        classKey: key,
+        totalMs: outcome.latencyMs as number,
+        ...(outcome.firstTokenMs !== undefined ? { firstTokenMs: outcome.firstTokenMs } : {}),
+        ...(outcome.outputTokens !== undefined ? { outputTokens: outcome.outputTokens } : {}),
+      })),
+    );
   }
 
   /**
@@ -444,43 +517,92 @@ export class Router {
   }
 
   /**
-   * The first rung: the planner's, or — on an exploring call — one drawn uniformly from the chain.
+   * The opener when nothing is explored: the planner's first rung (the best among the others when the
+   * user avoids one), and — when the user's wait moved it off the rung money alone would open with —
+   * that rung and why (its record at the class and what one try of it keeps the user waiting).
+   */
+  private usualOpener(
+    candidates: Candidate[],
+    request: RouteRequest,
+    planned: PlannedCall,
+  ): { index: number; avoided: number; displaced?: number; openedForWait?: OpenedForWait } {
+    if (request.pinned !== undefined) return { index: 0, avoided: -1 };
+    // The planner reorders measured rungs by conditional cost, so the ranking's "avoid" placement alone
+    // would not keep an avoided model from opening: ask for the best opener among the others.
+    const avoided = request.avoid === undefined ? -1 : candidates.findIndex((c) => c.slug === request.avoid);
+    const first = (plan: CascadePlan): number =>
+      (avoided >= 0 && candidates.length > 1 ? plan.step([avoided], []).next : plan.step([], []).next) ?? 0;
+    const index = first(planned.plan);
+    const money = planned.plan.withoutWait();
+    if (money === planned.plan) return { index, avoided };
+    const displaced = first(money);
+    if (displaced === index) return { index, avoided };
+    const candidate = candidates[displaced] as Candidate;
+    const { graded, ok, key } = standing(planned.snapshot, candidate.resolved, planned.classKey);
+    const wait = planned.wait?.rungs[displaced];
+    return {
+      index,
+      avoided,
+      displaced,
+      openedForWait: {
+        model: candidate.slug,
+        graded,
+        ok,
+        classKey: key,
+        meanMs: wait?.meanMs ?? null,
+        queuedMs: wait?.queuedMs ?? 0,
+        queuedCalls: wait?.queuedCalls ?? 0,
+        waitWorth: planned.worth,
+      },
+    };
+  }
+
+  /**
+   * The first rung: the planner's, or — on an exploring call — one drawn uniformly from the rungs that
+   * need evidence.
    *
    * @remarks
    * Exploration buys evidence on rungs the greedy order would not open with, so it happens only on
    * verifiable calls of cascading classes, and never over a user's pin (a pinned model always opens).
-   * It draws only from rungs below the gate: a dear model a cascade rarely reaches would otherwise stay
-   * unrated in a class for thousands of calls.
+   * It draws from rungs below the gate, and from the rung the user's wait moved off the opener: a dear
+   * model a cascade rarely reaches would otherwise stay unrated in a class for thousands of calls, and a
+   * model that opened no more once its failed tries cost more time than they saved money would never be
+   * seen to improve and earn its place back.
    * The opener's propensity is recorded so a later estimator can weight the evidence back out.
    */
   private chooseOpener(
     candidates: Candidate[],
     request: RouteRequest,
-    plan: CascadePlan,
-  ): { index: number; explore: boolean; propensity: number } {
+    planned: PlannedCall,
+  ): { index: number; explore: boolean; propensity: number; openedForWait?: OpenedForWait } {
     if (request.pinned !== undefined) return { index: 0, explore: false, propensity: 1 };
-    // The planner reorders measured rungs by conditional cost, so the ranking's "avoid" placement alone
-    // would not keep an avoided model from opening: ask for the best opener among the others.
-    const avoided = request.avoid === undefined ? -1 : candidates.findIndex((c) => c.slug === request.avoid);
-    const greedy = (avoided >= 0 && candidates.length > 1 ? plan.step([avoided], []).next : plan.step([], []).next) ?? 0;
+    const usual = this.usualOpener(candidates, request, planned);
+    const { index: greedy, avoided, displaced } = usual;
+    const opened = usual.openedForWait ? { openedForWait: usual.openedForWait } : {};
     const floor = this.panel.routing.exploreMeasured ?? 0;
-    if (floor > 0) return this.openerWithFloor(candidates, request, greedy, avoided, floor);
+    if (floor > 0) {
+      const drawn = this.openerWithFloor(candidates, request, greedy, avoided, floor, displaced);
+      return drawn.index === greedy ? { ...drawn, ...opened } : drawn;
+    }
     const rate = this.panel.routing.explore;
     const eligible = request.verifiable && cascades(request.classKey) && rate > 0 && candidates.length > 1;
-    if (!eligible) return { index: greedy, explore: false, propensity: 1 };
+    if (!eligible) return { index: greedy, explore: false, propensity: 1, ...opened };
     // Evidence is bought where it is missing, on rungs below the gate. Past it the planner's own climb
     // keeps the ratings fed; exploring measured rungs too cost 1–2 points of the best single model's
-    // price on the recorded outcomes and bought no accuracy.
+    // price on the recorded outcomes and bought no accuracy. The one measured rung explored is the one
+    // the wait displaced, whose evidence the climb no longer feeds.
     // A paid rung opens only where the plan would open it anyway, unless the panel allows paying for
     // evidence (`routing.explorePaid`): exploring is the router's curiosity, not the user's request.
     const explorable = (c: Candidate): boolean => c.local || this.panel.routing.explorePaid === true;
-    const pool = candidates.map((c, i) => (c.measured || i === avoided || !explorable(c) ? -1 : i)).filter((i) => i >= 0);
-    if (pool.length === 0) return { index: greedy, explore: false, propensity: 1 };
+    const pool = candidates
+      .map((c, i) => ((c.measured && i !== displaced) || i === avoided || !explorable(c) ? -1 : i))
+      .filter((i) => i >= 0);
+    if (pool.length === 0) return { index: greedy, explore: false, propensity: 1, ...opened };
     const chance = (index: number) => (pool.includes(index) ? rate / pool.length : 0);
     const greedyPropensity = 1 - rate + chance(greedy);
-    if (this.random() >= rate) return { index: greedy, explore: false, propensity: greedyPropensity };
+    if (this.random() >= rate) return { index: greedy, explore: false, propensity: greedyPropensity, ...opened };
     const pick = pool[Math.min(pool.length - 1, Math.floor(this.random() * pool.length))] as number;
-    if (pick === greedy) return { index: greedy, explore: false, propensity: greedyPropensity };
+    if (pick === greedy) return { index: greedy, explore: false, propensity: greedyPropensity, ...opened };
     return { index: pick, explore: true, propensity: chance(pick) };
   }
 
@@ -500,6 +622,7 @@ export class Router {
     greedy: number,
     avoided: number,
     floor: number,
+    displaced?: number,
   ): { index: number; explore: boolean; propensity: number } {
     const eligible = request.verifiable && cascades(request.classKey) && candidates.length > 1;
     if (!eligible) return { index: greedy, explore: false, propensity: 1 };
@@ -507,7 +630,7 @@ export class Router {
     const wide = candidates
       .map((_, i) => i)
       .filter((i) => i !== avoided && ((candidates[i] as Candidate).local || this.panel.routing.explorePaid === true));
-    const narrow = wide.filter((i) => !(candidates[i] as Candidate).measured);
+    const narrow = wide.filter((i) => !(candidates[i] as Candidate).measured || i === displaced);
     const floorShare = wide.length ? floor : 0;
     const usual = (i: number): number =>
       (i === greedy ? 1 - (narrow.length ? rate : 0) : 0) + (narrow.includes(i) ? rate / narrow.length : 0);
@@ -658,7 +781,7 @@ class Climb<T> {
     readonly request: RouteRequest,
     readonly ranking: Ranking,
     readonly plan: CascadePlan,
-    readonly opener: { index: number; explore: boolean; propensity: number },
+    readonly opener: { index: number; explore: boolean; propensity: number; openedForWait?: OpenedForWait },
     /** The rating a candidate is graded against: measured, or its prior. */
     readonly ratingOf: (candidate: Candidate) => number,
     /** What a candidate is presumed able to do before its own evidence says otherwise (see {@link presumedPriors}). */
@@ -713,6 +836,34 @@ class Climb<T> {
     this.attempts.push(record);
     if (record.verdict === 'pass' || record.verdict === 'unverified') this.answer = record;
   }
+}
+
+/** What the planner needs for one call (see `Router.planCall`). */
+interface PlannedCall {
+  rungs: PlannedRung[];
+  plan: CascadePlan;
+  prompt: { features: PromptFeatures; reading: SignalReading } | undefined;
+  guess: number;
+  priorOf: (candidate: Candidate) => number;
+  /** The rungs' planned waits, where the wait is valued. */
+  wait: PlannedWait | undefined;
+  /** USD a minute of the user's wait is worth under the panel. */
+  worth: number;
+  snapshot: LedgerSnapshot;
+  classKey: string;
+}
+
+/**
+ * The note an opener's reason ends with when the user's wait moved it off the rung money alone would open
+ * with: that rung's record and what one try of it keeps the user waiting, at what the wait is worth.
+ */
+export function openedForWaitReason(note: OpenedForWait): string {
+  const tryText = note.meanMs === null ? '' : ` and a try takes about ${durationWords(note.meanMs)}`;
+  const busy =
+    note.queuedCalls > 0
+      ? `, busy with ${note.queuedCalls} other call${note.queuedCalls === 1 ? '' : 's'} (about ${durationWords(note.queuedMs)} left)`
+      : '';
+  return `; opened past ${note.model} for the wait: it passed ${note.ok} of ${note.graded} graded at ${note.classKey}${tryText}${busy} (wait worth $${note.waitWorth}/min)`;
 }
 
 /** One attempt as the climb records it, with the candidate asked and the model that served it. */

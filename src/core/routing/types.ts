@@ -8,6 +8,7 @@ import type { FailureKind } from '../providers/provider';
 import type { ToolsSent } from '../providers/tokens';
 import type { PrunedCandidate } from '../decisions/decision';
 import type { PromptText } from '../signal/promptFeatures';
+import type { RungWait } from './waitCost';
 
 /** One call to route. */
 export interface RouteRequest {
@@ -116,6 +117,40 @@ export interface Ranking {
   /** The eligible chain after the walk, in order. */
   candidates: Candidate[];
   pruned: RankedOut[];
+  /**
+   * The rung the plan opens with when nothing is explored, and why the wait moved it when it did; set by
+   * the router's `rank` (a ranking the walk alone made has none).
+   */
+  opening?: Opening;
+}
+
+/** Where a call would open, before any exploration is drawn. */
+export interface Opening {
+  /** Index into the candidates. */
+  index: number;
+  /** Present when the user's wait moved the opener off the rung money alone would open with. */
+  openedForWait?: OpenedForWait;
+  /** Each candidate's planned wait, in the candidates' order, when the wait is valued. */
+  waits?: RungWait[];
+}
+
+/**
+ * Why a call did not open on the rung money alone would open with: that rung's record at the class and
+ * what one try of it keeps the user waiting, at what the panel says a minute of waiting is worth.
+ */
+export interface OpenedForWait {
+  /** The rung money alone would have opened with (its slug). */
+  model: string;
+  /** Its graded answers at the class and the passes among them, at the key its standing is read at. */
+  graded: number;
+  ok: number;
+  classKey: string;
+  /** What one try of it is planned to take, ms: its mean here, and what the calls already on its server have left. */
+  meanMs: number | null;
+  queuedMs: number;
+  queuedCalls: number;
+  /** USD a minute of the user's wait was worth. */
+  waitWorth: number;
 }
 
 /** What one attempt reports to the cascade. */
@@ -132,6 +167,8 @@ export interface AttemptOutcome<T = unknown> {
   /** USD. */
   cost?: number;
   latencyMs?: number;
+  /** From the request to the first streamed part of the answer, ms, when the attempt streamed one. */
+  firstTokenMs?: number;
   /**
    * The answer's confidence as the model stated it, a log-probability that the answer is right, when
    * one was read (the confidence check); a climb strategy plans from it.
@@ -161,6 +198,8 @@ export interface AttemptRecord<T = unknown> extends AttemptOutcome<T> {
   explore: boolean;
   propensity: number;
   reason: string;
+  /** On the opener only: why the wait moved the call off the rung money alone would open with. */
+  openedForWait?: OpenedForWait;
 }
 
 /**

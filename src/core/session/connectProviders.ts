@@ -98,7 +98,7 @@ export const openAiCompatibleFactory: ProviderFactory = async ({
       })
     : undefined;
   const [catalog, server] = await Promise.all([
-    apiKey && catalogPath
+    apiKey && catalogPath !== undefined
       ? loadCatalog({ baseUrl, cachePath: catalogPath, clock, apiKey, ...(fetch ? { fetch } : {}), ...(signal ? { signal } : {}) })
       : Catalog.empty(),
     source ? source.learn(signal) : Promise.resolve<LocalServerFacts>({ facts: [] }),
@@ -179,8 +179,8 @@ export interface ConnectProvidersOptions {
   keyFor: (provider: string) => string | undefined | Promise<string | undefined>;
   /** How the user sets a missing key, for the message (`set RUNG_OPENROUTER_API_KEY`). */
   keyHint?: (provider: string) => string;
-  /** Where a provider's catalog is cached; without it no catalog is fetched. */
-  catalogPath?: (provider: string) => string;
+  /** Where a provider's catalog is cached (null: fetched, not cached); without it no catalog is fetched. */
+  catalogPath?: (provider: string) => string | null;
   /** Factories by provider kind, over {@link DEFAULT_PROVIDER_FACTORIES}. */
   factories?: Readonly<Record<string, ProviderFactory>> | ReadonlyMap<string, ProviderFactory>;
   fetch?: FetchLike;

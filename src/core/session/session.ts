@@ -100,8 +100,12 @@ export interface RungSessionOptions {
   keyHint?: (provider: string) => string;
   /** Factories by provider kind, over the core's `ollama` and `openai-compatible`. */
   providerFactories?: Readonly<Record<string, ProviderFactory>> | ReadonlyMap<string, ProviderFactory>;
-  /** Where provider catalogs are cached (`catalog-<provider>.json`); absent: no catalog is fetched. */
-  catalogDir?: string;
+  /**
+   * Where provider catalogs are cached (`catalog-<provider>.json`), a folder of the user's own: a cache
+   * there prices models, so a folder a repository can fill would set what the price cap sees. Null: the
+   * catalogs are fetched at every open and not cached; absent: no catalog is fetched.
+   */
+  catalogDir?: string | null;
   /** Everything the user should hear about that is not an event of a call. */
   log?: (level: SessionLogLevel, message: string) => void;
   /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
@@ -708,7 +712,9 @@ function connect(
       return key;
     },
     ...(options.keyHint ? { keyHint: options.keyHint } : {}),
-    ...(catalogDir !== undefined ? { catalogPath: (provider: string) => join(catalogDir, `catalog-${provider}.json`) } : {}),
+    ...(catalogDir !== undefined
+      ? { catalogPath: (provider: string) => (catalogDir === null ? null : join(catalogDir, `catalog-${provider}.json`)) }
+      : {}),
     ...(options.providerFactories ? { factories: options.providerFactories } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -731,6 +737,7 @@ function sessionAttempt(record: AttemptRecord<ChatAnswer>, ranking: Ranking): Se
     explore: record.explore,
     checks: record.value?.checks ?? [],
     ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
+    ...(record.openedForWait ? { openedForWait: record.openedForWait } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ import type { ModelFacts } from '../providers/provider';
 import { ability, MIN_GRADED, PRIOR_VARIANCE, type Rating } from '../ratings';
 import { startOfUtcDay, utcDay } from '../store/spendTally';
 import type { Store } from '../store/store';
+import { timingFigures } from '../timing';
+import { ratingKey } from '../ledger/ledger';
 import type { DecisionFilter, DecisionPage, DecisionPlace, OpenerEstimate, RatingView, SpendView } from './types';
 
 /**
@@ -52,8 +54,11 @@ export class StoreReads {
   /** Every rating as a view, per class key, strongest first, with its uncertainty and the gate it must pass. */
   /** Every rating, each named by `names` (the panel's slug for a snapshot a provider reported) where it has one. */
   ratings(names: ReadonlyMap<string, string> = new Map()): RatingView[] {
+    const timings = new Map((this.store.ratings.timings?.() ?? []).map((timing) => [ratingKey(timing.model, timing.classKey), timing]));
     return this.store.ratings.entries().map((entry): RatingView => {
       const p = ability(entry.rating);
+      const timed = timings.get(ratingKey(entry.model, entry.classKey));
+      const timing = timed ? timingFigures(timed) : undefined;
       return {
         model: names.get(entry.model) ?? entry.model,
         classKey: entry.classKey,
@@ -65,6 +70,7 @@ export class StoreReads {
         measured: entry.graded >= MIN_GRADED,
         gate: MIN_GRADED,
         updatedAt: entry.updatedAt,
+        ...(timing ? { timing } : {}),
       };
     });
   }

@@ -23,8 +23,9 @@ import type {
   ToolCall,
   ToolSpec,
 } from '../providers/provider';
-import type { Candidate, Ranking } from '../routing/types';
+import type { Candidate, OpenedForWait, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
+import type { TimingFigures } from '../timing';
 import type { Verifier } from '../verifiers/verifier';
 import type { CheckProgress } from '../verifiers/commandVerifier';
 import type { Clock } from '../clock';
@@ -128,6 +129,8 @@ export interface SessionAttempt {
   checks: string[];
   /** The answering model's confidence in this answer, a log-probability, when the confidence check read one. */
   confidence?: number;
+  /** On the opener: why the user's wait moved the call off the model money alone would open with. */
+  openedForWait?: OpenedForWait;
 }
 
 /** What a routed call came to. */
@@ -192,6 +195,8 @@ export interface RatingView {
    */
   gate: number;
   updatedAt: number;
+  /** How long its answers at the class took on this machine (timing.ts); absent before any was timed. */
+  timing?: TimingFigures;
 }
 
 export interface SpendView {
@@ -250,8 +255,8 @@ export type ProviderFactory = (input: {
   modelsWithoutContext?: readonly string[];
   /** How the user sets a missing key (`set RUNG_OPENROUTER_API_KEY`), for the adapter's message. */
   keyHint?: string;
-  /** Where this provider's catalog is cached; absent: no catalog is fetched. */
-  catalogPath?: string;
+  /** Where this provider's catalog is cached; null: fetched on every connect, not cached; absent: no catalog is fetched. */
+  catalogPath?: string | null;
   fetch?: FetchLike;
   /** Stops a slow connect (a catalog fetch) when the user does. */
   signal?: AbortSignal;

@@ -10,10 +10,10 @@
  */
 import { toolsDominate, toolsShareText, type ToolsSent } from '../../core/providers/tokens';
 import { aboveOnLadder } from '../../core/routing/rank';
-import type { Ranking } from '../../core/routing/types';
+import type { OpenedForWait, Ranking } from '../../core/routing/types';
 import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
 import { plainReason } from '../../protocol/reasonText';
-import { formatUsd, verdictPhrase } from '../describe';
+import { formatUsd, openedForWaitText, verdictPhrase } from '../describe';
 
 /** One attempt as the closing line names it: the model and how its answer ended. */
 export interface AttemptOutcome {
@@ -57,6 +57,8 @@ export interface AnsweredSummary extends SummaryBase {
   checkedLine: string;
   /** Whether the ladder held an eligible rung above it, so a retry has somewhere to climb. */
   stronger: boolean;
+  /** The model the call opened on, and why the user's wait moved it there, when it did. */
+  openedForWait?: { opener: string; note: OpenedForWait };
 }
 
 export interface NoAnswerSummary extends SummaryBase {
@@ -94,7 +96,9 @@ export function summarizeAnswer(result: SessionChatResult, options: { above?: st
     };
   }
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
+  const opener = result.attempts[0];
   return {
+    ...(opener?.openedForWait ? { openedForWait: { opener: opener.model, note: opener.openedForWait } } : {}),
     ...base,
     kind: 'answered',
     model: answered.model,
@@ -179,7 +183,11 @@ export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: 
   const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
   // Tool schemas most of the input (Agent mode's dozens): the figure that explains the cost.
   const tools = summary.tools && toolsDominate(summary.tools) ? ` · ${toolsShareText(summary.tools)}` : '';
-  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${tools}${retry}`;
+  // The wait moved the opener off the model money alone would open with: the line says why, once.
+  const opened = summary.openedForWait
+    ? ` · opened on ${summary.openedForWait.opener}: ${openedForWaitText(summary.openedForWait.note)}`
+    : '';
+  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${tools}${opened}${retry}`;
 }
 
 /** Where the answer came from: its rung on a first try, else the try and what happened before it. */
@@ -227,7 +235,7 @@ function joinWords(words: readonly string[]): string {
  * <checks> · <cost>`, perhaps with the tool schemas' share and the Retry hint.
  */
 const FOOTER_LINE =
-  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · Retry asks a stronger model)?$/;
+  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · opened on .+ passed \d+ of \d+ .+)?(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends

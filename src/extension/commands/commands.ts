@@ -10,6 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { StoreLocation } from '../../core/store/storeLocation';
+import { redactedUrl } from '../../core/ledger/teamUrl';
 import { apiKeyVariable } from '../../core/panel';
 import type { Session } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
@@ -82,7 +83,7 @@ async function pickModel(deps: CommandDeps): Promise<string | undefined> {
   const classKey = classAtHand(deps.state);
   const ranking = session.rank({ classKey });
   const snapshot = session.snapshot({ limit: 0 });
-  const rows = pickRows(ranking, snapshot.panel.models, deps.state.pinned, snapshot.prices);
+  const rows = pickRows(ranking, snapshot.panel.models, deps.state.pinned, snapshot.prices, snapshot.ratings);
   const items: PickItem[] = rows.map((row) => ({ slug: row.slug, label: row.label, description: row.description, detail: row.detail }));
   const picked = await vscode.window.showQuickPick(items, {
     title: `Rung: Pick Model (ranked for ${classKey})`,
@@ -322,7 +323,7 @@ async function exportLedger(deps: CommandDeps, target?: vscode.Uri): Promise<vsc
   return uri;
 }
 
-/** The team server a store location names, if it names one. */
+/** The team server a store location names, if it names one, as a message shows it (no secret of the URL in it). */
 function teamUrlOf(location: StoreLocation): string | undefined {
-  return location.kind === 'team' ? location.url : undefined;
+  return location.kind === 'team' ? redactedUrl(location.url) : undefined;
 }

@@ -12,6 +12,7 @@
 import * as vscode from 'vscode';
 import { systemClock } from '../../core/clock';
 import { createPanelFile } from '../../core/ollamaPanel';
+import { PanelError } from '../../core/panel';
 import type { RungLog } from '../log';
 
 /**
@@ -36,7 +37,16 @@ export async function showHowToStart(options: {
       await vscode.commands.executeCommand('workbench.action.openSettingsJson');
       return;
     }
-    const created = await createPanelFile(options.panelFilePath, { baseUrl: options.ollamaBaseUrl, clock: systemClock });
+    let created: Awaited<ReturnType<typeof createPanelFile>>;
+    try {
+      created = await createPanelFile(options.panelFilePath, { baseUrl: options.ollamaBaseUrl, clock: systemClock });
+    } catch (error) {
+      if (!(error instanceof PanelError)) throw error;
+      // Nothing was written: the panel the local Ollama's models gave would not load.
+      options.log.warn(`panel file not written: ${error.message}`);
+      void vscode.window.showErrorMessage(`Rung: no panel file was written: ${error.message}`);
+      return;
+    }
     await vscode.window.showTextDocument(vscode.Uri.file(options.panelFilePath));
     const said = created.created ? created.seed.note : `${options.panelFilePath} is there already: it is opened as it is, not replaced.`;
     options.log.info(`panel file: ${said}`);

@@ -20,6 +20,7 @@ export interface PanelOverrides {
   requireEvidence?: boolean | null;
   tradeoff?: string | null;
   attemptTimeoutSeconds?: number | null;
+  waitWorth?: number | null;
   maxOutputPrice?: number | null;
   maxConsecutivePerProvider?: number | null;
   maxTotalPerProvider?: number | null;
@@ -66,6 +67,7 @@ export const RESTRICTED_SETTINGS = [
   'rung.routing.requireEvidence',
   'rung.routing.tradeoff',
   'rung.routing.attemptTimeoutSeconds',
+  'rung.routing.waitWorth',
   'rung.diversity.maxConsecutivePerProvider',
   'rung.diversity.maxTotalPerProvider',
   'rung.confidenceCheck',
@@ -104,6 +106,7 @@ export function readOverrides(config: SettingsReader): PanelOverrides {
     requireEvidence: config.get<boolean | null>('routing.requireEvidence', null),
     tradeoff: config.get<string | null>('routing.tradeoff', null),
     attemptTimeoutSeconds: config.get<number | null>('routing.attemptTimeoutSeconds', null),
+    waitWorth: config.get<number | null>('routing.waitWorth', null),
     maxOutputPrice: config.get<number | null>('maxOutputPrice', null),
     maxConsecutivePerProvider: config.get<number | null>('diversity.maxConsecutivePerProvider', null),
     maxTotalPerProvider: config.get<number | null>('diversity.maxTotalPerProvider', null),
@@ -140,6 +143,7 @@ const SETTING_FOR_PATH: Record<string, string> = {
   'routing.requireEvidence': 'rung.routing.requireEvidence',
   'routing.tradeoff': 'rung.routing.tradeoff',
   'routing.attemptTimeoutSeconds': 'rung.routing.attemptTimeoutSeconds',
+  'routing.waitWorth': 'rung.routing.waitWorth',
   maxOutputPrice: 'rung.maxOutputPrice',
   'diversity.maxConsecutivePerProvider': 'rung.diversity.maxConsecutivePerProvider',
   'diversity.maxTotalPerProvider': 'rung.diversity.maxTotalPerProvider',
@@ -227,6 +231,7 @@ function overlay(panel: Record<string, unknown>, overrides: PanelOverrides): Rec
   setIfGiven(routing, 'tradeoff', overrides.tradeoff);
   setIfGiven(routing, 'explorePaid', overrides.explorePaid);
   setIfGiven(routing, 'attemptTimeoutSeconds', overrides.attemptTimeoutSeconds);
+  setIfGiven(routing, 'waitWorth', overrides.waitWorth);
   const diversity: Record<string, unknown> = { ...(isRecord(panel.diversity) ? panel.diversity : {}) };
   setIfGiven(diversity, 'maxConsecutivePerProvider', overrides.maxConsecutivePerProvider);
   setIfGiven(diversity, 'maxTotalPerProvider', overrides.maxTotalPerProvider);

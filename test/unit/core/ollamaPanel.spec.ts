@@ -3,7 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPanelFile, EXAMPLE_PANEL, FIRST_RUN_MAX_MODELS, panelFromOllamaModels, seedPanelFile } from '../../../src/core/ollamaPanel';
+import {
+  createPanelFile,
+  EXAMPLE_PANEL,
+  FIRST_RUN_MAX_MODELS,
+  MAX_SHOWN_MODELS,
+  panelFromOllamaModels,
+  seedPanelFile,
+} from '../../../src/core/ollamaPanel';
+import { MAX_SHOW_BYTES } from '../../../src/core/providers/ollamaShow';
 import { parsePanel, parsePanelText } from '../../../src/core/panel';
 import { FixedClock } from '../support/FixedClock';
 import { fixture, json, vacantAddress, WireServer, type SeenRequest } from '../support/wireServer';
@@ -174,6 +182,50 @@ describe('seedPanelFile', () => {
       { slug: 'smollm2:1.7b', provider: 'ollama', role: 'base', tools: true },
       { slug: 'dolphin3:8b', provider: 'ollama', role: 'mid', tools: true },
     ]);
+  });
+});
+
+describe('a panel built from an Ollama that lists many models, or hostile ones', () => {
+  it(`asks /api/show about at most ${MAX_SHOWN_MODELS} of 200 models, spread across their sizes, and says what it left out`, async () => {
+    const tags = {
+      models: Array.from({ length: 200 }, (_, index) => ({ name: `m${index}:${index + 1}b`, model: `m${index}:${index + 1}b` })),
+    };
+    ollama = new WireServer().on('GET', '/api/tags', json(tags)).on('POST', '/api/show', json({ capabilities: ['completion', 'tools'] }));
+    const baseUrl = await ollama.start();
+    const seed = await seedPanelFile({ baseUrl, clock: new FixedClock() });
+    expect(shownModels()).toHaveLength(MAX_SHOWN_MODELS);
+    // The smallest and the largest are among those asked, so the panel still spans the sizes.
+    expect(seed.panel.models.map((model) => model.slug)).toContain('m0:1b');
+    expect(seed.panel.models.map((model) => model.slug)).toContain('m199:200b');
+    expect(seed.note).toContain(`Left out: ${200 - MAX_SHOWN_MODELS} of its 200 models, as at most ${MAX_SHOWN_MODELS} are asked about.`);
+  });
+
+  it("stops reading a model's /api/show answer past its bound, and takes the model as one Ollama said nothing of", async () => {
+    const huge = JSON.stringify({ capabilities: ['completion'], license: 'x'.repeat(MAX_SHOW_BYTES) });
+    ollama = new WireServer()
+      .on('GET', '/api/tags', json({ models: [TAGS.models[3]] }))
+      .on('POST', '/api/show', (response: ServerResponse) => {
+        // No content-length: the bound must hold while reading, not only on the header.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(huge);
+      });
+    const baseUrl = await ollama.start();
+    expect((await seedPanelFile({ baseUrl, clock: new FixedClock() })).panel.models).toEqual([
+      { slug: 'smollm2:1.7b', provider: 'ollama', role: 'base', tools: true },
+    ]);
+  });
+
+  it('leaves out names no panel can hold, asking nothing of them, and writes a panel file that loads', async () => {
+    const hostile = ['evil model$(touch /tmp/x)', 'quote"d', '__proto__', `${'a'.repeat(300)}:7b`, 'line\nbreak'];
+    const tags = { models: [...hostile.map((name) => ({ name, model: name })), TAGS.models[3]] };
+    ollama = new WireServer().on('GET', '/api/tags', json(tags)).on('POST', '/api/show', json({ capabilities: ['completion', 'tools'] }));
+    const baseUrl = await ollama.start();
+    const path = join(folder, '.rung', 'panel.json');
+    const created = await createPanelFile(path, { baseUrl, clock: new FixedClock() });
+    expect(created.created).toBe(true);
+    expect(parsePanelText(readFileSync(path, 'utf8'), path).models.map((model) => model.slug)).toEqual(['smollm2:1.7b']);
+    expect(shownModels()).toEqual(['smollm2:1.7b']);
+    expect(created.created && created.seed.note).toContain(`Left out: ${hostile.length} models whose name a panel cannot hold.`);
   });
 });
 

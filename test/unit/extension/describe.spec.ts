@@ -7,6 +7,7 @@ import {
   explainMarkdown,
   formatUsd,
   pickerPrice,
+  openedForWaitText,
   pickRows,
   statusText,
   statusTooltip,
@@ -143,6 +144,60 @@ describe('describe', () => {
     expect(rows[3]?.detail).toBe('pruned: output price 75.00 > cap 20.00');
   });
 
+  it("says in Auto where a call opens, and why in words when the wait moved it off the free model; each model's time beside it", () => {
+    const rows = pickRows(
+      {
+        ...ranking,
+        classKey: 'edit',
+        opening: {
+          index: 1,
+          openedForWait: {
+            model: 'qwen3:14b',
+            graded: 9,
+            ok: 1,
+            classKey: 'edit',
+            meanMs: 3100,
+            queuedMs: 0,
+            queuedCalls: 0,
+            waitWorth: 0.1,
+          },
+        },
+      },
+      [],
+      undefined,
+      [],
+      [{ model: 'qwen3:14b', classKey: 'edit', timing: { attempts: 9, meanMs: 3100, firstTokenMs: 900, tokensPerSecond: 41.6 } }],
+    );
+    expect(`${rows[0]?.description} ${rows[0]?.detail}`).toBe(
+      'route edit calls by the ledger · opens on openai/gpt-4o-mini: qwen3:14b passed 1 of 9 edits, and each failed try cost you about 3.1 s; climbs on a failed check',
+    );
+    expect(rows[1]?.description).toBe(
+      'ollama · free (local) · ability 62% (prior, 3 graded) · about 3.1 s a call (first token 900 ms, 42 tokens/s)',
+    );
+    expect(rows[2]?.description).toBe('openrouter · $0.15/$0.6 per M · ability 90% (9/10 graded)');
+    // Without a reason from the wait, Auto names the plan's opener as before.
+    expect(pickRows({ ...ranking, opening: { index: 1 } }, [], undefined)[0]?.detail).toBe(
+      'opens on openai/gpt-4o-mini now; climbs on a failed check',
+    );
+  });
+
+  it('says a model that passes most calls was passed for how long a try takes, and a busy local server for what it has left', () => {
+    const base = {
+      model: 'qwen3:14b',
+      graded: 20,
+      ok: 17,
+      classKey: 'edit/typescript',
+      meanMs: 45_000,
+      queuedMs: 0,
+      queuedCalls: 0,
+      waitWorth: 0.1,
+    };
+    expect(openedForWaitText(base)).toBe('qwen3:14b passed 17 of 20 edits, and a try takes about 45 s');
+    expect(openedForWaitText({ ...base, meanMs: 3000, queuedMs: 25_000, queuedCalls: 1 })).toBe(
+      'qwen3:14b passed 17 of 20 edits, and a try takes about 3.0 s; it is answering another call now (about 25 s left)',
+    );
+  });
+
   it('shows the price the catalog gave for a model the panel prices not, and a provider down or the budget in words', () => {
     const catalogPriced = candidate('openai/gpt-4o', { spec: { slug: 'openai/gpt-4o', provider: 'openrouter' } });
     const rows = pickRows(
@@ -262,6 +317,49 @@ describe('describe', () => {
     expect(text).not.toMatch(/no-measured-profiles|measured 9\/10|propensity|pruned:/);
   });
 
+  it('shows every string a row supplies as written, never as Markdown: no image, link, HTML or heading of its own', () => {
+    const hostile: DecisionRow = {
+      v: 1,
+      at: 0,
+      call: 'c`9',
+      run: null,
+      class: 'chat',
+      shape: 'a`b',
+      candidates: ['![seen](https://tracker.example/pixel.png)'],
+      rung: 0,
+      escalation: [],
+      model: '![seen](https://tracker.example/pixel.png)',
+      resolved: '<img src="https://tracker.example/x.png">',
+      explore: false,
+      propensity: 1,
+      verdict: 'pass',
+      verdictReason: 'see [the docs](https://phish.example/login) or <https://phish.example>',
+      inputTokens: 1,
+      outputTokens: 1,
+      cost: 0,
+      latencyMs: 1,
+      reason: 'only rung',
+      mode: 'cloud',
+      pruned: [{ model: 'x\n# Heading\n<script>alert(1)</script>', reason: 'pruned: ~~gone~~ $x$ &amp;' }],
+      final: false,
+    };
+    const text = explainMarkdown('c`9', [hostile]);
+    // An unescaped `[`, `<` or `&` (one not behind a backslash) would be read as a link, an image, HTML or an entity.
+    const unescaped = (char: string): boolean =>
+      text
+        .split(char)
+        .slice(0, -1)
+        .some((before) => !/(^|[^\\])(\\\\)*\\$/.test(before));
+    for (const char of ['[', '<', '&', '~']) expect(unescaped(char), char).toBe(false);
+    expect(text).toContain('\\~\\~gone\\~\\~ \\$x\\$ \\&amp;');
+    expect(text).toContain('**\\!\\[seen\\](https://tracker.example/pixel.png)**');
+    expect(text).not.toMatch(/^# Heading/m);
+    expect(text).toContain('x # Heading \\<script');
+    // The call id and the class, as code spans fenced past the backtick they hold.
+    expect(text).toContain('Call id ``c`9``');
+    expect(text).toContain('A call of class ``chat/a`b``');
+  });
+
   it('says how often an explored opener is chosen, and a call no model could take', () => {
     const explored: DecisionRow = {
       v: 1,
@@ -374,7 +472,8 @@ describe('a call cut off when Rung shut down', () => {
       tools: { sent: 15, tokens: 3_703, input: 7_420, cost: 0.0093, dropped: ['fetch_webpage', 'github_repo'] },
     };
     expect(explainMarkdown('c3', [row])).toContain(
-      ' Tool schemas sent: 15 tools ≈ 3.7k of 7.4k input tokens, $0.0093 of the input; dropped 2 (rung.agentTools): fetch_webpage, github_repo.\n',
+      // Escaped as Markdown: a tool's name is the editor's or an extension's, and `_` would start emphasis.
+      ' Tool schemas sent: 15 tools ≈ 3.7k of 7.4k input tokens, \\$0.0093 of the input; dropped 2 (rung.agentTools): fetch\\_webpage, github\\_repo.\n',
     );
     const { tools: _tools, ...withoutTools } = row;
     expect(explainMarkdown('c3', [withoutTools])).not.toContain('Tool schemas');

@@ -187,6 +187,20 @@ describe('ratings per class', () => {
     expect(classes[0]?.rows[0]?.interval).toBeNull();
   });
 
+  it('shows how long each model takes at the class, with its first token and writing speed in the tooltip, and a dash before any was timed', () => {
+    const [edit] = ratingClasses([
+      wireRating({ model: 'a', classKey: 'edit', timing: { attempts: 9, meanMs: 3140, firstTokenMs: 900, tokensPerSecond: 41.6 } }),
+      wireRating({ model: 'b', classKey: 'edit', ability: 0.3 }),
+    ]);
+    expect(edit?.rows.map((row) => row.time)).toEqual([
+      { short: '3.1 s', long: '3.1 s on average over 9 answers on this machine; first token after 900 ms; 42 tokens a second' },
+      null,
+    ]);
+    expect(
+      parseHostMessage({ type: 'ratings-changed', ratings: [wireRating({ model: 'a', timing: { attempts: 1, meanMs: -1 } })] }),
+    ).toMatchObject({ ok: false });
+  });
+
   it('shows a class and its shape once when they hold the same answers, and says so', () => {
     // Every graded outcome at edit/typescript is counted at edit too: with every edit so far in TypeScript, the two tables were the same rows twice.
     const same = (classKey: string) => [

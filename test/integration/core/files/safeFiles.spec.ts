@@ -192,7 +192,7 @@ describe('.rung/.gitignore', () => {
     expect(text.split('\n').filter((line) => !line.startsWith('#') && line.includes('panel'))).toEqual([]);
   });
 
-  it('is not written into a .rung folder that was already there, and one the user has is kept', () => {
+  it('keeps one the user has, and writes none into a folder of another name', () => {
     writeFileSync(join(rung, '.gitignore'), 'mine\n');
     expect(ensureFolder(rung)).toBe(false);
     expect(readFileSync(join(rung, '.gitignore'), 'utf8')).toBe('mine\n');
@@ -200,6 +200,36 @@ describe('.rung/.gitignore', () => {
     mkdirSync(plain);
     ensureFolder(plain);
     expect(existsSync(join(plain, '.gitignore'))).toBe(false);
+  });
+
+  it('is written into a .rung folder the user made first when Rung is about to write there, and not by a check alone', () => {
+    const folder = join(dir.path, 'made-by-hand', '.rung');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'panel.json'), '{}');
+    expect(ensureFolder(folder)).toBe(false);
+    expect(existsSync(join(folder, '.gitignore'))).toBe(false);
+    expect(ensureFolder(folder, { beforeWrite: true })).toBe(false);
+    expect(readFileSync(join(folder, '.gitignore'), 'utf8')).toBe(RUNG_GITIGNORE);
+  });
+
+  it('leaves a link planted as .rung/.gitignore as it is, writing nothing through it', () => {
+    symlinkSync(target, join(rung, '.gitignore'));
+    ensureFolder(rung, { beforeWrite: true });
+    targetUntouched();
+  });
+
+  it('is written when the user made .rung/panel.json first, and git then ignores the ledger and its log but not the panel', async () => {
+    const repo = join(dir.path, 'git-panel-first');
+    mkdirSync(join(repo, '.rung'), { recursive: true });
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, '.rung', 'panel.json'), '{}');
+    const ledger = await WorkspaceLedger.open({ path: join(repo, '.rung', 'ledger.sqlite'), clock, wasmPath: WASM_PATH });
+    const log = new DecisionLog({ path: join(repo, '.rung', 'decisions.jsonl'), clock });
+    log.append(decisionRow({ call: 'c1' }));
+    await log.close();
+    await ledger.close();
+    const status = execFileSync('git', ['-C', repo, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' });
+    expect(status.trim().split('\n').sort()).toEqual(['?? .rung/.gitignore', '?? .rung/panel.json']);
   });
 
   it('is written when the ledger first makes .rung, and git then ignores the ledger and its log but not the panel', async () => {

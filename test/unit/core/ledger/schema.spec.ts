@@ -78,6 +78,18 @@ function writeV7(path: string): void {
   db.close();
 }
 
+/** A v8 file: every table up to the confidence counts, a rating and a count, and no timings. */
+function writeV8(path: string): void {
+  const db = new sql.Database();
+  for (const migration of MIGRATIONS.filter((step) => step.to <= 8)) migration.apply(db, { now: 1, newId: () => 'v8-ledger' });
+  db.run(`INSERT INTO meta VALUES ('schema_version', '8')`);
+  db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('qwen2.5-coder:1.5b', 'edit', -1.5, 9, 1, 1000)`);
+  db.run(`INSERT INTO confidence_counts VALUES ('k', 2, 1)`);
+  db.run(`PRAGMA application_id = ${RUNG_APPLICATION_ID}`);
+  writeFileSync(path, db.export());
+  db.close();
+}
+
 describe('ledger schema', () => {
   it('numbers its migrations 1, 2, 3 … with no gaps, ending at the version it writes', () => {
     expect(MIGRATIONS.map((migration) => migration.to)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
@@ -197,6 +209,57 @@ describe('ledger schema', () => {
       `SELECT value FROM meta WHERE key = 'schema_version'; SELECT class_key, calls FROM prompt_signal_classes; SELECT n, ok FROM confidence_counts;`,
     );
     expect(out).toEqual([String(SCHEMA_VERSION), 'chat|250', '3|2']);
+  });
+
+  it('opens a v8 file with no timings, keeping its ratings and counts, then keeps the times its answers add across a reopen', async () => {
+    const path = join(dir.path, 'ledger.sqlite');
+    writeV8(path);
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(ledger.notices[0]?.message).toContain(`from schema v8 to v${SCHEMA_VERSION}`);
+    expect(ledger.timings()).toEqual([]);
+    expect(ledger.snapshot(clock.now()).timing?.('qwen2.5-coder:1.5b', 'edit')).toBeUndefined();
+    ledger.observeTiming([
+      { model: 'qwen2.5-coder:1.5b', classKey: 'edit', totalMs: 3000, firstTokenMs: 1000, outputTokens: 100 },
+      { model: 'qwen2.5-coder:1.5b', classKey: 'edit', totalMs: 3200 },
+    ]);
+    await ledger.close();
+    const reopened = await WorkspaceLedger.open({ path, clock, sql, schedule: new ManualScheduler(clock).schedule });
+    expect(reopened.snapshot(clock.now()).timing?.('qwen2.5-coder:1.5b', 'edit')).toEqual({
+      attempts: 2,
+      totalMs: 6200,
+      firstTokenAttempts: 1,
+      firstTokenMs: 1000,
+      outputTokens: 100,
+      writingMs: 2000,
+    });
+    expect(reopened.entries().map((entry) => [entry.model, entry.graded, entry.ok])).toEqual([['qwen2.5-coder:1.5b', 9, 1]]);
+    expect(reopened.confidenceCounts()).toEqual([['k', { n: 2, ok: 1 }]]);
+    await reopened.close();
+    const out = sqliteLines(
+      sql,
+      path,
+      `SELECT value FROM meta WHERE key = 'schema_version'; SELECT model, class_key, attempts, total_ms FROM timings;`,
+    );
+    expect(out).toEqual([String(SCHEMA_VERSION), 'qwen2.5-coder:1.5b|edit|2|6200']);
+  });
+
+  it('forgets the timings of a class that is reset with its ratings, and keeps the others', async () => {
+    const clock = new FixedClock();
+    const ledger = await WorkspaceLedger.open({
+      path: join(dir.path, 'ledger.sqlite'),
+      clock,
+      sql,
+      schedule: new ManualScheduler(clock).schedule,
+    });
+    ledger.observeTiming([
+      { model: 'm', classKey: 'edit', totalMs: 100 },
+      { model: 'm', classKey: 'edit/typescript', totalMs: 100 },
+      { model: 'm', classKey: 'chat', totalMs: 100 },
+    ]);
+    await ledger.reset('edit');
+    expect(ledger.timings().map((timing) => timing.classKey)).toEqual(['chat']);
+    await ledger.close();
   });
 
   it('forgets the confidence counts of a class that is reset, and keeps the others', async () => {

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { redactedUrl, withPassword } from '../../../../src/core/ledger/teamLedger';
 import { teamUrlHasPassword, teamUrlRole } from '../../../../src/core/ledger/teamUrl';
+import { describeLocation } from '../../../../src/core/store/storeLocation';
 import { readTeamLedgerSetting } from '../../../../src/extension/settings/teamLedgerChoice';
 
 /** What pg itself would send as the password for `url`: its own client, which connects to nothing until asked. */
@@ -66,7 +67,28 @@ describe('reading a team ledger URL for a message', () => {
   it('reads no file the URL names (sslrootcert=/dev/zero would never end)', () => {
     const url = 'postgres://bob@host/db?sslrootcert=/dev/zero&sslkey=%2Fdev%2Fzero&password=s3cret';
     expect(teamUrlHasPassword(url)).toBe(true);
-    expect(redactedUrl(url)).toBe('postgres://bob:***@host/db');
+    expect(redactedUrl(url)).toBe('postgres://bob:***@host/db?sslrootcert=***&sslkey=***');
+  });
+
+  it('shows no secret a query parameter can carry, and names the parameter', () => {
+    expect(redactedUrl('postgres://bob@db.example.com/rung?sslmode=verify-full&sslpassword=k3y-pass&sslkey=/home/bob/.pg/key')).toBe(
+      'postgres://bob@db.example.com/rung?sslmode=verify-full&sslpassword=***&sslkey=***',
+    );
+    expect(redactedUrl('postgres://bob@db.example.com/rung?options=-c%20app.token%3Dt0ken&application_name=rung')).toBe(
+      'postgres://bob@db.example.com/rung?options=***&application_name=rung',
+    );
+    // A parameter Rung does not know may be a secret of a later pg: its value is not shown.
+    expect(redactedUrl('postgres:///rung?host=/run/postgresql&user=bob&frobnicate=s3cret')).toBe(
+      'postgres://bob@/rung?host=%2Frun%2Fpostgresql&frobnicate=***',
+    );
+    for (const url of [
+      'postgres://bob@db.example.com/rung?sslpassword=k3y-pass',
+      'postgres://bob@db.example.com/rung?options=-c%20app.token%3Dt0ken',
+      'postgres://bob:s3cret@db.example.com/rung?sslpassword=k3y-pass',
+    ]) {
+      expect(redactedUrl(url)).not.toMatch(/k3y-pass|t0ken|s3cret/);
+      expect(describeLocation({ kind: 'team', url, fallbackPath: '/w/.rung/ledger.sqlite' })).not.toMatch(/k3y-pass|t0ken|s3cret/);
+    }
   });
 
   it('shows nothing of a URL pg cannot read', () => {

@@ -79,6 +79,36 @@ describe('loadCatalog', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('asks the network rather than trust a cache dated in the future', async () => {
+    server.on('GET', '/models', json(models()));
+    const baseUrl = await server.start();
+    const clock = new FixedClock();
+    const cachePath = join(dir, 'c.json');
+    writeFileSync(
+      cachePath,
+      JSON.stringify({
+        version: 1,
+        fetchedAt: Date.UTC(2100, 0, 1),
+        url: `${baseUrl}/models`,
+        models: [{ slug: 'openai/gpt-4o-mini', price: { input: 0, output: 0 }, advertised: [] }],
+      }),
+    );
+    const catalog = await loadCatalog({ baseUrl, cachePath, clock });
+    expect(server.requests).toHaveLength(1);
+    expect(catalog.source).toBe('network');
+    expect(catalog.entry('openai/gpt-4o-mini')?.price).toEqual({ input: 0.15, output: 0.6 });
+    expect(JSON.parse(readFileSync(cachePath, 'utf8')).fetchedAt).toBe(clock.now());
+  });
+
+  it('reads and writes no file with no cache path, and asks the network every time', async () => {
+    server.on('GET', '/models', json(models()));
+    const baseUrl = await server.start();
+    const clock = new FixedClock();
+    expect((await loadCatalog({ baseUrl, cachePath: null, clock })).source).toBe('network');
+    expect((await loadCatalog({ baseUrl, cachePath: null, clock })).source).toBe('network');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('falls back to the cache however old when the fetch fails', async () => {
     server.on('GET', '/models', json(models()), json({ error: { message: 'upstream down' } }, 503));
     const baseUrl = await server.start();

@@ -264,6 +264,34 @@ describe('the words about a finished call', () => {
     expect(withoutFooter(`Rung · is a word here\nand the answer goes on.`)).toBe('Rung · is a word here\nand the answer goes on.');
   });
 
+  it('says, when the wait moved the opener, which model money alone would have opened on and why not, and takes that off too', () => {
+    const opener = climbed.attempts[1] as SessionChatResult['attempts'][number];
+    const forWait = summarizeAnswer({
+      ...climbed,
+      attempts: [
+        {
+          ...opener,
+          rung: 1,
+          openedForWait: {
+            model: 'qwen3:14b',
+            graded: 9,
+            ok: 1,
+            classKey: 'edit',
+            meanMs: 3100,
+            queuedMs: 0,
+            queuedCalls: 0,
+            waitWorth: 0.1,
+          },
+        },
+      ],
+    }) as AnsweredSummary;
+    const footer = answerFooter(forWait, { retryClimbs: true });
+    expect(footer).toBe(
+      'Rung · openai/gpt-4o-mini · rung 2 of 2 · checked: JSON schema · $0.0004 · opened on openai/gpt-4o-mini: qwen3:14b passed 1 of 9 edits, and each failed try cost you about 3.1 s',
+    );
+    expect(withoutFooter(`The answer is 42.\n\n${footer}`)).toBe('The answer is 42.');
+  });
+
   it('logs a call as one line: the feature, the call, its chain, how it ended and the cost', () => {
     expect(callLogLine('Ask', summarizeAnswer(climbed))).toBe(
       'Ask c1 plan over [qwen3:14b, openai/gpt-4o-mini]: answered by openai/gpt-4o-mini on rung 2 of 2 after qwen3:14b, pass: matches the schema, $0.0004',

@@ -266,6 +266,8 @@ describe('userSettingsOnly', () => {
       dailyBudget: 100_000,
       'routing.attemptTimeoutSeconds': 86_400,
       'routing.explorePaid': true,
+      // A wait worth far past any wage sends every call to the fastest model, paid or not.
+      'routing.waitWorth': 1000,
       'diversity.maxTotalPerProvider': 1,
       'chat.anything': 'theirs',
     },
@@ -280,6 +282,7 @@ describe('userSettingsOnly', () => {
       requireEvidence: null,
       tradeoff: null,
       attemptTimeoutSeconds: null,
+      waitWorth: null,
       maxOutputPrice: 20,
       maxConsecutivePerProvider: null,
       maxTotalPerProvider: null,
