@@ -4,10 +4,11 @@
 //
 // `node esbuild.mjs --production` builds what `npm run package` ships: no source maps, minified.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { renderIcon } from './scripts/icon.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -205,6 +206,14 @@ export async function writePanelSchema(outfile = join(root, PANEL_SCHEMA)) {
   writeFileSync(outfile, `${JSON.stringify(module.exports.panelJsonSchema(), null, 2)}\n`);
 }
 
+/** Where the build writes the Marketplace icon; package.json's `icon` names this file. */
+export const ICON = 'dist/icon.png';
+
+/** Writes `dist/icon.png`, the listing's 128 px icon, from media/rung.svg (scripts/icon.mjs). */
+export async function writeIcon(outfile = join(root, ICON)) {
+  writeFileSync(outfile, await renderIcon(readFileSync(join(root, 'media/rung.svg'), 'utf8')));
+}
+
 export async function buildAll({ production = false, tests = !production } = {}) {
   mkdirSync(join(root, 'dist'), { recursive: true });
   // sql.js loads its WebAssembly from beside the bundle.
@@ -229,7 +238,7 @@ export async function buildAll({ production = false, tests = !production } = {})
       }),
     );
   }
-  jobs.push(writePanelSchema());
+  jobs.push(writePanelSchema(), writeIcon());
   await Promise.all(jobs);
 }
 

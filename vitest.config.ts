@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { scaled } from './test/timeScale';
 
 /**
  * Two layers of vitest specs, told apart by what they need.
@@ -15,7 +16,10 @@ export default defineConfig({
   test: {
     // Several integration specs spawn OS processes that share one ledger file; two cores cannot run them all at once.
     pool: 'forks',
-    testTimeout: 30_000,
+    // A limit for a hang, not a guess at a test's time, scaled by RUNG_TEST_TIME_SCALE (test/timeScale.ts):
+    // with both cores busy at load 17 to 30, unit tests that take 0.7 s at load 20 took over 30 s.
+    testTimeout: scaled(120_000),
+    hookTimeout: scaled(120_000),
     // CI also writes a machine-readable result per run, from which .ci/run prints its plain closing line.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: `test-results/vitest-${(process.env.npm_lifecycle_event ?? 'all').replace(/\W+/g, '-')}.json` }]]

@@ -17,11 +17,15 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { createServer, type AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { scaled } from '../../test/timeScale';
 
-/** How long code-server may take to answer `/healthz`; it starts in about 2 s on a 2-core machine. */
-const START_TIMEOUT_MS = 60_000;
+/**
+ * How long code-server may take to answer `/healthz`; it starts in about 2 s on a 2-core machine. Both
+ * limits scale with `RUNG_TEST_TIME_SCALE` (test/timeScale.ts).
+ */
+const START_TIMEOUT_MS = scaled(60_000);
 /** How long the server and then each child it left may take to exit before being killed. */
-const STOP_GRACE_MS = 10_000;
+const STOP_GRACE_MS = scaled(10_000);
 const POLL_MS = 100;
 
 /** The user settings of every profile this module writes: a quiet editor that never reaches out. */

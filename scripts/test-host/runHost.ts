@@ -29,11 +29,24 @@ import type { SuiteResults } from '../../test/integration/mochaSuite';
 import { Workbench, type E2eCheck } from '../../test/e2e/workbench';
 import { CodeServer, installTestHost, repositoryRoot } from './codeServer';
 import { packageRung } from './vsix';
+import { scaled, TIME_SCALE, TIME_SCALE_VARIABLE } from '../../test/timeScale';
 
-/** A whole extension-host suite's limit; a hung suite must fail the run, not hang CI. */
-const SUITE_TIMEOUT_MS = 10 * 60_000;
-/** One browser check's limit, workbench load included. */
-const CHECK_TIMEOUT_MS = 3 * 60_000;
+/**
+ * A whole extension-host suite's limit; a hung suite must fail the run, not hang CI. Every limit here
+ * scales with `RUNG_TEST_TIME_SCALE` (test/timeScale.ts), which reaches the extension hosts through
+ * code-server's environment.
+ */
+const SUITE_TIMEOUT_MS = scaled(10 * 60_000);
+/**
+ * One browser check's limit, workbench load included: five minutes, as the longest checks (a reload, an
+ * answer climbing two rungs) take over a minute idle and several times that on a crowded machine.
+ */
+const CHECK_TIMEOUT_MS = scaled(5 * 60_000);
+/**
+ * Playwright's limit for a click, a fill or a page load that names none: a minute, scaled. Its own default,
+ * 30 s, was too short for a page load and a click with both cores busy at load 27.
+ */
+const ACTION_TIMEOUT_MS = scaled(60_000);
 const CHROMIUM = '/usr/bin/chromium';
 /** Chromium's flags for a headless run as root in a container (E2E.md). */
 const CHROMIUM_ARGS = [
@@ -77,6 +90,8 @@ async function main(): Promise<number> {
       env: { RUNG_TEST_RESULTS_DIR: results },
     });
     console.log(`code-server ${server.origin} (pid ${server.pid}); logs in ${logs}`);
+    if (TIME_SCALE !== 1)
+      console.log(`${TIME_SCALE_VARIABLE}=${TIME_SCALE}: every limit of this run is ${TIME_SCALE} times its usual length`);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 
     const only = process.env.RUNG_HOST_ONLY;
@@ -201,6 +216,7 @@ async function runSuite(
   folder: string | null = freshWorkspace(scratch, name),
 ): Promise<{ exitCode: number | undefined; results: SuiteResults | undefined }> {
   const context = await browser.newContext({ viewport: VIEWPORT });
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   const page = await context.newPage();
   const console = recordConsole(page, name);
   // Whatever `run()` printed before a crash, the host suite's log is the place to look.
@@ -316,6 +332,7 @@ async function runEachCheck(
   for (const [index, { file, check }] of checks.entries()) {
     const folder = freshWorkspace(scratch, `check-${index}`);
     const context = await browser.newContext({ viewport: VIEWPORT });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     const page = await context.newPage();
     const console = recordConsole(page, `check-${index}`);
     const workbench = new Workbench(page, folder, screenshots);

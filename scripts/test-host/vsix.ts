@@ -17,14 +17,7 @@ export function packageRung(out: string): string {
   const root = repositoryRoot();
   if (!existsSync(join(root, 'dist/extension.js'))) throw new Error('dist/extension.js is missing: build first (node esbuild.mjs)');
   const vsce = join(root, 'node_modules/@vscode/vsce/vsce');
-  const packaged = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '--out', out],
-    {
-      cwd: root,
-      encoding: 'utf8',
-    },
-  );
+  const packaged = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: root, encoding: 'utf8' });
   if (packaged.status !== 0)
     throw new Error(`vsce package failed (exit ${packaged.status ?? packaged.signal}):\n${packaged.stdout}${packaged.stderr}`);
   return out;

@@ -44,9 +44,52 @@ export async function runAnswerBench(): Promise<BenchRow[]> {
     rows.push(await timed(`code syntax check of ${name} (ms)`, text.length, () => check(new CodeSyntaxVerifier(), text)));
     rows.push(await timed(`files named in ${name} (ms)`, text.length, () => answerFiles(text).length));
   }
-  rows.push(await timed(`OpenAI-compatible stream of ${TOOL_DELTAS} tool-call deltas, each opening a call (ms)`, TOOL_DELTAS, () => toolCalls(openAiAdapter(openAiToolDeltas(TOOL_DELTAS)))));
-  rows.push(await timed(`Ollama stream of ${TOOL_DELTAS} tool calls, one a chunk (ms)`, TOOL_DELTAS, () => toolCalls(ollamaAdapter(ollamaToolChunks(TOOL_DELTAS)))));
+  rows.push(await timed(`OpenAI-compatible stream of ${TOOL_DELTAS} tool-call deltas, each opening a call (ms)`, TOOL_DELTAS, () => toolCalls(openAiAdapter(openAiToolDeltas(TOOL_DELTAS)), TOOL_DELTAS)));
+  rows.push(await timed(`Ollama stream of ${TOOL_DELTAS} tool calls, one a chunk (ms)`, TOOL_DELTAS, () => toolCalls(ollamaAdapter(ollamaToolChunks(TOOL_DELTAS)), TOOL_DELTAS)));
   return rows;
+}
+
+/** The sizes of the scaling run: each twice the last, up to 1 MiB. */
+const SCALING_BYTES = [256 * KB, 512 * KB, 1024 * KB];
+/** Each scaling figure: warmed once, then the median of 5. */
+const SCALING = { warm: true, runs: 5 };
+
+/**
+ * The same scans on hostile answers of 256 KB, 512 KB and 1 MiB, and tool-call streams of those sizes:
+ * linear when each doubling of the answer about doubles the time, where a quadratic scan would take four
+ * times as long. Run alone with `RUNG_BENCH_ONLY=answer-scaling npm run bench`.
+ */
+export async function runAnswerScalingBench(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const units: [string, string][] = [
+    ['"```" lines', '```\n'],
+    ['"```ts" lines, none closed', '```ts\n'],
+    ['code blocks', 'Step:\n```ts title="src/a.ts"\nexport const a: number = 1;\n```\n'],
+  ];
+  for (const [name, unit] of units) {
+    for (const bytes of SCALING_BYTES) {
+      const text = repeatTo(unit, bytes);
+      const size = `${bytes / KB} KB of ${name}`;
+      rows.push(await timed(`fenced blocks in ${size} (ms)`, text.length, () => fencedBlocks(text).length, SCALING));
+      rows.push(await timed(`structured-output check of ${size} (ms)`, text.length, () => check(new StructuredOutputVerifier({ schema: { type: 'object' } }), text), SCALING));
+      rows.push(await timed(`code syntax check of ${size} (ms)`, text.length, () => check(new CodeSyntaxVerifier(), text), SCALING));
+      rows.push(await timed(`files named in ${size} (ms)`, text.length, () => answerFiles(text).length, SCALING));
+    }
+  }
+  for (const bytes of SCALING_BYTES) {
+    const openAi = deltasIn(bytes, openAiToolDeltas);
+    rows.push(await timed(`OpenAI-compatible stream of ${bytes / KB} KB of tool-call deltas (${openAi.count} calls) (ms)`, openAi.body.length, () => toolCalls(openAiAdapter(openAi.body), openAi.count), SCALING));
+    const ollama = deltasIn(bytes, ollamaToolChunks);
+    rows.push(await timed(`Ollama stream of ${bytes / KB} KB of tool calls (${ollama.count} calls) (ms)`, ollama.body.length, () => toolCalls(ollamaAdapter(ollama.body), ollama.count), SCALING));
+  }
+  return rows;
+}
+
+/** A stream `make` builds of as many calls as fit in `bytes`. */
+function deltasIn(bytes: number, make: (count: number) => string): { body: string; count: number } {
+  const perCall = make(2).length - make(1).length;
+  const count = Math.max(1, Math.floor(bytes / perCall));
+  return { body: make(count), count };
 }
 
 /** `unit` repeated to about `bytes` characters. */
@@ -54,9 +97,11 @@ function repeatTo(unit: string, bytes: number): string {
   return unit.repeat(Math.ceil(bytes / unit.length));
 }
 
-async function timed(name: string, n: number, work: () => unknown): Promise<BenchRow> {
+async function timed(name: string, n: number, work: () => unknown, options: { warm?: boolean; runs?: number } = {}): Promise<BenchRow> {
   const samples: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
+  // Once untimed first, when sizes are compared: the first run of a scan pays for compiling it.
+  if (options.warm) await work();
+  for (let run = 0; run < (options.runs ?? RUNS); run++) {
     const started = performance.now();
     await work();
     samples.push(performance.now() - started);
@@ -70,13 +115,13 @@ async function check(verifier: Verifier, text: string): Promise<string> {
 
 const TOOLS: ToolSpec[] = [{ name: 'read_file', parameters: { type: 'object' } }];
 
-/** Counts the tool calls an adapter's stream yields; throws when the stream failed or assembled the wrong number. */
-async function toolCalls(adapter: ProviderAdapter): Promise<number> {
+/** Counts the tool calls an adapter's stream yields; throws when the stream failed or assembled another number than `expected`. */
+async function toolCalls(adapter: ProviderAdapter, expected: number): Promise<number> {
   let calls = 0;
   for await (const part of adapter.chat('bench', [{ role: 'user', content: 'go' }], TOOLS, {})) {
     if (part.type === 'tool-call') calls++;
   }
-  if (calls !== TOOL_DELTAS) throw new Error(`answer bench: ${calls} tool calls of ${TOOL_DELTAS}`);
+  if (calls !== expected) throw new Error(`answer bench: ${calls} tool calls of ${expected}`);
   return calls;
 }
 

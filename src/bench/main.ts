@@ -30,7 +30,8 @@ import { runLedgerViewBench } from './ledgerViewBench';
 import { runLedgerOpenBench } from './ledgerOpenBench';
 import { runChecksBench } from './checksBench';
 import { runStreamBench } from './streamBench';
-import { runAnswerBench } from './answerBench';
+import { runAnswerBench, runAnswerScalingBench } from './answerBench';
+import { runPanelFileBench } from './panelFileBench';
 
 const DEFAULT_OUTCOMES = resolve(__dirname, '../../shared/data/cascades-9-models.jsonl');
 const REPLAY_RUNS = 5;
@@ -52,9 +53,24 @@ async function main(): Promise<void> {
     process.stdout.write(table(await runAnswerBench()));
     return;
   }
+  // `RUNG_BENCH_ONLY=answer-scaling npm run bench`: the same scans at 256 KB, 512 KB and 1 MiB.
+  if (process.env.RUNG_BENCH_ONLY === 'answer-scaling') {
+    process.stdout.write(table(await runAnswerScalingBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=panel-file npm run bench`: a panel file of small mistakes, its issues found and placed.
+  if (process.env.RUNG_BENCH_ONLY === 'panel-file') {
+    process.stdout.write(table(await runPanelFileBench()));
+    return;
+  }
   // `RUNG_BENCH_ONLY=ledger-open npm run bench`: how long opening a ledger holds the thread, by its size.
   if (process.env.RUNG_BENCH_ONLY === 'ledger-open') {
     process.stdout.write(table(await runLedgerOpenBench()));
+    return;
+  }
+  // `RUNG_BENCH_ONLY=ledger npm run bench`: the workspace ledger's open, batch save and memory, at 1k, 10k and 100k decisions.
+  if (process.env.RUNG_BENCH_ONLY === 'ledger') {
+    process.stdout.write(table(await runLedgerBench()));
     return;
   }
   // `RUNG_BENCH_ONLY=checks npm run bench`: reading a request's checks, and the JSON check, on large and hostile text.
@@ -77,6 +93,7 @@ async function main(): Promise<void> {
   rows.push(...(await runStreamBench()));
   rows.push(...(await runAnswerBench()));
   rows.push(...(await runChecksBench()));
+  rows.push(...(await runPanelFileBench()));
   process.stdout.write(table(rows));
 }
 

@@ -1,6 +1,7 @@
 /**
- * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend]`:
- * every routing-quality figure BENCHMARKS.md reports, from one command.
+ * `node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--json]`:
+ * every routing-quality figure BENCHMARKS.md reports, from one command (`--json`: the same figures as one
+ * JSON object, which `npm run bench:report` reads).
  *
  * @remarks
  * The recorded outcomes' `train` and `test` splits (tunables are chosen on `train`; `test` is the
@@ -85,8 +86,12 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   if (plan.plotDir) writePlots(lines, plan.plotDir);
+  if (plan.json) {
+    process.stdout.write(`${JSON.stringify({ seeds: SEEDS, tradeoff, verifier: verifier.kind, lines: lines.map(lineFigures) })}\n`);
+    return;
+  }
+  process.stdout.write(`${table(lines, tradeoff, verifier)}\n`);
   process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
   if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
@@ -94,6 +99,19 @@ async function main(): Promise<void> {
 
 function waitWorthOption(): { waitWorth?: number } {
   return WAIT_WORTH === undefined ? {} : { waitWorth: WAIT_WORTH };
+}
+
+/** One line's figures as `--json` prints them: means and standard deviations over the seeds, cost as a share of the best single model's. */
+function lineFigures(line: Line): Record<string, unknown> {
+  return {
+    name: line.name,
+    items: line.items,
+    rung: { accuracy: mean(line.rung.accuracy), accuracySd: sd(line.rung.accuracy), share: mean(line.rung.share), shareSd: sd(line.rung.share) },
+    learner: { accuracy: mean(line.learner.accuracy), share: mean(line.learner.share) },
+    // The table's "Rung beats the learner": at least as accurate and no dearer, on the means.
+    beatsLearner: mean(line.rung.accuracy) - mean(line.learner.accuracy) >= -1e-12 && mean(line.rung.share) <= mean(line.learner.share),
+    seedsAhead: line.ahead?.filter(Boolean).length ?? 0,
+  };
 }
 
 /** What `model` cost over `rows`, USD. */

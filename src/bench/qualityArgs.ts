@@ -16,7 +16,7 @@ import type { Tradeoff } from '../core/panel';
 import type { ReplayVerifier } from '../core/replay/replay';
 
 export const QUALITY_USAGE =
-  'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--wait-worth USD]';
+  'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--wait-worth USD] [--json]';
 
 /** A command line the script cannot run: said with its usage, exit 2. */
 export class QualityUsageError extends Error {
@@ -39,6 +39,8 @@ export interface QualityPlan {
   plotDir: string | undefined;
   /** `--wait-worth USD`: what a minute of waiting is worth to the router; the panel's default when absent. */
   waitWorth?: number;
+  /** `--json`: print each line's figures as one JSON object instead of the tables (for `npm run bench:report`). */
+  json: boolean;
   /** What to tell the user before measuring (the recorded half left out, and why). */
   notes: string[];
 }
@@ -88,5 +90,17 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
       );
     }
   }
-  return { tradeoff, verifier, recorded, worlds, named, spend, seeds, plotDir, notes, ...(waitWorth !== undefined ? { waitWorth } : {}) };
+  return {
+    tradeoff,
+    verifier,
+    recorded,
+    worlds,
+    named,
+    spend,
+    seeds,
+    plotDir,
+    json: args.includes('--json'),
+    notes,
+    ...(waitWorth !== undefined ? { waitWorth } : {}),
+  };
 }

@@ -90,7 +90,12 @@ export async function runChatCommand(argv: string[], io: ChatIo, openStore?: Sto
     clock: io.clock,
     random: seededRandom(io.clock.now()),
     store: parsed.store,
-    ...(openStore ? { openStore: (location, said) => openStore(location, io, { shareDecisions: parsed.shareDecisions }, said) } : {}),
+    ...(openStore
+      ? {
+          openStore: (location, said) =>
+            openStore(location, io, { shareDecisions: parsed.shareDecisions, sendWorkspaceLedger: parsed.sendWorkspaceLedger }, said),
+        }
+      : {}),
     keys: async (provider) => io.env[apiKeyVariable(provider)],
     keyHint: (provider) => `set ${apiKeyVariable(provider)}`,
     // The user's cache folder, never the working folder's `.rung/` (userCache.ts).

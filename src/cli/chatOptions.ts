@@ -10,7 +10,7 @@ import { COMMAND_TIMEOUT_MS, type CheckProgress } from '../core/verifiers/comman
 import { VARIABLE_NAME } from '../core/verifiers/commandEnvironment';
 import { DEFAULT_ATTEMPT_TIMEOUT_SECONDS, MAX_ATTEMPT_TIMEOUT_SECONDS } from '../core/panel';
 import type { StoreLocation } from '../core/store/storeLocation';
-import { cliStoreLocation } from './cliStore';
+import { cliStoreLocation, SEND_WORKSPACE_LEDGER_FLAG } from './cliStore';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK, type ConfidenceCheckMode } from '../core/confidence/liveConfidence';
 import { UsageError, type CliIo } from './io';
 import { PANEL_FLAG_DESCRIPTION } from './panelOption';
@@ -73,6 +73,7 @@ export const CHAT_COMMAND = {
       description:
         "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here",
     },
+    ...SEND_WORKSPACE_LEDGER_FLAG,
     json: {
       type: 'boolean',
       default: false,
@@ -102,6 +103,8 @@ export interface ChatCommandLine {
   store: StoreLocation;
   /** `--share-decisions`: the team's opt-in to receive this member's decision rows; needs a team `--ledger`. */
   shareDecisions: boolean;
+  /** `--send-workspace-ledger`: send the workspace ledger to the team even when this machine did not make it; needs a team `--ledger`. */
+  sendWorkspaceLedger: boolean;
   json: boolean;
   prompt: string;
 }
@@ -132,6 +135,8 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
   const store = cliStoreLocation(values.ledger, io, 'memory');
   if (values['share-decisions'] && store.kind !== 'team')
     throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  if (values['send-workspace-ledger'] && store.kind !== 'team')
+    throw new UsageError('--send-workspace-ledger sends the workspace ledger to a team server: it needs --ledger postgres://…');
   const attemptTimeoutSeconds = parseAttemptTimeout(values['attempt-timeout']);
   const confidenceCheck = parseConfidenceCheck(values['confidence-check']);
   const prompt = await readPrompt({ positionals, promptFile: values['prompt-file'] }, io);
@@ -146,6 +151,7 @@ export async function readChatCommandLine(argv: readonly string[], io: Pick<CliI
     confidenceCheck,
     store,
     shareDecisions: values['share-decisions'],
+    sendWorkspaceLedger: values['send-workspace-ledger'] === true,
     json: values.json,
     prompt,
   };

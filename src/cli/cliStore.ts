@@ -4,9 +4,11 @@
  *
  * @remarks
  * The password is never read from the workspace, nor taken in the URL (see {@link cliStoreLocation}): it
- * is in `PGPASSWORD` (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in `.rung/` under the
- * current folder (see TeamOutbox), where the decision rows of a team run go too; with `shareDecisions`
- * (`--share-decisions`) they also go to the team's server.
+ * is in `PGPASSWORD` (or `~/.pgpass`), which `pg` reads itself. What could not be sent is kept in the
+ * CLI's own data folder (see TeamOutbox and userDataFolder.ts), never in the folder it runs in; the
+ * decision rows of a team run go to `.rung/` under the current folder, and with `shareDecisions`
+ * (`--share-decisions`) to the team's server too. The workspace ledger is sent to the team only when this
+ * machine made it, or with `--send-workspace-ledger` (see openStore).
  *
  * A command that only learns into the ledger or reads it (`rung chat`, `rung replay`, `rung rank`) still
  * runs when the server cannot be reached: `openStore` gives it the workspace ledger instead, with one
@@ -16,7 +18,6 @@
  * the team directly ({@link openTeamLedger}) and fail instead: doing that to the workspace file would be
  * a different command than the one typed.
  */
-import { dirname } from 'node:path';
 import type { Clock } from '../core/clock';
 import { isUnreachable, TeamLedger, teamMemberId } from '../core/ledger/teamLedger';
 import { redactedUrl, teamUrlHasPassword } from '../core/ledger/teamUrl';
@@ -28,6 +29,7 @@ import { parseStoreLocation, StoreLocationError, type StoreLocation } from '../c
 import { printable } from '../core/terminalText';
 import { UsageError } from './io';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
+import { userDataFolder } from './userDataFolder';
 import { explainingRefusal } from './writeRefusal';
 
 export interface StoreOpenerIo {
@@ -37,11 +39,21 @@ export interface StoreOpenerIo {
   stderr: (text: string) => void;
 }
 
-/** How a command opens its store: read-only (rank), sharing its decision rows with the team. */
+/** How a command opens its store: read-only (rank), sharing its decision rows with the team, sending a workspace ledger made elsewhere. */
 export interface CliStoreOptions {
   readOnly?: boolean;
   shareDecisions?: boolean;
+  sendWorkspaceLedger?: boolean;
 }
+
+/** The flag that sends a workspace ledger this machine did not make to the team, as `rung chat` and `rung replay` declare it. */
+export const SEND_WORKSPACE_LEDGER_FLAG = {
+  'send-workspace-ledger': {
+    type: 'boolean',
+    description:
+      'with a team --ledger: also send the workspace ledger to the team when it was not made on this machine (one that came with the folder is otherwise left out)',
+  },
+} as const;
 
 /** Opens the store at a location; supplied by the composition in main.ts, so a build without it says so. */
 export type StoreOpener = (
@@ -97,8 +109,10 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
     if (options.readOnly && notice.kind === 'unreadable') unreadable.push(notice);
     else (session.onNotice ?? ((said: LedgerNotice) => say(said.message)))(notice);
   };
+  const userFolder = userDataFolder(io.env ?? {});
   const opening: OpenStoreOptions = {
     clock: io.clock,
+    ...(userFolder ? { userFolder } : {}),
     ...(options.readOnly ? { readOnly: true } : {}),
     // Only warnings: a run that reached the server prints nothing about it.
     log: (level, message) => {
@@ -111,6 +125,8 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
       subject: 'this run',
       shareDecisions: options.shareDecisions ?? false,
       fallBackOn: isUnreachable,
+      sendWorkspaceLedger: options.sendWorkspaceLedger ?? false,
+      sendWorkspaceLedgerHint: 'if they are yours, run again with --send-workspace-ledger',
     },
   };
   if (location.kind !== 'file') return openStore(location, opening);
@@ -131,15 +147,17 @@ export const openCliStore: StoreOpener = async (location, io, options = {}, sess
 export function openTeamLedger(
   url: string,
   io: StoreOpenerIo,
-  options: { readOnly?: boolean; shareDecisions?: boolean; fallbackPath: string },
+  options: { readOnly?: boolean; shareDecisions?: boolean },
 ): Promise<TeamLedger> {
+  const memberId = teamMemberId(io.env ?? {});
+  const userFolder = userDataFolder(io.env ?? {});
   return TeamLedger.open({
     url,
-    memberId: teamMemberId(io.env ?? {}),
+    memberId,
     clock: io.clock,
     readOnly: options.readOnly ?? false,
     shareDecisions: options.shareDecisions ?? false,
-    outboxPath: teamOutboxPath(dirname(options.fallbackPath), url),
+    ...(userFolder ? { outboxPath: teamOutboxPath(userFolder, url, memberId) } : {}),
     onSyncError: (error) => io.stderr(`rung: the team ledger did not sync (kept for the next try): ${printable(error.message)}\n`),
     onNotice: (message) => io.stderr(`rung: ${printable(message)}\n`),
   });

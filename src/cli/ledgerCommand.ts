@@ -17,7 +17,7 @@ import { ability } from '../core/ratings';
 import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
 import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger/ledgerExport';
 import type { RatingEntry } from '../core/ledger/ledger';
-import { matchesClass } from '../core/ledger/ledgerState';
+import { describeSkippedRows, matchesClass, SKIPPED_ROWS_REASON } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger, type MergeReport } from '../core/ledger/workspaceLedger';
 import { redactedUrl, type TeamLedger } from '../core/ledger/teamLedger';
@@ -31,6 +31,8 @@ import { asksForHelp, commandList, formatHelp, parseCommandArgs, usageLine, type
 import { explainingRefusal, explainWriteRefusal } from './writeRefusal';
 import { refuseNonSqliteLedger } from './refuseNonSqliteLedger';
 import { ensureFolder } from '../core/files/safeFiles';
+import { LedgerProvenance } from '../core/store/ledgerProvenance';
+import { userDataFolder } from './userDataFolder';
 
 export interface LedgerCommandIo {
   env?: Record<string, string | undefined>;
@@ -203,7 +205,7 @@ async function withTeam<T>(
   readOnly: boolean,
   work: (team: TeamLedger) => Promise<T> | T,
 ): Promise<T> {
-  const team = await openTeamLedger(location.url, io, { readOnly, fallbackPath: location.fallbackPath });
+  const team = await openTeamLedger(location.url, io, { readOnly });
   try {
     return await work(team);
   } finally {
@@ -461,9 +463,18 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   // Check the other file by the very rule the merge applies before opening (and perhaps creating) ours,
   // so a merge that cannot happen leaves nothing behind.
   const source = readMergeSource(other, await loadSqlJs(), io.clock.now());
+  const skipped = describeSkippedRows(source.skipped);
+  if (skipped !== undefined) io.stderr(`rung ledger: ${printable(leftOutOf(other, skipped))}\n`);
   if (into.kind === 'team') {
     const url = into.url;
     const report = await withTeam(into, io, false, (team) => team.importLedger(source));
+    // Named here by the user: a team store that opens in its folder later sends it without asking again.
+    const userFolder = userDataFolder(io.env ?? {});
+    try {
+      if (userFolder) new LedgerProvenance(userFolder).record(other, source.ledgerId, 'send');
+    } catch {
+      // Only the record is missing: a team store in that folder asks again before sending it.
+    }
     io.stdout(
       report.addedGraded === 0
         ? `nothing new from ${other} (ledger ${printable(source.ledgerId)}): the team at ${redactedUrl(url)} already holds its evidence\n`
@@ -473,6 +484,7 @@ async function merge(argv: string[], io: LedgerCommandIo): Promise<number> {
   }
   const ledger = await openLedger(decisionsLedgerFile(into), io, false);
   try {
+    // Its rows left out were said above, from the same reading of the file.
     reportMerge(await ledger.merge(other), other, io);
   } finally {
     await ledger.close();
@@ -509,6 +521,11 @@ function reportMerge(report: MergeReport, from: string, io: LedgerCommandIo): vo
       ? `nothing new from ${from} (ledger ${printable(report.sourceId)}): already merged\n`
       : `merged ${plural(report.addedGraded, 'graded observation')} over ${report.sourceRatings} ratings from ${from} (ledger ${printable(report.sourceId)})\n`,
   );
+}
+
+/** What a merge left out of the file it read, in words. */
+function leftOutOf(path: string, skipped: string): string {
+  return `left out ${skipped} of ${path} that Rung cannot use (${SKIPPED_ROWS_REASON}); the rest is merged`;
 }
 
 function plural(count: number, noun: string): string {

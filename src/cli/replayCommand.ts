@@ -15,7 +15,7 @@ import type { PromptText } from '../core/signal/promptFeatures';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../core/confidence/confidenceLearner';
 import { runReplay, ungradedPanelModels, type PolicyScore, type ReplaySummary, type ReplayVerifier } from '../core/replay/replay';
 import { valuedCost, type WaitScore } from '../core/replay/waitTally';
-import { cliStoreLocation, type StoreOpener } from './cliStore';
+import { cliStoreLocation, SEND_WORKSPACE_LEDGER_FLAG, type StoreOpener } from './cliStore';
 import type { Store } from '../core/store/store';
 import { workspaceFileOf } from '../core/store/storeLocation';
 import { EXIT_OK, readPanelFile, readUserFile, StoppedError, UsageError, type CliIo } from './io';
@@ -94,6 +94,7 @@ export const REPLAY_COMMAND = {
       description:
         "also send this run's decision rows (no prompts: class, candidates, model, verdict, cost) to the team server named by --ledger postgres://…; off: they stay in .rung/ here",
     },
+    ...SEND_WORKSPACE_LEDGER_FLAG,
     json: { type: 'boolean', default: false, description: 'print the summary as one JSON object' },
     split: { type: 'string', value: 'NAME', description: 'only prompts of this split of the source (its split_src: train or test)' },
     family: { type: 'string', value: 'F', multiple: true, description: 'only prompts of this family (repeat for more)' },
@@ -168,6 +169,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const location = cliStoreLocation(values.ledger, io, 'memory');
   if (values['share-decisions'] && location.kind !== 'team')
     throw new UsageError('--share-decisions sends decision rows to a team server: it needs --ledger postgres://…');
+  if (values['send-workspace-ledger'] && location.kind !== 'team')
+    throw new UsageError('--send-workspace-ledger sends the workspace ledger to a team server: it needs --ledger postgres://…');
   const decisionsPath = values.decisions ? resolve(io.cwd, values.decisions) : undefined;
   // Decisions hold the prompts' classes and reasons: with a team ledger they stay in this workspace.
   const logBeside = workspaceFileOf(location) ?? undefined;
@@ -188,7 +191,7 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
         : await requireOpener(openStore)(
             location,
             io,
-            { shareDecisions: values['share-decisions'] },
+            { shareDecisions: values['share-decisions'], sendWorkspaceLedger: values['send-workspace-ledger'] === true },
             { onDecisionNotice: (notice) => io.stderr(`${REPLAY_COMMAND.name}: ${notice.message}\n`) },
           );
     file = decisionsPath

@@ -39,10 +39,38 @@ function withLineAndColumn(message: string, text: string): string {
 
 /** "(line L column C)" for a character offset into `text`, both counted from 1. */
 export function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `(line ${line} column ${column})`;
+  return new LineIndex(text).lineAndColumn(offset);
+}
+
+/**
+ * Where each line of a text starts: the line and column of any offset in it, found without reading the
+ * text again.
+ *
+ * @remarks
+ * Each place used to be found by splitting the text up to it, which read the text once per issue: a
+ * panel file of `{"models":[1,1,…]}` just under 1 MiB has half a million issues and took 146 s. The index
+ * is made in one pass, and each offset is then a binary search over the line starts.
+ */
+export class LineIndex {
+  /** The offset each line starts at, the first line's (0) first. */
+  private readonly starts: number[] = [0];
+
+  constructor(text: string) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) this.starts.push(at + 1);
+  }
+
+  /** "(line L column C)" for `offset`, both counted from 1. */
+  lineAndColumn(offset: number): string {
+    let low = 0;
+    let high = this.starts.length - 1;
+    // The last line that starts at or before `offset`.
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((this.starts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return `(line ${low + 1} column ${offset - (this.starts[low] as number) + 1})`;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@
 import * as z from 'zod';
 import { MAX_NAME_CHARS } from './boundedText';
 import { parseJsonText } from './jsonText';
-import { describePanelIssues, locatePanelIssues } from './panelIssues';
+import { boundedPanelIssues, locatePanelIssues, MAX_PANEL_ISSUES, withMore } from './panelIssues';
 
 export const ROLES = ['base', 'mid', 'top'] as const;
 export type Role = (typeof ROLES)[number];
@@ -142,8 +142,19 @@ const routingSchema = z.strictObject({
   waitWorth: z.number().min(0).max(MAX_WAIT_WORTH_PER_MINUTE).optional(),
 });
 
+/**
+ * The most models, providers or profiles one panel may list.
+ *
+ * @remarks
+ * OpenRouter's whole catalogue is some 350 models. A panel file comes from the workspace, and one of
+ * half a million `1`s gave zod half a million issues to make (2.3 s of the 4.7 s that file took once
+ * each issue's place was found in linear time); a list past this is refused as one issue before its
+ * entries are read, and zod checks an array's length before its items.
+ */
+export const MAX_PANEL_ENTRIES = 1_000;
+
 export const panelSchema = z.strictObject({
-  models: z.array(modelSchema).min(1),
+  models: z.array(modelSchema).min(1).max(MAX_PANEL_ENTRIES),
   /** USD per million output tokens; acts only on a known price. */
   maxOutputPrice: z.number().positive().optional(),
   diversity: capsSchema.optional(),
@@ -241,12 +252,16 @@ export function parsePanelText(text: string, source: string, env: Environment = 
  * each issue also says where it is in that file (line and column).
  */
 export function parsePanel(json: unknown, source: string, env: Environment = {}, text?: string): Panel {
+  const oversized = oversizedMaps(json);
+  if (oversized.length) throw new PanelError(source, locatePanelIssues(oversized, text));
   const parsed = panelSchema.safeParse(json);
   // Names are checked on what was written, not on what zod kept: zod drops a `__proto__` key of a record
   // without a word, and the model naming that provider then found Object.prototype under it.
   const unsafe = nameProblems(json);
   if (!parsed.success || unsafe.length) {
-    throw new PanelError(source, [...(parsed.success ? [] : describePanelIssues(parsed.error.issues, panelSchema, json, text)), ...unsafe]);
+    const described = parsed.success ? { lines: [], more: 0 } : boundedPanelIssues(parsed.error.issues, panelSchema, json, text);
+    const named = unsafe.slice(0, Math.max(0, MAX_PANEL_ISSUES - described.lines.length));
+    throw new PanelError(source, withMore([...described.lines, ...named], described.more + unsafe.length - named.length));
   }
   const file = parsed.data;
   const issues: string[] = [];
@@ -389,6 +404,26 @@ export function providerNameProblem(name: string): string | undefined {
 /** The first character of `text` that `pattern` (a whole-string character class) does not allow. */
 function firstOutside(text: string, pattern: RegExp): string {
   return [...text].find((character) => !pattern.test(character)) ?? text;
+}
+
+/**
+ * The maps of a panel (`providers`, `profiles`) that list more than {@link MAX_PANEL_ENTRIES} entries:
+ * zod reads every value of a record before any size check could run, so their size is read first.
+ */
+function oversizedMaps(json: unknown): string[] {
+  if (!isPlainRecord(json)) return [];
+  const problems: string[] = [];
+  for (const name of ['providers', 'profiles'] as const) {
+    const map = json[name];
+    if (!isPlainRecord(map)) continue;
+    let count = 0;
+    for (const key in map) if (Object.hasOwn(map, key)) count++;
+    if (count > MAX_PANEL_ENTRIES)
+      problems.push(
+        `${name}: lists ${count.toLocaleString('en-US')} entries; a panel lists at most ${MAX_PANEL_ENTRIES.toLocaleString('en-US')}`,
+      );
+  }
+  return problems;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {

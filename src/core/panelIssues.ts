@@ -12,10 +12,10 @@
  * parser), so it is where the editor's Go to Line lands. Nothing here imports the schema: the caller
  * passes it, so the wording cannot drift from the schema it describes.
  */
-import { closest, distance } from 'fastest-levenshtein';
-import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser/lib/esm/main.js';
+import { distance } from 'fastest-levenshtein';
+import { visit } from 'jsonc-parser/lib/esm/main.js';
 import * as z from 'zod';
-import { lineAndColumn } from './jsonText';
+import { LineIndex } from './jsonText';
 
 /** One step of a path into the panel: a key, or an index into a list. */
 type PathPart = string | number;
@@ -27,16 +27,58 @@ export interface TextPosition {
 }
 
 /**
- * The issues of a failed validation as lines: `path: what is wrong (line L column C)`.
+ * The most issues of one panel said in full; the rest are counted in one last line (`and 4,980 more
+ * issues`).
+ *
+ * @remarks
+ * A file of small mistakes has one issue per mistake: `{"models":[1,1,…]}` just under 1 MiB has half a
+ * million, and every one went into the toast, the log and the CLI's error. Twenty is more than a
+ * hand-written panel of a few dozen models gets wrong at once, and enough to show what kind of mistake
+ * the rest are.
+ */
+export const MAX_PANEL_ISSUES = 20;
+
+/** The issues of a failed validation said in full (at most `limit`), and how many more there were. */
+export interface BoundedIssues {
+  lines: string[];
+  more: number;
+}
+
+/**
+ * The issues of a failed validation as lines: `path: what is wrong (line L column C)`, at most `limit`
+ * of them, with a last line counting the rest (see {@link MAX_PANEL_ISSUES}).
  *
  * @param json The value that was validated, to quote what was written.
  * @param text The file's text, when the value was read from one: each line then says where.
  */
-export function describePanelIssues(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, json: unknown, fileText?: string): string[] {
-  const text = withoutByteOrderMark(fileText);
-  const tree = text === undefined ? undefined : treeOf(text);
+export function describePanelIssues(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+  json: unknown,
+  fileText?: string,
+  limit = MAX_PANEL_ISSUES,
+): string[] {
+  const { lines, more } = boundedPanelIssues(issues, schema, json, fileText, limit);
+  return withMore(lines, more);
+}
+
+/**
+ * {@link describePanelIssues} without the last line: the lines said in full, and how many more there
+ * were, for a caller that adds lines of its own before counting the rest.
+ *
+ * @remarks
+ * Linear in the text and the issues: which issues are said is settled in one pass over them, and only
+ * those said are placed in the file, each by a binary search over its line starts (see LineIndex).
+ */
+export function boundedPanelIssues(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+  json: unknown,
+  fileText?: string,
+  limit = MAX_PANEL_ISSUES,
+): BoundedIssues {
   const suggested = new Set<string>();
-  const lines: { path: PathPart[]; line: string; key?: string }[] = [];
+  const entries: { path: PathPart[]; key?: string; unknownKey?: string; say: (place: Place) => string }[] = [];
   for (const issue of issues) {
     const path = issue.path.filter((part): part is PathPart => typeof part === 'string' || typeof part === 'number');
     if (issue.code === 'unrecognized_keys') {
@@ -47,35 +89,51 @@ export function describePanelIssues(issues: readonly z.core.$ZodIssue[], schema:
         const meant = near !== undefined && !hasKey(valueAt(json, path), near) ? near : undefined;
         if (meant !== undefined) suggested.add(formatPath([...path, meant]));
         const hint = meant !== undefined ? `; did you mean "${meant}"?` : known.length ? ` (the keys here: ${known.join(', ')})` : '';
-        lines.push({ path, line: `${formatPath(path) || '(top level)'}: unknown key "${key}"${hint}${where(tree, text, path, key)}` });
+        entries.push({
+          path,
+          unknownKey: key,
+          say: (place) => `${formatPath(path) || '(top level)'}: unknown key "${key}"${hint}${place(path, key)}`,
+        });
       }
       continue;
     }
-    lines.push({
+    entries.push({
       path,
       key: formatPath(path),
-      line: `${formatPath(path) || '(top level)'}: ${wording(issue, valueAt(json, path), path)}${where(tree, text, path)}`,
+      say: (place) => `${formatPath(path) || '(top level)'}: ${wording(issue, valueAt(json, path), path)}${place(path)}`,
     });
   }
   // A key written misspelt is also missing under its right name: the suggestion already says both.
-  return lines
-    .filter((entry) => entry.key === undefined || !suggested.has(entry.key) || valueAt(json, entry.path) !== undefined)
-    .map((entry) => entry.line);
+  const kept = entries.filter((entry) => entry.key === undefined || !suggested.has(entry.key) || valueAt(json, entry.path) !== undefined);
+  const shown = kept.slice(0, limit);
+  const place = placesIn(
+    fileText,
+    shown.map((entry) => (entry.unknownKey === undefined ? entry.path : [...entry.path, entry.unknownKey])),
+  );
+  return { lines: shown.map((entry) => entry.say(place)), more: Math.max(0, kept.length - limit) };
 }
 
 /**
  * Lines written by hand (`models[1].slug: "a" is listed twice`) with where their path is in `text`;
- * each line as it was when the text is unknown or the path is not in it.
+ * each line as it was when the text is unknown or the path is not in it. At most `limit` lines, with a
+ * last line counting the rest.
  */
-export function locatePanelIssues(lines: readonly string[], fileText?: string): string[] {
-  const text = withoutByteOrderMark(fileText);
-  if (text === undefined) return [...lines];
-  const tree = treeOf(text);
-  return lines.map((line) => {
+export function locatePanelIssues(lines: readonly string[], fileText?: string, limit = MAX_PANEL_ISSUES): string[] {
+  const shown = lines.slice(0, limit).map((line) => {
     const colon = line.indexOf(': ');
-    const path = colon < 0 ? undefined : parsePath(line.slice(0, colon));
-    return path === undefined ? line : `${line}${where(tree, text, path)}`;
+    return { line, path: colon < 0 ? undefined : parsePath(line.slice(0, colon)) };
   });
+  const place = placesIn(
+    fileText,
+    shown.flatMap((entry) => (entry.path === undefined ? [] : [entry.path])),
+  );
+  const located = shown.map((entry) => (entry.path === undefined ? entry.line : `${entry.line}${place(entry.path)}`));
+  return withMore(located, lines.length - located.length);
+}
+
+/** `lines`, and a last line counting `more` not said, when there are any: `and 4,980 more issues`. */
+export function withMore(lines: readonly string[], more: number): string[] {
+  return more > 0 ? [...lines, `and ${more.toLocaleString('en-US')} more issue${more === 1 ? '' : 's'}`] : [...lines];
 }
 
 /** The position a line of {@link describePanelIssues} or {@link locatePanelIssues} names, when it names one. */
@@ -214,11 +272,24 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
 function nearest(written: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;
   const lower = written.toLowerCase();
-  const byLower = new Map(known.map((name) => [name.toLowerCase(), name]));
-  const best = closest(lower, [...byLower.keys()]);
-  if (distance(lower, best) <= Math.max(2, Math.floor(written.length / 3))) return byLower.get(best);
+  let lowered = LOWERED.get(known);
+  if (!lowered) {
+    lowered = new Map(known.map((name) => [name.toLowerCase(), name]));
+    LOWERED.set(known, lowered);
+  }
+  // The first of the nearest, as fastest-levenshtein's `closest` picks, with each distance taken once.
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const name of lowered.keys()) {
+    const apart = distance(lower, name);
+    if (apart < bestDistance) [best, bestDistance] = [name, apart];
+  }
+  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(written.length / 3))) return lowered.get(best);
   return known.find((name) => name.length >= 4 && lower.startsWith(name.toLowerCase()));
 }
+
+/** Each list of known words by its words without case: made once a list, not once a word written (an object of 70,000 unknown keys). */
+const LOWERED = new WeakMap<readonly string[], Map<string, string>>();
 
 function valueAt(json: unknown, path: readonly PathPart[]): unknown {
   let at = json;
@@ -241,22 +312,70 @@ function withoutByteOrderMark(text: string | undefined): string | undefined {
   return text !== undefined && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function treeOf(text: string): Node | undefined {
-  return parseTree(text, [], { disallowComments: true, allowTrailingComma: false });
-}
+/** Says where a path (or a key under it) is in a file's text; says nothing without a text. */
+type Place = (path: readonly PathPart[], key?: string) => string;
 
 /**
- * ` (line L column C)` for the value at `path` in the text (the key itself, for `key` under `path`);
- * the nearest enclosing value's place when the path ends at something not written (a missing field);
- * empty without a text.
+ * Where each of `targets` is in `fileText`, read in one pass: ` (line L column C)` of the value at a path
+ * (of the key itself, for `key` under the path), or of the nearest enclosing value when the path ends at
+ * something not written (a missing field); empty without a text.
+ *
+ * @remarks
+ * The text is walked by jsonc-parser (VS Code's own JSON reader, so the place is where the editor's Go
+ * to Line lands) without building its tree, and into no list or object that holds none of the targets:
+ * a file of half a million models whose one issue is the list's length is read past, not taken apart,
+ * and the tree of it cost 0.4 s. A place is then the line index's binary search (see LineIndex).
  */
-function where(tree: Node | undefined, text: string | undefined, path: readonly PathPart[], key?: string): string {
-  if (tree === undefined || text === undefined) return '';
-  let node: Node | undefined;
-  if (key !== undefined) {
-    const object = findNodeAtLocation(tree, [...path]);
-    node = object?.children?.find((property) => property.children?.[0]?.value === key)?.children?.[0];
+function placesIn(fileText: string | undefined, targets: readonly (readonly PathPart[])[]): Place {
+  const text = withoutByteOrderMark(fileText);
+  if (text === undefined || targets.length === 0) return () => '';
+  // Every path to be placed, and every path above one (the places a missing field falls back to).
+  const wanted = new Set<string>();
+  /** The paths some target lies strictly below: the only lists and objects worth walking into. */
+  const above = new Set<string>();
+  for (const target of targets) {
+    for (let depth = 0; depth <= target.length; depth++) wanted.add(pathKey(target.slice(0, depth)));
+    for (let depth = 0; depth < target.length; depth++) above.add(pathKey(target.slice(0, depth)));
   }
-  for (let depth = path.length; node === undefined && depth >= 0; depth--) node = findNodeAtLocation(tree, path.slice(0, depth));
-  return node === undefined ? '' : ` ${lineAndColumn(text, node.offset)}`;
+  const names = new Set(targets.flatMap((target) => target.filter((part): part is string => typeof part === 'string')));
+  const values = new Map<string, number>();
+  const keys = new Map<string, number>();
+  const seen = (path: PathPart[], offset: number): void => {
+    const key = pathKey(path);
+    if (wanted.has(key) && !values.has(key)) values.set(key, offset);
+  };
+  const enter = (offset: number, _length: number, _line: number, _column: number, pathSupplier: () => PathPart[]): boolean => {
+    const path = pathSupplier();
+    seen(path, offset);
+    return above.has(pathKey(path));
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: enter,
+      onArrayBegin: enter,
+      // Needed though they do nothing: jsonc-parser resumes its callbacks after a list or object it was
+      // told to pass over only through these.
+      onObjectEnd: () => {},
+      onArrayEnd: () => {},
+      onLiteralValue: (_value, offset, _length, _line, _column, pathSupplier) => seen(pathSupplier(), offset),
+      onObjectProperty: (property, offset, _length, _line, _column, pathSupplier) => {
+        // Most keys of an object worth walking are no target: their name says so before their path is made.
+        if (!names.has(property)) return;
+        const key = pathKey([...pathSupplier(), property]);
+        if (wanted.has(key) && !keys.has(key)) keys.set(key, offset);
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+  const lines = new LineIndex(text);
+  return (path, key) => {
+    let offset = key === undefined ? undefined : keys.get(pathKey([...path, key]));
+    for (let depth = path.length; offset === undefined && depth >= 0; depth--) offset = values.get(pathKey(path.slice(0, depth)));
+    return offset === undefined ? '' : ` ${lines.lineAndColumn(offset)}`;
+  };
+}
+
+function pathKey(path: readonly PathPart[]): string {
+  return JSON.stringify(path);
 }

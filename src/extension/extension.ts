@@ -45,6 +45,9 @@ export interface RungApi {
   readonly logFolder: vscode.Uri;
 }
 
+/** True while a session is open: Rung found a panel (a file, a setting, or the local Ollama's models). */
+const HAS_PANEL_CONTEXT = 'rung.hasPanel';
+
 let sessions: { host: SessionHost; log: RungLog } | undefined;
 
 export function activate(context: vscode.ExtensionContext): RungApi {
@@ -68,12 +71,14 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         providerFactories: { 'vscode-lm': editorModelsFactory() },
         clock: systemClock,
         catalogDir: context.globalStorageUri.fsPath,
+        userFolder: context.globalStorageUri.fsPath,
         log: (level, message) => (level === 'error' ? log.error(message) : level === 'warning' ? log.warn(message) : log.info(message)),
         environment: process.env,
         ...(store.kind === 'team'
           ? { team: { password: await secrets.teamPassword(), shareDecisions: settings.teamLedgerShareDecisions } }
           : {}),
         warn: (message) => void vscode.window.showWarningMessage(`Rung: ${message}`),
+        askToSendWorkspaceLedger,
       });
     },
   });
@@ -87,6 +92,8 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   context.subscriptions.push(
     { dispose: () => watch.dispose() },
     host.onDidOpen((session) => session && watch.wake()),
+    // Getting Started's first step ticks itself once Rung has models to route to (package.json's walkthrough).
+    host.onDidOpen((session) => void vscode.commands.executeCommand('setContext', HAS_PANEL_CONTEXT, session !== undefined)),
   );
   // The log is not among the subscriptions: VS Code disposes those as soon as it calls `deactivate`,
   // and `deactivate` still has to say how the last save went. It disposes the log itself.
@@ -162,6 +169,18 @@ function showNotice(level: 'info' | 'warning' | 'error', message: string): void 
   if (level === 'error') void vscode.window.showErrorMessage(`Rung: ${message}`);
   else if (level === 'warning') void vscode.window.showWarningMessage(`Rung: ${message}`);
 }
+
+/**
+ * Asks whether to send a workspace ledger this machine did not make to the team: a notification, not a
+ * modal, so the window opens and works while it waits. Closing it without a choice asks again next time.
+ */
+async function askToSendWorkspaceLedger(question: string): Promise<'send' | 'never' | undefined> {
+  const choice = await vscode.window.showWarningMessage(`Rung: ${question}`, SEND_TO_TEAM, DO_NOT_SEND);
+  return choice === SEND_TO_TEAM ? 'send' : choice === DO_NOT_SEND ? 'never' : undefined;
+}
+
+const SEND_TO_TEAM = 'Send to Team';
+const DO_NOT_SEND = "Don't Send";
 
 /** Stops the calls under way and saves the ledger and the decision log, within the time VS Code allows. */
 export async function deactivate(): Promise<void> {

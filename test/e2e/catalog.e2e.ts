@@ -9,9 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureBytes, serveBytes, WireServer } from '../unit/support/wireServer';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 /** The first request also opens the session, and the Chat view's own agent waits before it asks Rung (rung.e2e.ts). */
-const TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = scaled(120_000);
 
 function catalogless(): E2eCheck {
   let server: WireServer | undefined;

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CHEAP_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 /** How long a check waits for an answer: the Chat view's own agent spent up to 16 s before asking Rung (rung.e2e.ts). */
-const ANSWER_TIMEOUT_MS = 120_000;
+const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 /** A port nothing answers on: 9 (discard) refuses on 127.0.0.1, whatever runs on this machine. */
 const DEAD_URL = 'http://127.0.0.1:9';

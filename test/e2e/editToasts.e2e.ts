@@ -16,10 +16,11 @@ import type { Page } from 'playwright-core';
 import { json, WireServer } from '../unit/support/wireServer';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows } from './workspaceFiles';
+import { scaled } from '../timeScale';
 
 const MODEL = 'tiny-coder:1b';
 /** How long the window has for Rung's session, an answer and a toast. */
-const TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = scaled(120_000);
 /** The keybindings as Playwright presses them: Rung's `ctrl+k ctrl+shift+e`, `ctrl+k ctrl+enter`, `ctrl+k ctrl+backspace`. */
 const EDIT_KEYS = ['Control+K', 'Control+Shift+E'];
 const ACCEPT_KEYS = ['Control+K', 'Control+Enter'];

@@ -10,21 +10,29 @@
  * id, which spins sql.js at 100% CPU when queried) and a panel file that says a paid model of the user's
  * own OpenRouter costs nothing. Rung is installed from its .vsix on a code-server with workspace trust
  * on, so the folder opens untrusted and toasts show (see `E2eCheck.untrusted`).
+ *
+ * A third folder is trusted, as a user trusts a repository they work in, and its `.rung/ledger.sqlite`
+ * is a genuine ledger with a trigger named `sqlite_stat1` written in (SQLite refuses the name; the
+ * attacker's `PRAGMA writable_schema` does not), which joins the ratings five ways on the first save's
+ * `DELETE`: a 2.5e10-row join that froze the extension host at its first call.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { RUNG_APPLICATION_ID } from '../../src/core/ledger/schema';
+import { markAsRung, migrate, RUNG_APPLICATION_ID } from '../../src/core/ledger/schema';
 import { loadSqlJs } from '../../src/core/ledger/sqlJs';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import type { E2eCheck, Workbench } from './workbench';
+import { scaled } from '../timeScale';
+import { ledgerOnDisk } from './workspaceFiles';
+import { fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 
 /** How long the window has to open Rung's session and say what it refused. */
-const TIMEOUT_MS = 90_000;
+const TIMEOUT_MS = scaled(90_000);
 /** How long one palette command may take to show its answer in a window that answers. */
-const RESPONSIVE_MS = 15_000;
+const RESPONSIVE_MS = scaled(15_000);
 /** A paid model on the user's own OpenRouter. */
 const PAID_MODEL = 'anthropic/claude-opus-4';
 
@@ -115,7 +123,8 @@ function linkedRungFolder(): E2eCheck {
       );
       await toast.getByRole('button', { name: 'Show in Explorer' }).click();
       await page.locator('.explorer-viewlet').first().waitFor({ timeout: TIMEOUT_MS });
-      await page.waitForTimeout(1_000);
+      // What must not happen has no event to wait for: a second (scaled) for an editor to open if one would.
+      await page.waitForTimeout(scaled(1_000));
       assert.equal(
         await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).count(),
         0,
@@ -178,4 +187,77 @@ function craftedLedgerAndFreeModel(): E2eCheck {
   };
 }
 
-export default [linkedRungFolder(), craftedLedgerAndFreeModel()];
+/** Ratings in the trusted folder's ledger: the trigger's join is this to the fifth power rows. */
+const PLANTED_RATINGS = 120;
+
+function trustedStatisticsTrigger(): E2eCheck {
+  let rung = '';
+  let bytes: Buffer = Buffer.alloc(0);
+  let providers: FakeProviders | undefined;
+  return {
+    name: 'trusted, a repository whose ledger hides a trigger named sqlite_stat1 that would join its ratings five ways on the first save: Rung moves the file aside, says why in a toast, starts a fresh ledger, answers a chat that saves to it, and the editor answers',
+    installed: true,
+    async prepare(folder) {
+      providers = await startFakeProviders();
+      providers.cheapAnswer = () => 'Six times seven is 42.';
+      rung = join(folder, '.rung');
+      mkdirSync(rung, { recursive: true });
+      const SQL = await loadSqlJs({ wasmPath: join(repositoryRoot(), 'dist/sql-wasm.wasm') });
+      const db = new SQL.Database();
+      migrate(db, 0, { now: 1, newId: () => 'planted' });
+      markAsRung(db);
+      const rows = Array.from({ length: PLANTED_RATINGS }, (_, index) => `('m${index}', 'chat', 0.5, 1, 1, 1)`).join(', ');
+      db.run(`INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ${rows}`);
+      db.run('PRAGMA writable_schema = ON');
+      db.run(
+        'CREATE TRIGGER sqlite_stat1 BEFORE DELETE ON ratings BEGIN SELECT count(*) FROM ratings a, ratings b, ratings c, ratings d, ratings e; END',
+      );
+      db.run('PRAGMA writable_schema = OFF');
+      bytes = Buffer.from(db.export());
+      db.close();
+      writeFileSync(join(rung, 'ledger.sqlite'), bytes);
+      // One model on a local server that answers: a call records itself in the ledger, and that save is
+      // the DELETE the trigger fired on.
+      const panel = fakePanel(providers) as { models: unknown[]; providers: Record<string, unknown> };
+      panel.models = panel.models.slice(0, 1);
+      panel.providers = { ollama: panel.providers.ollama };
+      writeFileSync(join(rung, 'panel.json'), `${JSON.stringify(panel, null, 2)}\n`);
+    },
+    async run(page, workbench) {
+      try {
+        await trustedStatisticsTriggerRun(page, workbench, rung, bytes);
+      } finally {
+        await providers?.close();
+      }
+    },
+  };
+}
+
+/** The trusted check's moves, apart so its fake providers are closed whatever happens. */
+async function trustedStatisticsTriggerRun(page: Page, workbench: Workbench, rung: string, bytes: Buffer): Promise<void> {
+  const toast = await workbench.waitForNotification('sqlite_stat1', TIMEOUT_MS);
+  const said = ((await toast.textContent()) ?? '').replace(/\s+/g, ' ');
+  assert.match(
+    said,
+    /holds a trigger named "sqlite_stat1", and Rung never creates views or triggers .*it was moved to \S+\/\.rung\/ledger\.sqlite\.corrupt-\d+ and a fresh ledger started/,
+    said,
+  );
+  await workbench.screenshot('trusted-sqlite-stat1-ledger');
+  const tookMs = await answers(page, workbench);
+  console.log(`        (Rung: Show Log answered in ${Math.round(tookMs)} ms)`);
+  // The planted file kept byte for byte beside the fresh ledger, which is Rung's own and whole.
+  const aside = readdirSync(rung).find((name) => name.startsWith('ledger.sqlite.corrupt-'));
+  assert.ok(aside, `nothing was moved aside in ${rung}: ${readdirSync(rung).join(', ')}`);
+  assert.ok(readFileSync(join(rung, aside)).equals(bytes), 'the planted ledger was changed when it was moved aside');
+  await workbench.sendChat('@rung What is six times seven?');
+  const response = page.locator('.interactive-item-container.interactive-response', { hasText: 'Six times seven is 42.' }).last();
+  await response.waitFor({ timeout: TIMEOUT_MS });
+  await workbench.screenshot('trusted-sqlite-stat1-ledger-answered');
+  const afterCall = await answers(page, workbench);
+  console.log(`        (after the call, Rung: Show Log answered in ${Math.round(afterCall)} ms)`);
+  const fresh = await ledgerOnDisk(workbench.folder);
+  assert.equal(fresh.integrity, 'ok');
+  assert.ok(![...fresh.graded.keys()].some((key) => key.startsWith('m1|')), 'the fresh ledger holds the planted ratings');
+}
+
+export default [linkedRungFolder(), craftedLedgerAndFreeModel(), trustedStatisticsTrigger()];

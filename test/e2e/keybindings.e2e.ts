@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { E2eCheck, Workbench } from './workbench';
+import { scaled } from '../timeScale';
 
 interface Keybinding {
   command: string;
@@ -38,12 +39,15 @@ async function rowsFor(page: Page, key: string): Promise<string[]> {
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.type(key.startsWith('Rung') ? key : `"${key}"`);
   const rows = page.locator('.keybindings-editor .monaco-list-row');
-  // The list filters as the search changes: wait until it has settled on this key.
+  // The list filters as the search changes: wait until it has settled on this key (the same rows three
+  // looks running; the look's spacing scales, as a loaded workbench can pause longer between two renders).
+  // Every key and title asked for here is bound, so an empty list is one not yet filtered or drawn.
   let last = '';
-  for (let stable = 0; stable < 3;) {
-    await page.waitForTimeout(300);
+  const deadline = performance.now() + scaled(60_000);
+  for (let stable = 0; stable < 3 && performance.now() < deadline;) {
+    await page.waitForTimeout(scaled(300));
     const now = (await rows.allTextContents()).join('\n');
-    stable = now === last ? stable + 1 : 0;
+    stable = now !== '' && now === last ? stable + 1 : 0;
     last = now;
   }
   return (await rows.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());

@@ -22,9 +22,10 @@ import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows } from './workspaceFiles';
+import { scaled } from '../timeScale';
 
 /** How long the panel may take to show what a check waits for, ms: a 100k-row snapshot on a loaded 2-core machine. */
-const PANEL_TIMEOUT_MS = 60_000;
+const PANEL_TIMEOUT_MS = scaled(60_000);
 const PRUNE_REASON = 'maxTotalPerProvider=2 reached for ollama';
 /** The models of `fakePanel`, with its cloud price, for the seeded rows. */
 const PANEL_MODELS: SeedModel[] = [

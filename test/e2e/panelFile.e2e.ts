@@ -9,9 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixture, json, vacantAddress, WireServer, type SeenRequest } from '../unit/support/wireServer';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 /** How long the window has to show Rung's first toast and the editor's markers: the session opens after activation. */
-const TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = scaled(120_000);
 
 /** Writes the workspace's Rung settings: where Ollama is. */
 function settings(folder: string, ollamaHost: string): void {

@@ -31,6 +31,7 @@ import { eventually, type E2eCheck, type Workbench } from './workbench';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
 import { INTERRUPTED_REASON } from '../../src/core/verdict';
+import { scaled } from '../timeScale';
 
 /** The first rung: answers at once, with code that does not parse. */
 const QUICK_MODEL = 'tiny-coder:1b';
@@ -38,10 +39,10 @@ const QUICK_MODEL = 'tiny-coder:1b';
 const SLOW_MODEL = 'slow-coder:7b';
 /** The slow model sends one NDJSON line this often, ms. */
 const SLOW_LINE_MS = 500;
-/** Lines the slow model would send: a minute's worth, far longer than the check waits before reloading. */
-const SLOW_LINES = 120;
+/** Lines the slow model would send: a minute's worth (scaled), far longer than the check waits before reloading. */
+const SLOW_LINES = Math.ceil(scaled(60_000) / SLOW_LINE_MS);
 /** How long the check waits for the workbench, the call and the reload, ms. */
-const WAIT_MS = 60_000;
+const WAIT_MS = scaled(60_000);
 
 /** A local server speaking Ollama's protocol for the two models, and what it saw of the slow answer. */
 interface SlowOllama {

@@ -17,6 +17,7 @@ import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
+import { scaled } from '../timeScale';
 
 /**
  * How long a check waits for an answer to appear, ms: the first request also starts the session.
@@ -28,7 +29,7 @@ import { decisionRows, ledgerOnDisk } from './workspaceFiles';
  * Rung answered it in about 0.1 s; the console shows the agent waiting for a GitHub sign-in provider
  * that never registers). One such check timed out at 60 s in CI on a loaded machine.
  */
-const ANSWER_TIMEOUT_MS = 120_000;
+const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 /**
  * A check with its own pair of model servers, started before the workbench opens and closed after;
@@ -369,7 +370,7 @@ async function openInlineChat(page: Page): Promise<void> {
   for (;;) {
     await page.keyboard.press('Control+I');
     if (
-      await inline.waitFor({ timeout: 5_000 }).then(
+      await inline.waitFor({ timeout: scaled(5_000) }).then(
         () => true,
         () => false,
       )

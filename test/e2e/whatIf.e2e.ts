@@ -20,9 +20,10 @@ import { openerSentence } from '../../webview/ledgerModel';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel } from '../integration/support/fakeProviders';
 import { decisionRow } from '../unit/support/decisionRow';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 /** How long the panel may take to show what the check waits for, ms, on a loaded 2-core machine. */
-const PANEL_TIMEOUT_MS = 60_000;
+const PANEL_TIMEOUT_MS = scaled(60_000);
 const CALLS = 200;
 /** Calls (of every ten) that opened with the cloud model, and each one's chance of doing so. */
 const CLOUD_OPENINGS_PER_TEN = 1;

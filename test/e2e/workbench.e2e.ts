@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 
 const checks: E2eCheck[] = [
   {
@@ -11,7 +12,10 @@ const checks: E2eCheck[] = [
         `the palette listed ${JSON.stringify(rows)}`,
       );
       // Rung's status bar item appears when activation has finished and its commands are registered.
-      await page.locator('.statusbar-item', { hasText: 'Rung:' }).first().waitFor({ timeout: 60_000 });
+      await page
+        .locator('.statusbar-item', { hasText: 'Rung:' })
+        .first()
+        .waitFor({ timeout: scaled(60_000) });
       const run = await workbench.runCommandUntil(
         'Rung: Show Log',
         page

@@ -11,18 +11,22 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { scaled } from '../timeScale';
 
-/** How long a move waits for the workbench to show what it expects. */
-const UI_TIMEOUT_MS = 20_000;
+/**
+ * How long a move waits for the workbench to show what it expects (every limit here scales: test/timeScale.ts).
+ * A minute: with both cores busy at load 27 the palette did not list Rung's commands within 20 s of the window.
+ */
+const UI_TIMEOUT_MS = scaled(60_000);
 /** How long to let the palette settle before typing the query again. */
 const PALETTE_RETRY_MS = 500;
 /** How long one try at opening or typing into the palette may take before it is tried again. */
-const PALETTE_STEP_MS = 5_000;
+const PALETTE_STEP_MS = scaled(5_000);
 
 /** How long the Chat view may take to show its input: on a first run it starts with the window. */
-const CHAT_OPEN_TIMEOUT_MS = 60_000;
+const CHAT_OPEN_TIMEOUT_MS = scaled(60_000);
 /** How long a sent chat has to show its request before Enter is pressed again, and how often at most. */
-const ENTER_TAKEN_MS = 5_000;
+const ENTER_TAKEN_MS = scaled(5_000);
 const ENTER_PRESSES = 3;
 
 /** How often {@link eventually} looks again. */
@@ -74,7 +78,7 @@ export class Workbench {
 
   /** Resolves once the workbench's layout is on the page. */
   async waitUntilReady(): Promise<void> {
-    await this.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: scaled(60_000) });
     await this.page.locator('.part.statusbar').waitFor({ timeout: UI_TIMEOUT_MS });
   }
 
@@ -119,7 +123,7 @@ export class Workbench {
   async runCommandUntil(
     title: string,
     shown: Locator,
-    firstTryMs = 10_000,
+    firstTryMs = scaled(10_000),
     secondTryMs = UI_TIMEOUT_MS,
   ): Promise<'first run' | 'second run'> {
     await this.runCommand(title);
@@ -155,7 +159,7 @@ export class Workbench {
     const channel = await panel
       .locator('select')
       .first()
-      .inputValue({ timeout: 1_000 })
+      .inputValue({ timeout: scaled(1_000) })
       .catch(() => undefined);
     const text = ((await panel.textContent()) ?? '').replace(/\s+/g, ' ').slice(0, 600);
     return channel === undefined ? text : `channel ${channel}: ${text}`;
@@ -290,7 +294,7 @@ export class Workbench {
   async openPalette(): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget input');
     // isVisible answers at once; isEditable waits for an element that is not there, so it is asked second.
-    const ready = async () => (await input.isVisible()) && (await input.isEditable({ timeout: 500 }).catch(() => false));
+    const ready = async () => (await input.isVisible()) && (await input.isEditable({ timeout: scaled(500) }).catch(() => false));
     for (let attempt = 0; attempt < 4 && !(await ready()); attempt++) {
       await this.page.keyboard.press(attempt % 2 === 0 ? 'F1' : 'Control+Shift+P');
       await input.waitFor({ timeout: PALETTE_STEP_MS }).catch(() => undefined);

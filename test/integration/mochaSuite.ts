@@ -11,9 +11,16 @@
 import Mocha from 'mocha';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { scaled } from '../timeScale';
 
-/** Generous per-test limit: a test may start local servers, open editors and wait for the workbench. */
-const TEST_TIMEOUT_MS = 30_000;
+/**
+ * Generous per-test limit: a test may start local servers, open editors and wait for the workbench.
+ *
+ * @remarks
+ * Above the waits' own limits (`eventually` in support/rung.ts), so a test that waits too long fails
+ * naming what it waited for rather than with mocha's bare timeout. Scaled by `RUNG_TEST_TIME_SCALE`.
+ */
+const TEST_TIMEOUT_MS = scaled(180_000);
 
 /** One test file the bundle holds; `load` evaluates it (and so declares its tests). */
 export interface BundledTestFile {

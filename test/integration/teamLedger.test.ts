@@ -12,6 +12,7 @@ import { systemClock } from '../../src/core/clock';
 import { TeamLedger } from '../../src/core/ledger/teamLedger';
 import type { RungApi } from '../../src/extension/extension';
 import { eventually, RUNG_EXTENSION_ID } from './support/rung';
+import { scaled } from '../timeScale';
 
 /** A model only the team's server has heard of: seeing its rating means the session reads the team. */
 const TEAM_MODEL = 'team-only/model';
@@ -33,7 +34,7 @@ async function ranksFromTeam(): Promise<boolean> {
 }
 
 describe('a team ledger in a real extension host', function () {
-  this.timeout(180_000);
+  this.timeout(scaled(360_000));
 
   before(async function () {
     const extension = vscode.extensions.getExtension<RungApi>(RUNG_EXTENSION_ID);

@@ -130,6 +130,7 @@ export function providerAttempt(options: ProviderAttemptOptions): AttemptFn<Chat
       verdict: check.verdict,
       verdictReason: check.reason,
       ...('confidence' in check && check.confidence !== undefined ? { confidence: check.confidence } : {}),
+      ...(check.selfJudged ? { selfJudged: true } : {}),
       resolvedModel: answer.resolvedModel,
       latencyMs,
       ...(streamed.firstPartAt !== undefined ? { firstTokenMs: streamed.firstPartAt - started } : {}),

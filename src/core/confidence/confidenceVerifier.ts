@@ -92,6 +92,6 @@ export class ConfidenceVerifier implements Verifier {
       const reason = `confidence ${formatLogprob(confidence)} read, not judged: no learned threshold yet for ${answer.model} in ${plan.classKey} (${graded} of ${MIN_CONFIDENCE_GRADED} graded answers)`;
       return { verdict: 'unverified', reason, confidence, spent };
     }
-    return { verdict: check.verdict, reason: check.reason, confidence, spent };
+    return { verdict: check.verdict, reason: check.reason, confidence, spent, selfJudged: true };
   }
 }

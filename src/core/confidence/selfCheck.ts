@@ -109,7 +109,14 @@ export async function askConfidence(
     return { logprob: null, silentBecause: `the confidence question failed: ${message}`, ...usage };
   }
   if (!logprobs?.length) return { logprob: null, silentBecause: 'its server sent no log-probabilities', noLogprobs: true, ...usage };
-  const logprob = yesLogprob(logprobs[0] as TokenLogprob);
+  const first = logprobs[0] as TokenLogprob;
+  if (!isLogprob(first.logprob) || (first.top ?? []).some((alternative) => !isLogprob(alternative.logprob)))
+    return {
+      logprob: null,
+      silentBecause: 'its server sent a log-probability above 0 or not a number, which no probability has',
+      ...usage,
+    };
+  const logprob = yesLogprob(first);
   if (logprob === null)
     return {
       logprob: null,
@@ -140,7 +147,15 @@ export function yesLogprob(first: TokenLogprob): number | null {
   const listed = [...entries.values()];
   const left = 1 - listed.reduce((sum, logprob) => sum + Math.exp(logprob), 0);
   const bound = Math.log(Math.max(left, Number.MIN_VALUE));
-  return first.top?.length ? Math.min(bound, ...listed) : bound;
+  // A loop, not Math.min(...listed): a server's list of 300,000 alternatives overflowed the stack.
+  let least = bound;
+  if (first.top?.length) for (const logprob of listed) least = Math.min(least, logprob);
+  return least;
+}
+
+/** A log-probability a probability can have: finite, and at most 0. */
+function isLogprob(value: number): boolean {
+  return Number.isFinite(value) && value <= 0;
 }
 
 function isYes(token: string): boolean {
@@ -154,7 +169,8 @@ function isNo(token: string): boolean {
 }
 
 function logSumExp(values: readonly number[]): number {
-  const top = Math.max(...values);
+  let top = Number.NEGATIVE_INFINITY;
+  for (const value of values) top = Math.max(top, value);
   if (!Number.isFinite(top)) return top;
   return top + Math.log(values.reduce((sum, value) => sum + Math.exp(value - top), 0));
 }

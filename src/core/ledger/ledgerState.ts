@@ -19,7 +19,7 @@
  * `rung replay --ledger` of 5,533 prompts, which saves only at close, went from 1.1 s to 12.2 s.
  */
 import type { Database } from 'sql.js';
-import { applyObservation, type Observation } from '../ratings';
+import { applyObservation, RATING_LIMIT_LOGITS, type Observation } from '../ratings';
 import { SIGNAL_SLOTS } from '../signal/promptFeatures';
 import { applySignalUpdate, type PromptSignalState, type SignalClassStats, type SignalUpdate } from '../signal/promptSignal';
 import { aliasCandidates } from '../aliasCandidates';
@@ -128,6 +128,9 @@ function mergedKey(sourceId: string, model: string, classKey: string): string {
 
 type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged' | 'confidence' | 'timings';
 
+/** The tables of a ledger file, as the counts of skipped rows name them; `signal` is the per-prompt signal's two tables. */
+export type LedgerTable = Table | 'signal';
+
 /** The maps each operation changes: what {@link LedgerState.applied} must copy before applying it. */
 const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   observe: ['ratings'],
@@ -173,6 +176,8 @@ export class LedgerState {
   confidence = new Map<string, { n: number; ok: number }>();
   /** How long each model's attempts took at each class key, on this machine (timing.ts); never merged. */
   timings = new Map<string, TimingEntry>();
+  /** Rows of the file {@link LedgerState.read} left out as unusable, by table; empty for a state built in memory. */
+  readonly skipped: Partial<Record<LedgerTable, number>> = {};
   private measured: Set<string> | undefined;
 
   constructor(ledgerId: string) {
@@ -381,87 +386,111 @@ export class LedgerState {
     for (const [slug, resolved] of op.aliases) if (!this.aliases.has(slug)) this.aliases.set(slug, resolved);
   }
 
-  /** Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}). */
+  /** Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}), and those dated past it in the future. */
   pruneSpawns(now: number): void {
     for (const [id, spawn] of this.spawns) {
       const last = spawn.endedAt ?? spawn.startedAt;
-      if (now - last > SPAWN_RETENTION_MS) this.spawns.delete(id);
+      if (Math.abs(now - last) > SPAWN_RETENTION_MS) this.spawns.delete(id);
     }
   }
 
-  /** Reads a database already migrated to the current schema. */
+  /**
+   * Reads a database already migrated to the current schema, skipping (and counting in
+   * {@link LedgerState.skipped}) every row whose values Rung could not have written.
+   *
+   * @remarks
+   * SQLite keeps whatever a cell is given, and a file can come from anywhere (a cloned folder, a
+   * teammate's copy to merge), so each row is held to the ranges Rung writes, as a team's rows are
+   * (teamRows.ts): numbers finite, counts whole and within {@link MAX_LEDGER_COUNT}, ok no more than
+   * graded, a rating within ±{@link RATING_LIMIT_LOGITS}. Read with `Number()` alone, a rating of
+   * −Infinity crashed every later call in the planner, a NaN rating or signal weight became NULL on the
+   * next save and failed it for good ("NOT NULL constraint failed"), and a merge carried 1e18 graded
+   * answers into the user's ledger. A bad row is left out rather than mended: no value in it can be
+   * trusted, and the rest of the file is still the user's evidence.
+   */
   static read(db: Database): LedgerState {
     const id = db.exec(`SELECT value FROM meta WHERE key = 'ledger_id'`)[0]?.values[0]?.[0];
     const state = new LedgerState(String(id ?? ''));
+    const skip = (table: LedgerTable): void => {
+      state.skipped[table] = (state.skipped[table] ?? 0) + 1;
+    };
     forEachRow(
       db,
       'SELECT model, class_key, rating, graded, ok, updated_at, drift_surprise, drift_since, information, followed_prior, cost_observed, cost_listed, cost_attempts FROM ratings',
       (row) => {
-        const since = nullableNumber(row[7]);
-        const costAttempts = Number(row[12] ?? 0);
-        const information = nullableNumber(row[8]);
-        const followedPrior = nullableNumber(row[9]);
-        const entry: RatingEntry = {
-          model: String(row[0]),
-          classKey: String(row[1]),
-          rating: Number(row[2]),
-          graded: Number(row[3]),
-          ok: Number(row[4]),
-          updatedAt: Number(row[5]),
-          surprise: Number(row[6]),
-          ...(since === null ? {} : { sinceDrift: since }),
-          ...(information === null ? {} : { information }),
-          ...(followedPrior === null ? {} : { followedPrior }),
-          ...(costAttempts > 0 ? { cost: { observed: Number(row[10]), listed: Number(row[11]), attempts: costAttempts } } : {}),
-        };
-        state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
+        const entry = ratingRow(row);
+        if (entry) state.ratings.set(ratingKey(entry.model, entry.classKey), entry);
+        else skip('ratings');
       },
     );
-    forEachRow(db, 'SELECT slug, resolved FROM aliases', (row) => state.aliases.set(String(row[0]), String(row[1])));
+    forEachRow(db, 'SELECT slug, resolved FROM aliases', (row) => {
+      if (isName(row[0]) && isName(row[1])) state.aliases.set(row[0], row[1]);
+      else skip('aliases');
+    });
     forEachRow(db, 'SELECT spawn_id, trace_id, model, started_at, ended_at FROM spawns', (row) => {
-      state.spawns.set(String(row[0]), {
-        spawnId: String(row[0]),
-        traceId: String(row[1]),
-        model: String(row[2]),
-        startedAt: Number(row[3]),
-        endedAt: row[4] === null ? null : Number(row[4]),
-      });
+      const [spawnId, traceId, model, startedAt, endedAt] = row;
+      if (
+        !isName(spawnId) ||
+        typeof traceId !== 'string' ||
+        !isName(model) ||
+        !isTime(startedAt) ||
+        !(endedAt === null || isTime(endedAt))
+      ) {
+        skip('spawns');
+        return;
+      }
+      state.spawns.set(spawnId, { spawnId, traceId, model, startedAt, endedAt });
     });
     forEachRow(db, 'SELECT class_key, max_consecutive_per_provider, max_total_per_provider FROM profile_caps', (row) => {
-      state.caps.set(String(row[0]), { maxConsecutivePerProvider: nullableNumber(row[1]), maxTotalPerProvider: nullableNumber(row[2]) });
+      const [classKey, consecutive, total] = row;
+      const cap = (cell: Cell | undefined): cell is number | null => cell === null || isCount(cell, 1);
+      if (typeof classKey === 'string' && cap(consecutive) && cap(total))
+        state.caps.set(classKey, { maxConsecutivePerProvider: consecutive, maxTotalPerProvider: total });
+      else skip('caps');
     });
-    forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) =>
-      state.confidence.set(String(row[0]), { n: Number(row[1]), ok: Number(row[2]) }),
-    );
+    forEachRow(db, 'SELECT key, n, ok FROM confidence_counts', (row) => {
+      const [key, n, ok] = row;
+      if (typeof key === 'string' && isAmount(n) && n <= MAX_LEDGER_COUNT && isAmount(ok) && ok <= n) state.confidence.set(key, { n, ok });
+      else skip('confidence');
+    });
     forEachRow(
       db,
       'SELECT model, class_key, attempts, total_ms, first_token_attempts, first_token_ms, output_tokens, writing_ms FROM timings',
       (row) => {
+        const [model, classKey, attempts, totalMs, firstTokenAttempts, firstTokenMs, outputTokens, writingMs] = row;
+        if (
+          !isName(model) ||
+          typeof classKey !== 'string' ||
+          !isAmount(attempts) ||
+          attempts > MAX_LEDGER_COUNT ||
+          ![totalMs, firstTokenAttempts, firstTokenMs, outputTokens, writingMs].every(isAmount)
+        ) {
+          skip('timings');
+          return;
+        }
         const entry: TimingEntry = {
-          model: String(row[0]),
-          classKey: String(row[1]),
-          attempts: Number(row[2]),
-          totalMs: Number(row[3]),
-          firstTokenAttempts: Number(row[4]),
-          firstTokenMs: Number(row[5]),
-          outputTokens: Number(row[6]),
-          writingMs: Number(row[7]),
+          model,
+          classKey,
+          attempts,
+          totalMs: totalMs as number,
+          firstTokenAttempts: firstTokenAttempts as number,
+          firstTokenMs: firstTokenMs as number,
+          outputTokens: outputTokens as number,
+          writingMs: writingMs as number,
         };
         state.timings.set(ratingKey(entry.model, entry.classKey), entry);
       },
     );
     forEachRow(db, 'SELECT source_id, model, class_key, graded, ok, merged_at FROM merged_sources', (row) => {
-      const count: MergedCount = {
-        sourceId: String(row[0]),
-        model: String(row[1]),
-        classKey: String(row[2]),
-        graded: Number(row[3]),
-        ok: Number(row[4]),
-        mergedAt: Number(row[5]),
-      };
+      const [sourceId, model, classKey, graded, ok, mergedAt] = row;
+      if (!isName(sourceId) || !isName(model) || typeof classKey !== 'string' || !isCount(graded) || !isCount(ok) || !isTime(mergedAt)) {
+        skip('merged');
+        return;
+      }
+      const count: MergedCount = { sourceId, model, classKey, graded, ok, mergedAt };
       state.merged.set(mergedKey(count.sourceId, count.model, count.classKey), count);
     });
-    state.signal = readSignalTables(db);
+    state.signal = readSignalTables(db, skip);
     return state;
   }
 
@@ -576,7 +605,10 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     inFlight: (model) => {
       let count = 0;
       for (const spawn of state.spawns.values()) {
-        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) count++;
+        // A start dated after now was not made by a clock this ledger shares (every writer of one file
+        // reads the same machine's clock): counted, it would keep its model busy until long after then.
+        const age = now - spawn.startedAt;
+        if (spawn.model === model && spawn.endedAt === null && age >= 0 && age < STALE_SPAWN_MS) count++;
       }
       return count;
     },
@@ -601,30 +633,31 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
 /**
  * The per-prompt signal as the file holds it, or undefined when it holds none (a file from before v6,
  * or weights hashed into another number of slots than this version's, which would be misread).
+ *
+ * @remarks
+ * A table of weights with a value that is not finite is left out whole, as is the signal with it: one
+ * NaN weight makes every reading NaN. A class's record that does not fit is left out alone (that class
+ * learns its record again).
  */
-function readSignalTables(db: Database): PromptSignalState | undefined {
+function readSignalTables(db: Database, skip: (table: LedgerTable) => void): PromptSignalState | undefined {
   const weights = new Map<string, Float32Array>();
   forEachRow(db, 'SELECT name, slots, weights FROM prompt_signal_weights', (row) => {
     const bytes = row[2];
     if (Number(row[1]) !== SIGNAL_SLOTS || !(bytes instanceof Uint8Array) || bytes.byteLength !== 4 * SIGNAL_SLOTS) return;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    weights.set(
-      String(row[0]),
-      Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true)),
-    );
+    const table = Float32Array.from({ length: SIGNAL_SLOTS }, (_, i) => view.getFloat32(4 * i, true));
+    if (table.every(Number.isFinite)) weights.set(String(row[0]), table);
+    else skip('signal');
   });
   const mean = weights.get('mean');
   const unanswerable = weights.get('unanswerable');
   if (!mean || !unanswerable) return undefined;
   const classes = new Map<string, SignalClassStats>();
   forEachRow(db, 'SELECT class_key, calls, gain, gain_square, shift, odds FROM prompt_signal_classes', (row) => {
-    classes.set(String(row[0]), {
-      calls: Number(row[1]),
-      gain: Number(row[2]),
-      gainSquare: Number(row[3]),
-      shift: Number(row[4]),
-      odds: Number(row[5]),
-    });
+    const [classKey, calls, gain, gainSquare, shift, odds] = row;
+    if (typeof classKey === 'string' && isCount(calls) && isFinite(gain) && isAmount(gainSquare) && isFinite(shift) && isFinite(odds))
+      classes.set(classKey, { calls, gain, gainSquare, shift, odds });
+    else skip('signal');
   });
   return { mean, unanswerable, classes };
 }
@@ -668,6 +701,101 @@ function insertAll(db: Database, sql: string, rows: Cell[][]): void {
   }
 }
 
-function nullableNumber(cell: Cell | undefined): number | null {
-  return cell === null || cell === undefined ? null : Number(cell);
+/** Rows {@link LedgerState.read} left out, as one clause (`2 ratings and 1 call in flight`); undefined when none were. */
+export function describeSkippedRows(skipped: Readonly<Partial<Record<LedgerTable, number>>>): string | undefined {
+  const names: Record<LedgerTable, [string, string]> = {
+    ratings: ['rating', 'ratings'],
+    aliases: ['alias', 'aliases'],
+    spawns: ['call in flight', 'calls in flight'],
+    caps: ['profile cap', 'profile caps'],
+    merged: ['merged-source count', 'merged-source counts'],
+    confidence: ['confidence count', 'confidence counts'],
+    signal: ['per-prompt signal row', 'per-prompt signal rows'],
+    timings: ['timing', 'timings'],
+  };
+  const parts = (Object.keys(names) as LedgerTable[])
+    .filter((table) => (skipped[table] ?? 0) > 0)
+    .map((table) => {
+      const count = skipped[table] as number;
+      return `${count} ${names[table][count === 1 ? 0 : 1]}`;
+    });
+  if (parts.length === 0) return undefined;
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) as string}`;
+}
+
+/** Why a row is left out, for the messages that say so. */
+export const SKIPPED_ROWS_REASON = 'a value not finite, not whole, or out of the range Rung writes';
+
+/**
+ * The largest count a ledger row may hold (graded answers, attempts, calls): a billion, some thirty years
+ * of one graded call a second at one model and class. A count past it was not counted by Rung; it only
+ * drowns every real observation merged beside it.
+ */
+export const MAX_LEDGER_COUNT = 1_000_000_000;
+
+/** One ratings row as Rung writes it, or undefined when any cell is not (see {@link LedgerState.read}). */
+function ratingRow(row: readonly Cell[]): RatingEntry | undefined {
+  const [
+    model,
+    classKey,
+    rating,
+    graded,
+    ok,
+    updatedAt,
+    surprise,
+    since,
+    information,
+    followedPrior,
+    costObserved,
+    costListed,
+    costAttempts,
+  ] = row;
+  if (!isName(model) || typeof classKey !== 'string') return undefined;
+  if (!isFinite(rating) || Math.abs(rating) > RATING_LIMIT_LOGITS) return undefined;
+  if (!isCount(graded) || !isCount(ok) || ok > graded || !isTime(updatedAt)) return undefined;
+  // The drift detector's surprise is a running mean of differences of probabilities.
+  if (!isFinite(surprise) || Math.abs(surprise) > 1) return undefined;
+  if (!(since === null || isCount(since))) return undefined;
+  if (!(information === null || isAmount(information)) || !(followedPrior === null || isFinite(followedPrior))) return undefined;
+  if (!isAmount(costObserved) || !isAmount(costListed) || !isCount(costAttempts)) return undefined;
+  return {
+    model,
+    classKey,
+    rating,
+    graded,
+    ok,
+    updatedAt,
+    surprise,
+    ...(since === null ? {} : { sinceDrift: since }),
+    ...(information === null ? {} : { information }),
+    ...(followedPrior === null ? {} : { followedPrior }),
+    ...(costAttempts > 0 ? { cost: { observed: costObserved, listed: costListed, attempts: costAttempts } } : {}),
+  };
+}
+
+function isFinite(cell: Cell | undefined): cell is number {
+  return typeof cell === 'number' && Number.isFinite(cell);
+}
+
+/** A finite amount of at least 0: a cost, an information, a weighted count. */
+function isAmount(cell: Cell | undefined): cell is number {
+  return isFinite(cell) && cell >= 0;
+}
+
+/** A whole count from `min` to {@link MAX_LEDGER_COUNT}. */
+function isCount(cell: Cell | undefined, min = 0): cell is number {
+  return isFinite(cell) && Number.isInteger(cell) && cell >= min && cell <= MAX_LEDGER_COUNT;
+}
+
+/** A time in ms since the epoch: whole, not negative, within what a Date can hold. */
+function isTime(cell: Cell | undefined): cell is number {
+  return Number.isSafeInteger(cell) && (cell as number) >= 0 && (cell as number) <= MAX_DATE_MS;
+}
+
+/** The latest instant a JavaScript Date can hold, ms since the epoch. */
+const MAX_DATE_MS = 8.64e15;
+
+/** A non-empty text: a model, a slug, an id. */
+function isName(cell: Cell | undefined): cell is string {
+  return typeof cell === 'string' && cell.length > 0;
 }

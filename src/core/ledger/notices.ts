@@ -6,11 +6,20 @@ import type { LockHolder, LockTakeover, LockWait, TakeoverReason } from '../file
 
 /** Something the user should be told: the extension shows it, the CLI prints it to stderr. */
 export interface LedgerNotice {
-  kind: 'moved-aside' | 'unreadable' | 'newer-schema' | 'migrated' | 'lock-waiting' | 'lock-taken-over' | 'save-failed';
+  kind:
+    | 'moved-aside'
+    | 'unreadable'
+    | 'newer-schema'
+    | 'migrated'
+    | 'lock-waiting'
+    | 'lock-taken-over'
+    | 'save-failed'
+    /** Rows of the file whose values Rung could not have written were left out (and, on a save, kept in a copy). */
+    | 'skipped-rows';
   /** One sentence for a person, naming the files involved. */
   message: string;
   path: string;
-  /** For `moved-aside`: where the old file now is. */
+  /** For `moved-aside`: where the old file now is; for `skipped-rows` on a save, where the file as it was is kept. */
   movedTo?: string;
   /** For `lock-waiting` and `lock-taken-over`: who held the lock, as its file said. */
   holder?: LockHolder;

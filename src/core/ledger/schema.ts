@@ -230,7 +230,7 @@ export function readSchema(db: Database, sql: SqlJsStatic): SchemaReading {
   let objects: SchemaObject[];
   try {
     applicationId = Number(db.exec('PRAGMA application_id')[0]?.values[0]?.[0] ?? 0);
-    objects = readObjects(db).filter((object) => !INTERNAL_TABLE.test(object.name));
+    objects = readObjects(db).filter((object) => !isSqliteStatistics(object));
   } catch (error) {
     return { kind: 'foreign', reason: `its schema cannot be read (${messageOf(error)})` };
   }
@@ -277,8 +277,30 @@ interface OwnObject extends SchemaObject {
   columns: string[];
 }
 
-/** Tables SQLite itself keeps (`ANALYZE`'s statistics): someone inspecting a ledger may have made them, and Rung reads none. */
-const INTERNAL_TABLE = /^sqlite_stat\d$/;
+/**
+ * The tables SQLite itself keeps for `ANALYZE`'s statistics, each as SQLite defines it: someone
+ * inspecting a ledger may have made them, and Rung reads none.
+ *
+ * @remarks
+ * Only a table of exactly this name and definition is SQLite's own. Passing anything by its name alone
+ * let a trigger named `sqlite_stat1` (written with `PRAGMA writable_schema`, which lifts SQLite's
+ * refusal of the name) through the check; it ran a five-way join of the ratings on the first save's
+ * `DELETE`, and the process never came back.
+ */
+const SQLITE_STATISTICS: ReadonlyMap<string, string> = new Map([
+  ['sqlite_stat1', 'CREATE TABLE sqlite_stat1(tbl,idx,stat)'],
+  ['sqlite_stat2', 'CREATE TABLE sqlite_stat2(tbl,idx,sampleno,sample)'],
+  ['sqlite_stat3', 'CREATE TABLE sqlite_stat3(tbl,idx,neq,nlt,ndlt,sample)'],
+  ['sqlite_stat4', 'CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)'],
+]);
+
+/** Whether `object` is one of SQLite's statistics tables, as `ANALYZE` makes it; any other object is judged whatever its name. */
+function isSqliteStatistics(object: SchemaObject): boolean {
+  const own = SQLITE_STATISTICS.get(object.name);
+  return (
+    own !== undefined && object.type === 'table' && object.tableName === object.name && normalisedSql(object.sql) === normalisedSql(own)
+  );
+}
 
 function readObjects(db: Database): SchemaObject[] {
   return (db.exec('SELECT type, name, tbl_name, sql FROM sqlite_master')[0]?.values ?? []).map((row) => ({

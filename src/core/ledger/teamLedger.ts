@@ -83,9 +83,9 @@ export interface TeamLedgerOptions extends TeamPoolOptions {
    */
   writerId?: string;
   /**
-   * The outbox file (see {@link teamOutboxPath}): observations and shared decision rows whose send failed
-   * are kept there across exits, and any found there are sent. Absent: they are kept in memory only, and
-   * lost at exit.
+   * The outbox file (see {@link teamOutboxPath}), in the user's storage: observations and shared decision
+   * rows whose send failed are kept there across exits, and this member's found there are sent. Absent:
+   * they are kept in memory only, and lost at exit.
    */
   outboxPath?: string;
   /**
@@ -105,8 +105,8 @@ export interface TeamLedgerOptions extends TeamPoolOptions {
    * Off, decision rows stay in the member's workspace only: a row says what a member was working on, so
    * sharing it is the member's choice, never the default. On, every row given to {@link TeamLedger.shareDecision} is queued and sent with the next
    * flush, in the same transaction as the observations, stored once however often it is sent. Rows an
-   * earlier process left in the outbox are sent whatever this one's setting: they were shared when
-   * they were written.
+   * earlier process left in the outbox are sent only while this setting is on: whether the team sees
+   * what the member was working on is the member's choice now, not when the row was written.
    */
   shareDecisions?: boolean;
   /** Told about a background sync that failed; the queue is kept for the next one. */
@@ -167,7 +167,7 @@ export class TeamLedger implements Ledger {
       options.outboxPath && !this.readOnly
         ? new TeamOutbox({ path: options.outboxPath, clock: options.clock, onMalformed: options.onNotice })
         : undefined;
-    this.keeper = new OutboxKeeper(outbox, options.onNotice);
+    this.keeper = new OutboxKeeper(outbox, options.onNotice, { memberId: this.memberId, shareDecisions: this.shareDecisions });
     const interval = options.syncIntervalMs ?? TEAM_SYNC_INTERVAL_MS;
     if (interval > 0) {
       this.timer = setInterval(() => {

@@ -1,6 +1,6 @@
 /**
  * The team ledger's outbox: observations, and shared decision rows, the server has not acknowledged, kept
- * in a file in the workspace so that they outlive the process.
+ * in a file in the user's own storage so that they outlive the process.
  *
  * @remarks
  * A member who learns while the team's server is unreachable and then closes the window would otherwise
@@ -17,6 +17,13 @@
  * the workspace ledger: a reader sees some writer's complete file, and two writers never drop each
  * other's entries. It is small (only what was learned offline), so rewriting it costs little. A line
  * that does not parse is kept as it is and reported, never dropped: it may be evidence a newer Rung wrote.
+ *
+ * The file lives in the user's storage (the extension's global storage, the CLI's data folder), one per
+ * server and member, never in the workspace: it was once kept in `.rung/`, and a cloned folder that
+ * brought a `team-outbox-<hash>.jsonl` had its lines sent as they were, 30 observations under another
+ * member's name and a decision row from a member who never opted in to sharing them. What is sent from
+ * the file is still only what this member wrote, and decision rows only while the member shares them
+ * ({@link OutboxKeeper}).
  */
 import { createHash } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
@@ -66,21 +73,35 @@ export function decisionKey(entry: OutboxDecision): string {
 }
 
 /**
- * The outbox's file for one server, beside the workspace ledger: `team-outbox-<hash>.jsonl`.
+ * The outbox's file for one server and member in the user's storage `userFolder`: `team-outbox-<hash>.jsonl`.
  *
  * @remarks
  * Keyed by the server and database, not the user or password in the URL, so entries learned against
- * one team's server are never sent to another's.
+ * one team's server are never sent to another's; and by the member, so what one member (`RUNG_MEMBER`)
+ * learned is never sent by another.
  */
-export function teamOutboxPath(folder: string, url: string): string {
-  let identity = url;
+export function teamOutboxPath(userFolder: string, url: string, memberId: string): string {
+  const identity = `${serverIdentity(url)}\u0000${memberId}`;
+  return join(userFolder, `team-outbox-${createHash('sha256').update(identity).digest('hex').slice(0, 12)}.jsonl`);
+}
+
+/**
+ * Where Rung before this version kept the outbox: in the workspace folder beside the ledger. Only to
+ * say that one found there is no longer sent (see the module's remarks).
+ */
+export function workspaceOutboxPath(workspaceFolder: string, url: string): string {
+  return join(workspaceFolder, `team-outbox-${createHash('sha256').update(serverIdentity(url)).digest('hex').slice(0, 12)}.jsonl`);
+}
+
+/** The server and database a URL names, without its user or password. */
+function serverIdentity(url: string): string {
   try {
     const parsed = new URL(url);
-    identity = `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
   } catch {
     // An unparsable URL fails at connect time with pg's own message; any stable name will do until then.
+    return url;
   }
-  return join(folder, `team-outbox-${createHash('sha256').update(identity).digest('hex').slice(0, 12)}.jsonl`);
 }
 
 export class TeamOutbox {
@@ -251,6 +272,12 @@ export interface Unsent {
   decisions: OutboxDecision[];
 }
 
+/** Who reads an outbox for sending: the member, and whether they share decision rows now. */
+export interface OutboxReader {
+  memberId: string;
+  shareDecisions: boolean;
+}
+
 /**
  * The outbox's side of a team ledger's sends: which entries of the file go with the next send, what
  * moves into the file when a send fails, and what leaves it once the server has acknowledged it.
@@ -259,18 +286,27 @@ export interface Unsent {
  * Without an outbox file (none configured, or a read-only ledger) every step does nothing and the
  * queue stays in memory, lost at exit. What this process moved into the file is counted until a send
  * succeeds, so the ledger can say how much is unsent and where it is kept.
+ *
+ * Only the file's lines under this member are sent, and its decision rows only while the member shares
+ * them now: a row is a record of what the member was working on, and whether the team sees it is the
+ * member's current choice, not the one some earlier process made. The other lines stay in the file as
+ * they are, said once.
  */
 export class OutboxKeeper {
   readonly outbox: TeamOutbox | undefined;
   private readonly onNotice: ((message: string) => void) | undefined;
+  private readonly reader: OutboxReader;
   /** This process's observations that went to the outbox after a failed send, until one succeeds. */
   private keptObservations: OutboxEntry[] = [];
   /** This process's shared decision rows that went to the outbox, until a send succeeds. */
   private keptDecisions: OutboxDecision[] = [];
+  /** What was last said about lines left unsent, so a sync every few seconds does not say it again. */
+  private heldSaid = '';
 
-  constructor(outbox: TeamOutbox | undefined, onNotice: ((message: string) => void) | undefined) {
+  constructor(outbox: TeamOutbox | undefined, onNotice: ((message: string) => void) | undefined, reader: OutboxReader) {
     this.outbox = outbox;
     this.onNotice = onNotice;
+    this.reader = reader;
   }
 
   /** Observations this process moved into the outbox that no send has carried yet. */
@@ -283,14 +319,37 @@ export class OutboxKeeper {
     return this.keptDecisions.length;
   }
 
-  /** The file's entries that are not already in `queued`: they go in the same send. */
+  /** The file's entries that are this member's to send now and not already in `queued`: they go in the same send. */
   waiting(queued: Unsent): Unsent {
+    if (!this.outbox) return { observations: [], decisions: [] };
     const inMemory = new Set(queued.observations.map(outboxKey));
     const decisionsInMemory = new Set(queued.decisions.map(decisionKey));
+    const { memberId, shareDecisions } = this.reader;
+    const observations = this.outbox.read();
+    const decisions = this.outbox.readDecisions();
+    const mine = observations.filter((entry) => entry.member === memberId);
+    const myDecisions = decisions.filter((entry) => entry.member === memberId);
+    this.sayHeld(observations.length - mine.length + decisions.length - myDecisions.length, shareDecisions ? 0 : myDecisions.length);
     return {
-      observations: (this.outbox?.read() ?? []).filter((entry) => !inMemory.has(outboxKey(entry))),
-      decisions: (this.outbox?.readDecisions() ?? []).filter((entry) => !decisionsInMemory.has(decisionKey(entry))),
+      observations: mine.filter((entry) => !inMemory.has(outboxKey(entry))),
+      decisions: shareDecisions ? myDecisions.filter((entry) => !decisionsInMemory.has(decisionKey(entry))) : [],
     };
+  }
+
+  /** Says, once for each new count, which lines of the file are not sent and why. */
+  private sayHeld(others: number, unshared: number): void {
+    const said = `${others}:${unshared}`;
+    if (said === this.heldSaid || !this.outbox) return;
+    this.heldSaid = said;
+    const { memberId } = this.reader;
+    if (others > 0)
+      this.onNotice?.(
+        `the team outbox ${this.outbox.path} holds ${others} line${others === 1 ? '' : 's'} under another member than ${memberId}; only what ${memberId} learned is sent, and they were left as they are`,
+      );
+    if (unshared > 0)
+      this.onNotice?.(
+        `the team outbox ${this.outbox.path} holds ${unshared} decision row${unshared === 1 ? '' : 's'} shared earlier; they are sent only while this member shares decision rows, and wait there until then`,
+      );
   }
 
   /**

@@ -14,7 +14,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { Observation } from '../ratings';
+import { RATING_LIMIT_LOGITS, type Observation } from '../ratings';
+import { MAX_LEDGER_COUNT } from './ledgerState';
 
 /** The tables a refresh reads, as the counts of skipped rows name them. */
 export type TeamTable = 'observations' | 'resets' | 'imports' | 'aliases' | 'spawns' | 'meta' | 'decisions';
@@ -41,15 +42,18 @@ export const observationSchema = z.looseObject({
 
 export const observationRowSchema = z.looseObject({ id: bigintText, class_key: z.string().optional(), observation: z.unknown() });
 export const resetRowSchema = z.looseObject({ id: bigintText, class_key: z.string().nullable(), up_to: bigintText });
-export const importRowSchema = z.looseObject({
-  source_id: z.string().min(1),
-  model: z.string().min(1),
-  class_key: z.string(),
-  graded: z.int().min(0),
-  ok: z.int().min(0),
-  rating: z.number(),
-  updated_at: bigintText,
-});
+/** An imported rating, held to the ranges a ledger file's rows are (see LedgerState.read): a rating of 1e300 times a billion graded made a merged rating Infinity. */
+export const importRowSchema = z
+  .looseObject({
+    source_id: z.string().min(1),
+    model: z.string().min(1),
+    class_key: z.string(),
+    graded: z.int().min(0).max(MAX_LEDGER_COUNT),
+    ok: z.int().min(0),
+    rating: z.number().min(-RATING_LIMIT_LOGITS).max(RATING_LIMIT_LOGITS),
+    updated_at: bigintText,
+  })
+  .refine((row) => row.ok <= row.graded);
 export const aliasRowSchema = z.looseObject({ slug: z.string().min(1), resolved: z.string().min(1) });
 export const spawnRowSchema = z.looseObject({
   spawn_id: z.string().min(1),

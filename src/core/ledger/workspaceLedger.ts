@@ -23,8 +23,8 @@ import { removeLeftoverTemps, writeFileAtomic } from '../files/atomicWrite';
 import { FileLock, LOCK_STALE_MS, LOCK_WAIT_ATTEMPTS, LOCK_WAIT_INTERVAL_MS, type LockHandle } from '../files/fileLock';
 import { FLUSH_INTERVAL_MS, FlushTimer, timerScheduler, type Scheduler } from '../files/flushTimer';
 import { sortEntries, sortTimings, type Ledger, type LedgerSnapshot, type RatingEntry, type Spawn, type TimingEntry } from './ledger';
-import { describe, inspectLedgerFile } from './ledgerFile';
-import { LedgerState, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
+import { describe, inspectLedgerFile, LEDGER_MAX_BYTES, readWithStat } from './ledgerFile';
+import { describeSkippedRows, LedgerState, SKIPPED_ROWS_REASON, snapshotOf, type LedgerOp, type ProfileCaps } from './ledgerState';
 import { lockNotices, type LedgerNotice } from './notices';
 import { ensureFolder, lstatIfExists, refuseUnlessFolder } from '../files/safeFiles';
 import { markAsRung, migrate, SCHEMA_VERSION } from './schema';
@@ -82,6 +82,12 @@ export interface WorkspaceLedgerOptions {
   lock?: { attempts?: number; intervalMs?: number; staleMs?: number };
   /** Makes the id of a new ledger; `crypto.randomUUID` unless a test pins it. */
   newId?: () => string;
+  /**
+   * Told the ledger's id when this process made the ledger (no file, an empty one, or a fresh start after
+   * a damaged one was moved aside) and its first save landed: the evidence in it is this machine's own.
+   * A file that was already a ledger is never reported, whatever this process then learns into it.
+   */
+  onCreated?: (ledgerId: string) => void;
 }
 
 export type OpenLedgerOptions = Omit<WorkspaceLedgerOptions, 'sql'> & WasmSource & { sql?: SqlJsStatic };
@@ -93,6 +99,8 @@ export interface MergeReport {
   sourceRatings: number;
   /** Graded observations added by this merge (0 when the same file was merged before). */
   addedGraded: number;
+  /** Rows of the source left out because Rung could not have written their values, in words; absent when none were. */
+  skippedRows?: string;
 }
 
 type DiskRead =
@@ -116,6 +124,7 @@ export class WorkspaceLedger implements Ledger {
   private readonly schedule: Scheduler;
   private readonly onNotice: ((notice: LedgerNotice) => void) | undefined;
   private readonly newId: () => string;
+  private readonly onCreated: ((ledgerId: string) => void) | undefined;
   private readonly lock: FileLock;
   private writable: boolean;
   /** What the file held when this process last read or wrote it. */
@@ -143,6 +152,8 @@ export class WorkspaceLedger implements Ledger {
   private cancelRefresh: (() => void) | undefined;
   private flushChain: Promise<void> = Promise.resolve();
   private tempsCleaned = false;
+  /** The rows left out that were last told about, so a refresh of the same file does not say them again. */
+  private skippedSaid: string | undefined;
   private closed = false;
   /** Set once close() begins: a save that fails then is close's to throw, and nothing will retry it. */
   private closing = false;
@@ -156,6 +167,7 @@ export class WorkspaceLedger implements Ledger {
     this.timer = options.flushTimer ?? new FlushTimer({ clock: this.clock, schedule: this.schedule });
     this.onNotice = options.onNotice;
     this.newId = options.newId ?? randomUUID;
+    this.onCreated = options.onCreated;
     this.lock = new FileLock({
       path: `${this.path}.lock`,
       clock: this.clock,
@@ -310,7 +322,9 @@ export class WorkspaceLedger implements Ledger {
     this.requireWritable('merge');
     const source = readMergeSource(otherPath, this.sql, this.clock.now());
     if (source.ledgerId === this.state.ledgerId) throw new Error(`${otherPath} is this ledger (id ${source.ledgerId}); nothing to merge`);
-    return this.mergeFrom({ sourceId: source.ledgerId, entries: [...source.ratings.values()], aliases: [...source.aliases] });
+    const report = await this.mergeFrom({ sourceId: source.ledgerId, entries: [...source.ratings.values()], aliases: [...source.aliases] });
+    const skippedRows = describeSkippedRows(source.skipped);
+    return skippedRows === undefined ? report : { ...report, skippedRows };
   }
 
   /**
@@ -482,6 +496,10 @@ export class WorkspaceLedger implements Ledger {
         fresh = read.state;
         break;
     }
+    // A ledger this process starts: none was there, an empty file, or a damaged one moved aside with
+    // nothing read from it. A file from before ledger ids (v1) is given one, but it is not made here.
+    const created =
+      read.kind === 'missing' || (read.kind === 'damaged' && fresh === undefined) || (read.kind === 'ok' && read.migratedFrom === 0);
     try {
       const state = fresh ?? LedgerState.read(db);
       if (!state.ledgerId) state.ledgerId = this.newId();
@@ -493,11 +511,24 @@ export class WorkspaceLedger implements Ledger {
         state.ledgerId,
       ]);
       markAsRung(db);
+      // The save drops the rows the read left out; the file as it was is kept, so nothing of it is lost.
+      const skipped = read.kind === 'ok' ? describeSkippedRows(read.state.skipped) : undefined;
+      const kept = skipped === undefined ? undefined : this.keepCopy('skipped');
       const stat = writeFileAtomic(this.path, db.export());
       this.pending.splice(0, batch.length);
       this.needsWrite = false;
       this.signature = signatureOf(stat);
       this.setBase(state);
+      if (created) this.onCreated?.(state.ledgerId);
+      if (skipped !== undefined && kept !== undefined) {
+        this.skippedSaid = undefined;
+        this.notify({
+          kind: 'skipped-rows',
+          path: this.path,
+          movedTo: kept,
+          message: `the ledger ${this.path} held ${skipped} that Rung cannot use (${SKIPPED_ROWS_REASON}), now left out of it; the file as it was is kept at ${kept}`,
+        });
+      }
       if (read.kind === 'ok' && read.migratedFrom) {
         this.notify({
           kind: 'migrated',
@@ -548,6 +579,7 @@ export class WorkspaceLedger implements Ledger {
         this.signature = signatureOf(read.stat);
         this.setBase(state);
         this.enterReadOnly(read.version);
+        this.sayUnsaved(state);
         return;
       }
       case 'ok':
@@ -555,6 +587,11 @@ export class WorkspaceLedger implements Ledger {
         this.signature = signatureOf(read.stat);
         this.setBase(read.state);
         if (read.migratedFrom !== null) this.needsWrite = true;
+        // A writer saves at once, which keeps a copy of the file and says so (see land); a reader only says.
+        if (describeSkippedRows(read.state.skipped) !== undefined) {
+          if (this.writable) this.needsWrite = true;
+          else this.sayUnsaved(read.state);
+        }
         return;
     }
   }
@@ -604,6 +641,26 @@ export class WorkspaceLedger implements Ledger {
     const db = new this.sql.Database();
     migrate(db, 0, { now: this.clock.now(), newId: this.newId });
     return db;
+  }
+
+  /** Says, once for each different count, the rows a read-only ledger left out of what it shows. */
+  private sayUnsaved(state: LedgerState): void {
+    const skipped = describeSkippedRows(state.skipped);
+    if (skipped === undefined || skipped === this.skippedSaid) return;
+    this.skippedSaid = skipped;
+    this.notify({
+      kind: 'skipped-rows',
+      path: this.path,
+      message: `the ledger ${this.path} holds ${skipped} that Rung cannot use (${SKIPPED_ROWS_REASON}), left out of what is shown`,
+    });
+  }
+
+  /** Copies the file as it is to a free name beside it (`….<what>-<time>`), and returns that name; runs with the lock held. */
+  private keepCopy(what: string): string {
+    let target = `${this.path}.${what}-${this.clock.now()}`;
+    for (let n = 1; lstatIfExists(target) !== undefined; n++) target = `${this.path}.${what}-${this.clock.now()}-${n}`;
+    writeFileAtomic(target, readWithStat(this.path, LEDGER_MAX_BYTES).bytes);
+    return target;
   }
 
   /** Renames a damaged file aside, never deleting it, and says where it went; `problem` reads after its path. */

@@ -8,6 +8,7 @@
  * the reason it was passed over. The origin system's diversity caps broke exactly when an
  * implementation filtered providers out before ordering: the reasons vanished with them.
  */
+import { modelOwners, ownAlias, type ModelOwners } from './ownAlias';
 import { capsFor, type ModelSpec, type Panel } from '../panel';
 import type { ModelFacts } from '../providers/provider';
 import type { ProviderHealth } from '../providers/health';
@@ -71,7 +72,8 @@ export function rank(input: RankInput): Ranking {
   const models = chainModels(panel, request.pinned);
   const coldStart = !hasEvidence(snapshot, classKey);
 
-  const scored = models.map((spec, index) => score(spec, index, input, coldStart));
+  const owners = modelOwners(panel, snapshot);
+  const scored = models.map((spec, index) => score(spec, index, input, coldStart, owners));
   // The ladder keeps ordering until some rating has passed the gate: switching to expected cost on the
   // first graded observation would let one outcome, pass or fail, reorder the whole class.
   scored.sort(scored.some((candidate) => candidate.measured) ? byExpectedCost : byLadder);
@@ -113,7 +115,7 @@ function onPrior(presumed: Standing['presumed']): string {
   return presumed === undefined ? '' : `, rated on its presumed prior ${presumed.prior.toFixed(2)} (its own outcomes say little about it)`;
 }
 
-function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean): Scored {
+function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean, owners: ModelOwners): Scored {
   const { snapshot, panel, request } = input;
   const config = panel.providers[spec.provider];
   const facts = input.facts.get(spec.slug);
@@ -122,7 +124,8 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   // A local server's tier is why it opens ahead of the cloud, so the reason names the server it stands on.
   const server = localServerHost(config);
   const onTier = server === undefined ? `tier${tier}` : `tier${tier} (local server ${server})`;
-  const resolved = snapshot.resolve(spec.slug);
+  // An alias another provider's model holds (one a provider claimed before this was checked) is not this slug's.
+  const resolved = ownAlias(spec.slug, spec.provider, snapshot.resolve(spec.slug), owners);
   const { rating, graded, ok, measured, key, ownGraded, presumed } = standing(snapshot, resolved, request.classKey);
   // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
   // rerouted a whole panel.

@@ -8,6 +8,7 @@
  * from Ollama and the cloud), the `rung chat` CLI and the replay benchmark (reading recorded outcomes),
  * so the policy that is measured is the policy that ships.
  */
+import { modelOwners, ownAlias } from './ownAlias';
 import { boundName, boundReason } from '../boundedText';
 import { cascades, splitClassKey } from '../classKey';
 import type { Clock } from '../clock';
@@ -67,6 +68,8 @@ interface SettleableCall {
   graded: PairedOutcome[];
   /** The call's guessing floor. */
   guess: number;
+  /** The id the last attempt's model is rated under: its slug, or its provider's own name for it (ownAlias.ts). */
+  lastKey: string;
   lastRating: number;
   lastPrior: number;
   lastGraded: boolean;
@@ -184,7 +187,18 @@ export class Router {
       const { record, candidate, resolved }: Attempted<T> = await this.attemptRung(climb, next, attempt, signal, observer);
       climb.grade(record, candidate, resolved);
       next = strategy ? this.strategyRung(climb, record, strategy) : this.nextRung(climb, record);
-      this.sink.append(this.row({ request, ranking, record, before: climb.attempts, resolved, candidate, pruned: climb.pruned() }));
+      // The row says what the provider reported; the ratings key on `resolved` (ownAlias.ts).
+      this.sink.append(
+        this.row({
+          request,
+          ranking,
+          record,
+          before: climb.attempts,
+          resolved: record.resolvedModel ?? resolved,
+          candidate,
+          pruned: climb.pruned(),
+        }),
+      );
       climb.add(record);
     }
 
@@ -319,8 +333,13 @@ export class Router {
     }
     if (signal?.aborted && outcome.verdict !== 'pass') outcome = abortedOutcome(outcome, signal);
     outcome = bounded(outcome);
-    const resolved = outcome.resolvedModel ?? candidate.resolved;
-    if (outcome.resolvedModel) this.ledger.alias(candidate.slug, outcome.resolvedModel);
+    // The model the response names keys the rating only when it is its own provider's name for it (ownAlias.ts).
+    const claimed = outcome.resolvedModel;
+    const resolved =
+      claimed === undefined
+        ? candidate.resolved
+        : ownAlias(candidate.slug, candidate.provider, claimed, modelOwners(this.panel, this.ledger.snapshot(this.clock.now())));
+    if (claimed !== undefined && resolved === claimed) this.ledger.alias(candidate.slug, claimed);
     this.learnTiming(climb.request.classKey, resolved, outcome);
     const openedForWait = opening && !explore ? climb.opener.openedForWait : undefined;
     const record: AttemptRecord<T> = {
@@ -411,15 +430,16 @@ export class Router {
         ranking: climb.ranking,
         record: last,
         before: climb.attempts.slice(0, -1),
-        resolved: last.resolvedModel ?? candidate.resolved,
+        resolved: last.resolvedModel ?? climb.resolvedAt.get(last.rung) ?? candidate.resolved,
         candidate,
         pruned: climb.pruned(),
       }),
       graded: climb.graded.map(pairedOutcome),
       guess: climb.guess,
+      lastKey: climb.resolvedAt.get(last.rung) ?? candidate.resolved,
       lastRating: lastGraded?.rating ?? climb.ratingOf(candidate),
       lastPrior: climb.priorOf(candidate),
-      lastGraded: isGraded(last.verdict),
+      lastGraded: gradesModel(last),
     });
   }
 
@@ -451,7 +471,7 @@ export class Router {
       ]);
       this.ledger.observe(
         learningKeys(call.classKey).map((key) => ({
-          model: call.row.resolved ?? call.row.model,
+          model: call.lastKey,
           classKey: key,
           success: verdict === 'pass',
           difficulty,
@@ -773,6 +793,8 @@ class Climb<T> {
   readonly tried: number[] = [];
   readonly failed: number[] = [];
   readonly graded: GradedOutcome[] = [];
+  /** The id each rung tried keys its ratings under (its slug, or its provider's own name for it: ownAlias.ts). */
+  readonly resolvedAt = new Map<number, string>();
   /** The answer that stands: the last attempt that passed or was not checked. */
   answer: AttemptRecord<T> | undefined;
   private readonly skipped: PrunedCandidate[] = [];
@@ -809,7 +831,8 @@ class Climb<T> {
   /** Notes an attempt's verdict: tried, graded (against the model that served it), failed. */
   grade(record: AttemptRecord<T>, candidate: Candidate, resolved: string): void {
     this.tried.push(record.rung);
-    if (isGraded(record.verdict)) {
+    this.resolvedAt.set(record.rung, resolved);
+    if (gradesModel(record)) {
       const servedBy = { ...candidate, resolved };
       const cost = record.cost !== undefined && candidate.cost !== null ? { observed: record.cost, listed: candidate.cost } : undefined;
       this.graded.push({
@@ -979,4 +1002,9 @@ function logit(p: number): number {
  */
 function usdInReason(cost: number | null): string {
   return cost === null ? 'an unknown price' : `$${cost.toPrecision(3)}`;
+}
+
+/** Whether an attempt's verdict is evidence about its model: a pass or a fail, and not the model's own word (AttemptOutcome.selfJudged). */
+function gradesModel(record: AttemptOutcome): boolean {
+  return isGraded(record.verdict) && record.selfJudged !== true;
 }

@@ -174,6 +174,13 @@ export interface AttemptOutcome<T = unknown> {
    * one was read (the confidence check); a climb strategy plans from it.
    */
   confidence?: number;
+  /**
+   * The verdict is the answering model's own word about its answer (the confidence check). It may decide
+   * the climb, but it grades nobody: the ratings do not count it, so a later grade (the user's) still
+   * can. Counted, a server that always said "Y" at log-prob 0 lifted a model from 8 graded answers and
+   * ability 0.742 to 14 and 0.809 with no grade from anyone.
+   */
+  selfJudged?: boolean;
   /** Whatever the caller wants back (the answer text, a replay's grade). */
   value?: T;
 }

@@ -12,6 +12,10 @@
  * OfflineTeamLedger). A read-only open (ranking) reads the workspace file if there is one and writes
  * nothing, not even the file.
  *
+ * What goes to the team is this member's word, so nothing a folder brings is sent unasked: the outbox
+ * lives in the user's own storage, not the workspace, and the workspace file is imported only when this
+ * machine made it (see LedgerProvenance); any other is sent only when the user says so.
+ *
  * Whatever the ratings are kept in, the decision rows of a workspace stay in its decision log, beside
  * the workspace file, on that ledger's flush timer when it has one, so a call's rows and the
  * observations it taught land in one wake-up.
@@ -24,13 +28,15 @@ import { checkDecisionLogFiles, DecisionLog, decisionLogPath } from '../ledger/d
 import type { FlushTimer, Scheduler } from '../files/flushTimer';
 import type { Ledger } from '../ledger/ledger';
 import { exportLedger } from '../ledger/ledgerExport';
+import { describeSkippedRows, SKIPPED_ROWS_REASON, type LedgerState } from '../ledger/ledgerState';
 import { MemoryLedger } from '../ledger/memoryLedger';
 import { OfflineTeamLedger } from '../ledger/offlineTeamLedger';
 import type { LedgerNotice } from '../ledger/notices';
 import { loadSqlJs } from '../ledger/sqlJs';
 import { redactedUrl, TeamLedger, type TeamLedgerOptions } from '../ledger/teamLedger';
-import { teamOutboxPath } from '../ledger/teamOutbox';
-import { readMergeSource, WorkspaceLedger } from '../ledger/workspaceLedger';
+import { teamOutboxPath, workspaceOutboxPath } from '../ledger/teamOutbox';
+import { readMergeSource, WorkspaceLedger, type WorkspaceLedgerOptions } from '../ledger/workspaceLedger';
+import { LedgerProvenance } from './ledgerProvenance';
 import { ensureFolder } from '../files/safeFiles';
 import { FileDecisions, MemoryDecisions } from './decisions';
 import type { Decisions, Store } from './store';
@@ -51,6 +57,13 @@ export interface OpenStoreOptions {
   onDecisionNotice?: (notice: LedgerNotice) => void;
   /** Read the ratings and write nothing, not even a file: ranking. */
   readOnly?: boolean;
+  /**
+   * The user's own storage (the extension's global storage, the CLI's data folder), where a folder cannot
+   * plant anything: the team's outbox goes there, and the record of the workspace ledger files this
+   * machine made. Without it a team store keeps no outbox (what a failed send held is kept in memory
+   * only), a new workspace file is not recorded as made here, and a team store asks before sending one.
+   */
+  userFolder?: string;
   /** The workspace file's timer (tests drive it). */
   schedule?: Scheduler;
   /** How a team location is opened; needed for one. */
@@ -78,6 +91,16 @@ export interface TeamStoreOptions {
    * given: a window must open whatever the server says.
    */
   fallBackOn?: (error: unknown) => boolean;
+  /** Send a workspace ledger this machine did not make to the team without asking (the CLI's `--send-workspace-ledger`). */
+  sendWorkspaceLedger?: boolean;
+  /**
+   * Asks the user whether to send a workspace ledger this machine did not make (the editor's
+   * notification); the store opens without waiting, and the file is sent when they say so. Undefined: not
+   * answered, asked again at the next open.
+   */
+  askToSendWorkspaceLedger?: (question: string) => Promise<'send' | 'never' | undefined>;
+  /** How to send such a file, for the message when nobody is asked (`pass --send-workspace-ledger`). */
+  sendWorkspaceLedgerHint?: string;
 }
 
 /** The ratings as opened, with what only their own kind can do. */
@@ -168,6 +191,22 @@ function requireTeam(options: OpenStoreOptions): TeamStoreOptions {
   return options.team;
 }
 
+/** Where a workspace file this store makes is recorded as made here; nowhere without the user's storage. */
+function recordCreation(path: string, options: OpenStoreOptions): Pick<WorkspaceLedgerOptions, 'onCreated'> {
+  const userFolder = options.userFolder;
+  if (!userFolder) return {};
+  return {
+    onCreated: (ledgerId) => {
+      try {
+        new LedgerProvenance(userFolder).record(path, ledgerId, 'made-here');
+      } catch (error) {
+        // The ledger is saved; only the record is missing, and a team store then asks before sending the file.
+        options.log('warning', `could not record in ${userFolder} that the ledger ${path} was made here (${reasonOf(error)})`);
+      }
+    },
+  };
+}
+
 /** The workspace file, its folder made first unless read-only. */
 async function openWorkspaceFile(path: string, options: OpenStoreOptions): Promise<OpenedRatings> {
   if (!options.readOnly) ensureFolder(dirname(path));
@@ -177,6 +216,7 @@ async function openWorkspaceFile(path: string, options: OpenStoreOptions): Promi
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     ...(options.schedule ? { schedule: options.schedule } : {}),
+    ...recordCreation(path, options),
   });
   return { ledger, reset: (classKey) => ledger.reset(classKey), flushTimer: ledger.flushTimer };
 }
@@ -189,6 +229,9 @@ async function openTeamOrWorkspace(
   team: TeamStoreOptions,
 ): Promise<OpenedRatings> {
   const where = redactedUrl(url);
+  const userFolder = options.userFolder;
+  const outboxPath = userFolder === undefined ? undefined : teamOutboxPath(userFolder, url, team.memberId);
+  sayWorkspaceOutbox(workspacePath, url, options);
   let lastSyncProblem: string | undefined;
   let ledger: TeamLedger;
   try {
@@ -198,7 +241,7 @@ async function openTeamOrWorkspace(
       memberId: team.memberId,
       clock: options.clock,
       readOnly: options.readOnly ?? false,
-      outboxPath: teamOutboxPath(dirname(workspacePath), url),
+      ...(outboxPath ? { outboxPath } : {}),
       shareDecisions: team.shareDecisions ?? false,
       ...(team.resetRefusal !== undefined ? { resetRefusal: team.resetRefusal } : {}),
       // Every 10 s while the server is away would bury the log: each reason is said once.
@@ -214,16 +257,24 @@ async function openTeamOrWorkspace(
     ledger = await TeamLedger.open(teamOptions);
   } catch (error) {
     if (team.fallBackOn && !team.fallBackOn(error)) throw error;
-    return openFallback(url, workspacePath, options, team, error);
+    return openFallback(outboxPath, workspacePath, options, team, error);
   }
   options.log('info', `${options.readOnly ? 'reading' : 'learning into'} the team ledger ${where} as ${team.memberId}`);
-  if (!options.readOnly) await sendWorkspaceEvidence(ledger, workspacePath, options);
+  if (!options.readOnly)
+    await sendWorkspaceEvidence(
+      ledger,
+      where,
+      workspacePath,
+      options,
+      team,
+      userFolder === undefined ? undefined : new LedgerProvenance(userFolder),
+    );
   return { ledger, reset: (classKey) => ledger.reset(classKey), share: (row) => ledger.shareDecision(row) };
 }
 
 /** The workspace file instead of the team's server, said once with why and what is not shared. */
 async function openFallback(
-  url: string,
+  outboxPath: string | undefined,
   path: string,
   options: OpenStoreOptions,
   team: TeamStoreOptions,
@@ -243,16 +294,21 @@ async function openFallback(
       ratings = { ledger, reset: (classKey) => ledger.reset(classKey) };
     }
   } else {
-    const outboxPath = teamOutboxPath(dirname(path), url);
-    const decisions = team.shareDecisions ? `; its shared decision rows wait in ${outboxPath} until then` : '';
+    const decisions =
+      team.shareDecisions && outboxPath
+        ? `; its shared decision rows wait in ${outboxPath} until then`
+        : team.shareDecisions
+          ? '; its shared decision rows stay in its decision log only, as there is no user folder to keep them in for the team'
+          : '';
     message = `${reason}; ${team.subject} learns into the workspace ledger ${path} instead, and what it learns is not shared with the team until Rung next opens with the server answering${decisions}`;
-    if (team.shareDecisions) {
+    if (team.shareDecisions && outboxPath) {
       ensureFolder(dirname(path));
       const open = {
         path,
         clock: options.clock,
         ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         ...(options.schedule ? { schedule: options.schedule } : {}),
+        ...recordCreation(path, options),
       };
       const ledger = await OfflineTeamLedger.openOffline(open, {
         outboxPath,
@@ -290,18 +346,94 @@ function reasonOf(error: unknown): string {
   return `${error.message}${said.length > 0 ? said.join('; ') : typeof code === 'string' ? code : 'no reason given'}`;
 }
 
-/** Imports the workspace file, if any: what sessions that fell back learned; importing it again adds nothing. */
-async function sendWorkspaceEvidence(team: TeamLedger, workspacePath: string, options: OpenStoreOptions): Promise<void> {
+/**
+ * Says that the workspace holds an outbox an earlier Rung kept there, which is no longer sent: a folder's
+ * files are not this member's word (see teamOutbox.ts).
+ */
+function sayWorkspaceOutbox(workspacePath: string, url: string, options: OpenStoreOptions): void {
+  const planted = workspaceOutboxPath(dirname(workspacePath), url);
+  if (!existsSync(planted)) return;
+  options.log(
+    'warning',
+    `the workspace holds a team outbox ${planted}, which Rung no longer sends: it now keeps its outbox in your own storage, as a folder could bring one with lines under any member's name; it was left as it is`,
+  );
+}
+
+/**
+ * Imports the workspace file, if any, when this machine made it or the user says to: what sessions that
+ * fell back learned. Importing it again adds nothing.
+ *
+ * @remarks
+ * A file this machine did not make (one that came with the folder, or one made before Rung kept the
+ * record) is asked about: in the editor the store opens at once and the file is sent when the user says
+ * so; the CLI sends it only with its flag. The answer is recorded, so the same file is asked about once.
+ */
+async function sendWorkspaceEvidence(
+  team: TeamLedger,
+  where: string,
+  workspacePath: string,
+  options: OpenStoreOptions,
+  teamOptions: TeamStoreOptions,
+  provenance: LedgerProvenance | undefined,
+): Promise<void> {
   if (!existsSync(workspacePath)) return;
+  let source: LedgerState;
   try {
-    const source = readMergeSource(workspacePath, await loadSqlJs(), options.clock.now());
+    source = readMergeSource(workspacePath, await loadSqlJs(), options.clock.now());
+  } catch (error) {
+    options.log('warning', `could not send the workspace ledger ${workspacePath} to the team (${reasonOf(error)}); it stays as it is`);
+    return;
+  }
+  let graded = 0;
+  for (const entry of source.ratings.values()) graded += entry.graded;
+  if (graded === 0) return;
+  const known = provenance?.of(workspacePath, source.ledgerId) ?? 'unknown';
+  if (known === 'made-here' || known === 'send') {
+    await importWorkspace(team, source, workspacePath, options);
+    return;
+  }
+  if (known === 'never') return;
+  const question = `the workspace ledger ${workspacePath} holds ${graded} graded observation${graded === 1 ? '' : 's'} that were not learned on this machine (it may have come with the folder): send them to the team ${where} as ${teamOptions.memberId}'s evidence?`;
+  const record = (answer: 'send' | 'never'): void => {
+    try {
+      provenance?.record(workspacePath, source.ledgerId, answer);
+    } catch (error) {
+      options.log('warning', `could not record the answer about ${workspacePath} (${reasonOf(error)}); it will be asked again`);
+    }
+  };
+  if (teamOptions.sendWorkspaceLedger) {
+    record('send');
+    await importWorkspace(team, source, workspacePath, options);
+    return;
+  }
+  if (teamOptions.askToSendWorkspaceLedger) {
+    // Asked without holding the open: the answer may come minutes later, or never.
+    void teamOptions.askToSendWorkspaceLedger(question).then(
+      async (answer) => {
+        if (answer === undefined) return;
+        record(answer);
+        if (answer === 'send') await importWorkspace(team, source, workspacePath, options);
+      },
+      (error: unknown) => options.log('warning', `could not ask about the workspace ledger ${workspacePath} (${reasonOf(error)})`),
+    );
+    return;
+  }
+  options.log(
+    'warning',
+    `the workspace ledger ${workspacePath} holds ${graded} graded observation${graded === 1 ? '' : 's'} that were not learned on this machine (it may have come with the folder); they were not sent to the team${teamOptions.sendWorkspaceLedgerHint ? ` (${teamOptions.sendWorkspaceLedgerHint})` : ''}`,
+  );
+}
+
+/** Sends `source` (read from the workspace file) to the team, saying what it added; a failure is said, never thrown. */
+async function importWorkspace(team: TeamLedger, source: LedgerState, workspacePath: string, options: OpenStoreOptions): Promise<void> {
+  try {
+    const skipped = describeSkippedRows(source.skipped);
+    if (skipped !== undefined)
+      options.log('warning', `left out ${skipped} of the workspace ledger ${workspacePath} that Rung cannot use (${SKIPPED_ROWS_REASON})`);
     const report = await team.importLedger(source);
     if (report.addedGraded > 0)
       options.log('info', `sent the team ${report.addedGraded} graded observations from the workspace ledger ${workspacePath}`);
   } catch (error) {
-    options.log(
-      'warning',
-      `could not send the workspace ledger ${workspacePath} to the team (${error instanceof Error ? error.message : String(error)}); it stays as it is`,
-    );
+    options.log('warning', `could not send the workspace ledger ${workspacePath} to the team (${reasonOf(error)}); it stays as it is`);
   }
 }

@@ -23,6 +23,11 @@ export interface Check {
   /** The answer's confidence as the model stated it (a log-probability), when the check read one: the confidence check's climb plans from it. */
   confidence?: number;
   /**
+   * The verdict is the answering model's own word about its answer (the confidence check): it decides
+   * the climb, but the ratings do not count it as a graded answer (see AttemptOutcome.selfJudged).
+   */
+  selfJudged?: boolean;
+  /**
    * What the check spent on a model of its own (the confidence check's question), for the attempt's
    * cost: the provider's figure, else its tokens at the panel's price, else the catalog's.
    */

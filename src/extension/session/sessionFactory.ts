@@ -28,6 +28,8 @@ export interface ExtensionSessionOptions {
   clock: Clock;
   /** Where provider catalogs are cached. */
   catalogDir: string;
+  /** The extension's global storage: the team's outbox and the record of the workspace ledgers made here, where no folder can plant them. */
+  userFolder: string;
   log: (level: 'info' | 'warning' | 'error', message: string) => void;
   /** The environment a workspace check command's is drawn from; the session gives the command only its allowed part. */
   environment: Record<string, string | undefined>;
@@ -35,6 +37,8 @@ export interface ExtensionSessionOptions {
   team?: { password: string | undefined; shareDecisions?: boolean };
   /** Shows the user a warning (a team ledger that could not be reached). */
   warn?: (message: string) => void;
+  /** Asks the user whether to send a workspace ledger this machine did not make to the team. */
+  askToSendWorkspaceLedger?: (question: string) => Promise<'send' | 'never' | undefined>;
 }
 
 export async function openSession(options: ExtensionSessionOptions): Promise<Session> {
@@ -43,18 +47,20 @@ export async function openSession(options: ExtensionSessionOptions): Promise<Ses
   return RungSession.open({
     panel: options.panel,
     store: location,
-    ...(location.kind === 'team'
-      ? {
-          storeOptions: {
+    storeOptions: {
+      userFolder: options.userFolder,
+      ...(location.kind === 'team'
+        ? {
             team: windowTeamOptions(location.url, {
               ...(team?.password ? { password: team.password } : {}),
               memberId: teamMemberId(options.environment),
               shareDecisions: team?.shareDecisions ?? false,
               ...(options.warn ? { notifyFallback: options.warn } : {}),
+              ...(options.askToSendWorkspaceLedger ? { askToSendWorkspaceLedger: options.askToSendWorkspaceLedger } : {}),
             }),
-          },
-        }
-      : {}),
+          }
+        : {}),
+    },
     clock: options.clock,
     keys: options.keyLookup,
     keyHint: (provider) => `run "Rung: Set Provider Key" for ${provider}`,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../unit/support/tempDir';
 import { fixture, json, replay, WireServer } from '../../unit/support/wireServer';
+import { scaled } from '../../timeScale';
 
 // The `rung` command as its own OS process, bundled as esbuild.mjs bundles dist/cli.js, so a signal
 // reaches it as it would from a terminal, a CI runner or `kill`.
@@ -136,9 +137,10 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Waits until none of `pids` runs; resolves to those still running when it gave up after 100 looks. */
+/** Waits until none of `pids` runs; resolves to those still running when it gave up after 5 s (scaled). */
 async function gone(group: number[]): Promise<number[]> {
-  for (let look = 0; look < 100 && group.some(alive); look++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const deadline = performance.now() + scaled(5_000);
+  while (group.some(alive) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   return group.filter(alive);
 }
 
@@ -150,36 +152,44 @@ describe('rung chat stopped by a signal during its check command', () => {
     ['SIGHUP', 129],
     ['SIGINT', 130],
   ] as const) {
-    it(`kills the command's process group and removes the scratch copy on ${signal}, exiting ${code}`, async () => {
-      const { child, exited } = rung(['chat', '--panel', 'panel.json', '--verify-command', hangingCheck(), '--json', 'Fix add']);
-      const group = await checkPids();
-      expect(scratchCopies()).toHaveLength(1);
-      child.kill(signal);
-      const result = await exited;
-      expect(result).toMatchObject({ code, signal: null });
-      expect(await gone(group)).toEqual([]);
-      expect(scratchCopies()).toEqual([]);
-    }, 30_000);
+    it(
+      `kills the command's process group and removes the scratch copy on ${signal}, exiting ${code}`,
+      async () => {
+        const { child, exited } = rung(['chat', '--panel', 'panel.json', '--verify-command', hangingCheck(), '--json', 'Fix add']);
+        const group = await checkPids();
+        expect(scratchCopies()).toHaveLength(1);
+        child.kill(signal);
+        const result = await exited;
+        expect(result).toMatchObject({ code, signal: null });
+        expect(await gone(group)).toEqual([]);
+        expect(scratchCopies()).toEqual([]);
+      },
+      scaled(30_000),
+    );
   }
 });
 
 describe('scratch copies left by a run that was killed outright', () => {
-  it('are removed by the next rung chat that runs a check, which says so', async () => {
-    const first = rung(['chat', '--panel', 'panel.json', '--verify-command', hangingCheck(), '--json', 'Fix add']);
-    const group = await checkPids();
-    first.child.kill('SIGKILL');
-    expect((await first.exited).signal).toBe('SIGKILL');
-    // Nothing could clean up after a kill -9: the copy, .env and all, is still there.
-    const left = scratchCopies();
-    expect(left).toHaveLength(1);
-    expect(readFileSync(join(temporary.path, left[0] as string, '.env'), 'utf8')).toContain('not-for-the-temp-folder');
-    for (const pid of group) process.kill(pid, 'SIGKILL');
-    const second = rung(['chat', '--panel', 'panel.json', '--verify-command', `${node} -e ""`, '--json', 'Fix add']);
-    const result = await second.exited;
-    expect(result.code).toBe(0);
-    expect(result.err).toContain(
-      `removed ${join(temporary.path, left[0] as string)}, a scratch copy of the workspace that a run which died left behind`,
-    );
-    expect(scratchCopies()).toEqual([]);
-  }, 30_000);
+  it(
+    'are removed by the next rung chat that runs a check, which says so',
+    async () => {
+      const first = rung(['chat', '--panel', 'panel.json', '--verify-command', hangingCheck(), '--json', 'Fix add']);
+      const group = await checkPids();
+      first.child.kill('SIGKILL');
+      expect((await first.exited).signal).toBe('SIGKILL');
+      // Nothing could clean up after a kill -9: the copy, .env and all, is still there.
+      const left = scratchCopies();
+      expect(left).toHaveLength(1);
+      expect(readFileSync(join(temporary.path, left[0] as string, '.env'), 'utf8')).toContain('not-for-the-temp-folder');
+      for (const pid of group) process.kill(pid, 'SIGKILL');
+      const second = rung(['chat', '--panel', 'panel.json', '--verify-command', `${node} -e ""`, '--json', 'Fix add']);
+      const result = await second.exited;
+      expect(result.code).toBe(0);
+      expect(result.err).toContain(
+        `removed ${join(temporary.path, left[0] as string)}, a scratch copy of the workspace that a run which died left behind`,
+      );
+      expect(scratchCopies()).toEqual([]);
+    },
+    scaled(30_000),
+  );
 });

@@ -12,10 +12,11 @@ import { makeTempDir } from '../../unit/support/tempDir';
 import { TcpProxy } from '../support/tcpProxy';
 import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../support/teamCli';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../support/testPostgres';
+import { scaled } from '../../timeScale';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 let build: ReturnType<typeof makeTempDir>;
 beforeAll(() => {
@@ -87,7 +88,8 @@ describe('rung with a team ledger whose server cannot be used', () => {
     const down = `postgres://ana@127.0.0.1:${port}/team`;
     const url = await freshDatabase(server);
     const cwd = makeTempDir('rung-team-fallback-');
-    const outbox = teamOutboxPath(join(cwd.path, '.rung'), down);
+    // The CLI's data folder, where the test's `rung` keeps its outbox (CapturedIo).
+    const outbox = teamOutboxPath(join(cwd.path, '.user-data', 'rung'), down, 'ana');
     try {
       writeFileSync(join(cwd.path, 'outcomes.jsonl'), toJsonLines(makeOutcomes(5)));
       const offline = await cli(['replay', 'outcomes.jsonl', '--ledger', down, '--share-decisions', '--json'], cwd.path, {
@@ -104,13 +106,17 @@ describe('rung with a team ledger whose server cannot be used', () => {
       expect(decisionRows(cwd.path)).toBe(attempts);
       expect(new TeamOutbox({ path: outbox, clock: systemClock }).readDecisions()).toHaveLength(attempts);
 
-      // The server answers: the next run sends the workspace file's evidence along with its own, and a
-      // run after that does not send it again.
-      const online = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
+      // The server answers: the next run sends the workspace file's evidence along with its own (this
+      // machine made the file), and a run after that does not send it again.
+      const online = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, {
+        RUNG_MEMBER: 'ana',
+      });
       expect(online).toMatchObject({ code: 0, err: '' });
       const onlineAttempts = (JSON.parse(online.out) as { policy: { attempts: number } }).policy.attempts;
       expect(await graded(cwd.path, url)).toBe(attempts + onlineAttempts);
-      const again = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--json'], cwd.path, { RUNG_MEMBER: 'ana' });
+      const again = await cli(['replay', 'outcomes.jsonl', '--ledger', url, '--share-decisions', '--json'], cwd.path, {
+        RUNG_MEMBER: 'ana',
+      });
       expect(again).toMatchObject({ code: 0, err: '' });
       const againAttempts = (JSON.parse(again.out) as { policy: { attempts: number } }).policy.attempts;
       expect(await graded(cwd.path, url)).toBe(attempts + onlineAttempts + againAttempts);
@@ -149,19 +155,33 @@ describe('rung with a team ledger whose server cannot be used', () => {
         .map((line) => (JSON.parse(line) as { call: string }).call);
       expect(offlineCalls).toHaveLength(2);
 
-      // Back, without --share-decisions: the rows shared offline go all the same (they were shared when
-      // written), and the next run finds nothing left to send.
+      // Back, without --share-decisions: the rows shared offline wait in the outbox, as whether the team
+      // sees them is the member's choice now; with it they go, and the next run finds nothing left to send.
+      const outbox = teamOutboxPath(join(cwd.path, '.user-data', 'rung'), url, 'ana');
+      const withheld = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
+      expect(withheld.code).toBe(0);
+      expect(withheld.err.split('\n')[0]).toBe(
+        `rung: the team outbox ${outbox} holds 2 decision rows shared earlier; they are sent only while this member shares decision rows, and wait there until then`,
+      );
+      expect(await query(url, 'SELECT call_id FROM rung_decisions')).toEqual([]);
       for (let run = 0; run < 2; run++) {
-        const online = await cli(['chat', ...CHAT_ARGS, '--ledger', url, '--json', 'Give me Paris as JSON'], cwd.path, env);
+        const online = await cli(
+          ['chat', ...CHAT_ARGS, '--ledger', url, '--share-decisions', '--json', 'Give me Paris as JSON'],
+          cwd.path,
+          env,
+        );
         expect(online.code).toBe(0);
         expect(fallbackLines(online.err)).toEqual([]);
-        expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions ORDER BY at, attempt')).toEqual(
-          offlineCalls.map((call) => ({ member_id: 'ana', call_id: call })),
+        const offlineShared = await query(
+          url,
+          'SELECT member_id, call_id FROM rung_decisions WHERE call_id = ANY($1) ORDER BY at, attempt',
+          [offlineCalls],
         );
+        expect(offlineShared).toEqual(offlineCalls.map((call) => ({ member_id: 'ana', call_id: call })));
       }
-      expect(existsSync(teamOutboxPath(join(cwd.path, '.rung'), url))).toBe(false);
-      // Three calls' two graded attempts each: the offline one imported from the workspace file, once.
-      expect(await graded(cwd.path, url)).toBe(6);
+      expect(existsSync(outbox)).toBe(false);
+      // Four calls' two graded attempts each: the offline one imported from the workspace file, once.
+      expect(await graded(cwd.path, url)).toBe(8);
     } finally {
       await servers.close();
       cwd.remove();

@@ -11,9 +11,10 @@ import * as vscode from 'vscode';
 import type { RungApi } from '../../../src/extension/extension';
 import { CHEAP_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../support/fakeProviders';
 import { eventually, RUNG_EXTENSION_ID } from '../support/rung';
+import { scaled } from '../../timeScale';
 
 describe('Rung with no folder open', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(360_000));
   let providers: FakeProviders;
   let api: RungApi;
 

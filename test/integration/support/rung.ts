@@ -4,14 +4,17 @@
  * @remarks
  * The editor does most things asynchronously (a document opens after a command resolves), so tests wait
  * for an event or a condition with a generous limit instead of sleeping for a guessed time; the limit
- * only turns a hang into a readable failure.
+ * only turns a hang into a readable failure. It is two minutes, not seconds: on a 2-core machine running
+ * fifteen other processes the session took over 30 s to open on a new panel file, and the limit scales
+ * with `RUNG_TEST_TIME_SCALE` (test/timeScale.ts).
  */
 import * as vscode from 'vscode';
+import { scaled } from '../../timeScale';
 
 /** Rung's identifier: `publisher.name` from package.json. */
 export const RUNG_EXTENSION_ID = 'rung.rung';
 /** How long `eventually` keeps asking before it fails the test. */
-const EVENTUALLY_TIMEOUT_MS = 15_000;
+const EVENTUALLY_TIMEOUT_MS = scaled(120_000);
 const EVENTUALLY_POLL_MS = 50;
 
 /** Activates Rung (a no-op when it is active) and returns the extension. */

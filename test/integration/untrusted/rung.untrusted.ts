@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { RungApi } from '../../../src/extension/extension';
 import { CHEAP_MODEL, CLOUD_MODEL, startFakeProviders, type FakeProviders } from '../support/fakeProviders';
 import { eventually, RUNG_EXTENSION_ID, workspaceFolder } from '../support/rung';
+import { scaled } from '../../timeScale';
 
 /** A model on the built-in ollama that only the panel file names. */
 const FILE_ONLY_MODEL = 'qwen3:14b';
@@ -18,7 +19,7 @@ const FILE_ONLY_MODEL = 'qwen3:14b';
 const PAID_MODEL = 'anthropic/claude-opus-4';
 
 describe('Rung in a workspace nobody trusted', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(360_000));
   let providers: FakeProviders;
   let api: RungApi;
   let folder: string;

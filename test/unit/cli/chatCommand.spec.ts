@@ -11,6 +11,10 @@ import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import { CapturedIo } from '../support/CapturedIo';
 import { endless, fixture, json, recordedStatus, replay, vacantAddress, WireServer, type Route } from '../support/wireServer';
 import { openStore } from '../../../src/core/store/openStore';
+import { scaled } from '../../timeScale';
+
+/** The --attempt-timeout of the test that climbs past an endless answer: long enough for the next rung's answer on a crowded machine (0.25 s was not, at load 30). */
+const ATTEMPT_TIMEOUT_SECONDS = scaled(2_000) / 1000;
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -213,7 +217,16 @@ describe('rung chat', () => {
     const talker = endless({ contentType: 'application/x-ndjson', piece: `${chunk}\n` });
     const { io } = await setUp(talker.route, jsonAnswer());
     const code = await runChatCommand(
-      ['--panel', 'panel.json', '--schema', 'city.schema.json', '--attempt-timeout', '0.25', '--json', 'Give me Paris as JSON'],
+      [
+        '--panel',
+        'panel.json',
+        '--schema',
+        'city.schema.json',
+        '--attempt-timeout',
+        String(ATTEMPT_TIMEOUT_SECONDS),
+        '--json',
+        'Give me Paris as JSON',
+      ],
       io,
     );
     expect(code).toBe(0);
@@ -224,7 +237,7 @@ describe('rung chat', () => {
           model: 'qwen2.5:3b',
           verdict: 'provider-error',
           reason: expect.stringContaining(
-            'ollama: qwen2.5:3b gave no whole answer within 0.25 s, the time one attempt may take; for a slower model raise',
+            `ollama: qwen2.5:3b gave no whole answer within ${ATTEMPT_TIMEOUT_SECONDS} s, the time one attempt may take; for a slower model raise`,
           ),
         },
         { model: 'openai/gpt-4o-mini', verdict: 'pass' },

@@ -61,6 +61,7 @@ describe('readChatCommandLine', () => {
       '--ledger',
       'postgres://ana@db/team',
       '--share-decisions',
+      '--send-workspace-ledger',
       '--json',
       'fix',
       'it',
@@ -76,6 +77,7 @@ describe('readChatCommandLine', () => {
       confidenceCheck: 'all',
       store: { kind: 'team', url: 'postgres://ana@db/team', fallbackPath: join('/', '.rung', 'ledger.sqlite') },
       shareDecisions: true,
+      sendWorkspaceLedger: true,
       json: true,
       prompt: 'fix it',
     });

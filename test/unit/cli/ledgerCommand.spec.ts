@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import initSqlJs from 'sql.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runLedgerCommand } from '../../../src/cli/ledgerCommand';
 import { decisionLogPath } from '../../../src/core/ledger/decisionLog';
@@ -7,7 +8,8 @@ import { WorkspaceLedger } from '../../../src/core/ledger/workspaceLedger';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
 import { decisionRow } from '../support/decisionRow';
 import { FixedClock } from '../support/doubles';
-import { makeTempDir } from '../support/tempDir';
+import { sqliteChange } from '../support/sqliteFile';
+import { makeTempDir, WASM_PATH } from '../support/tempDir';
 
 /** Captures what a command prints. */
 class CapturedIo {
@@ -238,6 +240,24 @@ describe('rung ledger', () => {
     io.out = '';
     await runLedgerCommand(['show', '--class', 'plan', '--json'], io);
     expect((JSON.parse(io.out) as { graded: number }[])[0]?.graded).toBe(4);
+  });
+
+  it("leaves a teammate's Infinity rating and 1e18 graded answers out of a merge, and says so where it is shown", async () => {
+    await seed();
+    const teammate = join(dir.path, 'teammate.sqlite');
+    await seed(teammate);
+    const sql = await initSqlJs({ locateFile: () => WASM_PATH });
+    sqliteChange(sql, teammate, "UPDATE ratings SET rating = 9e999, graded = 1e18, ok = 1e18 WHERE model = 'qwen3:14b'");
+    expect(await runLedgerCommand(['merge', 'teammate.sqlite'], io)).toBe(0);
+    expect(io.err).toBe(
+      `rung ledger: left out 1 rating of ${teammate} that Rung cannot use (a value not finite, not whole, or out of the range Rung writes); the rest is merged\n`,
+    );
+    expect(io.out).toContain('merged 1 graded observation over 1 ratings');
+    io.out = '';
+    io.err = '';
+    expect(await runLedgerCommand(['show', '--ledger', 'teammate.sqlite', '--json'], io)).toBe(0);
+    expect((JSON.parse(io.out) as { model: string }[]).map((row) => row.model)).toEqual(['qwen2.5:3b']);
+    expect(io.err).toContain('holds 1 rating that Rung cannot use');
   });
 
   it('compacts the decision log by row count and by age, and leaves the ratings alone', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mistakeOffset, parseJsonText } from '../../../src/core/jsonText';
+import { LineIndex, mistakeOffset, parseJsonText } from '../../../src/core/jsonText';
 
 describe('parseJsonText', () => {
   it('parses JSON as JSON.parse does', () => {
@@ -83,3 +83,20 @@ function catchMessage(run: () => unknown): string {
   }
   return '';
 }
+
+describe('LineIndex', () => {
+  it('places every offset where counting the lines up to it does', () => {
+    const random = (() => {
+      let seed = 7;
+      return () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    })();
+    for (let round = 0; round < 50; round++) {
+      const text = Array.from({ length: Math.floor(random() * 200) }, () => (random() < 0.2 ? '\n' : random() < 0.1 ? '\r' : 'x')).join('');
+      const index = new LineIndex(text);
+      for (let offset = 0; offset <= text.length; offset++) {
+        const before = text.slice(0, offset);
+        expect(index.lineAndColumn(offset)).toBe(`(line ${before.split('\n').length} column ${offset - before.lastIndexOf('\n')})`);
+      }
+    }
+  });
+});

@@ -135,3 +135,43 @@ describe('the invalid-panel message', () => {
     ]);
   });
 });
+
+describe('a panel file of many small mistakes', () => {
+  /** `{"models":[1,1,…]}` just under the 1 MiB a panel file may be: half a million mistakes as written. */
+  function ones(): string {
+    return `{"models":[${Array.from({ length: 524_000 }, () => '1').join(',')}]}`;
+  }
+
+  it('is one issue when it lists more models than a panel takes, the list read no further', () => {
+    const text = ones();
+    expect(text.length).toBeLessThan(1024 * 1024);
+    expect(issuesOfText(text)).toEqual(['models: must list at most 1000 entries (line 1 column 11)']);
+  });
+
+  it('says the first twenty issues where they are, and counts the rest', () => {
+    const keys = Array.from({ length: 60_000 }, (_, index) => `"extra${index}": 1`);
+    const issues = issuesOfText(`{"models":[{"slug":"m","provider":"ollama",\n${keys.join(',\n')}\n}]}`);
+    expect(issues).toHaveLength(21);
+    expect(issues[0]).toBe(
+      'models[0]: unknown key "extra0" (the keys here: slug, provider, role, price, context, tools, maxConcurrent) (line 2 column 1)',
+    );
+    expect(issues[19]).toMatch(/^models\[0\]: unknown key "extra19" .* \(line 21 column 1\)$/);
+    expect(issues[20]).toBe('and 59,980 more issues');
+  });
+
+  it('counts the mistakes found after the schema and the unsafe names alike', () => {
+    const listedTwice = issuesOfText(JSON.stringify({ models: Array.from({ length: 1_000 }, () => ({ slug: 'a', provider: 'ollama' })) }));
+    expect(listedTwice).toHaveLength(21);
+    expect(listedTwice.at(-1)).toBe('and 979 more issues');
+    const unsafe = issuesOfText(JSON.stringify({ models: Array.from({ length: 30 }, () => ({ slug: 'a', provider: 'constructor' })) }));
+    expect(unsafe).toHaveLength(21);
+    expect(unsafe.at(-1)).toBe('and 10 more issues');
+  });
+
+  it('refuses a map of providers or profiles larger than a panel takes before reading its entries', () => {
+    const providers = Object.fromEntries(Array.from({ length: 1_001 }, (_, index) => [`p${index}`, { kind: 'nonsense' }]));
+    expect(issuesOfText(JSON.stringify({ models: [{ slug: 'a', provider: 'ollama' }], providers }))).toEqual([
+      'providers: lists 1,001 entries; a panel lists at most 1,000 (line 1 column 58)',
+    ]);
+  });
+});

@@ -8,6 +8,7 @@ import { LEDGER_MAX_BYTES } from '../../../../src/core/ledger/ledgerFile';
 import { markAsRung, migrate, MIGRATIONS, SCHEMA_VERSION } from '../../../../src/core/ledger/schema';
 import { readMergeSource } from '../../../../src/core/ledger/workspaceLedger';
 import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
+import { scaled } from '../../../timeScale';
 
 /**
  * Ledger files made to hang or exhaust whatever opens them: built with sql.js here, each opened in a
@@ -16,8 +17,8 @@ import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
  * promptly: the wait below only tells "finished" from "still spinning".
  */
 
-/** How long a child may take before it counts as hung (inside the test's own 30 s); an open that finishes takes well under a second. */
-const HUNG_AFTER_MS = 20_000;
+/** How long a child may take before it counts as hung (inside the test's own 30 s, both scaled); an open that finishes takes well under a second. */
+const HUNG_AFTER_MS = scaled(20_000);
 
 let sql: SqlJsStatic;
 let build: ReturnType<typeof makeTempDir>;
@@ -137,6 +138,46 @@ describe('a crafted ledger', () => {
     expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringContaining('it holds a trigger named "spin"') });
   });
 
+  it("with a trigger named like SQLite's statistics table is refused before the save it would hang, read-only too", async () => {
+    // A genuine ledger with 120 ratings; the trigger's five-way join is 120^5 = 2.5e10 rows on the first
+    // save's DELETE. SQLite refuses the name, so it is written with writable_schema, as an attacker would.
+    const path = join(dir.path, '.rung', 'ledger.sqlite');
+    const rows = Array.from({ length: 120 }, (_, index) => `('m${index}', 'c', 0.5, 1, 1, 1)`).join(', ');
+    const bytes = writeLedger(path, [
+      `INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ${rows}`,
+      'PRAGMA writable_schema = ON',
+      'CREATE TRIGGER sqlite_stat1 BEFORE DELETE ON ratings BEGIN SELECT count(*) FROM ratings a, ratings b, ratings c, ratings d, ratings e; END',
+      'PRAGMA writable_schema = OFF',
+    ]);
+    const said = 'it holds a trigger named "sqlite_stat1", and Rung never creates views or triggers';
+    const shown = await openInChild(path, true);
+    expect(shown.outcome === 'opened' ? shown.notices.map((notice) => notice.message) : shown).toEqual([expect.stringContaining(said)]);
+    const named = join(dir.path, 'teammate.sqlite');
+    writeFileSync(named, bytes);
+    expect(await openInChild(named)).toMatchObject({ outcome: 'refused', message: expect.stringContaining(said) });
+    expect(() => readMergeSource(named, sql, 0)).toThrow(said);
+    const opened = await openInChild(path);
+    expect(opened).toMatchObject({ outcome: 'opened', graded: 1 });
+    expect(opened.outcome === 'opened' ? opened.notices.find((notice) => notice.kind === 'moved-aside')?.message : '').toContain(said);
+  });
+
+  it('with an index or a view named sqlite_stat1, or such a table of its own shape, is refused', async () => {
+    const cases: [string, string[], string][] = [
+      ['index', ['CREATE INDEX sqlite_stat1 ON ratings (rating)'], 'it holds an index named "sqlite_stat1"'],
+      ['view', ['CREATE VIEW sqlite_stat1 AS SELECT 1'], 'it holds a view named "sqlite_stat1"'],
+      [
+        'table',
+        ['CREATE TABLE sqlite_stat1 (tbl, idx, stat CHECK (length(zeroblob(100000000)) > 0))'],
+        'it holds a table named "sqlite_stat1" that Rung\'s schema v',
+      ],
+    ];
+    for (const [name, statements, said] of cases) {
+      const path = join(dir.path, name, 'ledger.sqlite');
+      writeLedger(path, ['PRAGMA writable_schema = ON', ...statements, 'PRAGMA writable_schema = OFF']);
+      expect(await openInChild(path), name).toMatchObject({ outcome: 'refused', message: expect.stringContaining(said) });
+    }
+  });
+
   it('with a column missing from a table Rung reads is refused, naming the columns', async () => {
     const path = join(dir.path, 'ledger.sqlite');
     writeLedger(path, ['DROP TABLE aliases', 'CREATE TABLE aliases (slug TEXT PRIMARY KEY)']);
@@ -222,6 +263,20 @@ describe('a ledger file larger than any Rung writes', () => {
 });
 
 describe('ledgers Rung wrote', () => {
+  it("open and save with SQLite's own statistics tables in them, as ANALYZE left them", async () => {
+    const path = join(dir.path, 'analysed.sqlite');
+    writeLedger(path, [
+      "INSERT INTO ratings (model, class_key, rating, graded, ok, updated_at) VALUES ('m', 'c', 0.5, 1, 1, 1)",
+      'ANALYZE',
+    ]);
+    const db = new sql.Database(readFileSync(path));
+    expect(db.exec("SELECT sql FROM sqlite_master WHERE name = 'sqlite_stat1'")[0]?.values).toEqual([
+      ['CREATE TABLE sqlite_stat1(tbl,idx,stat)'],
+    ]);
+    db.close();
+    expect(await openInChild(path)).toMatchObject({ outcome: 'opened', notices: [], graded: 2 });
+  });
+
   it('open as before at every schema version, as each Rung version left them, with the application id or without', () => {
     for (let version = 1; version <= SCHEMA_VERSION; version++) {
       const path = join(dir.path, `v${version}.sqlite`);

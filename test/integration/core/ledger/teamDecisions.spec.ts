@@ -13,10 +13,11 @@ import { makeTempDir } from '../../../unit/support/tempDir';
 import { TcpProxy } from '../../support/tcpProxy';
 import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../../support/teamCli';
 import { cutFlushMidway, freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 beforeAll(() => {
   server = startPostgres();
@@ -270,6 +271,14 @@ describe('rung replay and rung chat with --share-decisions', () => {
       const chatted = await cli(['chat', '--panel', 'panel.json', '--share-decisions', 'hello'], cwd.path);
       expect(chatted.code).toBe(EXIT_USAGE);
       expect(chatted.err).toMatch(/--share-decisions .* needs --ledger postgres:\/\//);
+      for (const command of [
+        ['replay', 'outcomes.jsonl'],
+        ['chat', '--panel', 'panel.json', 'hello'],
+      ]) {
+        const sent = await cli([...command, '--ledger', 'ledger.sqlite', '--send-workspace-ledger'], cwd.path);
+        expect(sent.code).toBe(EXIT_USAGE);
+        expect(sent.err).toMatch(/--send-workspace-ledger .* needs --ledger postgres:\/\//);
+      }
       const listed = await cli(['ledger', 'decisions', '--team'], cwd.path);
       expect(listed.code).toBe(EXIT_USAGE);
       expect(listed.err).toMatch(/--team .* needs --ledger postgres:\/\//);

@@ -6,6 +6,7 @@ import { CapturedIo } from '../../../unit/support/CapturedIo';
 import { decisionRow } from '../../../unit/support/decisionRow';
 import { makeTempDir } from '../../../unit/support/tempDir';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 /**
  * A team member who writes to the team's tables by hand: rows of the wrong shape, numbers that are not
@@ -13,7 +14,7 @@ import { freshDatabase, query, startPostgres, type TestPostgres } from '../../su
  * rows, skip and count the bad, and print what they show with the escapes made visible.
  */
 
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 beforeAll(() => {
   server = startPostgres();

@@ -19,10 +19,11 @@ import { TeamOutbox } from '../../../../src/core/ledger/teamOutbox';
 import { TcpProxy } from '../../support/tcpProxy';
 import { CHAT_ARGS, cli, escalatingChatWorkspace } from '../../support/teamCli';
 import { cutFlushMidway, freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 // A real server, started once for this file by scripts/test-postgres.sh; every test has its own database.
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 let build: ReturnType<typeof makeTempDir>;
 let worker: string;
@@ -83,9 +84,16 @@ function runWorker(
   url: string,
   member: string,
   count: number,
-  options: { outbox?: string; whenOpened?: () => void; decisions?: number } = {},
+  options: { outbox?: string; whenOpened?: () => void; decisions?: number; share?: boolean } = {},
 ): Promise<WorkerRun> {
-  const args = [url, member, String(count), options.outbox ?? '', options.whenOpened ? 'wait' : '', String(options.decisions ?? 0)];
+  const args = [
+    url,
+    member,
+    String(count),
+    options.outbox ?? '',
+    options.whenOpened ? 'wait' : options.share ? 'share' : '',
+    String(options.decisions ?? 0),
+  ];
   const child = fork(worker, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let stdout = '';
   let stderr = '';
@@ -195,8 +203,12 @@ describe('TeamLedger on a real PostgreSQL', () => {
       expect(new TeamOutbox({ path: outbox, clock: systemClock }).readDecisions()).toHaveLength(25);
       expect(await query(url, 'SELECT count(*)::int AS count FROM rung_decisions')).toEqual([{ count: 0 }]);
 
-      // The server is back; two processes that learn and share nothing themselves send the same file at once.
-      const sent = await Promise.all([runWorker(url, 'ana', 0, { outbox }), runWorker(url, 'ana', 0, { outbox })]);
+      // The server is back; two processes of Ana's that still share decision rows, but learn and share
+      // nothing themselves, send the same file at once.
+      const sent = await Promise.all([
+        runWorker(url, 'ana', 0, { outbox, share: true }),
+        runWorker(url, 'ana', 0, { outbox, share: true }),
+      ]);
       expect(sent).toEqual([
         { code: 0, stdout: '', stderr: '' },
         { code: 0, stdout: '', stderr: '' },

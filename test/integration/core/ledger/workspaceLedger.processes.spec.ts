@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
 import { WorkspaceLedger, type LedgerNotice } from '../../../../src/core/ledger/workspaceLedger';
 import { makeTempDir, WASM_PATH } from '../../../unit/support/tempDir';
+import { scaled } from '../../../timeScale';
 
 // Real OS processes share one ledger file here, so the worker is bundled once into a temp directory.
 let build: ReturnType<typeof makeTempDir>;
@@ -50,11 +51,11 @@ function printed(child: ChildProcess, word: string): Promise<void> {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (condition()) return;
+  const deadline = performance.now() + scaled(10_000);
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 /** Graded observations in a ledger file, summed over every model and class. */

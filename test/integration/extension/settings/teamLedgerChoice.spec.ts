@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src/core/clock';
 import { TeamLedger } from '../../../../src/core/ledger/teamLedger';
@@ -12,9 +12,10 @@ import { TcpProxy } from '../../support/tcpProxy';
 import { makeTempDir } from '../../../unit/support/tempDir';
 import { decisionRow } from '../../../unit/support/decisionRow';
 import { freshDatabase, query, startPostgres, type TestPostgres } from '../../support/testPostgres';
+import { scaled } from '../../../timeScale';
 
 // initdb and the server's start take seconds on a loaded machine, beyond vitest's default hook timeout.
-const SERVER_HOOK_TIMEOUT_MS = 120_000;
+const SERVER_HOOK_TIMEOUT_MS = scaled(120_000);
 let server: TestPostgres;
 beforeAll(() => {
   server = startPostgres();
@@ -63,12 +64,18 @@ describe("a window's team store on a real PostgreSQL", () => {
     return { url, workspacePath, said, shown };
   }
 
+  /** The extension's global storage in these tests: beside the workspace's `.rung`, in the test's folder. */
+  function userStorage(workspacePath: string): string {
+    return join(dirname(dirname(workspacePath)), 'global-storage');
+  }
+
   /** Opens the store a window opens for the team at `url`, with `workspacePath` as its fallback. */
   function openTeamOrWorkspace(choice: Choice): Promise<Store> {
     return openStore(
       { kind: 'team', url: choice.url, fallbackPath: choice.workspacePath },
       {
         clock: systemClock,
+        userFolder: userStorage(choice.workspacePath),
         log: (level, message) => choice.said.push(`${level}: ${message}`),
         team: windowTeamOptions(choice.url, {
           memberId: 'ana',
@@ -121,7 +128,7 @@ describe("a window's team store on a real PostgreSQL", () => {
     }
   });
 
-  it("keeps the team ledger's outbox beside the workspace file, and refuses a reset from one window", async () => {
+  it("keeps the team ledger's outbox in the extension's storage, and refuses a reset from one window", async () => {
     const url = await freshDatabase(server);
     const proxy = await TcpProxy.start(Number(new URL(url).port));
     const folder = makeTempDir('rung-team-choice-');
@@ -136,7 +143,7 @@ describe("a window's team store on a real PostgreSQL", () => {
       proxy.cut();
       ledger.ratings.observe([{ model: 'm', classKey: 'edit', success: true, at: 1 }]);
       await ledger.close();
-      const outbox = teamOutboxPath(join(folder.path, '.rung'), proxy.urlFor(url));
+      const outbox = teamOutboxPath(userStorage(workspacePath), proxy.urlFor(url), 'ana');
       expect(readFileSync(outbox, 'utf8').trim().split('\n')).toHaveLength(1);
       expect(said.some((line) => line.startsWith('warning: the team server did not answer') && line.includes(outbox))).toBe(true);
     } finally {
@@ -162,7 +169,7 @@ describe("a window's team store on a real PostgreSQL", () => {
       await offline.close();
 
       proxy.restore();
-      const online = await openTeamOrWorkspace(options(proxy.urlFor(url), workspacePath, [], []));
+      const online = await openTeamOrWorkspace({ ...options(proxy.urlFor(url), workspacePath, [], []), team: { shareDecisions: true } });
       expect(online.ratings).toBeInstanceOf(TeamLedger);
       await online.close();
       expect(await query(url, 'SELECT member_id, call_id FROM rung_decisions')).toEqual([{ member_id: 'ana', call_id: 'away' }]);

@@ -73,6 +73,14 @@ describe('yesLogprob', () => {
     expect(Number.isFinite(yesLogprob({ token: 'N', logprob: 0 }))).toBe(true);
   });
 
+  it('reads a no with a million alternatives without overflowing the stack', () => {
+    // 300,000 overflowed the stack of a process's main thread (the extension host's, the CLI's); a test's
+    // worker thread has a larger one.
+    const top = Array.from({ length: 1_000_000 }, (_, index) => ({ token: `t${index}`, logprob: -20 - index / 1_000 }));
+    top.unshift({ token: 'N', logprob: -0.01 });
+    expect(yesLogprob({ token: 'N', logprob: -0.01, top })).toBe(-20 - 999_999 / 1_000);
+  });
+
   it('reads nothing from a token that is neither yes nor no', () => {
     expect(yesLogprob({ token: 'Perhaps', logprob: -0.5, top: [{ token: 'Perhaps', logprob: -0.5 }] })).toBeNull();
   });

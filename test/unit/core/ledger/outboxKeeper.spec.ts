@@ -10,14 +10,17 @@ let folder: ReturnType<typeof makeTempDir>;
 beforeEach(() => (folder = makeTempDir('rung-keeper-')));
 afterEach(() => folder.remove());
 
-function entry(origin: string): OutboxEntry {
-  return { member: 'ana', origin, observation: { model: 'm', classKey: 'c', success: true, at: 1 } };
+/** Ana, who shares her decision rows. */
+const ANA = { memberId: 'ana', shareDecisions: true };
+
+function entry(origin: string, member = 'ana'): OutboxEntry {
+  return { member, origin, observation: { model: 'm', classKey: 'c', success: true, at: 1 } };
 }
 
 describe('OutboxKeeper', () => {
   it('moves the queue into the outbox file, out of the queue, and counts it until a send carries it', async () => {
     const outbox = new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock });
-    const keeper = new OutboxKeeper(outbox, undefined);
+    const keeper = new OutboxKeeper(outbox, undefined, ANA);
     const queued: Unsent = {
       observations: [entry('w:1'), entry('w:2')],
       decisions: [{ member: 'ana', decision: decisionRow({ call: 'call-1' }) }],
@@ -36,7 +39,7 @@ describe('OutboxKeeper', () => {
   it('sends along only the entries of the file that are not queued already', async () => {
     const outbox = new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock });
     await outbox.add([entry('w:1'), entry('w:2')]);
-    const keeper = new OutboxKeeper(outbox, undefined);
+    const keeper = new OutboxKeeper(outbox, undefined, ANA);
     expect(keeper.waiting({ observations: [entry('w:2'), entry('w:3')], decisions: [] }).observations.map((item) => item.origin)).toEqual([
       'w:1',
     ]);
@@ -48,6 +51,7 @@ describe('OutboxKeeper', () => {
     const keeper = new OutboxKeeper(
       new TeamOutbox({ path: join(folder.path, 'not-a-folder', 'outbox.jsonl'), clock: systemClock }),
       (message) => notices.push(message),
+      ANA,
     );
     const queued: Unsent = { observations: [entry('w:1')], decisions: [] };
     await keeper.keep(queued);
@@ -57,10 +61,36 @@ describe('OutboxKeeper', () => {
   });
 
   it('keeps everything queued in memory when there is no outbox file', async () => {
-    const keeper = new OutboxKeeper(undefined, undefined);
+    const keeper = new OutboxKeeper(undefined, undefined, ANA);
     const queued: Unsent = { observations: [entry('w:1')], decisions: [] };
     await keeper.keep(queued);
     expect(queued.observations).toHaveLength(1);
     expect(keeper.waiting(queued)).toEqual({ observations: [], decisions: [] });
+  });
+
+  it("sends only the member's own lines, and decision rows only while the member shares them, leaving the rest and saying so once", async () => {
+    const outbox = new TeamOutbox({ path: join(folder.path, 'outbox.jsonl'), clock: systemClock });
+    await outbox.add([entry('w:1'), entry('w:2', 'mallory')]);
+    await outbox.addDecisions([
+      { member: 'ana', decision: decisionRow({ call: 'mine' }) },
+      { member: 'mallory', decision: decisionRow({ call: 'theirs' }) },
+    ]);
+    const notices: string[] = [];
+    const sharing = new OutboxKeeper(outbox, (message) => notices.push(message), ANA);
+    const waiting = sharing.waiting({ observations: [], decisions: [] });
+    expect(waiting.observations.map((item) => item.origin)).toEqual(['w:1']);
+    expect(waiting.decisions.map((item) => item.decision.call)).toEqual(['mine']);
+    sharing.waiting({ observations: [], decisions: [] });
+    expect(notices).toEqual([
+      `the team outbox ${outbox.path} holds 2 lines under another member than ana; only what ana learned is sent, and they were left as they are`,
+    ]);
+    const notSharing = new OutboxKeeper(outbox, (message) => notices.push(message), { memberId: 'ana', shareDecisions: false });
+    expect(notSharing.waiting({ observations: [], decisions: [] }).decisions).toEqual([]);
+    expect(notices.at(-1)).toBe(
+      `the team outbox ${outbox.path} holds 1 decision row shared earlier; they are sent only while this member shares decision rows, and wait there until then`,
+    );
+    await sharing.sent(waiting);
+    expect(outbox.read().map((item) => item.member)).toEqual(['mallory']);
+    expect(outbox.readDecisions().map((item) => item.member)).toEqual(['mallory']);
   });
 });

@@ -74,10 +74,11 @@ describe('TeamOutbox', () => {
     expect(outbox.isEmpty).toBe(true);
   });
 
-  it('names one file per server and database, whoever connects and with whatever password', () => {
-    const a = teamOutboxPath('/w/.rung', 'postgres://ana:secret@db.example.com:5432/rung');
-    expect(a).toBe(teamOutboxPath('/w/.rung', 'postgres://ben@db.example.com/rung'));
-    expect(a).not.toBe(teamOutboxPath('/w/.rung', 'postgres://ana@db.example.com:5432/other'));
+  it('names one file per server, database and member, whoever connects and with whatever password', () => {
+    const a = teamOutboxPath('/home/ana/.local/share/rung', 'postgres://ana:secret@db.example.com:5432/rung', 'ana');
+    expect(a).toBe(teamOutboxPath('/home/ana/.local/share/rung', 'postgres://ben@db.example.com/rung', 'ana'));
+    expect(a).not.toBe(teamOutboxPath('/home/ana/.local/share/rung', 'postgres://ana@db.example.com:5432/other', 'ana'));
+    expect(a).not.toBe(teamOutboxPath('/home/ana/.local/share/rung', 'postgres://ana@db.example.com:5432/rung', 'ben'));
     expect(a).not.toContain('secret');
   });
 });

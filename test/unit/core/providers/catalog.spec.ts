@@ -65,7 +65,7 @@ describe('loadCatalog', () => {
     );
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
-  }, 30_000);
+  });
 
   it('uses a fresh cache without asking the network', async () => {
     server.on('GET', '/models', json(models()));

@@ -148,7 +148,7 @@ describe('learnLocalServerFacts: a server that gives no window loses nothing', (
     expect(learned.note).toContain('GET /props answered more than 16 MiB, far more than a model list (a fixed limit), and was not read');
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
-  }, 30_000);
+  });
 
   it('leaves the window unknown when nothing listens, saying so once', async () => {
     const server = new WireServer();

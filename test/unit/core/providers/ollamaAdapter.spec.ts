@@ -5,6 +5,7 @@ import { ProviderFailure, type StreamPart } from '../../../../src/core/providers
 import { FixedClock } from '../../support/FixedClock';
 import { collect, endless, fixture, json, recordedStatus, replay, WireServer } from '../../support/wireServer';
 import { MAX_LIST_BYTES } from '../../../../src/core/providers/transport';
+import { scaled } from '../../../timeScale';
 
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
 let server: WireServer;
@@ -324,23 +325,27 @@ describe('OllamaAdapter', () => {
     expect(text(parts)).toBe('{"');
   });
 
-  it('gives up on a stream that sends only blank lines after it started, however often they come', async () => {
-    const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
-    const { adapter } = await adapterFor(
-      (s) =>
-        s.on('POST', '/api/chat', (response) => {
-          response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-          response.write(`${first}\n`);
-          const timer = setInterval(() => response.write('\n'), 20);
-          response.on('close', () => clearInterval(timer));
-        }),
-      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
-    );
-    const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
-    expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toBe('ollama: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
-    expect(text(parts)).toBe('{"');
-  }, 5_000);
+  it(
+    'gives up on a stream that sends only blank lines after it started, however often they come',
+    async () => {
+      const first = fixture('ollama/chat-normal.ndjson').split('\n')[0] ?? '';
+      const { adapter } = await adapterFor(
+        (s) =>
+          s.on('POST', '/api/chat', (response) => {
+            response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+            response.write(`${first}\n`);
+            const timer = setInterval(() => response.write('\n'), 20);
+            response.on('close', () => clearInterval(timer));
+          }),
+        { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+      );
+      const { parts, error } = await collect(adapter.chat('qwen3:14b', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).message).toBe('ollama: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms');
+      expect(text(parts)).toBe('{"');
+    },
+    scaled(5_000),
+  );
 
   it('assembles a huge answer streamed in many lines', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) =>
@@ -484,7 +489,7 @@ describe('OllamaAdapter', () => {
     });
     await body.closed;
     expect(body.sent).toBeLessThan(MAX_LIST_BYTES + 8 * 1024 * 1024);
-  }, 30_000);
+  });
 
   it('counts a probe that gets no answer within its timeout as unavailable', async () => {
     server = new WireServer().on('GET', '/api/tags', replay('{"models":[]}\n', { delayMs: 5_000 }));

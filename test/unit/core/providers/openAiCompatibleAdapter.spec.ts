@@ -4,6 +4,7 @@ import { OpenAiCompatibleAdapter, type OpenAiCompatibleAdapterOptions } from '..
 import { ProviderFailure, type StreamPart } from '../../../../src/core/providers/provider';
 import { FixedClock } from '../../support/FixedClock';
 import { collect, endless, fixture, recordedStatus, replay, WireServer } from '../../support/wireServer';
+import { scaled } from '../../../timeScale';
 
 const KEY = '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';
 const user = [{ role: 'user' as const, content: 'Give me Paris as JSON.' }];
@@ -323,21 +324,25 @@ describe('OpenAiCompatibleAdapter', () => {
     expect(failure(error).details.status).toBe(500);
   });
 
-  it('gives up on a stream that sends only keep-alive comments, however often they come', async () => {
-    const adapter = await adapterFor(
-      (response) => {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const timer = setInterval(() => response.write(': keep-alive\n\n'), 20);
-        response.on('close', () => clearInterval(timer));
-      },
-      { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
-    );
-    const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
-    expect(failure(error).kind).toBe('provider-error');
-    expect(failure(error).message).toBe(
-      'openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms',
-    );
-  }, 5_000);
+  it(
+    'gives up on a stream that sends only keep-alive comments, however often they come',
+    async () => {
+      const adapter = await adapterFor(
+        (response) => {
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          const timer = setInterval(() => response.write(': keep-alive\n\n'), 20);
+          response.on('close', () => clearInterval(timer));
+        },
+        { idleTimeoutMs: 1_000, noContentTimeoutMs: 200 },
+      );
+      const { error } = await collect(adapter.chat('openai/gpt-4o-mini', user, [], {}));
+      expect(failure(error).kind).toBe('provider-error');
+      expect(failure(error).message).toBe(
+        'openrouter: timed out: the stream sent nothing but keep-alives (blank lines, comments) for 200 ms',
+      );
+    },
+    scaled(5_000),
+  );
 
   it('assembles many tool calls whose deltas arrive interleaved, each in the order it was opened', async () => {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
@@ -414,7 +419,7 @@ describe('OpenAiCompatibleAdapter', () => {
     );
     await body.closed;
     expect(body.sent).toBeLessThan(8 * 1024 * 1024);
-  }, 30_000);
+  });
 
   it('ends with stopped when the user aborts mid-stream', async () => {
     const adapter = await adapterFor(replay(fixture('openai/chat-normal.sse'), sse));

@@ -9,6 +9,7 @@ import {
   type ServerSentItem,
 } from '../../../../src/core/providers/transport';
 import { serveBytes, SPLITS, WireServer } from '../../support/wireServer';
+import { scaled } from '../../../timeScale';
 
 let server: WireServer | undefined;
 
@@ -98,15 +99,19 @@ describe('requestLines on a long line in small pieces', () => {
     return new Response(body, { headers: { 'content-type': 'application/x-ndjson' } });
   };
 
-  it('reads it in time linear in its length, so a server dripping one long line cannot pin the CPU', async () => {
-    // 3 MiB in 64-byte pieces (49,152 reads): searching the whole pending line again on every read took
-    // 38 s here, all of it on the event loop; reading each piece once takes a fraction of a second.
-    const piece = new TextEncoder().encode('x'.repeat(64));
-    const pieces = [...Array.from({ length: 49_152 }, () => piece), new TextEncoder().encode('\nlast')];
-    const lines: string[] = [];
-    for await (const line of requestLines('http://127.0.0.1:9/long', {}, { ...transport, fetch: piecesFetch(pieces) })) lines.push(line);
-    expect(lines.map((line) => line.length)).toEqual([3 * 1024 * 1024, 4]);
-  }, 10_000);
+  it(
+    'reads it in time linear in its length, so a server dripping one long line cannot pin the CPU',
+    async () => {
+      // 3 MiB in 64-byte pieces (49,152 reads): searching the whole pending line again on every read took
+      // 38 s here, all of it on the event loop; reading each piece once takes a fraction of a second.
+      const piece = new TextEncoder().encode('x'.repeat(64));
+      const pieces = [...Array.from({ length: 49_152 }, () => piece), new TextEncoder().encode('\nlast')];
+      const lines: string[] = [];
+      for await (const line of requestLines('http://127.0.0.1:9/long', {}, { ...transport, fetch: piecesFetch(pieces) })) lines.push(line);
+      expect(lines.map((line) => line.length)).toEqual([3 * 1024 * 1024, 4]);
+    },
+    scaled(10_000),
+  );
 
   it('still stops a line longer than the limit', async () => {
     const pieces = Array.from({ length: 64 }, () => new TextEncoder().encode('x'.repeat(64)));

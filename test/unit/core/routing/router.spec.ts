@@ -303,6 +303,47 @@ describe('Router: resolved models', () => {
     const next = harness.router.rank(request());
     expect(next.candidates[0]).toMatchObject({ slug: 'alpha', resolved: 'alpha-2026-05-01', graded: 1 });
   });
+
+  it("does not put a provider's failures on the rating of another provider's model it claims to be", async () => {
+    const harness = new RouterHarness(cascadePanel());
+    harness.ledger.observe(Array.from({ length: 3 }, () => ({ model: 'beta', classKey: 'plan', success: true, at: 0 })));
+    // alpha's provider (openrouter) answers as beta, which openai serves; then as gamma-2026, which gamma resolves to.
+    harness.ledger.alias('gamma', 'gamma-2026');
+    const attempts = new ScriptedAttempts()
+      .on('alpha', { ...FAIL, resolvedModel: 'beta' }, { ...FAIL, resolvedModel: 'gamma-2026' })
+      .on('beta', PASS);
+    await harness.router.route(request({ callId: 'claims-beta' }), attempts.fn);
+    await harness.router.route(request({ callId: 'claims-gamma' }), attempts.fn);
+    const rated = new Map(harness.ledger.entries().map((entry) => [entry.model, [entry.graded, entry.ok]]));
+    expect(rated.get('alpha')).toEqual([2, 0]);
+    expect(rated.get('beta')).toEqual([5, 5]);
+    expect(rated.has('gamma-2026')).toBe(false);
+    // The decision row still says what the provider claimed.
+    expect(harness.sink.rows[0]).toMatchObject({ model: 'alpha', resolved: 'beta', verdict: 'fail' });
+    expect(harness.router.rank(request()).candidates.find((candidate) => candidate.slug === 'alpha')?.resolved).toBe('alpha');
+  });
+
+  it('takes an alias only under the vendor its slug names, and ignores one another provider already claimed', () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'cheap/model', provider: 'openrouter' },
+          { slug: 'dear/model', provider: 'openai' },
+        ],
+        routing: { explore: 0 },
+      },
+      'claims',
+    );
+    const harness = new RouterHarness(panel);
+    // An alias a provider's claim left in the ledger before it was checked.
+    harness.ledger.alias('cheap/model', 'dear/model');
+    harness.ledger.observe([{ model: 'dear/model', classKey: 'plan', success: true, at: 0 }]);
+    const ranked = harness.router.rank(request());
+    expect(ranked.candidates.map((candidate) => [candidate.slug, candidate.resolved, candidate.graded])).toEqual([
+      ['cheap/model', 'cheap/model', 0],
+      ['dear/model', 'dear/model', 1],
+    ]);
+  });
 });
 
 /** Routes `count` plan calls in one run, each answered by whichever model opens, and lists the openers. */
@@ -808,7 +849,7 @@ describe('Router: a call no rung can take', () => {
 });
 
 describe('Router: what a provider says is bounded where the row is written', () => {
-  it('writes a 3 MiB provider error and a 600-character model id as marked truncations, and rates the model under the cut name', async () => {
+  it("writes a 3 MiB provider error and a 600-character model id as marked truncations, and rates the model under its slug, the id being another vendor's", async () => {
     const harness = new RouterHarness(cascadePanel());
     const huge = 'x'.repeat(3 * 1024 * 1024);
     const longId = `vendor/${'m'.repeat(593)}`;
@@ -824,7 +865,7 @@ describe('Router: what a provider says is bounded where the row is written', () 
     expect(second.verdictReason).toMatch(/^syntax: eee.*… \[truncated, 29,008 characters\]$/s);
     expect(second.resolved?.length).toBeLessThanOrEqual(200);
     expect(second.resolved).toMatch(/^vendor\/mmm.*… \[truncated, 600 characters, #[0-9a-f]{8}\]$/s);
-    expect(harness.ledger.entries().map((e) => e.model)).toEqual([second.resolved]);
+    expect(harness.ledger.entries().map((e) => e.model)).toEqual(['beta']);
     expect(harness.router.settle('c-long', 'fail', `thumbs down: ${'y'.repeat(10_000)}`)).toBe(true);
     expect(harness.sink.rows.at(-1)?.verdictReason).toMatch(/… \[truncated, 10,013 characters\]$/);
   });

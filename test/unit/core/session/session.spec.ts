@@ -18,6 +18,13 @@ import { ManualScheduler } from '../../support/doubles';
 import { FixedClock } from '../../support/FixedClock';
 import { makeTempDir } from '../../support/tempDir';
 import { endless, fixture, json, recordedStatus, replay, WireServer, type Route } from '../../support/wireServer';
+import { scaled } from '../../../timeScale';
+
+/**
+ * The whole-attempt deadline of the tests that climb past an endless answer: long enough for the next rung's
+ * local answer to arrive whole on a crowded machine (0.3 s was not, at load 30), scaled by RUNG_TEST_TIME_SCALE.
+ */
+const ATTEMPT_TIMEOUT_SECONDS = scaled(2_000) / 1000;
 
 const KEY = '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';
 const sse = { contentType: 'text/event-stream' };
@@ -422,7 +429,7 @@ describe('RungSession: the time an attempt may take', () => {
           { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
           { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top' },
         ],
-        routing: { explore: 0, attemptTimeoutSeconds: 0.3 },
+        routing: { explore: 0, attemptTimeoutSeconds: ATTEMPT_TIMEOUT_SECONDS },
         providers: {
           ollama: { kind: 'ollama', baseUrl: ollamaUrl },
           openrouter: { kind: 'openai-compatible', baseUrl: cloudUrl, key: 'required' },
@@ -437,7 +444,7 @@ describe('RungSession: the time an attempt may take', () => {
       ['openai/gpt-4o-mini', 'pass'],
     ]);
     expect(result.attempts[0]?.verdict.reason).toBe(
-      'ollama: qwen2.5:3b gave no whole answer within 0.3 s, the time one attempt may take; for a slower model raise routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout',
+      `ollama: qwen2.5:3b gave no whole answer within ${ATTEMPT_TIMEOUT_SECONDS} s, the time one attempt may take; for a slower model raise routing.attemptTimeoutSeconds in the panel, the rung.routing.attemptTimeoutSeconds setting, or rung chat --attempt-timeout`,
     );
     await talker.closed;
   });

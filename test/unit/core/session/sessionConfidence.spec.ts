@@ -255,6 +255,42 @@ describe('the confidence check in a session', () => {
     ]);
   });
 
+  it("lets the model's own word decide the climb but counts it in no rating, so the user's later grade still does", async () => {
+    // A server that says "Y" at log-probability 0 to every question: certain, whatever the answer.
+    const alwaysYes = () => replay(fixture('ollama/chat-self-check-logprobs.ndjson').replaceAll('-0.014218', '0'));
+    const { panel } = await providers(chat(ollamaAnswer(), alwaysYes()), cloudAnswer());
+    await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
+    const graded = (session: RungSession): number | undefined =>
+      session.snapshot({ limit: 0 }).ratings.find((rating) => rating.model === 'qwen2.5:3b' && rating.classKey === 'chat')?.graded;
+    const session = await open(panel);
+    expect(graded(session)).toBe(MIN_CONFIDENCE_GRADED);
+    let last: SessionChatResult | undefined;
+    for (let call = 0; call < 6; call++) {
+      last = await ask(session);
+      expect(last.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'pass']]);
+    }
+    expect(graded(session)).toBe(MIN_CONFIDENCE_GRADED);
+    session.settle(last?.callId as string, { kind: 'fail', reason: 'thumbs down' });
+    expect(graded(session)).toBe(MIN_CONFIDENCE_GRADED + 1);
+  });
+
+  it('refuses a log-probability above 0, or one that is not a number, as no confidence', async () => {
+    // JSON reads -1e999 as -Infinity; 0.5 would be a probability of 1.6.
+    for (const written of ['0.5', '-1e999']) {
+      const question = () =>
+        replay(fixture('ollama/chat-self-check-logprobs.ndjson').replace('"logprob":-0.014218', `"logprob":${written}`));
+      const { panel } = await providers(chat(ollamaAnswer(), question()), cloudAnswer());
+      const result = await ask(await open(panel));
+      expect(result.answer, written).not.toHaveProperty('confidence');
+      expect(result.attempts[0]?.verdict.kind, written).toBe('unverified');
+      expect(result.attempts[0]?.verdict.reason, written).toMatch(
+        written === '0.5'
+          ? /^no confidence from qwen2\.5:3b: its server sent a log-probability above 0 or not a number, which no probability has$/
+          : /^no confidence from qwen2\.5:3b: its server sent /,
+      );
+    }
+  });
+
   it('asks a paid model nothing by default (local), and asks it with all, adding the question to its cost', async () => {
     const { cloud, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), chat(cloudAnswer(), cloudNoPriced()));
     const pinned = (session: RungSession): Promise<SessionChatResult> =>

@@ -84,7 +84,7 @@ describe('the per-prompt signal', () => {
       true,
     );
     expect(without.rows.some((row) => row.reason.includes('for this prompt'))).toBe(false);
-  }, 60_000);
+  });
 
   it('stays silent on prompts that say nothing, and the calls route as without it', async () => {
     const same = new Map(rows.map((row) => [row.id, { text: 'A question.' }]));
@@ -93,7 +93,7 @@ describe('the per-prompt signal', () => {
     const none = new MemoryDecisionSink();
     await replay(rows, new MemoryLedger(), none);
     expect(silent.rows).toEqual(none.rows);
-  }, 60_000);
+  });
 
   it('survives a reopened workspace ledger: the calls after it route exactly as in one that stayed open', async () => {
     const open = (): Promise<WorkspaceLedger> => {
@@ -126,5 +126,5 @@ describe('the per-prompt signal', () => {
     await replay(after, second, split, prompts);
     await second.close();
     expect(split.rows).toEqual(stayed.rows);
-  }, 60_000);
+  });
 });

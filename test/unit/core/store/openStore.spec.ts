@@ -92,6 +92,7 @@ describe('openStore', () => {
       {
         clock: new FixedClock(),
         log: (level, message) => said.push(`${level}: ${message}`),
+        userFolder: join(dir, 'user-storage'),
         team: { memberId: 'ana', subject: 'this run', notifyFallback: (message) => shown.push(message), connectTimeoutMs: 2_000 },
       },
     );
