@@ -75,7 +75,11 @@ export const REPLAY_COMMAND = {
       description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas',
     },
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
-    seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
+    seeds: {
+      type: 'string',
+      value: 'K',
+      description: 'run seeds N to N+K-1 and report the mean and spread (with --world, each seed draws its own world)',
+    },
     decisions: {
       type: 'string',
       value: 'FILE',
@@ -128,11 +132,8 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
   const { values, positionals } = parseCommandArgs(REPLAY_COMMAND, argv);
   const outcomes = readOutcomes(positionals, values.world, values.seed, io);
   const { path, models } = outcomes;
-  const rows = selectOutcomes(
-    outcomes.rows,
-    { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] },
-    path,
-  );
+  const selection = { split: values.split, families: values.family, excludeFamilies: values['exclude-family'] };
+  const rows = selectOutcomes(outcomes.rows, selection, path);
   const prompts = values.prompts === undefined ? undefined : readPrompts(resolve(io.cwd, values.prompts), rows, io);
   const selected = [
     values.world !== undefined ? `, world ${values.world}` : '',
@@ -205,9 +206,15 @@ export async function runReplayCommand(argv: string[], io: CliIo, openStore?: St
       if (i > 0) await new Promise((next) => setImmediate(next));
       if (io.signal?.aborted) throw new StoppedError();
       progress?.(`rung replay: seed ${seed + i} (${i + 1} of ${seedCount})…`);
+      // Each seed of a world is another world drawn from it, as scripts/quality.mjs measures them: a world
+      // is replayed in its time order, so the same world again would route the same and show no spread.
+      const runRows =
+        values.world !== undefined && i > 0
+          ? selectOutcomes(readOutcomes([], values.world, String(seed + i), io).rows, selection, path)
+          : rows;
       summaries.push(
         await runReplay({
-          rows,
+          rows: runRows,
           models,
           panel,
           verifier,

@@ -35,6 +35,24 @@ describe('rung replay --world', () => {
     expect(JSON.parse(io.out)).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
+  it('draws each seed its own world with --seeds, so the spread is over worlds, not one world replayed', async () => {
+    const io = new CapturedIo(dir);
+    expect(await main(['replay', '--world', 'spread-100x', '--seed', '3', '--seeds', '2', '--json'], io)).toBe(0);
+    const runs = (JSON.parse(io.out) as { runs: { seed: number; policy: { accuracy: number; cost: number } }[] }).runs;
+    const world = worldNamed('spread-100x');
+    for (const [i, seed] of [3, 4].entries()) {
+      const { rows, models } = parseOutcomes(
+        generateWorld(world, seed)
+          .map((row) => JSON.stringify(row))
+          .join('\n'),
+        'spread-100x',
+      );
+      const expected = await runReplay({ rows, models, verifier: { kind: 'perfect' }, classKey: 'family', seed, inOrder: true });
+      expect(runs[i]?.policy).toEqual(JSON.parse(JSON.stringify(expected.policy)));
+    }
+    expect(runs[0]?.policy.cost).not.toBe(runs[1]?.policy.cost);
+  });
+
   it("names the world in the table's first line", async () => {
     const io = new CapturedIo(dir);
     expect(await main(['replay', '--world', 'cheap-specialist'], io)).toBe(0);
