@@ -580,6 +580,22 @@ export function spendChart(spend: SpendWire, width: number, height: number): Spe
 }
 
 /** The spend estimate sentence: what the same calls would have cost on the strongest model. */
+/**
+ * The spend's totals, and how much of them paid for tool schemas when any did: `Total $0.294, today
+ * $0.294; $0.189 of it paid for tool schemas (an agent's tools, sent as input with every request).`
+ *
+ * @remarks
+ * Agent mode sends some forty tool schemas with every request, and on a morning's work they were most
+ * of the bill; said beside the total, the figure shows what `rung.agentTools` can save.
+ */
+export function spendTotalsText(spend: SpendWire): string {
+  const totals = `Total ${formatUsd(spend.total)}, today ${formatUsd(spend.today)}`;
+  const schemas = spend.toolSchemas ?? 0;
+  if (schemas <= 0) return `${totals}.`;
+  const share = spend.total > 0 ? ` (${Math.round((schemas / spend.total) * 100)}%)` : '';
+  return `${totals}; ${formatUsd(schemas)}${share} of it paid for tool schemas (an agent's tools, sent as input with every request).`;
+}
+
 export function strongestEstimateText(spend: SpendWire): string {
   if (spend.strongestModel === null || spend.strongestEstimate === null)
     return 'No estimate: the panel has no priced model to compare with.';
@@ -622,7 +638,12 @@ export function openerSentence(estimate: OpenerEstimateWire): string {
     case 'no-calls':
       return `Nothing to say about opening with ${estimate.model} yet: your log holds no routed calls.`;
     case 'not-a-candidate':
-      return `Not enough of your calls could have opened with ${estimate.model} to say: it was pruned or off the panel on too many of them.`;
+      // The bound is the estimator's (MAX_UNSUPPORTED_SHARE, 0.05). "Too many" read as a contradiction
+      // beside a model that had opened 33 of 38 calls: the few calls it could not have opened are what count.
+      return (
+        `Cannot say yet for ${estimate.model}: it was left out (pruned, or off the panel) of more than 1 in 20 of your logged calls, ` +
+        `and the log gave it no chance to open those; it could have opened the other ${estimate.calls.toLocaleString('en-US')}.`
+      );
     case 'too-few':
     case null:
       return `Not enough of your calls opened with ${estimate.model} to say.`;

@@ -25,6 +25,7 @@ import {
   ratingClasses,
   spendChart,
   spendChartNote,
+  spendTotalsText,
   strongestEstimateText,
 } from './ledgerModel';
 
@@ -433,7 +434,7 @@ function breakableName(name: string): Child[] {
 function renderWhatIf(state: LedgerState, handlers: ViewHandlers): HTMLElement {
   const openers = state.openers;
   const ask = button(
-    openers.status === 'answered' ? 'Ask again' : 'What if I had opened with…',
+    openers.status === 'answered' ? 'Estimate again' : 'What if I had opened with…',
     'beaker',
     'What if I had always opened with each model? Estimate it from your logged calls',
     () => handlers.estimateOpeners(),
@@ -471,7 +472,7 @@ function renderSpend(state: LedgerState): HTMLElement {
     'section',
     { class: 'spend', 'aria-labelledby': 'spend-title' },
     h('h2', { id: 'spend-title' }, 'Spend'),
-    h('p', { class: 'totals' }, `Total ${formatUsd(state.spend.total)}, today ${formatUsd(state.spend.today)}.`),
+    h('p', { class: 'totals' }, spendTotalsText(state.spend)),
     h('p', { class: 'estimate' }, strongestEstimateText(state.spend)),
     note === undefined ? renderChart(chart) : h('p', { class: 'empty' }, note),
     chart.providers.length > 0

@@ -346,8 +346,8 @@ async function runEachCheck(
           await workbench.waitUntilReady();
           await check.run(page, workbench);
         })(),
-        CHECK_TIMEOUT_MS,
-        `the check did not finish within ${CHECK_TIMEOUT_MS} ms`,
+        check.timeoutMs ?? CHECK_TIMEOUT_MS,
+        `the check did not finish within ${check.timeoutMs ?? CHECK_TIMEOUT_MS} ms`,
       );
       tally.passed++;
       process.stdout.write(`  ok   ${check.name}  (${file}, ${seconds(started)})\n`);

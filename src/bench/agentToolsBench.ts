@@ -1,7 +1,9 @@
 /**
  * `node scripts/agent-tools.mjs [TOOLS.json] [--input-price USD_PER_M]`: what Agent mode's tool schemas
  * take of a request, sent whole (`rung.agentTools: "all"`) and trimmed (`"relevant"`), for a few
- * requests of the kinds a morning's work brings; the figures of BENCHMARKS.md's agent tools section.
+ * requests of the kinds a morning's work brings; and, over recorded Agent mode sessions
+ * (test/fixtures/agent/recorded-agent-sessions.json), how often `"relevant"` would have left out a tool
+ * a session went on to call. The figures of BENCHMARKS.md's agent tools section.
  *
  * @remarks
  * The tools are the 39 Agent mode sent with one request in the test host (test/fixtures/agent/), the
@@ -47,3 +49,61 @@ for (const request of REQUESTS) {
   if (!all || !trimmed) continue;
   console.log(`| ${request} | ${all.sent}, ${all.tokens}, ${usd(all.tokens)} | ${trimmed.sent}, ${trimmed.tokens}, ${usd(trimmed.tokens)} | ${choice.dropped.length} |`);
 }
+
+/** One recorded session: the tools offered (by name), the request's words a tool name shares, and the tools called in order. */
+interface RecordedSession {
+  source: string;
+  conversation: string | null;
+  offered: string;
+  requestWords: string[];
+  url: boolean;
+  /** Each call, as the tools any one of which would have done. */
+  needs: string[][];
+}
+
+const recordedFile = join(__dirname, '..', 'test/fixtures/agent/recorded-agent-sessions.json');
+const recorded = JSON.parse(readFileSync(recordedFile, 'utf8')) as { offerings: Record<string, string[]>; sessions: RecordedSession[] };
+
+/**
+ * Replays one session's calls against `relevant`: each round is sent the tools chosen for the request and
+ * the calls made so far in its conversation; a call whose tools were all left out is a tool gone missing
+ * (and is counted once: the session is taken to go on as if it had been made).
+ */
+function missing(session: RecordedSession, earlier: readonly string[]): { calls: number; missed: string[]; sent: number; offered: number } {
+  const offered = (recorded.offerings[session.offered] ?? []).map((name): ToolSpec => ({ name, description: '', parameters: {} }));
+  const request = `${session.requestWords.join(' ')}${session.url ? ' https://example.invalid/' : ''}`;
+  const called = [...earlier];
+  const missed: string[] = [];
+  let sent = 0;
+  for (const alternatives of session.needs) {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: `<userRequest>\n${request}\n</userRequest>` },
+      ...(called.length ? [{ role: 'assistant' as const, content: '', toolCalls: called.map((name, index) => ({ id: `call-${index}`, name, arguments: '{}' })) }] : []),
+    ];
+    const choice = chooseTools({ messages, tools: offered, mode: 'relevant' });
+    sent = Math.max(sent, choice.sent.length);
+    if (!alternatives.some((name) => choice.sent.some((tool) => tool.name === name))) missed.push(alternatives.join(' or '));
+    called.push(alternatives[0] as string);
+  }
+  if (session.needs.length === 0) sent = chooseTools({ messages: [{ role: 'user', content: `<userRequest>\n${request}\n</userRequest>` }], tools: offered, mode: 'relevant' }).sent.length;
+  return { calls: session.needs.length, missed, sent, offered: offered.length };
+}
+
+console.log('');
+console.log(`${recorded.sessions.length} recorded requests from test/fixtures/agent/recorded-agent-sessions.json: the tools "relevant" would have left out that the session called`);
+console.log('| request | tools offered, sent | tool calls | called but not sent |');
+console.log('| --- | --- | --- | --- |');
+const before = new Map<string, string[]>();
+let calls = 0;
+let missedCalls = 0;
+let sessionsMissing = 0;
+for (const session of recorded.sessions) {
+  const earlier = session.conversation ? (before.get(session.conversation) ?? []) : [];
+  const result = missing(session, earlier);
+  if (session.conversation) before.set(session.conversation, [...earlier, ...session.needs.map((alternatives) => alternatives[0] as string)]);
+  calls += result.calls;
+  missedCalls += result.missed.length;
+  if (result.missed.length > 0) sessionsMissing++;
+  console.log(`| ${session.source} | ${result.offered}, ${result.sent} | ${result.calls} | ${result.missed.join(', ') || 'none'} |`);
+}
+console.log(`${sessionsMissing} of ${recorded.sessions.length} requests would have lost a tool they called; ${missedCalls} of ${calls} calls`);

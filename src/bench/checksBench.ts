@@ -29,6 +29,9 @@ function requests(): [string, string][] {
     ['200 KB of a.a.a…', 'a.'.repeat(100_000)],
     ['190 KB of unclosed <attachment> tags', '<attachment id=1>x '.repeat(10_000)],
     ['110 KB of unclosed HTML tags', '<div><span>'.repeat(10_000)],
+    // What an attached file can hold: each unclosed tag sent a pattern looking for its end to the end of the text.
+    ['1 MB of unclosed <userRequest> tags', '<userRequest>x '.repeat(Math.ceil(1_000_000 / 15)).slice(0, 1_000_000)],
+    ['1 MB of unclosed <file tags', '<file x '.repeat(125_000)],
   ];
 }
 

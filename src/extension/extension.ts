@@ -21,6 +21,7 @@ import { registerCommands } from './commands/commands';
 import { registerEditSelection } from './edit/editSelection';
 import { editorModelsFactory } from './session/editorModels';
 import { showHowToStart } from './settings/firstRun';
+import { severalFoldersNote } from './settings/ledgerPlace';
 import { registerLedgerView, OPEN_LEDGER_COMMAND } from './ledgerView/ledgerView';
 import { RungLog } from './log';
 import { registerModelProvider } from './chat/modelProvider';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
         panel: loaded.panel,
         store,
         dailyBudget: settings.dailyBudget,
+        maxAnswerCost: settings.maxAnswerCost,
         confidenceCheck: settings.confidenceCheck,
         keyLookup: secrets.lookup,
         providerFactories: { 'vscode-lm': editorModelsFactory() },
@@ -88,9 +90,11 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     host,
     timers: { setTimeout: (run, ms) => setTimeout(run, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
     retryWhen: (error) => error instanceof NotSetUpError,
+    attentive: () => vscode.window.state.focused,
   });
   context.subscriptions.push(
     { dispose: () => watch.dispose() },
+    vscode.window.onDidChangeWindowState((state) => state.focused && watch.attend()),
     host.onDidOpen((session) => session && watch.wake()),
     // Getting Started's first step ticks itself once Rung has models to route to (package.json's walkthrough).
     host.onDidOpen((session) => void vscode.commands.executeCommand('setContext', HAS_PANEL_CONTEXT, session !== undefined)),
@@ -142,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): RungApi {
   );
 
   watch.start();
+  sayWhichFolder(context, log);
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms${failed.length ? `; not registered: ${failed.join(', ')}` : ''}`);
   // Opened after activation returns, so the model picker lists Rung without waiting for the ledger.
@@ -149,12 +154,26 @@ export function activate(context: vscode.ExtensionContext): RungApi {
     (session) => log.info(`session open: ledger ${session.snapshot({ limit: 0 }).ledgerPath ?? 'in memory'}`),
     (error: unknown) => {
       if (error instanceof NotSetUpError)
-        void showHowToStart({ reason: error.message, panelFilePath: settings.panelFilePath, ollamaBaseUrl: settings.ollamaBaseUrl, log });
+        showHowToStart({ reason: error.message, log, onDidOpen: (listener) => host.onDidOpen((session) => session && listener()) });
       // A panel that does not parse or validate was already said, in the log and in a toast: a typo is no stack trace.
       else if (!(error instanceof PanelError)) log.error('the session did not open', error);
     },
   );
   return { activationMs, session: () => host.get(), failedFeatures: failed, logFolder: context.logUri };
+}
+
+/** Says once a window, and again when folders are added, which folder's `.rung/` a workspace of several uses. */
+function sayWhichFolder(context: vscode.ExtensionContext, log: RungLog): void {
+  let said: string | undefined;
+  const say = (): void => {
+    const note = severalFoldersNote((vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file'));
+    if (!note || note === said) return;
+    said = note;
+    log.info(note);
+    void vscode.window.showInformationMessage(`Rung: ${note.charAt(0).toUpperCase()}${note.slice(1)}`);
+  };
+  say();
+  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(say));
 }
 
 /** A good new panel: the open session takes it in place; with none open yet, one opens with it. */

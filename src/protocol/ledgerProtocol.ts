@@ -129,6 +129,8 @@ export const spendSchema = z.object({
   today: usd,
   strongestModel: z.nullable(slug),
   strongestEstimate: z.nullable(usd),
+  /** USD of `total` that paid for tool schemas sent as input; absent from a host before it was counted. */
+  toolSchemas: z.optional(usd),
 });
 export type SpendWire = z.infer<typeof spendSchema>;
 

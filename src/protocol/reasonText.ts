@@ -119,8 +119,32 @@ const MOMENTARY: [RegExp, (...groups: string[]) => string][] = [
     /^pruned: daily budget (\$[\d.]+) reached \((\$[\d.]+) spent today\)$/,
     (limit, spent) => `today's budget of ${limit} is spent (${spent} so far)`,
   ],
+  [
+    /^pruned: daily budget (\$[\d.]+) would be crossed: this attempt may cost up to (\$[\d.]+) \((\d+) tokens in, at most (\d+) out\), (\$[\d.]+) spent today$/,
+    (limit, worst, input, output, spent) =>
+      `it may cost up to ${worst} (${tokens(input)} tokens in, up to ${tokens(output)} out), which would take today's ${spent} past the budget of ${limit}`,
+  ],
+  [
+    /^pruned: answer ceiling (\$[\d.]+) would be crossed: this attempt may cost up to (\$[\d.]+) \((\d+) tokens in, at most (\d+) out\)(?:, (\$[\d.]+) spent on this answer)?$/,
+    (ceiling, worst, input, output, spent) =>
+      `it may cost up to ${worst} (${tokens(input)} tokens in, up to ${tokens(output)} out)${spent ? ` on top of the ${spent} this answer has cost` : ''}, more than the ${ceiling} one answer may cost`,
+  ],
+  [
+    /^pruned: answer ceiling (\$[\d.]+) reached \((\$[\d.]+) spent on this answer\)$/,
+    (ceiling, spent) => `this answer has cost ${spent}, the ${ceiling} one answer may cost`,
+  ],
   [/^pruned: not above (.+) on the ladder \(a stronger model was asked for\)$/, (model) => `a model stronger than ${model} was asked for`],
 ];
+
+/** A token count as a reader reads it: `18,000`. */
+function tokens(count: string): string {
+  return Number(count).toLocaleString('en-US');
+}
+
+/** Whether a pruned model's reason is a spending limit (the daily budget, the ceiling on one answer). */
+export function isSpendLimitReason(reason: string): boolean {
+  return /^(?:pruned: )?(?:daily budget|answer ceiling) \$[\d.]+ (?:reached|would be crossed)/.test(reason);
+}
 
 /**
  * A pruned model's reason for a place that shows what can answer now (Pick Model, the status bar, a

@@ -47,7 +47,7 @@ function recordedOllama(): WireServer {
 function createFromOllama(): E2eCheck {
   let address: { url: string; port: number } | undefined;
   return {
-    name: 'installed, with Ollama started after the window opened, Create Panel File writes the models that Ollama has, with their tools and context, and says so',
+    name: 'installed, with Ollama started after the window opened, the first-run message closes within seconds of Ollama answering, and Rung: Create Panel File in the palette writes the models that Ollama has, with their tools and context, and says so',
     installed: true,
     async prepare(folder) {
       address = await vacantAddress();
@@ -56,11 +56,31 @@ function createFromOllama(): E2eCheck {
     async run(page, workbench) {
       assert.ok(address, 'an address for Ollama was found');
       const toast = await workbench.waitForNotification('Rung has nothing to route to yet', TIMEOUT_MS);
-      // The user starts Ollama now, with the toast still on screen.
+      await workbench.screenshot('installed-first-run-message');
+      // The user starts Ollama now, with the message still on screen: it closes once Rung finds it.
       const ollama = recordedOllama();
       await ollama.start(address.port);
+      const started = performance.now();
       try {
-        await toast.getByRole('button', { name: 'Create Panel File' }).click();
+        await toast.waitFor({ state: 'hidden', timeout: TIMEOUT_MS });
+        await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: TIMEOUT_MS });
+        // Said, not asserted: tries come every few seconds while the window has the focus (4 s at most).
+        console.log(
+          `        (Ollama found and the first-run message closed ${Math.round(performance.now() - started)} ms after it started)`,
+        );
+        // Closed, not only hidden: a toast hides itself after a while, and an ordinary notification stayed
+        // in the notification centre, still saying Rung had nothing to route to.
+        await workbench.runCommand('Notifications: Show Notifications');
+        const centre = page.locator('.notifications-center');
+        await centre.waitFor({ timeout: TIMEOUT_MS });
+        await workbench.screenshot('installed-first-run-message-gone');
+        assert.equal(
+          await centre.locator('.notification-list-item', { hasText: 'Rung has nothing to route to yet' }).count(),
+          0,
+          'the first-run message is not left in the notification centre',
+        );
+        await page.keyboard.press('Escape');
+        await workbench.runCommand('Rung: Create Panel File');
         await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: TIMEOUT_MS });
         const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as unknown;
         assert.deepEqual(written, {

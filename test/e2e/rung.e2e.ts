@@ -29,13 +29,13 @@ import { scaled } from '../timeScale';
  * Rung answered it in about 0.1 s; the console shows the agent waiting for a GitHub sign-in provider
  * that never registers). One such check timed out at 60 s in CI on a loaded machine.
  */
-const ANSWER_TIMEOUT_MS = scaled(120_000);
+export const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 /**
  * A check with its own pair of model servers, started before the workbench opens and closed after;
  * `seed` may write more into the workspace's `.rung` folder before the window opens.
  */
-function withProviders(
+export function withProviders(
   name: string,
   run: (page: Page, workbench: Workbench, providers: FakeProviders) => Promise<void>,
   answers?: (providers: FakeProviders) => void,
@@ -67,14 +67,14 @@ function withProviders(
 const NOT_A_LEDGER = 'these bytes were a ledger once\n'.repeat(200);
 
 /** The cheap model's answer in the checks that ask what six times seven is. */
-const SIX_TIMES_SEVEN = 'Six times seven is 42.';
+export const SIX_TIMES_SEVEN = 'Six times seven is 42.';
 
 function answerSixTimesSeven(providers: FakeProviders): void {
   providers.cheapAnswer = () => SIX_TIMES_SEVEN;
 }
 
 /** The newest @rung response holding `text`, once its closing line ("Answered by …") is shown. */
-async function rungAnswer(page: Page, text: string): Promise<Locator> {
+export async function rungAnswer(page: Page, text: string): Promise<Locator> {
   const response = page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
   await response.getByText('Answered by').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
   return response;
@@ -87,7 +87,7 @@ async function askRung(page: Page, workbench: Workbench, question: string, answe
 }
 
 /** Waits until the decision log holds a row that `match` accepts. */
-async function waitForRow(workbench: Workbench, what: string, match: (row: DecisionRow) => boolean): Promise<DecisionRow> {
+export async function waitForRow(workbench: Workbench, what: string, match: (row: DecisionRow) => boolean): Promise<DecisionRow> {
   const deadline = performance.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
     const row = decisionRows(workbench.folder).find(match);
@@ -106,7 +106,7 @@ function climbedPast(model: string): { model: string; reason: string } {
 }
 
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
-async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
+export async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
   await openQuickPickCommand(page, workbench, 'Rung: Set Provider Key', 'Rung: Set Provider Key');
   const input = page.locator('.quick-input-widget input');
   await input.fill('cloud');
@@ -189,7 +189,7 @@ function nothingToRouteTo(): E2eCheck {
       assert.match((await toast.textContent()) ?? '', /no local Ollama answered at http:\/\/127\.0\.0\.1:9/);
       await page.locator('.statusbar-item', { hasText: 'Rung: not set up' }).first().waitFor();
       await workbench.screenshot('installed-first-run-toast');
-      await toast.getByRole('button', { name: 'Create Panel File' }).click();
+      await toast.getByRole('link', { name: 'Create Panel File' }).click();
       await page.locator('.tabs-container .tab', { hasText: 'panel.json' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const written = JSON.parse(readFileSync(join(workbench.folder, '.rung', 'panel.json'), 'utf8')) as { models?: unknown[] };
       assert.ok(Array.isArray(written.models) && written.models.length > 0, `the example panel names models: ${JSON.stringify(written)}`);
@@ -312,14 +312,14 @@ function nativeRetry(asked: 'Rung Auto' | '@rung'): E2eCheck {
 const INLINE_EDIT_TOOLS = ['replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'apply_patch', 'read_file'];
 
 /** greeting.ts's line the edits change, and what they change it to. */
-const GREETING_LINE = 'return `Hello, ${name}!`;';
-const WELCOME_LINE = 'return `Hello, ${name}! Welcome.`;';
+export const GREETING_LINE = 'return `Hello, ${name}!`;';
+export const WELCOME_LINE = 'return `Hello, ${name}! Welcome.`;';
 
 /**
  * The strong model's edit of greeting.ts as a call to whichever edit tool inline chat offered, at the
  * file's path as the request gives it.
  */
-function welcomeEdit(body: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | undefined {
+export function welcomeEdit(body: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | undefined {
   const names = ((body.tools ?? []) as { function?: { name?: string } }[]).map((tool) => tool.function?.name);
   const filePath = /(\/[^\s`'"\\]*greeting\.ts)/.exec(JSON.stringify(body.messages ?? []))?.[1];
   if (!filePath) return undefined;
@@ -335,7 +335,7 @@ function welcomeEdit(body: Record<string, unknown>): { name: string; arguments: 
 }
 
 /** Opens src/greeting.ts with Quick Open and waits for its text. */
-async function openGreeting(page: Page): Promise<Locator> {
+export async function openGreeting(page: Page): Promise<Locator> {
   await page.keyboard.press('Control+P');
   await page.locator('.quick-input-widget input').fill('greeting.ts');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greeting.ts' }).first().waitFor();
@@ -347,7 +347,7 @@ async function openGreeting(page: Page): Promise<Locator> {
 }
 
 /** Moves the active editor to line `line` with Go to Line, which scrolls it into view. */
-async function goToLine(page: Page, line: number): Promise<void> {
+export async function goToLine(page: Page, line: number): Promise<void> {
   await page.keyboard.press('Control+G');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
@@ -364,7 +364,7 @@ async function goToLine(page: Page, line: number): Promise<void> {
  * once: the suggestion list opened where inline chat should have); so it is pressed again until
  * inline chat opens.
  */
-async function openInlineChat(page: Page): Promise<void> {
+export async function openInlineChat(page: Page): Promise<void> {
   const inline = page.locator('.inline-chat').first();
   const deadline = performance.now() + ANSWER_TIMEOUT_MS;
   for (;;) {
@@ -484,9 +484,12 @@ const checks: E2eCheck[] = [
         .getByText(`Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: JSON`)
         .first()
         .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
-      assert.match(text, /"age": 36/);
-      assert.match(text, new RegExp(`Rung: ${CHEAP_MODEL} failed its check`));
+      // The answer shows the JSON that passed; the invalid one and the climb are folded away with the steps.
+      const shown = ((await response.locator('.chat-markdown-part').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      assert.match(shown, /"age": 36/);
+      assert.doesNotMatch(shown, /"age": }/, `the invalid JSON is not in the answer: ${shown}`);
+      const folded = ((await response.locator('.chat-thinking-box').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      assert.match(folded, new RegExp(`${CHEAP_MODEL} failed its check \\(.*JSON`));
       const failed = await waitForRow(workbench, "the small model's JSON", (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(
         workbench,
@@ -560,7 +563,7 @@ const checks: E2eCheck[] = [
       assert.match(
         text,
         new RegExp(
-          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: code in the answer, TypeScript syntax`,
+          `Answered by ${CLOUD_MODEL} .*Tried before it: ${CHEAP_MODEL} \\(fail: .*code.*\\)\\.\\s*Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: the file's syntax with the edit`,
         ),
       );
       const sent = providers.requests.find((request) => request.server === 'ollama' && request.path === '/api/chat');
@@ -593,8 +596,8 @@ const checks: E2eCheck[] = [
       await askRung(page, workbench, 'What is six times seven?', SIX_TIMES_SEVEN);
       const answered = await waitForRow(workbench, 'the @rung call', (entry) => entry.model === CHEAP_MODEL && entry.class === 'chat');
       assert.equal(answered.verdict, 'unverified', 'a plain question has no check of its own: only the user can grade it');
-      // An unchecked answer also offers a check by a stronger model, which grades nobody.
-      await page.getByText('Check with a stronger model').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      // An unchecked answer also offers a stronger model's verdict on it.
+      await page.getByText('Have a stronger model judge this answer').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
       await workbench.screenshot('rung-check-stronger-offered');
       await page.getByText(`Retry with a stronger model than ${CHEAP_MODEL}`).first().click();
       const retried = await rungAnswer(page, `Marked ${CHEAP_MODEL}'s answer as failed`);
@@ -719,7 +722,7 @@ const checks: E2eCheck[] = [
       await workbench.sendChat('@rung What is six times seven?');
       const response = page.locator('.interactive-item-container.interactive-response').last();
       await response.getByText('No answer stands').first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
-      await response.getByRole('button', { name: 'Explain This Decision' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
+      await response.getByRole('link', { name: 'Why this model' }).waitFor({ timeout: ANSWER_TIMEOUT_MS });
       const text = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
       assert.match(text, new RegExp(`No answer stands: the last attempt, ${CHEAP_MODEL}, ended provider-error: .*malformed`));
       assert.equal(text.split('No answer stands').length - 1, 1, `the reason is said once: ${text}`);

@@ -65,6 +65,12 @@ export interface E2eCheck {
    * `installed`, so its toasts show. Implies `installed`.
    */
   untrusted?: boolean;
+  /**
+   * How long the check may take, workbench load included, ms; the host's limit for one check (3 min)
+   * when absent. For a check that is a whole session of requests (a morning's work), each waiting on
+   * the editor's own agent first.
+   */
+  timeoutMs?: number;
   run(page: Page, workbench: Workbench): Promise<void>;
 }
 

@@ -67,6 +67,12 @@ export interface ProviderAttemptOptions {
    * No limit when absent. The check that follows has its own.
    */
   attemptTimeoutMs?: number;
+  /**
+   * The most output tokens a paid (non-local) rung may write, when a spending limit priced its attempt
+   * at that bound: sent as its maximum, so the estimate holds. An answer cut there fails as one cut at
+   * the model's own limit does: the caller asked for no limit.
+   */
+  paidOutputTokens?: number;
 }
 
 /** The panel setting, the VS Code setting and the `rung chat` flag that set how long an attempt may take, for the message that says it ran out. */
@@ -188,7 +194,13 @@ async function stream(
   const toolCalls: ToolCall[] = [];
   const warnings: string[] = [];
   let firstPartAt: number | undefined;
-  const parts = adapter.chat(candidate.slug, options.messages, options.tools, { ...(options.chatOptions ?? {}), signal }, options.think);
+  const parts = adapter.chat(
+    candidate.slug,
+    options.messages,
+    options.tools,
+    { ...chatOptionsFor(candidate, options), signal },
+    options.think,
+  );
   for await (const part of parts) {
     if (signal?.aborted) throw new ProviderStopped(undefined, { provider: candidate.provider });
     options.onPart?.(candidate.slug, part);
@@ -230,6 +242,14 @@ async function stream(
   }
   if (signal?.aborted) throw new ProviderStopped(undefined, { provider: candidate.provider });
   throw new ProviderError(`${candidate.provider}: the stream ended without a finish`, { provider: candidate.provider });
+}
+
+/** The options one rung is sent: the caller's, with a paid rung held to the bound its spending limit priced. */
+function chatOptionsFor(candidate: Candidate, options: ProviderAttemptOptions): Omit<ChatOptions, 'signal'> {
+  const asked = options.chatOptions ?? {};
+  const bound = options.paidOutputTokens;
+  if (bound === undefined || candidate.local) return asked;
+  return { ...asked, maxOutputTokens: Math.min(asked.maxOutputTokens ?? bound, bound) };
 }
 
 /** Anything thrown while streaming, as the failure the cascade reads; a user's abort is always `stopped`. */

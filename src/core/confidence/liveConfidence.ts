@@ -58,6 +58,12 @@ export interface ConfidenceCall {
   climb: (ranking: Ranking) => ClimbStrategy | undefined;
   /** Tells the learner what the call read, and keeps the standing answer (the router's) for a later grade. */
   finish(callId: string, standing: AttemptRecord | undefined): void;
+  /**
+   * Whether `candidate`'s answer would be judged: a model the mode asks (local ones under `local`), on a
+   * provider that gives log-probabilities, with a threshold learned from {@link MIN_CONFIDENCE_GRADED}
+   * graded answers. What a front end names before the answer: short of that, the answer ends unchecked.
+   */
+  judges(candidate: { slug: string; provider: string; local: boolean }): boolean;
 }
 
 export class LiveConfidence {
@@ -154,6 +160,12 @@ export class LiveConfidence {
         // and the check will not judge that answer: the call opens, and stands, as an unchecked call does.
         return plan.graded(plan.opener) >= MIN_CONFIDENCE_GRADED ? confidenceClimb(plan, ranking) : undefined;
       },
+      judges: (candidate) =>
+        ((this.options.ask ?? 'local') === 'all' || candidate.local) &&
+        this.options.adapters().get(candidate.provider)?.logprobs === true &&
+        !this.silent.has(`${candidate.provider}\u0000${candidate.slug}`) &&
+        plan !== undefined &&
+        plan.graded(candidate.slug) >= MIN_CONFIDENCE_GRADED,
       finish: (callId, standing) => {
         if (!plan) return;
         const answers = plan.answers();

@@ -1,15 +1,17 @@
 /**
- * Which of the tools a request offers are sent to the model: all of them, or, when the user asks for
- * it (`rung.agentTools: "relevant"`), those the request can use.
+ * Which of the tools a request offers are sent to the model: those the request can use
+ * (`rung.agentTools: "relevant"`, the default), or all of them when the user asks for that.
  *
  * @remarks
  * Agent mode offers every tool it has, whatever the question: 39 tool schemas, 13,345 of the 16,377
  * tokens (estimated) of its request "What is six times seven?" in VS Code 1.139, so one climb to a paid
  * model cost $0.056 where the same question through `@rung` (no tools) cost $0.005. A provider's API
- * takes any subset of the tools, so the request may carry fewer; but a model without the tool it needed
- * fails the task or answers worse, and a word match cannot know what an agent will need three steps on.
- * So the default sends all of them and shows what they cost, and trimming is the user's choice (that
- * question then keeps 19 tools, 7,048 tokens of schemas). Trimmed, a request keeps:
+ * takes any subset of the tools, so the request may carry fewer (that question then keeps 19 tools,
+ * 7,048 tokens of schemas). A model without the tool it needed fails the task or answers worse, and a
+ * word match cannot know what an agent will need three steps on; so trimming was first the user's
+ * choice, until it was measured on recorded Agent mode sessions and the chat extension's own tool-choice
+ * tests: it kept every tool the 14 calls there needed (BENCHMARKS.md, "Agent mode's tool schemas"), and
+ * became the default. `all` stays for a task that needs a tool no word names. Trimmed, a request keeps:
  * - every tool, when the caller requires a tool call (`toolMode: Required`) or offers few tools
  *   ({@link FEW_TOOLS}: inline chat's edit tools): nothing to gain, or the caller chose;
  * - the tools the chat extension itself files as "Core" ({@link CORE_TOOLS}: reading, searching and
@@ -18,6 +20,9 @@
  * - a tool a word of the user's request names (`notebook` keeps the notebook tools, `github` the GitHub
  *   search), read from the request alone (inside the chat extension's `<userRequest>` tag), not from the
  *   context and instructions the editor adds around it, which mention tools by name;
+ * - the tools that fetch a web page ({@link WEB_TOOL}), when the request holds a web address: "get
+ *   content from https://… about async/await" names no tool, and the chat extension's own test of it
+ *   expects `fetch_webpage` (BENCHMARKS.md, "Agent mode's tool schemas");
  * - every tool an earlier turn called: a provider rejects a tool result whose tool is not declared.
  * The set depends only on the user's request and the calls so far, so every round of one agent turn
  * sends the same tools (the rounds after the first add only tools already sent) and a provider's cache
@@ -25,8 +30,11 @@
  */
 import type { ChatMessage, ToolCall, ToolSpec } from './provider';
 
-/** Whether a request's tools are all sent (`all`, the default) or only those it can use (`relevant`). */
+/** Whether a request's tools are only those it can use (`relevant`, the default) or all of them (`all`). */
 export type AgentTools = 'all' | 'relevant';
+
+/** What `rung.agentTools` is when the user has not set it. */
+export const DEFAULT_AGENT_TOOLS: AgentTools = 'relevant';
 
 export const AGENT_TOOLS: readonly AgentTools[] = ['all', 'relevant'];
 
@@ -74,6 +82,12 @@ export const CORE_TOOLS: ReadonlySet<string> = new Set([
   'session_store_sql',
 ]);
 
+/** A tool that fetches a web page, which a request holding a web address needs whatever its words. */
+const WEB_TOOL = /fetch|webpage/i;
+
+/** A web address in the user's request. */
+const WEB_ADDRESS = /\bhttps?:\/\/\S/i;
+
 /** Words too common to say which tool a request needs. */
 const COMMON_WORDS = new Set([
   'the',
@@ -114,11 +128,17 @@ export function chooseTools(input: {
   const { tools } = input;
   if (input.mode === 'all' || input.required === true || tools.length <= FEW_TOOLS) return { sent: [...tools], dropped: [] };
   const called = calledTools(input.messages);
-  const asked = new Set(wordsOf(requestText(input.messages)));
+  const request = requestText(input.messages);
+  const asked = new Set(wordsOf(request));
+  const linked = WEB_ADDRESS.test(request);
   const sent: ToolSpec[] = [];
   const dropped: string[] = [];
   for (const tool of tools) {
-    const keep = CORE_TOOLS.has(tool.name) || called.has(tool.name) || wordsOf(tool.name).some((word) => asked.has(word));
+    const keep =
+      CORE_TOOLS.has(tool.name) ||
+      called.has(tool.name) ||
+      (linked && WEB_TOOL.test(tool.name)) ||
+      wordsOf(tool.name).some((word) => asked.has(word));
     if (keep) sent.push(tool);
     else dropped.push(tool.name);
   }

@@ -19,6 +19,7 @@ import type { PrunedCandidate } from '../decisions/decision';
 import { isLocal, localServerHost } from '../providers/locality';
 import { tierOf } from './ladder';
 import { knownPrice, type CallPricer } from './pricing';
+import { spendLimitCause } from './spendLimits';
 import type { Candidate, RankedOut, Ranking, RouteRequest } from './types';
 
 export interface RankInput {
@@ -209,9 +210,8 @@ function pruneCause(candidate: Scored, input: RankInput, caps: ReturnType<typeof
   if (panel.maxOutputPrice !== null && price && price.output > panel.maxOutputPrice) {
     return `output price ${price.output.toFixed(2)} > cap ${panel.maxOutputPrice.toFixed(2)}`;
   }
-  if (request.budget && !candidate.local && request.budget.spentTodayUsd >= request.budget.dailyUsd) {
-    return `daily budget $${request.budget.dailyUsd.toFixed(2)} reached ($${request.budget.spentTodayUsd.toFixed(2)} spent today)`;
-  }
+  const overLimit = spendLimitCause(spec, candidate.local, input.facts.get(spec.slug), request);
+  if (overLimit) return overLimit;
   const down = input.health.unavailableReason(spec.provider, input.now);
   if (down) return `provider ${spec.provider} unavailable: ${down}`;
   if (spec.maxConcurrent !== undefined) {

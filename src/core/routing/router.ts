@@ -28,6 +28,7 @@ import { durationWords, type TimingObservation } from '../timing';
 import { CascadePlan, type PlannedRung, type PlanStep } from './planner';
 import { tokenPricer, type CallPricer } from './pricing';
 import { rank, RoutingError } from './rank';
+import { hasSpendLimits, spendLimitCause } from './spendLimits';
 import { learningKeys, standing, type Standing } from './standing';
 import { rungWaits, usdPerMs, type PlannedWait } from './waitCost';
 import type {
@@ -184,6 +185,8 @@ export class Router {
     // a decision to stop climbing lands in the decision log with the attempt that prompted it.
     let next: number | null = climb.opener.index;
     while (next !== null) {
+      next = this.withinSpendLimits(climb, next);
+      if (next === null) break;
       const { record, candidate, resolved }: Attempted<T> = await this.attemptRung(climb, next, attempt, signal, observer);
       climb.grade(record, candidate, resolved);
       next = strategy ? this.strategyRung(climb, record, strategy) : this.nextRung(climb, record);
@@ -362,6 +365,28 @@ export class Router {
   }
 
   /**
+   * `index`, or the rung the planner would try in its place when a spending limit leaves it out now
+   * that the call has spent what its earlier attempts cost; null when none is left.
+   *
+   * @remarks
+   * The ranking judged each paid rung against the day's spend before the call; a climb that has paid
+   * for a rung since may no longer afford the next, and learns it here, before the attempt is sent.
+   */
+  private withinSpendLimits<T>(climb: Climb<T>, index: number): number | null {
+    if (!hasSpendLimits(climb.request)) return index;
+    let next: number | null = index;
+    while (next !== null) {
+      const candidate = climb.candidateAt(next);
+      const cause = spendLimitCause(candidate.spec, candidate.local, this.facts.get(candidate.slug), climb.request, climb.spent());
+      if (cause === null) return next;
+      climb.passOver(next, `pruned: ${cause}`);
+      if (climb.considered().length >= climb.ranking.candidates.length) return null;
+      next = climb.plan.step(climb.considered(), climb.failed).next;
+    }
+    return null;
+  }
+
+  /**
    * Folds an attempt's times into the ledger's timings (timing.ts) under the keys its ratings learn at,
    * when an answer came back and the attempt said how long it took.
    *
@@ -391,8 +416,8 @@ export class Router {
    */
   private nextRung<T>(climb: Climb<T>, record: AttemptRecord<T>): number | null {
     const goesOn = record.verdict === 'provider-error' || (record.verdict === 'fail' && cascades(climb.request.classKey));
-    if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
-    const step = climb.plan.step(climb.tried, climb.failed);
+    if (!goesOn || climb.considered().length >= climb.ranking.candidates.length) return null;
+    const step = climb.plan.step(climb.considered(), climb.failed);
     if (step.next === null) {
       // In quality a stop before rungs below the gate is the released hold's: the reason says so.
       const released = step.released
@@ -407,11 +432,13 @@ export class Router {
   /** The rung after `record` by the call's own strategy, where it has one; the planner's otherwise. */
   private strategyRung<T>(climb: Climb<T>, record: AttemptRecord<T>, strategy: ClimbStrategy): number | null {
     const goesOn = record.verdict === 'provider-error' || (record.verdict === 'fail' && cascades(climb.request.classKey));
-    if (!goesOn || climb.tried.length >= climb.ranking.candidates.length) return null;
-    const step = strategy.next(record, climb.tried);
+    if (!goesOn || climb.considered().length >= climb.ranking.candidates.length) return null;
+    const step = strategy.next(record, climb.considered());
     // A strategy that names a rung already tried, or none of the ranking's, gets the planner's choice.
     const invalid =
-      step !== undefined && step.index !== null && (climb.tried.includes(step.index) || climb.ranking.candidates[step.index] === undefined);
+      step !== undefined &&
+      step.index !== null &&
+      (climb.considered().includes(step.index) || climb.ranking.candidates[step.index] === undefined);
     if (step === undefined || invalid) return this.nextRung(climb, record);
     if (step.index === null) climb.skipUntried(`skipped: ${step.reason}`);
     return step.index;
@@ -792,6 +819,8 @@ class Climb<T> {
   /** Indices into the ranking's candidates, in the order tried. */
   readonly tried: number[] = [];
   readonly failed: number[] = [];
+  /** Rungs left out during the climb without being asked (a spending limit reached on the way). */
+  readonly passed: number[] = [];
   readonly graded: GradedOutcome[] = [];
   /** The id each rung tried keys its ratings under (its slug, or its provider's own name for it: ownAlias.ts). */
   readonly resolvedAt = new Map<number, string>();
@@ -847,11 +876,27 @@ class Climb<T> {
     if (record.verdict === 'fail') this.failed.push(record.rung);
   }
 
-  /** Every rung not tried is skipped, for `why`. */
+  /** Every rung not tried, nor passed over already, is skipped, for `why`. */
   skipUntried(why: string): void {
     this.ranking.candidates.forEach((other, i) => {
-      if (!this.tried.includes(i)) this.skipped.push({ model: other.slug, reason: why });
+      if (!this.tried.includes(i) && !this.passed.includes(i)) this.skipped.push({ model: other.slug, reason: why });
     });
+  }
+
+  /** Leaves rung `index` out of the rest of the call without asking it, for `reason` (a spending limit). */
+  passOver(index: number, reason: string): void {
+    this.passed.push(index);
+    this.skipped.push({ model: this.candidateAt(index).slug, reason });
+  }
+
+  /** The rungs tried and those passed over: none of them is asked again. */
+  considered(): number[] {
+    return [...this.tried, ...this.passed];
+  }
+
+  /** USD this call's attempts have cost so far. */
+  spent(): number {
+    return this.attempts.reduce((sum, attempt) => sum + (attempt.cost ?? 0), 0);
   }
 
   /** Adds the attempt once its row is written; an answer that stands replaces the one before. */

@@ -47,6 +47,16 @@ export interface RouteRequest {
    */
   budget?: { dailyUsd: number; spentTodayUsd: number };
   /**
+   * USD one answer may cost over all its attempts: a paid rung whose worst cost would take the call
+   * past it is left out (spendLimits.ts). Absent: no ceiling.
+   */
+  answerCeilingUsd?: number;
+  /**
+   * The most output tokens a paid attempt is priced at under a spending limit: the request's own
+   * maximum; `OUTPUT_TOKENS_BOUND` (spendLimits.ts) when absent.
+   */
+  outputTokensBound?: number;
+  /**
    * What the per-prompt signal reads (signal/promptFeatures.ts): hashed into features and never kept or
    * logged. Absent, the call is planned from its class alone, as it always was.
    */

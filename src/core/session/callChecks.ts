@@ -67,6 +67,8 @@ export interface CallVerification {
   verifiable: boolean;
   /** No check applies to the call at all: neither the caller's, nor its class's, nor one its request implies. */
   unchecked: boolean;
+  /** A check may fail an answer given in text: any but the arguments of tool calls the request did not need. */
+  textChecked: boolean;
   /** What the request implied, with why. */
   inferred: InferredChecks;
 }
@@ -90,13 +92,15 @@ export function callVerification(
   const inferred = inferChecks({ ...(request ?? { messages: [], classKey }), ...(checks ? { checks } : {}) });
   const { acted, text } = inferred.request;
   // Each check, and whether it judges what the answer says (see `verifiable`).
-  const planned: { verifier: Verifier; judges: boolean }[] = [];
+  const planned: { verifier: Verifier; judges: boolean; text?: false }[] = [];
   if (checks?.schema !== undefined) planned.push({ verifier: new StructuredOutputVerifier({ schema: checks.schema }), judges: true });
   else if (inferred.json !== undefined) planned.push({ verifier: new JsonAnswerVerifier(), judges: true });
   if (tools.length > 0)
     planned.push({
       verifier: new ToolCallVerifier({ tools, required: inferred.toolCall !== undefined }),
       judges: inferred.toolCall !== undefined,
+      // Without a call needed, a text answer is "no tool call to check", never a failure.
+      ...(inferred.toolCall === undefined ? { text: false as const } : {}),
     });
   if ((splitClassKey(classKey).cls === 'edit' || inferred.code !== undefined) && checks?.answerSyntax !== false) {
     if (inferred.needsCode !== undefined) planned.push({ verifier: new AnswerHasCodeVerifier(), judges: false });
@@ -120,6 +124,7 @@ export function callVerification(
     verifier: new AllVerifiers({ verifiers: planned.map((entry) => entry.verifier) }),
     verifiable: !acted && planned.some((entry) => entry.judges),
     unchecked: planned.length === 0,
+    textChecked: planned.some((entry) => entry.text !== false),
     inferred,
   };
 }

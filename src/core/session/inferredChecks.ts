@@ -12,7 +12,8 @@
  *    ask for the answer in JSON → the answer must hold JSON that parses.
  * 2. **A tool call.** Tools are offered and a change is asked for → an answer in text fails. A front
  *    end may say so (`checks.toolCall: 'required'`: inline chat always does) or say not (`'optional'`);
- *    otherwise it is read from the words, and only when a tool that can change something is offered.
+ *    otherwise it is read from the words, and only when a tool that writes files is offered (by what
+ *    the tool does: {@link writesFiles}).
  *    Once the turn has acted (a tool call or its result follows the request: an agent summing up what
  *    it did), no further call is needed.
  * 3. **Code.** The class is `edit`, or the words ask for code to be written or changed → the blocks of
@@ -29,19 +30,10 @@
  */
 import { shaped, splitClassKey } from '../classKey';
 import type { ChatMessage, ToolSpec } from '../providers/provider';
+import { readRequest, type RequestReading } from './requestReading';
 import type { CallChecks } from './types';
 
-/** What a request is, as the rules read it. */
-export interface RequestReading {
-  /** The request in words: the user's turn without code blocks and attached context. */
-  words: string;
-  /** The user's turn whole, attachments and code included: code found in it is quoted, not written. */
-  text: string;
-  /** The turn carries code: a fenced block, an attached file or a selection. */
-  carriesCode: boolean;
-  /** A tool call or a tool's result came after the request: the turn has acted. */
-  acted: boolean;
-}
+export { MAX_WORDS_CHARS, readRequest, type RequestReading, type ScanMeter } from './requestReading';
 
 /** The checks inferred for a call, each with why it applies. */
 export interface InferredChecks {
@@ -82,16 +74,16 @@ export function inferChecks(input: InferenceInput): InferredChecks {
   if (input.json === true) inferred.json = 'the caller asked for a JSON response format';
   else if (asksForJson(request.words)) inferred.json = 'the request asks for the answer in JSON';
 
-  // 2. A tool call: the front end's word, else a change asked of a tool that can make one.
+  // 2. A tool call: the front end's word, else a change asked of a tool that writes files.
   const changeAsked = asksForChange(request.words);
   const toolSaid = input.checks?.toolCall;
   if (tools.length > 0 && toolSaid === 'required') inferred.change = true;
-  if (tools.length > 0 && toolSaid === undefined && changeAsked && tools.some(canChange)) inferred.change = true;
+  if (tools.length > 0 && toolSaid === undefined && changeAsked && tools.some(writesFiles)) inferred.change = true;
   if (inferred.change && !request.acted) {
     inferred.toolCall =
       toolSaid === 'required'
         ? 'the caller said a tool call is needed'
-        : 'the request asks for a change and a tool that can make it is offered';
+        : 'the request asks for a change and a tool that writes files is offered';
   }
 
   // 3. Code: an edit, or the words ask for code.
@@ -137,92 +129,7 @@ export function routedClass(classKey: string | undefined, checks: CallChecks | u
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Reading the request.
-
-/** `<userRequest>…</userRequest>`: Copilot's own prompts wrap what the user typed in it, beside attachments and reminders. */
-const USER_REQUEST_TAG = /<userRequest>([\s\S]*?)<\/userRequest>/g;
-/**
- * The opening tag of a block of context a prompt carries beside the user's words: attached files, the
- * editor's context, reminders. Named rather than any tag, since code holds `<string>` by the hundred.
- */
-const CONTEXT_TAG =
-  /<(attachments?|context|file|selection|editorContext|currentFile|activeFile|reminderInstructions|instructions|environment_info|workspace_info)\b[^>]*>/gi;
-/** A fenced block (``` or ~~~), closed or running to the end. */
-const FENCED_BLOCK = /^([ \t]*)(```+|~~~+)[^\n]*\n[\s\S]*?(?:^\1?\2[ \t]*$|(?![\s\S]))/gm;
-/** Tags the editor puts code in when it attaches a file or a selection. */
-const CODE_CONTEXT_TAG = /<(?:attachments?|file|selection|editorContext|currentFile|activeFile|context)\b[^>]*>/i;
-
-/**
- * The request a call answers: the user message with Copilot's `<userRequest>` in it when there is one
- * (after it, the turn holds the tools' results and reminders), else the last user message.
- */
-export function readRequest(messages: readonly ChatMessage[]): RequestReading {
-  let index = -1;
-  for (let at = messages.length - 1; at >= 0 && index < 0; at--)
-    if (messages[at]?.role === 'user' && messages[at]?.content.includes('<userRequest>')) index = at;
-  for (let at = messages.length - 1; at >= 0 && index < 0; at--)
-    if (messages[at]?.role === 'user' && messages[at]?.content.trim()) index = at;
-  if (index < 0) return { words: '', text: '', carriesCode: false, acted: false };
-  const text = (messages[index] as ChatMessage).content;
-  const tagged = [...text.matchAll(USER_REQUEST_TAG)].map((match) => match[1] ?? '');
-  const said = tagged.length > 0 ? (tagged.at(-1) as string) : withoutContext(text);
-  const words = bounded(
-    said
-      .replace(FENCED_BLOCK, ' ')
-      .replace(/\s*\n\s*\n\s*/g, '\n')
-      .trim(),
-  );
-  const carriesCode = /^[ \t]*(```|~~~)/m.test(text) || CODE_CONTEXT_TAG.test(text);
-  const acted = messages
-    .slice(index + 1)
-    .some((message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0));
-  return { words, text, carriesCode, acted };
-}
-
-/**
- * The most of a request's words the rules read, characters: its start and its end, half each.
- *
- * @remarks
- * What a request asks is said at its start or its end, around whatever was pasted between, and the
- * rules run on the extension host's thread before every call: reading a pasted log whole would make
- * their cost grow with the log (BENCHMARKS.md, "Reading a request's checks").
- */
-export const MAX_WORDS_CHARS = 4_000;
-
-function bounded(words: string): string {
-  if (words.length <= MAX_WORDS_CHARS) return words;
-  const half = MAX_WORDS_CHARS / 2;
-  return `${words.slice(0, half)}\n${words.slice(-half)}`;
-}
-
-/**
- * `text` without its blocks of context (`<attachment id="…">…</attachment>`), each found by its
- * closing tag; an opening tag that is never closed is left as it is.
- *
- * @remarks
- * Found with `indexOf` rather than a lazy regex: a regex looks for each unclosed tag's end through the
- * rest of the text, and 110 KB of unclosed HTML tags took 1.3 s (BENCHMARKS.md).
- */
-function withoutContext(text: string): string {
-  const lower = text.toLowerCase();
-  // A tag not closed after one opening is closed after no later one: it is looked for once.
-  const neverClosed = new Set<string>();
-  let out = '';
-  let from = 0;
-  for (const match of text.matchAll(CONTEXT_TAG)) {
-    const name = (match[1] as string).toLowerCase();
-    if (match.index < from || neverClosed.has(name)) continue;
-    const closing = `</${name}>`;
-    const end = lower.indexOf(closing, match.index + match[0].length);
-    if (end < 0) {
-      neverClosed.add(name);
-      continue;
-    }
-    out += `${text.slice(from, match.index)} `;
-    from = end + closing.length;
-  }
-  return out + text.slice(from);
-}
+// Reading the request's words.
 
 /** The request's sentences: split at sentence ends, line breaks and semicolons, each trimmed. */
 function sentences(words: string): string[] {
@@ -434,11 +341,42 @@ export function asksForCode(words: string, carriesCode: boolean): boolean {
   });
 }
 
-/** A tool that can change something, by its name or what it says it does: `replace_string_in_file`, `create_file`, `apply_patch`. */
-function canChange(tool: ToolSpec): boolean {
-  return /edit|write|replace|insert|create|apply|patch|rename|delete|remove|move|update|modify|change|append|save/i.test(
-    `${tool.name} ${tool.description ?? ''}`,
-  );
+/**
+ * The editor's own tools that write the workspace's files, by the names a model sees (VS Code 1.139 and
+ * its chat extension: Agent mode's editing tools and inline chat's).
+ */
+const EDITOR_WRITING_TOOLS: ReadonlySet<string> = new Set([
+  'create_file',
+  'create_directory',
+  'replace_string_in_file',
+  'multi_replace_string_in_file',
+  'insert_edit_into_file',
+  'apply_patch',
+  'edit_notebook_file',
+  'create_new_jupyter_notebook',
+  'vscode_renameSymbol',
+]);
+
+/** An argument that names the file a call acts on. */
+const FILE_ARGUMENT = /^(?:file_?path|file_?name|file|path|uri|target_?file)$/i;
+/** An argument that carries what goes into a file: its content, new code, a patch, the edits. */
+const CONTENT_ARGUMENT = /^(?:content|contents|code|new_?code|new_?string|new_?str|new_?text|file_?text|patch|diff|edits|replacements)$/i;
+
+/**
+ * Whether a tool writes files: one of the editor's own editing tools by name, or any tool whose schema
+ * requires both a file and what goes into it (an MCP server's `write_file(path, content)`).
+ *
+ * @remarks
+ * Judged by what a tool does, never by the words it says of itself: Ask mode's 19 read-only tools
+ * describe themselves with "edit", "create" and "change" (`get_errors` is called "after editing a
+ * file"), and read as editing tools they made every "Write a function …" in Ask mode need a tool call
+ * that no tool offered could make, failing every rung's right answer. Only required arguments count:
+ * the memory tool takes a path and `file_text` for its own notes, but a call needs neither.
+ */
+export function writesFiles(tool: ToolSpec): boolean {
+  if (EDITOR_WRITING_TOOLS.has(tool.name)) return true;
+  const required = Array.isArray(tool.parameters.required) ? tool.parameters.required.filter((name) => typeof name === 'string') : [];
+  return required.some((name) => FILE_ARGUMENT.test(name)) && required.some((name) => CONTENT_ARGUMENT.test(name));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -491,7 +429,7 @@ const LANGUAGE_IDS: Record<string, string> = {
  */
 function requestLanguage(request: RequestReading): string | undefined {
   const found = new Set<string>();
-  for (const match of request.text.matchAll(/^[ \t]*(?:```+|~~~+)[ \t]*([\w+#.-]+)/gm)) add(found, match[1]);
+  for (const tag of request.fenceTags) add(found, tag);
   for (const match of request.words.matchAll(new RegExp(String.raw`\bin\s+(${LANGUAGE_NAMES})(?![\w+#])`, 'gi'))) add(found, match[1]);
   // "Port this to Rust" names the answer's language too ("to go" is no language, so Go is left out).
   for (const match of request.words.matchAll(new RegExp(String.raw`\b(?:to|into)\s+(?!go\b)(${LANGUAGE_NAMES})(?![\w+#])`, 'gi')))

@@ -29,8 +29,11 @@ import { seededRandom, type Random } from '../random';
 import { RoutingError } from '../routing/rank';
 import { isLocal } from '../providers/locality';
 import { Router } from '../routing/router';
+import { knownPrice } from '../routing/pricing';
+import { AllVerifiers } from '../verifiers/allVerifiers';
+import { hasSpendLimits, OUTPUT_TOKENS_BOUND } from '../routing/spendLimits';
 import type { AttemptRecord, RouteObserver, RouteRequest } from '../routing/types';
-import type { Ranking } from '../routing/types';
+import type { Candidate, Ranking } from '../routing/types';
 import { CONFIDENCE_FAILURE_MULTIPLE } from '../confidence/confidenceLearner';
 import { DEFAULT_CONFIDENCE_CHECK, LiveConfidence, type ConfidenceCheckMode } from '../confidence/liveConfidence';
 import { callVerification, confidenceMayJudge, inferClassKey, InvalidSchemaError, messagesWithSchema, schemaProblems } from './callChecks';
@@ -110,6 +113,8 @@ export interface RungSessionOptions {
   log?: (level: SessionLogLevel, message: string) => void;
   /** USD a UTC day (by `clock`) may spend on paid models; absent: no limit. */
   dailyBudgetUsd?: number;
+  /** USD one answer may cost over all its attempts; absent: no ceiling. */
+  answerCeilingUsd?: number;
   /** The environment a workspace command's is drawn from (only its allowed part, never a key); empty when absent. */
   environment?: Record<string, string | undefined>;
   /**
@@ -315,6 +320,15 @@ export class RungSession implements Session {
     // Where nothing else can judge, the answering model's confidence does, with its climb planned from it.
     const confidence = this.confidence && confidenceMayJudge(verification) ? this.confidence.forCall(classKey, messages) : undefined;
     const verifier = confidence?.verifier ?? verification.verifier;
+    // What is named before each attempt: the confidence check only for a model whose answer it would judge.
+    const checkWords = (candidate: Candidate): string[] =>
+      confidence
+        ? confidence.judges(candidate)
+          ? [confidence.verifier.label]
+          : []
+        : verifier instanceof AllVerifiers
+          ? verifier.labels
+          : [verifier.label ?? verifier.name];
     const routeRequest: RouteRequest = {
       callId,
       classKey,
@@ -328,7 +342,7 @@ export class RungSession implements Session {
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
       ...(confidence ? { climb: confidence.climb } : {}),
-      ...this.budgetFor(),
+      ...this.spendLimits(request.chatOptions?.maxOutputTokens),
     };
     try {
       this.refuseOversized(contextTokens);
@@ -349,12 +363,13 @@ export class RungSession implements Session {
       signal: request.signal,
       health: this.health,
       attemptTimeoutMs: attemptTimeoutMs(this.panel),
+      ...(hasSpendLimits(routeRequest) ? { paidOutputTokens: routeRequest.outputTokensBound ?? OUTPUT_TOKENS_BOUND } : {}),
       chatOptions: { ...(request.chatOptions ?? {}), ...(schema !== undefined ? { json: true } : {}) },
       ...(request.think !== undefined ? { think: request.think } : {}),
       onPart: (model, part) => emit({ type: 'part', callId, model, part }),
     });
     const observer: RouteObserver<ChatAnswer> = {
-      routed: (ranking) => emit({ type: 'routed', callId, classKey, ranking }),
+      routed: (ranking) => emit({ type: 'routed', callId, classKey, ranking, textChecked: verification.textChecked }),
       attemptStarted: (candidate, index, previous) => {
         if (previous?.verdict === 'fail') {
           const reason = `escalated from ${previous.model} to ${candidate.slug}: ${previous.verdictReason ?? 'the check failed'}`;
@@ -362,7 +377,14 @@ export class RungSession implements Session {
         } else if (previous) {
           emit({ type: 'skipped', callId, model: previous.model, verdict: verdictOf(previous), next: candidate.slug });
         }
-        emit({ type: 'rung-started', callId, candidate, attempt: index });
+        emit({
+          type: 'rung-started',
+          callId,
+          candidate,
+          attempt: index,
+          checks: checkWords(candidate),
+          price: knownPrice(candidate.spec, candidate.local, this.facts.get(candidate.slug)),
+        });
       },
       attemptEnded: (record) => {
         // The router writes the attempt's row right after this, in the same turn: the row carries these.
@@ -434,7 +456,7 @@ export class RungSession implements Session {
       ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
       ...(request.avoid !== undefined ? { avoid: request.avoid } : {}),
       ...(request.above !== undefined ? { above: request.above } : {}),
-      ...this.budgetFor(),
+      ...this.spendLimits(undefined),
     });
   }
 
@@ -607,11 +629,18 @@ export class RungSession implements Session {
     }
   }
 
-  /** The budget part of a route request: the limit and today's spend, when a limit is set. */
-  private budgetFor(): Pick<RouteRequest, 'budget'> {
-    const dailyUsd = this.options.dailyBudgetUsd;
-    if (dailyUsd === undefined) return {};
-    return { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } };
+  /**
+   * The spending limits of a route request: the daily budget with today's spend, the ceiling on one
+   * answer, and the output a paid attempt is priced at (`maxOutputTokens`, the request's own maximum).
+   */
+  private spendLimits(maxOutputTokens: number | undefined): Pick<RouteRequest, 'budget' | 'answerCeilingUsd' | 'outputTokensBound'> {
+    const { dailyBudgetUsd: dailyUsd, answerCeilingUsd } = this.options;
+    if (dailyUsd === undefined && answerCeilingUsd === undefined) return {};
+    return {
+      ...(dailyUsd !== undefined ? { budget: { dailyUsd, spentTodayUsd: this.store.decisions.spend.today(this.clock.now()) } } : {}),
+      ...(answerCeilingUsd !== undefined ? { answerCeilingUsd } : {}),
+      ...(maxOutputTokens !== undefined ? { outputTokensBound: maxOutputTokens } : {}),
+    };
   }
 
   /**

@@ -117,6 +117,7 @@ export class StoreReads {
       byDay,
       total: groups.reduce((sum, group) => sum + group.cost, 0),
       today: groups.reduce((sum, group) => sum + (group.day === today ? group.cost : 0), 0),
+      toolSchemas: groups.reduce((sum, group) => sum + group.toolsCost, 0),
       strongestModel: dearest?.slug ?? null,
       // Cost is linear in tokens, so the window's sums of each call's opening tokens price every call at once.
       strongestEstimate: dearest

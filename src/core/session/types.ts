@@ -167,8 +167,32 @@ export interface SessionChatResult {
  * them, the chat participant streams them, the panel counts them.
  */
 export type SessionEvent =
-  | { type: 'routed'; callId: string; classKey: string; ranking: Ranking }
-  | { type: 'rung-started'; callId: string; candidate: Candidate; attempt: number }
+  | {
+      type: 'routed';
+      callId: string;
+      classKey: string;
+      ranking: Ranking;
+      /**
+       * Whether a check may fail an answer given in text (every check but the arguments of tool calls
+       * the request did not need): a front end that must not show a failed answer holds the text of
+       * such a call until its verdict.
+       *
+       * @remarks
+       * The confidence check is left out: it judges calls nothing else can (a plain question), which
+       * held would never stream, and it climbs from few of them.
+       */
+      textChecked?: boolean;
+    }
+  | {
+      type: 'rung-started';
+      callId: string;
+      candidate: Candidate;
+      attempt: number;
+      /** The checks that will judge this attempt's answer, in words (`JSON`, `code syntax`); empty when none will. */
+      checks: string[];
+      /** The model's price as the router prices it, USD per million tokens; null when nobody knows it. */
+      price: { input: number; output: number } | null;
+    }
   | { type: 'part'; callId: string; model: string; part: StreamPart }
   | { type: 'verdict'; callId: string; model: string; verdict: VerdictWithReason }
   | { type: 'escalated'; callId: string; from: string; to: string; reason: string }
@@ -207,6 +231,11 @@ export interface SpendView {
   /** What the same calls would have cost on the panel's strongest (dearest) model: an estimate. */
   strongestModel: string | null;
   strongestEstimate: number | null;
+  /**
+   * USD of `total` that paid for tool schemas sent as input (an agent's dozens of tools), at each
+   * attempt's model's input price: estimated tokens, so a share of the bill, not a bill of its own.
+   */
+  toolSchemas: number;
 }
 
 export type { DecisionFilter, DecisionPage, DecisionPlace } from '../store/store';

@@ -39,10 +39,14 @@ export interface DaySpend {
    */
   openingInputTokens: number;
   openingOutputTokens: number;
+  /** USD of `cost` that paid for tool schemas sent as input (rows that say what theirs cost). */
+  toolsCost: number;
 }
 
 /** What the tally reads of a row. */
 type SpendFields = Pick<DecisionRow, 'at' | 'model' | 'cost' | 'inputTokens' | 'outputTokens' | 'final'> & {
+  /** What the tool schemas the attempt sent cost, when its row says. */
+  toolsCost: number | null;
   /** Whether this attempt opened its call (nothing was tried before it). */
   opening: boolean;
   /** A call no rung could take: no model was asked. */
@@ -75,7 +79,13 @@ export class SpendTally {
     if ('rows' in this.source) {
       this.groups.clear();
       for (const row of this.source.rows)
-        if (row.at >= since) this.add({ ...row, opening: row.escalation.length === 0, refused: row.verdict === 'refused' });
+        if (row.at >= since)
+          this.add({
+            ...row,
+            opening: row.escalation.length === 0,
+            refused: row.verdict === 'refused',
+            toolsCost: spendFigure(row.tools?.cost),
+          });
       return;
     }
     const path = this.source.path;
@@ -109,8 +119,18 @@ export class SpendTally {
     if (row.final || row.refused) return;
     const day = utcDay(row.at);
     const key = `${day}\u0000${row.model}`;
-    const group = this.groups.get(key) ?? { day, model: row.model, cost: 0, calls: 0, openingInputTokens: 0, openingOutputTokens: 0 };
+    const group = this.groups.get(key) ?? {
+      day,
+      model: row.model,
+      cost: 0,
+      calls: 0,
+      openingInputTokens: 0,
+      openingOutputTokens: 0,
+      toolsCost: 0,
+    };
     group.cost += row.cost ?? 0;
+    // The schemas' share, never more than the attempt's own cost (an estimate against what was billed).
+    group.toolsCost += Math.min(row.toolsCost ?? 0, row.cost ?? 0);
     group.calls += 1;
     if (row.opening && row.inputTokens !== null && row.outputTokens !== null) {
       group.openingInputTokens += row.inputTokens;
@@ -137,6 +157,7 @@ function spendFields(line: string): SpendFields | undefined {
     outputTokens: spendFigure(row.outputTokens),
     final: row.final === true,
     refused: row.verdict === 'refused',
+    toolsCost: typeof row.tools === 'object' && row.tools !== null ? spendFigure((row.tools as { cost?: unknown }).cost) : null,
     // Rows older than the escalation field opened their call as far as anyone can tell.
     opening: !Array.isArray(row.escalation) || row.escalation.length === 0,
   };

@@ -13,11 +13,14 @@ import type { Answer, Check, Verifier } from './verifier';
 
 export class AllVerifiers implements Verifier {
   readonly name: string;
+  /** Each check that judges a text answer, in words, in the order they run: what a front end names before the text arrives. */
+  readonly labels: string[];
   private readonly verifiers: readonly Verifier[];
 
   constructor(options: { verifiers: readonly Verifier[] }) {
     this.verifiers = options.verifiers;
     this.name = options.verifiers.map((verifier) => verifier.name).join('+') || 'none';
+    this.labels = options.verifiers.filter((verifier) => verifier.judgesText !== false).map((verifier) => verifier.label ?? verifier.name);
   }
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {

@@ -23,11 +23,14 @@ export class ToolCallVerifier implements Verifier {
   readonly label = 'tool call arguments';
   private readonly tools: readonly ToolSpec[];
   private readonly required: boolean;
+  /** A text answer is judged only when a tool call is required (and then fails). */
+  readonly judgesText: boolean;
 
   /** `tools`: those offered; `required`: an answer without a tool call fails. */
   constructor(options: { tools: readonly ToolSpec[]; required?: boolean }) {
     this.tools = options.tools;
     this.required = options.required === true;
+    this.judgesText = this.required;
   }
 
   async verify(answer: Answer): Promise<Check> {

@@ -42,5 +42,10 @@ export interface Verifier {
    * that says which checks judged an answer; absent: the {@link name}.
    */
   readonly label?: string;
+  /**
+   * False for a check that judges nothing of an answer in text (the arguments of tool calls, when none
+   * is required): it is not named before a text answer as one that will check it. True when absent.
+   */
+  readonly judgesText?: boolean;
   verify(answer: Answer, signal?: AbortSignal): Promise<Check>;
 }

@@ -12,7 +12,7 @@ import { toolsDominate, toolsShareText, type ToolsSent } from '../../core/provid
 import { aboveOnLadder } from '../../core/routing/rank';
 import type { OpenedForWait, Ranking } from '../../core/routing/types';
 import type { SessionChatResult, VerdictWithReason } from '../../core/session/types';
-import { plainReason } from '../../protocol/reasonText';
+import { plainPrunedReason, plainReason } from '../../protocol/reasonText';
 import { formatUsd, openedForWaitText, verdictPhrase } from '../describe';
 
 /** One attempt as the closing line names it: the model and how its answer ended. */
@@ -33,8 +33,12 @@ interface SummaryBase {
   cost: number;
   /** The model the call climbed past (a retry, or the same request asked again). */
   above?: string;
+  /** The call climbed past `above` because the user's follow-up said its answer was wrong. */
+  saidWrong?: boolean;
   /** What the tool schemas took of the input, when the request offered tools. */
   tools?: ToolsSent;
+  /** USD every call from this window's features has cost, this one included: the session's cost. */
+  sessionCost?: number;
 }
 
 export interface AnsweredSummary extends SummaryBase {
@@ -73,14 +77,19 @@ export interface StoppedSummary extends SummaryBase {
   kind: 'stopped';
 }
 
-/** A finished call as a summary; `above` is the model the call climbed past, when it did. */
-export function summarizeAnswer(result: SessionChatResult, options: { above?: string } = {}): AnswerSummary {
+/**
+ * A finished call as a summary; `above` is the model the call climbed past, when it did, and
+ * `saidWrong` that it did because the user said that model's answer was wrong.
+ */
+export function summarizeAnswer(result: SessionChatResult, options: { above?: string; saidWrong?: boolean; sessionCost?: number } = {}): AnswerSummary {
   const base: SummaryBase = {
     callId: result.callId,
     classKey: result.classKey,
     candidates: result.ranking.candidates.map((candidate) => candidate.slug),
     cost: result.cost,
     ...(options.above !== undefined ? { above: options.above } : {}),
+    ...(options.sessionCost !== undefined ? { sessionCost: options.sessionCost } : {}),
+    ...(options.above !== undefined && options.saidWrong ? { saidWrong: true } : {}),
     ...(result.tools ? { tools: result.tools } : {}),
   };
   const at = result.answer ? result.attempts.map((attempt) => attempt.model).lastIndexOf(result.answer.model) : -1;
@@ -92,7 +101,7 @@ export function summarizeAnswer(result: SessionChatResult, options: { above?: st
       ...base,
       kind: 'no-answer',
       last: last ? { model: last.model, verdict: last.verdict } : undefined,
-      leftOut: result.ranking.pruned.map((entry) => ({ model: entry.model, reason: plainReason(entry.reason) })),
+      leftOut: result.ranking.pruned.map((entry) => ({ model: entry.model, reason: plainPrunedReason(entry.reason) })),
     };
   }
   const candidate = result.ranking.candidates.find((entry) => entry.slug === answered.model);
@@ -148,7 +157,12 @@ export function answerLine(summary: AnswerSummary): string {
       const explore = summary.exploring ? ' (exploring)' : '';
       const before = summary.triedBefore.map((attempt) => `${attempt.model} (${verdictPhrase(attempt.verdict)})`);
       const climbed = before.length ? ` Tried before it: ${before.join('; ')}.` : '';
-      const asked = summary.above !== undefined ? ` Asked again above ${summary.above}: the rungs at or below it were left out.` : '';
+      const asked =
+        summary.above === undefined
+          ? ''
+          : summary.saidWrong
+            ? ` You said ${summary.above}'s answer was wrong, so it was asked again above it: the rungs at or below it were left out.`
+            : ` Asked again above ${summary.above}: the rungs at or below it were left out.`;
       return `Answered by **${summary.model}** (${summary.provider}) for \`${summary.classKey}\`${explore}${why}.${asked}${climbed}\n\n${answerFooter(summary)}`;
     }
   }
@@ -183,16 +197,24 @@ export function answerFooter(summary: AnsweredSummary, options: { retryClimbs?: 
   const retry = options.retryClimbs && !summary.checked && summary.stronger ? ' · Retry asks a stronger model' : '';
   // Tool schemas most of the input (Agent mode's dozens): the figure that explains the cost.
   const tools = summary.tools && toolsDominate(summary.tools) ? ` · ${toolsShareText(summary.tools)}` : '';
+  // The session's cost beside the answer's, once there is more to it than this answer.
+  const session =
+    summary.sessionCost !== undefined && summary.sessionCost > summary.cost ? ` · session ${formatUsd(summary.sessionCost)}` : '';
   // The wait moved the opener off the model money alone would open with: the line says why, once.
   const opened = summary.openedForWait
     ? ` · opened on ${summary.openedForWait.opener}: ${openedForWaitText(summary.openedForWait.note)}`
     : '';
-  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${tools}${opened}${retry}`;
+  return `${FOOTER_START}${summary.model} · ${placeText(summary)} · ${summary.checkedLine} · ${formatUsd(summary.cost)}${session}${tools}${opened}${retry}`;
 }
 
 /** Where the answer came from: its rung on a first try, else the try and what happened before it. */
 function placeText(summary: AnsweredSummary): string {
-  const above = summary.above !== undefined ? `asked again above ${summary.above}` : undefined;
+  const above =
+    summary.above === undefined
+      ? undefined
+      : summary.saidWrong
+        ? `asked again after you said ${summary.above} was wrong`
+        : `asked again above ${summary.above}`;
   if (summary.triedBefore.length === 0) return above ?? `rung ${summary.rung} of ${summary.rungs}`;
   const before = summary.triedBefore.map((attempt) => `${attempt.model} ${attemptFate(attempt.verdict)}`);
   const tries = `${ordinal(summary.triedBefore.length + 1)} try, after ${joinWords(before)}`;
@@ -235,7 +257,7 @@ function joinWords(words: readonly string[]): string {
  * <checks> · <cost>`, perhaps with the tool schemas' share and the Retry hint.
  */
 const FOOTER_LINE =
-  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · opened on .+ passed \d+ of \d+ .+)?(?: · Retry asks a stronger model)?$/;
+  /^Rung · .+ · (?:checked: .+|unchecked) · \$(?:[\d.]+|\?)(?: · session \$(?:[\d.]+|\?))?(?: · \d+ tools? ≈ [\d.]+k? of [\d.]+k? input tokens)?(?: · opened on .+ passed \d+ of \d+ .+)?(?: · Retry asks a stronger model)?$/;
 
 /**
  * An assistant message without the short line Rung put at its end, for a conversation the editor sends

@@ -18,6 +18,7 @@
  */
 import type { ChatMessage, ToolSpec } from '../../core/providers/provider';
 import { withoutFooter } from './answerLine';
+import { withoutAskingLine } from './askingLine';
 
 /** The tools inline chat offers, and the one it adds for a large file. */
 const INLINE_EDIT_TOOLS = new Set(['replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'apply_patch']);
@@ -62,9 +63,9 @@ export function saysClosingLine(request: { initiator: string | undefined; checke
   return request.initiator === undefined || request.initiator === 'core' || request.initiator.toLowerCase() === EDITOR_CHAT;
 }
 
-/** The conversation as the editor sent it, with Rung's short line taken off every earlier answer. */
+/** The conversation as the editor sent it, with Rung's short line and asking line taken off every earlier answer. */
 export function withoutClosingLines(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map((message) =>
-    message.role === 'assistant' && message.content ? { ...message, content: withoutFooter(message.content) } : message,
+    message.role === 'assistant' && message.content ? { ...message, content: withoutAskingLine(withoutFooter(message.content)) } : message,
   );
 }

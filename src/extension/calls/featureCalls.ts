@@ -18,9 +18,12 @@
  *   for as long as the provider stayed down, though the local model was healthy;
  * - the editor's cancellation stops the call;
  * - every finished call becomes the last call (Rate Last Answer, Explain Last Decision) and one line in
- *   the Rung log; a chat feature's answer is remembered for the next time the same request comes;
+ *   the Rung log; a chat feature's answer is remembered for the next time the same request comes, and
+ *   as a step of its agent turn, whose last step's line then says the whole turn (agentTurns.ts);
  * - in the chat features, the same request sent again, or a follow-up that says the answer before it
- *   was wrong, settles that answer as failed at the weight of feedback (feedback.ts), once.
+ *   was wrong, settles that answer as failed at the weight of feedback (feedback.ts), once; a follow-up
+ *   that says it was wrong also climbs past the model that gave it, as the same request again does:
+ *   answered by that model again, "That's wrong" was a correction asked of the model that was wrong.
  *
  * No vscode here: the editor's few facts come in as plain data and small interfaces, so each feature's
  * way of calling is unit-tested without an editor.
@@ -35,6 +38,7 @@ import { chooseTools, undeclaredToolCalls, type AgentTools } from '../../core/pr
 import { downTexts, PlainError } from './plainErrors';
 import { toolsLogText } from './toolsLine';
 import { AnswersGiven, FEEDBACK_VERDICTS, saysWrong } from './feedback';
+import { AgentTurns, type Turn } from './agentTurns';
 
 /** The editor's cancellation, as much of it as a call needs; a `vscode.CancellationToken` is one. */
 export interface Cancellation {
@@ -67,7 +71,7 @@ export interface FeatureAsk {
   messages: ChatMessage[];
   /** The tools the request offers; `agentTools` says which of them are sent. */
   tools?: ToolSpec[];
-  /** Which offered tools are sent (`rung.agentTools`): all of them unless the user chose `relevant`. */
+  /** Which offered tools are sent (`rung.agentTools`, whose default is `relevant`); all of them when absent. */
   agentTools?: AgentTools;
   /** The caller requires a tool call (`toolMode: Required`): every tool offered is sent. */
   toolCallRequired?: boolean;
@@ -90,10 +94,13 @@ export interface FeatureAsk {
   cancellation?: Cancellation;
 }
 
-/** Why a call climbs past a model: the user's retry, a check asked for, or the same request asked again. */
+/**
+ * Why a call climbs past a model: the user's retry, a check asked for, the same request asked again, or
+ * a follow-up that says that model's answer was wrong.
+ */
 export interface Climb {
   above: string;
-  because: 'retry' | 'check' | 'asked-again';
+  because: 'retry' | 'check' | 'asked-again' | 'said-wrong';
 }
 
 /** A verdict a call settles on an earlier one before it runs: what the user's asking again says of it. */
@@ -119,6 +126,8 @@ export interface FinishedCall {
    * which provider is unreachable and who answers instead, in one sentence.
    */
   fellBack?: string;
+  /** Set when the call is a later step of an agent's turn: every step so far, this one last (agentTurns.ts). */
+  turn?: Turn;
 }
 
 export interface FeatureCallsOptions {
@@ -137,6 +146,10 @@ export class FeatureCalls {
   private readonly answers = new AnswersGiven();
   /** Calls feedback has settled already: one answer is graded by feedback once. */
   private readonly settled = new Set<string>();
+  /** USD every call this window's features made has cost: the session's cost the short line says. */
+  private spent = 0;
+  /** The chat features' agent turns, step by step, for the line that ends each. */
+  private readonly turns = new AgentTurns();
 
   constructor(options: FeatureCallsOptions) {
     this.state = options.state;
@@ -171,7 +184,19 @@ export class FeatureCalls {
         if (repeat.above !== undefined) climb = { above: repeat.above, because: 'asked-again' };
       }
     }
-    if (!feedback && ask.climbWhenAskedAgain) feedback = this.saidWrong(ask.messages);
+    if (!feedback && ask.climbWhenAskedAgain) {
+      const wrong = this.saidWrong(ask.messages);
+      if (wrong && !this.settled.has(wrong.feedback.callId)) {
+        feedback = wrong.feedback;
+        // Told its answer was wrong, the model that gave it is not the one to correct it.
+        if (!climb && !pinned) {
+          note = wrong.stronger
+            ? `the user said ${wrong.feedback.model}'s answer (${wrong.feedback.callId}) was wrong: climbing past it`
+            : `the user said ${wrong.feedback.model}'s answer (${wrong.feedback.callId}) was wrong; no eligible model sits above it, so it is routed as before`;
+          if (wrong.stronger) climb = { above: wrong.feedback.model, because: 'said-wrong' };
+        }
+      }
+    }
     if (feedback && this.settled.has(feedback.callId)) feedback = undefined;
     const avoid = this.state.avoided;
     const abort = new AbortController();
@@ -195,6 +220,7 @@ export class FeatureCalls {
       abort,
       ...(feedback ? { feedback } : {}),
       settle: (session, given) => this.settle(session, given),
+      spent: () => this.spent,
       finish: (call) => this.finish(ask, call, note),
       refused: (error) => this.refused(ask, error),
       warn: (text) => this.log.warn(text),
@@ -205,7 +231,7 @@ export class FeatureCalls {
    * The answer a follow-up says was wrong: the user's turn opens by saying so, and the turn before it is
    * an answer of Rung's. Read only from a user's new turn, not from an agent's later rounds of one.
    */
-  private saidWrong(messages: readonly ChatMessage[]): Feedback | undefined {
+  private saidWrong(messages: readonly ChatMessage[]): { feedback: Feedback; stronger: boolean } | undefined {
     const reading = readRequest(messages);
     if (reading.acted || !saysWrong(reading.words)) return undefined;
     let asked = messages.length - 1;
@@ -213,7 +239,9 @@ export class FeatureCalls {
     let before = asked - 1;
     while (before >= 0 && !(messages[before]?.role === 'assistant' && messages[before]?.content.trim())) before--;
     const answer = before >= 0 ? this.answers.find((messages[before] as ChatMessage).content) : undefined;
-    return answer ? { ...answer, verdict: FEEDBACK_VERDICTS.saidWrong } : undefined;
+    return answer
+      ? { feedback: { callId: answer.callId, model: answer.model, verdict: FEEDBACK_VERDICTS.saidWrong }, stronger: answer.stronger }
+      : undefined;
   }
 
   /** Settles feedback on an earlier call, once, and says so in the log. */
@@ -229,6 +257,7 @@ export class FeatureCalls {
   /** Records and logs a finished call, and remembers a chat feature's answer for the same request again. */
   private finish(ask: FeatureAsk, call: FinishedCall, note: string | undefined): void {
     const { result } = call;
+    this.spent += result.cost;
     this.state.recordCall(result, ask.feature);
     if (ask.climbWhenAskedAgain && result.answer && call.summary.kind === 'answered') {
       this.askedAgain.answered(ask.messages, ask.tools ?? [], {
@@ -236,7 +265,9 @@ export class FeatureCalls {
         model: result.answer.model,
         stronger: call.summary.stronger,
       });
-      this.answers.remember({ callId: result.callId, model: result.answer.model }, result.answer.text);
+      this.answers.remember({ callId: result.callId, model: result.answer.model, stronger: call.summary.stronger }, result.answer.text);
+      const turn = this.turns.step(readRequest(ask.messages), call.summary, result.checks);
+      if (turn) call.turn = turn;
     }
     const tools = result.tools ? toolsLogText(result.tools) : undefined;
     this.log.info(callLogLine(ask.feature, call.summary, [note, tools].filter((part) => part !== undefined).join('; ') || undefined));
@@ -255,6 +286,8 @@ interface PreparedCallParts {
   abort: AbortController;
   feedback?: Feedback;
   settle: (session: ChatSession, feedback: Feedback) => void;
+  /** USD this window's calls have cost before this one. */
+  spent: () => number;
   finish: (call: FinishedCall) => void;
   refused: (error: unknown) => void;
   warn: (text: string) => void;
@@ -332,9 +365,12 @@ export class PreparedCall {
     }
   }
 
-  /** Whether a call that finds every stronger model down is asked again as before: only the same request asked again. */
+  /**
+   * Whether a call that finds every stronger model down is asked again as before: only the same request
+   * asked again, or a follow-up saying the answer was wrong, not a graded retry the user asked for.
+   */
   private fallsBack(): boolean {
-    return this.climb?.because === 'asked-again';
+    return this.climb?.because === 'asked-again' || this.climb?.because === 'said-wrong';
   }
 
   /** Asks the ladder as before, without the climb, and says first which provider is unreachable. */
@@ -362,7 +398,10 @@ export class PreparedCall {
   }
 
   private finished(result: SessionChatResult, climb: Climb | undefined): FinishedCall {
-    const summary = summarizeAnswer(result, climb ? { above: climb.above } : {});
+    const summary = summarizeAnswer(result, {
+      ...(climb ? { above: climb.above, ...(climb.because === 'said-wrong' ? { saidWrong: true } : {}) } : {}),
+      sessionCost: this.parts.spent() + result.cost,
+    });
     return {
       result,
       summary,

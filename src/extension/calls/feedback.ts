@@ -51,6 +51,8 @@ export function saysWrong(words: string): boolean {
 export interface GivenAnswer {
   callId: string;
   model: string;
+  /** Whether a rung above that model was eligible then: a follow-up saying it was wrong climbs there. */
+  stronger: boolean;
 }
 
 /** Answers remembered at most; older ones are forgotten first. */
@@ -82,7 +84,7 @@ export class AnswersGiven {
     const shown = withoutFooter(turn).trim();
     for (let index = this.answers.length - 1; index >= 0; index--) {
       const answer = this.answers[index] as GivenAnswer & { text: string };
-      if (shown.endsWith(answer.text)) return { callId: answer.callId, model: answer.model };
+      if (shown.endsWith(answer.text)) return { callId: answer.callId, model: answer.model, stronger: answer.stronger };
     }
     return undefined;
   }
@@ -129,3 +131,26 @@ export class EditWatch {
 
 /** How long an inline edit is watched for being taken back, ms: the time a user reviews an edit in place. */
 export const EDIT_WATCH_MS = 10 * 60_000;
+
+/** A weight of feedback in words: "half a check's weight". */
+function weightWords(weight: number): string {
+  return weight === 0.5 ? "half a check's weight" : `${weight} of a check's weight`;
+}
+
+/**
+ * What inline chat's user is told once Rung's edit is in the file: the short line (the model, the try,
+ * the checks, the cost), and that Undo counts against the model.
+ *
+ * @remarks
+ * Inline chat shows none of a provider's text beside an edit it applies, so the short line never
+ * reached the widget, and taking the edit back failed the model without a word. A notification is the
+ * one place beside the widget an extension can say it.
+ */
+export function inlineEditNotice(footer: string, model: string): string {
+  return `${footer}. Undo counts as a failed answer for ${model}, at ${weightWords(FEEDBACK_WEIGHT)}.`;
+}
+
+/** What inline chat's user is told once they took Rung's edit back. */
+export function editTakenBackNotice(model: string, file: string): string {
+  return `Rung: ${model}'s edit to ${file} was taken back; it counts as a failed answer for ${model}, at ${weightWords(FEEDBACK_WEIGHT)}.`;
+}

@@ -13,7 +13,7 @@
  * No vscode here, so every sentence is unit-tested.
  */
 import type { Session } from '../../core/session/types';
-import { plainPrunedReason, providerDownText } from '../../protocol/reasonText';
+import { isSpendLimitReason, plainPrunedReason, providerDownText } from '../../protocol/reasonText';
 import type { AttemptOutcome } from './answerLine';
 
 export { providerDownText };
@@ -52,6 +52,43 @@ export function budgetSpentText(limit: string, spent: string): string {
 }
 
 /**
+ * Why a spending limit left paid models out of a call, and what to do, from the router's reason for
+ * one of them; undefined when no limit did.
+ *
+ * @remarks
+ * The day's budget spent keeps its sentence; a paid attempt that would have taken the day past the
+ * budget, or one answer past its ceiling, says what it may have cost and which setting to raise.
+ */
+function spendLimitText(pruned: readonly { model: string; reason: string }[]): string | undefined {
+  for (const entry of pruned) {
+    const spent = budgetReason(entry.reason);
+    if (spent) return budgetSpentText(spent.limit, spent.spent);
+  }
+  const entry = pruned.find((candidate) => isSpendLimitReason(candidate.reason));
+  if (!entry) return undefined;
+  const setting = /answer ceiling/.test(entry.reason) ? 'rung.maxAnswerCost' : 'rung.dailyBudget';
+  return `${entry.model} was not asked: ${plainPrunedReason(entry.reason)}. Local models still answer; raise ${setting} to let it.`;
+}
+
+/**
+ * Why a call stopped at an answer that failed its check, when a spending limit kept it from climbing:
+ * that answer's model and its check's reason, then the limit; undefined when no limit stopped it so.
+ *
+ * @remarks
+ * "Budget spent" alone hid that a local model had answered, and what was wrong with its answer; the
+ * model picker shows this under that answer rather than as an error, which the Chat view would show
+ * in place of it.
+ */
+export function limitStoppedText(
+  last: AttemptOutcome | undefined,
+  pruned: readonly { model: string; reason: string }[],
+): string | undefined {
+  const limit = spendLimitText(pruned);
+  if (!limit || last?.verdict.kind !== 'fail') return undefined;
+  return `${last.model}'s answer failed its check (${last.verdict.reason}). ${limit}`;
+}
+
+/**
  * Each provider a call found down, in words (`acme is unreachable (connection refused at …)`): from the
  * router's reasons for the models it left out, and from the last attempt when its provider failed.
  */
@@ -76,12 +113,14 @@ export function downTexts(last: AttemptOutcome | undefined, pruned: readonly { m
  */
 export function noAnswerText(last: AttemptOutcome | undefined, pruned: readonly { model: string; reason: string }[]): string {
   const down = downTexts(last, pruned);
-  const budget = pruned.map((entry) => budgetReason(entry.reason)).find((found) => found !== undefined);
+  const limit = spendLimitText(pruned);
+  const stopped = limitStoppedText(last, pruned);
   const sentences: string[] = [];
   if (down.length > 0) sentences.push(`${down.join('; ')}.`);
-  if (budget) sentences.push(budgetSpentText(budget.limit, budget.spent));
+  if (stopped) sentences.unshift(stopped);
+  else if (limit) sentences.push(limit);
   if (sentences.length > 0) {
-    if (down.length > 0 && !budget) sentences.push('Try again once it is back, or pick another model.');
+    if (down.length > 0 && !limit) sentences.push('Try again once it is back, or pick another model.');
     return `Rung got no answer: ${sentences.join(' ')}`;
   }
   if (last) {

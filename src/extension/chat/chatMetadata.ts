@@ -25,8 +25,15 @@ export interface RungChatMetadata {
    * unknown for an answer written before Rung remembered it.
    */
   stronger?: boolean;
-  /** Whether a check judged the answer; false offers "Check with a stronger model". Unknown for older answers. */
+  /** Whether a check judged the answer; false offers a stronger model's verdict (`/check`). Unknown for older answers. */
   checked?: boolean;
+  /** Set on a `/check` turn: what the stronger model judged the answer it checked (whose call this metadata names). */
+  judged?: 'right' | 'wrong';
+  /**
+   * For `/edit` of code in a file: the file's URI, a digest of its text then, the code replaced (as
+   * offsets) and its language, so a retry checks its answer in the file again while the file is unchanged.
+   */
+  edit?: { uri: string; digest: string; start: number; end: number; languageId: string };
 }
 
 /** The metadata of a result, or undefined when it is not one Rung wrote. */
@@ -43,7 +50,23 @@ export function readMetadata(metadata: unknown): RungChatMetadata | undefined {
     ...(typeof value.stronger === 'boolean' ? { stronger: value.stronger } : {}),
     ...(typeof value.checked === 'boolean' ? { checked: value.checked } : {}),
     ...(typeof value.system === 'string' ? { system: value.system } : {}),
+    ...(value.judged === 'right' || value.judged === 'wrong' ? { judged: value.judged } : {}),
+    ...(isEditTarget(value.edit) ? { edit: value.edit } : {}),
   };
+}
+
+function isEditTarget(value: unknown): value is RungChatMetadata['edit'] {
+  if (typeof value !== 'object' || value === null) return false;
+  const edit = value as Record<string, unknown>;
+  return (
+    typeof edit.uri === 'string' &&
+    typeof edit.digest === 'string' &&
+    typeof edit.languageId === 'string' &&
+    Number.isSafeInteger(edit.start) &&
+    Number.isSafeInteger(edit.end) &&
+    (edit.start as number) >= 0 &&
+    (edit.end as number) >= (edit.start as number)
+  );
 }
 
 /** Thumbs up is a pass and thumbs down a fail: the user's word on the answer, graded like a check. */
@@ -64,12 +87,15 @@ export interface RungFollowup {
 
 /**
  * What is offered under an answer, only where a stronger rung is eligible (past the ladder's top a
- * climb could only go down): "Check with a stronger model" for an answer no check judged, which asks
- * the rungs above and grades nobody, and "Retry with a stronger model than X", which also marks the
- * answer failed.
+ * climb could only go down): "Have a stronger model judge this answer" for an answer no check judged,
+ * whose verdict grades it (judgeAnswer.ts), and "Retry with a stronger model than X", which marks the
+ * answer failed and asks again. Under a verdict, only one of "wrong" offers the stronger answer.
  */
 export function followupsFor(metadata: RungChatMetadata | undefined): RungFollowup[] {
   if (!metadata?.model || metadata.stronger === false) return [];
+  // After a judge's verdict: an answer judged right needs nothing more; one judged wrong, the stronger answer.
+  if (metadata.judged === 'right') return [];
+  if (metadata.judged === 'wrong') return [{ command: 'retry', label: `Ask a model stronger than ${metadata.model} for its answer` }];
   const retry: RungFollowup = { command: 'retry', label: `Retry with a stronger model than ${metadata.model}` };
-  return metadata.checked === false ? [{ command: 'check', label: 'Check with a stronger model' }, retry] : [retry];
+  return metadata.checked === false ? [{ command: 'check', label: 'Have a stronger model judge this answer' }, retry] : [retry];
 }

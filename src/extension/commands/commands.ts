@@ -9,6 +9,8 @@
  * ask the user.
  */
 import * as vscode from 'vscode';
+import { providerKeyChoices } from './providerChoices';
+import { CREATE_PANEL_FILE_COMMAND, createPanelFileAndOpen } from '../settings/firstRun';
 import type { StoreLocation } from '../../core/store/storeLocation';
 import { redactedUrl } from '../../core/ledger/teamUrl';
 import { apiKeyVariable } from '../../core/panel';
@@ -64,6 +66,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   register('rung.resetLedger', (options?: { confirmed?: boolean }) => resetLedger(deps, options));
   register('rung.exportLedger', (target?: vscode.Uri) => exportLedger(deps, target));
   register('rung.showLog', () => deps.log.show());
+  register(CREATE_PANEL_FILE_COMMAND, () =>
+    createPanelFileAndOpen({ panelFilePath: deps.settings.panelFilePath, ollamaBaseUrl: deps.settings.ollamaBaseUrl, log: deps.log }),
+  );
 }
 
 /** The class key the picker ranks for: the last call's, else an edit in the active editor's language, else chat. */
@@ -152,11 +157,7 @@ async function ask(deps: CommandDeps, prompt?: string): Promise<{ callId: string
 
 /** The providers a key can be set for: every OpenAI-compatible provider the panel knows. */
 function keyedProviders(deps: CommandDeps): string[] {
-  const providers = deps.settings.panel?.panel.providers ?? {};
-  const names = Object.entries(providers)
-    .filter(([, config]) => config.kind === 'openai-compatible')
-    .map(([name]) => name);
-  return [...new Set(['openrouter', 'openai', ...names])];
+  return providerKeyChoices(deps.settings.panel?.panel).map((choice) => choice.name);
 }
 
 /**
@@ -166,10 +167,12 @@ function keyedProviders(deps: CommandDeps): string[] {
 async function setProviderKey(deps: CommandDeps, provider?: string, given?: string): Promise<boolean> {
   const name =
     provider ??
-    (await vscode.window.showQuickPick(keyedProviders(deps), {
-      title: 'Rung: Set Provider Key',
-      placeHolder: "The provider whose key to keep in the editor's secret storage",
-    }));
+    (
+      await vscode.window.showQuickPick(
+        providerKeyChoices(deps.settings.panel?.panel).map((choice) => ({ label: choice.name, description: choice.description })),
+        { title: 'Rung: Set Provider Key', placeHolder: "The provider whose key to keep in the editor's secret storage" },
+      )
+    )?.label;
   if (!name) return false;
   const key =
     given ??

@@ -8,6 +8,7 @@
  * go unchecked, and an unchecked edit is one Rung cannot escalate. Kept free of `vscode` so it is
  * tested without an editor.
  */
+import { createHash } from 'node:crypto';
 import { fencedBlocks } from '../../core/verifiers/structuredOutputVerifier';
 import { CodeSyntaxVerifier } from '../../core/verifiers/codeSyntaxVerifier';
 import type { Answer, Check, Verifier } from '../../core/verifiers/verifier';
@@ -123,8 +124,14 @@ export interface EditorText {
   fileName: string;
 }
 
-/** What `@rung /edit` sends: the messages and what code went with them, or why nothing goes. */
-export type ChatEdit = { messages: ChatMessage[]; sent: 'selection' | 'file' | 'words' } | { refused: string };
+/**
+ * What `@rung /edit` sends: the messages and what code went with them (with the code, where it is in
+ * the file: the answer replaces `[start, end)`), or why nothing goes.
+ */
+export type ChatEdit =
+  | { messages: ChatMessage[]; sent: 'words' }
+  | { messages: ChatMessage[]; sent: 'selection' | 'file'; start: number; end: number }
+  | { refused: string };
 
 /**
  * The messages of `@rung /edit`: the selection, else the whole active file, asked for as Edit Selection
@@ -155,6 +162,8 @@ export function chatEditMessages(request: { instruction: string; editor: EditorT
       fileName: editor.fileName,
     }),
     sent: selected ? 'selection' : 'file',
+    start,
+    end,
   };
 }
 
@@ -245,6 +254,19 @@ export function extractEdit(answer: string, languageId: string): string | undefi
   return block.body.replace(/\n$/, '');
 }
 
+/**
+ * The code an answer's block puts in place of `[start, end)`: the block's code, with the line break the
+ * replaced text ended with kept.
+ *
+ * @remarks
+ * A block's code is read without its last line break, so the whole file replaced by it lost the file's
+ * final line break, and a selection of whole lines would have had the line after it joined to its last.
+ */
+export function replacementFor(documentText: string, start: number, end: number, code: string): string {
+  const endsLine = end > start && documentText[end - 1] === '\n';
+  return endsLine && !code.endsWith('\n') ? `${code}\n` : code;
+}
+
 /** The document's text with `[start, end)` replaced by `replacement`. */
 export function spliceText(text: string, start: number, end: number, replacement: string): string {
   return text.slice(0, start) + replacement + text.slice(end);
@@ -255,8 +277,10 @@ export function spliceText(text: string, start: number, end: number, replacement
  *
  * @remarks
  * The session checks the answer's block on its own; that misses an edit that parses alone but breaks
- * the file (an extra closing brace that balances inside the block). Only for the languages the syntax
- * check knows; for the others it says it judged nothing.
+ * the file (an extra closing brace that balances inside the block), and takes a block found word for
+ * word in the request for the user's code quoted back: `@rung /edit` of a whole file answered with the
+ * file less its last `}` passed that way. An answer with no code block fails in any language; the
+ * syntax is judged only in the languages the syntax check knows, and for the others it says so.
  */
 export class SplicedSyntaxVerifier implements Verifier {
   readonly name = 'spliced-syntax';
@@ -267,10 +291,12 @@ export class SplicedSyntaxVerifier implements Verifier {
   constructor(private readonly options: { documentText: string; start: number; end: number; languageId: string }) {}
 
   async verify(answer: Answer): Promise<Check> {
+    // An edit with no code is a failed edit in any language, the ones no syntax check reads too.
+    const block = extractEdit(answer.text, this.options.languageId);
+    if (block === undefined) return { verdict: 'fail', reason: 'the answer has no code block to apply' };
+    const code = replacementFor(this.options.documentText, this.options.start, this.options.end, block);
     const tag = FENCE_TAGS[this.options.languageId];
     if (!tag) return { verdict: 'unverified', reason: `no syntax check for ${this.options.languageId}` };
-    const code = extractEdit(answer.text, this.options.languageId);
-    if (code === undefined) return { verdict: 'fail', reason: 'the answer has no code block to apply' };
     const whole = spliceText(this.options.documentText, this.options.start, this.options.end, code);
     const check = await this.syntax.verify({ ...answer, text: `\`\`\`${tag}\n${whole}\n\`\`\`` });
     if (check.verdict === 'fail')
@@ -280,4 +306,62 @@ export class SplicedSyntaxVerifier implements Verifier {
       };
     return check.verdict === 'pass' ? { verdict: 'pass', reason: 'the file parses with the edit in place' } : check;
   }
+}
+
+/** The command `@rung /edit`'s answer button runs: Edit Selection's diff, with Accept and Reject, for that edit. */
+export const SHOW_CHAT_EDIT_COMMAND = 'rung.showChatEdit';
+
+/**
+ * An edit `@rung /edit` answered, as its button carries it to Edit Selection's diff.
+ *
+ * @remarks
+ * The Chat view's own "Apply in Editor" on a code block needs Copilot's code mapper, which fails without
+ * a Copilot sign-in; and the block is the replacement for a selection, not a file, which a mapper
+ * would have to guess where to put. Rung knows where it goes, so its button shows the edit in place as
+ * Edit Selection does, and Accept applies it. A button's arguments are kept with the chat as plain
+ * data, so the file is named by its URI and its text then by a digest: once the file has changed, the
+ * edit is not applied over it.
+ */
+export interface ChatEditProposal {
+  callId: string;
+  model: string;
+  /** The rating Accept and Reject count in (`edit/typescript`). */
+  classKey: string;
+  /** The file's URI, as a string. */
+  uri: string;
+  /** A digest of the file's text when the edit was asked ({@link textDigest}). */
+  digest: string;
+  /** What the answer replaces, as offsets into that text. */
+  start: number;
+  end: number;
+  replacement: string;
+  /** The answer's closing line without Markdown, said beside the diff. */
+  footer: string;
+}
+
+/** A digest of a file's text, to tell whether it changed since an edit was asked. */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A button's argument read back as a proposal, or undefined when it is not one. */
+export function readChatEditProposal(value: unknown): ChatEditProposal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entry = value as Record<string, unknown>;
+  const strings = ['callId', 'model', 'classKey', 'uri', 'digest', 'replacement', 'footer'] as const;
+  if (!strings.every((key) => typeof entry[key] === 'string')) return undefined;
+  const { start, end } = entry;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || (start as number) < 0 || (end as number) < (start as number))
+    return undefined;
+  return {
+    callId: entry.callId as string,
+    model: entry.model as string,
+    classKey: entry.classKey as string,
+    uri: entry.uri as string,
+    digest: entry.digest as string,
+    start: start as number,
+    end: end as number,
+    replacement: entry.replacement as string,
+    footer: entry.footer as string,
+  };
 }

@@ -8,14 +8,24 @@
  * file with the edit in place (not on the answer's block alone: a selected fragment need not parse by
  * itself, and an edit can parse alone and still break its file), and the workspace's check command
  * when one is set and the workspace is trusted. Accepting or rejecting the diff settles the call, so what the user
- * did with the edit is the last word on it in the ledger.
+ * did with the edit is the last word on it in the ledger. `@rung /edit`'s answer offers the same diff
+ * through {@link SHOW_CHAT_EDIT_COMMAND}.
  */
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { CallChecks, SessionEvent } from '../../core/session/types';
 import type { FeatureCalls } from '../calls/featureCalls';
 import { escalationCause } from '../describe';
-import { editMessages, extractEdit, SplicedSyntaxVerifier, spliceText } from './editPrompt';
+import {
+  editMessages,
+  extractEdit,
+  readChatEditProposal,
+  replacementFor,
+  SHOW_CHAT_EDIT_COMMAND,
+  SplicedSyntaxVerifier,
+  spliceText,
+  textDigest,
+} from './editPrompt';
 import { decisionPrompt, EditDecisions, settledMessage, type EditNamed } from './editDecisions';
 import type { RungLog } from '../log';
 import type { SessionHost } from '../session/sessionHost';
@@ -105,6 +115,20 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
     return applied;
   };
 
+  /** Shows `edit` as a diff of its file against `proposedText`, with the notification whose Accept and Reject settle it. */
+  const review = async (edit: PendingEdit, proposedText: string, footer: string): Promise<void> => {
+    proposals.set(edit.proposal.query, proposedText);
+    setPending(edit);
+    const title = `${basename(edit.document.fileName)} ↔ Rung's edit (${edit.model})`;
+    await vscode.commands.executeCommand('vscode.diff', edit.document.uri, edit.proposal, title, { preview: true });
+    void vscode.window.showInformationMessage(decisionPrompt(footer, named(edit)), 'Accept', 'Reject').then((choice) => {
+      if (!choice) return;
+      // VS Code cannot take the toast away once the edit is settled elsewhere: a late click says what became of it.
+      if (pending === edit) void decide(choice === 'Accept');
+      else void vscode.window.showInformationMessage(decisions.lateClick(edit.callId));
+    });
+  };
+
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, {
       provideTextDocumentContent: (uri) => proposals.get(uri.query) ?? '',
@@ -129,21 +153,36 @@ export function registerEditSelection(context: vscode.ExtensionContext, deps: Ed
         const proposal = await proposeEdit(deps, editor, instruction.trim());
         if (!proposal) return undefined;
         if (!proposal.edit) return { callId: proposal.callId, model: undefined, shown: false };
-        const id = proposal.edit.proposal.query;
-        proposals.set(id, proposal.proposedText);
-        setPending(proposal.edit);
-        const title = `${basename(editor.document.fileName)} ↔ Rung's edit (${proposal.edit.model})`;
-        await vscode.commands.executeCommand('vscode.diff', editor.document.uri, proposal.edit.proposal, title, { preview: true });
-        const shown = proposal.edit;
-        void vscode.window.showInformationMessage(decisionPrompt(proposal.footer, named(shown)), 'Accept', 'Reject').then((choice) => {
-          if (!choice) return;
-          // VS Code cannot take the toast away once the edit is settled elsewhere: a late click says what became of it.
-          if (pending === shown) void decide(choice === 'Accept');
-          else void vscode.window.showInformationMessage(decisions.lateClick(shown.callId));
-        });
+        await review(proposal.edit, proposal.proposedText, proposal.footer);
         return { callId: proposal.callId, model: proposal.edit.model, shown: true };
       },
     ),
+    // `@rung /edit`'s answer button: the same diff, Accept and Reject, for the edit the chat answered.
+    vscode.commands.registerCommand(SHOW_CHAT_EDIT_COMMAND, async (value: unknown): Promise<boolean> => {
+      const asked = readChatEditProposal(value);
+      if (!asked) return false;
+      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(asked.uri));
+      const text = document.getText();
+      const file = basename(document.fileName);
+      if (textDigest(text) !== asked.digest || asked.end > text.length) {
+        void vscode.window.showWarningMessage(
+          `Rung: ${file} changed since ${asked.model}'s edit was made, so it is not applied over it; ask @rung /edit again.`,
+        );
+        return false;
+      }
+      const edit: PendingEdit = {
+        callId: asked.callId,
+        model: asked.model,
+        classKey: asked.classKey,
+        document,
+        version: document.version,
+        range: new vscode.Range(document.positionAt(asked.start), document.positionAt(asked.end)),
+        replacement: asked.replacement,
+        proposal: vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${file}`, query: asked.callId }),
+      };
+      await review(edit, spliceText(text, asked.start, asked.end, asked.replacement), asked.footer);
+      return true;
+    }),
     vscode.commands.registerCommand('rung.acceptEdit', () => decide(true)),
     vscode.commands.registerCommand('rung.rejectEdit', () => decide(false)),
   );
@@ -201,7 +240,8 @@ async function proposeEdit(deps: EditSelectionDeps, editor: vscode.TextEditor, i
       };
       const { result, stopped, plainLine: footer } = await call.run(session, onEvent);
       if (stopped) return undefined;
-      const code = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
+      const block = result.answer ? extractEdit(result.answer.text, document.languageId) : undefined;
+      const code = block === undefined ? undefined : replacementFor(documentText, start, end, block);
       if (!result.answer || code === undefined) {
         void vscode.window.showWarningMessage(`Rung: no edit to show. ${footer}`, 'Explain').then((choice) => {
           if (choice) void vscode.commands.executeCommand('rung.explainLastDecision');

@@ -20,6 +20,8 @@ export interface ExtensionSessionOptions {
   store: StoreLocation;
   /** USD a day; null for none. */
   dailyBudget: number | null;
+  /** USD one answer may cost; null for no ceiling. */
+  maxAnswerCost?: number | null;
   /** Which models the confidence check asks. */
   confidenceCheck?: ConfidenceCheckMode;
   keyLookup: KeyLookup;
@@ -71,6 +73,7 @@ export async function openSession(options: ExtensionSessionOptions): Promise<Ses
     // The team's password is scrubbed from a check command's output like a provider key.
     ...(team?.password ? { secrets: [team.password] } : {}),
     ...(options.dailyBudget !== null ? { dailyBudgetUsd: options.dailyBudget } : {}),
+    ...(options.maxAnswerCost !== undefined && options.maxAnswerCost !== null ? { answerCeilingUsd: options.maxAnswerCost } : {}),
     ...(options.confidenceCheck ? { confidenceCheck: options.confidenceCheck } : {}),
   });
 }

@@ -38,3 +38,19 @@ export function ledgerPathFor(place: LedgerPlace): string {
   if (setting) return join(folder ?? storage, setting);
   return folder !== undefined ? join(folder, '.rung', LEDGER_FILE) : join(storage, LEDGER_FILE);
 }
+
+/**
+ * What a workspace of several folders is told once: the first folder's `.rung/` serves them all.
+ *
+ * @remarks
+ * Rung keeps one panel and one ledger a window. In a workspace of several folders it used the first
+ * folder's `.rung/` without a word, so a user working in the second folder, with a panel of its own
+ * there, was routed by the first folder's panel and saw no sign of it. Undefined for one folder or none.
+ */
+export function severalFoldersNote(folders: readonly { name: string }[]): string | undefined {
+  const first = folders[0];
+  if (!first || folders.length < 2) return undefined;
+  const others = folders.slice(1).map((folder) => folder.name);
+  const named = others.length === 1 ? others[0] : `${others.slice(0, -1).join(', ')} and ${others.at(-1)}`;
+  return `this workspace has ${folders.length} folders, and Rung keeps one panel and one ledger for all of them: the first folder's, in ${first.name}/.rung/. Requests from ${named} are routed by that panel and recorded in that ledger; a panel file in ${others.length === 1 ? 'it' : 'them'} is not read.`;
+}

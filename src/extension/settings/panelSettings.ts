@@ -61,6 +61,7 @@ export const RESTRICTED_SETTINGS = [
   'rung.teamLedger.url',
   'rung.teamLedger.shareDecisions',
   'rung.dailyBudget',
+  'rung.maxAnswerCost',
   'rung.maxOutputPrice',
   'rung.routing.explore',
   'rung.routing.explorePaid',

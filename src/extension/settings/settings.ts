@@ -17,7 +17,7 @@ import { issuePosition } from '../../core/panelIssues';
 import { VARIABLE_NAME } from '../../core/verifiers/commandEnvironment';
 import { panelFileOpenable, readPanelFileText } from '../../core/panelFileText';
 import { CONFIDENCE_CHECK_MODES, DEFAULT_CONFIDENCE_CHECK } from '../../core/confidence/liveConfidence';
-import { AGENT_TOOLS, type AgentTools } from '../../core/providers/toolChoice';
+import { AGENT_TOOLS, DEFAULT_AGENT_TOOLS, type AgentTools } from '../../core/providers/toolChoice';
 import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
@@ -77,6 +77,12 @@ export class RungSettings implements vscode.Disposable {
     return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
   }
 
+  /** USD one answer may cost over all its attempts (`rung.maxAnswerCost`), or null for no ceiling. */
+  get maxAnswerCost(): number | null {
+    const value = this.config.get<number | null>('maxAnswerCost', null);
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
   /** Which models the confidence check asks (`rung.confidenceCheck`): `local` unless the user chose another. */
   get confidenceCheck(): ConfidenceCheckMode {
     const value = this.config.get<unknown>('confidenceCheck', DEFAULT_CONFIDENCE_CHECK);
@@ -84,11 +90,11 @@ export class RungSettings implements vscode.Disposable {
   }
 
   /**
-   * Which of a request's tools Rung Auto sends (`rung.agentTools`): `all` unless the user chose
-   * `relevant`; a value it does not know reads as `all`, which leaves out nothing the editor offered.
+   * Which of a request's tools Rung Auto sends (`rung.agentTools`): `relevant` unless the user chose
+   * `all`; a value it does not know reads as `all`, which leaves out nothing the editor offered.
    */
   get agentTools(): AgentTools {
-    const value = this.config.get<unknown>('agentTools', 'all');
+    const value = this.config.get<unknown>('agentTools', DEFAULT_AGENT_TOOLS);
     return (AGENT_TOOLS as readonly unknown[]).includes(value) ? (value as AgentTools) : 'all';
   }
 
@@ -272,10 +278,11 @@ export function registerSettings(context: vscode.ExtensionContext, deps: Setting
       if (
         event.affectsConfiguration('rung.ledgerPath') ||
         event.affectsConfiguration('rung.dailyBudget') ||
+        event.affectsConfiguration('rung.maxAnswerCost') ||
         event.affectsConfiguration('rung.teamLedger') ||
         event.affectsConfiguration('rung.confidenceCheck')
       ) {
-        void deps.reopen('the ledger path, the team ledger, the daily budget or the confidence check changed');
+        void deps.reopen('the ledger path, the team ledger, a spending limit or the confidence check changed');
         return;
       }
       if (event.affectsConfiguration('rung.verifyCommand') || event.affectsConfiguration('rung.verifyCommandEnv')) return;

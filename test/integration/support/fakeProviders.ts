@@ -33,13 +33,29 @@ export interface FakeProviders {
   cloudAnswer: (body: Record<string, unknown>) => string;
   /** When set and it returns a call, the cloud model answers with that tool call instead of text. */
   cloudToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
+  /** When set and it returns a call, the cheap model answers with that tool call instead of text. */
+  cheapToolCall?: (body: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> } | undefined;
   /** When set, the cheap model's whole NDJSON reply, sent as it is (a recorded stream, a broken one). */
   cheapStream?: string;
   /** When set, how long the cheap model thinks before its first token, ms: a small model on a laptop's CPU. */
   cheapDelayMs?: number;
   /** When set, the cloud's model list (`GET /v1/models`, its catalog) answers with this status and no list. */
   catalogStatus?: number;
+  /**
+   * When true, both servers report usage from what they were sent and what they answered (a token for 4
+   * characters), and the cloud its cost at the panel's price ({@link CLOUD_PRICE}), as a real provider
+   * bills; otherwise fixed small figures.
+   */
+  usageByLength?: boolean;
   close(): Promise<void>;
+}
+
+/** The cloud model's price in the panel over the fake servers, USD per million tokens. */
+export const CLOUD_PRICE = { input: 1, output: 2 };
+
+/** Tokens in what a request sends (its messages and tools) or an answer says, at 4 characters a token. */
+function tokensOf(value: unknown): number {
+  return Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / 4);
 }
 
 /** A panel over the two servers: the cheap model first, the cloud model above it; no exploration. */
@@ -47,7 +63,7 @@ export function fakePanel(providers: Pick<FakeProviders, 'ollamaUrl' | 'cloudUrl
   return {
     models: [
       { slug: CHEAP_MODEL, provider: 'ollama', role: 'base', context: 32768, tools: true },
-      { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: { input: 1, output: 2 } },
+      { slug: CLOUD_MODEL, provider: 'cloud', role: 'top', context: 128000, tools: true, price: CLOUD_PRICE },
     ],
     routing: { explore: 0 },
     providers: {
@@ -103,13 +119,26 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       });
     } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapStream !== undefined) {
       response.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(fake.cheapStream);
+    } else if (request.method === 'POST' && path === '/api/chat' && fake.cheapToolCall?.(body)) {
+      // As Ollama sends a call: whole, arguments as an object, in the message before the done line.
+      const call = fake.cheapToolCall(body);
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      response.write(
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '', tool_calls: [{ function: call }] }, done: false })}\n`,
+      );
+      response.end(
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`,
+      );
     } else if (request.method === 'POST' && path === '/api/chat') {
       const text = fake.cheapAnswer(body);
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
       for (const piece of chunks(text))
         response.write(`${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: piece }, done: false })}\n`);
+      const counts = fake.usageByLength
+        ? { prompt_eval_count: tokensOf({ messages: body.messages, tools: body.tools }), eval_count: tokensOf(text) }
+        : { prompt_eval_count: 40, eval_count: 12 };
       response.end(
-        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 40, eval_count: 12 })}\n`,
+        `${JSON.stringify({ model: CHEAP_MODEL, message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', ...counts })}\n`,
       );
     } else {
       response.writeHead(404).end('404 page not found');
@@ -121,6 +150,17 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     requests.push({ server: 'cloud', path, body });
     if (request.method === 'POST' && path === '/v1/chat/completions') {
       const call = fake.cloudToolCall?.(body);
+      const answer = call ? '' : fake.cloudAnswer(body);
+      const billed = (fixed: Record<string, number>): Record<string, number> => {
+        if (!fake.usageByLength) return fixed;
+        const prompt = tokensOf({ messages: body.messages, tools: body.tools });
+        const completion = tokensOf(call ? JSON.stringify(call.arguments) : answer);
+        return {
+          prompt_tokens: prompt,
+          completion_tokens: completion,
+          cost: (prompt * CLOUD_PRICE.input + completion * CLOUD_PRICE.output) / 1_000_000,
+        };
+      };
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, unknown>) =>
         `data: ${JSON.stringify({ id: 'gen-1', model: `${CLOUD_MODEL}-2026-01-01`, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
@@ -132,10 +172,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         );
         for (const piece of chunks(JSON.stringify(call.arguments)))
           response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
-        response.write(chunk({}, 'tool_calls', { prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 }));
+        response.write(chunk({}, 'tool_calls', billed({ prompt_tokens: 400, completion_tokens: 60, cost: 0.00052 })));
       } else {
-        for (const piece of chunks(fake.cloudAnswer(body))) response.write(chunk({ content: piece }, null));
-        response.write(chunk({}, 'stop', { prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 }));
+        for (const piece of chunks(answer)) response.write(chunk({ content: piece }, null));
+        response.write(chunk({}, 'stop', billed({ prompt_tokens: 120, completion_tokens: 30, cost: 0.00018 })));
       }
       response.end('data: [DONE]\n\n');
     } else if (request.method === 'GET' && path === '/v1/models' && fake.catalogStatus !== undefined) {

@@ -42,6 +42,7 @@ describe('Rung in a workspace nobody trusted', function () {
           'rung.verifyCommand': `node -e "require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')"`,
           'rung.maxOutputPrice': 1000,
           'rung.dailyBudget': 100000,
+          'rung.maxAnswerCost': 100000,
           'rung.routing.attemptTimeoutSeconds': 86400,
         },
         null,
@@ -120,6 +121,11 @@ describe('Rung in a workspace nobody trusted', function () {
       vscode.workspace.getConfiguration('rung').get('dailyBudget'),
       null,
       'VS Code itself gives no workspace budget in restricted mode',
+    );
+    assert.equal(
+      vscode.workspace.getConfiguration('rung').get('maxAnswerCost'),
+      null,
+      'VS Code itself gives no workspace ceiling on an answer in restricted mode',
     );
   });
 

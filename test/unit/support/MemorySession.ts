@@ -24,7 +24,7 @@ export class MemorySession implements Session {
   /** Oldest first, as the log holds them. */
   rows: DecisionRow[] = [];
   ratings: RatingView[] = [];
-  spend: SpendView = { byDay: [], total: 0, today: 0, strongestModel: null, strongestEstimate: null };
+  spend: SpendView = { byDay: [], total: 0, today: 0, strongestModel: null, strongestEstimate: null, toolSchemas: 0 };
   panel: Panel = parsePanel(
     {
       models: [

@@ -14,6 +14,7 @@ import {
   rejectMessage,
   spendChart,
   spendChartNote,
+  spendTotalsText,
   strongestEstimateText,
 } from '../../../webview/ledgerModel';
 import type { DecisionRow } from '../../../src/core/decisions/decision';
@@ -262,6 +263,14 @@ describe('the spend chart', () => {
     );
     expect(strongestEstimateText({ ...exampleSpend, strongestModel: null, strongestEstimate: null })).toMatch(/^No estimate/);
   });
+
+  it('says how much of the spend paid for tool schemas, when any did', () => {
+    expect(spendTotalsText({ ...exampleSpend, total: 0.294, today: 0.294, toolSchemas: 0.189 })).toBe(
+      "Total $0.294, today $0.294; $0.189 (64%) of it paid for tool schemas (an agent's tools, sent as input with every request).",
+    );
+    expect(spendTotalsText({ ...exampleSpend, total: 0.05, today: 0.01, toolSchemas: 0 })).toBe('Total $0.05, today $0.01.');
+    expect(spendTotalsText({ ...exampleSpend, total: 0.05, today: 0.01 })).toBe('Total $0.05, today $0.01.');
+  });
 });
 
 describe('the panel state', () => {
@@ -456,8 +465,8 @@ describe('what-if sentences', () => {
     expect(openerSentence({ model: 'qwen3:14b', calls: 0, versusLog: null, refused: 'no-calls' })).toBe(
       'Nothing to say about opening with qwen3:14b yet: your log holds no routed calls.',
     );
-    expect(openerSentence({ model: 'qwen3:14b', calls: 40, versusLog: null, refused: 'not-a-candidate' })).toMatch(
-      /^Not enough of your calls could have opened with qwen3:14b to say: it was pruned or off the panel/,
+    expect(openerSentence({ model: 'qwen3:14b', calls: 33, versusLog: null, refused: 'not-a-candidate' })).toBe(
+      'Cannot say yet for qwen3:14b: it was left out (pruned, or off the panel) of more than 1 in 20 of your logged calls, and the log gave it no chance to open those; it could have opened the other 33.',
     );
   });
 

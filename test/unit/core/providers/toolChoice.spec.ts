@@ -50,6 +50,21 @@ describe('chooseTools', () => {
     expect(choice.dropped).toEqual(expect.arrayContaining(['run_notebook_cell', 'github_repo', 'install_extension']));
   });
 
+  it('keeps the tool that fetches a web page when the request holds a web address, though its words name no tool', () => {
+    const tools: ToolSpec[] = [
+      ...AGENT_TOOLS,
+      { name: 'fetch_webpage', description: 'Fetches the main content from a web page.', parameters: {} },
+    ];
+    const linked = chooseTools({
+      messages: agentTurn('get content from https://example.org/docs about async/await'),
+      tools,
+      mode: 'relevant',
+    });
+    expect(names(linked.sent)).toContain('fetch_webpage');
+    const plain = chooseTools({ messages: agentTurn('explain async/await'), tools, mode: 'relevant' });
+    expect(plain.dropped).toContain('fetch_webpage');
+  });
+
   it('keeps every tool an earlier turn called, so a tool result never names an undeclared tool', () => {
     const messages: ChatMessage[] = [
       ...agentTurn('What does toolChoice.ts do?'),

@@ -781,6 +781,83 @@ describe('Router: a daily budget', () => {
     const ranking = harness.router.rank(request({ budget: { dailyUsd: 1, spentTodayUsd: 0.99 } }));
     expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b', 'beta']);
   });
+
+  it('prunes a paid model whose attempt, priced at its known input and bounded output, would cross the budget', () => {
+    const harness = new RouterHarness(mixed());
+    // 18,000 tokens in at $1/M and at most 8,192 out at $4/M: up to $0.051, over the $0.022 left of $0.20.
+    const ranking = harness.router.rank(request({ contextTokens: 18_000, budget: { dailyUsd: 0.2, spentTodayUsd: 0.178 } }));
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+    expect(ranking.pruned.map((entry) => entry.reason)).toEqual([
+      'pruned: daily budget $0.20 would be crossed: this attempt may cost up to $0.051 (18000 tokens in, at most 8192 out), $0.18 spent today',
+    ]);
+  });
+
+  it("prices the output at the request's own maximum when it states one", () => {
+    const harness = new RouterHarness(mixed());
+    // 18,000 in and at most 500 out: up to $0.020, inside the $0.022 left.
+    const ranking = harness.router.rank(
+      request({ contextTokens: 18_000, outputTokensBound: 500, budget: { dailyUsd: 0.2, spentTodayUsd: 0.178 } }),
+    );
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b', 'beta']);
+  });
+
+  it('passes over a paid rung the climb can no longer afford after paying for the one before it', async () => {
+    const panel = parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'beta', provider: 'openai', role: 'mid', price: { input: 1, output: 1 } },
+          { slug: 'gamma', provider: 'openai', role: 'top', price: { input: 2, output: 2 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'three',
+    );
+    const harness = new RouterHarness(panel);
+    const attempts = new ScriptedAttempts()
+      .on('qwen2.5:3b', FAIL)
+      .on('beta', { ...FAIL, cost: 0.05 })
+      .on('gamma', PASS);
+    // Each paid attempt may cost up to 10,000 tokens at its price: beta $0.010 + $0.0082, gamma $0.020 + $0.016.
+    const result = await harness.router.route(
+      request({ contextTokens: 10_000, budget: { dailyUsd: 0.1, spentTodayUsd: 0.02 } }),
+      attempts.fn,
+    );
+    expect(attempts.calls.map((call) => call.model)).toEqual(['qwen2.5:3b', 'beta']);
+    expect(result.answer).toBeUndefined();
+    expect(result.ranking.pruned.map((entry) => entry.reason)).toEqual([
+      'pruned: daily budget $0.10 would be crossed: this attempt may cost up to $0.036 (10000 tokens in, at most 8192 out), $0.07 spent today',
+    ]);
+  });
+});
+
+describe('Router: a ceiling on one answer', () => {
+  const mixed = (): Panel =>
+    parsePanel(
+      {
+        models: [
+          { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+          { slug: 'beta', provider: 'openai', price: { input: 1, output: 4 } },
+        ],
+        routing: { explore: 0 },
+      },
+      'mixed',
+    );
+
+  it('prunes a paid model whose attempt may cost more than one answer may, and keeps local ones', () => {
+    const harness = new RouterHarness(mixed());
+    const ranking = harness.router.rank(request({ contextTokens: 18_000, answerCeilingUsd: 0.05 }));
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+    expect(ranking.pruned.map((entry) => entry.reason)).toEqual([
+      'pruned: answer ceiling $0.05 would be crossed: this attempt may cost up to $0.051 (18000 tokens in, at most 8192 out)',
+    ]);
+  });
+
+  it('keeps a paid model whose attempt fits under the ceiling', () => {
+    const harness = new RouterHarness(mixed());
+    const ranking = harness.router.rank(request({ contextTokens: 1_000, answerCeilingUsd: 0.05 }));
+    expect(ranking.candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b', 'beta']);
+  });
 });
 
 describe('Router: busy-skip by the clock it is given', () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../../../src/core/providers/provider';
 import {
@@ -7,6 +9,7 @@ import {
   inferChecks,
   readRequest,
   routedClass,
+  writesFiles,
 } from '../../../../src/core/session/inferredChecks';
 
 /*
@@ -312,7 +315,7 @@ const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
 describe('inferChecks', () => {
   it('asks for a tool call only when a tool that can change something is offered, and the front end did not say otherwise', () => {
     expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [readTool, editTool] }).toolCall).toBe(
-      'the request asks for a change and a tool that can make it is offered',
+      'the request asks for a change and a tool that writes files is offered',
     );
     expect(inferChecks({ messages: user('Rename getUser to fetchUser'), tools: [readTool] }).toolCall).toBeUndefined();
     expect(
@@ -383,5 +386,62 @@ describe('reading a long request', () => {
   it('leaves a context tag that is never closed as it is, and strips the closed ones', () => {
     const content = '<attachment id="a.ts">Return it as JSON</attachment> <attachment id="b">Fix the bug in b.ts\nReturn the list as JSON.';
     expect(readRequest(user(content)).words).toBe('<attachment id="b">Fix the bug in b.ts\nReturn the list as JSON.');
+  });
+});
+
+/** The tools the Chat view sent with one request in VS Code 1.139, recorded in the test host (test/fixtures/agent/SOURCES.md). */
+function recordedTools(mode: 'ask' | 'agent'): ToolSpec[] {
+  return JSON.parse(readFileSync(join(__dirname, `../../../fixtures/agent/vscode-1.139-${mode}-mode-tools.json`), 'utf8')) as ToolSpec[];
+}
+
+describe('tools that write files', () => {
+  const ask = recordedTools('ask');
+  const agent = recordedTools('agent');
+
+  it("finds none among Ask mode's 19 read-only tools, though their descriptions speak of editing and creating", () => {
+    expect(ask).toHaveLength(19);
+    expect(ask.some((tool) => /edit|creat|chang/i.test(tool.description ?? ''))).toBe(true);
+    expect(ask.filter(writesFiles).map((tool) => tool.name)).toEqual([]);
+  });
+
+  it("finds Agent mode's editing tools among its 39, and nothing that only reads, runs or remembers", () => {
+    expect(agent.filter(writesFiles).map((tool) => tool.name)).toEqual([
+      'create_directory',
+      'create_file',
+      'create_new_jupyter_notebook',
+      'edit_notebook_file',
+      'insert_edit_into_file',
+      'replace_string_in_file',
+      'vscode_renameSymbol',
+    ]);
+  });
+
+  it('takes a tool of another extension by its schema: a file and what goes into it, both required', () => {
+    const writeFile: ToolSpec = {
+      name: 'write_file',
+      description: 'Writes a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    };
+    const search: ToolSpec = {
+      name: 'search_files',
+      description: 'Search before you edit, change or create files.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, pattern: { type: 'string' } }, required: ['path', 'pattern'] },
+    };
+    const notes: ToolSpec = {
+      name: 'notes',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, file_text: { type: 'string' } }, required: ['path'] },
+    };
+    expect([writeFile, search, notes].map(writesFiles)).toEqual([true, false, false]);
+  });
+
+  it('asks no tool call of "write a function" in Ask mode: the answer is code, checked as code', () => {
+    const request = user('Write a TypeScript function formatCents(cents) that formats cents as dollars.');
+    const inAsk = inferChecks({ messages: request, tools: ask });
+    expect(inAsk.toolCall).toBeUndefined();
+    expect(inAsk.code).toBe('the request asks for code to be written or changed');
+    expect(routedClass(undefined, undefined, inAsk)).toBe('edit');
+    expect(inferChecks({ messages: request, tools: agent }).toolCall).toBe(
+      'the request asks for a change and a tool that writes files is offered',
+    );
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDecisionLines } from '../../../../src/core/decisions/decision';
 import { parsePanel } from '../../../../src/core/panel';
@@ -211,6 +213,24 @@ describe('checks inferred from the request: tool calls', () => {
     expect(unknown.escalations).toEqual(['escalated from small to strong: called delete_file, which was not offered (offered: read_file)']);
   });
 
+  it('answers Ask mode\'s "write a function" with code, checked as code, with the 19 tools Ask mode really sends', async () => {
+    const askTools = JSON.parse(
+      readFileSync(join(__dirname, '../../../fixtures/agent/vscode-1.139-ask-mode-tools.json'), 'utf8'),
+    ) as ToolSpec[];
+    const provider = new MockProvider('editor').on(
+      'small',
+      'Here it is:\n```ts\nexport function formatCents(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n```',
+    );
+    const session = await open(provider);
+    const { result, rows } = await chat(session, {
+      messages: user('<userRequest>\nWrite a TypeScript function formatCents(cents) that formats cents as dollars.\n</userRequest>'),
+      tools: askTools,
+    });
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'pass']]);
+    expect(result.checked).toBe('checked: TypeScript syntax');
+    expect(rows.map((row) => [row.class, row.verdict])).toEqual([['edit', 'pass']]);
+  });
+
   it('needs no further tool call once the turn has called one: the summary after the edit stands', async () => {
     const provider = new MockProvider('editor').on('small', 'Done: load is now async.');
     const session = await open(provider);
@@ -226,6 +246,23 @@ describe('checks inferred from the request: tool calls', () => {
     const { result } = await chat(session, { messages, tools: [replaceString], checks: { toolCall: 'required' } });
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['small', 'unverified']]);
     expect(result.answer?.text).toBe('Done: load is now async.');
+  });
+});
+
+describe('what the front end hears before the answer', () => {
+  it('says when the call is routed whether a check may fail an answer given in text, so a front end can hold the text', async () => {
+    const provider = new MockProvider('editor').on('small', 'It is 42.', '{"a": 1}', 'It reads a file.');
+    const session = await open(provider);
+    const heard = async (request: SessionChatRequest): Promise<boolean | undefined> => {
+      const events: SessionEvent[] = [];
+      await session.chat(request, (event) => events.push(event));
+      const routed = events.find((event) => event.type === 'routed');
+      return routed?.type === 'routed' ? routed.textChecked : undefined;
+    };
+    expect(await heard({ messages: user('What is six times seven?') })).toBe(false);
+    expect(await heard({ messages: user('Return a JSON object with a set to 1.') })).toBe(true);
+    // Tools offered but no change asked: only a tool call's arguments are checked, and a text answer cannot fail.
+    expect(await heard({ messages: user('What does loadConfig do?'), tools: [readFile, replaceString] })).toBe(false);
   });
 });
 

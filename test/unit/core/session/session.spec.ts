@@ -8,6 +8,7 @@ import { WorkspaceLedger } from '../../../../src/core/ledger/workspaceLedger';
 import { parsePanel, type Panel } from '../../../../src/core/panel';
 import { PROBE_CACHE_MS } from '../../../../src/core/providers/ollamaAdapter';
 import type { ChatMessage, ChatOptions, ProviderAdapter, StreamPart, ToolSpec } from '../../../../src/core/providers/provider';
+import { OUTPUT_TOKENS_BOUND } from '../../../../src/core/routing/spendLimits';
 import { ContextRefusalError, MAX_ESTIMATED_CALLS, RungSession, type RungSessionOptions } from '../../../../src/core/session/session';
 import type { ProviderFactory, SessionChange, SessionEvent } from '../../../../src/core/session/types';
 import { seededRandom } from '../../../../src/core/random';
@@ -123,6 +124,29 @@ function outline(event: SessionEvent): string {
 function collapsed(events: SessionEvent[]): string[] {
   return events.map(outline).filter((line, index, all) => line !== all[index - 1]);
 }
+
+describe('RungSession: what is named before an attempt', () => {
+  it("says each rung's checks and price as it starts: the schema check, a local model's price as free, an unknown price as null", async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl) });
+    const events: SessionEvent[] = [];
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } }, (event) => events.push(event));
+    const started = events.flatMap((event) => (event.type === 'rung-started' ? [[event.candidate.slug, event.checks, event.price]] : []));
+    expect(started).toEqual([
+      ['qwen2.5:3b', ['JSON schema'], { input: 0, output: 0 }],
+      ['openai/gpt-4o-mini', ['JSON schema'], null],
+    ]);
+  });
+
+  it('names the confidence check only for an answer it would judge: none while no threshold is learned', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), confidenceCheck: 'local' });
+    const events: SessionEvent[] = [];
+    await session.chat({ messages: user('What is the capital of France?') }, (event) => events.push(event));
+    const started = events.flatMap((event) => (event.type === 'rung-started' ? [event.checks] : []));
+    expect(started[0]).toEqual([]);
+  });
+});
 
 describe('RungSession.chat', () => {
   it('escalates an Ollama rung that fails its check to an OpenAI-compatible rung, reporting each event in order', async () => {
@@ -620,6 +644,60 @@ describe('RungSession: a daily budget', () => {
     const session = await open({ panel: twoRungPanel(ollamaUrl, cloudUrl), dailyBudgetUsd: 1 });
     const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
     expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b', 'openai/gpt-4o-mini']);
+  });
+
+  it('sends a paid rung no more output than its attempt was priced at, and no limit to the local one', async () => {
+    const { ollamaUrl, cloudUrl, ollama, cloud } = await providers(prose(), jsonAnswer());
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 1, output: 2 } },
+    ]);
+    const session = await open({ panel, dailyBudgetUsd: 1 });
+    await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    const paid = cloud.requests.find((request) => request.path.endsWith('/chat/completions'));
+    expect((JSON.parse(paid?.body ?? '{}') as Record<string, unknown>).max_tokens).toBe(OUTPUT_TOKENS_BOUND);
+    const local = ollama.requests.find((request) => request.path === '/api/chat');
+    const options = (JSON.parse(local?.body ?? '{}') as { options?: Record<string, unknown> }).options;
+    expect(options?.num_predict).toBeUndefined();
+  });
+
+  it('leaves out a paid rung whose known input and bounded output would take the day past its budget', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const clock = new FixedClock(Date.UTC(2026, 0, 2, 15));
+    mkdirSync(join(dir.path, '.rung'), { recursive: true });
+    const spent = decisionRow({ call: 'a', at: Date.UTC(2026, 0, 2, 9), model: 'openai/gpt-4o-mini', cost: 0.178 });
+    writeFileSync(join(dir.path, '.rung', 'decisions.jsonl'), `${JSON.stringify(spent)}\n`);
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 1, output: 2 } },
+    ]);
+    const session = await open({ panel, clock, dailyBudgetUsd: 0.2 });
+    // About 18,000 tokens of input at 4 characters a token, as an Agent mode request with its tools.
+    const result = await session.chat({ messages: user(`Give me Paris as JSON. ${'context '.repeat(9_000)}`), checks: { schema } });
+    expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
+    expect(result.ranking.pruned.map((entry) => entry.reason)).toEqual([
+      expect.stringMatching(
+        /^pruned: daily budget \$0\.20 would be crossed: this attempt may cost up to \$0\.034 \(18\d{3} tokens in, at most 8192 out\), \$0\.18 spent today$/,
+      ),
+    ]);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  });
+});
+
+describe('RungSession: a ceiling on one answer', () => {
+  it('leaves out a paid rung whose attempt may cost more than one answer may', async () => {
+    const { ollamaUrl, cloudUrl, cloud } = await providers(prose(), jsonAnswer());
+    const panel = twoRungPanel(ollamaUrl, cloudUrl, [
+      { slug: 'qwen2.5:3b', provider: 'ollama', role: 'base' },
+      { slug: 'openai/gpt-4o-mini', provider: 'openrouter', role: 'top', price: { input: 1, output: 2 } },
+    ]);
+    const session = await open({ panel, answerCeilingUsd: 0.01 });
+    const result = await session.chat({ messages: user('Give me Paris as JSON'), checks: { schema } });
+    expect(result.attempts.map((attempt) => attempt.model)).toEqual(['qwen2.5:3b']);
+    expect(result.ranking.pruned.map((entry) => entry.reason)).toEqual([
+      expect.stringMatching(/^pruned: answer ceiling \$0\.01 would be crossed: this attempt may cost up to \$0\.016 /),
+    ]);
+    expect(cloud.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
   });
 });
 

@@ -52,3 +52,21 @@ describe('SpendTally with rows whose cost is not a spend', () => {
     expect(tally.today(DAY)).toBe(1.02);
   });
 });
+
+describe('SpendTally: what tool schemas cost', () => {
+  it("sums each attempt's tool schema cost, never more than the attempt cost, from the file and from memory alike", () => {
+    const tools = (cost: number | null) => ({ sent: 39, tokens: 13_345, input: 16_377, cost, dropped: [] });
+    const rows = [
+      decisionRow({ call: 'agent', at: DAY + 1, cost: 0.04, tools: tools(0.033) }),
+      decisionRow({ call: 'priced-over', at: DAY + 2, cost: 0.01, tools: tools(0.02) }),
+      decisionRow({ call: 'unknown', at: DAY + 3, cost: 0.01, tools: tools(null) }),
+      decisionRow({ call: 'plain', at: DAY + 4, cost: 0.005 }),
+    ];
+    const path = join(dir.path, 'decisions.jsonl');
+    writeFileSync(path, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const [fromFile] = new SpendTally({ path }).from(DAY);
+    expect(fromFile?.toolsCost).toBeCloseTo(0.043);
+    const [fromMemory] = new SpendTally({ rows }).from(DAY);
+    expect(fromMemory?.toolsCost).toBeCloseTo(0.043);
+  });
+});

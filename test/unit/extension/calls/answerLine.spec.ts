@@ -138,7 +138,7 @@ describe('the words about a finished call', () => {
     );
     const footer = answerLine(summarizeAnswer({ ...failed, ranking: { ...failed.ranking, pruned } }));
     expect(footer).toContain(
-      '. Left out of this call: openai/gpt-4o-mini (pruned: provider openrouter unavailable: openrouter: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (',
+      '. Left out of this call: openai/gpt-4o-mini (openrouter cannot answer now: no API key (run "Rung: Set Provider Key" for openrouter)); openai/gpt-4o (',
     );
     expect(footer).toMatch(/anthropic\/claude-sonnet-4 \([^;]*\); and 2 more\.$/);
     expect(footer).not.toContain('gemini');
@@ -197,6 +197,19 @@ describe('the words about a finished call', () => {
     // A checked answer, or one with nothing above it, offers no climb.
     expect(answerFooter(checked, { retryClimbs: true })).not.toContain('Retry');
     expect(answerFooter({ ...unchecked, stronger: false }, { retryClimbs: true })).not.toContain('Retry');
+  });
+
+  it("says the session's cost beside the answer's once earlier answers cost something, and the line still comes off", () => {
+    const first = summarizeAnswer(climbed, { sessionCost: climbed.cost }) as AnsweredSummary;
+    expect(answerFooter(first)).toBe(
+      'Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004',
+    );
+    const later = summarizeAnswer(climbed, { sessionCost: 0.041 }) as AnsweredSummary;
+    const footer = answerFooter(later, { retryClimbs: true });
+    expect(footer).toBe(
+      'Rung · openai/gpt-4o-mini · 2nd try, after qwen3:14b failed its check · checked: JSON schema · $0.0004 · session $0.041',
+    );
+    expect(withoutFooter(`The answer is 42.\n\n${footer}`)).toBe('The answer is 42.');
   });
 
   it('says after a climb which try answered and how each model before it ended, not its place in a ladder of one', () => {

@@ -24,6 +24,7 @@ import {
 import { FixedClock } from '../../support/FixedClock';
 import { toolsSent } from '../../../../src/core/providers/tokens';
 import { PlainError } from '../../../../src/extension/calls/plainErrors';
+import { answerFooter } from '../../../../src/extension/calls/answerLine';
 
 /** The pin, the avoid and the calls recorded, as the extension's state keeps them. */
 class MemoryState implements CallState {
@@ -101,6 +102,8 @@ class ScriptedSession implements ChatSession {
   toolCalls: ToolCall[] = [];
   /** When set, the call waits for its signal to abort and ends stopped. */
   waitForStop = false;
+  /** USD each answer costs. */
+  cost = 0;
   private calls = 0;
 
   async chat(request: SessionChatRequest, onEvent?: (event: SessionEvent) => void): Promise<SessionChatResult> {
@@ -135,7 +138,7 @@ class ScriptedSession implements ChatSession {
       rung: Math.max(0, opener),
       verdict: { kind: 'unverified' as const, reason: 'no verifier configured' },
       resolvedModel: model,
-      cost: 0,
+      cost: this.cost,
       latencyMs: 1,
       explore: false,
       checks: [],
@@ -150,7 +153,7 @@ class ScriptedSession implements ChatSession {
       ranking,
       stopped: false,
       interrupted: false,
-      cost: 0,
+      cost: this.cost,
       checks: [],
       checked: 'unchecked',
       ...(tools ? { tools: { ...tools, cost: 0.0123 } } : {}),
@@ -187,6 +190,19 @@ function setUp(state = new MemoryState()) {
   const calls = new FeatureCalls({ state, log, clock });
   return { calls, state, log, clock, session: new ScriptedSession() };
 }
+
+describe("the session's cost", () => {
+  it("adds every feature's calls in the window, and the short line says it once there is more to it than the answer", async () => {
+    const { calls, session } = setUp();
+    session.cost = 0.01;
+    const first = await calls.prepare({ feature: '@rung', messages: hello }).run(session);
+    expect(first.summary.sessionCost).toBeCloseTo(0.01);
+    expect(first.line).not.toContain('session');
+    const second = await calls.prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'again' }] }).run(session);
+    expect(second.summary.sessionCost).toBeCloseTo(0.02);
+    expect(second.line).toMatch(/ · \$0\.01 · session \$0\.02$/);
+  });
+});
 
 describe('a feature call', () => {
   describe('from Rung Auto in the model picker', () => {
@@ -357,6 +373,54 @@ describe('a feature call', () => {
       expect(session.settled.map((entry) => entry.callId)).toEqual(['c1']);
     });
 
+    it('climbs past the model a follow-up says was wrong, as the same request again does, and the line says why', async () => {
+      const { calls, session, log } = setUp();
+      const first = await calls
+        .prepare({ feature: 'Rung Auto', messages: [{ role: 'user', content: 'What is six times seven?' }], climbWhenAskedAgain: true })
+        .run(session);
+      const conversation: ChatMessage[] = [
+        { role: 'user', content: 'What is six times seven?' },
+        {
+          role: 'assistant',
+          content: `${first.result.answer?.text ?? ''}\n\n${first.summary.kind === 'answered' ? answerFooter(first.summary) : ''}`,
+        },
+        { role: 'user', content: "<userRequest>\nThat's wrong.\n</userRequest>" },
+      ];
+      const wrong = calls.prepare({ feature: 'Rung Auto', messages: conversation, climbWhenAskedAgain: true });
+      expect(wrong.climb).toEqual({ above: 'small', because: 'said-wrong' });
+      expect(wrong.request.above).toBe('small');
+      const corrected = await wrong.run(session);
+      expect(corrected.result.answer?.model).toBe('cloud');
+      expect(corrected.summary.kind === 'answered' && answerFooter(corrected.summary)).toBe(
+        'Rung · cloud · asked again after you said small was wrong · unchecked · $0',
+      );
+      expect(corrected.line).toContain("You said small's answer was wrong, so it was asked again above it");
+      expect(log.lines.at(-1)).toMatch(/; the user said small's answer \(c1\) was wrong: climbing past it$/);
+      // The top of the ladder said to be wrong is settled as failed, and asked again where it is.
+      const top: ChatMessage[] = [
+        ...conversation,
+        { role: 'assistant', content: corrected.result.answer?.text ?? '' },
+        { role: 'user', content: '<userRequest>\nStill wrong.\n</userRequest>' },
+      ];
+      const again = calls.prepare({ feature: 'Rung Auto', messages: top, climbWhenAskedAgain: true });
+      expect(again.feedback?.callId).toBe('c2');
+      expect(again.climb).toBeUndefined();
+    });
+
+    it('keeps a picked model where it is when a follow-up says its answer was wrong, and only settles the answer', async () => {
+      const { calls, session } = setUp();
+      const ask = (messages: ChatMessage[]) =>
+        calls.prepare({ feature: 'Rung: small', messages, picked: 'small', climbWhenAskedAgain: true });
+      const first = await ask([{ role: 'user', content: 'What is six times seven?' }]).run(session);
+      const wrong = ask([
+        { role: 'user', content: 'What is six times seven?' },
+        { role: 'assistant', content: first.result.answer?.text ?? '' },
+        { role: 'user', content: "That's wrong." },
+      ]);
+      expect(wrong.feedback?.callId).toBe('c1');
+      expect(wrong.climb).toBeUndefined();
+    });
+
     it('climbs for a check of an unchecked answer without settling anything, and says so in the log', async () => {
       const { calls, session, log } = setUp();
       const call = calls.prepare({ feature: '@rung', messages: hello, above: 'small', aboveBecause: 'check' });
@@ -365,6 +429,26 @@ describe('a feature call', () => {
       expect(session.requests[0]?.above).toBe('small');
       expect(session.settled).toEqual([]);
       expect(log.lines.at(-1)).toMatch(/; a check of an unchecked answer, above small$/);
+    });
+  });
+
+  describe("an agent's turn of several calls", () => {
+    it('hands the step that ends the turn every step so far, and a lone call none', async () => {
+      const { calls, session } = setUp();
+      const asked: ChatMessage[] = [{ role: 'user', content: '<userRequest>\nMake the greeting say welcome\n</userRequest>' }];
+      const first = await calls
+        .prepare({ feature: 'Rung Auto', messages: asked, tools: [editTool], climbWhenAskedAgain: true })
+        .run(session);
+      expect(first.turn).toBeUndefined();
+      const acted: ChatMessage[] = [
+        ...asked,
+        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'edit_file', arguments: '{"path": "a.ts"}' }] },
+        { role: 'tool', toolCallId: 't1', content: 'edited' },
+      ];
+      const last = await calls
+        .prepare({ feature: 'Rung Auto', messages: acted, tools: [editTool], climbWhenAskedAgain: true })
+        .run(session);
+      expect(last.turn?.steps.map((step) => step.callId)).toEqual(['c1', 'c2']);
     });
   });
 

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   AnswersGiven,
   EDIT_WATCH_MS,
+  editTakenBackNotice,
   EditWatch,
   FEEDBACK_VERDICTS,
   FEEDBACK_WEIGHT,
+  inlineEditNotice,
   saysWrong,
 } from '../../../../src/extension/calls/feedback';
 
@@ -48,18 +50,22 @@ describe('a follow-up that says the answer was wrong', () => {
 describe('the answers Rung gave', () => {
   it("are found from the turn the editor sends back: with failed rungs' text before it and the closing line after", () => {
     const given = new AnswersGiven();
-    given.remember({ callId: 'c1', model: 'tiny' }, 'Six times seven is 42.');
-    given.remember({ callId: 'c2', model: 'strong' }, '{"steps": ["read", "write"]}');
+    given.remember({ callId: 'c1', model: 'tiny', stronger: true }, 'Six times seven is 42.');
+    given.remember({ callId: 'c2', model: 'strong', stronger: false }, '{"steps": ["read", "write"]}');
     const shown =
       'Sure! Here is a plan.\n\n---\n*Rung: tiny failed its check (no JSON); strong answers instead.*\n\n{"steps": ["read", "write"]}\n\nRung · strong · rung 2 of 2 · checked: JSON · $0.0002';
-    expect(given.find(shown)).toEqual({ callId: 'c2', model: 'strong' });
-    expect(given.find('Six times seven is 42.\n\nRung · tiny · rung 1 of 2 · unchecked · $0')).toEqual({ callId: 'c1', model: 'tiny' });
+    expect(given.find(shown)).toEqual({ callId: 'c2', model: 'strong', stronger: false });
+    expect(given.find('Six times seven is 42.\n\nRung · tiny · rung 1 of 2 · unchecked · $0')).toEqual({
+      callId: 'c1',
+      model: 'tiny',
+      stronger: true,
+    });
     expect(given.find('Some other answer entirely.')).toBeUndefined();
   });
 
   it('are not matched on a few characters, which many answers end with', () => {
     const given = new AnswersGiven();
-    given.remember({ callId: 'c1', model: 'tiny' }, 'Done.');
+    given.remember({ callId: 'c1', model: 'tiny', stronger: true }, 'Done.');
     expect(given.find('All of it is Done.')).toBeUndefined();
   });
 });
@@ -91,5 +97,16 @@ describe('an inline edit taken back', () => {
     watch.changed('file:///a.ts', 'after');
     watch.watch('file:///a.ts', 'c3', 'after');
     expect(watch.changed('file:///a.ts', 'before')).toBeUndefined();
+  });
+});
+
+describe('what inline chat says of an edit', () => {
+  it('says the short line and what Undo counts as once the edit is in, and what it counted as once taken back', () => {
+    expect(inlineEditNotice('Rung · strong · 2nd try, after tiny failed its check · checked: tool call · $0.0005', 'strong')).toBe(
+      "Rung · strong · 2nd try, after tiny failed its check · checked: tool call · $0.0005. Undo counts as a failed answer for strong, at half a check's weight.",
+    );
+    expect(editTakenBackNotice('strong', 'greeting.ts')).toBe(
+      "Rung: strong's edit to greeting.ts was taken back; it counts as a failed answer for strong, at half a check's weight.",
+    );
   });
 });

@@ -70,6 +70,40 @@ describe('the error Rung Auto hands the editor', () => {
   });
 });
 
+describe('a call a spending limit kept from climbing', () => {
+  const failed = {
+    model: 'tiny-coder:1b',
+    verdict: { kind: 'fail' as const, reason: 'JSON: Unexpected token S in JSON at position 0' },
+  };
+
+  it("names the local answer that failed and why, and what the paid model's attempt may have cost against the budget", () => {
+    const crossing = {
+      model: 'test/strong-model',
+      reason:
+        'pruned: daily budget $0.20 would be crossed: this attempt may cost up to $0.051 (18000 tokens in, at most 8192 out), $0.18 spent today',
+    };
+    expect(noAnswerText(failed, [crossing])).toBe(
+      "Rung got no answer: tiny-coder:1b's answer failed its check (JSON: Unexpected token S in JSON at position 0). test/strong-model was not asked: it may cost up to $0.051 (18,000 tokens in, up to 8,192 out), which would take today's $0.18 past the budget of $0.20. Local models still answer; raise rung.dailyBudget to let it.",
+    );
+  });
+
+  it('names the ceiling on one answer and its setting', () => {
+    const ceiling = {
+      model: 'test/strong-model',
+      reason: 'pruned: answer ceiling $0.05 would be crossed: this attempt may cost up to $0.051 (18000 tokens in, at most 8192 out)',
+    };
+    expect(noAnswerText(failed, [ceiling])).toBe(
+      "Rung got no answer: tiny-coder:1b's answer failed its check (JSON: Unexpected token S in JSON at position 0). test/strong-model was not asked: it may cost up to $0.051 (18,000 tokens in, up to 8,192 out), more than the $0.05 one answer may cost. Local models still answer; raise rung.maxAnswerCost to let it.",
+    );
+  });
+
+  it('still says the day is spent when it is, after the failed answer', () => {
+    expect(noAnswerText(failed, [BUDGET])).toMatch(
+      /^Rung got no answer: tiny-coder:1b's answer failed its check \(JSON: .*\)\. Today's budget of \$1\.00 is spent/,
+    );
+  });
+});
+
 describe('a call no model answered', () => {
   it("names a strong model's refused connection from its last attempt", () => {
     const last = {

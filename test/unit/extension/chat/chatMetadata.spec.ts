@@ -30,6 +30,13 @@ describe('chat metadata', () => {
     });
   });
 
+  it("reads back where an /edit's answer goes, so a retry checks it in its file, and drops a target of another shape", () => {
+    const edit = { uri: 'file:///w/a.ts', digest: 'abc', start: 0, end: 10, languageId: 'typescript' };
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit })?.edit).toEqual(edit);
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit: { ...edit, end: -1 } })).not.toHaveProperty('edit');
+    expect(readMetadata({ callId: 'c1', classKey: 'edit', prompt: 'p', edit: 'a.ts' })).not.toHaveProperty('edit');
+  });
+
   it('turns thumbs up into a pass and thumbs down into a fail, saying it was the user', () => {
     expect(feedbackVerdict(true)).toEqual({ kind: 'pass', reason: 'the user marked the answer helpful' });
     expect(feedbackVerdict(false)).toEqual({ kind: 'fail', reason: 'the user marked the answer unhelpful' });
@@ -40,9 +47,9 @@ describe('chat metadata', () => {
 describe('what is offered under an @rung answer', () => {
   const answered = { callId: 'c1', classKey: 'chat', model: 'tiny', prompt: 'p', answer: 'a', stronger: true };
 
-  it('offers "Check with a stronger model" for an unchecked answer, beside the graded retry', () => {
+  it("offers a stronger model's verdict for an unchecked answer, beside the graded retry", () => {
     expect(followupsFor({ ...answered, checked: false })).toEqual([
-      { command: 'check', label: 'Check with a stronger model' },
+      { command: 'check', label: 'Have a stronger model judge this answer' },
       { command: 'retry', label: 'Retry with a stronger model than tiny' },
     ]);
   });
@@ -52,6 +59,15 @@ describe('what is offered under an @rung answer', () => {
     expect(followupsFor({ ...answered, checked: false, stronger: false })).toEqual([]);
     expect(followupsFor({ ...answered, model: undefined })).toEqual([]);
     expect(followupsFor(undefined)).toEqual([]);
+  });
+
+  it("offers the stronger model's own answer only after a verdict of wrong", () => {
+    expect(followupsFor({ ...answered, checked: true, judged: 'wrong' })).toEqual([
+      { command: 'retry', label: 'Ask a model stronger than tiny for its answer' },
+    ]);
+    expect(followupsFor({ ...answered, checked: true, judged: 'right' })).toEqual([]);
+    expect(readMetadata({ ...answered, judged: 'wrong' })?.judged).toBe('wrong');
+    expect(readMetadata({ ...answered, judged: 'maybe' })).not.toHaveProperty('judged');
   });
 
   it('reads back whether the answer was checked and the system message it was sent with', () => {

@@ -7,9 +7,12 @@ import {
   EDIT_WHOLE_FILE_CHARS,
   extractEdit,
   fenceTag,
+  readChatEditProposal,
+  replacementFor,
   SELECTION_MARKER,
   SplicedSyntaxVerifier,
   spliceText,
+  textDigest,
 } from '../../../../src/extension/edit/editPrompt';
 
 const answer = (text: string) => ({ text, toolCalls: [], model: 'qwen3:14b' });
@@ -127,6 +130,14 @@ describe('edit prompt', () => {
     expect(extractEdit('const y = 1;', 'typescript')).toBeUndefined();
   });
 
+  it("keeps the line break the replaced text ended with, which a block's code is read without", () => {
+    const text = 'const a = 1;\nconst b = 2;\n';
+    expect(replacementFor(text, 0, text.length, 'const a = 3;\nconst b = 2;')).toBe('const a = 3;\nconst b = 2;\n');
+    expect(replacementFor(text, 0, 13, 'const a = 3;')).toBe('const a = 3;\n');
+    expect(replacementFor(text, 0, 12, 'const a = 3;')).toBe('const a = 3;');
+    expect(replacementFor(text, 0, 13, 'const a = 3;\n')).toBe('const a = 3;\n');
+  });
+
   it('splices the replacement into the document', () => {
     expect(spliceText('a\nbb\nc', 2, 4, 'XX')).toBe('a\nXX\nc');
   });
@@ -144,6 +155,8 @@ describe('@rung /edit', () => {
     expect(edit).toEqual({
       messages: editMessages({ instruction: 'add types', documentText, start: 0, end, languageId: 'typescript', fileName: 'math.ts' }),
       sent: 'selection',
+      start: 0,
+      end,
     });
     const user = 'messages' in edit ? edit.messages.at(-1)?.content : '';
     expect(user).toContain('```ts\nexport function add(a, b) {\n  return a + b;\n}\n\n```');
@@ -155,7 +168,7 @@ describe('@rung /edit', () => {
       instruction: 'add types',
       editor: { documentText, start: 12, end: 12, languageId: 'typescript', fileName: 'math.ts' },
     });
-    expect(edit).toMatchObject({ sent: 'file' });
+    expect(edit).toMatchObject({ sent: 'file', start: 0, end: documentText.length });
     expect('messages' in edit ? edit.messages.at(-1)?.content : '').toContain(
       `The code to replace, from math.ts (lines 1–5):\n\`\`\`ts\n${documentText}\n\`\`\``,
     );
@@ -227,8 +240,45 @@ describe('SplicedSyntaxVerifier', () => {
     expect(await alsoAlone.verifier.verify(edited)).toMatchObject({ verdict: 'pass' });
   });
 
-  it('judges nothing in a language the syntax check does not know', async () => {
+  it('judges nothing in a language the syntax check does not know, but fails an answer there with no code', async () => {
     const verifier = new SplicedSyntaxVerifier({ documentText: 'x = 1\n', start: 0, end: 5, languageId: 'python' });
     expect((await verifier.verify(answer('```python\nx = (\n```'))).verdict).toBe('unverified');
+    expect((await verifier.verify(answer('Set x to 2.'))).verdict).toBe('fail');
+  });
+
+  it("fails a whole file answered less its last brace, which the session's check on the block alone took for a quote", async () => {
+    const file = 'export function greeting(name: string): string {\n  return `Hello, ${name}!`;\n}\n';
+    const broken = answer(`\`\`\`ts\n${file.slice(0, file.lastIndexOf('}'))}\`\`\`\n`);
+    const spliced = new SplicedSyntaxVerifier({ documentText: file, start: 0, end: file.length, languageId: 'typescript' });
+    expect((await spliced.verify(broken)).verdict).toBe('fail');
+    const request = { messages: [{ role: 'user' as const, content: `Instruction: add a comment\n\n\`\`\`ts\n${file}\`\`\`` }] };
+    const alone = callVerification('edit/typescript', undefined, {}, [], request);
+    expect((await alone.verifier.verify(broken)).verdict).not.toBe('fail');
+  });
+});
+
+describe("@rung /edit's diff button", () => {
+  const proposal = {
+    callId: 'c1',
+    model: 'strong',
+    classKey: 'edit/typescript',
+    uri: 'file:///w/a.ts',
+    digest: textDigest('const a = 1;\n'),
+    start: 0,
+    end: 12,
+    replacement: 'const a = 2;',
+    footer: "Rung · strong · rung 1 of 1 · checked: the file's syntax with the edit · $0.0002",
+  };
+
+  it('reads back the proposal it carries, and nothing that is not one', () => {
+    expect(readChatEditProposal(JSON.parse(JSON.stringify(proposal)))).toEqual(proposal);
+    expect(readChatEditProposal({ ...proposal, end: -1 })).toBeUndefined();
+    expect(readChatEditProposal({ ...proposal, replacement: 3 })).toBeUndefined();
+    expect(readChatEditProposal('c1')).toBeUndefined();
+  });
+
+  it('tells a changed file by its digest', () => {
+    expect(textDigest('const a = 1;\n')).toBe(proposal.digest);
+    expect(textDigest('const a = 1;\n\n')).not.toBe(proposal.digest);
   });
 });

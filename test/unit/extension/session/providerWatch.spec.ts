@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ATTENTIVE_RETRY_MS,
   FIRST_RETRY_MS,
   MAX_RETRY_MS,
   PROBE_EVERY_MS,
@@ -54,9 +55,42 @@ class WaitingHost implements WatchedHost {
 
 describe('the wait between tries to open', () => {
   it('doubles from 2 s and stops growing at a minute', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 20].map(retryDelayMs)).toEqual([2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 20].map((failures) => retryDelayMs(failures))).toEqual([
+      2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
+    ]);
     expect(retryDelayMs(0)).toBe(FIRST_RETRY_MS);
     expect(retryDelayMs(50)).toBe(MAX_RETRY_MS);
+  });
+});
+
+describe('the wait between tries while the user is at the window', () => {
+  it('stops growing at a few seconds', () => {
+    expect([0, 1, 2, 10].map((failures) => retryDelayMs(failures, true))).toEqual([2_000, 4_000, 4_000, 4_000]);
+    expect(ATTENTIVE_RETRY_MS).toBe(4_000);
+  });
+
+  it('tries every few seconds while the window has the focus, backs off without it, and tries at once when the user comes back', async () => {
+    const timers = new ManualTimers();
+    const host = new WaitingHost();
+    let focused = true;
+    const watch = new ProviderWatch({ host, timers, retryWhen: (error) => error instanceof NotSetUp, attentive: () => focused });
+    watch.start();
+    const waits: number[] = [];
+    for (let look = 0; look < 4; look++) {
+      waits.push(...timers.waits);
+      await timers.fire();
+    }
+    expect(waits).toEqual([2_000, 4_000, 4_000, 4_000]);
+    focused = false;
+    await timers.fire();
+    await timers.fire();
+    expect(timers.waits).toEqual([retryDelayMs(6)]);
+    const opens = host.opens;
+    focused = true;
+    watch.attend();
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+    expect(host.opens).toBe(opens + 1);
+    expect(timers.waits).toEqual([ATTENTIVE_RETRY_MS]);
   });
 });
 

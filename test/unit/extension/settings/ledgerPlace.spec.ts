@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledgerPathFor, type LedgerPlace } from '../../../../src/extension/settings/ledgerPlace';
+import { ledgerPathFor, severalFoldersNote, type LedgerPlace } from '../../../../src/extension/settings/ledgerPlace';
 
 const place = (overrides: Partial<LedgerPlace>): LedgerPlace => ({
   setting: null,
@@ -38,5 +38,19 @@ describe('ledgerPathFor', () => {
     expect(ledgerPathFor(place({ folder: undefined, workspaceStorage: undefined, setting: 'x.sqlite' }))).toBe(
       join('/home/u/.vscode/globalStorage/rung.rung', 'x.sqlite'),
     );
+  });
+});
+
+describe('a workspace of several folders', () => {
+  it("says the first folder's .rung serves them all, naming the others", () => {
+    expect(severalFoldersNote([{ name: 'api' }, { name: 'web' }])).toBe(
+      "this workspace has 2 folders, and Rung keeps one panel and one ledger for all of them: the first folder's, in api/.rung/. Requests from web are routed by that panel and recorded in that ledger; a panel file in it is not read.",
+    );
+    expect(severalFoldersNote([{ name: 'api' }, { name: 'web' }, { name: 'docs' }])).toMatch(/Requests from web and docs are routed/);
+  });
+
+  it('says nothing for one folder or none', () => {
+    expect(severalFoldersNote([{ name: 'api' }])).toBeUndefined();
+    expect(severalFoldersNote([])).toBeUndefined();
   });
 });

@@ -264,6 +264,7 @@ describe('userSettingsOnly', () => {
     {
       maxOutputPrice: 1000,
       dailyBudget: 100_000,
+      maxAnswerCost: 100_000,
       'routing.attemptTimeoutSeconds': 86_400,
       'routing.explorePaid': true,
       // A wait worth far past any wage sends every call to the fastest model, paid or not.
@@ -276,6 +277,7 @@ describe('userSettingsOnly', () => {
   it("reads the budget, the price cap, routing and diversity from the user's settings only in an untrusted workspace", () => {
     const untrusted = userSettingsOnly(config, false);
     expect(untrusted.get<number | null>('dailyBudget', null)).toBeNull();
+    expect(untrusted.get<number | null>('maxAnswerCost', null)).toBeNull();
     expect(readOverrides(untrusted)).toEqual({
       explore: null,
       explorePaid: null,
@@ -293,6 +295,7 @@ describe('userSettingsOnly', () => {
   it("reads the workspace's values in a trusted workspace", () => {
     const trusted = userSettingsOnly(config, true);
     expect(trusted.get('dailyBudget', null)).toBe(100_000);
+    expect(trusted.get('maxAnswerCost', null)).toBe(100_000);
     expect(readOverrides(trusted).maxOutputPrice).toBe(1000);
   });
 
