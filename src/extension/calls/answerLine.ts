@@ -81,7 +81,10 @@ export interface StoppedSummary extends SummaryBase {
  * A finished call as a summary; `above` is the model the call climbed past, when it did, and
  * `saidWrong` that it did because the user said that model's answer was wrong.
  */
-export function summarizeAnswer(result: SessionChatResult, options: { above?: string; saidWrong?: boolean; sessionCost?: number } = {}): AnswerSummary {
+export function summarizeAnswer(
+  result: SessionChatResult,
+  options: { above?: string; saidWrong?: boolean; sessionCost?: number } = {},
+): AnswerSummary {
   const base: SummaryBase = {
     callId: result.callId,
     classKey: result.classKey,

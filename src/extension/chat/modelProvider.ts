@@ -246,7 +246,8 @@ async function answerRequest(
           ? askingLine({ model: event.candidate.slug, local: event.candidate.local, price: event.price, checks: event.checks })
           : undefined;
         if (asking !== undefined) askedAs.set(event.candidate.slug, asking);
-        if (held) fold?.(`${asking ?? `Asking ${event.candidate.slug}`} (rung ${event.attempt + 1}); its answer is shown once its check passes.`);
+        if (held)
+          fold?.(`${asking ?? `Asking ${event.candidate.slug}`} (rung ${event.attempt + 1}); its answer is shown once its check passes.`);
         return;
       case 'part':
         if (event.part.type !== 'text-delta' || !event.part.text) return;
