@@ -14,8 +14,8 @@ import { readPanelFileBytes } from '../core/panelFileText';
  * @remarks
  * One convention for every subcommand, so a script can tell the user's mistake from a failure:
  * {@link EXIT_USAGE} when the command line or a file it names cannot be used as given, {@link EXIT_FAILED}
- * when something went wrong while running, {@link EXIT_STOPPED} when the user pressed Ctrl-C. The README's
- * `rung` section carries the same table.
+ * when something went wrong while running, {@link EXIT_STOPPED} when the user pressed Ctrl-C. docs/cli.md
+ * carries the same table.
  */
 export const EXIT_OK = 0;
 /** A failure at run time: no answer stands, a provider or the disk refused, the ledger could not be read. */

@@ -4,7 +4,7 @@
  *
  * @remarks
  * Every subcommand answers `--help` and `-h` here, from the flags it declares (see usage.ts), and every
- * failure it throws is turned into one exit code by one rule (see io.ts and the README's table).
+ * failure it throws is turned into one exit code by one rule (see io.ts and the table in docs/cli.md).
  */
 import { printableLines } from '../core/terminalText';
 import { constants } from 'node:os';

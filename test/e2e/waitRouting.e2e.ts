@@ -30,7 +30,7 @@ const TIMEOUT_MS = 120_000;
 const SMALL_MODEL_MS = 1500;
 /** The morning's edits before the window opens: the small model reaches the gate of 8 graded answers. */
 const MORNING_EDITS = 8;
-/** The panel's exploration rate, as the README states the default. */
+/** The panel's exploration rate, as docs/panel-file.md states the default. */
 const EXPLORE_RATE = 0.05;
 const KEY = 'test-key-0123456789abcdef';
 const GREETING_LINE = 'return `Hello, ${name}!`;';

@@ -184,7 +184,7 @@ export function appendToFile(path: string, data: Uint8Array): void {
  * A `.rung` folder gets a `.gitignore` ({@link RUNG_GITIGNORE}) when this call makes it, and, with
  * `beforeWrite` (the caller is about to write a file there), whenever it has none: created with `O_EXCL`,
  * so one the user has (even an empty one) is never replaced. Only a folder Rung made used to get one, and
- * the README tells a user to write `.rung/panel.json` first: their `.rung/` was already there, and the
+ * the docs tell a user to write `.rung/panel.json` first: their `.rung/` was already there, and the
  * ledger and decision log showed in `git status` for anyone to commit. A caller that only checks the
  * folder before refusing a file in it leaves `beforeWrite` off, so a refusal writes nothing.
  */

@@ -23,7 +23,7 @@ import { withoutFooter } from './answerLine';
  * check that said the opposite. It still counts as one graded answer towards the gate of 8, so a
  * model is not measured on these alone any sooner than on checks — the gate counts answers, and the
  * weight keeps their share of the rating's movement down. Not tuned on data: no recorded outcome says
- * how often a Retry meant "wrong"; the README says which signals count and at what weight.
+ * how often a Retry meant "wrong"; docs/vscode.md says which signals count and at what weight.
  */
 export const FEEDBACK_WEIGHT = 0.5;
 

@@ -23,7 +23,7 @@ import type { VerdictWithReason } from '../../core/session/types';
  * than a check, because a judge is a model and can be wrong: strong models judging answers agree with
  * human graders about as often as two humans agree with each other, about four times in five in the
  * published comparisons, not always. Not tuned on data: no recorded outcome here says how often a
- * judge on this panel is right. The README states it.
+ * judge on this panel is right. docs/vscode.md states it.
  */
 export const JUDGE_WEIGHT = 0.75;
 

@@ -1,10 +1,10 @@
 /**
- * The README's table of `rung` commands against the flags each command declares.
+ * The table of `rung` commands in docs/cli.md against the flags each command declares.
  *
  * @remarks
  * The table is written by hand and the flags by code, and they had drifted: `--share-decisions` was
  * parsed by `rung chat` and `rung replay` and missing from both rows. The flags are declared once
- * (usage.ts), so the README row is what this keeps honest.
+ * (usage.ts), so the documented row is what this keeps honest.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,23 +16,23 @@ import { RANK_COMMAND } from '../../../src/cli/rankCommand';
 import { REPLAY_COMMAND } from '../../../src/cli/replayCommand';
 import type { CommandUsage } from '../../../src/cli/usage';
 
-const README = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+const CLI_DOC = readFileSync(join(__dirname, '../../../docs/cli.md'), 'utf8');
 
-/** The README table row whose first cell opens with `` `rung NAME``. */
+/** The docs/cli.md table row whose first cell opens with `` `rung NAME``. */
 function row(name: string): string {
-  const found = README.split('\n').find((line) => line.startsWith(`| \`rung ${name} `));
-  if (found === undefined) throw new Error(`the README has no row for rung ${name}`);
+  const found = CLI_DOC.split('\n').find((line) => line.startsWith(`| \`rung ${name} `));
+  if (found === undefined) throw new Error(`docs/cli.md has no row for rung ${name}`);
   return found;
 }
 
-/** Every `--flag` a piece of README text names. */
+/** Every `--flag` a piece of the table names. */
 function flagsIn(text: string): Set<string> {
   return new Set([...text.matchAll(/--([a-z][a-z-]*)/g)].map((match) => match[1] as string));
 }
 
 const declared = (usage: CommandUsage): Set<string> => new Set(Object.keys(usage.flags));
 
-describe('the README table of rung commands', () => {
+describe('the table of rung commands in docs/cli.md', () => {
   it.each([
     ['replay', REPLAY_COMMAND],
     ['rank', RANK_COMMAND],
