@@ -77,7 +77,11 @@ async function main(): Promise<void> {
   if (plan.worlds) {
     const dir = mkdtempSync(join(tmpdir(), 'rung-worlds-'));
     try {
-      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) lines.push(await measureWorld(world, dir, tradeoff, verifier, plan.spend));
+      for (const world of WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name))) {
+        lines.push(await measureWorld(world, dir, tradeoff, verifier, plan.spend, false));
+        // A world whose prompts have text is measured again reading it, as a panel with routing.promptSignal does.
+        if (world.choices || world.text) lines.push(await measureWorld(world, dir, tradeoff, verifier, plan.spend, true));
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -209,7 +213,7 @@ async function measureRecorded(path: string, tradeoff: Tradeoff, verifier: Repla
   return lines;
 }
 
-async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verifier: ReplayVerifier, spend: boolean): Promise<Line> {
+async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verifier: ReplayVerifier, spend: boolean, withText: boolean): Promise<Line> {
   const runs: ReplaySummary[] = [];
   const spends: NonNullable<Line['spend']> = [];
   const hindsight: number[] = [];
@@ -221,7 +225,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
     writeFileSync(file, generateWorld(world, seed).map((row) => JSON.stringify(row)).join('\n') + '\n');
     const { rows, models } = parseOutcomes(readFileSync(file, 'utf8'), file);
     // A world whose classes are choices says so in its prompts' text, written and read back like the outcomes.
-    const text = worldPrompts(world, rows);
+    const text = withText ? worldPrompts(world, rows) : undefined;
     let prompts: ReadonlyMap<string, PromptText> | undefined;
     if (text) {
       const promptsFile = join(dir, `${world.name}-${seed}.prompts.jsonl`);
@@ -240,7 +244,7 @@ async function measureWorld(world: World, dir: string, tradeoff: Tradeoff, verif
       detection.push(callsToStopOpening(rows, sink.rows, drifting.slug, cls, Math.ceil(drifting.drift.from * rows.length)));
     }
   }
-  return { ...summarise(world.name, runs), hindsight: mean(hindsight), ...(front ? { front } : {}), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
+  return { ...summarise(withText ? `${world.name}, with prompt text` : world.name, runs), hindsight: mean(hindsight), ...(front ? { front } : {}), ...(detection.length ? { detection } : {}), ...(spend ? { spend: spends } : {}) };
 }
 
 async function measure(name: string, rows: OutcomeRow[], models: string[], tradeoff: Tradeoff, verifier: ReplayVerifier, prompts?: ReadonlyMap<string, PromptText>): Promise<Line> {
@@ -281,7 +285,8 @@ function writePlots(lines: readonly Line[], dir: string): void {
     { file: 'quality-9-model-test', title: '9-model test split (4,048 prompts), seeds 1–5, perfect check', lines: ['9-model test', '9-model test, with prompt text'] },
     { file: 'quality-9-model-train', title: '9-model train split (1,485 prompts), seeds 1–5, perfect check', lines: ['9-model train', '9-model train, with prompt text'] },
     { file: 'quality-eleven-models', title: 'eleven-models world, seeds 1–5, perfect check', lines: ['eleven-models'] },
-    { file: 'quality-eleven-models-two-way', title: 'eleven-models-two-way world, seeds 1–5, perfect check', lines: ['eleven-models-two-way'] },
+    { file: 'quality-eleven-models-two-way', title: 'eleven-models-two-way world, seeds 1–5, perfect check', lines: ['eleven-models-two-way', 'eleven-models-two-way, with prompt text'] },
+    { file: 'quality-eleven-models-guessers', title: 'eleven-models-guessers world, seeds 1–5, perfect check', lines: ['eleven-models-guessers', 'eleven-models-guessers, with prompt text'] },
   ];
   const data: Record<string, QualityFigures> = {};
   for (const set of sets) {
@@ -296,7 +301,7 @@ function writePlots(lines: readonly Line[], dir: string): void {
         { name: BOUND_SERIES, points: (first.front ?? []).filter((entry) => entry.accuracy >= low).map((entry) => point(entry.accuracy, entry.share)) },
         { name: 'oracle', points: [point(first.oracle.accuracy, first.oracle.share)] },
         { name: 'simple learner', points: [point(mean(first.learner.accuracy), mean(first.learner.share))] },
-        ...chosen.map((line) => ({ name: line.name.includes('with prompt text') ? 'Rung, with prompt text' : 'Rung', points: [point(mean(line.rung.accuracy), mean(line.rung.share))] })),
+        ...chosen.map((line) => ({ name: line.name.includes('with prompt text') ? 'Rung, reading the prompt text' : 'Rung', points: [point(mean(line.rung.accuracy), mean(line.rung.share))] })),
       ],
     };
     writeFileSync(join(dir, `${set.file}.svg`), qualityPlotSvg(figures));

@@ -22,7 +22,7 @@ const QUALITY_STYLE: Record<string, Pick<PlotSeries, 'color' | 'marker' | 'dashe
   oracle: { color: '#009E73', marker: 'diamond', line: false },
   'simple learner': { color: '#E69F00', marker: 'square', line: false },
   Rung: { color: '#0072B2', marker: 'circle', line: false },
-  'Rung, with prompt text': { color: '#CC79A7', marker: 'triangle', line: false },
+  'Rung, reading the prompt text': { color: '#CC79A7', marker: 'triangle', line: false },
 };
 
 /**

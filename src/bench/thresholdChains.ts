@@ -18,7 +18,11 @@ export interface ThresholdChain {
   thresholds: readonly number[];
 }
 
-/** A chain's score on some prompts: answers right, and USD spent (the answer calls' recorded cost). */
+/**
+ * A chain's score on some prompts: answers right, and USD spent — the answer calls, and reading the
+ * confidence of every model but the last, which is a second call where the source asked the model
+ * whether its answer was right (its `cost_src` less the answer's).
+ */
 export interface ChainScore {
   correct: number;
   cost: number;
@@ -30,6 +34,8 @@ export class FamilyColumns {
   readonly correct: Float64Array[];
   readonly confidence: Float64Array[];
   readonly cost: Float64Array[];
+  /** USD of reading each answer's confidence beyond the answer call. */
+  readonly read: Float64Array[];
 
   constructor(rows: readonly OutcomeRow[], models: readonly string[]) {
     this.size = rows.length;
@@ -37,6 +43,7 @@ export class FamilyColumns {
     this.correct = column((outcome) => outcome.c);
     this.confidence = column((outcome) => outcome.conf ?? Number.NEGATIVE_INFINITY);
     this.cost = column((outcome) => outcome.cost);
+    this.read = column((outcome) => (outcome.cost_src !== undefined && outcome.cost_src > outcome.cost ? outcome.cost_src - outcome.cost : 0));
   }
 }
 
@@ -49,7 +56,12 @@ export function scoreChain(columns: FamilyColumns, chain: ThresholdChain): Chain
     for (let stage = 0; stage <= last; stage++) {
       const model = chain.models[stage] as number;
       cost += (columns.cost[model] as Float64Array)[i] as number;
-      if (stage === last || ((columns.confidence[model] as Float64Array)[i] as number) >= (chain.thresholds[stage] as number)) {
+      if (stage === last) {
+        correct += (columns.correct[model] as Float64Array)[i] as number;
+        break;
+      }
+      cost += (columns.read[model] as Float64Array)[i] as number;
+      if (((columns.confidence[model] as Float64Array)[i] as number) >= (chain.thresholds[stage] as number)) {
         correct += (columns.correct[model] as Float64Array)[i] as number;
         break;
       }

@@ -55,6 +55,17 @@ export interface WorldModel {
   drift?: { from: number; accuracy: Record<string, number> };
   /** The group (say, a lineage of one vendor's sizes) whose shared failures it takes part in: see {@link WorldCorrelation}. */
   group?: string;
+  /**
+   * Per class whose calls are a choice ({@link World.choices}): the letter (0 for A) this model falls back
+   * on when it does not know, and the share of those guesses that go to it (the rest spread evenly).
+   *
+   * @remarks
+   * Recorded models guess by habit, not by coin: on a two-way benchmark one answered "A" to every item
+   * and another "B" to almost every one. Averaged over keys a habit still guesses right one time in k,
+   * so the stated accuracy holds; but whether a guess is right follows the key, and so does a cheaper
+   * rung's failure, so the rungs above an "A" guesser that failed meet mostly "B" keys.
+   */
+  favours?: Record<string, { letter: number; share: number }>;
 }
 
 /**
@@ -96,10 +107,10 @@ export interface World {
   models: WorldModel[];
   /** The classes, in order; alpha, beta and gamma when absent. */
   classes?: string[];
-  /** Prompts per class; {@link WORLD_PROMPTS_PER_CLASS} when absent. */
-  promptsPerClass?: number;
-  /** Share of prompts no model answers; {@link WORLD_UNANSWERABLE_SHARE} when absent. */
-  unanswerableShare?: number;
+  /** Prompts per class, or per class by name; {@link WORLD_PROMPTS_PER_CLASS} when absent. */
+  promptsPerClass?: number | Record<string, number>;
+  /** Share of prompts no model answers, or per class by name; {@link WORLD_UNANSWERABLE_SHARE} when absent. */
+  unanswerableShare?: number | Record<string, number>;
   /**
    * Spread of prompt difficulty, logits; {@link WORLD_DIFFICULTY_SD_LOGITS} when absent. A smaller
    * spread makes models fail less often together, so cheap rungs between them cover more of a class.
@@ -115,6 +126,12 @@ export interface World {
    * their text ({@link worldPrompts}), the only place Rung can read an answer format from.
    */
   choices?: Record<string, number>;
+  /**
+   * `words`: every prompt also carries a question of words drawn at random, so the per-prompt signal
+   * reads features that vary from prompt to prompt and say nothing about who can answer it (as the
+   * recorded prompts' text measured: a model fitted to it told the prompts apart no better than chance).
+   */
+  text?: 'words';
 }
 
 const CLASSES = ['alpha', 'beta', 'gamma'];
@@ -165,6 +182,35 @@ const LINEAGES: Record<string, string> = {
   'in10.0b': 'c',
   'in10.0': 'b',
 };
+
+/**
+ * The eleven models of `eleven-models-guessers`: the same prices and lineages, and per family how often
+ * right and, on the choices, the letter each falls back on (A = 0) and how much of its guessing goes to it.
+ */
+const GUESSERS: WorldModel[] = (
+  [
+    // slug, science, commonsense (two-way), code, science habit, commonsense habit
+    ['in0.20', 0.58, 0.55, 0.1, [0, 0.3], [0, 0.7]],
+    ['in0.25', 0.72, 0.5, 0.3, [1, 0.2], [0, 1]],
+    ['in0.35', 0.6, 0.54, 0.38, [2, 0.3], [1, 0.6]],
+    ['in0.50', 0.7, 0.52, 0.22, [0, 0.5], [1, 0.9]],
+    ['in0.80', 0.64, 0.5, 0.36, [3, 0.4], [1, 1]],
+    ['in1.25', 0.84, 0.62, 0.6, [0, 0.2], [0, 0.5]],
+    ['in2.50', 0.88, 0.6, 0.66, [1, 0.2], [0, 0.8]],
+    ['in3.00', 0.9, 0.66, 0.62, [2, 0.1], [1, 0.4]],
+    ['in5.00', 0.89, 0.64, 0.6, [0, 0.1], [0, 0.3]],
+    ['in10.0b', 0.9, 0.74, 0.66, [1, 0.1], [1, 0.3]],
+    ['in10.0', 0.95, 0.86, 0.7, [0, 0.05], [0, 0.2]],
+  ] as const
+).map(([slug, science, commonsense, code, scienceHabit, commonsenseHabit]) => {
+  const base = ELEVEN_MODELS.find((model) => model.slug === slug) as WorldModel;
+  return {
+    ...base,
+    group: LINEAGES[slug] as string,
+    accuracy: { science, commonsense, code },
+    favours: { science: { letter: scienceHabit[0], share: scienceHabit[1] }, commonsense: { letter: commonsenseHabit[0], share: commonsenseHabit[1] } },
+  };
+});
 
 export const WORLDS: World[] = [
   {
@@ -269,22 +315,73 @@ export const WORLDS: World[] = [
     unanswerableShare: 0.04,
     models: ELEVEN_MODELS,
   },
+  // What the eleven-model worlds above lacked, as found in the unseen data they are shaped after: a family
+  // that is a two-way choice where most models guess by a fixed letter (one always "A", one almost always
+  // "B"), so that above a cheap rung that failed, accuracy follows the letter and not the ability; failures
+  // tied within lineages; the money in the code family (a seventh of the prompts, most of the spend, its
+  // answers long) and in the prompts nobody answers; and prompts whose text says nothing about who can
+  // answer them. The families' sizes are the unseen data's; the accuracies, habits, lengths and the
+  // unanswerable shares per family were set by hand until the policy-free figures came near its (cascade,
+  // oracle, simple learner, the class-level bound). No Rung tunable was read off this world.
+  {
+    name: 'eleven-models-guessers',
+    about: 'eleven models; a two-way family answered mostly by letter habit, a four-way one, code that takes most of the spend; lineages; text that says nothing',
+    classes: ['science', 'commonsense', 'code'],
+    promptsPerClass: { science: 1_455, commonsense: 1_267, code: 428 },
+    unanswerableShare: { science: 0.025, commonsense: 0, code: 0.1 },
+    difficultySdLogits: 0.85,
+    choices: { science: 4, commonsense: 2 },
+    text: 'words',
+    correlation: { groupSdLogits: 0.5 },
+    tokens: {
+      science: { input: { least: 500, span: 600 }, output: { least: 1, span: 20 } },
+      commonsense: { input: { least: 250, span: 300 }, output: { least: 1, span: 10 } },
+      code: { input: { least: 100, span: 300 }, output: { least: 200, span: 500 } },
+    },
+    models: GUESSERS,
+  },
 ];
 
 /**
  * The text of a world's prompts, for the per-prompt signal: a class with {@link World.choices} says it
- * is a choice ("Answer yes or no." for two), every other prompt says only that it is a question. The
- * text carries the answer format and nothing else, so it tells the signal nothing about a prompt's
- * difficulty; undefined for a world without choices, whose prompts have no text.
+ * is a choice (lettered lines for k of them, or "Answer yes or no." for two in a world without
+ * {@link World.text}), every other prompt says only that it is a question. Without {@link World.text}
+ * the text carries the answer format and nothing else; with `words` each prompt also holds words drawn
+ * at random from its id, so its features differ from its neighbours' and still say nothing about who
+ * can answer it. Undefined for a world with neither, whose prompts have no text.
  */
 export function worldPrompts(world: World, rows: readonly OutcomeRow[]): { id: string; prompt: string }[] | undefined {
-  if (!world.choices) return undefined;
+  if (!world.choices && !world.text) return undefined;
   return rows.map((row) => {
     const choices = world.choices?.[row.family];
+    if (world.text === 'words') {
+      const random = seededRandom(idSeed(row.id));
+      const words = (count: number): string => Array.from({ length: count }, () => WORDS[Math.floor(random() * WORDS.length)] as string).join(' ');
+      const question = `${words(8 + Math.floor(random() * 40))}?`;
+      if (choices === undefined) return { id: row.id, prompt: question };
+      const lines = Array.from({ length: choices }, (_, i) => `${String.fromCharCode(65 + i)}: ${words(1 + Math.floor(random() * 6))}`);
+      return { id: row.id, prompt: [question, ...lines, 'Answer with the letter.'].join('\n') };
+    }
     if (choices === 2) return { id: row.id, prompt: 'A question. Answer yes or no.' };
     if (choices !== undefined) return { id: row.id, prompt: ['A question.', ...Array.from({ length: choices }, (_, i) => `${String.fromCharCode(65 + i)}: a choice`)].join('\n') };
     return { id: row.id, prompt: 'A question.' };
   });
+}
+
+/** The words a `words` world's prompts are drawn from: made-up syllables, so no real word's weight carries over. */
+const WORDS: readonly string[] = (() => {
+  const onsets = ['b', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z'];
+  const vowels = ['a', 'e', 'i', 'o', 'u'];
+  const list: string[] = [];
+  for (const first of onsets) for (const vowel of vowels) for (const second of onsets.slice(0, 8)) list.push(`${first}${vowel}${second}${vowels[(first.charCodeAt(0) + second.charCodeAt(0)) % 5]}`);
+  return list;
+})();
+
+/** A seed from a prompt's id (FNV-1a), so a prompt's words do not depend on the draws that made its outcomes. */
+function idSeed(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
 }
 
 export function worldNamed(name: string): World {
@@ -305,19 +402,21 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
   // The answers' times come from a stream of their own, so every other figure of a world keeps the bytes
   // it had before worlds were timed.
   const timing = seededRandom(seed ^ 0x2545f491);
-  const classes = shuffleClasses(world.classes ?? CLASSES, world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS, random);
-  const unanswerableShare = world.unanswerableShare ?? WORLD_UNANSWERABLE_SHARE;
+  const classes = shuffleClasses(world.classes ?? CLASSES, (cls) => perClassOf(world.promptsPerClass, cls, WORLD_PROMPTS_PER_CLASS), random);
+  const unanswerableOf = (cls: string): number => perClassOf(world.unanswerableShare, cls, WORLD_UNANSWERABLE_SHARE);
   const spread = world.difficultySdLogits ?? WORLD_DIFFICULTY_SD_LOGITS;
   const groupSd = world.correlation?.groupSdLogits ?? 0;
   const residualSd = world.correlation?.residualSdLogits ?? 0;
   const trapShare = world.correlation?.trapShare ?? 0;
   const trapPass = world.correlation?.trapPass ?? 0;
   const groups = world.correlation ? [...new Set(world.models.flatMap((model) => (model.group === undefined ? [] : [model.group])))].sort() : [];
+  // A key letter is drawn only in worlds whose models guess by habit, so the older worlds keep their bytes.
+  const lettered = world.models.some((model) => model.favours !== undefined);
   const abilities = new Map<string, number>();
   // A model's difficulty is the shared one plus its group's and its own shifts, so its accuracy is solved
   // over the wider spread, and over the calls that are not traps (a trap passes at `trapPass` whatever the ability).
-  const abilityFor = (accuracy: number, grouped: boolean, guess: number): number => {
-    const key = `${accuracy.toFixed(6)}/${grouped}/${guess}`;
+  const abilityFor = (accuracy: number, grouped: boolean, guess: number, unanswerableShare: number): number => {
+    const key = `${accuracy.toFixed(6)}/${grouped}/${guess}/${unanswerableShare}`;
     let value = abilities.get(key);
     if (value === undefined) {
       const answered = guess > 0 ? (accuracy / (1 - unanswerableShare) - guess) / (1 - guess) : accuracy / (1 - unanswerableShare);
@@ -329,6 +428,7 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
   };
   const total = classes.length;
   return classes.map((cls, index) => {
+    const unanswerableShare = unanswerableOf(cls);
     const unanswerable = random() < unanswerableShare;
     const difficulty = normal(random) * spread;
     const tokens = world.tokens?.[cls] ?? DEFAULT_TOKENS;
@@ -337,14 +437,20 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
     // Drawn only for worlds with correlation, after every older draw, so the older worlds keep their bytes.
     const trap = trapShare > 0 && random() < trapShare;
     const shifts = new Map(groups.map((group) => [group, normal(random) * groupSd]));
+    const choices = world.choices?.[cls];
+    const key = lettered && choices ? Math.floor(random() * choices) : 0;
     const m: OutcomeRow['m'] = {};
     for (const model of world.models) {
       const drifted = model.drift && index >= model.drift.from * total ? model.drift.accuracy[cls] : undefined;
       const accuracy = drifted ?? model.accuracy[cls] ?? 0;
       const shift = (model.group === undefined ? 0 : (shifts.get(model.group) ?? 0)) + (residualSd > 0 ? normal(random) * residualSd : 0);
-      const guess = world.choices?.[cls] ? 1 / (world.choices[cls] as number) : 0;
-      const knows = logistic(abilityFor(accuracy, shifts.has(model.group ?? ''), guess) - difficulty - shift);
-      const chance = trap ? trapPass : guess > 0 ? guess + (1 - guess) * knows : knows;
+      const guess = choices ? 1 / choices : 0;
+      const knows = logistic(abilityFor(accuracy, shifts.has(model.group ?? ''), guess, unanswerableShare) - difficulty - shift);
+      // A habit guesses the key with its favourite's share when the key is its letter, with the even rest
+      // otherwise: one time in `choices` on average, so the solved ability above still holds.
+      const habit = choices ? model.favours?.[cls] : undefined;
+      const guessRight = habit ? (habit.letter === key ? habit.share : 0) + (1 - habit.share) / (choices as number) : guess;
+      const chance = trap ? trapPass : guess > 0 ? guessRight + (1 - guessRight) * knows : knows;
       const right = !unanswerable && random() < chance;
       // One price for both kinds of token keeps the older worlds' bytes as they were.
       const cost = model.outputPrice === undefined ? ((inputTokens + outputTokens) * model.price) / 1e6 : (inputTokens * model.price + outputTokens * model.outputPrice) / 1e6;
@@ -354,9 +460,15 @@ export function generateWorld(world: World, seed: number): OutcomeRow[] {
   });
 }
 
-/** Each class `perClass` times, in a random interleaving. */
-function shuffleClasses(names: readonly string[], perClass: number, random: Random): string[] {
-  const list = names.flatMap((cls) => Array.from({ length: perClass }, () => cls));
+/** A world figure that may be given per class: the class's own, the one for all, or the default. */
+function perClassOf(value: number | Record<string, number> | undefined, cls: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? value : (value[cls] ?? fallback);
+}
+
+/** Each class `perClass(class)` times, in a random interleaving. */
+function shuffleClasses(names: readonly string[], perClass: (cls: string) => number, random: Random): string[] {
+  const list = names.flatMap((cls) => Array.from({ length: perClass(cls) }, () => cls));
   for (let i = list.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [list[i], list[j]] = [list[j] as string, list[i] as string];

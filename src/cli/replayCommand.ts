@@ -75,7 +75,11 @@ export const REPLAY_COMMAND = {
       description: 'run this policy instead: open=MODEL (pin the opener), skip=MODEL (never try it), explore=RATE, joined with commas',
     },
     seed: { type: 'string', value: 'N', default: '1', description: 'shuffles the prompts and drives exploration and verifier noise' },
-    seeds: { type: 'string', value: 'K', description: 'run seeds N to N+K-1 and report the mean and spread' },
+    seeds: {
+      type: 'string',
+      value: 'K',
+      description: 'run seeds N to N+K-1 and report the mean and spread (with --world, each seed draws its own world)',
+    },
     decisions: {
       type: 'string',
       value: 'FILE',
@@ -108,7 +112,7 @@ export const REPLAY_COMMAND = {
       type: 'string',
       value: 'FILE',
       description:
-        'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal before any model is called',
+        'the prompts\' text by id (JSON lines: {"id", "prompt"}), read as features for the per-prompt signal and the answer format\'s guessing floor before any model is called (both off without it, as in a panel without routing.promptSignal)',
     },
     'in-order': {
       type: 'boolean',

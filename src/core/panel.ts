@@ -128,6 +128,13 @@ const routingSchema = z.strictObject({
    */
   attemptTimeoutSeconds: z.number().positive().max(MAX_ATTEMPT_TIMEOUT_SECONDS).optional(),
   /**
+   * Whether the planner reads the prompt's text: the per-prompt difficulty signal and the guessing floor
+   * the answer's format gives. Off by default: on the recorded prompts neither paid its way at equal
+   * accuracy (the text tells who can answer a prompt no better than chance there, and models guess by
+   * letter habit rather than by coin), BENCHMARKS.md.
+   */
+  promptSignal: z.boolean().optional(),
+  /**
    * What a minute of the user's waiting is worth, USD: the planner weighs each rung's expected wait at
    * this price beside its money, so a model that rarely passes stops opening once its failed tries cost
    * more in wait than they save in money. 0 plans on money alone. See {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
@@ -185,8 +192,8 @@ export interface Panel {
   diversity: DiversityCaps;
   profiles: Record<string, Partial<DiversityCaps>>;
   /**
-   * `explorePaid` absent reads as false; `attemptTimeoutSeconds` absent as {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS};
-   * `waitWorth` absent as {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
+   * `explorePaid` and `promptSignal` absent read as false; `attemptTimeoutSeconds` absent as
+   * {@link DEFAULT_ATTEMPT_TIMEOUT_SECONDS}; `waitWorth` absent as {@link DEFAULT_WAIT_WORTH_PER_MINUTE}.
    */
   routing: {
     explore: number;
@@ -195,6 +202,7 @@ export interface Panel {
     explorePaid?: boolean;
     exploreMeasured?: number;
     attemptTimeoutSeconds?: number;
+    promptSignal?: boolean;
     /** USD a minute of the user's wait is worth; absent: {@link DEFAULT_WAIT_WORTH_PER_MINUTE} (see {@link waitWorthPerMinute}). */
     waitWorth?: number;
   };
@@ -284,6 +292,7 @@ export function parsePanel(json: unknown, source: string, env: Environment = {},
       explorePaid: file.routing?.explorePaid ?? false,
       ...(file.routing?.exploreMeasured ? { exploreMeasured: file.routing.exploreMeasured } : {}),
       ...(file.routing?.attemptTimeoutSeconds !== undefined ? { attemptTimeoutSeconds: file.routing.attemptTimeoutSeconds } : {}),
+      ...(file.routing?.promptSignal ? { promptSignal: true } : {}),
       ...(file.routing?.waitWorth !== undefined ? { waitWorth: file.routing.waitWorth } : {}),
     },
     providers,

@@ -43,6 +43,8 @@ export const PANEL_FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'routing.explorePaid': 'Whether exploration may open with a paid model the plan would not have opened with (default false).',
   'routing.exploreMeasured':
     'The chance, 0 to 1, of opening with any eligible model, measured or not, so the decision log can answer what another opener would have cost (default 0).',
+  'routing.promptSignal':
+    "Whether the planner reads the prompt's text: a per-prompt difficulty signal and the guessing floor a multiple-choice format gives (default false).",
   'routing.attemptTimeoutSeconds':
     'How long one attempt on one model may take, in seconds, before Rung counts it as a provider error and climbs (default 600, at most 86400).',
   'routing.waitWorth':

@@ -56,16 +56,24 @@ const STATES = CONFIDENCE_STATE_EDGES.length + 1;
 export const CALIBRATION_PRIOR_WEIGHT = 4;
 /**
  * How far the pooled table's prior believes the stated probability, against the model's pooled rate of
- * right answers. Chosen on `train` from 0.25, 0.5, 0.75 and 1 (BENCHMARKS.md): 0.75 bought the same
- * accuracy for a third less cost there, because a model that says it is sure is tried, and believed,
- * before its grades say otherwise.
+ * right answers. Chosen on `train` from 0.25, 0.5, 0.75 and 1 by one rule (the most `train` accuracy
+ * less 0.1 × its cost share, over multiples 10 and 20; BENCHMARKS.md). It was 0.75 while a confidence
+ * read cost nothing in the replay; charged for reads that are a second call, believing what a model
+ * states sent calls to cheap models that say they are sure and paid to read them, and 0.25 scores best
+ * (0.8205 against 0.8141, 0.8125 and 0.8071).
  */
-export const STATED_PRIOR_SHARE = 0.75;
+export const STATED_PRIOR_SHARE = 0.25;
 /** The rate of right answers assumed before any grade, and what it is worth in observations. */
 export const RATE_PRIOR = 0.6;
 export const RATE_PRIOR_WEIGHT = 2;
 /** Pseudo-observations behind each model's confidence spread (pooled, then the pooled one per class); 1 and 10 measured no better on `train`. */
 export const SEEN_PRIOR_WEIGHT = 4;
+/**
+ * Pseudo-observations behind the rate of right answers a model's unread answers had after each state,
+ * in front of what its calibration and confidence spread imply: the same weight as a calibration bin's.
+ */
+export const UNREAD_PRIOR_WEIGHT = CALIBRATION_PRIOR_WEIGHT;
+
 /**
  * Pseudo-observations behind each step of the chain: what the next model's confidence is, given the
  * state before it. Each step leans on the same step pooled across classes, which leans on the step
@@ -114,6 +122,14 @@ export interface ConfidenceCount {
 export interface PlanRung {
   slug: string;
   price: number | null;
+  /** USD for this call at the rung's list price, where {@link PlanRung.price} is another (what its answers at the class cost): a wrong answer is priced from the dearest list price. */
+  listed?: number | null;
+  /**
+   * USD for reading this rung's confidence in its answer beyond the answer call: 0 (or absent) where the
+   * confidence comes with the answer (its own token's log-probability), a second call's price where the
+   * model must be asked (the self-check). The plan reads an answer only where that is worth its price.
+   */
+  readPrice?: number | null;
 }
 
 /** What the plan says about one answer. */
@@ -193,6 +209,8 @@ export const OPENING = STATES;
 class Table {
   readonly models = new Map<string, ModelCounts>();
   readonly follows = new Map<string, Float64Array>();
+  /** Graded answers accepted without reading their confidence, by model and the state before them: answers and right ones. */
+  readonly unread = new Map<string, ConfidenceCount>();
   private readonly calibrations = new Map<string, number[]>();
 
   /** Counts of `slug`, or of its answers after `incoming` when given. */
@@ -246,6 +264,17 @@ class Table {
   forget(slug: string): void {
     for (const key of [...this.calibrations.keys()]) if (key === slug || key.startsWith(`${slug}${SEP}`)) this.calibrations.delete(key);
   }
+}
+
+/** Whether to read a model's confidence before taking its answer, and what its answer is worth either way. */
+export interface ReadDecision {
+  read: boolean;
+  /** The answer's expected chance of being right if accepted unread, after the call's state. */
+  unread: number;
+  /** What reading is worth: the better of accepting and climbing, bin by bin, less the read's price (same units). */
+  readValue: number;
+  /** The read's price as a share of a wrong answer's cost. */
+  readCost: number;
 }
 
 /** One answer of a call as a plan judged it: the model, its confidence, the state the call was in before it and the state it left. */
@@ -305,6 +334,30 @@ export class ConfidenceLearner {
     this.count([{ key: gradeKey(classKey, model, bin), n: 1, ok }, ...after]);
   }
 
+  /**
+   * Notes one graded answer that was accepted without reading its confidence, and the state the call was
+   * in before it: what such answers are worth, learned from the grades themselves.
+   *
+   * @remarks
+   * The plan does not read the top rung's answer (nothing above it to climb to) or one it would accept
+   * at any confidence, so their calibration stops being taught; what climbing to them is worth must
+   * still be learned, and these grades are where it shows.
+   */
+  observeUnread(classKey: string, model: string, correct: boolean, incoming: number = OPENING): void {
+    if (!Number.isInteger(incoming) || incoming < 0 || incoming > OPENING) return;
+    this.count([{ key: unreadKey(classKey, model, incoming), n: 1, ok: correct ? 1 : 0 }]);
+  }
+
+  /**
+   * The chance an answer of `model` accepted unread after `incoming` is right: its unread grades at the
+   * class, leaning on `expected` (what its calibration and confidence spread say) with
+   * {@link UNREAD_PRIOR_WEIGHT}.
+   */
+  unreadRate(classKey: string, model: string, incoming: number, expected: number): number {
+    const counts = this.classes.get(classKey)?.unread.get(`${model}${SEP}${incoming}`);
+    return ((counts?.ok ?? 0) + UNREAD_PRIOR_WEIGHT * expected) / ((counts?.n ?? 0) + UNREAD_PRIOR_WEIGHT);
+  }
+
   /** The chance an answer of `model` at this confidence is right, after `incoming`, as the graded answers of the class say. */
   probability(classKey: string, model: string, logprob: number, incoming: number = OPENING): number {
     return this.calibration(classKey, model, incoming)[confidenceBin(logprob)] as number;
@@ -333,6 +386,10 @@ export class ConfidenceLearner {
             ]);
           if ((counts.seen[bin] as number) > 0) result.push([seenKey(classKey, model, bin), { n: counts.seen[bin] as number, ok: 0 }]);
         }
+      }
+      for (const [key, count] of table.unread) {
+        const [model, incoming] = key.split(SEP) as [string, string];
+        result.push([unreadKey(classKey, model, Number(incoming)), { n: count.n, ok: count.ok }]);
       }
       for (const [key, counts] of table.follows) {
         const [from, state, to] = key.split(SEP) as [string, string, string];
@@ -432,6 +489,16 @@ export class ConfidenceLearner {
       return;
     }
     const model = parts[3] as string;
+    if (kind === 'unread' && parts.length === 5) {
+      const incoming = Number(parts[4]);
+      if (!validState(incoming, OPENING)) return;
+      // Kept per class only: what an unread answer is worth after a state is the class's own figure.
+      const table = this.table(classKey);
+      const key = `${model}${SEP}${incoming}`;
+      const known = table.unread.get(key) ?? { n: 0, ok: 0 };
+      table.unread.set(key, { n: known.n + count.n, ok: known.ok + Math.min(count.ok, count.n) });
+      return;
+    }
     const bin = Number(parts[parts.length - 1]);
     if (!validBin(bin)) return;
     const ok = Math.min(count.ok, count.n);
@@ -473,10 +540,12 @@ export class ConfidencePlan {
   readonly classKey: string;
   /** The rung to open with. */
   readonly opener: string;
-  /** Rungs in climbing order (by price), with the price as a share of a wrong answer's cost. */
-  private readonly order: { slug: string; cost: number }[];
-  /** Per rung: [incoming state][bin] → value of that answer state. */
+  /** Rungs in climbing order (by price), with the price of its answer and of reading its confidence as shares of a wrong answer's cost. */
+  private readonly order: { slug: string; cost: number; read: number }[];
+  /** Per rung: [incoming state][bin] → value of that answer state, once read. */
   private readonly value = new Map<string, number[][]>();
+  /** Per rung: [incoming state][bin] → the answer's calibrated chance of being right. */
+  private readonly chances = new Map<string, number[][]>();
   /** Per rung: [outgoing state] → the best climb from it. */
   private readonly climbs = new Map<string, { value: number; next: string | null }[]>();
   private readonly learner: ConfidenceLearner;
@@ -488,13 +557,18 @@ export class ConfidencePlan {
     this.classKey = classKey;
     const known = rungs.map((rung) => rung.price).filter((price): price is number => price !== null && Number.isFinite(price));
     const dearest = known.length ? Math.max(...known) : 0;
+    // What a wrong answer costs does not grow with how long the class's answers run (as in routing/planner.ts).
+    const listed = rungs
+      .map((rung) => (rung.listed === undefined ? rung.price : rung.listed))
+      .filter((price): price is number => price !== null && Number.isFinite(price));
+    const dearestListed = listed.length ? Math.max(...listed) : dearest;
     // A wrong answer costs `multiple` calls to the dearest rung; a free panel (local models only) has
     // nothing to trade, and climbs while the next rung is worth more.
-    const scale = dearest > 0 && multiple > 0 ? 1 / (multiple * dearest) : 0;
+    const scale = dearestListed > 0 && multiple > 0 ? 1 / (multiple * dearestListed) : 0;
     this.order = rungs
-      .map((rung, index) => ({ slug: rung.slug, index, price: rung.price ?? dearest }))
+      .map((rung, index) => ({ slug: rung.slug, index, price: rung.price ?? dearest, read: Math.max(0, rung.readPrice ?? 0) }))
       .sort((a, b) => a.price - b.price || a.index - b.index)
-      .map((rung) => ({ slug: rung.slug, cost: rung.price * scale }));
+      .map((rung) => ({ slug: rung.slug, cost: rung.price * scale, read: rung.read * scale }));
     for (let k = this.order.length - 1; k >= 0; k--) this.solve(k);
     this.opener = this.bestStart(new Set()) ?? (this.order[0] as { slug: string }).slug;
   }
@@ -519,6 +593,20 @@ export class ConfidencePlan {
       threshold: this.threshold(model, incoming),
       next: step.next,
     };
+  }
+
+  /**
+   * Whether to read `model`'s confidence in its answer, at the call's state now: only when what the
+   * read can change (accept or climb, and where to) is worth more than its price. The top rung's answer
+   * needs none (nothing above to climb to), nor one the plan would accept whatever it said.
+   */
+  reads(model: string): ReadDecision {
+    const last = this.judged[this.judged.length - 1];
+    const incoming = last?.state ?? OPENING;
+    const spread = last ? this.learner.follows(this.classKey, last.model, last.state, model) : this.learner.seen(this.classKey, model);
+    const rung = this.order.find((each) => each.slug === model);
+    if (!rung) return { read: true, unread: 0, readValue: 0, readCost: 0 };
+    return this.arrival(rung, spread, incoming);
   }
 
   /** How many graded answers of `model` at this plan's class the learner held when asked. */
@@ -562,12 +650,30 @@ export class ConfidencePlan {
     const { slug } = this.order[k] as { slug: string };
     const climbs = Array.from({ length: STATES }, (_, state) => this.bestClimb(k, state, new Set()));
     const values: number[][] = [];
+    const chances: number[][] = [];
     for (let incoming = 0; incoming <= OPENING; incoming++) {
       const table = this.learner.calibration(this.classKey, slug, incoming);
+      chances.push(table);
       values.push(table.map((probability) => Math.max(probability, (climbs[stateOf(probability)] as { value: number }).value)));
     }
     this.climbs.set(slug, climbs);
     this.value.set(slug, values);
+    this.chances.set(slug, chances);
+  }
+
+  /**
+   * What arriving at `rung` after `incoming` is worth, its confidence spread as `spread`: the better of
+   * reading its confidence (then accepting or climbing as the bin says, less the read's price) and
+   * taking its answer unread (its unread answers' rate after that state, leaning on what the
+   * calibration says). Climbing past an answer unread is never planned: it would pay for the answer and
+   * learn nothing from it.
+   */
+  private arrival(rung: { slug: string; read: number }, spread: readonly number[], incoming: number): ReadDecision {
+    const values = (this.value.get(rung.slug) as number[][])[incoming] as number[];
+    const chances = (this.chances.get(rung.slug) as number[][])[incoming] as number[];
+    const readValue = expected(spread, values) - rung.read;
+    const unread = this.learner.unreadRate(this.classKey, rung.slug, incoming, expected(spread, chances));
+    return { read: readValue > unread + 1e-12, unread, readValue, readCost: rung.read };
   }
 
   /** The best rung above position `k` to climb to from `state`, and what it is worth; none: −∞. */
@@ -575,10 +681,10 @@ export class ConfidencePlan {
     const from = (this.order[k] as { slug: string }).slug;
     let best = { value: Number.NEGATIVE_INFINITY, next: null as string | null };
     for (let j = k + 1; j < this.order.length; j++) {
-      const rung = this.order[j] as { slug: string; cost: number };
+      const rung = this.order[j] as { slug: string; cost: number; read: number };
       if (tried.has(rung.slug)) continue;
-      const spread = this.learner.follows(this.classKey, from, state, rung.slug);
-      const value = expected(spread, (this.value.get(rung.slug) as number[][])[state] as number[]) - rung.cost;
+      const arrived = this.arrival(rung, this.learner.follows(this.classKey, from, state, rung.slug), state);
+      const value = Math.max(arrived.readValue, arrived.unread) - rung.cost;
       if (value > best.value) best = { value, next: rung.slug };
     }
     return best;
@@ -589,8 +695,8 @@ export class ConfidencePlan {
     let best: { value: number; slug: string } | null = null;
     for (const rung of this.order) {
       if (tried.has(rung.slug)) continue;
-      const value =
-        expected(this.learner.seen(this.classKey, rung.slug), (this.value.get(rung.slug) as number[][])[OPENING] as number[]) - rung.cost;
+      const arrived = this.arrival(rung, this.learner.seen(this.classKey, rung.slug), OPENING);
+      const value = Math.max(arrived.readValue, arrived.unread) - rung.cost;
       if (!best || value > best.value) best = { value, slug: rung.slug };
     }
     return best?.slug ?? null;
@@ -633,6 +739,10 @@ function gradeAfterKey(classKey: string, model: string, incoming: number, bin: n
 
 function seenKey(classKey: string, model: string, bin: number): string {
   return [KEY_VERSION, 'seen', classKey, model, bin].join(SEP);
+}
+
+function unreadKey(classKey: string, model: string, incoming: number): string {
+  return [KEY_VERSION, 'unread', classKey, model, incoming].join(SEP);
 }
 
 function followKey(classKey: string, from: string, state: number, to: string, bin: number): string {

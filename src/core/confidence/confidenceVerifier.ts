@@ -9,6 +9,10 @@
  * names the learned threshold and says the check is the model's word weighed, so a front end can say
  * "checked: confidence" and never pass it off as a test.
  *
+ * It asks only where the answer could change the call: the plan's top rung (nothing above to climb
+ * to), or an answer it would accept whatever it said, stands unread and unjudged, and a read that costs a
+ * second call is asked only where what it can change is worth that price ({@link ConfidencePlan.reads}).
+ *
  * It never blocks an answer it cannot weigh. A confidence that cannot be read (the server gives no
  * log-probabilities, the question failed, the field was malformed) says "no confidence from <model>";
  * a confidence read for a model whose grades at the class are still below
@@ -18,7 +22,7 @@
  */
 import type { Answer, Check, Verifier } from '../verifiers/verifier';
 import { judgeConfidence, formatLogprob } from './confidenceClimb';
-import { MIN_CONFIDENCE_GRADED, type ConfidencePlan } from './confidenceLearner';
+import { MIN_CONFIDENCE_GRADED, type ConfidencePlan, type ReadDecision } from './confidenceLearner';
 import type { SelfCheck } from './selfCheck';
 
 /** Where the verifier gets what it judges with: the call's plan, and the model's confidence in one answer. */
@@ -27,6 +31,20 @@ export interface ConfidenceSource {
   plan(): ConfidencePlan | undefined;
   /** Reads `answer.model`'s confidence in `answer`. */
   read(answer: Answer, signal?: AbortSignal): Promise<SelfCheck>;
+  /** Told when the plan takes `model`'s answer without reading its confidence, so a later grade can teach what such answers are worth. */
+  unread?(model: string): void;
+}
+
+/**
+ * Why an answer stands without its confidence read: nothing the read could say would change the call,
+ * or what it could change is worth less than the second call it takes.
+ */
+export function unreadReason(model: string, decision: ReadDecision): string {
+  const why =
+    decision.readValue + decision.readCost <= decision.unread + 1e-12
+      ? 'nothing it could say would change the call'
+      : `what it could change is worth ${(decision.readValue + decision.readCost - decision.unread).toFixed(3)} of a wrong answer, less than the ${decision.readCost.toFixed(3)} the question costs`;
+  return `confidence not read for ${model}: ${why} (P(right) ${decision.unread.toFixed(2)} unread)`;
 }
 
 export class ConfidenceVerifier implements Verifier {
@@ -37,6 +55,14 @@ export class ConfidenceVerifier implements Verifier {
   constructor(private readonly source: ConfidenceSource) {}
 
   async verify(answer: Answer, signal?: AbortSignal): Promise<Check> {
+    const planned = this.source.plan();
+    if (planned && planned.graded(answer.model) >= MIN_CONFIDENCE_GRADED) {
+      const decision = planned.reads(answer.model);
+      if (!decision.read) {
+        this.source.unread?.(answer.model);
+        return { verdict: 'unverified', reason: unreadReason(answer.model, decision), spent: { inputTokens: null, outputTokens: null } };
+      }
+    }
     const read = await this.source.read(answer, signal);
     const spent = {
       inputTokens: read.inputTokens,

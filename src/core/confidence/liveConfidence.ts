@@ -15,7 +15,7 @@ import type { AttemptRecord, ClimbStrategy, Ranking } from '../routing/types';
 import type { Verdict } from '../verdict';
 import { ConfidenceVerifier } from './confidenceVerifier';
 import { confidenceClimb } from './confidenceClimb';
-import { ConfidenceLearner, MIN_CONFIDENCE_GRADED, type ConfidencePlan, type JudgedAnswer } from './confidenceLearner';
+import { ConfidenceLearner, MIN_CONFIDENCE_GRADED, OPENING, type ConfidencePlan, type JudgedAnswer } from './confidenceLearner';
 import { askConfidence, type SelfCheck } from './selfCheck';
 
 /**
@@ -69,7 +69,10 @@ export interface ConfidenceCall {
 export class LiveConfidence {
   private learner: ConfidenceLearner;
   private readonly options: LiveConfidenceOptions;
-  private readonly gradable = new Map<string, { classKey: string; answer: JudgedAnswer }>();
+  private readonly gradable = new Map<
+    string,
+    { classKey: string; answer: JudgedAnswer } | { classKey: string; unread: { model: string; incoming: number } }
+  >();
   /**
    * Provider and model pairs that answered the question without log-probabilities, for this session:
    * they are not asked again. An Ollama older than 0.12.11, or a server that ignores the parameter,
@@ -94,6 +97,8 @@ export class LiveConfidence {
   /** The check for one call of `classKey` whose conversation is `messages`. */
   forCall(classKey: string, messages: readonly ChatMessage[]): ConfidenceCall {
     let plan: ConfidencePlan | undefined;
+    // The model whose answer the plan took without asking its confidence, and the state the call was in before it.
+    let unread: { model: string; incoming: number } | undefined;
     const providers = new Map<string, string>();
     const local = new Set<string>();
     const read = async (answer: { text: string; model: string }, signal?: AbortSignal): Promise<SelfCheck> => {
@@ -127,15 +132,28 @@ export class LiveConfidence {
       return read;
     };
     return {
-      verifier: new ConfidenceVerifier({ plan: () => plan, read }),
+      verifier: new ConfidenceVerifier({
+        plan: () => plan,
+        read,
+        unread: (model) => {
+          unread = { model, incoming: plan?.answers().at(-1)?.state ?? OPENING };
+        },
+      }),
       climb: (ranking) => {
         for (const candidate of ranking.candidates) {
           providers.set(candidate.slug, candidate.provider);
           if (candidate.local) local.add(candidate.slug);
         }
+        // The question is a second call where it is asked of a paid model: about the price of the answer
+        // call again (the request and the answer go back as input); a local model's costs nothing.
+        const asks = this.options.ask ?? 'local';
         plan = this.learner.plan(
           classKey,
-          ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })),
+          ranking.candidates.map((candidate) => ({
+            slug: candidate.slug,
+            price: candidate.cost,
+            readPrice: candidate.local || asks === 'local' ? 0 : candidate.cost,
+          })),
           this.options.multiple(),
         );
         // A plan whose opener has no learned threshold would choose where to open from the prior alone,
@@ -158,6 +176,7 @@ export class LiveConfidence {
             ? answers.find((each) => each.model === standing.model && each.logprob === standing.confidence)
             : undefined;
         if (answer) this.remember(callId, { classKey, answer });
+        else if (unread && standing?.model === unread.model) this.remember(callId, { classKey, unread });
       },
     };
   }
@@ -170,7 +189,8 @@ export class LiveConfidence {
     const call = this.gradable.get(callId);
     if (!call || (verdict !== 'pass' && verdict !== 'fail')) return false;
     this.gradable.delete(callId);
-    this.learner.observeGrade(call.classKey, call.answer.model, call.answer.logprob, verdict === 'pass', call.answer.incoming);
+    if ('unread' in call) this.learner.observeUnread(call.classKey, call.unread.model, verdict === 'pass', call.unread.incoming);
+    else this.learner.observeGrade(call.classKey, call.answer.model, call.answer.logprob, verdict === 'pass', call.answer.incoming);
     return true;
   }
 
@@ -182,7 +202,10 @@ export class LiveConfidence {
     });
   }
 
-  private remember(callId: string, call: { classKey: string; answer: JudgedAnswer }): void {
+  private remember(
+    callId: string,
+    call: { classKey: string; answer: JudgedAnswer } | { classKey: string; unread: { model: string; incoming: number } },
+  ): void {
     this.gradable.delete(callId);
     this.gradable.set(callId, call);
     if (this.gradable.size > MAX_GRADABLE_CALLS) this.gradable.delete(this.gradable.keys().next().value as string);

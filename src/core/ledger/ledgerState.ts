@@ -140,7 +140,7 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
   caps: ['caps'],
   reset: ['ratings', 'merged', 'confidence', 'timings'],
   merge: ['ratings', 'merged', 'aliases'],
-  // The signal is replaced whole by each step (applySignalUpdate copies), so there is no map to copy.
+  // The signal's tables are copied by the first step a state takes without owning them (see ownsSignal).
   signal: [],
   confidence: ['confidence'],
   timing: ['timings'],
@@ -154,8 +154,24 @@ export class LedgerState {
   spawns = new Map<string, SpawnRecord>();
   caps = new Map<string, ProfileCaps>();
   merged = new Map<string, MergedCount>();
-  /** What the per-prompt signal has learned; undefined until its first step. Replaced, never changed. */
+  /**
+   * What the per-prompt signal has learned; undefined until its first step. Its weight tables are the one
+   * part of a state changed in place, by the state that owns them ({@link LedgerState.ownsSignal}).
+   */
   signal: PromptSignalState | undefined;
+  /**
+   * Whether this state alone may step the signal's weight tables in place.
+   *
+   * @remarks
+   * Copying both tables (128 KiB) on every call's step was most of what a routed call allocated with the
+   * signal on, and the collector's pauses were the routing overhead's 99th percentile. So ownership passes
+   * down the line of states a ledger replaces its own with (`applied` with operations): a state that has
+   * handed it on sees later steps in its tables, which only the router reads, at once, when a call starts.
+   * A copy taken to be kept apart (`clone`, `live`, a base read from the file) never owns what it shares,
+   * and the state it was taken from stops owning them too: whichever of the two steps first copies the
+   * tables, so neither sees the other's steps, and the file's state a ledger rebuilds from stays as read.
+   */
+  private ownsSignal = false;
   /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
   confidence = new Map<string, { n: number; ok: number }>();
   /** How long each model's attempts took at each class key, on this machine (timing.ts); never merged. */
@@ -194,6 +210,10 @@ export class LedgerState {
     next.confidence = this.confidence;
     next.timings = this.timings;
     next.measured = this.measured;
+    // Whatever the copy is for, this state no longer owns the tables it now shares: its next step copies
+    // them, so a clone or a live view taken of it is never changed by its later steps.
+    next.ownsSignal = ops.length > 0 && this.ownsSignal;
+    this.ownsSignal = false;
     const copied = new Set<Table>();
     const own = (table: Table): void => {
       if (copied.has(table)) return;
@@ -312,7 +332,8 @@ export class LedgerState {
         this.applyMerge(op);
         return;
       case 'signal':
-        this.signal = applySignalUpdate(this.signal, op.update);
+        this.signal = applySignalUpdate(this.signal, op.update, this.ownsSignal);
+        this.ownsSignal = true;
         return;
     }
   }
@@ -555,6 +576,8 @@ export class LedgerState {
 /**
  * The router's view of `state` as of `now`; it reads `state` live, so `state` must not change while the
  * view is in use (every ledger here replaces its state rather than changing it; see {@link LedgerState.applied}).
+ * The one exception is the signal's weights, which a view of a state since replaced may see take later
+ * steps: the router reads them once, as a call starts.
  */
 export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
   const measured = state.measuredClasses();

@@ -31,6 +31,12 @@ export interface OnlineLearnerInput {
   verdict: (outcome: ModelOutcome) => boolean;
   /** USD of one attempt. */
   costOf: (slug: string, outcome: ModelOutcome) => number;
+  /**
+   * USD of reading the answer's confidence beyond the answer call, where the check is the model's own
+   * confidence and reading it is a second call: paid on every attempt but the last of the call's list,
+   * whose answer stands whatever it says.
+   */
+  readCostOf?: (outcome: ModelOutcome) => number;
 }
 
 export interface OnlineLearnerScore {
@@ -64,10 +70,11 @@ export function runOnlineLearner(input: OnlineLearnerInput): OnlineLearnerScore 
     const cls = input.classOf(row);
     const order = onlineLearnerOrder(input.models, (slug) => tally(cls, slug));
     let last: ModelOutcome | undefined;
-    for (const slug of order) {
+    for (const [position, slug] of order.entries()) {
       last = row.m[slug] as ModelOutcome;
       attempts++;
       cost += input.costOf(slug, last);
+      if (input.readCostOf && position < order.length - 1) cost += input.readCostOf(last);
       const passed = input.verdict(last);
       const entry = tally(cls, slug);
       entry.tries++;

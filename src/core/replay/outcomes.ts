@@ -21,6 +21,11 @@ const modelOutcomeSchema = z.looseObject({
   cost: z.number().min(0),
   ti: z.number().optional(),
   to: z.number().optional(),
+  /**
+   * USD the source recorded for the answer and whatever it took to read its confidence: where the
+   * confidence is a second call (the model asked whether its answer is right), more than `cost`.
+   */
+  cost_src: z.number().min(0).optional(),
   /** The model's own confidence, a log-probability (near 0 = sure). */
   conf: z
     .custom<number>((value) => typeof value === 'number' && !Number.isNaN(value), 'expected a number')

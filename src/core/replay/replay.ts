@@ -23,7 +23,8 @@ import { Router } from '../routing/router';
 import { RoutingError } from '../routing/rank';
 import type { AttemptOutcome, AttemptRecord, Candidate, Ranking } from '../routing/types';
 import { confidenceClimb, judgeConfidence } from '../confidence/confidenceClimb';
-import { ConfidenceLearner, type ConfidencePlan } from '../confidence/confidenceLearner';
+import { unreadReason } from '../confidence/confidenceVerifier';
+import { ConfidenceLearner, OPENING, type ConfidencePlan } from '../confidence/confidenceLearner';
 import { runOnlineLearner, type OnlineLearnerScore } from './onlineLearner';
 import type { ModelOutcome, OutcomeRow } from './outcomes';
 import { PolicySpecError, type RoutingPolicy } from '../evaluation/policy';
@@ -82,7 +83,7 @@ export interface ReplayOptions {
   /**
    * The prompts' text by prompt id, for the per-prompt signal (`rung replay --prompts F`). Read as
    * features only, before any model is called, exactly as a live request's text is; a prompt with no
-   * text here is routed on its class alone.
+   * text here is routed on its class alone. Given, it turns the panel's `routing.promptSignal` on.
    */
   prompts?: ReadonlyMap<string, PromptText>;
   /** Shuffles the prompts and drives exploration and verifier noise. */
@@ -222,13 +223,15 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     options.verifier.kind === 'learned-confidence'
       ? { learner: options.confidenceLearner ?? new ConfidenceLearner(), multiple: options.verifier.multiple }
       : undefined;
+  const classOf = (row: OutcomeRow): string => (options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family);
+  const prices = classPriceList(rows, models, classOf);
   for (const row of order) {
     if (wall.now() - savedAt >= REPLAY_SAVE_INTERVAL_MS) {
       await saveProgress(ledger, options.sink);
       savedAt = wall.now();
     }
     clock.tick();
-    const classKey = options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family;
+    const classKey = classOf(row);
     for (const [index, shadow] of beside.entries()) {
       const { cost, firstPassed } = await shadow(row, classKey);
       options.alongside?.record(index, cost, firstPassed);
@@ -236,11 +239,21 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     const started = options.timing?.now();
     let result;
     let plan: ConfidencePlan | undefined;
+    // The model whose answer the call took without reading its confidence, if any.
+    let unread: string | undefined;
     const climb = learned
       ? (ranking: Ranking) => {
           plan = learned.learner.plan(
             classKey,
-            ranking.candidates.map((candidate) => ({ slug: candidate.slug, price: candidate.cost })),
+            ranking.candidates.map((candidate) => {
+              const listed = prices.get(classKey)?.get(candidate.slug);
+              return {
+                slug: candidate.slug,
+                price: listed?.answer ?? candidate.cost,
+                listed: candidate.cost,
+                readPrice: listed?.read ?? 0,
+              };
+            }),
             learned.multiple,
           );
           return confidenceClimb(plan, ranking);
@@ -261,13 +274,27 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
           const outcome = row.m[candidate.slug] as ModelOutcome;
           const confidence = outcome.conf ?? undefined;
           if (plan) {
+            // The confidence is read only where the plan finds it worth its price; an answer taken unread stands.
+            const decision = plan.reads(candidate.slug);
+            if (!decision.read) {
+              unread = candidate.slug;
+              return {
+                verdict: 'unverified',
+                verdictReason: unreadReason(candidate.slug, decision),
+                cost: attemptCost(candidate.spec, outcome),
+                inputTokens: outcome.ti,
+                outputTokens: outcome.to,
+                latencyMs: outcome.lat_ms,
+                value: outcome,
+              };
+            }
             // The learned check reads the answer's confidence, never its grade: a row without one is unverified.
             const check = confidence === undefined ? undefined : judgeConfidence(plan, candidate.slug, confidence);
             return {
               verdict: check?.verdict ?? 'unverified',
               verdictReason: check?.reason ?? 'no confidence recorded',
               ...(confidence !== undefined ? { confidence } : {}),
-              cost: attemptCost(candidate.spec, outcome),
+              cost: attemptCost(candidate.spec, outcome) + readCost(outcome),
               inputTokens: outcome.ti,
               outputTokens: outcome.to,
               latencyMs: outcome.lat_ms,
@@ -277,7 +304,8 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
           // The one place a grade is read: the model the router chose, at the moment it chose it.
           return {
             verdict: verdictFor(outcome, options.verifier, noise) ? 'pass' : 'fail',
-            cost: attemptCost(candidate.spec, outcome),
+            // One fixed confidence threshold reads every answer's confidence, and pays for each read.
+            cost: attemptCost(candidate.spec, outcome) + (options.verifier.kind === 'confidence' ? readCost(outcome) : 0),
             inputTokens: outcome.ti,
             outputTokens: outcome.to,
             latencyMs: outcome.lat_ms,
@@ -293,7 +321,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
       continue;
     }
     if (started !== undefined) options.timing?.record(options.timing.now() - started, result.attempts.length);
-    if (learned && plan) learnConfidence(learned.learner, classKey, plan, result.attempts);
+    if (learned && plan) learnConfidence(learned.learner, classKey, plan, result.attempts, unread);
     attempts += result.attempts.length;
     for (const attempt of result.attempts) cost += attempt.cost ?? 0;
     const last = result.attempts[result.attempts.length - 1];
@@ -413,6 +441,7 @@ function learnConfidence(
   classKey: string,
   plan: ConfidencePlan,
   attempts: readonly AttemptRecord<ModelOutcome>[],
+  unread: string | undefined,
 ): void {
   const answers = plan.answers();
   learner.observeReads(classKey, answers);
@@ -420,6 +449,53 @@ function learnConfidence(
     const attempt = attempts.find((each) => each.model === answer.model);
     if (attempt?.value) learner.observeGrade(classKey, answer.model, answer.logprob, attempt.value.c === 1, answer.incoming);
   }
+  // An answer taken without reading its confidence closes the call; its grade says what such answers are worth.
+  const taken = unread === undefined ? undefined : attempts.find((each) => each.model === unread);
+  if (taken?.value) learner.observeUnread(classKey, taken.model, taken.value.c === 1, answers[answers.length - 1]?.state ?? OPENING);
+}
+
+/**
+ * What each model's answer costs, and reading its confidence beyond the answer call, per class: the
+ * means over the class's prompts of the recorded answer cost and of the source's recorded cost less it
+ * — a price list per class, as the router learns one from what its attempts cost (ratings.ts,
+ * `observedPrice`), not a peek at the prompt at hand.
+ */
+function classPriceList(
+  rows: readonly OutcomeRow[],
+  models: readonly string[],
+  classOf: (row: OutcomeRow) => string,
+): Map<string, Map<string, { answer: number; read: number }>> {
+  const sums = new Map<string, { count: number; cost: Map<string, { answer: number; read: number }> }>();
+  for (const row of rows) {
+    const entry = sums.get(classOf(row)) ?? { count: 0, cost: new Map<string, { answer: number; read: number }>() };
+    entry.count++;
+    for (const model of models) {
+      const outcome = row.m[model];
+      if (!outcome) continue;
+      const sum = entry.cost.get(model) ?? { answer: 0, read: 0 };
+      entry.cost.set(model, { answer: sum.answer + outcome.cost, read: sum.read + readCost(outcome) });
+    }
+    sums.set(classOf(row), entry);
+  }
+  return new Map(
+    [...sums].map(([classKey, entry]) => [
+      classKey,
+      new Map([...entry.cost].map(([model, sum]) => [model, { answer: sum.answer / entry.count, read: sum.read / entry.count }])),
+    ]),
+  );
+}
+
+/**
+ * USD it took to read this answer's confidence beyond the answer call: the source's recorded cost less
+ * the answer's, 0 where the confidence came with the answer (its own token's log-probability).
+ */
+function readCost(outcome: ModelOutcome): number {
+  return outcome.cost_src !== undefined && outcome.cost_src > outcome.cost ? outcome.cost_src - outcome.cost : 0;
+}
+
+/** Whether the check is the model's own confidence, which must be read (and on some classes paid for) to judge. */
+function readsConfidence(verifier: ReplayVerifier): boolean {
+  return verifier.kind === 'confidence' || verifier.kind === 'learned-confidence';
 }
 
 /**
@@ -454,6 +530,7 @@ function onlineLearner(order: readonly OutcomeRow[], panel: Panel, pricer: CallP
     classOf: (row) => (options.classKey === 'subfamily' ? shaped(row.family, row.subfamily) : row.family),
     verdict: (outcome) => verdictFor(outcome, options.verifier, noise),
     costOf: (slug, outcome) => attemptCost(specs.get(slug) as ModelSpec, outcome),
+    ...(readsConfidence(options.verifier) ? { readCostOf: readCost } : {}),
   });
 }
 
@@ -481,6 +558,8 @@ function withOverrides(panel: Panel, options: ReplayOptions): Panel {
       explore: options.policy?.explore ?? options.explore ?? panel.routing.explore,
       tradeoff: options.tradeoff ?? panel.routing.tradeoff,
       ...(exploreMeasured ? { exploreMeasured } : {}),
+      // Prompts handed to the replay are there to be read: the signal and the guessing floor plan on them.
+      ...(options.prompts ? { promptSignal: true } : {}),
       ...(options.waitWorth !== undefined ? { waitWorth: options.waitWorth } : {}),
     },
   };
@@ -611,9 +690,11 @@ function priceOrderCascade(
     let last: ModelOutcome | undefined;
     let waited = 0;
     let accepted = false;
-    for (const model of order) {
+    for (const [position, model] of order.entries()) {
       last = row.m[model] as ModelOutcome;
       cost += last.cost;
+      // Under a confidence check every answer but the last one's is read, and each read is paid for.
+      if (readsConfidence(verifier) && position < order.length - 1) cost += readCost(last);
       waited += last.lat_ms ?? 0;
       if (verdictFor(last, verifier, noise)) {
         accepted = true;

@@ -227,17 +227,22 @@ export class Router {
     // able cheap one looked hopeless after that one failed, so economy stopped there for good (on the
     // drift world, after the swap, 0.84 answered against 0.89 planned this way; BENCHMARKS.md, "Routing quality out of sample").
     // The planner prices a rung at what its attempts at this class have really cost once there are a
-    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS).
+    // few, and at its list price before (ratings.ts, MIN_PRICED_ATTEMPTS); an unanswered call is priced
+    // from the list prices alone (planner.ts, FAILURE_COST_MULTIPLE).
     const priced = (candidate: Candidate): number | null => observedAt(snapshot, candidate.resolved, request.classKey) ?? candidate.cost;
     const rungs = ranking.candidates.map((candidate) => ({
       rating: candidate.measured ? logit(candidate.ability) : priorOf(candidate),
       cost: priced(candidate),
+      listed: candidate.cost,
       measured: candidate.measured,
       graded: candidate.graded,
       ok: candidate.ok,
     }));
-    const prompt = this.readSignal(request, snapshot);
-    const guess = request.prompt ? guessingFloor(request.prompt.text) : 0;
+    // The prompt's text is read only where the panel asks (`routing.promptSignal`): on the recorded
+    // prompts neither the signal nor the format's guessing floor paid its way at equal accuracy.
+    const readsPrompt = this.panel.routing.promptSignal === true;
+    const prompt = readsPrompt ? this.readSignal(request, snapshot) : undefined;
+    const guess = readsPrompt && request.prompt ? guessingFloor(request.prompt.text) : 0;
     const worth = waitWorthPerMinute(this.panel);
     // Read only where the wait is valued: at 0 the plan is the money-only plan, to the byte.
     const wait: PlannedWait | undefined =

@@ -174,11 +174,19 @@ function clampShare(share: number): number {
   return Math.max(0.001, Math.min(0.95, share));
 }
 
-/** The signal after one call's step; `state` is left as it was. */
-export function applySignalUpdate(state: PromptSignalState | undefined, update: SignalUpdate): PromptSignalState {
+/**
+ * The signal after one call's step: `state` is left as it was, unless `inPlace`, where its weight tables
+ * take the step themselves.
+ *
+ * @remarks
+ * `inPlace` is for a caller that alone holds the tables (ledgerState.ts): copying both, 128 KiB a call,
+ * was most of what a routed call allocated with the signal on, and the collector's pauses it brought were
+ * the routing overhead's 99th percentile (BENCHMARKS.md, "Routing overhead").
+ */
+export function applySignalUpdate(state: PromptSignalState | undefined, update: SignalUpdate, inPlace = false): PromptSignalState {
   const current = state ?? emptySignal();
-  const mean = current.mean.slice();
-  const unanswerable = current.unanswerable.slice();
+  const mean = inPlace && state ? current.mean : current.mean.slice();
+  const unanswerable = inPlace && state ? current.unanswerable : current.unanswerable.slice();
   for (let i = 0; i < update.slots.length; i++) {
     const slot = update.slots[i] as number;
     if (slot < 0 || slot >= SIGNAL_SLOTS) continue;

@@ -18,6 +18,19 @@ describe('scoreChain', () => {
   });
 });
 
+describe('scoreChain: the confidence read charged where it is a second call', () => {
+  it('pays for reading every model but the last, at the source\'s cost less the answer\'s', () => {
+    // The cheap model's confidence is a second call costing 2 more; the dear one's read would cost 5, but it is last.
+    const asked = rows.map((row) => ({
+      ...row,
+      m: { cheap: { ...(row.m['cheap'] as OutcomeRow['m'][string]), cost_src: 3 }, dear: { ...(row.m['dear'] as OutcomeRow['m'][string]), cost_src: 15 } },
+    }));
+    const paid = new FamilyColumns(asked, ['cheap', 'dear']);
+    expect(scoreChain(paid, { models: [0, 1], thresholds: [-0.1] })).toEqual({ correct: 3, cost: 3 * 3 + 20 });
+    expect(scoreChain(paid, { models: [1], thresholds: [] })).toEqual({ correct: 2, cost: 30 });
+  });
+});
+
 describe('chain frontiers', () => {
   it('keeps only chains no other beats on both counts, and chooses by the exchange rate', () => {
     const scored = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callsToStopOpening, hindsightChainCost } from '../../../src/bench/qualityMeasures';
-import { abilityForAccuracy, generateWorld, worldNamed, WORLD_PROMPTS_PER_CLASS, WORLDS } from '../../../src/bench/worlds';
+import { abilityForAccuracy, generateWorld, worldNamed, worldPrompts, WORLD_PROMPTS_PER_CLASS, WORLDS } from '../../../src/bench/worlds';
 import type { OutcomeRow } from '../../../src/core/replay/outcomes';
 
 function accuracy(rows: readonly OutcomeRow[], model: string, cls: string): number {
@@ -18,7 +18,9 @@ describe('generated worlds', () => {
   it('grades every model on every prompt, 1,000 prompts per class unless the world says otherwise', () => {
     for (const world of WORLDS) {
       const rows = generateWorld(world, 1);
-      expect(rows).toHaveLength(3 * (world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS));
+      const perClass = world.promptsPerClass ?? WORLD_PROMPTS_PER_CLASS;
+      const expected = typeof perClass === 'number' ? 3 * perClass : Object.values(perClass).reduce((sum, count) => sum + count, 0);
+      expect(rows).toHaveLength(expected);
       for (const row of rows) expect(Object.keys(row.m)).toEqual(world.models.map((model) => model.slug));
     }
   });
@@ -62,6 +64,38 @@ describe('generated worlds', () => {
     }
     // Code generation is the hard family: every model answers less of it than of science.
     for (const model of world.models) expect(model.accuracy['code']).toBeLessThan(model.accuracy['science'] ?? 0);
+  });
+
+  it('builds the guessers world: the unseen data\'s family sizes, each model\'s stated accuracy, a code call dearer than a science one', () => {
+    const world = worldNamed('eleven-models-guessers');
+    const rows = generateWorld(world, 1);
+    expect(['science', 'commonsense', 'code'].map((family) => rows.filter((row) => row.family === family).length)).toEqual([1_455, 1_267, 428]);
+    for (const model of world.models) {
+      for (const [cls, target] of Object.entries(model.accuracy)) expect(Math.abs(accuracy(rows, model.slug, cls) - target), `${model.slug} ${cls}`).toBeLessThan(0.05);
+    }
+    const cost = (family: string) => rows.filter((row) => row.family === family).reduce((sum, row) => sum + (row.m['in10.0']?.cost ?? 0), 0);
+    expect(cost('code') / rows.filter((row) => row.family === 'code').length).toBeGreaterThan(1.5 * (cost('science') / rows.filter((row) => row.family === 'science').length));
+  });
+
+  it('makes the rungs above a letter guesser that failed meet the other letter: the one that always says "B" is right far more often there', () => {
+    const rows = generateWorld(worldNamed('eleven-models-guessers'), 2).filter((row) => row.family === 'commonsense');
+    // in0.25 answers "A" whatever it is asked, in0.80 "B": overall each is right about half the time.
+    expect(Math.abs(accuracy(rows, 'in0.25', 'commonsense') - 0.5)).toBeLessThan(0.04);
+    expect(Math.abs(accuracy(rows, 'in0.80', 'commonsense') - 0.5)).toBeLessThan(0.04);
+    const afterFailure = rows.filter((row) => row.m['in0.20']?.c === 0);
+    expect(accuracy(afterFailure, 'in0.25', 'commonsense')).toBeLessThan(0.4);
+    expect(accuracy(afterFailure, 'in0.80', 'commonsense')).toBeGreaterThan(0.6);
+  });
+
+  it('gives the guessers world text that differs from prompt to prompt, shows the choices, and is the same for the same prompt', () => {
+    const world = worldNamed('eleven-models-guessers');
+    const rows = generateWorld(world, 1);
+    const text = worldPrompts(world, rows) ?? [];
+    expect(text).toHaveLength(rows.length);
+    expect(new Set(text.map((row) => row.prompt)).size).toBe(rows.length);
+    const commonsense = text.find((row) => rows.find((each) => each.id === row.id)?.family === 'commonsense');
+    expect(commonsense?.prompt).toMatch(/\nA: .+\nB: .+/);
+    expect(worldPrompts(world, rows)).toEqual(text);
   });
 
   it('solves for an ability whose accuracy rises with the accuracy asked for', () => {

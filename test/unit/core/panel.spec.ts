@@ -40,7 +40,7 @@ describe('parsePanel', () => {
 
   it('names an unknown key nested in the routing block, and lists the keys there when the one it is closest to is written beside it', () => {
     expect(issuesOf({ ...minimal, routing: { explore: 0, explor: 1 } })).toEqual([
-      'routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds, waitWorth)',
+      'routing: unknown key "explor" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds, promptSignal, waitWorth)',
     ]);
   });
 

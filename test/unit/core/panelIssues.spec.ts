@@ -80,7 +80,7 @@ describe('the invalid-panel message', () => {
 
   it('lists the keys an object takes when an unknown one is like none of them', () => {
     expect(issuesOfText('{ "models": [{ "slug": "a", "provider": "ollama" }], "routing": { "banana": 1 } }')).toEqual([
-      'routing: unknown key "banana" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds, waitWorth) (line 1 column 67)',
+      'routing: unknown key "banana" (the keys here: explore, requireEvidence, tradeoff, explorePaid, exploreMeasured, attemptTimeoutSeconds, promptSignal, waitWorth) (line 1 column 67)',
     ]);
   });
 

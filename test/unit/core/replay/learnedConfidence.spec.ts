@@ -29,6 +29,18 @@ class LoggingLearner extends ConfidenceLearner {
     this.log.push({ kind: 'grade', model, correct, incoming });
     super.observeGrade(classKey, model, logprob, correct, incoming);
   }
+  override observeUnread(classKey: string, model: string, correct: boolean, incoming: number = OPENING): void {
+    this.log.push({ kind: 'grade', model, correct, incoming });
+    super.observeUnread(classKey, model, correct, incoming);
+  }
+}
+
+/** The fixture with a confidence that is a second call: reading a model's costs `times` its answer. */
+function asked(times: number): OutcomeRow[] {
+  return rows.map((row) => ({
+    ...row,
+    m: Object.fromEntries(Object.entries(row.m).map(([model, outcome]) => [model, { ...outcome, cost_src: outcome.cost * (1 + times) }])),
+  }));
 }
 
 describe('runReplay with the learned confidence check', () => {
@@ -79,6 +91,11 @@ describe('runReplay with the learned confidence check', () => {
     });
     expect(decisions.length).toBeGreaterThan(rows.length);
     for (const row of decisions) {
+      // An answer the plan takes without reading its confidence stands unverified, and says why.
+      if (row.verdict === 'unverified') {
+        expect(row.verdictReason).toMatch(new RegExp(`^confidence not read for ${row.model}: `));
+        continue;
+      }
       expect(['pass', 'fail']).toContain(row.verdict);
       expect(row.verdictReason).toMatch(
         new RegExp(
@@ -86,6 +103,62 @@ describe('runReplay with the learned confidence check', () => {
         ),
       );
     }
+  });
+
+  it("never reads the top rung's answer: nothing is left to climb to, so nothing it says could change the call", async () => {
+    const decisions: DecisionRow[] = [];
+    await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'learned-confidence', multiple: 10 },
+      classKey: 'family',
+      seed: 1,
+      sink: { append: (row) => decisions.push(row) },
+    });
+    const top = decisions.filter((row) => row.model === 'large');
+    expect(top.length).toBeGreaterThan(0);
+    for (const row of top) {
+      expect(row.verdict).toBe('unverified');
+      expect(row.confidence).toBeUndefined();
+    }
+  });
+
+  it('charges a read that is a second call, and only where it reads', async () => {
+    const decisions: DecisionRow[] = [];
+    const paid = asked(2);
+    const summary = await runReplay({
+      rows: paid,
+      models,
+      verifier: { kind: 'learned-confidence', multiple: 10 },
+      classKey: 'family',
+      seed: 1,
+      sink: { append: (row) => decisions.push(row) },
+    });
+    const byCall = new Map(paid.map((row) => [row.id, row]));
+    let expected = 0;
+    for (const row of decisions) {
+      const outcome = (byCall.get(row.call) as OutcomeRow).m[row.model] as ModelOutcome;
+      const read = row.confidence !== undefined;
+      expect(row.cost).toBeCloseTo(outcome.cost * (read ? 3 : 1), 12);
+      expected += outcome.cost * (read ? 3 : 1);
+    }
+    expect(summary.policy.cost).toBeCloseTo(expected, 12);
+  });
+
+  it('reads less where a read costs more than the answer', async () => {
+    const reads = async (times: number) => {
+      const decisions: DecisionRow[] = [];
+      await runReplay({
+        rows: asked(times),
+        models,
+        verifier: { kind: 'learned-confidence', multiple: 10 },
+        classKey: 'family',
+        seed: 1,
+        sink: { append: (row) => decisions.push(row) },
+      });
+      return decisions.filter((row) => row.confidence !== undefined).length;
+    };
+    expect(await reads(20)).toBeLessThan(await reads(0));
   });
 
   it('climbs on a wrong, unsure answer and gets more right than accepting every opener would', async () => {

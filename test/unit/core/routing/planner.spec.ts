@@ -67,3 +67,22 @@ describe('CascadePlan: the hold released on calls that look unanswerable', () =>
     expect(step.released).toBeUndefined();
   });
 });
+
+describe('CascadePlan: the price of an unanswered call', () => {
+  it("is the dearest rung's list price times the multiple, whatever its attempts have been observed to cost at the class", () => {
+    // The dear rung's answers at this class run long: observed at 10, listed at 2. After the cheap rung
+    // fails, quality goes on when an unanswered call is priced at 10 × 10 and stops at 10 × 2.
+    const longAnswers: PlannedRung = { rating: -0.5, cost: 10, listed: 2, measured: true, graded: 8, ok: 1 };
+    const fromList = new CascadePlan([cheap, longAnswers], 'quality').step([0], [0]);
+    expect(fromList.next).toBeNull();
+    expect(fromList.valueIfStopped).toBeCloseTo(20, 9);
+    const fromObserved = new CascadePlan([cheap, { ...longAnswers, listed: 10 }], 'quality').step([0], [0]);
+    expect(fromObserved.next).toBe(1);
+    expect(fromObserved.valueIfStopped).toBeCloseTo(100, 9);
+  });
+
+  it('falls back on the planned cost where no list price is known', () => {
+    const unlisted: PlannedRung = { rating: -0.5, cost: 10, listed: null, measured: true, graded: 8, ok: 1 };
+    expect(new CascadePlan([{ ...cheap, listed: null }, unlisted], 'quality').step([0], [0]).valueIfStopped).toBeCloseTo(100, 9);
+  });
+});

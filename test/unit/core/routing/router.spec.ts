@@ -947,3 +947,28 @@ describe('Router: what a provider says is bounded where the row is written', () 
     expect(harness.sink.rows.at(-1)?.verdictReason).toMatch(/… \[truncated, 10,013 characters\]$/);
   });
 });
+
+describe("Router: the prompt's text", () => {
+  const fourWay = { text: 'Which one?\nA: red\nB: green\nC: blue\nD: grey' };
+  const ratingsAfter = async (promptSignal: boolean | undefined, prompt: { text: string } | undefined) => {
+    const panel = cascadePanel();
+    const harness = new RouterHarness({ ...panel, routing: { ...panel.routing, ...(promptSignal === undefined ? {} : { promptSignal }) } });
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    await harness.router.route(request({ callId: 'c-text', ...(prompt ? { prompt } : {}) }), attempts.fn);
+    return harness.ledger.entries().map((entry) => ({ model: entry.model, rating: entry.rating }));
+  };
+
+  it('is not read by default: a four-way choice moves the ratings as a call without text does', async () => {
+    const withoutText = await ratingsAfter(undefined, undefined);
+    expect(await ratingsAfter(undefined, fourWay)).toEqual(withoutText);
+    expect(await ratingsAfter(false, fourWay)).toEqual(withoutText);
+  });
+
+  it("is read where the panel asks: the four-way choice's guessing floor scores the failure against a lucky guess too", async () => {
+    const withoutText = await ratingsAfter(undefined, undefined);
+    const read = await ratingsAfter(true, fourWay);
+    const alpha = (ratings: { model: string; rating: number }[]) => ratings.find((entry) => entry.model === 'alpha')?.rating ?? Number.NaN;
+    // A model that fails a four-way choice missed even the quarter a guess would have given it.
+    expect(alpha(read)).toBeLessThan(alpha(withoutText));
+  });
+});

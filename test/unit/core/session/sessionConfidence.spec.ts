@@ -144,22 +144,48 @@ describe('the confidence check in a session', () => {
   });
 
   it("judges the local model's answer once its grades are kept in the ledger, and passes one as sure as those that were right", async () => {
-    const { cloud, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
+    let question = ollamaSureYes();
+    const { cloud, panel } = await providers(
+      chat(ollamaAnswer(), (response, request) => question(response, request)),
+      cloudAnswer(),
+    );
+    // Right whenever it was sure, wrong when it was less sure: what it says can change the call, so it is asked.
     await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
+    question = ollamaYes();
+    await gradeLocalAnswers(panel, false, 3);
+    question = ollamaSureYes();
     // A new session: what the learner knows came back from the ledger file.
     const result = await ask(await open(panel));
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'pass']]);
-    expect(result.attempts[0]?.verdict.reason).toMatch(
-      new RegExp(`^confidence ${formatLogprob(OLLAMA_YES)} ≥ learned threshold .* for qwen2\\.5:3b in chat`),
-    );
+    expect(result.attempts[0]?.verdict.reason).toMatch(/^confidence \S+ ≥ learned threshold .* for qwen2\.5:3b in chat/);
     expect([result.checks, result.checked, result.attempts[0]?.checks]).toEqual([['confidence'], 'checked: confidence', ['confidence']]);
     expect(decisionRows().at(-1)).toMatchObject({ model: 'qwen2.5:3b', verdict: 'pass', checks: ['confidence'] });
     expect(cloud.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
   });
 
-  it('stops judging a class by counts the user reset', async () => {
-    const { panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
+  it("takes the local model's answer without asking, once it would accept whatever the model said", async () => {
+    const { ollama, panel } = await providers(chat(ollamaAnswer(), ollamaYes()), cloudAnswer());
     await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
+    const asked = ollama.requests.filter(isQuestion).length;
+    const result = await ask(await open(panel));
+    expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'unverified']]);
+    expect(result.attempts[0]?.verdict.reason).toMatch(
+      /^confidence not read for qwen2\.5:3b: nothing it could say would change the call \(P\(right\) 0\.\d\d unread\)$/,
+    );
+    expect(ollama.requests.filter(isQuestion)).toHaveLength(asked);
+    expect(result.answer).not.toHaveProperty('confidence');
+  });
+
+  it('stops judging a class by counts the user reset', async () => {
+    let question = ollamaSureYes();
+    const { panel } = await providers(
+      chat(ollamaAnswer(), (response, request) => question(response, request)),
+      cloudAnswer(),
+    );
+    await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
+    question = ollamaYes();
+    await gradeLocalAnswers(panel, false, 3);
+    question = ollamaSureYes();
     const session = await open(panel);
     expect((await ask(session)).attempts[0]?.verdict.kind).toBe('pass');
     await session.resetClass('chat');
@@ -168,16 +194,16 @@ describe('the confidence check in a session', () => {
     );
   });
 
-  it('climbs from a local answer as unsure as one that was wrong before, and lets the next rung stand unjudged while it has no grades', async () => {
+  it('climbs from a local answer as unsure as ones that were wrong before, and lets the next rung stand unjudged while it has no grades', async () => {
     let question = ollamaSureYes();
     const { cloud, panel } = await providers(
       chat(ollamaAnswer(), (response, request) => question(response, request)),
       chat(cloudAnswer(), cloudNo()),
     );
-    // Right whenever it was sure, and wrong the one time it stated the confidence it states now.
+    // Right whenever it was sure, and wrong the three times it stated the confidence it states now.
     await gradeLocalAnswers(panel, true, MIN_CONFIDENCE_GRADED);
     question = ollamaYes();
-    await gradeLocalAnswers(panel, false, 1);
+    await gradeLocalAnswers(panel, false, 3);
     const result = await ask(await open(panel, 'all'));
     expect(result.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([
       ['qwen2.5:3b', 'fail'],
@@ -241,7 +267,9 @@ describe('the confidence check in a session', () => {
     let last: SessionChatResult | undefined;
     for (let call = 0; call < 6; call++) {
       last = await ask(session);
-      expect(last.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'pass']]);
+      // Every graded answer was right, so the plan accepts this one whatever its word: it is taken unread,
+      // and neither a read nor the answer counts in a rating until the user grades it.
+      expect(last.attempts.map((attempt) => [attempt.model, attempt.verdict.kind])).toEqual([['qwen2.5:3b', 'unverified']]);
     }
     expect(graded(session)).toBe(MIN_CONFIDENCE_GRADED);
     session.settle(last?.callId as string, { kind: 'fail', reason: 'thumbs down' });
