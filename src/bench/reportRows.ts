@@ -190,29 +190,40 @@ function replayJob(id: string, flags: string, what: string, learner?: string): R
 
 /** Every job of the table, in its order. */
 export const JOBS: ReportJob[] = [
-  replayJob('quality-test-perfect', '--verifier perfect', 'Quality, 9-model `test` split (4,048 prompts), perfect check, quality'),
-  replayJob('quality-test-economy', '--verifier perfect --tradeoff economy', 'Quality, `test` split, perfect check, economy'),
-  replayJob('quality-test-noisy', '--verifier noisy:0.05,0.05', 'Quality, `test` split, noisy check (5% false passes, 5% false fails)'),
+  // Money only (the wait valued at 0), as every quality figure was before the wait counted: the rows
+  // compare across commits, and the next row says what the default wait worth changes.
+  replayJob(
+    'quality-test-perfect',
+    '--verifier perfect --wait-worth 0',
+    'Quality, 9-model `test` split (4,048 prompts), perfect check, quality, money only (`--wait-worth 0`)',
+  ),
+  replayJob(
+    'quality-test-wait',
+    '--verifier perfect',
+    'The same at the default wait worth, $0.10 a minute: money spent to cut the user’s wait ([The user’s wait](docs/how-it-decides.md#the-users-wait))',
+  ),
+  replayJob('quality-test-economy', '--verifier perfect --tradeoff economy --wait-worth 0', 'Quality, `test` split, perfect check, economy, money only'),
+  replayJob('quality-test-noisy', '--verifier noisy:0.05,0.05 --wait-worth 0', 'Quality, `test` split, noisy check (5% false passes, 5% false fails), money only'),
   replayJob('quality-test-confidence', '--verifier confidence', 'The confidence check, learned per model, on the `test` split, quality', FIXED_THRESHOLD_LEARNER),
   replayJob('quality-test-confidence-economy', '--verifier confidence --tradeoff economy', 'The confidence check, `test` split, economy', FIXED_THRESHOLD_LEARNER),
   {
     id: 'quality-worlds-perfect',
-    command: 'node scripts/quality.mjs --worlds',
+    command: 'node scripts/quality.mjs --worlds --wait-worth 0',
     machineSuffix: ' --json',
     slow: false,
     timed: false,
     needs: [],
-    rows: [{ id: 'quality-worlds-perfect', what: 'Quality on the generated worlds, perfect check (seeds 1–5, each its own world)' }],
+    rows: [{ id: 'quality-worlds-perfect', what: 'Quality on the generated worlds, perfect check (seeds 1–5, each its own world), money only' }],
     read: readers({ 'quality-worlds-perfect': (output) => worldsFigure(output.stdout) }),
   },
   {
     id: 'quality-worlds-noisy',
-    command: 'node scripts/quality.mjs --worlds --noisy',
+    command: 'node scripts/quality.mjs --worlds --noisy --wait-worth 0',
     machineSuffix: ' --json',
     slow: false,
     timed: false,
     needs: [],
-    rows: [{ id: 'quality-worlds-noisy', what: 'Quality on the generated worlds, noisy check' }],
+    rows: [{ id: 'quality-worlds-noisy', what: 'Quality on the generated worlds, noisy check, money only' }],
     read: readers({ 'quality-worlds-noisy': (output) => worldsFigure(output.stdout) }),
   },
   {

@@ -103,8 +103,8 @@ describe("BENCHMARKS.md's first table", () => {
     expect(renderTable(results)).toBe(table);
     expect(table.startsWith(BEGIN_MARK)).toBe(true);
     expect(table.endsWith(END_MARK)).toBe(true);
-    expect(table).toContain("**Today's figures**, at commit `abc1234` (1 row at another, as marked); 15 rows never measured.");
-    expect(table).toContain('| a \\| b | `npm run -s rung -- replay ../shared/data/cascades-9-models.jsonl --split test --seeds 5 --verifier perfect` | 2026-12-05 |');
+    expect(table).toContain("**Today's figures**, at commit `abc1234` (1 row at another, as marked); 16 rows never measured.");
+    expect(table).toContain('| a \\| b | `npm run -s rung -- replay ../shared/data/cascades-9-models.jsonl --split test --seeds 5 --verifier perfect --wait-worth 0` | 2026-12-05 |');
     expect(table).toContain('| median 1 ms | `RUNG_BENCH_ONLY=ledger npm run -s bench` | 2026-12-05, load 3.1–4.0 |');
     expect(table).toContain('| median 700 ms | `node scripts/team-bench.mjs` | at `def5678`, 2026-12-04, load 15.0 |');
     expect(table.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| what') && !line.startsWith('| ---'))).toHaveLength(reportRows().length);
