@@ -26,6 +26,7 @@ import {
   WELCOME_LINE,
   welcomeEdit,
   withProviders,
+  foldedText,
 } from './rung.e2e';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 
@@ -100,11 +101,6 @@ async function responseWithLine(page: Page, line: string | RegExp): Promise<Loca
 async function shownText(response: Locator): Promise<string> {
   const parts = await response.locator('.chat-markdown-part').allTextContents();
   return parts.join('\n').replace(/\s+/g, ' ');
-}
-
-/** What a response folded away (the thinking box Rung Auto says a climb in), as text. */
-async function foldedText(response: Locator): Promise<string> {
-  return ((await response.locator('.chat-thinking-box').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
 }
 
 /** Wakes the Chat view's own agent with a first question, so its modes are listed, and waits for Rung's answer. */

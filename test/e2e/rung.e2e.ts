@@ -73,6 +73,26 @@ function answerSixTimesSeven(providers: FakeProviders): void {
   providers.cheapAnswer = () => SIX_TIMES_SEVEN;
 }
 
+/** What a response folded away (the thinking box Rung Auto says a climb in), as text. */
+export async function foldedText(response: Locator): Promise<string> {
+  const read = async (): Promise<string> =>
+    ((await response.locator('.chat-thinking-box').allTextContents()).join('\n') || '').replace(/\s+/g, ' ').trim();
+  // A fold whose response had ended before it was drawn is drawn shut, with only its title ("Finished
+  // with 1 step") on the page, and may sit inside the response's own shut "Completed N steps": the
+  // Chat view opens them while the answer streams, so a fast answer is read shut. Opened one level at a
+  // time, as a user would to see the climb.
+  const titleOnly = (text: string): boolean => /^(?:Finished with|Completed) \d+ steps?\b[^.]*$/.test(text);
+  const outer = response.getByText(/^Completed \d+ steps?/).first();
+  const inner = response.getByText(/^Finished with \d+ steps?/).first();
+  if (titleOnly(await read()) && !(await inner.isVisible()) && (await outer.isVisible())) {
+    await outer.click();
+    await eventually(async () => !titleOnly(await read()) || (await inner.isVisible()), 'the steps open');
+  }
+  if (titleOnly(await read()) && (await inner.isVisible())) await inner.click();
+  await eventually(async () => !titleOnly(await read()), 'the fold opens on its lines');
+  return read();
+}
+
 /** The newest @rung response holding `text`, once its closing line ("Answered by …") is shown. */
 export async function rungAnswer(page: Page, text: string): Promise<Locator> {
   const response = page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
@@ -491,7 +511,7 @@ const checks: E2eCheck[] = [
       const shown = ((await response.locator('.chat-markdown-part').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
       assert.match(shown, /"age": 36/);
       assert.doesNotMatch(shown, /"age": }/, `the invalid JSON is not in the answer: ${shown}`);
-      const folded = ((await response.locator('.chat-thinking-box').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      const folded = await foldedText(response);
       assert.match(folded, new RegExp(`${CHEAP_MODEL} failed its check \\(.*JSON`));
       const failed = await waitForRow(workbench, "the small model's JSON", (entry) => entry.model === CHEAP_MODEL);
       const answered = await waitForRow(

@@ -187,7 +187,8 @@ export class Workbench {
     if (!(await input.isVisible())) await this.runCommand('Chat: Open Chat');
     await input.waitFor({ timeout: CHAT_OPEN_TIMEOUT_MS });
     // The Chat view's list is virtual: once a conversation outgrows the view, rows scrolled away leave
-    // the page, so the count of requests on it can stand still as one is sent. A row's index cannot.
+    // the page, so the count of requests on it can stand still as one is sent, while the newest row's
+    // index grows. In a new chat the index starts again from 0 while the count grows: either says it.
     const lastRequest = async (): Promise<number> =>
       this.page.evaluate(() => {
         let last = -1;
@@ -197,7 +198,8 @@ export class Workbench {
         });
         return last;
       });
-    const before = await lastRequest();
+    const requests = this.page.locator('.interactive-item-container.interactive-request');
+    const before = { last: await lastRequest(), count: await requests.count() };
     const lines = input.locator('.view-lines');
     const typed = async (): Promise<string> => ((await lines.textContent()) ?? '').replace(/\u00a0/g, ' ');
     const participant = /^@\S+ /.exec(text)?.[0];
@@ -211,7 +213,7 @@ export class Workbench {
     );
     // The suggestions may render outside the input's editor (an overflow widget), so look page-wide.
     const suggestions = this.page.locator('.suggest-widget.visible');
-    const sent = async (): Promise<boolean> => (await lastRequest()) > before;
+    const sent = async (): Promise<boolean> => (await lastRequest()) > before.last || (await requests.count()) > before.count;
     // A slash command's suggestions can open just after the look and take the Enter (once in CI the text
     // stayed in the input and nothing was sent): while the text is still there and nothing went, look and
     // press again.
