@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureBytes, serveBytes, WireServer } from '../unit/support/wireServer';
-import type { E2eCheck } from './workbench';
+import { setProviderKey, type E2eCheck } from './workbench';
 import { scaled } from '../timeScale';
 
 /** The first request also opens the session, and the Chat view's own agent waits before it asks Rung (rung.e2e.ts). */
@@ -46,20 +46,7 @@ function catalogless(): E2eCheck {
           listed.some((row) => row.includes('Rung: Set Provider Key')),
           `the palette lists Rung: Set Provider Key: ${JSON.stringify(listed)}`,
         );
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input');
-        await input.fill('>Rung: Set Provider Key');
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-        await page.keyboard.press('Enter');
-        await page
-          .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
-          .waitFor({ timeout: TIMEOUT_MS });
-        await input.fill('llamacpp');
-        await page.keyboard.press('Enter');
-        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'llamacpp key' }).waitFor();
-        await input.fill('sk-local-0123456789abcdef');
-        await page.keyboard.press('Enter');
-        await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+        await setProviderKey(page, 'llamacpp', 'sk-local-0123456789abcdef', TIMEOUT_MS);
         await page.locator('.statusbar-item', { hasText: 'Rung: Auto' }).first().waitFor({ timeout: TIMEOUT_MS });
         await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: TIMEOUT_MS });
         await workbench.sendChat('Give me Paris as JSON');

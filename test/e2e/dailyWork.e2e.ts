@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import { eventually, type E2eCheck } from './workbench';
+import { setProviderKey, eventually, type E2eCheck } from './workbench';
 import { scaled } from '../timeScale';
 
 /** How long a check waits for an answer: the Chat view's own agent spent up to 16 s before asking Rung (rung.e2e.ts). */
@@ -54,20 +54,7 @@ async function responseWith(page: Page, text: string | RegExp): Promise<string> 
 
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
 async function setCloudKey(page: Page): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Rung: Set Provider Key');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
-    .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-  await input.fill('cloud');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-  await input.fill('test-key-0123456789abcdef');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await setProviderKey(page, 'cloud', 'test-key-0123456789abcdef', ANSWER_TIMEOUT_MS);
 }
 
 function newcomerHello(): E2eCheck {

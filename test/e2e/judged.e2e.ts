@@ -11,27 +11,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import type { E2eCheck, Workbench } from './workbench';
+import { setProviderKey, type E2eCheck, type Workbench } from './workbench';
+import { scaled } from '../timeScale';
 import { decisionRows } from './workspaceFiles';
 
-const ANSWER_TIMEOUT_MS = 120_000;
+const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
 async function setCloudKey(page: Page): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Rung: Set Provider Key');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
-    .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-  await input.fill('cloud');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-  await input.fill('test-key-0123456789abcdef');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await setProviderKey(page, 'cloud', 'test-key-0123456789abcdef', ANSWER_TIMEOUT_MS);
 }
 
 /** Waits until the decision log holds a row `match` accepts. */

@@ -17,10 +17,11 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import { eventually, type E2eCheck, type Workbench } from './workbench';
+import { eventually, setProviderKey, type E2eCheck, type Workbench } from './workbench';
+import { scaled } from '../timeScale';
 import { decisionRows } from './workspaceFiles';
 
-const ANSWER_TIMEOUT_MS = 120_000;
+const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 /**
  * The requests of the morning, in the order sent: Agent mode through Rung Auto (the Chat view's
@@ -66,20 +67,7 @@ function cloudAnswer(body: Record<string, unknown>): string {
 
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
 async function setCloudKey(page: Page): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Rung: Set Provider Key');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
-    .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-  await input.fill('cloud');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-  await input.fill('test-key-0123456789abcdef');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await setProviderKey(page, 'cloud', 'test-key-0123456789abcdef', ANSWER_TIMEOUT_MS);
 }
 
 /** The morning's calls as the decision log has them: each call's attempt rows in order. */
@@ -101,7 +89,7 @@ function morning(): E2eCheck {
   return {
     name: "a morning's work in the Chat view (Agent mode and @rung) over a fake local and a fake cloud model, totalled from the decision log and the ledger view",
     // Six requests, each waiting on the editor's own agent first (up to 16 s before it asks Rung, rung.e2e.ts).
-    timeoutMs: 10 * 60_000,
+    timeoutMs: scaled(10 * 60_000),
     async prepare(folder) {
       providers = await startFakeProviders();
       providers.usageByLength = true;

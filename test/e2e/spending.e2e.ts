@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { DecisionRow } from '../../src/core/decisions/decision';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import type { E2eCheck } from './workbench';
+import { setProviderKey, type E2eCheck } from './workbench';
+import { scaled } from '../timeScale';
 import { decisionRows } from './workspaceFiles';
 
 /** How long a check waits for an answer: the editor's own agent may take 16 s before it asks Rung (rung.e2e.ts). */
-const ANSWER_TIMEOUT_MS = 120_000;
+const ANSWER_TIMEOUT_MS = scaled(120_000);
 
 function writeJson(folder: string, path: string, value: unknown): void {
   mkdirSync(join(folder, path, '..'), { recursive: true });
@@ -55,20 +56,7 @@ function spentEarlier(cost: number): DecisionRow {
 
 /** Sets the cloud provider's key through Rung: Set Provider Key, as a user types it. */
 async function setCloudKey(page: Page): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Rung: Set Provider Key');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' })
-    .waitFor({ timeout: ANSWER_TIMEOUT_MS });
-  await input.fill('cloud');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-  await input.fill('test-key-0123456789abcdef');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await setProviderKey(page, 'cloud', 'test-key-0123456789abcdef', ANSWER_TIMEOUT_MS);
 }
 
 /** USD the decision log records as spent since `since` (attempt rows; a settling row repeats its attempt's cost). */

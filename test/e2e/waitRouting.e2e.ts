@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import type { E2eCheck, Workbench } from './workbench';
+import { setProviderKey, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
 
 const run = promisify(execFile);
@@ -44,18 +44,7 @@ async function setCloudKey(page: Page, workbench: Workbench): Promise<void> {
     listed.some((row) => row.includes('Rung: Set Provider Key')),
     `the palette lists Set Provider Key: ${JSON.stringify(listed)}`,
   );
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Rung: Set Provider Key');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' }).waitFor({ timeout: TIMEOUT_MS });
-  await input.fill('cloud');
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'cloud key' }).waitFor();
-  await input.fill(KEY);
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await setProviderKey(page, 'cloud', KEY, TIMEOUT_MS);
 }
 
 /** Opens greeting.ts and selects its return line, as a user does before an edit. */

@@ -33,6 +33,25 @@ const ENTER_PRESSES = 3;
 const POLL_MS = 100;
 
 /**
+ * Sets `provider`'s key through Rung: Set Provider Key, as a user types it in the palette; `timeoutMs`
+ * is how long the command may take to show its own quick pick.
+ */
+export async function setProviderKey(page: Page, provider: string, key: string, timeoutMs: number = UI_TIMEOUT_MS): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('>Rung: Set Provider Key');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Rung: Set Provider Key' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Rung: Set Provider Key' }).waitFor({ timeout: timeoutMs });
+  await input.fill(provider);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: `${provider} key` }).waitFor();
+  await input.fill(key);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/**
  * Waits until `holds` answers true, or fails with `what` after `timeoutMs`.
  *
  * @remarks
