@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { repositoryRoot } from '../../scripts/test-host/codeServer';
 import { CHEAP_MODEL, CLOUD_MODEL, fakePanel, startFakeProviders, type FakeProviders } from '../integration/support/fakeProviders';
-import { setProviderKey, type E2eCheck, type Workbench } from './workbench';
+import { eventually, setProviderKey, type E2eCheck, type Workbench } from './workbench';
 import { decisionRows, ledgerOnDisk } from './workspaceFiles';
 
 const run = promisify(execFile);
@@ -146,6 +146,8 @@ function slowSmallModel(): E2eCheck {
           await response.getByText('Rung ·').first().waitFor({ timeout: TIMEOUT_MS });
           await response.getByText('Why this model').first().waitFor({ timeout: TIMEOUT_MS });
           said = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+          // The decision log is written on the ledger's own timer, a moment after the answer shows.
+          await eventually(async () => decisionRows(workbench.folder).length > before, "the edit's decision row is written", TIMEOUT_MS);
           const first = decisionRows(workbench.folder)[before];
           opener = first?.model ?? '';
           if (opener === CHEAP_MODEL) {
