@@ -85,10 +85,12 @@ export async function foldedText(response: Locator): Promise<string> {
   const outer = response.getByText(/^Completed \d+ steps?/).first();
   const inner = response.getByText(/^Finished with \d+ steps?/).first();
   if (titleOnly(await read()) && !(await inner.isVisible()) && (await outer.isVisible())) {
-    await outer.click();
+    await outer.click({ force: true });
     await eventually(async () => !titleOnly(await read()) || (await inner.isVisible()), 'the steps open');
   }
-  if (titleOnly(await read()) && (await inner.isVisible())) await inner.click();
+  // Forced: a fold's title shimmers while the Chat view settles the response, and a click that waits
+  // for it to hold still can wait for ever.
+  if (titleOnly(await read()) && (await inner.isVisible())) await inner.click({ force: true });
   await eventually(async () => !titleOnly(await read()), 'the fold opens on its lines');
   return read();
 }
