@@ -189,12 +189,19 @@ async function showPickerPrices(page: Page, picker: Locator): Promise<void> {
       async () => {
         if (await rowsShown()) return true;
         if (!(await others.isVisible())) {
+          // A menu left open (the picker itself, half drawn, or another) covers the page with its blocker,
+          // which takes every click for itself: close it first, then open the picker afresh.
+          if (await page.locator('.context-view .context-view-block').first().isVisible()) {
+            tries.push('closed an open menu');
+            await page.keyboard.press('Escape');
+            return false;
+          }
           tries.push('opened the picker');
-          await picker.click();
+          await picker.click({ timeout: PICKER_STEP_MS }).catch(() => undefined);
           await others.waitFor({ timeout: PICKER_STEP_MS }).catch(() => undefined);
         } else if ((await others.getAttribute('aria-expanded')) !== 'true') {
           tries.push('unfolded Other Models');
-          await others.click();
+          await others.click({ timeout: PICKER_STEP_MS }).catch(() => undefined);
           await page
             .locator('.action-widget .monaco-list-row.chat-model-picker-section-toggle[aria-expanded="true"]')
             .waitFor({ timeout: PICKER_STEP_MS })

@@ -138,6 +138,8 @@ function slowSmallModel(): E2eCheck {
         // An edit now: the strong model opens it. One call in twenty explores the small one instead; then ask again.
         let opener = '';
         let said = '';
+        // Each explored call grades the small model once more, so the count in the reason grows with it.
+        let explored = 0;
         for (let tries = 0; tries < 3 && opener !== CLOUD_MODEL; tries++) {
           const before = decisionRows(workbench.folder).length;
           await workbench.sendChat('@rung /edit make the greeting say welcome');
@@ -156,6 +158,7 @@ function slowSmallModel(): E2eCheck {
               [true, EXPLORE_RATE],
               'the small model opened only as exploration, at the stated rate',
             );
+            explored++;
             console.log(`        (the edit explored ${CHEAP_MODEL}, as one in ${1 / EXPLORE_RATE} does; asking again)`);
           } else {
             assert.equal(first?.model, CLOUD_MODEL);
@@ -168,7 +171,7 @@ function slowSmallModel(): E2eCheck {
             assert.match(
               first?.reason ?? '',
               new RegExp(
-                `; opened past ${CHEAP_MODEL} for the wait: it passed 1 of ${MORNING_EDITS} graded at edit/typescript and a try takes about 1\\.\\d s \\(wait worth \\$0\\.1/min\\)`,
+                `; opened past ${CHEAP_MODEL} for the wait: it passed \\d+ of ${MORNING_EDITS + explored} graded at edit/typescript and a try takes about 1\\.\\d s \\(wait worth \\$0\\.1/min\\)`,
               ),
             );
           }
@@ -177,7 +180,7 @@ function slowSmallModel(): E2eCheck {
         assert.match(
           said,
           new RegExp(
-            `Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: .* · \\$[\\d.]+ · opened on ${CLOUD_MODEL}: ${CHEAP_MODEL} passed 1 of ${MORNING_EDITS} edits, and each failed try cost you about 1\\.\\d s`,
+            `Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: .* · \\$[\\d.]+ · opened on ${CLOUD_MODEL}: ${CHEAP_MODEL} passed \\d+ of ${MORNING_EDITS + explored} edits, and each failed try cost you about 1\\.\\d s`,
           ),
         );
         await workbench.screenshot('wait-edit-opened-on-strong-model');
