@@ -72,6 +72,10 @@ async function main(): Promise<void> {
   const { tradeoff, verifier, named, recorded } = plan;
   SEEDS = plan.seeds;
   WAIT_WORTH = plan.waitWorth;
+  if (plan.boundAt !== undefined) {
+    process.stdout.write(`${boundTable(WORLDS.filter((entry) => named.length === 0 || named.includes(entry.name)), plan.boundAt)}\n`);
+    return;
+  }
   const lines: Line[] = [];
   if (recorded !== undefined) lines.push(...(await measureRecorded(recorded, tradeoff, verifier)));
   if (plan.worlds) {
@@ -95,6 +99,46 @@ async function main(): Promise<void> {
   process.stdout.write(`\nSeeds on which Rung was at least as accurate as the simple learner and no dearer: ${lines.map((line) => `${line.name} ${line.ahead?.filter(Boolean).length ?? 0} of ${SEEDS.length}`).join('; ')}\n`);
   for (const line of lines) if (line.spend) process.stdout.write(`\n${spendTables(line.name, line.spend)}\n`);
   if (recorded !== undefined) process.stdout.write(`\n${finerClassTable(parseOutcomes(readFileSync(recorded, 'utf8'), recorded))}\n`);
+}
+
+/**
+ * What the cheapest fixed chains per class, chosen in hindsight on each seed's own world, spend to reach
+ * `accuracy`, as a share of the best single model's cost. A policy that climbs one fixed chain per class
+ * cannot spend less on that world, so where the figure is above a cost target the target is out of
+ * reach there for any such policy, learning or not.
+ */
+function boundTable(worlds: readonly World[], accuracy: number): string {
+  const out = [
+    `The cheapest fixed chains per class in hindsight reaching ${accuracy} on each seed's world, as a share of the best single model's cost ("—": no chain reaches it, as too few prompts have any right answer).`,
+    '',
+    '| world | seed | prompts some model answers | hindsight chains |',
+    '| --- | ---: | ---: | ---: |',
+  ];
+  for (const world of worlds) {
+    const shares: number[] = [];
+    for (const seed of SEEDS) {
+      const rows = generateWorld(world, seed);
+      const models = world.models.map((model) => model.slug);
+      const best = Math.min(...models.filter((model) => bestAccuracy(rows, models) === accuracyOf(rows, model)).map((model) => spentBy(rows, model)));
+      const answered = rows.filter((row) => models.some((model) => row.m[model]?.c === 1)).length / rows.length;
+      const share = hindsightChainCost(rows, models, (row) => row.family, accuracy) / best;
+      shares.push(share);
+      out.push(`| ${world.name} | ${seed} | ${answered.toFixed(4)} | ${Number.isFinite(share) ? pct(share) : '—'} |`);
+    }
+    const finite = shares.filter(Number.isFinite);
+    out.push(
+      `| ${world.name}, over the seeds | | | mean ${finite.length ? pct(mean(finite)) : '—'} of the ${finite.length} reachable; out of reach on ${shares.length - finite.length} |`,
+    );
+  }
+  return out.join('\n');
+}
+
+function accuracyOf(rows: readonly OutcomeRow[], model: string): number {
+  return rows.reduce((sum, row) => sum + (row.m[model]?.c ?? 0), 0) / rows.length;
+}
+
+function bestAccuracy(rows: readonly OutcomeRow[], models: readonly string[]): number {
+  return Math.max(...models.map((model) => accuracyOf(rows, model)));
 }
 
 function waitWorthOption(): { waitWorth?: number } {

@@ -16,7 +16,7 @@ import type { Tradeoff } from '../core/panel';
 import type { ReplayVerifier } from '../core/replay/replay';
 
 export const QUALITY_USAGE =
-  'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--wait-worth USD] [--json]';
+  'usage: node scripts/quality.mjs [OUTCOMES.jsonl] [--economy] [--noisy] [--worlds | --recorded] [--world NAME]… [--spend] [--seeds N] [--plot DIR] [--wait-worth USD] [--json] [--bound-at ACCURACY]';
 
 /** A command line the script cannot run: said with its usage, exit 2. */
 export class QualityUsageError extends Error {
@@ -41,6 +41,12 @@ export interface QualityPlan {
   waitWorth?: number;
   /** `--json`: print each line's figures as one JSON object instead of the tables (for `npm run bench:report`). */
   json: boolean;
+  /**
+   * `--bound-at ACCURACY`: replay nothing; for each world and seed, say what the cheapest fixed chains per
+   * class chosen in hindsight spend to reach that accuracy, the bound on any policy that climbs a fixed
+   * chain per class.
+   */
+  boundAt?: number;
   /** What to tell the user before measuring (the recorded half left out, and why). */
   notes: string[];
 }
@@ -71,11 +77,15 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
   const waitWorth = waitText === undefined ? undefined : Number(waitText);
   if (args.includes('--wait-worth') && (waitWorth === undefined || !Number.isFinite(waitWorth) || waitWorth < 0))
     throw new QualityUsageError(`--wait-worth takes USD a minute, 0 or more (got ${waitText ?? 'nothing'})`);
+  const boundText = valueOf('--bound-at');
+  const boundAt = boundText === undefined ? undefined : Number(boundText);
+  if (args.includes('--bound-at') && (boundAt === undefined || !Number.isFinite(boundAt) || boundAt <= 0 || boundAt > 1))
+    throw new QualityUsageError(`--bound-at takes an accuracy between 0 and 1 (got ${boundText ?? 'nothing'})`);
   const worlds = only !== 'recorded';
   const notes: string[] = [];
   let recorded: string | undefined;
   if (only !== 'worlds' && named.length === 0) {
-    const given = args.find((arg, index) => !arg.startsWith('--') && !['--world', '--seeds', '--plot', '--wait-worth'].includes(args[index - 1] ?? ''));
+    const given = args.find((arg, index) => !arg.startsWith('--') && !['--world', '--seeds', '--plot', '--wait-worth', '--bound-at'].includes(args[index - 1] ?? ''));
     const chosen = given ?? env.RUNG_OUTCOMES;
     if (chosen !== undefined) {
       recorded = resolve(cwd, chosen);
@@ -102,5 +112,6 @@ export function readQualityArgs(args: readonly string[], env: Record<string, str
     json: args.includes('--json'),
     notes,
     ...(waitWorth !== undefined ? { waitWorth } : {}),
+    ...(boundAt !== undefined ? { boundAt } : {}),
   };
 }

@@ -53,4 +53,12 @@ describe('readQualityArgs', () => {
     expect(readQualityArgs(['--worlds'], {}, missing, dir)).toMatchObject({ recorded: undefined, worlds: true, notes: [] });
     expect(readQualityArgs(['--world', 'drift', '--spend'], {}, missing, dir)).toMatchObject({ recorded: undefined, named: ['drift'], spend: true, notes: [] });
   });
+
+  it('reads --bound-at as an accuracy, and its value is not taken for the outcomes file', () => {
+    expect(readQualityArgs(['--world', 'drift', '--bound-at', '0.97'], {}, missing, dir)).toMatchObject({ boundAt: 0.97, named: ['drift'] });
+    expect(readQualityArgs(['--worlds', '--bound-at', '0.97'], {}, present, dir).recorded).toBeUndefined();
+    expect(readQualityArgs(['--bound-at', '0.97'], {}, present, dir)).toMatchObject({ recorded: present, boundAt: 0.97 });
+    for (const bad of ['2', '0', 'high']) expect(() => readQualityArgs(['--worlds', '--bound-at', bad], {}, missing, dir)).toThrow('--bound-at takes an accuracy between 0 and 1');
+    expect(() => readQualityArgs(['--worlds', '--bound-at'], {}, missing, dir)).toThrow('(got nothing)');
+  });
 });
