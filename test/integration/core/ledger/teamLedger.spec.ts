@@ -399,6 +399,41 @@ describe('TeamLedger on a real PostgreSQL', () => {
     await ben.close();
   });
 
+  it("keeps this machine's attempt times across syncs, each counted once, and never sends them to a teammate", async () => {
+    const url = await freshDatabase(server);
+    const ana = await open(url, { memberId: 'ana' });
+    const ben = await open(url, { memberId: 'ben' });
+    try {
+      ana.observe([observation(false, 1)]);
+      ana.observeTiming([{ model: 'steady', classKey: 'c', totalMs: 1_500, firstTokenMs: 900, outputTokens: 60 }]);
+      const once = ana.timings();
+      expect(once).toMatchObject([
+        { model: 'steady', classKey: 'c', attempts: 1, totalMs: 1_500, firstTokenAttempts: 1, firstTokenMs: 900 },
+      ]);
+      // A sync rebuilds the state from the server's rows: the times carry over, and are not folded in again.
+      await ana.flush();
+      await ana.flush();
+      expect(ana.timings()).toEqual(once);
+      expect(ana.snapshot(0).rating('steady', 'c')?.graded).toBe(1);
+      ana.observeTiming([{ model: 'steady', classKey: 'c', totalMs: 500 }]);
+      await ana.flush();
+      expect(ana.timings()).toMatchObject([{ attempts: 2, totalMs: 2_000, firstTokenAttempts: 1 }]);
+      // Speed is this machine's: the teammate gets the graded attempt and no time.
+      await ben.flush();
+      expect(ben.snapshot(0).rating('steady', 'c')?.graded).toBe(1);
+      expect(ben.timings()).toEqual([]);
+    } finally {
+      await ana.close();
+      await ben.close();
+    }
+    const reopened = await open(url, { memberId: 'ana' });
+    try {
+      expect(reopened.timings(), 'a team ledger keeps times for the life of the process only').toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it("shares aliases and calls in flight, ageing a call by the server's clock", async () => {
     const url = await freshDatabase(server);
     const ana = await open(url, { memberId: 'ana' });
