@@ -14,9 +14,10 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../core/clock';
 import { ability } from '../core/ratings';
+import { durationWords, timingFigures } from '../core/timing';
 import { DecisionLog, decisionLogPath, DEFAULT_RETENTION } from '../core/ledger/decisionLog';
 import { exportLedger, type ExportFormat, type ExportWhat } from '../core/ledger/ledgerExport';
-import type { RatingEntry } from '../core/ledger/ledger';
+import { ratingKey, type RatingEntry, type TimingEntry } from '../core/ledger/ledger';
 import { describeSkippedRows, matchesClass, SKIPPED_ROWS_REASON } from '../core/ledger/ledgerState';
 import { loadSqlJs } from '../core/ledger/sqlJs';
 import { DEFAULT_LEDGER_PATH, readMergeSource, WorkspaceLedger, type MergeReport } from '../core/ledger/workspaceLedger';
@@ -56,7 +57,7 @@ const LEDGER_FLAG = {
 export const LEDGER_COMMANDS = {
   show: {
     name: 'rung ledger show',
-    summary: 'Prints the ratings: model, class, rating, ability, graded and ok counts.',
+    summary: "Prints the ratings: model, class, rating, ability, graded and ok counts, and each model's mean time a call on this machine.",
     flags: {
       ...LEDGER_FLAG,
       class: { type: 'string', value: 'CLASS', description: 'only this class and its shapes (edit shows edit/typescript too)' },
@@ -246,23 +247,36 @@ async function openLedger(path: string, io: LedgerCommandIo, readOnly: boolean):
 
 /** Reads the ratings; throws when there is no ledger or it could not be read. */
 async function readEntries(path: string, io: LedgerCommandIo): Promise<RatingEntry[]> {
+  return (await readRatingsAndTimes(path, io)).entries;
+}
+
+interface RatingsAndTimes {
+  entries: RatingEntry[];
+  timings: TimingEntry[];
+}
+
+async function readRatingsAndTimes(path: string, io: LedgerCommandIo): Promise<RatingsAndTimes> {
   const ledger = await openLedger(path, io, true);
   try {
-    return ledger.entries();
+    return { entries: ledger.entries(), timings: ledger.timings() };
   } finally {
     await ledger.close();
   }
 }
 
-/** The ratings `--ledger` names: a team's (folded from every member's evidence on the server; nothing written there), or a file's. */
-function readAnyEntries(location: StoreLocation, io: LedgerCommandIo): Promise<RatingEntry[]> {
+/**
+ * The ratings `--ledger` names: a team's (folded from every member's evidence on the server; nothing
+ * written there), or a file's, with the times a call took. A team's server holds no times (speed is each
+ * machine's own), so a team's come back empty.
+ */
+function readAnyEntries(location: StoreLocation, io: LedgerCommandIo): Promise<RatingsAndTimes> {
   switch (location.kind) {
     case 'team':
-      return withTeam(location, io, true, (team) => team.entries());
+      return withTeam(location, io, true, (team) => ({ entries: team.entries(), timings: [] }));
     case 'file':
-      return readEntries(location.path, io);
+      return readRatingsAndTimes(location.path, io);
     case 'memory':
-      return Promise.resolve([]);
+      return Promise.resolve({ entries: [], timings: [] });
   }
 }
 
@@ -281,16 +295,25 @@ async function requireReadableIfPresent(path: string, io: LedgerCommandIo): Prom
 async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   const { values } = parseCommandArgs(LEDGER_COMMANDS.show, argv);
   const classKey = values.class;
-  const rows = (await readAnyEntries(storeAt(values.ledger, io), io))
+  const { entries, timings } = await readAnyEntries(storeAt(values.ledger, io), io);
+  const times = new Map(timings.map((timing) => [ratingKey(timing.model, timing.classKey), timingFigures(timing)]));
+  const rows = entries
     .filter((entry) => classKey === undefined || matchesClass(entry.classKey, classKey))
-    .map((entry) => ({
-      model: entry.model,
-      class: entry.classKey,
-      rating: round(entry.rating, 3),
-      ability: round(ability(entry.rating), 3),
-      graded: entry.graded,
-      ok: entry.ok,
-    }));
+    .map((entry) => {
+      // The wait the planner weighs: the mean whole call and first token on this machine, where timed.
+      const time = times.get(ratingKey(entry.model, entry.classKey));
+      return {
+        model: entry.model,
+        class: entry.classKey,
+        rating: round(entry.rating, 3),
+        ability: round(ability(entry.rating), 3),
+        graded: entry.graded,
+        ok: entry.ok,
+        meanMs: time ? Math.round(time.meanMs) : null,
+        firstTokenMs: time?.firstTokenMs === undefined ? null : Math.round(time.firstTokenMs),
+        timedCalls: time?.attempts ?? 0,
+      };
+    });
   if (values.json) {
     io.stdout(`${printableJson(rows, 2)}\n`);
     return EXIT_OK;
@@ -301,8 +324,16 @@ async function show(argv: string[], io: LedgerCommandIo): Promise<number> {
   }
   io.stdout(
     table(
-      ['model', 'class', 'rating', 'ability', 'graded', 'ok'],
-      rows.map((row) => [row.model, row.class, row.rating.toFixed(3), row.ability.toFixed(3), String(row.graded), String(row.ok)]),
+      ['model', 'class', 'rating', 'ability', 'graded', 'ok', 'time a call'],
+      rows.map((row) => [
+        row.model,
+        row.class,
+        row.rating.toFixed(3),
+        row.ability.toFixed(3),
+        String(row.graded),
+        String(row.ok),
+        row.meanMs === null ? '—' : `${durationWords(row.meanMs)} (${row.timedCalls} timed)`,
+      ]),
     ),
   );
   return EXIT_OK;
@@ -413,7 +444,8 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
     throw new UsageError(`unknown --what '${what}' (ratings, decisions or all)`);
   const path = decisionsLedgerFile(storeAt(values.ledger, io));
   if (what === 'decisions') await requireReadableIfPresent(path, io);
-  const ratings = what === 'decisions' ? [] : await readAnyEntries(storeAt(values.ledger, io), io);
+  const { entries: ratings, timings } =
+    what === 'decisions' ? { entries: [], timings: [] } : await readAnyEntries(storeAt(values.ledger, io), io);
   const { rows, skipped } =
     what === 'ratings' ? { rows: [], skipped: 0 } : new DecisionLog({ path: decisionLogPath(path), clock: io.clock }).readAll();
   // The export goes to stdout; what it left out is said on stderr, as rung evaluate says it.
@@ -421,7 +453,7 @@ async function exportCommand(argv: string[], io: LedgerCommandIo): Promise<numbe
     io.stderr(
       `rung ledger export: ${skipped} line${skipped === 1 ? '' : 's'} of the log ${skipped === 1 ? 'is not a decision row' : 'are not decision rows'}; skipped\n`,
     );
-  io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows));
+  io.stdout(exportLedger(format satisfies ExportFormat, what satisfies ExportWhat, ratings, rows, timings));
   return EXIT_OK;
 }
 

@@ -6,15 +6,29 @@
  * CSV is for people: one header, scalar cells, and the list-valued decision fields (candidates,
  * escalation, pruned) as JSON inside their cell rather than spread over a variable number of columns.
  * When both tables go into one CSV, the header is the union and a `record` column says which is which.
+ * A rating carries the mean time a call took at its class on this machine, where the ledger timed any:
+ * the wait the planner weighs, so a spreadsheet can see why a cheap model was passed over.
  */
 import type { DecisionRow } from '../decisions/decision';
 import { ability } from '../ratings';
-import type { RatingEntry } from './ledger';
+import { timingFigures, type TimingFigures } from '../timing';
+import { ratingKey, type RatingEntry, type TimingEntry } from './ledger';
 
 export type ExportFormat = 'jsonl' | 'csv';
 export type ExportWhat = 'ratings' | 'decisions' | 'all';
 
-const RATING_COLUMNS = ['model', 'class', 'rating', 'ability', 'graded', 'ok', 'updated_at'] as const;
+const RATING_COLUMNS = [
+  'model',
+  'class',
+  'rating',
+  'ability',
+  'graded',
+  'ok',
+  'updated_at',
+  'mean_ms',
+  'first_token_ms',
+  'timed_calls',
+] as const;
 const DECISION_COLUMNS = [
   'at',
   'call',
@@ -42,7 +56,18 @@ const DECISION_COLUMNS = [
 
 type Cell = string | number | boolean | null | undefined;
 
-function ratingRecord(entry: RatingEntry): Record<string, Cell> {
+/** A rating's time as exported: whole milliseconds, nothing where the ledger timed no call. */
+function timeFields(time: TimingFigures | undefined): { meanMs?: number; firstTokenMs?: number; timedCalls?: number } {
+  if (!time) return {};
+  return {
+    meanMs: Math.round(time.meanMs),
+    ...(time.firstTokenMs === undefined ? {} : { firstTokenMs: Math.round(time.firstTokenMs) }),
+    timedCalls: time.attempts,
+  };
+}
+
+function ratingRecord(entry: RatingEntry, time: TimingFigures | undefined): Record<string, Cell> {
+  const fields = timeFields(time);
   return {
     model: entry.model,
     class: entry.classKey,
@@ -51,6 +76,9 @@ function ratingRecord(entry: RatingEntry): Record<string, Cell> {
     graded: entry.graded,
     ok: entry.ok,
     updated_at: entry.updatedAt,
+    mean_ms: fields.meanMs,
+    first_token_ms: fields.firstTokenMs,
+    timed_calls: fields.timedCalls,
   };
 }
 
@@ -81,12 +109,22 @@ function decisionRecord(row: DecisionRow): Record<string, Cell> {
   };
 }
 
-export function exportLedger(format: ExportFormat, what: ExportWhat, ratings: RatingEntry[], decisions: DecisionRow[]): string {
+export function exportLedger(
+  format: ExportFormat,
+  what: ExportWhat,
+  ratings: RatingEntry[],
+  decisions: DecisionRow[],
+  timings: readonly TimingEntry[] = [],
+): string {
+  const times = new Map(timings.map((timing) => [ratingKey(timing.model, timing.classKey), timingFigures(timing)]));
+  const timeOf = (entry: RatingEntry) => times.get(ratingKey(entry.model, entry.classKey));
   const withRatings = what !== 'decisions';
   const withDecisions = what !== 'ratings';
   if (format === 'jsonl') {
     const lines: string[] = [];
-    if (withRatings) for (const entry of ratings) lines.push(JSON.stringify({ type: 'rating', ...entry, ability: ability(entry.rating) }));
+    if (withRatings)
+      for (const entry of ratings)
+        lines.push(JSON.stringify({ type: 'rating', ...entry, ability: ability(entry.rating), ...timeFields(timeOf(entry)) }));
     if (withDecisions) for (const row of decisions) lines.push(JSON.stringify({ type: 'decision', ...row }));
     return lines.map((line) => `${line}\n`).join('');
   }
@@ -95,7 +133,7 @@ export function exportLedger(format: ExportFormat, what: ExportWhat, ratings: Ra
   for (const column of [...(withRatings ? RATING_COLUMNS : []), ...(withDecisions ? DECISION_COLUMNS : [])])
     if (!columns.includes(column)) columns.push(column);
   const records: Record<string, Cell>[] = [];
-  if (withRatings) for (const entry of ratings) records.push({ record: 'rating', ...ratingRecord(entry) });
+  if (withRatings) for (const entry of ratings) records.push({ record: 'rating', ...ratingRecord(entry, timeOf(entry)) });
   if (withDecisions) for (const row of decisions) records.push({ record: 'decision', ...decisionRecord(row) });
   const lines = [columns.join(','), ...records.map((record) => columns.map((column) => csvCell(record[column])).join(','))];
   return lines.map((line) => `${line}\n`).join('');

@@ -182,7 +182,7 @@ class OpenedStore implements Store {
   }
 
   async export(): Promise<string> {
-    return exportLedger('jsonl', 'all', this.opened.ledger.entries(), this.decisions.all());
+    return exportLedger('jsonl', 'all', this.opened.ledger.entries(), this.decisions.all(), this.opened.ledger.timings?.() ?? []);
   }
 }
 

@@ -67,9 +67,41 @@ describe('rung ledger', () => {
     await seed();
     expect(await runLedgerCommand(['show'], io)).toBe(0);
     const lines = io.out.trim().split('\n');
-    expect(lines[0]).toMatch(/^model\s+class\s+rating\s+ability\s+graded\s+ok$/);
+    expect(lines[0]).toMatch(/^model\s+class\s+rating\s+ability\s+graded\s+ok\s+time a call$/);
     expect(lines.slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual(['qwen2.5:3b edit/typescript', 'qwen3:14b plan']);
-    expect(lines[2]).toMatch(/\s2\s+1$/);
+    expect(lines[2]).toMatch(/\s2\s+1\s+—$/);
+  });
+
+  it("shows and exports each rating's mean time a call on this machine, where the ledger timed any", async () => {
+    await seed();
+    const ledger = await WorkspaceLedger.open({ path: ledgerPath, clock: io.clock });
+    ledger.observeTiming([
+      { model: 'qwen2.5:3b', classKey: 'edit/typescript', totalMs: 1_200, firstTokenMs: 400 },
+      { model: 'qwen2.5:3b', classKey: 'edit/typescript', totalMs: 1_800, firstTokenMs: 600 },
+    ]);
+    await ledger.close();
+    expect(await runLedgerCommand(['show'], io)).toBe(0);
+    const lines = io.out.trim().split('\n');
+    expect(lines.find((line) => line.startsWith('qwen2.5:3b'))).toMatch(/\s1\s+1\s+1\.5 s \(2 timed\)$/);
+    expect(lines.find((line) => line.startsWith('qwen3:14b'))).toMatch(/\s—$/);
+    io.out = '';
+    expect(await runLedgerCommand(['show', '--class', 'edit', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.out)).toMatchObject([{ model: 'qwen2.5:3b', meanMs: 1_500, firstTokenMs: 500, timedCalls: 2 }]);
+    io.out = '';
+    expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'ratings'], io)).toBe(0);
+    const rows = io.out.trim().split('\n');
+    expect(rows.find((row) => row.startsWith('qwen2.5:3b,'))?.endsWith(',1500,500,2')).toBe(true);
+    expect(rows.find((row) => row.startsWith('qwen3:14b,'))?.endsWith(',,,')).toBe(true);
+    io.out = '';
+    expect(await runLedgerCommand(['export', '--format', 'jsonl', '--what', 'ratings'], io)).toBe(0);
+    const records = io.out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { model: string; meanMs?: number });
+    expect(records.map((record) => [record.model, record.meanMs])).toEqual([
+      ['qwen2.5:3b', 1_500],
+      ['qwen3:14b', undefined],
+    ]);
   });
 
   it('shows one class and its shapes as JSON', async () => {
@@ -196,7 +228,7 @@ describe('rung ledger', () => {
     await seed();
     expect(await runLedgerCommand(['export', '--format', 'csv', '--what', 'ratings'], io)).toBe(0);
     const lines = io.out.trim().split('\n');
-    expect(lines[0]).toBe('model,class,rating,ability,graded,ok,updated_at');
+    expect(lines[0]).toBe('model,class,rating,ability,graded,ok,updated_at,mean_ms,first_token_ms,timed_calls');
     expect(lines).toHaveLength(3);
     io.out = '';
     seedDecisions();
