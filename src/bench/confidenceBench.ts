@@ -21,19 +21,13 @@ import { parseOutcomes, selectOutcomes, type ModelOutcome, type OutcomeRow } fro
 import { runReplay, type ReplayVerifier } from '../core/replay/replay';
 import { svgPlot, type PlotSeries } from './svgPlot';
 import { markovCopulaCurve } from './markovCopula';
+import { accuracyAt, type CurvePoint } from './curveReading';
 import { chooseChain, combinedFrontier, enumerateChains, FamilyColumns, paretoChains, scoreChain, type ChainScore, type ScoredChain } from './thresholdChains';
 
 const MULTIPLES = [5, 7, 10, 14, 20, 28, 40, 80];
 const FIXED_THRESHOLDS = [-1, -0.4, -0.2, -0.1, -0.05, -0.01, -0.001, -1e-4];
 /** Where the curves are compared on `test`: shares of the best single model's cost. */
 const COMPARED_AT = [0.4, 0.55];
-
-interface CurvePoint {
-  /** Cost as a share of the best single model's. */
-  share: number;
-  accuracy: number;
-  label: string;
-}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -247,33 +241,6 @@ function distinct(points: CurvePoint[]): CurvePoint[] {
       seen.add(key);
       return true;
     });
-}
-
-/** The accuracy a curve reaches at `share`, linear between its measured points (sorted by cost); null off its range. */
-export function accuracyAt(points: readonly CurvePoint[], share: number): number | null {
-  const sorted = [...points].sort((a, b) => a.share - b.share);
-  let best: number | null = null;
-  for (let i = 0; i < sorted.length; i++) {
-    const p = sorted[i] as CurvePoint;
-    if (p.share <= share) best = Math.max(best ?? -1, p.accuracy);
-    const q = sorted[i + 1];
-    if (q && p.share <= share && q.share > share) best = Math.max(best ?? -1, p.accuracy + ((q.accuracy - p.accuracy) * (share - p.share)) / (q.share - p.share));
-  }
-  return best;
-}
-
-/** The least cost share at which a curve reaches `accuracy`, linear between its measured points; null when it never does. */
-export function shareAt(points: readonly CurvePoint[], accuracy: number): number | null {
-  const sorted = [...points].sort((a, b) => a.share - b.share);
-  for (let i = 0; i < sorted.length; i++) {
-    const p = sorted[i] as CurvePoint;
-    if (p.accuracy >= accuracy) {
-      const before = sorted[i - 1];
-      if (!before || before.accuracy >= accuracy) return p.share;
-      return before.share + ((p.share - before.share) * (accuracy - before.accuracy)) / (p.accuracy - before.accuracy);
-    }
-  }
-  return null;
 }
 
 function toPlot(points: readonly CurvePoint[], labels = true): { x: number; y: number; label?: string }[] {

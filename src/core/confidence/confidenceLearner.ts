@@ -105,6 +105,21 @@ export const CONFIDENCE_FAILURE_MULTIPLE: Record<'quality' | 'economy', number> 
  */
 export const MIN_CONFIDENCE_GRADED = MIN_GRADED;
 
+/**
+ * Graded answers a rung cheaper than a plan's chosen opener needs at a class before the plan stops
+ * opening with it instead.
+ *
+ * @remarks
+ * The plan believes its priors about a rung it has never tried, and a plan that opens with a dear rung
+ * never learns the cheap ones: from an empty ledger one early run of lucky grades for qwen2.5-72b made it
+ * every class's opener, accepted unread, and gpt-4o-mini (cheaper, and on triviaqa better once checked)
+ * was never asked again. So each cheaper rung opens a class's calls, cheapest first, until it has this
+ * many grades there; its answers are then judged and climbed from as the plan says, so an exploring call
+ * costs a cheap answer (and its read) more, not a wrong one. Chosen on `train` from 0, 3, 10, 20 and 40 by
+ * the mean of the accuracy at 40% and at 55% of the best model's cost over seeds 1–20 (BENCHMARKS.md).
+ */
+export const EXPLORE_OPENINGS = 20;
+
 /** Stands for every model as the one before, in the chain's pooled counts (never a slug: slugs are not empty). */
 const ANY_MODEL = '';
 
@@ -130,6 +145,12 @@ export interface PlanRung {
    * model must be asked (the self-check). The plan reads an answer only where that is worth its price.
    */
   readPrice?: number | null;
+  /**
+   * Whether the check will judge this rung's answer (true when absent). The plan opens with a cheaper
+   * rung to learn it ({@link EXPLORE_OPENINGS}) only where its answer is judged, so that exploring never
+   * lets a cheap answer stand unchecked.
+   */
+  judged?: boolean;
 }
 
 /** What the plan says about one answer. */
@@ -150,6 +171,8 @@ export interface ConfidenceLearnerOptions {
   counts?: Iterable<readonly [string, ConfidenceCount]>;
   /** Told every increment as it is counted, for the ledger to keep. */
   onCount?: (increments: readonly { key: string; n: number; ok: number }[]) => void;
+  /** Overrides {@link EXPLORE_OPENINGS}; 0 opens where the plan's values say from the first call. */
+  exploreOpenings?: number;
 }
 
 /** The bin a log-probability falls in; NaN and −∞ fall in the lowest, anything ≥ −1e−7 (0 included) in the highest. */
@@ -290,9 +313,12 @@ export class ConfidenceLearner {
   private readonly classes = new Map<string, Table>();
   private readonly pool = new Table();
   private readonly onCount: ConfidenceLearnerOptions['onCount'];
+  /** {@link EXPLORE_OPENINGS}, or the override. */
+  readonly exploreOpenings: number;
 
   constructor(options: ConfidenceLearnerOptions = {}) {
     this.onCount = options.onCount;
+    this.exploreOpenings = options.exploreOpenings ?? EXPLORE_OPENINGS;
     for (const [key, count] of options.counts ?? []) this.load(key, count);
   }
 
@@ -541,7 +567,7 @@ export class ConfidencePlan {
   /** The rung to open with. */
   readonly opener: string;
   /** Rungs in climbing order (by price), with the price of its answer and of reading its confidence as shares of a wrong answer's cost. */
-  private readonly order: { slug: string; cost: number; read: number }[];
+  private readonly order: { slug: string; cost: number; read: number; judged: boolean }[];
   /** Per rung: [incoming state][bin] → value of that answer state, once read. */
   private readonly value = new Map<string, number[][]>();
   /** Per rung: [incoming state][bin] → the answer's calibrated chance of being right. */
@@ -566,11 +592,19 @@ export class ConfidencePlan {
     // nothing to trade, and climbs while the next rung is worth more.
     const scale = dearestListed > 0 && multiple > 0 ? 1 / (multiple * dearestListed) : 0;
     this.order = rungs
-      .map((rung, index) => ({ slug: rung.slug, index, price: rung.price ?? dearest, read: Math.max(0, rung.readPrice ?? 0) }))
+      .map((rung, index) => ({
+        slug: rung.slug,
+        index,
+        price: rung.price ?? dearest,
+        read: Math.max(0, rung.readPrice ?? 0),
+        judged: rung.judged ?? true,
+      }))
       .sort((a, b) => a.price - b.price || a.index - b.index)
-      .map((rung) => ({ slug: rung.slug, cost: rung.price * scale, read: rung.read * scale }));
+      .map((rung) => ({ slug: rung.slug, cost: rung.price * scale, read: rung.read * scale, judged: rung.judged }));
     for (let k = this.order.length - 1; k >= 0; k--) this.solve(k);
-    this.opener = this.bestStart(new Set()) ?? (this.order[0] as { slug: string }).slug;
+    const greedy = this.bestStart(new Set()) ?? (this.order[0] as { slug: string }).slug;
+    // A cheaper rung the class has too few grades of opens instead, so what it is worth gets learned.
+    this.opener = this.untried(greedy) ?? greedy;
   }
 
   /**
@@ -688,6 +722,18 @@ export class ConfidencePlan {
       if (value > best.value) best = { value, next: rung.slug };
     }
     return best;
+  }
+
+  /**
+   * The cheapest rung below `greedy` whose answers are judged and that has fewer than the learner's
+   * {@link ConfidenceLearner.exploreOpenings} graded answers at the class; null when there is none.
+   */
+  private untried(greedy: string): string | null {
+    for (const rung of this.order) {
+      if (rung.slug === greedy) return null;
+      if (rung.judged && this.learner.graded(this.classKey, rung.slug) < this.learner.exploreOpenings) return rung.slug;
+    }
+    return null;
   }
 
   /** The best rung to start with among those not tried: the most expected value, net of price. */

@@ -153,6 +153,8 @@ export class LiveConfidence {
             slug: candidate.slug,
             price: candidate.cost,
             readPrice: candidate.local || asks === 'local' ? 0 : candidate.cost,
+            // Here an answer is judged only past the gate of grades, and a rung short of it is never opened with to learn it.
+            judged: this.asked(candidate) && this.learner.graded(classKey, candidate.slug) >= MIN_CONFIDENCE_GRADED,
           })),
           this.options.multiple(),
         );
@@ -160,12 +162,7 @@ export class LiveConfidence {
         // and the check will not judge that answer: the call opens, and stands, as an unchecked call does.
         return plan.graded(plan.opener) >= MIN_CONFIDENCE_GRADED ? confidenceClimb(plan, ranking) : undefined;
       },
-      judges: (candidate) =>
-        ((this.options.ask ?? 'local') === 'all' || candidate.local) &&
-        this.options.adapters().get(candidate.provider)?.logprobs === true &&
-        !this.silent.has(`${candidate.provider}\u0000${candidate.slug}`) &&
-        plan !== undefined &&
-        plan.graded(candidate.slug) >= MIN_CONFIDENCE_GRADED,
+      judges: (candidate) => this.asked(candidate) && plan !== undefined && plan.graded(candidate.slug) >= MIN_CONFIDENCE_GRADED,
       finish: (callId, standing) => {
         if (!plan) return;
         const answers = plan.answers();
@@ -192,6 +189,15 @@ export class LiveConfidence {
     if ('unread' in call) this.learner.observeUnread(call.classKey, call.unread.model, verdict === 'pass', call.unread.incoming);
     else this.learner.observeGrade(call.classKey, call.answer.model, call.answer.logprob, verdict === 'pass', call.answer.incoming);
     return true;
+  }
+
+  /** Whether `candidate` is asked its confidence at all: a model the mode asks, on a provider that gives log-probabilities and has not been silent. */
+  private asked(candidate: { slug: string; provider: string; local: boolean }): boolean {
+    return (
+      ((this.options.ask ?? 'local') === 'all' || candidate.local) &&
+      this.options.adapters().get(candidate.provider)?.logprobs === true &&
+      !this.silent.has(`${candidate.provider}\u0000${candidate.slug}`)
+    );
   }
 
   private fromLedger(): ConfidenceLearner {

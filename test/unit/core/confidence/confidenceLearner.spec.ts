@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   confidenceBin,
   ConfidenceLearner,
+  EXPLORE_OPENINGS,
   isotonic,
   OPENING,
   RATE_PRIOR,
@@ -197,6 +198,25 @@ describe('ConfidencePlan thresholds', () => {
     expect(plan.answers()).toHaveLength(1);
     plan.judge('dear', -0.01);
     expect(plan.answers().map((answer) => answer.incoming)).toEqual([OPENING, plan.answers()[0]?.state]);
+  });
+
+  it('opens with a cheaper rung it has too few grades of at the class before settling on a dearer one', () => {
+    const learner = new ConfidenceLearner();
+    grade(learner, 'dear', -0.001, true, 50);
+    // Nothing known of the cheap rung here: a plan that only believed its priors would never learn it.
+    expect(learner.plan(CLASS, RUNGS, 1000).opener).toBe('cheap');
+    grade(learner, 'cheap', -0.2, false, EXPLORE_OPENINGS - 1);
+    expect(learner.plan(CLASS, RUNGS, 1000).opener).toBe('cheap');
+    grade(learner, 'cheap', -0.2, false, 1);
+    expect(learner.plan(CLASS, RUNGS, 1000).opener).toBe('dear');
+    // Grades in another class do not count for this one.
+    expect(learner.plan('other', RUNGS, 1000).opener).toBe('cheap');
+    // Never to learn a rung whose answer the check would not judge: that answer would stand unchecked.
+    const unjudged: PlanRung[] = [{ ...(RUNGS[0] as PlanRung), judged: false }, RUNGS[1] as PlanRung];
+    expect(learner.plan('other', unjudged, 1000).opener).toBe('dear');
+    const greedy = new ConfidenceLearner({ exploreOpenings: 0 });
+    grade(greedy, 'dear', -0.001, true, 50);
+    expect(greedy.plan(CLASS, RUNGS, 1000).opener).toBe('dear');
   });
 
   it('picks the best start among the rungs left when the opener gave nothing to judge', () => {
