@@ -99,16 +99,26 @@ export function condition(weights: Float64Array, outcome: PairedOutcome): Float6
 
 /** {@link condition} with the model's {@link successCurve} already worked out. */
 export function conditionOnCurve(weights: Float64Array, curve: Float64Array, success: boolean): Float64Array {
-  const next = new Float64Array(weights.length);
+  return conditionInto(new Float64Array(weights.length), weights, curve, success);
+}
+
+/**
+ * {@link conditionOnCurve} written into `into` (as long as `weights`, and not `weights` itself), which it
+ * returns: for the planner, which conditions on every rung of every climb it prices and keeps none of them.
+ */
+export function conditionInto(into: Float64Array, weights: Float64Array, curve: Float64Array, success: boolean): Float64Array {
   let total = 0;
   for (let i = 0; i < weights.length; i++) {
     const p = curve[i] as number;
-    next[i] = (weights[i] as number) * (success ? p : 1 - p);
-    total += next[i] as number;
+    into[i] = (weights[i] as number) * (success ? p : 1 - p);
+    total += into[i] as number;
   }
-  if (total <= 0) return weights.slice();
-  for (let i = 0; i < next.length; i++) next[i] = (next[i] as number) / total;
-  return next;
+  if (total <= 0) {
+    into.set(weights);
+    return into;
+  }
+  for (let i = 0; i < weights.length; i++) into[i] = (into[i] as number) / total;
+  return into;
 }
 
 /**
