@@ -194,6 +194,8 @@ export class LedgerState {
    * aliases and spawns over whole) is never taken for one this state copied.
    */
   private owned: Partial<Record<Table, Map<string, unknown>>> = {};
+  /** Whether a snapshot holds this state (see {@link LedgerState.share}). */
+  private read = false;
   /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
   confidence: Map<string, { n: number; ok: number }>;
   /** How long each model's attempts took at each class key, on this machine (timing.ts); never merged. */
@@ -248,8 +250,9 @@ export class LedgerState {
 
   /**
    * The state a ledger replaces its own with: {@link LedgerState.applied}'s, but each table this state
-   * owns is changed in place and handed on, not copied. For a ledger's current state only: this one is
-   * not to be read again but through the snapshots already taken of it, which own-nothing protects.
+   * owns is changed in place and handed on, not copied, and while no snapshot holds this state it is
+   * changed and returned itself. For a ledger's current state only: this one is not to be read again
+   * but through the snapshots already taken of it, whose tables it never changes.
    *
    * @remarks
    * Copying the ratings and timings maps on every observation, and the spawns map on every start and
@@ -260,6 +263,11 @@ export class LedgerState {
    * that copy in place: a call copies each table it updates once, however many attempts it makes.
    */
   advanced(ops: readonly LedgerOp[]): LedgerState {
+    // No snapshot holds this state: it is the ledger's alone, and becomes the next one itself.
+    if (!this.read) {
+      this.applyAll(ops);
+      return this;
+    }
     const next = new LedgerState(this.ledgerId, this);
     next.owned = this.owned;
     this.owned = {};
@@ -269,9 +277,13 @@ export class LedgerState {
     return next;
   }
 
-  /** Gives up every table: a snapshot now reads them (see {@link snapshotOf}). */
+  /**
+   * Gives up every table, and this state itself, to a snapshot that reads them live ({@link snapshotOf}):
+   * the next update builds a new state, and copies each table before changing it.
+   */
   share(): void {
     this.owned = {};
+    this.read = true;
   }
 
   /** `ops` applied in turn, each table copied before its first change unless owned; the spawns they end dropped. */
@@ -648,20 +660,23 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
   state.share();
   const measured = state.measuredClasses();
   return {
+    // Built whole, a field left undefined where the entry has none, rather than spread from parts: a call
+    // reads some thirty ratings, and each spread made objects to throw away.
     rating: (model, classKey) => {
       const entry = state.ratings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { rating, graded, ok, information, followedPrior, cost } = entry;
       return {
-        rating,
-        graded,
-        ok,
-        ...(information === undefined ? {} : { information }),
-        ...(followedPrior === undefined ? {} : { followedPrior }),
-        ...(cost === undefined ? {} : { cost }),
+        rating: entry.rating,
+        graded: entry.graded,
+        ok: entry.ok,
+        information: entry.information,
+        followedPrior: entry.followedPrior,
+        cost: entry.cost,
       };
     },
     resolve: (slug) => {
+      // Most ledgers hold no alias: then there is nothing to spell out and look up.
+      if (state.aliases.size === 0) return slug;
       for (const candidate of aliasCandidates(slug)) {
         const resolved = state.aliases.get(candidate);
         if (resolved) return resolved;
@@ -690,8 +705,14 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     timing: (model, classKey) => {
       const entry = state.timings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { model: _model, classKey: _classKey, ...timing } = entry;
-      return timing;
+      return {
+        attempts: entry.attempts,
+        totalMs: entry.totalMs,
+        firstTokenAttempts: entry.firstTokenAttempts,
+        firstTokenMs: entry.firstTokenMs,
+        outputTokens: entry.outputTokens,
+        writingMs: entry.writingMs,
+      };
     },
   };
 }

@@ -123,6 +123,9 @@ export class CascadePlan {
   private readonly penalty: number;
   /** Whether a rung below the gate keeps the climb going (`quality`) or may be given up on like a measured one (`economy`). */
   private readonly holdsBelowGate: boolean;
+  /** Whether the user's wait is priced in this plan; and the same call planned on money alone, once asked for. */
+  private readonly weighsWait: boolean;
+  private moneyOnly: CascadePlan | undefined;
 
   constructor(
     private readonly rungs: readonly PlannedRung[],
@@ -146,6 +149,7 @@ export class CascadePlan {
     const dearestListed = listed.length ? Math.max(...listed) : dearest;
     this.curves = curves ?? rungs.map((rung) => successCurve(rung.rating, guess));
     const waits = valuedWaits(wait, rungs.length);
+    this.weighsWait = waits !== undefined;
     if (waits === undefined) {
       this.costs = money;
       this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearestListed;
@@ -157,9 +161,9 @@ export class CascadePlan {
 
   /** The same call planned on money alone, sharing this plan's curves: where it would open if the wait were worth nothing. */
   withoutWait(): CascadePlan {
-    return valuedWaits(this.wait, this.rungs.length) === undefined
-      ? this
-      : new CascadePlan(this.rungs, this.tradeoff, this.prior, this.guess, undefined, this.curves);
+    // Built once: the router asks for it whenever it picks an opener.
+    this.moneyOnly ??= this.weighsWait ? new CascadePlan(this.rungs, this.tradeoff, this.prior, this.guess, undefined, this.curves) : this;
+    return this.moneyOnly;
   }
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */

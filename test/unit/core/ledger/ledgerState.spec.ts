@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ratingKey } from '../../../../src/core/ledger/ledger';
 import { LedgerState, snapshotOf, type LedgerOp } from '../../../../src/core/ledger/ledgerState';
 import type { SignalUpdate } from '../../../../src/core/signal/promptSignal';
 
@@ -150,6 +151,16 @@ describe('LedgerState.advanced: a ledger stepping its own state', () => {
     expect(second.ratings.get('a\u0000plan')?.graded).toBe(3);
   });
 
+  it('changes the state itself while no snapshot holds it, and builds a new one once a snapshot does', () => {
+    const state = new LedgerState('ledger').advanced([observe('a', 'plan', true)]);
+    expect(state.advanced([timing('a', 10)])).toBe(state);
+    const snapshot = snapshotOf(state, 0);
+    const next = state.advanced([timing('a', 500)]);
+    expect(next).not.toBe(state);
+    expect(snapshot.timing?.('a', 'plan')?.attempts).toBe(1);
+    expect(next.advanced([observe('b', 'plan', false)])).toBe(next);
+  });
+
   it('copies a table put in from outside before changing it', () => {
     const state = new LedgerState('').advanced([spawnStart('s1')]);
     const handed = new Map(state.spawns);
@@ -176,5 +187,14 @@ describe('LedgerState.advanced: a ledger stepping its own state', () => {
     }
     for (const table of ['ratings', 'aliases', 'spawns', 'timings'] as const) expect([...stepped[table]]).toEqual([...copied[table]]);
     expect(stepped.measuredClasses()).toEqual(copied.measuredClasses());
+  });
+});
+
+describe('ratingKey', () => {
+  it('gives the same key, spelled out, however often it is asked and however many models it has seen', () => {
+    expect(ratingKey('m', 'plan')).toBe('m\u0000plan');
+    expect(ratingKey('m', 'plan')).toBe('m\u0000plan');
+    for (let i = 0; i < 1_000; i++) expect(ratingKey(`model-${i}`, `class-${i % 300}`)).toBe(`model-${i}\u0000class-${i % 300}`);
+    expect(ratingKey('m', 'edit/typescript')).toBe('m\u0000edit/typescript');
   });
 });
