@@ -92,6 +92,32 @@ export function successCurve(rating: number, guess = 0): Float64Array {
   return curve;
 }
 
+/**
+ * {@link successCurve}, shared: the same array for the same rating and floor while it is kept. Never
+ * change what it returns.
+ *
+ * @remarks
+ * Each call plans its rungs afresh, and most rungs' ratings have not moved since the last call of the
+ * class (a call rates only the rungs it tried), so the planner asked for the same few dozen curves call
+ * after call, an array and 49 exponentials each. Bounded: the kept curves are dropped all at once when
+ * they pass a few thousand.
+ */
+export function sharedSuccessCurve(rating: number, guess = 0): Float64Array {
+  const kept = guess === 0 ? CURVES : undefined;
+  let curve = kept?.get(rating);
+  if (!curve) {
+    curve = successCurve(rating, guess);
+    if (kept) {
+      if (kept.size >= MAX_KEPT_CURVES) kept.clear();
+      kept.set(rating, curve);
+    }
+  }
+  return curve;
+}
+
+const CURVES = new Map<number, Float64Array>();
+const MAX_KEPT_CURVES = 4_096;
+
 /** Multiplies in one outcome and renormalises; returns a new array. */
 export function condition(weights: Float64Array, outcome: PairedOutcome): Float64Array {
   return conditionOnCurve(weights, successCurve(outcome.rating, outcome.guess), outcome.success);

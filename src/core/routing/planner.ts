@@ -32,7 +32,7 @@
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, "Routing quality out of sample").
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, conditionInto, successCurve, successOnCurve, unanswerableShare } from '../difficulty';
+import { classPrior, conditionInto, sharedSuccessCurve, successOnCurve, unanswerableShare } from '../difficulty';
 import { valuedWaits, WAIT_FAILURE_MULTIPLE, type PlannedWait } from './waitCost';
 
 /**
@@ -147,7 +147,7 @@ export class CascadePlan {
       .map((rung) => (rung.listed === undefined ? rung.cost : rung.listed))
       .filter((cost): cost is number => cost !== null);
     const dearestListed = listed.length ? Math.max(...listed) : dearest;
-    this.curves = curves ?? rungs.map((rung) => successCurve(rung.rating, guess));
+    this.curves = curves ?? rungs.map((rung) => sharedSuccessCurve(rung.rating, guess));
     const waits = valuedWaits(wait, rungs.length);
     this.weighsWait = waits !== undefined;
     if (waits === undefined) {
