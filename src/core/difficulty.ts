@@ -103,19 +103,23 @@ export function successCurve(rating: number, guess = 0): Float64Array {
  * they pass a few thousand.
  */
 export function sharedSuccessCurve(rating: number, guess = 0): Float64Array {
-  const kept = guess === 0 ? CURVES : undefined;
-  let curve = kept?.get(rating);
+  let kept = CURVES.get(guess);
+  if (!kept) {
+    if (CURVES.size >= MAX_KEPT_FLOORS) CURVES.clear();
+    CURVES.set(guess, (kept = new Map()));
+  }
+  let curve = kept.get(rating);
   if (!curve) {
     curve = successCurve(rating, guess);
-    if (kept) {
-      if (kept.size >= MAX_KEPT_CURVES) kept.clear();
-      kept.set(rating, curve);
-    }
+    if (kept.size >= MAX_KEPT_CURVES) kept.clear();
+    kept.set(rating, curve);
   }
   return curve;
 }
 
-const CURVES = new Map<number, Float64Array>();
+/** The kept curves by guessing floor (a call's format gives one of a few: 1/2, 1/4, 1/5…), then by rating. */
+const CURVES = new Map<number, Map<number, Float64Array>>();
+const MAX_KEPT_FLOORS = 64;
 const MAX_KEPT_CURVES = 4_096;
 
 /** Multiplies in one outcome and renormalises; returns a new array. */
