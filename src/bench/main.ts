@@ -11,7 +11,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance, PerformanceObserver } from 'node:perf_hooks';
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 import { systemClock } from '../core/clock';
 import type { DecisionRow } from '../core/decisions/decision';
 import { decisionLogPath } from '../core/ledger/decisionLog';
@@ -19,6 +19,8 @@ import { WorkspaceLedger } from '../core/ledger/workspaceLedger';
 import { parsePanel } from '../core/panel';
 import { seededRandom } from '../core/random';
 import { parseOutcomes } from '../core/replay/outcomes';
+
+type OutcomeRows = ReturnType<typeof parseOutcomes>;
 import { parsePrompts } from '../core/replay/prompts';
 import type { PromptText } from '../core/signal/promptFeatures';
 import { runReplay } from '../core/replay/replay';
@@ -126,16 +128,17 @@ async function timedReplays(path: string, prompts: ReadonlyMap<string, PromptTex
   const wall: number[] = [];
   const perCall: number[] = [];
   const perAttempt: number[] = [];
+  // Each call's span on the wall clock, start and end, to tell which calls a pause fell in.
+  const spans: number[] = [];
   const signal = prompts ? ', with the per-prompt signal' : '';
   const clock = CPU_CLOCK ? ', CPU time' : '';
   // The collector's pauses during the replays, which is where a single-threaded run's p99 goes.
-  const pauses: number[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) pauses.push(entry.duration);
-  });
-  observer.observe({ entryTypes: ['gc'] });
+  const pauses = collectorPauses();
   for (let run = 0; run < REPLAY_RUNS; run++) {
     const started = performance.now();
+    // Called as a call starts and as it ends: the one before the last is the call's start.
+    let previous = 0;
+    let last = 0;
     await runReplay({
       rows,
       models,
@@ -144,8 +147,13 @@ async function timedReplays(path: string, prompts: ReadonlyMap<string, PromptTex
       seed: run + 1,
       ...(prompts ? { prompts } : {}),
       timing: {
-        now: CPU_CLOCK ? cpuMs : () => performance.now(),
+        now: () => {
+          previous = last;
+          last = performance.now();
+          return CPU_CLOCK ? cpuMs() : last;
+        },
         record: (elapsed, attempts) => {
+          spans.push(previous, performance.now());
           perCall.push(elapsed);
           if (attempts > 0) perAttempt.push(elapsed / attempts);
         },
@@ -153,19 +161,140 @@ async function timedReplays(path: string, prompts: ReadonlyMap<string, PromptTex
     });
     wall.push(performance.now() - started);
   }
-  // Entries are delivered after the run's last tick; wait one so none is left out.
-  await new Promise((done) => setImmediate(done));
-  observer.disconnect();
-  const gcTotal = pauses.reduce((sum, pause) => sum + pause, 0);
+  const seen = await pauses.stop();
+  const gcTotal = seen.reduce((sum, pause) => sum + pause.duration, 0);
+  const hit = callsPaused(spans, seen);
   return [
     { name: `replay of ${rows.length} prompts${signal} (whole run, ms)`, n: rows.length, ...summarise(wall) },
     { name: `routing overhead per call${signal}${clock} (µs)`, n: perCall.length, ...micro(perCall) },
     { name: `routing overhead per attempt${signal}${clock} (µs)`, n: perAttempt.length, ...micro(perAttempt) },
     {
       name: `collector pauses over the ${REPLAY_RUNS} replays${signal} (ms)`,
-      n: pauses.length,
-      ...summarise(pauses),
-      extra: { totalMs: round(gcTotal, 1), perReplayMs: round(gcTotal / REPLAY_RUNS, 1) },
+      n: seen.length,
+      ...summarise(seen.map((pause) => pause.duration)),
+      extra: {
+        totalMs: round(gcTotal, 1),
+        perReplayMs: round(gcTotal / REPLAY_RUNS, 1),
+        per1kCalls: round((1000 * seen.length) / perCall.length, 2),
+        minor: seen.filter((pause) => pause.kind === constants.NODE_PERFORMANCE_GC_MINOR).length,
+        major: seen.filter((pause) => pause.kind === constants.NODE_PERFORMANCE_GC_MAJOR).length,
+        callsPausedPer1k: round((1000 * hit.filter(Boolean).length) / perCall.length, 2),
+      },
+    },
+    ...(await allocationReplays(rows, models, prompts, signal)),
+  ];
+}
+
+/** One collector pause: when it started on the wall clock (performance.now), how long it took, ms, and its kind. */
+interface Pause {
+  startTime: number;
+  duration: number;
+  kind: number | undefined;
+}
+
+/** Watches the collector's pauses from now until `stop`. */
+function collectorPauses(): { stop: () => Promise<Pause[]> } {
+  const seen: Pause[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } };
+      seen.push({ startTime: entry.startTime, duration: entry.duration, kind: detail?.kind });
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop: async () => {
+      // Entries are delivered after the run's last tick; wait one so none is left out.
+      await new Promise((done) => setImmediate(done));
+      observer.disconnect();
+      return seen;
+    },
+  };
+}
+
+/** For each call (its span a pair in `spans`), whether a pause began or ended inside it. */
+function callsPaused(spans: readonly number[], pauses: readonly Pause[]): boolean[] {
+  const sorted = [...pauses].sort((a, b) => a.startTime - b.startTime);
+  const hit: boolean[] = [];
+  let next = 0;
+  for (let i = 0; i < spans.length; i += 2) {
+    const from = spans[i] as number;
+    const to = spans[i + 1] as number;
+    while (next < sorted.length && (sorted[next] as Pause).startTime + (sorted[next] as Pause).duration < from) next++;
+    const pause = sorted[next];
+    hit.push(pause !== undefined && pause.startTime <= to);
+  }
+  return hit;
+}
+
+/**
+ * What each routed call allocates on the heap, in bytes: the heap in use just before the call and just
+ * after, for the calls no collector pause fell in, over the same replays again (not timed: reading the
+ * heap takes longer than a call).
+ *
+ * @remarks
+ * The collector pauses once the young generation's few megabytes are filled, so what a call allocates
+ * sets how often a pause lands in one, which is what sets the p99. Unlike a time, it does not move with
+ * the machine's load, so it shows progress while others use the machine. Typed arrays' contents live
+ * outside the heap and are not counted.
+ */
+async function allocationReplays(
+  rows: OutcomeRows['rows'],
+  models: OutcomeRows['models'],
+  prompts: ReadonlyMap<string, PromptText> | undefined,
+  signal: string,
+): Promise<BenchRow[]> {
+  const heapUsed = (): number => process.memoryUsage().heapUsed;
+  // What reading the heap itself allocates between two readings (its answer object), taken off each call.
+  const reading: number[] = [];
+  for (let i = 0; i < 1_000; i++) {
+    const before = heapUsed();
+    reading.push(heapUsed() - before);
+  }
+  const readingBytes = summarise(reading).medianMs;
+  const bytes: number[] = [];
+  const spans: number[] = [];
+  const pauses = collectorPauses();
+  for (let run = 0; run < REPLAY_RUNS; run++) {
+    let heapBefore = 0;
+    let heapAfter = 0;
+    // The wall clock just before each of the last two readings, and just after the last.
+    let before = 0;
+    let last = 0;
+    let after = 0;
+    await runReplay({
+      rows,
+      models,
+      verifier: { kind: 'perfect' },
+      classKey: 'family',
+      seed: run + 1,
+      ...(prompts ? { prompts } : {}),
+      timing: {
+        // Called as a call starts and as it ends: the last two readings are the call's.
+        now: () => {
+          heapBefore = heapAfter;
+          before = last;
+          last = performance.now();
+          heapAfter = heapUsed();
+          after = performance.now();
+          return 0;
+        },
+        record: () => {
+          spans.push(before, after);
+          bytes.push(heapAfter - heapBefore - readingBytes);
+        },
+      },
+    });
+  }
+  const paused = callsPaused(spans, await pauses.stop());
+  const clean = bytes.filter((_, call) => !paused[call]);
+  const mean = clean.reduce((sum, each) => sum + each, 0) / Math.max(1, clean.length);
+  return [
+    {
+      name: `heap allocated per routed call${signal} (bytes)`,
+      n: clean.length,
+      ...summarise(clean),
+      extra: { meanBytes: Math.round(mean), callsLeftOutForAPause: bytes.length - clean.length },
     },
   ];
 }

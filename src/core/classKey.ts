@@ -20,10 +20,23 @@ export function shaped(cls: string, shape?: string | null): string {
 }
 
 /** The class and shape a key was made from; the inverse of {@link shaped}. */
-export function splitClassKey(key: string): { cls: string; shape: string | undefined } {
-  const slash = key.indexOf('/');
-  return slash < 0 ? { cls: key, shape: undefined } : { cls: key.slice(0, slash), shape: key.slice(slash + 1) };
+export function splitClassKey(key: string): Readonly<{ cls: string; shape: string | undefined }> {
+  let split = SPLITS.get(key);
+  if (!split) {
+    const slash = key.indexOf('/');
+    split = slash < 0 ? { cls: key, shape: undefined } : { cls: key.slice(0, slash), shape: key.slice(slash + 1) };
+    if (SPLITS.size >= MAX_SPLITS) SPLITS.clear();
+    SPLITS.set(key, split);
+  }
+  return split;
 }
+
+/**
+ * The keys {@link splitClassKey} has split, each split once: a routed call asks for the same key's parts
+ * a dozen times, and each answer was two new strings and an object. Shared, so never changed; bounded.
+ */
+const SPLITS = new Map<string, Readonly<{ cls: string; shape: string | undefined }>>();
+const MAX_SPLITS = 4_096;
 
 /**
  * Whether calls of this class cascade (try, verify, escalate) or are routed once and pinned.

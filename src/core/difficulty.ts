@@ -92,6 +92,36 @@ export function successCurve(rating: number, guess = 0): Float64Array {
   return curve;
 }
 
+/**
+ * {@link successCurve}, shared: the same array for the same rating and floor while it is kept. Never
+ * change what it returns.
+ *
+ * @remarks
+ * Each call plans its rungs afresh, and most rungs' ratings have not moved since the last call of the
+ * class (a call rates only the rungs it tried), so the planner asked for the same few dozen curves call
+ * after call, an array and 49 exponentials each. Bounded: the kept curves are dropped all at once when
+ * they pass a few thousand.
+ */
+export function sharedSuccessCurve(rating: number, guess = 0): Float64Array {
+  let kept = CURVES.get(guess);
+  if (!kept) {
+    if (CURVES.size >= MAX_KEPT_FLOORS) CURVES.clear();
+    CURVES.set(guess, (kept = new Map()));
+  }
+  let curve = kept.get(rating);
+  if (!curve) {
+    curve = successCurve(rating, guess);
+    if (kept.size >= MAX_KEPT_CURVES) kept.clear();
+    kept.set(rating, curve);
+  }
+  return curve;
+}
+
+/** The kept curves by guessing floor (a call's format gives one of a few: 1/2, 1/4, 1/5…), then by rating. */
+const CURVES = new Map<number, Map<number, Float64Array>>();
+const MAX_KEPT_FLOORS = 64;
+const MAX_KEPT_CURVES = 4_096;
+
 /** Multiplies in one outcome and renormalises; returns a new array. */
 export function condition(weights: Float64Array, outcome: PairedOutcome): Float64Array {
   return conditionOnCurve(weights, successCurve(outcome.rating, outcome.guess), outcome.success);
@@ -99,16 +129,26 @@ export function condition(weights: Float64Array, outcome: PairedOutcome): Float6
 
 /** {@link condition} with the model's {@link successCurve} already worked out. */
 export function conditionOnCurve(weights: Float64Array, curve: Float64Array, success: boolean): Float64Array {
-  const next = new Float64Array(weights.length);
+  return conditionInto(new Float64Array(weights.length), weights, curve, success);
+}
+
+/**
+ * {@link conditionOnCurve} written into `into` (as long as `weights`, and not `weights` itself), which it
+ * returns: for the planner, which conditions on every rung of every climb it prices and keeps none of them.
+ */
+export function conditionInto(into: Float64Array, weights: Float64Array, curve: Float64Array, success: boolean): Float64Array {
   let total = 0;
   for (let i = 0; i < weights.length; i++) {
     const p = curve[i] as number;
-    next[i] = (weights[i] as number) * (success ? p : 1 - p);
-    total += next[i] as number;
+    into[i] = (weights[i] as number) * (success ? p : 1 - p);
+    total += into[i] as number;
   }
-  if (total <= 0) return weights.slice();
-  for (let i = 0; i < next.length; i++) next[i] = (next[i] as number) / total;
-  return next;
+  if (total <= 0) {
+    into.set(weights);
+    return into;
+  }
+  for (let i = 0; i < weights.length; i++) into[i] = (into[i] as number) / total;
+  return into;
 }
 
 /**

@@ -244,7 +244,7 @@ export function applyObservation(current: Rating | undefined, given: Observation
  * read (teamRows.ts); this is the last line, for any other way an observation arrives.
  */
 function usable(observation: Observation): Observation {
-  const { weight, prior, difficulty, ...rest } = observation;
+  const { weight, prior, difficulty } = observation;
   const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
   const difficultyOk =
     difficulty !== undefined &&
@@ -252,6 +252,16 @@ function usable(observation: Observation): Observation {
     finite(difficulty.sd) &&
     (difficulty.unanswerable === undefined ||
       (finite(difficulty.unanswerable) && difficulty.unanswerable >= 0 && difficulty.unanswerable <= 1));
+  // One whole as given (the router's always are) is handed back as it is: a copy per outcome learned was
+  // garbage at once.
+  if (
+    typeof observation.success === 'boolean' &&
+    (weight === undefined || finite(weight)) &&
+    (prior === undefined || finite(prior)) &&
+    (difficulty === undefined || difficultyOk)
+  )
+    return observation;
+  const { weight: _weight, prior: _prior, difficulty: _difficulty, ...rest } = observation;
   return {
     ...rest,
     success: observation.success === true,

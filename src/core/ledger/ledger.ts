@@ -92,8 +92,30 @@ export interface Ledger {
 }
 
 export function ratingKey(model: string, classKey: string): string {
-  return `${model}\u0000${classKey}`;
+  let byClass = RATING_KEYS.get(model);
+  if (!byClass) {
+    if (RATING_KEYS.size >= MAX_KEYED_MODELS) RATING_KEYS.clear();
+    RATING_KEYS.set(model, (byClass = new Map()));
+  }
+  let key = byClass.get(classKey);
+  if (key === undefined) {
+    key = `${model}\u0000${classKey}`;
+    if (byClass.size < MAX_KEYED_CLASSES) byClass.set(classKey, key);
+  }
+  return key;
 }
+
+/**
+ * The keys {@link ratingKey} has made, by model and class, so a lookup finds the one it made before.
+ *
+ * @remarks
+ * A routed call looks up some forty ratings and timings; spelling each key out again made a new string
+ * for every lookup, which the map then had to flatten and hash. Bounded, so a process that meets
+ * endless class keys keeps a few thousand at most.
+ */
+const RATING_KEYS = new Map<string, Map<string, string>>();
+const MAX_KEYED_MODELS = 256;
+const MAX_KEYED_CLASSES = 256;
 
 export function sortEntries(entries: RatingEntry[]): RatingEntry[] {
   return entries.sort((a, b) => a.classKey.localeCompare(b.classKey) || b.rating - a.rating || a.model.localeCompare(b.model));

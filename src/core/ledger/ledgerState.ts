@@ -126,6 +126,19 @@ function mergedKey(sourceId: string, model: string, classKey: string): string {
   return `${sourceId}\u0000${model}\u0000${classKey}`;
 }
 
+/**
+ * A copy of `map`, entries in the same order.
+ *
+ * @remarks
+ * `forEach` hands each entry over as it is; `new Map(map)` goes through the iterator, which made a
+ * `[key, value]` pair and a result object for every entry of every copy.
+ */
+function copyOf<V>(map: Map<string, V>): Map<string, V> {
+  const copy = new Map<string, V>();
+  map.forEach((value, key) => copy.set(key, value));
+  return copy;
+}
+
 type Table = 'ratings' | 'aliases' | 'spawns' | 'caps' | 'merged' | 'confidence' | 'timings';
 
 /** The tables of a ledger file, as the counts of skipped rows name them; `signal` is the per-prompt signal's two tables. */
@@ -148,12 +161,12 @@ const TOUCHES: Record<LedgerOp['kind'], readonly Table[]> = {
 
 export class LedgerState {
   ledgerId: string;
-  // Reassigned only by `applied`, on a state nobody else holds yet.
-  ratings = new Map<string, RatingEntry>();
-  aliases = new Map<string, string>();
-  spawns = new Map<string, SpawnRecord>();
-  caps = new Map<string, ProfileCaps>();
-  merged = new Map<string, MergedCount>();
+  // Reassigned only while a state is built (`applied`, `advanced`), before anyone else holds it.
+  ratings: Map<string, RatingEntry>;
+  aliases: Map<string, string>;
+  spawns: Map<string, SpawnRecord>;
+  caps: Map<string, ProfileCaps>;
+  merged: Map<string, MergedCount>;
   /**
    * What the per-prompt signal has learned; undefined until its first step. Its weight tables are the one
    * part of a state changed in place, by the state that owns them ({@link LedgerState.ownsSignal}).
@@ -172,16 +185,40 @@ export class LedgerState {
    * tables, so neither sees the other's steps, and the file's state a ledger rebuilds from stays as read.
    */
   private ownsSignal = false;
+  /**
+   * The maps this state alone holds, by table: copied by it, and shared with no other state or snapshot
+   * since. {@link LedgerState.advanced} changes these in place; every other table is copied first.
+   *
+   * @remarks
+   * Kept by the map itself, not a flag, so a map put in a table from outside (a team's read hands its
+   * aliases and spawns over whole) is never taken for one this state copied.
+   */
+  private owned: Partial<Record<Table, Map<string, unknown>>> = {};
+  /** Whether a snapshot holds this state (see {@link LedgerState.share}). */
+  private read = false;
   /** The confidence check's counts by key (src/core/confidence/confidenceLearner.ts). */
-  confidence = new Map<string, { n: number; ok: number }>();
+  confidence: Map<string, { n: number; ok: number }>;
   /** How long each model's attempts took at each class key, on this machine (timing.ts); never merged. */
-  timings = new Map<string, TimingEntry>();
+  timings: Map<string, TimingEntry>;
   /** Rows of the file {@link LedgerState.read} left out as unusable, by table; empty for a state built in memory. */
   readonly skipped: Partial<Record<LedgerTable, number>> = {};
   private measured: Set<string> | undefined;
 
-  constructor(ledgerId: string) {
+  /**
+   * An empty state, or — given `shared` — one holding the same tables as `shared`, owning none of them.
+   * (Sharing rather than making seven empty maps to throw away: a state is built for every update.)
+   */
+  constructor(ledgerId: string, shared?: LedgerState) {
     this.ledgerId = ledgerId;
+    this.ratings = shared ? shared.ratings : new Map();
+    this.aliases = shared ? shared.aliases : new Map();
+    this.spawns = shared ? shared.spawns : new Map();
+    this.caps = shared ? shared.caps : new Map();
+    this.merged = shared ? shared.merged : new Map();
+    this.signal = shared?.signal;
+    this.confidence = shared ? shared.confidence : new Map();
+    this.timings = shared ? shared.timings : new Map();
+    this.measured = shared?.measured;
   }
 
   /** A copy that can be changed in place without touching this state. */
@@ -200,55 +237,89 @@ export class LedgerState {
    * ended spawn leaves it here (see {@link LedgerState.live}); the file keeps the end through `apply`.
    */
   applied(ops: readonly LedgerOp[], copy: readonly Table[] = []): LedgerState {
-    const next = new LedgerState(this.ledgerId);
-    next.ratings = this.ratings;
-    next.aliases = this.aliases;
-    next.spawns = this.spawns;
-    next.caps = this.caps;
-    next.merged = this.merged;
-    next.signal = this.signal;
-    next.confidence = this.confidence;
-    next.timings = this.timings;
-    next.measured = this.measured;
+    const next = new LedgerState(this.ledgerId, this);
     // Whatever the copy is for, this state no longer owns the tables it now shares: its next step copies
     // them, so a clone or a live view taken of it is never changed by its later steps.
     next.ownsSignal = ops.length > 0 && this.ownsSignal;
     this.ownsSignal = false;
-    const copied = new Set<Table>();
-    const own = (table: Table): void => {
-      if (copied.has(table)) return;
-      copied.add(table);
-      switch (table) {
-        case 'ratings':
-          next.ratings = new Map(next.ratings);
-          return;
-        case 'aliases':
-          next.aliases = new Map(next.aliases);
-          return;
-        case 'spawns':
-          next.spawns = new Map(next.spawns);
-          return;
-        case 'caps':
-          next.caps = new Map(next.caps);
-          return;
-        case 'merged':
-          next.merged = new Map(next.merged);
-          return;
-        case 'confidence':
-          next.confidence = new Map(next.confidence);
-          return;
-        case 'timings':
-          next.timings = new Map(next.timings);
-          return;
-      }
-    };
-    for (const table of copy) own(table);
-    for (const op of ops) {
-      for (const table of TOUCHES[op.kind]) own(table);
-      next.apply(op);
-      if (op.kind === 'spawn-end') next.spawns.delete(op.spawnId);
-    }
+    this.owned = {};
+    for (const table of copy) next.own(table);
+    next.applyAll(ops);
     return next;
+  }
+
+  /**
+   * The state a ledger replaces its own with: {@link LedgerState.applied}'s, but each table this state
+   * owns is changed in place and handed on, not copied, and while no snapshot holds this state it is
+   * changed and returned itself. For a ledger's current state only: this one is not to be read again
+   * but through the snapshots already taken of it, whose tables it never changes.
+   *
+   * @remarks
+   * Copying the ratings and timings maps on every observation, and the spawns map on every start and
+   * end, was a third of what a routed call allocated in the replay: several maps of every model and
+   * class per call, each garbage the moment the next update came, and kept long enough by the router's
+   * snapshots to reach the old generation. Taking a snapshot ({@link snapshotOf}) gives up every table
+   * it can read, so the first update after it copies what it touches, as before, and later ones change
+   * that copy in place: a call copies each table it updates once, however many attempts it makes.
+   */
+  advanced(ops: readonly LedgerOp[]): LedgerState {
+    // No snapshot holds this state: it is the ledger's alone, and becomes the next one itself.
+    if (!this.read) {
+      this.applyAll(ops);
+      return this;
+    }
+    const next = new LedgerState(this.ledgerId, this);
+    next.owned = this.owned;
+    this.owned = {};
+    next.ownsSignal = ops.length > 0 && this.ownsSignal;
+    this.ownsSignal = false;
+    next.applyAll(ops);
+    return next;
+  }
+
+  /**
+   * Gives up every table, and this state itself, to a snapshot that reads them live ({@link snapshotOf}):
+   * the next update builds a new state, and copies each table before changing it.
+   */
+  share(): void {
+    this.owned = {};
+    this.read = true;
+  }
+
+  /** `ops` applied in turn, each table copied before its first change unless owned; the spawns they end dropped. */
+  private applyAll(ops: readonly LedgerOp[]): void {
+    for (const op of ops) {
+      for (const table of TOUCHES[op.kind]) this.own(table);
+      this.apply(op);
+      if (op.kind === 'spawn-end') this.spawns.delete(op.spawnId);
+    }
+  }
+
+  /** Makes `table` this state's own: copied, unless this state copied it itself and has shared it with nothing since. */
+  private own(table: Table): void {
+    switch (table) {
+      case 'ratings':
+        if (this.owned.ratings !== this.ratings) this.owned.ratings = this.ratings = copyOf(this.ratings);
+        return;
+      case 'aliases':
+        if (this.owned.aliases !== this.aliases) this.owned.aliases = this.aliases = copyOf(this.aliases);
+        return;
+      case 'spawns':
+        if (this.owned.spawns !== this.spawns) this.owned.spawns = this.spawns = copyOf(this.spawns);
+        return;
+      case 'caps':
+        if (this.owned.caps !== this.caps) this.owned.caps = this.caps = copyOf(this.caps);
+        return;
+      case 'merged':
+        if (this.owned.merged !== this.merged) this.owned.merged = this.merged = copyOf(this.merged);
+        return;
+      case 'confidence':
+        if (this.owned.confidence !== this.confidence) this.owned.confidence = this.confidence = copyOf(this.confidence);
+        return;
+      case 'timings':
+        if (this.owned.timings !== this.timings) this.owned.timings = this.timings = copyOf(this.timings);
+        return;
+    }
   }
 
   /**
@@ -276,13 +347,18 @@ export class LedgerState {
 
   /** Applies one operation in place; for a state nobody else reads (see {@link LedgerState.applied}). */
   apply(op: LedgerOp): void {
-    if (TOUCHES[op.kind].includes('ratings')) this.measured = undefined;
+    // An observation only ever adds its class to the measured ones (it leaves a graded entry there); a
+    // reset or a merge may change any, so the set is worked out again when next asked for.
+    if (op.kind !== 'observe' && TOUCHES[op.kind].includes('ratings')) this.measured = undefined;
     switch (op.kind) {
       case 'observe': {
         const { observation } = op;
         const key = ratingKey(observation.model, observation.classKey);
         const next = applyObservation(this.ratings.get(key), observation);
         this.ratings.set(key, { ...next, model: observation.model, classKey: observation.classKey, updatedAt: observation.at });
+        // Copied rather than added to: other states and their snapshots may hold this set.
+        if (this.measured && next.graded > 0 && !this.measured.has(observation.classKey))
+          this.measured = new Set(this.measured).add(observation.classKey);
         return;
       }
       case 'alias':
@@ -580,22 +656,27 @@ export class LedgerState {
  * steps: the router reads them once, as a call starts.
  */
 export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
+  // The view reads the state's tables live: from now on they are shared, and any update copies them first.
+  state.share();
   const measured = state.measuredClasses();
   return {
+    // Built whole, a field left undefined where the entry has none, rather than spread from parts: a call
+    // reads some thirty ratings, and each spread made objects to throw away.
     rating: (model, classKey) => {
       const entry = state.ratings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { rating, graded, ok, information, followedPrior, cost } = entry;
       return {
-        rating,
-        graded,
-        ok,
-        ...(information === undefined ? {} : { information }),
-        ...(followedPrior === undefined ? {} : { followedPrior }),
-        ...(cost === undefined ? {} : { cost }),
+        rating: entry.rating,
+        graded: entry.graded,
+        ok: entry.ok,
+        information: entry.information,
+        followedPrior: entry.followedPrior,
+        cost: entry.cost,
       };
     },
     resolve: (slug) => {
+      // Most ledgers hold no alias: then there is nothing to spell out and look up.
+      if (state.aliases.size === 0) return slug;
       for (const candidate of aliasCandidates(slug)) {
         const resolved = state.aliases.get(candidate);
         if (resolved) return resolved;
@@ -624,8 +705,14 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     timing: (model, classKey) => {
       const entry = state.timings.get(ratingKey(model, classKey));
       if (!entry) return undefined;
-      const { model: _model, classKey: _classKey, ...timing } = entry;
-      return timing;
+      return {
+        attempts: entry.attempts,
+        totalMs: entry.totalMs,
+        firstTokenAttempts: entry.firstTokenAttempts,
+        firstTokenMs: entry.firstTokenMs,
+        outputTokens: entry.outputTokens,
+        writingMs: entry.writingMs,
+      };
     },
   };
 }

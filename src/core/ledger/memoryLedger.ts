@@ -5,7 +5,7 @@
  * @remarks
  * It is a {@link LedgerState} that is never saved, so it rates, resolves and counts calls in flight
  * exactly as the workspace ledger does, and its snapshots are as stable (each update replaces the
- * state). As in the workspace ledger's memory, an ended call's record is dropped at once: a long replay
+ * state, copying a table a snapshot has read before changing it: LedgerState.advanced). As in the workspace ledger's memory, an ended call's record is dropped at once: a long replay
  * would otherwise rank over, and copy on every start, every call it made.
  */
 import type { Observation } from '../ratings';
@@ -23,11 +23,11 @@ export class MemoryLedger implements Ledger {
 
   observe(observations: readonly Observation[]): void {
     if (observations.length === 0) return;
-    this.state = this.state.applied(observations.map((observation) => ({ kind: 'observe', observation })));
+    this.state = this.state.advanced(observations.map((observation) => ({ kind: 'observe', observation })));
   }
 
   learnSignal(update: SignalUpdate): void {
-    this.state = this.state.applied([{ kind: 'signal', update }]);
+    this.state = this.state.advanced([{ kind: 'signal', update }]);
   }
 
   confidenceCounts(): [string, { n: number; ok: number }][] {
@@ -35,11 +35,11 @@ export class MemoryLedger implements Ledger {
   }
 
   countConfidence(increments: readonly { key: string; n: number; ok: number }[]): void {
-    if (increments.length) this.state = this.state.applied([{ kind: 'confidence', increments: [...increments] }]);
+    if (increments.length) this.state = this.state.advanced([{ kind: 'confidence', increments: [...increments] }]);
   }
 
   observeTiming(observations: readonly TimingObservation[]): void {
-    if (observations.length) this.state = this.state.applied(observations.map((observation) => ({ kind: 'timing', observation })));
+    if (observations.length) this.state = this.state.advanced(observations.map((observation) => ({ kind: 'timing', observation })));
   }
 
   timings(): TimingEntry[] {
@@ -47,22 +47,22 @@ export class MemoryLedger implements Ledger {
   }
 
   alias(slug: string, resolved: string): void {
-    if (slug !== resolved) this.state = this.state.applied([{ kind: 'alias', slug, resolved }]);
+    if (slug !== resolved) this.state = this.state.advanced([{ kind: 'alias', slug, resolved }]);
   }
 
   spawnStarted(spawn: Spawn): void {
-    this.state = this.state.applied([{ kind: 'spawn-start', spawn }]);
+    this.state = this.state.advanced([{ kind: 'spawn-start', spawn }]);
   }
 
   spawnEnded(spawnId: string): void {
     // The end time only matters to a saved row, and this ledger drops the record with it.
-    this.state = this.state.applied([{ kind: 'spawn-end', spawnId, at: 0 }]);
+    this.state = this.state.advanced([{ kind: 'spawn-end', spawnId, at: 0 }]);
   }
 
   /** Forgets every rating, or those of one class and its shapes; returns how many went. */
   async reset(classKey?: string): Promise<number> {
     const before = this.state.ratings.size;
-    this.state = this.state.applied([{ kind: 'reset', classKey: classKey ?? null, at: 0 }]);
+    this.state = this.state.advanced([{ kind: 'reset', classKey: classKey ?? null, at: 0 }]);
     return before - this.state.ratings.size;
   }
 

@@ -236,8 +236,9 @@ export class WorkspaceLedger implements Ledger {
 
   snapshot(now: number): LedgerSnapshot {
     // `state` is replaced, never changed: every update (observe, a spawn, a refresh, a save) builds a new
-    // LedgerState sharing what it did not touch. So the view stays as of this call for as long as the
-    // caller keeps it, across awaits too, and taking it copies nothing.
+    // LedgerState sharing what it did not touch, and the first update after a snapshot copies what it
+    // touches (LedgerState.advanced). So the view stays as of this call for as long as the caller keeps
+    // it, across awaits too, and taking it copies nothing.
     return snapshotOf(this.state, now);
   }
 
@@ -404,7 +405,7 @@ export class WorkspaceLedger implements Ledger {
   }
 
   private enqueue(ops: LedgerOp[], maxDelayMs?: number): void {
-    this.state = this.state.applied(ops);
+    this.state = this.state.advanced(ops);
     if (!this.writable) {
       this.keepUnsaved(ops);
       return;

@@ -32,7 +32,7 @@
  * cost on the eleven-model world, a fifth of economy's spend there (BENCHMARKS.md, "Routing quality out of sample").
  */
 import type { Tradeoff } from '../panel';
-import { classPrior, conditionOnCurve, successCurve, successOnCurve, unanswerableShare } from '../difficulty';
+import { classPrior, conditionInto, sharedSuccessCurve, successOnCurve, unanswerableShare } from '../difficulty';
 import { valuedWaits, WAIT_FAILURE_MULTIPLE, type PlannedWait } from './waitCost';
 
 /**
@@ -123,6 +123,9 @@ export class CascadePlan {
   private readonly penalty: number;
   /** Whether a rung below the gate keeps the climb going (`quality`) or may be given up on like a measured one (`economy`). */
   private readonly holdsBelowGate: boolean;
+  /** Whether the user's wait is priced in this plan; and the same call planned on money alone, once asked for. */
+  private readonly weighsWait: boolean;
+  private moneyOnly: CascadePlan | undefined;
 
   constructor(
     private readonly rungs: readonly PlannedRung[],
@@ -144,8 +147,9 @@ export class CascadePlan {
       .map((rung) => (rung.listed === undefined ? rung.cost : rung.listed))
       .filter((cost): cost is number => cost !== null);
     const dearestListed = listed.length ? Math.max(...listed) : dearest;
-    this.curves = curves ?? rungs.map((rung) => successCurve(rung.rating, guess));
+    this.curves = curves ?? rungs.map((rung) => sharedSuccessCurve(rung.rating, guess));
     const waits = valuedWaits(wait, rungs.length);
+    this.weighsWait = waits !== undefined;
     if (waits === undefined) {
       this.costs = money;
       this.penalty = FAILURE_COST_MULTIPLE[tradeoff] * dearestListed;
@@ -157,32 +161,37 @@ export class CascadePlan {
 
   /** The same call planned on money alone, sharing this plan's curves: where it would open if the wait were worth nothing. */
   withoutWait(): CascadePlan {
-    return valuedWaits(this.wait, this.rungs.length) === undefined
-      ? this
-      : new CascadePlan(this.rungs, this.tradeoff, this.prior, this.guess, undefined, this.curves);
+    // Built once: the router asks for it whenever it picks an opener.
+    this.moneyOnly ??= this.weighsWait ? new CascadePlan(this.rungs, this.tradeoff, this.prior, this.guess, undefined, this.curves) : this;
+    return this.moneyOnly;
   }
 
   /** The next rung to try, given the rungs already tried (`tried`) and which of them failed (`failed`). */
   step(tried: readonly number[], failed: readonly number[]): PlanStep {
     const weights = this.afterFailures(failed);
-    const remaining = this.rungs.map((_, index) => index).filter((index) => !tried.includes(index));
-    const { next, success, value } = this.climb(remaining, weights);
-    if (next === null) return { next: null, success: 0, valueIfContinued: this.penalty, valueIfStopped: this.penalty };
-    const mustGoOn = this.mustGoOn(remaining, weights);
+    const left = SCRATCH.rungsLeft(this.rungs.length);
+    let remaining = 0;
+    for (let index = 0; index < this.rungs.length; index++) {
+      left[index] = tried.includes(index) ? 0 : 1;
+      remaining += left[index] as number;
+    }
+    if (remaining === 0) return { next: null, success: 0, valueIfContinued: this.penalty, valueIfStopped: this.penalty };
+    const value = this.climb(weights, 0);
+    const { next, success } = SCRATCH;
+    const mustGoOn = this.mustGoOn(weights);
     if (!mustGoOn && value > this.penalty) {
       const stop: PlanStep = { next: null, success, valueIfContinued: value, valueIfStopped: this.penalty };
-      const heldBefore = this.holdsBelowGate && remaining.some((index) => !(this.rungs[index] as PlannedRung).measured);
-      return heldBefore ? { ...stop, released: { unanswerable: unanswerableShare(weights) } } : stop;
+      return this.holdsBelowGate && this.anyLeftUnmeasured() ? { ...stop, released: { unanswerable: unanswerableShare(weights) } } : stop;
     }
     return { next, success, valueIfContinued: value, valueIfStopped: this.penalty };
   }
 
-  /** The call's difficulty once the rungs in `failed` have failed it. */
+  /** The call's difficulty once the rungs in `failed` have failed it (in the scratch space: read it before the next one). */
   private afterFailures(failed: readonly number[]): Float64Array {
     let weights = this.prior;
     for (const index of failed) {
       const curve = this.curves[index];
-      if (curve) weights = conditionOnCurve(weights, curve, false);
+      if (curve) weights = conditionInto(SCRATCH.failure(weights), weights, curve, false);
     }
     return weights;
   }
@@ -194,34 +203,58 @@ export class CascadePlan {
   }
 
   /**
-   * Whether the call may not stop before `remaining`: the tradeoff holds rungs below the gate and one of
-   * them is still held on this call (see {@link HOLD_RELEASED_UNANSWERABLE}).
+   * Whether the call may not stop before the rungs left: the tradeoff holds rungs below the gate and one
+   * of them is still held on this call (see {@link HOLD_RELEASED_UNANSWERABLE}).
    */
-  private mustGoOn(remaining: readonly number[], weights: Float64Array): boolean {
+  private mustGoOn(weights: Float64Array): boolean {
     if (!this.holdsBelowGate) return false;
     const looksUnanswerable = unanswerableShare(weights) >= HOLD_RELEASED_UNANSWERABLE;
-    return remaining.some((index) => {
+    const left = SCRATCH.left;
+    for (let index = 0; index < this.rungs.length; index++) {
       const rung = this.rungs[index] as PlannedRung;
-      if (rung.measured) return false;
+      if (!left[index] || rung.measured) continue;
       const onlyFailed = rung.graded > 0 && rung.ok === 0;
-      return !(looksUnanswerable && onlyFailed);
-    });
+      if (!(looksUnanswerable && onlyFailed)) return true;
+    }
+    return false;
+  }
+
+  /** Whether a rung below the gate is among the rungs left. */
+  private anyLeftUnmeasured(): boolean {
+    const left = SCRATCH.left;
+    for (let index = 0; index < this.rungs.length; index++) if (left[index] && !(this.rungs[index] as PlannedRung).measured) return true;
+    return false;
   }
 
   /**
-   * The greedy rung from `remaining` and the expected cost of climbing on from here by the same rule
-   * (stopping wherever stopping is cheaper and allowed).
+   * The expected cost of climbing on from here over the rungs left, by the greedy rule (the rung with the
+   * least cost per chance of success next, stopping wherever stopping is cheaper and allowed). At depth 0
+   * the rung it would try and its chance are left in {@link SCRATCH} (`next`, `success`).
+   *
+   * @remarks
+   * The rungs left are {@link Scratch.left}, in the ranking's order: each level takes its rung out for the
+   * levels below it and puts it back, and conditions into its own level's array.
    */
-  private climb(remaining: number[], weights: Float64Array): { next: number | null; success: number; value: number } {
-    if (remaining.length === 0) return { next: null, success: 0, value: this.penalty };
+  private climb(weights: Float64Array, depth: number): number {
+    const left = SCRATCH.left;
+    let any = false;
+    // Unmeasured rungs keep the ranking's order (the ladder at cold start): only the first of them is
+    // a choice, so a prior can never reorder what the gate says is not yet known.
+    let firstUnmeasured = -1;
+    for (let index = 0; index < this.rungs.length; index++) {
+      if (!left[index]) continue;
+      any = true;
+      if (!(this.rungs[index] as PlannedRung).measured) {
+        firstUnmeasured = index;
+        break;
+      }
+    }
+    if (!any) return this.penalty;
     let best = -1;
     let bestRatio = Number.POSITIVE_INFINITY;
     let bestSuccess = 0;
-    // Unmeasured rungs keep the ranking's order (the ladder at cold start): only the first of them is
-    // a choice, so a prior can never reorder what the gate says is not yet known.
-    const firstUnmeasured = remaining.find((index) => !(this.rungs[index] as PlannedRung).measured);
-    for (const index of remaining) {
-      if (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured) continue;
+    for (let index = 0; index < this.rungs.length; index++) {
+      if (!left[index] || (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured)) continue;
       const p = successOnCurve(weights, this.curves[index] as Float64Array);
       const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
       if (ratio < bestRatio) {
@@ -230,11 +263,58 @@ export class CascadePlan {
         bestSuccess = p;
       }
     }
-    const rest = remaining.filter((index) => index !== best);
-    const afterFailure = conditionOnCurve(weights, this.curves[best] as Float64Array, false);
-    const after = this.climb(rest, afterFailure);
-    const mustGoOn = this.mustGoOn(rest, afterFailure);
-    const continuation = mustGoOn ? after.value : Math.min(after.value, this.penalty);
-    return { next: best, success: bestSuccess, value: (this.costs[best] as number) + (1 - bestSuccess) * continuation };
+    left[best] = 0;
+    const afterFailure = conditionInto(SCRATCH.level(depth, weights.length), weights, this.curves[best] as Float64Array, false);
+    const after = this.climb(afterFailure, depth + 1);
+    const mustGoOn = this.mustGoOn(afterFailure);
+    left[best] = 1;
+    const continuation = mustGoOn ? after : Math.min(after, this.penalty);
+    if (depth === 0) {
+      SCRATCH.next = best;
+      SCRATCH.success = bestSuccess;
+    }
+    return (this.costs[best] as number) + (1 - bestSuccess) * continuation;
   }
 }
+
+/**
+ * The planner's working space: which rungs a step has left, a difficulty for each level of the climb it
+ * prices, and the difficulty after a call's failures.
+ *
+ * @remarks
+ * A call's planner prices a climb several times (the opener, the opener on money alone, the rung after
+ * each failure), each conditioning on every rung it passes: an array of the rungs left and a new
+ * difficulty at every level made about a tenth of what a routed call allocated. A step runs to its end
+ * without yielding, so one space serves every plan in the process; it grows to the largest panel seen.
+ */
+class Scratch {
+  /** 1 for each rung (by its index in the ranking) still left to the step being priced. */
+  left = new Uint8Array(0);
+  /** The rung a climb at depth 0 would try next, and its chance. */
+  next = -1;
+  success = 0;
+  private readonly levels: Float64Array[] = [];
+  private readonly failures: Float64Array[] = [];
+  private lastFailure = 0;
+
+  rungsLeft(count: number): Uint8Array {
+    if (this.left.length < count) this.left = new Uint8Array(count);
+    return this.left;
+  }
+
+  level(depth: number, length: number): Float64Array {
+    let level = this.levels[depth];
+    if (!level || level.length !== length) this.levels[depth] = level = new Float64Array(length);
+    return level;
+  }
+
+  /** One of two arrays in turn, so a call's failures condition from one into the other: never `weights` itself. */
+  failure(weights: Float64Array): Float64Array {
+    this.lastFailure = 1 - this.lastFailure;
+    let into = this.failures[this.lastFailure];
+    if (!into || into.length !== weights.length) this.failures[this.lastFailure] = into = new Float64Array(weights.length);
+    return into === weights ? this.failure(weights) : into;
+  }
+}
+
+const SCRATCH = new Scratch();

@@ -73,8 +73,10 @@ export function rank(input: RankInput): Ranking {
   const models = chainModels(panel, request.pinned);
   const coldStart = !hasEvidence(snapshot, classKey);
 
-  const owners = modelOwners(panel, snapshot);
-  const scored = models.map((spec, index) => score(spec, index, input, coldStart, owners));
+  // Who else claims a model matters only where a slug resolved to another name: worked out then, once.
+  let owners: ModelOwners | undefined;
+  const ownersOf = (): ModelOwners => (owners ??= modelOwners(panel, snapshot));
+  const scored = models.map((spec, index) => score(spec, index, input, coldStart, ownersOf));
   // The ladder keeps ordering until some rating has passed the gate: switching to expected cost on the
   // first graded observation would let one outcome, pass or fail, reorder the whole class.
   scored.sort(scored.some((candidate) => candidate.measured) ? byExpectedCost : byLadder);
@@ -116,7 +118,7 @@ function onPrior(presumed: Standing['presumed']): string {
   return presumed === undefined ? '' : `, rated on its presumed prior ${presumed.prior.toFixed(2)} (its own outcomes say little about it)`;
 }
 
-function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean, owners: ModelOwners): Scored {
+function score(spec: ModelSpec, index: number, input: RankInput, coldStart: boolean, owners: () => ModelOwners): Scored {
   const { snapshot, panel, request } = input;
   const config = panel.providers[spec.provider];
   const facts = input.facts.get(spec.slug);
@@ -126,7 +128,8 @@ function score(spec: ModelSpec, index: number, input: RankInput, coldStart: bool
   const server = localServerHost(config);
   const onTier = server === undefined ? `tier${tier}` : `tier${tier} (local server ${server})`;
   // An alias another provider's model holds (one a provider claimed before this was checked) is not this slug's.
-  const resolved = ownAlias(spec.slug, spec.provider, snapshot.resolve(spec.slug), owners);
+  const claimed = snapshot.resolve(spec.slug);
+  const resolved = claimed === spec.slug ? claimed : ownAlias(spec.slug, spec.provider, claimed, owners());
   const { rating, graded, ok, measured, key, ownGraded, presumed } = standing(snapshot, resolved, request.classKey);
   // Below the gate the prior orders, whatever the rating says: five failures on one oversized task once
   // rerouted a whole panel.

@@ -1001,9 +1001,11 @@ class SignalNotes {
  * attempts are too few, at its class; undefined where neither has enough.
  */
 function observedAt(snapshot: LedgerSnapshot, model: string, classKey: string): number | undefined {
-  return learningKeys(classKey)
-    .map((key) => observedPrice(snapshot.rating(model, key)))
-    .find((price) => price !== undefined);
+  for (const key of learningKeys(classKey)) {
+    const price = observedPrice(snapshot.rating(model, key));
+    if (price !== undefined) return price;
+  }
+  return undefined;
 }
 
 /**
@@ -1019,15 +1021,22 @@ function observedAt(snapshot: LedgerSnapshot, model: string, classKey: string): 
  * price only says which models' evidence counts as a floor, not how able a model is.
  */
 function presumedPriors(candidates: readonly Candidate[], standingOf: (candidate: Candidate) => Standing): Map<string, number> {
-  const measured = candidates.flatMap((candidate) => {
+  // The measured candidates' costs and ratings side by side, in the candidates' order.
+  const costs: number[] = [];
+  const ratings: number[] = [];
+  for (const candidate of candidates) {
     const { rating, measured: past } = standingOf(candidate);
-    return past && rating !== undefined && candidate.cost !== null ? [{ cost: candidate.cost, rating }] : [];
-  });
+    if (past && rating !== undefined && candidate.cost !== null) {
+      costs.push(candidate.cost);
+      ratings.push(rating);
+    }
+  }
   const priors = new Map<string, number>();
   for (const candidate of candidates) {
     let prior = rolePrior(candidate.spec.role);
     const cost = candidate.cost;
-    if (cost !== null) for (const other of measured) if (other.cost < cost) prior = Math.max(prior, other.rating);
+    if (cost !== null)
+      for (let i = 0; i < costs.length; i++) if ((costs[i] as number) < cost) prior = Math.max(prior, ratings[i] as number);
     priors.set(candidate.slug, prior);
   }
   return priors;

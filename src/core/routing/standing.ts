@@ -34,12 +34,20 @@ export function standing(snapshot: LedgerSnapshot, model: string, classKey: stri
   const own = snapshot.rating(model, classKey);
   const ownGraded = own?.graded ?? 0;
   if (own && own.graded >= MIN_GRADED)
-    return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded, ...standsOnPrior(own) };
+    return { rating: own.rating, graded: own.graded, ok: own.ok, measured: true, key: classKey, ownGraded, presumed: standsOnPrior(own) };
   const { cls, shape } = splitClassKey(classKey);
   if (shape !== undefined) {
     const parent = snapshot.rating(model, cls);
     if (parent && parent.graded >= MIN_GRADED)
-      return { rating: parent.rating, graded: parent.graded, ok: parent.ok, measured: true, key: cls, ownGraded, ...standsOnPrior(parent) };
+      return {
+        rating: parent.rating,
+        graded: parent.graded,
+        ok: parent.ok,
+        measured: true,
+        key: cls,
+        ownGraded,
+        presumed: standsOnPrior(parent),
+      };
   }
   return { rating: own?.rating, graded: ownGraded, ok: own?.ok ?? 0, measured: false, key: classKey, ownGraded };
 }
@@ -58,18 +66,28 @@ export function standing(snapshot: LedgerSnapshot, model: string, classKey: stri
 export const PRESUMED_BELOW_INFORMATION = 0.5;
 export const PRESUMED_WITHIN_LOGITS = 0.5;
 
-function standsOnPrior(rating: Rating): Pick<Standing, 'presumed'> {
+function standsOnPrior(rating: Rating): Standing['presumed'] {
   const { information, followedPrior } = rating;
-  if (information === undefined || followedPrior === undefined) return {};
+  if (information === undefined || followedPrior === undefined) return undefined;
   const onPrior = information < PRESUMED_BELOW_INFORMATION && Math.abs(rating.rating - followedPrior) < PRESUMED_WITHIN_LOGITS;
-  return onPrior ? { presumed: { prior: followedPrior } } : {};
+  return onPrior ? { prior: followedPrior } : undefined;
 }
 
 /** The keys a graded outcome at `classKey` is recorded under: the key, and its class when it is shaped. */
-export function learningKeys(classKey: string): string[] {
-  const { cls, shape } = splitClassKey(classKey);
-  return shape === undefined ? [classKey] : [classKey, cls];
+export function learningKeys(classKey: string): readonly string[] {
+  let keys = LEARNING_KEYS.get(classKey);
+  if (!keys) {
+    const { cls, shape } = splitClassKey(classKey);
+    keys = Object.freeze(shape === undefined ? [classKey] : [classKey, cls]);
+    if (LEARNING_KEYS.size >= MAX_LEARNING_KEYS) LEARNING_KEYS.clear();
+    LEARNING_KEYS.set(classKey, keys);
+  }
+  return keys;
 }
+
+/** The lists {@link learningKeys} has made, one per class key and shared (frozen), since a call asks for them at every step; bounded. */
+const LEARNING_KEYS = new Map<string, readonly string[]>();
+const MAX_LEARNING_KEYS = 4_096;
 
 /** Whether anything at this key, or at its class, has been graded. */
 export function hasEvidence(snapshot: LedgerSnapshot, classKey: string): boolean {

@@ -4,6 +4,7 @@ import {
   condition,
   conditionOnCurve,
   DIFFICULTY_GRID,
+  sharedSuccessCurve,
   successCurve,
   successOnCurve,
   successProbability,
@@ -27,5 +28,20 @@ describe("a model's success curve, worked out once", () => {
       weights = failed;
     }
     expect(unanswerableShare(weights)).toBeGreaterThan(classPrior()[DIFFICULTY_GRID.length] as number);
+  });
+});
+
+describe('sharedSuccessCurve', () => {
+  it('is successCurve, the same array for the same rating and guessing floor', () => {
+    for (const rating of [-6, -1.25, 0, 0.3, 2.7, 6]) {
+      const shared = sharedSuccessCurve(rating);
+      expect(Array.from(shared)).toEqual(Array.from(successCurve(rating)));
+      expect(sharedSuccessCurve(rating)).toBe(shared);
+    }
+    const floored = sharedSuccessCurve(0.5, 0.25);
+    expect(Array.from(floored)).toEqual(Array.from(successCurve(0.5, 0.25)));
+    expect(sharedSuccessCurve(0.5, 0.25)).toBe(floored);
+    expect(sharedSuccessCurve(0.5)).not.toBe(floored);
+    expect(Array.from(sharedSuccessCurve(0.5, 0.2))).toEqual(Array.from(successCurve(0.5, 0.2)));
   });
 });
