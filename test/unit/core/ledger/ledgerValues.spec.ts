@@ -179,6 +179,63 @@ describe('a ledger file with values Rung could not have written', () => {
     expect(notices.map((notice) => notice.message)).toEqual([expect.stringContaining('holds 2 timings that Rung cannot use')]);
   });
 
+  it('keeps a rating at the count limit through several calls, a snapshot and a save, and the file still opens whole', async () => {
+    // A billion graded answers is the most a row may hold when read. The state is changed in place
+    // between snapshots, so one more graded call at the limit must not make a row the next read skips:
+    // that would drop the user's evidence for the model at the following save.
+    await tamperedLedger(
+      "UPDATE ratings SET rating = 3, graded = 1000000000, ok = 900000000, information = 1.7e308, cost_observed = 100000, cost_listed = 100000, cost_attempts = 1000000000 WHERE model = 'alpha'",
+    );
+    const { ledger, notices } = await open();
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const router = routerOver(ledger);
+    for (let call = 0; call < 3; call++) await router.route(request(), attempts.fn);
+    expect(attempts.models()).toContain('alpha');
+    const alpha = ledger.snapshot(clock.now()).rating('alpha', 'plan');
+    expect(alpha).toMatchObject({ graded: 1_000_000_000, ok: 900_000_000, cost: { attempts: 1_000_000_000 } });
+    expect(Number.isFinite(alpha?.information)).toBe(true);
+    await ledger.close();
+    const reopened = await open();
+    expect(reopened.ledger.entries().map((entry) => [entry.model, entry.graded])).toEqual(
+      expect.arrayContaining([['alpha', 1_000_000_000]]),
+    );
+    await reopened.ledger.close();
+    expect([...notices, ...reopened.notices]).toEqual([]);
+  });
+
+  it("merges a teammate's rows at the edges of their ranges onto the user's own without making a row the next read leaves out", async () => {
+    const teammate = join(dir.path, 'teammate', 'ledger.sqlite');
+    mkdirSync(join(dir.path, 'teammate'));
+    // Every value here is one Rung may write, so the teammate's file is read whole; summed with the
+    // user's, the counts passed a billion and the information and costs overflowed to Infinity, and the
+    // next open left the user's own ratings of alpha and beta out (and the save after dropped them).
+    await tamperedLedger(
+      'UPDATE ratings SET graded = 1000000000, ok = 600000000, information = 1.7e308, cost_observed = 1.7e308, cost_listed = 1.7e308, cost_attempts = 1000000000',
+      teammate,
+    );
+    await tamperedLedger('UPDATE ratings SET information = 1e308, cost_observed = 1e308, cost_listed = 1e308, cost_attempts = 5');
+    const { ledger, notices } = await open();
+    const report = await ledger.merge(teammate);
+    expect(report).toMatchObject({ sourceRatings: 2 });
+    for (const entry of ledger.entries()) {
+      expect(entry.graded).toBeLessThanOrEqual(1_000_000_000);
+      expect(entry.ok).toBeLessThanOrEqual(entry.graded);
+      expect(Number.isFinite(entry.information)).toBe(true);
+      expect([entry.cost?.observed, entry.cost?.listed].every(Number.isFinite)).toBe(true);
+    }
+    ledger.observe([{ model: 'alpha', classKey: 'plan', success: true, at: clock.now() }]);
+    await ledger.close();
+    const reopened = await open();
+    expect(
+      reopened.ledger
+        .entries()
+        .map((entry) => entry.model)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
+    await reopened.ledger.close();
+    expect([...notices, ...reopened.notices]).toEqual([]);
+  });
+
   it('opens and saves every value Rung writes at the edges of their ranges', async () => {
     await tamperedLedger(
       "UPDATE ratings SET rating = -6, graded = 1000000000, ok = 0, drift_surprise = -1, information = 0 WHERE model = 'alpha'; UPDATE ratings SET rating = 6, graded = 0, ok = 0, drift_surprise = 1 WHERE model = 'beta'",
