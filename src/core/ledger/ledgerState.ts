@@ -703,7 +703,9 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     inFlightStarts: (model) => {
       const starts: number[] = [];
       for (const spawn of state.spawns.values()) {
-        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) starts.push(spawn.startedAt);
+        // As in inFlight: a start dated after now queued a whole call ahead of every local rung on its provider.
+        const age = now - spawn.startedAt;
+        if (spawn.model === model && spawn.endedAt === null && age >= 0 && age < STALE_SPAWN_MS) starts.push(spawn.startedAt);
       }
       return starts.sort((a, b) => a - b);
     },

@@ -162,6 +162,9 @@ describe('a ledger file with values Rung could not have written', () => {
     );
     const { ledger } = await open();
     expect(ledger.snapshot(clock.now()).inFlight('alpha')).toBe(0);
+    // The wait the planner weighs reads the starts themselves: a start from the future queued a whole
+    // call ahead of every local rung on alpha's provider.
+    expect(ledger.snapshot(clock.now()).inFlightStarts?.('alpha')).toEqual([]);
     expect(ledger.snapshot(clock.now()).inFlight('beta')).toBe(1);
     expect(ledger.snapshot(clock.now() + STALE_SPAWN_MS).inFlight('beta')).toBe(0);
     ledger.observe([{ model: 'alpha', classKey: 'plan', success: true, at: clock.now() }]);
