@@ -838,7 +838,8 @@ export const MAX_LEDGER_COUNT = 1_000_000_000;
  * graded answers took one more call to 1,000,000,001, and a teammate's file at the limits merged onto the
  * user's own summed the counts past it and the information and costs to Infinity. Written so, the next
  * read left those ratings out and the save after it dropped them: a file that opened whole made the user
- * lose their own evidence. A count at the limit stays there; a thousand million answers say no less.
+ * lose their own evidence. A count at the limit stays there, its passes scaled with it; a thousand million
+ * answers say no less.
  */
 function withinRanges(entry: RatingEntry): RatingEntry {
   const { graded, ok, sinceDrift, information, cost } = entry;
@@ -854,7 +855,8 @@ function withinRanges(entry: RatingEntry): RatingEntry {
   return {
     ...entry,
     graded: held,
-    ok: Math.min(ok, held),
+    // Scaled with the count rather than cut, so a record held at the limit keeps its share of passes.
+    ok: Math.min(held, graded > held ? Math.round((ok * held) / graded) : ok),
     ...(sinceDrift === undefined ? {} : { sinceDrift: Math.min(sinceDrift, MAX_LEDGER_COUNT) }),
     ...(information === undefined ? {} : { information: Math.min(information, Number.MAX_VALUE) }),
     ...(cost === undefined
