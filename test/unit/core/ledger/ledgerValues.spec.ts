@@ -248,6 +248,54 @@ describe('a ledger file with values Rung could not have written', () => {
     expect([...notices, ...reopened.notices]).toEqual([]);
   });
 
+  it('keeps bad rows out of every snapshot through calls, a merge and a save in one process, and a snapshot taken earlier as it was', async () => {
+    // The state's tables are changed in place until a snapshot reads them: a bad row left out when the
+    // file is read must stay out of every later state, and a snapshot held across calls must not see them.
+    await tamperedLedger(
+      "UPDATE ratings SET rating = -9e999, graded = 20, ok = 10 WHERE model = 'alpha'; UPDATE ratings SET rating = 'NaN' WHERE model = 'beta'; INSERT INTO spawns VALUES ('future', 't', 'alpha', 4102444800000, NULL)",
+    );
+    const teammate = join(dir.path, 'teammate', 'ledger.sqlite');
+    mkdirSync(join(dir.path, 'teammate'));
+    await tamperedLedger("UPDATE ratings SET rating = 9e999, graded = 1e18 WHERE model = 'alpha'", teammate);
+    const { ledger, notices } = await open();
+    const router = routerOver(ledger);
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const held = ledger.snapshot(clock.now());
+    expect([held.rating('alpha', 'plan'), held.rating('beta', 'plan')]).toEqual([undefined, undefined]);
+    const finite = (): void => {
+      const snapshot = ledger.snapshot(clock.now());
+      for (const model of ['alpha', 'beta']) {
+        const rating = snapshot.rating(model, 'plan');
+        if (rating) expect([rating.rating, rating.graded, rating.ok].every(Number.isFinite), model).toBe(true);
+        expect(snapshot.inFlight(model)).toBeLessThanOrEqual(1);
+        expect(snapshot.inFlightStarts?.(model).every((start) => start <= clock.now())).toBe(true);
+      }
+    };
+    for (let call = 0; call < 4; call++) {
+      await router.route(request(), attempts.fn);
+      finite();
+      clock.advance(1_000);
+    }
+    await ledger.merge(teammate);
+    finite();
+    for (let call = 0; call < 2; call++) await router.route(request(), attempts.fn);
+    finite();
+    // The snapshot taken before the calls still reads the state it was taken of.
+    expect([held.rating('alpha', 'plan'), held.rating('beta', 'plan')]).toEqual([undefined, undefined]);
+    await ledger.close();
+    const reopened = await open();
+    expect(
+      reopened.ledger
+        .entries()
+        .map((entry) => entry.model)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
+    await reopened.ledger.close();
+    expect(notices.filter((notice) => notice.kind === 'save-failed')).toEqual([]);
+    expect(notices.filter((notice) => notice.kind === 'skipped-rows')).toHaveLength(1);
+    expect(reopened.notices).toEqual([]);
+  });
+
   it('opens and saves every value Rung writes at the edges of their ranges', async () => {
     await tamperedLedger(
       "UPDATE ratings SET rating = -6, graded = 1000000000, ok = 0, drift_surprise = -1, information = 0 WHERE model = 'alpha'; UPDATE ratings SET rating = 6, graded = 0, ok = 0, drift_surprise = 1 WHERE model = 'beta'",
