@@ -469,11 +469,20 @@ export class LedgerState {
     for (const [slug, resolved] of op.aliases) if (!this.aliases.has(slug)) this.aliases.set(slug, resolved);
   }
 
-  /** Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}), and those dated past it in the future. */
+  /**
+   * Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}), and those
+   * that start after now.
+   *
+   * @remarks
+   * Every writer of one file stamps its starts with the same machine's clock before it writes them, so a
+   * start after now was not written by one: kept while within the retention either side of now, a start
+   * 50 minutes ahead became a call in flight when its time came and made its model busy for half an hour
+   * more.
+   */
   pruneSpawns(now: number): void {
     for (const [id, spawn] of this.spawns) {
       const last = spawn.endedAt ?? spawn.startedAt;
-      if (Math.abs(now - last) > SPAWN_RETENTION_MS) this.spawns.delete(id);
+      if (spawn.startedAt > now || Math.abs(now - last) > SPAWN_RETENTION_MS) this.spawns.delete(id);
     }
   }
 

@@ -172,6 +172,19 @@ describe('a ledger file with values Rung could not have written', () => {
     expect(sqliteLines(sql, ledgerPath(), 'SELECT spawn_id FROM spawns')).toEqual(['now']);
   });
 
+  it('drops a call in flight dated less than an hour ahead at the first save, so it never makes its model busy later', async () => {
+    // Kept because it was within the hour spawn rows are kept either side of now, a start 50 minutes
+    // ahead counted as a call in flight once its time came, and for half an hour after: 80 minutes busy.
+    await tamperedLedger(`INSERT INTO spawns VALUES ('soon', 't', 'alpha', ${clock.now() + 50 * 60 * 1000}, NULL)`);
+    const { ledger } = await open();
+    ledger.observe([{ model: 'beta', classKey: 'plan', success: true, at: clock.now() }]);
+    await ledger.flush();
+    expect(sqliteLines(sql, ledgerPath(), 'SELECT count(*) FROM spawns')).toEqual(['0']);
+    clock.advance(55 * 60 * 1000);
+    expect(ledger.snapshot(clock.now()).inFlight('alpha')).toBe(0);
+    await ledger.close();
+  });
+
   it("leaves out a model's timings that are not finite, so the wait the planner weighs is a number", async () => {
     await tamperedLedger(
       "INSERT INTO timings VALUES ('alpha', 'plan', 3, -9e999, 0, 0, 0, 0), ('beta', 'plan', 'NaN', 3000, 0, 0, 0, 0), ('gamma', 'plan', 3, 3000, 3, 600, 90, 2400)",
