@@ -265,7 +265,7 @@ describe('a ledger file with values Rung could not have written', () => {
     // The state's tables are changed in place until a snapshot reads them: a bad row left out when the
     // file is read must stay out of every later state, and a snapshot held across calls must not see them.
     await tamperedLedger(
-      "UPDATE ratings SET rating = -9e999, graded = 20, ok = 10 WHERE model = 'alpha'; UPDATE ratings SET rating = 'NaN' WHERE model = 'beta'; INSERT INTO spawns VALUES ('future', 't', 'alpha', 4102444800000, NULL)",
+      `UPDATE ratings SET rating = -9e999, graded = 20, ok = 10 WHERE model = 'alpha'; UPDATE ratings SET rating = 'NaN' WHERE model = 'beta'; INSERT INTO spawns VALUES ('soon', 't', 'alpha', ${clock.now() + 20 * 60 * 1000}, NULL)`,
     );
     const teammate = join(dir.path, 'teammate', 'ledger.sqlite');
     mkdirSync(join(dir.path, 'teammate'));
