@@ -309,6 +309,24 @@ describe('a ledger file with values Rung could not have written', () => {
     expect(reopened.notices).toEqual([]);
   });
 
+  it('routes calls over ratings whose costs are at the edge of what a row may hold', async () => {
+    // Every value is one the read accepts (finite, in range), but a cost per attempt near the largest
+    // number divided by a chance of success overflowed to Infinity for every rung, the planner then
+    // chose none, and every call at the class failed with "Cannot read properties of undefined".
+    await tamperedLedger(
+      'UPDATE ratings SET rating = -1, graded = 100, ok = 40, cost_observed = 1.79e308, cost_listed = 1.79e308, cost_attempts = 4',
+    );
+    const { ledger, notices } = await open();
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const router = routerOver(ledger);
+    for (let call = 0; call < 3; call++) {
+      const result = await router.route(request(), attempts.fn);
+      expect(result.attempts.length).toBeGreaterThan(0);
+    }
+    await ledger.close();
+    expect(notices).toEqual([]);
+  });
+
   it('opens and saves every value Rung writes at the edges of their ranges', async () => {
     await tamperedLedger(
       "UPDATE ratings SET rating = -6, graded = 1000000000, ok = 0, drift_surprise = -1, information = 0 WHERE model = 'alpha'; UPDATE ratings SET rating = 6, graded = 0, ok = 0, drift_surprise = 1 WHERE model = 'beta'",
