@@ -236,7 +236,14 @@ function bigWords(issue: z.core.$ZodIssueTooBig): string {
 /** What was written, as JSON, shortened: a value's own words help find it; a whole block does not. */
 function quote(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch (error) {
+    // Lists nested a few hundred thousand deep, which JSON.parse reads, are deeper than stringify goes.
+    if (!(error instanceof RangeError)) throw error;
+    text = Array.isArray(value) ? '[…]' : '{…}';
+  }
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 
@@ -349,25 +356,33 @@ function placesIn(fileText: string | undefined, targets: readonly (readonly Path
     seen(path, offset);
     return above.has(pathKey(path));
   };
-  visit(
-    text,
-    {
-      onObjectBegin: enter,
-      onArrayBegin: enter,
-      // Needed though they do nothing: jsonc-parser resumes its callbacks after a list or object it was
-      // told to pass over only through these.
-      onObjectEnd: () => {},
-      onArrayEnd: () => {},
-      onLiteralValue: (_value, offset, _length, _line, _column, pathSupplier) => seen(pathSupplier(), offset),
-      onObjectProperty: (property, offset, _length, _line, _column, pathSupplier) => {
-        // Most keys of an object worth walking are no target: their name says so before their path is made.
-        if (!names.has(property)) return;
-        const key = pathKey([...pathSupplier(), property]);
-        if (wanted.has(key) && !keys.has(key)) keys.set(key, offset);
+  try {
+    visit(
+      text,
+      {
+        onObjectBegin: enter,
+        onArrayBegin: enter,
+        // Needed though they do nothing: jsonc-parser resumes its callbacks after a list or object it was
+        // told to pass over only through these.
+        onObjectEnd: () => {},
+        onArrayEnd: () => {},
+        onLiteralValue: (_value, offset, _length, _line, _column, pathSupplier) => seen(pathSupplier(), offset),
+        onObjectProperty: (property, offset, _length, _line, _column, pathSupplier) => {
+          // Most keys of an object worth walking are no target: their name says so before their path is made.
+          if (!names.has(property)) return;
+          const key = pathKey([...pathSupplier(), property]);
+          if (wanted.has(key) && !keys.has(key)) keys.set(key, offset);
+        },
       },
-    },
-    { disallowComments: true, allowTrailingComma: false },
-  );
+      { disallowComments: true, allowTrailingComma: false },
+    );
+  } catch (error) {
+    // jsonc-parser recurses into every list and object, even one it is told to pass over: lists nested a
+    // few hundred thousand deep, which JSON.parse reads, overflowed the stack, and `rung rank` said
+    // "Maximum call stack size exceeded" instead of the panel's mistakes. The places found before the
+    // overflow stand; the rest are said without one.
+    if (!(error instanceof RangeError)) throw error;
+  }
   const lines = new LineIndex(text);
   return (path, key) => {
     let offset = key === undefined ? undefined : keys.get(pathKey([...path, key]));

@@ -355,7 +355,10 @@ export class LedgerState {
         const { observation } = op;
         const key = ratingKey(observation.model, observation.classKey);
         const next = applyObservation(this.ratings.get(key), observation);
-        this.ratings.set(key, { ...next, model: observation.model, classKey: observation.classKey, updatedAt: observation.at });
+        this.ratings.set(
+          key,
+          withinRanges({ ...next, model: observation.model, classKey: observation.classKey, updatedAt: observation.at }),
+        );
         // Copied rather than added to: other states and their snapshots may hold this set.
         if (this.measured && next.graded > 0 && !this.measured.has(observation.classKey))
           this.measured = new Set(this.measured).add(observation.classKey);
@@ -401,7 +404,8 @@ export class LedgerState {
       case 'confidence':
         for (const increment of op.increments) {
           const count = this.confidence.get(increment.key) ?? { n: 0, ok: 0 };
-          this.confidence.set(increment.key, { n: count.n + increment.n, ok: count.ok + increment.ok });
+          const n = Math.min(MAX_LEDGER_COUNT, count.n + increment.n);
+          this.confidence.set(increment.key, { n, ok: Math.min(n, count.ok + increment.ok) });
         }
         return;
       case 'merge':
@@ -436,19 +440,22 @@ export class LedgerState {
         const rating = local ? (local.rating * local.graded + source.rating * newGraded) / graded : source.rating;
         // The drift detector's state is about one sequence of outcomes: the local one where there is one.
         const drift = local ?? source;
-        this.ratings.set(ratingKey(source.model, source.classKey), {
-          model: source.model,
-          classKey: source.classKey,
-          rating,
-          graded,
-          ok: (local?.ok ?? 0) + newOk,
-          updatedAt: Math.max(local?.updatedAt ?? 0, source.updatedAt),
-          ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
-          ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
-          ...mergedInformation(local, source, newGraded),
-          // Prices are one model's at one class wherever they were paid: the attempts add.
-          ...mergedCost(local?.cost, source.cost, newGraded / Math.max(1, source.graded)),
-        });
+        this.ratings.set(
+          ratingKey(source.model, source.classKey),
+          withinRanges({
+            model: source.model,
+            classKey: source.classKey,
+            rating,
+            graded,
+            ok: (local?.ok ?? 0) + newOk,
+            updatedAt: Math.max(local?.updatedAt ?? 0, source.updatedAt),
+            ...(drift.surprise === undefined ? {} : { surprise: drift.surprise }),
+            ...(drift.sinceDrift === undefined ? {} : { sinceDrift: drift.sinceDrift }),
+            ...mergedInformation(local, source, newGraded),
+            // Prices are one model's at one class wherever they were paid: the attempts add.
+            ...mergedCost(local?.cost, source.cost, newGraded / Math.max(1, source.graded)),
+          }),
+        );
       }
       this.merged.set(key, {
         sourceId: op.sourceId,
@@ -462,11 +469,20 @@ export class LedgerState {
     for (const [slug, resolved] of op.aliases) if (!this.aliases.has(slug)) this.aliases.set(slug, resolved);
   }
 
-  /** Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}), and those dated past it in the future. */
+  /**
+   * Drops spawn rows that can no longer make anything busy (see {@link SPAWN_RETENTION_MS}), and those
+   * that start after now.
+   *
+   * @remarks
+   * Every writer of one file stamps its starts with the same machine's clock before it writes them, so a
+   * start after now was not written by one: kept while within the retention either side of now, a start
+   * 50 minutes ahead became a call in flight when its time came and made its model busy for half an hour
+   * more.
+   */
   pruneSpawns(now: number): void {
     for (const [id, spawn] of this.spawns) {
       const last = spawn.endedAt ?? spawn.startedAt;
-      if (Math.abs(now - last) > SPAWN_RETENTION_MS) this.spawns.delete(id);
+      if (spawn.startedAt > now || Math.abs(now - last) > SPAWN_RETENTION_MS) this.spawns.delete(id);
     }
   }
 
@@ -696,7 +712,9 @@ export function snapshotOf(state: LedgerState, now: number): LedgerSnapshot {
     inFlightStarts: (model) => {
       const starts: number[] = [];
       for (const spawn of state.spawns.values()) {
-        if (spawn.model === model && spawn.endedAt === null && now - spawn.startedAt < STALE_SPAWN_MS) starts.push(spawn.startedAt);
+        // As in inFlight: a start dated after now queued a whole call ahead of every local rung on its provider.
+        const age = now - spawn.startedAt;
+        if (spawn.model === model && spawn.endedAt === null && age >= 0 && age < STALE_SPAWN_MS) starts.push(spawn.startedAt);
       }
       return starts.sort((a, b) => a - b);
     },
@@ -819,6 +837,48 @@ export const SKIPPED_ROWS_REASON = 'a value not finite, not whole, or out of the
  * drowns every real observation merged beside it.
  */
 export const MAX_LEDGER_COUNT = 1_000_000_000;
+
+/**
+ * `entry` held to the ranges {@link LedgerState.read} accepts: counts at most {@link MAX_LEDGER_COUNT},
+ * no more passes than graded answers, amounts finite. The same entry when it already is (almost always).
+ *
+ * @remarks
+ * Every value a file may hold is read, so sums of them must stay readable too: a rating read at a billion
+ * graded answers took one more call to 1,000,000,001, and a teammate's file at the limits merged onto the
+ * user's own summed the counts past it and the information and costs to Infinity. Written so, the next
+ * read left those ratings out and the save after it dropped them: a file that opened whole made the user
+ * lose their own evidence. A count at the limit stays there, its passes scaled with it; a thousand million
+ * answers say no less.
+ */
+function withinRanges(entry: RatingEntry): RatingEntry {
+  const { graded, ok, sinceDrift, information, cost } = entry;
+  if (
+    graded <= MAX_LEDGER_COUNT &&
+    ok <= graded &&
+    (sinceDrift === undefined || sinceDrift <= MAX_LEDGER_COUNT) &&
+    (information === undefined || information <= Number.MAX_VALUE) &&
+    (cost === undefined || (cost.observed <= Number.MAX_VALUE && cost.listed <= Number.MAX_VALUE && cost.attempts <= MAX_LEDGER_COUNT))
+  )
+    return entry;
+  const held = Math.min(graded, MAX_LEDGER_COUNT);
+  return {
+    ...entry,
+    graded: held,
+    // Scaled with the count rather than cut, so a record held at the limit keeps its share of passes.
+    ok: Math.min(held, graded > held ? Math.round((ok * held) / graded) : ok),
+    ...(sinceDrift === undefined ? {} : { sinceDrift: Math.min(sinceDrift, MAX_LEDGER_COUNT) }),
+    ...(information === undefined ? {} : { information: Math.min(information, Number.MAX_VALUE) }),
+    ...(cost === undefined
+      ? {}
+      : {
+          cost: {
+            observed: Math.min(cost.observed, Number.MAX_VALUE),
+            listed: Math.min(cost.listed, Number.MAX_VALUE),
+            attempts: Math.min(cost.attempts, MAX_LEDGER_COUNT),
+          },
+        }),
+  };
+}
 
 /** One ratings row as Rung writes it, or undefined when any cell is not (see {@link LedgerState.read}). */
 function ratingRow(row: readonly Cell[]): RatingEntry | undefined {

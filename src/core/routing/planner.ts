@@ -257,7 +257,10 @@ export class CascadePlan {
       if (!left[index] || (index !== firstUnmeasured && !(this.rungs[index] as PlannedRung).measured)) continue;
       const p = successOnCurve(weights, this.curves[index] as Float64Array);
       const ratio = (this.costs[index] as number) / Math.max(p, 1e-12);
-      if (ratio < bestRatio) {
+      // The first rung left stands until a cheaper ratio beats it: with every ratio Infinity (a ledger's
+      // cost per attempt near the largest number, over a chance of success below 1) none was taken, and
+      // the climb read the curve of rung -1.
+      if (best === -1 || ratio < bestRatio) {
         best = index;
         bestRatio = ratio;
         bestSuccess = p;

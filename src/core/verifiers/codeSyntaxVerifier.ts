@@ -145,9 +145,18 @@ function jsonError(text: string, fragments: boolean): string | undefined {
 
 function parsesAsJsonc(text: string): boolean {
   const errors: ParseError[] = [];
-  parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  try {
+    parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  } catch (error) {
+    // Its parser recurses, as TypeScript's does (see firstError).
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
   return errors.length === 0;
 }
+
+/** What a block nested deeper than a parser's stack goes is said to fail with. */
+const NESTED_TOO_DEEP = 'nested too deep for the parser to read';
 
 /**
  * The wrappers a fragment is tried in, for its dialect: a method or a field parses inside a class, a
@@ -187,11 +196,19 @@ async function syntaxError(code: string, dialect: { file: string; label: string 
 
 async function firstError(code: string, fileName: string): Promise<string | undefined> {
   const ts = await typescript();
-  const result = ts.transpileModule(code, {
-    fileName,
-    reportDiagnostics: true,
-    compilerOptions: { allowJs: true, jsx: ts.JsxEmit.Preserve, target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext },
-  });
+  let result: ReturnType<TypeScript['transpileModule']>;
+  try {
+    result = ts.transpileModule(code, {
+      fileName,
+      reportDiagnostics: true,
+      compilerOptions: { allowJs: true, jsx: ts.JsxEmit.Preserve, target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext },
+    });
+  } catch (error) {
+    // The parser recurses: brackets nested a few hundred thousand deep overflowed its stack, and the
+    // RangeError made the attempt a provider error, which grades nobody. No one writes such code.
+    if (error instanceof RangeError) return NESTED_TOO_DEEP;
+    throw error;
+  }
   const first = result.diagnostics?.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error);
   if (!first) return undefined;
   const message = ts.flattenDiagnosticMessageText(first.messageText, ' ');

@@ -168,6 +168,16 @@ describe('a panel file of many small mistakes', () => {
     expect(unsafe.at(-1)).toBe('and 10 more issues');
   });
 
+  it('says a mistake in lists nested too deep to walk again, rather than overflowing the stack', () => {
+    // Valid JSON that JSON.parse reads, but jsonc-parser, which finds the place, recurses into each list:
+    // `rung rank` failed with "Maximum call stack size exceeded" and exit 1, not the invalid-panel message.
+    const depth = 400_000;
+    const text = `{"models":[{"slug":"a","provider":"ollama","extra":${'['.repeat(depth)}${']'.repeat(depth)}}]}`;
+    expect(text.length).toBeLessThan(1024 * 1024);
+    expect(issuesOfText(text)).toEqual([expect.stringMatching(/^models\[0\]: unknown key "extra"/)]);
+    expect(issuesOfText(`{"models":${'['.repeat(depth)}${']'.repeat(depth)}}`)).toEqual([expect.stringMatching(/^models\[0\]: /)]);
+  });
+
   it('refuses a map of providers or profiles larger than a panel takes before reading its entries', () => {
     const providers = Object.fromEntries(Array.from({ length: 1_001 }, (_, index) => [`p${index}`, { kind: 'nonsense' }]));
     expect(issuesOfText(JSON.stringify({ models: [{ slug: 'a', provider: 'ollama' }], providers }))).toEqual([

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -162,11 +162,27 @@ describe('a ledger file with values Rung could not have written', () => {
     );
     const { ledger } = await open();
     expect(ledger.snapshot(clock.now()).inFlight('alpha')).toBe(0);
+    // The wait the planner weighs reads the starts themselves: a start from the future queued a whole
+    // call ahead of every local rung on alpha's provider.
+    expect(ledger.snapshot(clock.now()).inFlightStarts?.('alpha')).toEqual([]);
     expect(ledger.snapshot(clock.now()).inFlight('beta')).toBe(1);
     expect(ledger.snapshot(clock.now() + STALE_SPAWN_MS).inFlight('beta')).toBe(0);
     ledger.observe([{ model: 'alpha', classKey: 'plan', success: true, at: clock.now() }]);
     await ledger.close();
     expect(sqliteLines(sql, ledgerPath(), 'SELECT spawn_id FROM spawns')).toEqual(['now']);
+  });
+
+  it('drops a call in flight dated less than an hour ahead at the first save, so it never makes its model busy later', async () => {
+    // Kept because it was within the hour spawn rows are kept either side of now, a start 50 minutes
+    // ahead counted as a call in flight once its time came, and for half an hour after: 80 minutes busy.
+    await tamperedLedger(`INSERT INTO spawns VALUES ('soon', 't', 'alpha', ${clock.now() + 50 * 60 * 1000}, NULL)`);
+    const { ledger } = await open();
+    ledger.observe([{ model: 'beta', classKey: 'plan', success: true, at: clock.now() }]);
+    await ledger.flush();
+    expect(sqliteLines(sql, ledgerPath(), 'SELECT count(*) FROM spawns')).toEqual(['0']);
+    clock.advance(55 * 60 * 1000);
+    expect(ledger.snapshot(clock.now()).inFlight('alpha')).toBe(0);
+    await ledger.close();
   });
 
   it("leaves out a model's timings that are not finite, so the wait the planner weighs is a number", async () => {
@@ -177,6 +193,138 @@ describe('a ledger file with values Rung could not have written', () => {
     expect(ledger.timings().map((timing) => timing.model)).toEqual(['gamma']);
     await ledger.close();
     expect(notices.map((notice) => notice.message)).toEqual([expect.stringContaining('holds 2 timings that Rung cannot use')]);
+  });
+
+  it('keeps a rating at the count limit through several calls, a snapshot and a save, and the file still opens whole', async () => {
+    // A billion graded answers is the most a row may hold when read. The state is changed in place
+    // between snapshots, so one more graded call at the limit must not make a row the next read skips:
+    // that would drop the user's evidence for the model at the following save.
+    await tamperedLedger(
+      "UPDATE ratings SET rating = 3, graded = 1000000000, ok = 900000000, information = 1.7e308, cost_observed = 100000, cost_listed = 100000, cost_attempts = 1000000000 WHERE model = 'alpha'",
+    );
+    const { ledger, notices } = await open();
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const router = routerOver(ledger);
+    for (let call = 0; call < 3; call++) await router.route(request(), attempts.fn);
+    expect(attempts.models()).toContain('alpha');
+    const alpha = ledger.snapshot(clock.now()).rating('alpha', 'plan');
+    expect(alpha).toMatchObject({ graded: 1_000_000_000, cost: { attempts: 1_000_000_000 } });
+    // Three failures at the limit: the record keeps its share of passes, a few fewer of them.
+    expect(alpha?.ok).toBeGreaterThanOrEqual(899_999_997);
+    expect(alpha?.ok).toBeLessThan(900_000_000);
+    expect(Number.isFinite(alpha?.information)).toBe(true);
+    await ledger.close();
+    const reopened = await open();
+    expect(reopened.ledger.entries().map((entry) => [entry.model, entry.graded])).toEqual(
+      expect.arrayContaining([['alpha', 1_000_000_000]]),
+    );
+    await reopened.ledger.close();
+    expect([...notices, ...reopened.notices]).toEqual([]);
+  });
+
+  it("merges a teammate's rows at the edges of their ranges onto the user's own without making a row the next read leaves out", async () => {
+    const teammate = join(dir.path, 'teammate', 'ledger.sqlite');
+    mkdirSync(join(dir.path, 'teammate'));
+    // Every value here is one Rung may write, so the teammate's file is read whole; summed with the
+    // user's, the counts passed a billion and the information and costs overflowed to Infinity, and the
+    // next open left the user's own ratings of alpha and beta out (and the save after dropped them).
+    await tamperedLedger(
+      'UPDATE ratings SET graded = 1000000000, ok = 600000000, information = 1.7e308, cost_observed = 1.7e308, cost_listed = 1.7e308, cost_attempts = 1000000000',
+      teammate,
+    );
+    await tamperedLedger('UPDATE ratings SET information = 1e308, cost_observed = 1e308, cost_listed = 1e308, cost_attempts = 5');
+    // A second teammate's copy of the same file, under its own ledger id: two billion graded answers.
+    const second = join(dir.path, 'teammate', 'second.sqlite');
+    copyFileSync(teammate, second);
+    sqliteChange(sql, second, "UPDATE meta SET value = 'second-teammate' WHERE key = 'ledger_id'");
+    const { ledger, notices } = await open();
+    expect(await ledger.merge(teammate)).toMatchObject({ sourceRatings: 2 });
+    expect(await ledger.merge(second)).toMatchObject({ sourceRatings: 2 });
+    for (const entry of ledger.entries()) {
+      expect(entry.graded).toBeLessThanOrEqual(1_000_000_000);
+      expect(entry.ok).toBeLessThanOrEqual(entry.graded);
+      // The teammate's 60% and the user's own record, not every answer a pass.
+      expect(entry.ok / entry.graded).toBeLessThan(0.7);
+      expect(Number.isFinite(entry.information)).toBe(true);
+      expect([entry.cost?.observed, entry.cost?.listed].every(Number.isFinite)).toBe(true);
+    }
+    ledger.observe([{ model: 'alpha', classKey: 'plan', success: true, at: clock.now() }]);
+    await ledger.close();
+    const reopened = await open();
+    expect(
+      reopened.ledger
+        .entries()
+        .map((entry) => entry.model)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
+    await reopened.ledger.close();
+    expect([...notices, ...reopened.notices]).toEqual([]);
+  });
+
+  it('keeps bad rows out of every snapshot through calls, a merge and a save in one process, and a snapshot taken earlier as it was', async () => {
+    // The state's tables are changed in place until a snapshot reads them: a bad row left out when the
+    // file is read must stay out of every later state, and a snapshot held across calls must not see them.
+    await tamperedLedger(
+      `UPDATE ratings SET rating = -9e999, graded = 20, ok = 10 WHERE model = 'alpha'; UPDATE ratings SET rating = 'NaN' WHERE model = 'beta'; INSERT INTO spawns VALUES ('soon', 't', 'alpha', ${clock.now() + 20 * 60 * 1000}, NULL)`,
+    );
+    const teammate = join(dir.path, 'teammate', 'ledger.sqlite');
+    mkdirSync(join(dir.path, 'teammate'));
+    await tamperedLedger("UPDATE ratings SET rating = 9e999, graded = 1e18 WHERE model = 'alpha'", teammate);
+    const { ledger, notices } = await open();
+    const router = routerOver(ledger);
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const held = ledger.snapshot(clock.now());
+    expect([held.rating('alpha', 'plan'), held.rating('beta', 'plan')]).toEqual([undefined, undefined]);
+    const finite = (): void => {
+      const snapshot = ledger.snapshot(clock.now());
+      for (const model of ['alpha', 'beta']) {
+        const rating = snapshot.rating(model, 'plan');
+        if (rating) expect([rating.rating, rating.graded, rating.ok].every(Number.isFinite), model).toBe(true);
+        expect(snapshot.inFlight(model)).toBeLessThanOrEqual(1);
+        expect(snapshot.inFlightStarts?.(model).every((start) => start <= clock.now())).toBe(true);
+      }
+    };
+    for (let call = 0; call < 4; call++) {
+      await router.route(request(), attempts.fn);
+      finite();
+      clock.advance(1_000);
+    }
+    await ledger.merge(teammate);
+    finite();
+    for (let call = 0; call < 2; call++) await router.route(request(), attempts.fn);
+    finite();
+    // The snapshot taken before the calls still reads the state it was taken of.
+    expect([held.rating('alpha', 'plan'), held.rating('beta', 'plan')]).toEqual([undefined, undefined]);
+    await ledger.close();
+    const reopened = await open();
+    expect(
+      reopened.ledger
+        .entries()
+        .map((entry) => entry.model)
+        .sort(),
+    ).toEqual(['alpha', 'beta']);
+    await reopened.ledger.close();
+    expect(notices.filter((notice) => notice.kind === 'save-failed')).toEqual([]);
+    expect(notices.filter((notice) => notice.kind === 'skipped-rows')).toHaveLength(1);
+    expect(reopened.notices).toEqual([]);
+  });
+
+  it('routes calls over ratings whose costs are at the edge of what a row may hold', async () => {
+    // Every value is one the read accepts (finite, in range), but a cost per attempt near the largest
+    // number divided by a chance of success overflowed to Infinity for every rung, the planner then
+    // chose none, and every call at the class failed with "Cannot read properties of undefined".
+    await tamperedLedger(
+      'UPDATE ratings SET rating = -1, graded = 100, ok = 40, cost_observed = 1.79e308, cost_listed = 1.79e308, cost_attempts = 4',
+    );
+    const { ledger, notices } = await open();
+    const attempts = new ScriptedAttempts().on('alpha', FAIL).on('beta', PASS);
+    const router = routerOver(ledger);
+    for (let call = 0; call < 3; call++) {
+      const result = await router.route(request(), attempts.fn);
+      expect(result.attempts.length).toBeGreaterThan(0);
+    }
+    await ledger.close();
+    expect(notices).toEqual([]);
   });
 
   it('opens and saves every value Rung writes at the edges of their ranges', async () => {

@@ -51,6 +51,22 @@ describe('CodeSyntaxVerifier', () => {
     expect(check.reason).toMatch(/^syntax error: block 4 \(typescript, from answer line 11\): 1:\d+ Expression expected\.$/);
   });
 
+  it('fails a block nested too deep for the parser, rather than calling the answer a provider error', async () => {
+    // A hostile server's answer: 300,000 nested brackets overflowed the parser's stack, and the thrown
+    // RangeError made the attempt a provider error, which grades nobody, at every rung it served.
+    const depth = 300_000;
+    for (const [language, body] of [
+      ['ts', `const a = ${'['.repeat(depth)}${']'.repeat(depth)};`],
+      ['json', `${'['.repeat(depth)}${']'.repeat(depth)},`],
+    ] as const) {
+      for (const verifier of [new CodeSyntaxVerifier(), new CodeSyntaxVerifier({ fragments: true })]) {
+        const check = await verifier.verify(answer(fence(language, body)));
+        expect(check.verdict, language).toBe('fail');
+        if (language === 'ts') expect(check.reason).toContain('nested too deep for the parser to read');
+      }
+    }
+  });
+
   it('calls an answer without a code block it can read unverified', async () => {
     const check = await new CodeSyntaxVerifier().verify(answer(`Run this:\n${fence('bash', 'npm test')}`));
     expect(check).toEqual({ verdict: 'unverified', reason: 'no TypeScript, JavaScript or JSON code block in the answer' });
