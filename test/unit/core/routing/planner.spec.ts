@@ -61,6 +61,21 @@ describe('CascadePlan: the hold released on calls that look unanswerable', () =>
     expect(new CascadePlan([weak, dearBelowGate(6, 0)], 'quality').step([0], [0]).next).toBe(1);
   });
 
+  it('releases the hold from a posterior of 0.4 "unanswerable", not only from 0.5', () => {
+    // A cheap rung whose failure leaves the call at about 0.44 "unanswerable": between the old threshold and the new.
+    const fairlySure: PlannedRung = { rating: 3.5, cost: 1, measured: true, graded: 40, ok: 36 };
+    const after = unanswerableShare(condition(classPrior(), { rating: fairlySure.rating, success: false }));
+    expect(after).toBeGreaterThan(0.4);
+    expect(after).toBeLessThan(0.5);
+    const step = new CascadePlan([fairlySure, dearBelowGate(1, 0)], 'quality').step([0], [0]);
+    expect(step.next).toBeNull();
+    expect(step.released?.unanswerable).toBeCloseTo(after, 6);
+    // Below 0.4 the same rung is still held for and measured.
+    const lessSure: PlannedRung = { ...fairlySure, rating: 3 };
+    expect(unanswerableShare(condition(classPrior(), { rating: lessSure.rating, success: false }))).toBeLessThan(0.4);
+    expect(new CascadePlan([lessSure, dearBelowGate(1, 0)], 'quality').step([0], [0]).next).toBe(1);
+  });
+
   it('in economy a stop before such a rung is plain price and chance, not a released hold', () => {
     const step = new CascadePlan([sure, dearBelowGate(1, 0)], 'economy').step([0], [0]);
     expect(step.next).toBeNull();
