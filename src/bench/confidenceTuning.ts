@@ -1,12 +1,13 @@
 /**
- * `node scripts/confidence-tuning.mjs OUTCOMES.jsonl [--split train] [--seeds A-B] [--explore K]`: the
+ * `node scripts/confidence-tuning.mjs OUTCOMES.jsonl [--split train] [--seeds A-B] [--explore K] [--multiples M,…]`: the
  * learned confidence check's curve on one split, for choosing its tunables there.
  *
  * @remarks
  * Rung with the learned check at each multiple of confidence.mjs's grid, mean over the seeds given, and
  * the accuracy at 40% and at 55% of the best single model's cost read off that curve as confidence.mjs
  * reads it. `--explore K` runs it with a cheaper rung opened until the class has K grades of it
- * (`EXPLORE_OPENINGS` otherwise). Nothing here is for `test`: tuning happens on `train`.
+ * (`EXPLORE_OPENINGS` otherwise); `--multiples` replaces the grid (a finer one near a cost share, or a hindsight
+ * bound over the family on `test`, BENCHMARKS.md). Nothing is tuned on `test`: tuning happens on `train`.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -23,13 +24,15 @@ async function main(): Promise<void> {
   const split = flag(args, '--split') ?? 'train';
   const [first, last] = (flag(args, '--seeds') ?? '1-10').split('-').map(Number) as [number, number];
   const explore = flag(args, '--explore');
+  const multiples = (flag(args, '--multiples') ?? MULTIPLES.join(',')).split(',').map(Number);
+  if (!multiples.every((multiple) => multiple > 0)) throw new Error('--multiples takes positive numbers, comma-separated');
   if (!(first >= 1 && last >= first)) throw new Error('--seeds takes A-B, 1 ≤ A ≤ B');
   if (explore !== undefined && !(Number(explore) >= 0)) throw new Error('--explore takes a count of grades, 0 or more');
   const { rows, models } = parseOutcomes(readFileSync(path, 'utf8'), path);
   const chosen = selectOutcomes(rows, { split: split as 'train' }, path);
   const seeds = last - first + 1;
   const points: CurvePoint[] = [];
-  for (const multiple of MULTIPLES) {
+  for (const multiple of multiples) {
     let accuracy = 0;
     let share = 0;
     for (let seed = first; seed <= last; seed++) {
