@@ -28,6 +28,7 @@ import {
   withProviders,
   foldedText,
   foldShut,
+  shownText,
 } from './rung.e2e';
 import { eventually, type E2eCheck, type Workbench } from './workbench';
 
@@ -98,12 +99,6 @@ async function responseWithLine(page: Page, line: string | RegExp): Promise<Loca
   return response;
 }
 
-/** What a response shows outside its folded steps: its answer's own Markdown parts. */
-async function shownText(response: Locator): Promise<string> {
-  const parts = await response.locator('.chat-markdown-part').allTextContents();
-  return parts.join('\n').replace(/\s+/g, ' ');
-}
-
 /** Wakes the Chat view's own agent with a first question, so its modes are listed, and waits for Rung's answer. */
 async function firstQuestion(page: Page, workbench: Workbench): Promise<void> {
   await page.locator('.interactive-input-part', { hasText: 'Rung Auto' }).first().waitFor({ timeout: ANSWER_TIMEOUT_MS });
@@ -121,7 +116,8 @@ function askModeWritesCode(): E2eCheck {
       // A right answer: it passes its check on the first rung, as code, with no tool call asked of it.
       await workbench.sendChat('Write a TypeScript function formatCents(cents) that formats cents as dollars.');
       const right = await responseWithLine(page, `Rung · ${CHEAP_MODEL} · rung 1 of 2 · checked: TypeScript syntax · $0`);
-      assert.match(await shownText(right), /export function formatCents\(cents: number\): string/);
+      const formatted = /export function formatCents\(cents: number\): string/;
+      assert.match(await shownText(right, formatted), formatted);
       const passed = await waitForRow(workbench, 'formatCents', (row) => row.model === CHEAP_MODEL && row.class === 'edit');
       assert.deepEqual([passed.verdict, passed.checks], ['pass', ['TypeScript syntax']]);
       const asked = sentWith(providers, 'ollama', 'formatCents');
@@ -134,8 +130,9 @@ function askModeWritesCode(): E2eCheck {
         page,
         `Rung · ${CLOUD_MODEL} · 2nd try, after ${CHEAP_MODEL} failed its check · checked: TypeScript syntax`,
       );
-      const shown = await shownText(climbed);
-      assert.match(shown, /Math\.round\(Number\(text\.replace\('\$', ''\)\) \* 100\)/);
+      const parsed = /Math\.round\(Number\(text\.replace\('\$', ''\)\) \* 100\)/;
+      const shown = await shownText(climbed, parsed);
+      assert.match(shown, parsed);
       assert.doesNotMatch(shown, /replace\(`\$`/, `the broken attempt is not in the answer: ${shown}`);
       const folded = await foldedText(climbed);
       assert.ok(folded !== '', 'the climb is folded away with the steps');
@@ -180,7 +177,7 @@ function agentModeTurnLine(): E2eCheck {
         page,
         `Rung · this turn: 2 steps, by ${CLOUD_MODEL} and ${CHEAP_MODEL}; ${CHEAP_MODEL} failed its check once · checked: tool call, tool call arguments · $0.0005`,
       );
-      const shown = await shownText(response);
+      const shown = await shownText(response, /The greeting now says welcome\./);
       assert.match(shown, /The greeting now says welcome\./);
       const edit = await waitForRow(workbench, 'the edit', (row) => row.model === CLOUD_MODEL && row.verdict === 'pass');
       const summary = await waitForRow(workbench, 'the summing-up step', (row) => row.model === CHEAP_MODEL && row.call !== edit.call);
@@ -214,7 +211,7 @@ function saidWrongClimbs(): E2eCheck {
       const first = await waitForRow(workbench, 'the first answer', (row) => row.model === CHEAP_MODEL);
       await workbench.sendChat("That's wrong.");
       const corrected = await responseWithLine(page, `Rung · ${CLOUD_MODEL} · asked again after you said ${CHEAP_MODEL} was wrong`);
-      assert.match(await shownText(corrected), /The answer is 42\./);
+      assert.match(await shownText(corrected, /The answer is 42\./), /The answer is 42\./);
       const settled = await waitForRow(workbench, 'the first answer settled', (row) => row.call === first.call && row.final === true);
       assert.deepEqual([settled.verdict, settled.verdictReason], ['fail', "the user's next message said the answer was wrong"]);
       const again = await waitForRow(workbench, 'the correction', (row) => row.model === CLOUD_MODEL);

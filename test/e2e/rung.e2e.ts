@@ -107,6 +107,21 @@ export async function foldedText(response: Locator): Promise<string> {
   return read();
 }
 
+/**
+ * What a response shows outside its folded steps (its answer's own Markdown parts), once it shows
+ * `expected`. A code block is an editor the Chat view fills after it draws the Markdown around it, so
+ * the line under an answer can be on the page while the code above it is still empty; the text is
+ * returned either way, for the caller's assertion to print.
+ */
+export async function shownText(response: Locator, expected?: RegExp): Promise<string> {
+  const read = async (): Promise<string> =>
+    ((await response.locator('.chat-markdown-part').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+  if (expected) {
+    await eventually(async () => expected.test(await read()), `the answer shows ${expected}`, scaled(10_000)).catch(() => undefined);
+  }
+  return read();
+}
+
 /** The newest @rung response holding `text`, once its closing line ("Answered by …") is shown. */
 export async function rungAnswer(page: Page, text: string): Promise<Locator> {
   const response = page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
@@ -522,7 +537,7 @@ const checks: E2eCheck[] = [
         .first()
         .waitFor({ timeout: ANSWER_TIMEOUT_MS });
       // The answer shows the JSON that passed; the invalid one and the climb are folded away with the steps.
-      const shown = ((await response.locator('.chat-markdown-part').allTextContents()).join('\n') || '').replace(/\s+/g, ' ');
+      const shown = await shownText(response, /"age": 36/);
       assert.match(shown, /"age": 36/);
       assert.doesNotMatch(shown, /"age": }/, `the invalid JSON is not in the answer: ${shown}`);
       const folded = await foldedText(response);
