@@ -195,7 +195,9 @@ export function timingText(timing: TimingFigures): string {
  *
  * @remarks
  * The quick pick cuts a line at about 90 characters: with the whole sentence on the second line, a
- * user saw "…and each failed try cos…", the figure that says why cut off.
+ * user saw "…and each failed try cos…", the figure that says why cut off. A row moved by the wait
+ * leaves out "climbs on a failed check", the part that was cut (the row says it when the wait moved
+ * nothing, and a climbed answer's line shows it), so the reason is read whole.
  */
 function autoRow(ranking: Ranking): { description: string; detail: string } {
   const route = `route ${ranking.classKey} calls by the ledger`;
@@ -205,7 +207,7 @@ function autoRow(ranking: Ranking): { description: string; detail: string } {
   if (opening?.openedForWait)
     return {
       description: `${route} · opens on ${opener.slug}:`,
-      detail: `${openedForWaitText(opening.openedForWait)}; climbs on a failed check`,
+      detail: openedForWaitText(opening.openedForWait),
     };
   return { description: route, detail: `opens on ${opener.slug} now; climbs on a failed check` };
 }

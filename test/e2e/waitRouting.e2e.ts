@@ -127,7 +127,7 @@ function slowSmallModel(): E2eCheck {
         assert.match(
           autoText,
           new RegExp(
-            `opens on ${CLOUD_MODEL}:\\s*${CHEAP_MODEL} passed 1 of ${MORNING_EDITS} edits, and each failed try cost you about 1\\.\\d s; climbs on a failed check`,
+            `opens on ${CLOUD_MODEL}:\\s*${CHEAP_MODEL} passed 1 of ${MORNING_EDITS} edits, and each failed try cost you about 1\\.\\d s$`,
           ),
         );
         const small = page.locator('.quick-input-list .monaco-list-row', { hasText: 'ollama · free (local)' }).first();

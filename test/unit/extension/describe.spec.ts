@@ -169,7 +169,7 @@ describe('describe', () => {
       [{ model: 'qwen3:14b', classKey: 'edit', timing: { attempts: 9, meanMs: 3100, firstTokenMs: 900, tokensPerSecond: 41.6 } }],
     );
     expect(`${rows[0]?.description} ${rows[0]?.detail}`).toBe(
-      'route edit calls by the ledger · opens on openai/gpt-4o-mini: qwen3:14b passed 1 of 9 edits, and each failed try cost you about 3.1 s; climbs on a failed check',
+      'route edit calls by the ledger · opens on openai/gpt-4o-mini: qwen3:14b passed 1 of 9 edits, and each failed try cost you about 3.1 s',
     );
     expect(rows[1]?.description).toBe(
       'ollama · free (local) · ability 62% (prior, 3 graded) · about 3.1 s a call (first token 900 ms, 42 tokens/s)',
