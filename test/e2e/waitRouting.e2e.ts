@@ -137,7 +137,7 @@ function slowSmallModel(): E2eCheck {
 
         // An edit now: the strong model opens it. One call in twenty explores the small one instead; then ask again.
         let opener = '';
-        let said = '';
+        let said = async (): Promise<string> => '';
         // Each explored call grades the small model once more, so the count in the reason grows with it.
         let explored = 0;
         for (let tries = 0; tries < 3 && opener !== CLOUD_MODEL; tries++) {
@@ -147,7 +147,9 @@ function slowSmallModel(): E2eCheck {
           const response = page.locator('.interactive-item-container.interactive-response').last();
           await response.getByText('Rung ·').first().waitFor({ timeout: TIMEOUT_MS });
           await response.getByText('Why this model').first().waitFor({ timeout: TIMEOUT_MS });
-          said = ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
+          // Read when judged: the Chat view draws an answer's Markdown in word by word, so the line can
+          // still be coming in after the link below it is on the page.
+          said = async () => ((await response.textContent()) ?? '').replace(/\s+/g, ' ');
           // The decision log is written on the ledger's own timer, a moment after the answer shows.
           await eventually(async () => decisionRows(workbench.folder).length > before, "the edit's decision row is written", TIMEOUT_MS);
           const first = decisionRows(workbench.folder)[before];
@@ -177,12 +179,13 @@ function slowSmallModel(): E2eCheck {
           }
         }
         assert.equal(opener, CLOUD_MODEL, 'the strong model opened the edit');
-        assert.match(
-          said,
-          new RegExp(
-            `Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: .* · \\$[\\d.]+ · opened on ${CLOUD_MODEL}: ${CHEAP_MODEL} passed \\d+ of ${MORNING_EDITS + explored} edits, and each failed try cost you about 1\\.\\d s`,
-          ),
+        const line = new RegExp(
+          `Rung · ${CLOUD_MODEL} · rung 2 of 2 · checked: .* · \\$[\\d.]+ · opened on ${CLOUD_MODEL}: ${CHEAP_MODEL} passed \\d+ of ${MORNING_EDITS + explored} edits, and each failed try cost you about 1\\.\\d s`,
         );
+        await eventually(async () => line.test(await said()), 'the line under the answer is drawn whole', TIMEOUT_MS).catch(
+          () => undefined,
+        );
+        assert.match(await said(), line);
         await workbench.screenshot('wait-edit-opened-on-strong-model');
 
         // The ledger view: each model's time at the class, and the opener's odds in words.
