@@ -176,11 +176,11 @@ function sayWhichFolder(context: vscode.ExtensionContext, log: RungLog): void {
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(say));
 }
 
-/** A good new panel: the open session takes it in place; with none open yet, one opens with it. */
+/** A good new panel: the open session takes it in place; with none open yet, one opens and takes it. */
 async function applyPanel(host: SessionHost, panel: Panel): Promise<void> {
-  const session = host.current;
-  if (session) await session.setPanel(panel);
-  else await host.get();
+  const session = host.current ?? (await host.get());
+  // A session still opening when the settings changed opens on the panel read before the change.
+  if (session.snapshot({ limit: 0 }).panel !== panel) await session.setPanel(panel);
 }
 
 /** A session notice as a toast; the session has logged it already (its `log` option), so it is not logged again. */

@@ -168,6 +168,8 @@ export class RungSession implements Session {
   private adapters: Map<string, ProviderAdapter>;
   private facts: Map<string, ModelFacts>;
   private relearn: Connected['relearn'];
+  /** Counts `setPanel` calls, so a panel whose providers answer late cannot replace one set after it. */
+  private panelsSet = 0;
   private readonly secrets = new Set<string>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
   /**
@@ -537,7 +539,11 @@ export class RungSession implements Session {
 
   async setPanel(panel: Panel): Promise<void> {
     this.requireOpen();
+    const turn = ++this.panelsSet;
     const connected = await connect(this.options, panel, this.clock, this.health, this.secrets);
+    // Settings changed twice in a row set two panels; connecting is a network round trip, so the first
+    // can finish last. The one set last is the one the settings hold now.
+    if (turn !== this.panelsSet) return;
     this.panel = panel;
     this.adapters = connected.adapters;
     this.facts = connected.facts;

@@ -22,6 +22,7 @@ import type { ConfidenceCheckMode } from '../../core/session/types';
 import { composePanel, describePanelError, readOverrides, userSettingsOnly, type SettingsReader } from './panelSettings';
 import type { RungLog } from '../log';
 import { NotSetUpError } from '../session/sessionHost';
+import { oneAtATime } from './oneAtATime';
 import { readTeamLedgerSetting, storeLocation } from './teamLedgerChoice';
 import type { StoreLocation } from '../../core/store/storeLocation';
 import { ledgerPathFor } from './ledgerPlace';
@@ -261,7 +262,10 @@ export interface SettingsDeps {
  * Watches the settings, the panel file and the workspace's trust, and passes each good panel on.
  */
 export function registerSettings(context: vscode.ExtensionContext, deps: SettingsDeps): void {
-  const reload = async (why: string): Promise<void> => {
+  // Three settings written in a row used to start three reloads at once, and the one that read the
+  // oldest could finish last and stay in force (the user's Ollama address set, the session still on the default).
+  const reload = oneAtATime((why) => reloadNow(why));
+  const reloadNow = async (why: string): Promise<void> => {
     try {
       const loaded = await deps.settings.load();
       // An invalid change was said as a warning naming the panel kept; that panel is already in force.

@@ -96,12 +96,17 @@ describe('Rung in a workspace nobody trusted', function () {
     // Not just any panel with the cheap model: with no panel file read yet, Rung builds one from the
     // models the user's Ollama lists, and that one has no cloud model either.
     // And the one read after the user's Ollama address was set: the file was written first.
+    let seen = 'no session';
     const panel = await eventually("the session to open on the panel file and the user's Ollama address", async () => {
       const snapshot = (await api.session()).snapshot({ limit: 0 });
       const current = snapshot.panel;
+      // Said if this gives up: which panel the session was on instead.
+      seen = `${current.models.map((model) => model.slug).join(', ')} with Ollama at ${String(current.providers.ollama?.baseUrl)}`;
       return current.models.some((model) => model.slug === FILE_ONLY_MODEL) && current.providers.ollama?.baseUrl === providers.ollamaUrl
         ? current
         : undefined;
+    }).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; the session was on ${seen}`);
     });
     assert.deepEqual(
       panel.models.map((model) => model.slug),

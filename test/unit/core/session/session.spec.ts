@@ -410,6 +410,38 @@ describe('RungSession: what connecting could not learn', () => {
   });
 });
 
+describe('RungSession: panels set one after another', () => {
+  it('keeps the panel set last when the one set before it finishes connecting after it', async () => {
+    const { ollamaUrl, cloudUrl } = await providers(prose(), jsonAnswer());
+    // The first key lookup after `holding` is set waits for the test: that panel's connecting is slow.
+    let holding = false;
+    let release: (() => void) | undefined;
+    const session = await open({
+      panel: twoRungPanel(ollamaUrl, cloudUrl),
+      keys: async (provider) => {
+        if (holding) {
+          holding = false;
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        return provider === 'openrouter' ? KEY : undefined;
+      },
+    });
+    const older = twoRungPanel(ollamaUrl, cloudUrl);
+    const newer = parsePanel(
+      { models: [{ slug: 'qwen2.5:3b', provider: 'ollama' }], providers: { ollama: { kind: 'ollama', baseUrl: ollamaUrl } } },
+      'newer',
+    );
+    holding = true;
+    const first = session.setPanel(older);
+    await vi.waitFor(() => expect(release).toBeDefined());
+    await session.setPanel(newer);
+    release?.();
+    await first;
+    expect(session.currentPanel).toBe(newer);
+    expect(session.rank({ classKey: 'chat' }).candidates.map((candidate) => candidate.slug)).toEqual(['qwen2.5:3b']);
+  });
+});
+
 describe('RungSession: notices raised while opening', () => {
   it('keeps them for the first listener, which is the only one to hear them, each logged once', async () => {
     const { ollamaUrl, cloud, cloudUrl } = await providers(prose(), jsonAnswer());
