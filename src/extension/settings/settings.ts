@@ -262,8 +262,8 @@ export interface SettingsDeps {
  * Watches the settings, the panel file and the workspace's trust, and passes each good panel on.
  */
 export function registerSettings(context: vscode.ExtensionContext, deps: SettingsDeps): void {
-  // Three settings written in a row used to start three reloads at once, and the one that read the
-  // oldest could finish last and stay in force (the user's Ollama address set, the session still on the default).
+  // Settings written in a row would each start a reload at once, and the one that read the oldest
+  // could finish last and stay in force (the user's Ollama address set, the session still on the default).
   const reload = oneAtATime((why) => reloadNow(why));
   const reloadNow = async (why: string): Promise<void> => {
     try {
